@@ -1,0 +1,43 @@
+# mayday: build, run, test, bench. DuckDB's Arrow interface needs cgo and the duckdb_arrow tag.
+GO      ?= go
+TAGS    := duckdb_arrow
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+BIN     := bin/mayday
+# Packages that never link DuckDB are cheap enough to test with the race detector.
+PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/...
+CGO_ENABLED := 1
+export CGO_ENABLED
+
+.PHONY: build run test vet bench fuzz check clean
+
+build:
+	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
+
+# The main job: simulate the embedded default scenario and print its metrics.
+run: build
+	./$(BIN) run research-fleet --out runs/research-fleet --force
+
+test: vet
+	$(GO) test -race -count=1 $(PURE)
+	$(GO) test -tags $(TAGS) -count=1 ./analysis/... ./reports/... ./cmd/...
+
+vet:
+	$(GO) vet -tags $(TAGS) ./...
+
+# Benchmarks report domain units (events/s, rows/s, ns/decision); run several times and
+# compare medians (benchstat) on a quiet machine.
+bench:
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./reports/...
+
+# A short fuzz of the scenario parser; its seed corpus also runs in `make test`.
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-30s} ./scenarios
+
+# The project gates itself the way its users will: every embedded scenario's expectations.
+check: build
+	./$(BIN) check --all
+
+clean:
+	rm -rf bin runs
+	$(GO) clean -testcache

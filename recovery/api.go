@@ -1,0 +1,296 @@
+package recovery
+
+// This file is the engine's public contract, which the simulator (package sim) codes against.
+// Names and meanings here are stable: add to them, do not rename or repurpose.
+
+import (
+	"errors"
+	"math/rand/v2"
+	"time"
+)
+
+// State is an investigation's durable lifecycle state.
+type State uint8
+
+const (
+	Pending State = iota
+	Running
+	Waiting // on an external operation, a backoff timer, an open breaker or a paused budget
+	Recovering
+	AwaitingHuman
+	Completed
+	Terminated
+)
+
+// Final reports whether no transition may leave s.
+func (s State) Final() bool { return s == Completed || s == Terminated }
+
+// Class is a failure class of the design's failure table.
+type Class uint8
+
+const (
+	NoFailure Class = iota
+	Transient
+	UncertainCompletion
+	InvalidOutput
+	ResourceExhaustion
+	PolicyViolation
+	NonProgress
+)
+
+// EventKind is what happened to an investigation.
+type EventKind uint8
+
+const (
+	EvStart           EventKind = iota + 1 // pending → running
+	EvSend                                 // the agent wants to send an attempt of the current operation on Event.Tool
+	EvSucceeded                            // the attempt's reply arrived (waiting → running); validate next
+	EvValid                                // the step's result passed in-loop validation; go on
+	EvFinished                             // the last step is valid: running → completed
+	EvFailed                               // fast error (transient fault, outage, brownout error)
+	EvTimedOut                             // caller-side timeout: completion uncertain
+	EvCrashed                              // the worker died; sent when the lease expires and a new worker takes over
+	EvInspected                            // answer to an inspection (Event.Lookup)
+	EvInvalid                              // the step's result failed validation
+	EvPolicyViolation                      // the agent attempted a forbidden operation (not sent)
+	EvBudgetExceeded                       // Event.Resource budget exceeded
+	EvSupervisor                           // the supervisor answered a consultation (Event.Suggestion)
+	EvHuman                                // a human finished a review (Event.Approved)
+	EvTimer                                // the time a Decision asked for (Decision.At) has come
+)
+
+// Lookup is the answer to inspecting an operation by its idempotency key.
+type Lookup uint8
+
+const (
+	LookupCompleted Lookup = iota + 1 // the tool executed it; take the stored result
+	LookupRunning                     // still executing; look again later
+	LookupNotFound                    // never executed; safe to retry
+	LookupFailed                      // the lookup itself is impossible; escalate
+)
+
+// Resource names a per-investigation budget.
+type Resource uint8
+
+const (
+	Tokens Resource = iota + 1
+	Compute
+	Wall
+)
+
+// Action is what the engine tells its caller to do next.
+type Action uint8
+
+const (
+	ActNone        Action = iota
+	ActSend               // send the attempt now (Event.Tool's guards admitted it)
+	ActValidate           // validate the result that just arrived (or was found by inspection)
+	ActNextStep           // go on with the next step (a fresh logical operation)
+	ActRetry              // send another attempt of the same operation at Decision.At
+	ActPark               // wait, without spending an attempt, until Decision.At (open breaker)
+	ActInspect            // look the operation up by key at Decision.At
+	ActRevise             // start a revision of the step: a new logical operation
+	ActBlock              // policy violation: the operation was blocked and recorded
+	ActConsult            // ask the supervisor (Decision.Judgement), then send EvSupervisor
+	ActEscalate           // queue for a human review, then send EvHuman
+	ActPause              // budget exceeded: wait until Decision.At, then EvTimer
+	ActReduceScope        // budget exceeded: drop remaining optional steps, finish what is done
+	ActComplete           // the investigation completed
+	ActTerminate          // the investigation was terminated (Decision.Reason says why)
+	ActReplan             // non-progress: the supervisor's revised plan is being tried
+)
+
+// Decider says who took a decision.
+type Decider uint8
+
+const (
+	ByEngine Decider = iota
+	BySupervisor
+	ByHuman
+	ByPolicy
+)
+
+// Event is one observation fed to Engine.Observe. Only the fields its Kind names are read.
+type Event struct {
+	Kind        EventKind
+	Tool        int    // index into the Guards; for EvSend, EvSucceeded, EvFailed, EvTimedOut
+	Fingerprint uint64 // the attempted approach; identical failing fingerprints signal non-progress
+	Lookup      Lookup
+	Resource    Resource
+	Suggestion  Suggestion
+	Approved    bool
+}
+
+// Decision is the engine's answer to one event.
+type Decision struct {
+	Action    Action
+	At        int64 // virtual ns: when to retry, unpark, inspect, resume
+	Class     Class
+	Reason    string // a short constant, e.g. "retries_exhausted", "policy_violation"
+	DecidedBy Decider
+	Judgement Judgement // for ActConsult
+}
+
+// Point is a judgement point at which the supervisor is consulted.
+type Point uint8
+
+const (
+	PointInvalidOutput Point = iota + 1
+	PointNonProgress
+	PointRetriesExhausted
+)
+
+// Judgement is what the engine asks the supervisor: which actions it would accept.
+type Judgement struct {
+	Point   Point
+	Allowed []Action // the actions the engine would accept; never nil for ActConsult
+	Truth   Action   // unused by the engine; the simulator may fill it for a model supervisor
+}
+
+// Suggestion is a supervisor's answer. Fields other than Action are requests the engine
+// checks against its guardrails (and refuses, recording why).
+type Suggestion struct {
+	Action      Action
+	RaiseBudget bool // asks for more revisions, attempts or budget: always refused
+	LiftBlock   bool // asks to send a blocked operation: always refused
+}
+
+// Refusal is a supervisor suggestion the engine refused, with the guardrail that refused it.
+type Refusal struct {
+	At         int64
+	Suggestion Suggestion
+	Reason     string
+}
+
+// Errors of the engine. An illegal transition is refused with a *TransitionError wrapping
+// ErrIllegalTransition.
+var (
+	ErrIllegalTransition = errors.New("recovery: illegal transition")
+	ErrFinal             = errors.New("recovery: investigation already ended")
+	ErrUnexpectedEvent   = errors.New("recovery: event not expected in this state")
+)
+
+// TransitionError is a refused transition.
+type TransitionError struct {
+	From, To State
+	Event    EventKind
+}
+
+// Jitter is a backoff jitter mode.
+type Jitter uint8
+
+const (
+	JitterNone Jitter = iota
+	JitterFull
+	JitterEqual
+	JitterDecorrelated
+)
+
+// Exhausted is what happens when an operation's retries are used up.
+type Exhausted uint8
+
+const (
+	ExhaustedEscalate Exhausted = iota
+	ExhaustedTerminate
+)
+
+// OnExhaustion is the resource-exhaustion ladder's policy.
+type OnExhaustion uint8
+
+const (
+	ExhaustionTerminate OnExhaustion = iota
+	ExhaustionPause
+	ExhaustionReduceScope
+)
+
+// RetryPolicy bounds the attempts of one logical operation.
+type RetryPolicy struct {
+	MaxAttempts int
+	Initial     time.Duration
+	Multiplier  float64
+	Max         time.Duration
+	Jitter      Jitter
+	OnExhausted Exhausted
+}
+
+// Policy is an investigation's recovery configuration; one Policy is shared by many engines.
+type Policy struct {
+	Retry              RetryPolicy
+	InspectBeforeRetry bool
+	Revisions          int // revision budget per investigation
+	NonProgressRepeats int // 0 = off
+	OnExhaustion       OnExhaustion
+	PauseFor           time.Duration // how long ActPause waits before resuming
+	HumansAvailable    bool          // false: an escalation terminates
+	Supervisor         bool          // consult the supervisor at judgement points
+}
+
+// BudgetConfig configures a retry budget (token bucket).
+type BudgetConfig struct {
+	Ratio        float64 // tokens earned per successful first attempt
+	MinPerSecond float64 // retries always allowed at this rate
+}
+
+// BreakerConfig configures a circuit breaker.
+type BreakerConfig struct {
+	Window       time.Duration
+	FailureRatio float64
+	MinCalls     int
+	Cooldown     time.Duration
+}
+
+// BreakerState is a circuit breaker's state.
+type BreakerState uint8
+
+const (
+	BreakerClosed BreakerState = iota
+	BreakerOpen
+	BreakerHalfOpen
+)
+
+// Env is what a call to Observe may use besides the event: the random stream of the
+// investigation and the fleet guards shared by all investigations.
+type Env struct {
+	Rand   *rand.Rand
+	Guards *Guards
+}
+
+// JournalRecord is one durable state change; an engine is rebuilt from its records alone.
+type JournalRecord struct {
+	At        int64
+	From, To  State
+	Event     EventKind
+	Class     Class
+	Action    Action
+	DecidedBy Decider
+	Reason    string
+	Attempt   int32
+	Step      int32
+	Revision  int32
+	Tool      int32
+	Aux       int64 // event-specific payload needed for replay (e.g. fingerprint)
+	Note      bool  // no state change: From == To (refusals, audit records)
+}
+
+// Journal receives every journal record as it is made, in order. Records with Note set
+// change no state (a refused supervisor suggestion, the audit record of a blocked operation);
+// all others are transitions From → To along a legal edge.
+type Journal interface {
+	Append(id int64, r *JournalRecord)
+}
+
+// The rest of the contract, implemented in engine.go and guards.go:
+//
+//	func New(id int64, p *Policy, j Journal) *Engine          // state Pending
+//	func Replay(id int64, p *Policy, records []JournalRecord) (*Engine, error)
+//	func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error)
+//	func (e *Engine) State() State
+//	func (e *Engine) Attempt() int                          // attempts sent of the current operation
+//	func (e *Engine) Op() (step, revision int32)            // the current logical operation
+//	func (e *Engine) Escalations() int
+//	func (e *Engine) Revisions() int
+//
+//	func NewGuards(tools int, b *BudgetConfig, c *BreakerConfig) *Guards // nil config = that guard off
+//	func (g *Guards) Tokens(tool int, now int64) float64    // -1 when the budget is off
+//	func (g *Guards) Breaker(tool int, now int64) BreakerState
+//	func (g *Guards) Parked(tool int) int                   // operations now parked on its breaker

@@ -1,0 +1,277 @@
+package scenarios
+
+import "time"
+
+// The types in this file are the resolved form of a scenario file (design section 3): every
+// default filled in, every reference checked. The simulator reads only these; the YAML
+// decoder in parse.go produces them. Field order follows the file format.
+//
+// Durations are simulated time (time.Duration, integer nanoseconds). Maps of the file format
+// (tools, the tool mix, arguments, expect, sweep) become slices in file order, so that no map
+// iteration order can reach a simulation.
+
+// Scenario is one parsed, validated scenario with defaults resolved.
+type Scenario struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description,omitempty"`
+	Seed        uint64        `json:"seed"`
+	Horizon     time.Duration `json:"horizon"`
+	Workload    Workload      `json:"workload"`
+	Tools       []Tool        `json:"tools"`
+	Faults      []Fault       `json:"faults,omitempty"`
+	Recovery    Recovery      `json:"recovery"`
+	// Redact lists extra argument-key patterns (case-insensitive substrings) that are
+	// redacted on top of the built-in ones (key, token, secret, password, credential).
+	Redact []string      `json:"redact,omitempty"`
+	Expect []Expectation `json:"expect,omitempty"`
+	// Tolerances holds per-metric tolerances for baseline comparison (`mayday check
+	// --baseline`), in file order.
+	Tolerances []Tolerance `json:"tolerances,omitempty"`
+	Sweep      []SweepAxis `json:"sweep,omitempty"`
+	Source     SourceInfo  `json:"-"`
+}
+
+// SourceInfo says where a scenario came from, for error messages.
+type SourceInfo struct {
+	File     string // path, or "embedded:NAME"
+	Embedded bool
+}
+
+// Tool returns the index of the named tool in s.Tools, or -1.
+func (s *Scenario) Tool(name string) int {
+	for i := range s.Tools {
+		if s.Tools[i].Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Workload describes the root investigations and how their agents behave.
+type Workload struct {
+	Investigations int       `json:"investigations"`
+	Arrival        Arrival   `json:"arrival"`
+	Steps          Dist      `json:"steps"`  // count, >= 1 after rounding
+	Think          Dist      `json:"think"`  // duration
+	Tokens         Dist      `json:"tokens"` // count per model turn
+	Model          string    `json:"model,omitempty"`
+	Mix            []Weight  `json:"tools"` // step mix, file order, weights > 0
+	Subagents      Subagents `json:"subagents"`
+	Behaviour      Behaviour `json:"behaviour"`
+}
+
+// ArrivalKind is how root investigations arrive.
+type ArrivalKind string
+
+const (
+	ArrivalPoisson ArrivalKind = "poisson" // exponential gaps at Rate
+	ArrivalAtOnce  ArrivalKind = "at_once" // all at time 0
+	ArrivalUniform ArrivalKind = "uniform" // uniformly spread over [0, Over)
+)
+
+// Arrival is the arrival process of root investigations.
+type Arrival struct {
+	Kind ArrivalKind   `json:"kind"`
+	Rate Rate          `json:"rate,omitempty"` // poisson
+	Over time.Duration `json:"over,omitempty"` // uniform
+}
+
+// Rate is events per second, parsed from `N/unit` (`50/m`, `1/24h`).
+type Rate struct {
+	PerSecond float64 `json:"per_second"`
+}
+
+// Weight is one entry of the tool mix.
+type Weight struct {
+	Tool   string  `json:"tool"`
+	Weight float64 `json:"weight"`
+}
+
+// Subagents configures how agents spawn child agents.
+type Subagents struct {
+	Probability float64 `json:"probability"` // per step
+	Count       Dist    `json:"count"`       // children per spawn, >= 1 after rounding
+	MaxDepth    int     `json:"max_depth"`
+}
+
+// Behaviour holds the agents' own failure probabilities.
+type Behaviour struct {
+	InvalidOutput   float64 `json:"invalid_output"`
+	ReviseSuccess   float64 `json:"revise_success"`
+	PolicyViolation float64 `json:"policy_violation"`
+	Stuck           float64 `json:"stuck"`
+	ValidationMiss  float64 `json:"validation_miss"`
+}
+
+// DistKind names a distribution family.
+type DistKind string
+
+const (
+	DistConstant    DistKind = "constant"    // Value
+	DistExponential DistKind = "exponential" // Mean
+	DistUniform     DistKind = "uniform"     // Min, Max
+	DistLognormal   DistKind = "lognormal"   // Median, P95
+	DistPareto      DistKind = "pareto"      // Min, Alpha
+)
+
+// Dist is a distribution. Its parameters are in the field's unit: nanoseconds for duration
+// fields (latency, think, review_time), plain numbers for count fields (steps, tokens).
+// Unused parameters are zero.
+type Dist struct {
+	Kind   DistKind `json:"dist"`
+	Value  float64  `json:"value,omitempty"`
+	Mean   float64  `json:"mean,omitempty"`
+	Min    float64  `json:"min,omitempty"`
+	Max    float64  `json:"max,omitempty"`
+	Median float64  `json:"median,omitempty"`
+	P95    float64  `json:"p95,omitempty"`
+	Alpha  float64  `json:"alpha,omitempty"`
+}
+
+// Idempotency is how a tool treats repeated attempts of one logical operation.
+type Idempotency string
+
+const (
+	Keyed   Idempotency = "keyed"   // executes a key once; repeats and lookups answered from its record
+	Natural Idempotency = "natural" // safe to repeat (reads); no side effect
+	None    Idempotency = "none"    // every attempt executes again
+)
+
+// Tool is a simulated service.
+type Tool struct {
+	Name        string        `json:"name"`
+	Version     string        `json:"version,omitempty"`
+	Latency     Dist          `json:"latency"`               // service time, duration
+	Concurrency int           `json:"concurrency,omitempty"` // servers; 0 = unlimited
+	Idempotency Idempotency   `json:"idempotency"`
+	Timeout     time.Duration `json:"timeout,omitempty"` // caller-side, per attempt; 0 = none
+	Compute     float64       `json:"compute"`           // compute units per second of service
+	Arguments   []Argument    `json:"arguments,omitempty"`
+}
+
+// Argument is one recorded tool argument (redacted before it reaches a trace).
+type Argument struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// FaultKind names an injected fault.
+type FaultKind string
+
+const (
+	FaultTransient     FaultKind = "transient"      // uncorrelated: the attempt fails fast
+	FaultLostResponse  FaultKind = "lost_response"  // uncorrelated: work done, reply lost
+	FaultInvalidConfig FaultKind = "invalid_config" // per investigation, permanent
+	FaultBudgetSpike   FaultKind = "budget_spike"   // per investigation: tokens x Factor
+	FaultWorkerCrash   FaultKind = "worker_crash"   // per running investigation at Rate
+	FaultOutage        FaultKind = "outage"         // window: every attempt fails fast
+	FaultBrownout      FaultKind = "brownout"       // window: Probability of fast error, Slowdown x latency
+	FaultHang          FaultKind = "hang"           // window: accepted, never answered
+)
+
+// Correlated reports whether the fault is a time window that hits every caller of a tool.
+func (k FaultKind) Correlated() bool {
+	return k == FaultOutage || k == FaultBrownout || k == FaultHang
+}
+
+// Fault is one injected fault. ID is the `id:` given in the file, or its index as a string.
+type Fault struct {
+	ID          string        `json:"id"`
+	Index       int           `json:"index"`
+	Kind        FaultKind     `json:"kind"`
+	Tool        string        `json:"tool,omitempty"` // "" = every tool, where the kind allows
+	Probability float64       `json:"probability,omitempty"`
+	At          time.Duration `json:"at,omitempty"`
+	For         time.Duration `json:"for,omitempty"`
+	Slowdown    float64       `json:"slowdown,omitempty"`
+	Rate        Rate          `json:"rate,omitempty"`
+	Factor      float64       `json:"factor,omitempty"`
+}
+
+// Recovery is the policy under test: the recovery engine's configuration.
+type Recovery struct {
+	Retry              Retry         `json:"retry"`
+	RetryBudget        *RetryBudget  `json:"retry_budget,omitempty"` // nil = off
+	Breaker            *Breaker      `json:"breaker,omitempty"`      // nil = off
+	InspectBeforeRetry bool          `json:"inspect_before_retry"`
+	Revisions          int           `json:"revisions"`
+	NonProgress        *NonProgress  `json:"non_progress,omitempty"` // nil = off
+	Budgets            Budgets       `json:"budgets"`
+	OnExhaustion       string        `json:"on_exhaustion"` // pause | reduce_scope | terminate
+	Lease              time.Duration `json:"lease"`
+	Supervisor         Supervisor    `json:"supervisor"`
+	Humans             *Humans       `json:"humans,omitempty"` // nil = no humans
+}
+
+// Retry is the per-operation retry policy.
+type Retry struct {
+	MaxAttempts int           `json:"max_attempts"`
+	Initial     time.Duration `json:"initial"`
+	Multiplier  float64       `json:"multiplier"`
+	Max         time.Duration `json:"max"`
+	Jitter      string        `json:"jitter"`       // none | full | equal | decorrelated
+	OnExhausted string        `json:"on_exhausted"` // escalate | terminate
+}
+
+// RetryBudget is the per-tool, fleet-wide retry token bucket.
+type RetryBudget struct {
+	Ratio        float64 `json:"ratio"`
+	MinPerSecond float64 `json:"min_per_second"`
+}
+
+// Breaker is the per-tool circuit breaker.
+type Breaker struct {
+	Window       time.Duration `json:"window"`
+	FailureRatio float64       `json:"failure_ratio"`
+	MinCalls     int           `json:"min_calls"`
+	Cooldown     time.Duration `json:"cooldown"`
+}
+
+// NonProgress configures stuck detection.
+type NonProgress struct {
+	Repeats int `json:"repeats"`
+}
+
+// Budgets are per investigation; zero means unlimited.
+type Budgets struct {
+	Tokens  int64         `json:"tokens,omitempty"`
+	Compute float64       `json:"compute,omitempty"` // compute-unit seconds (`10h` = 36000)
+	Wall    time.Duration `json:"wall,omitempty"`
+}
+
+// Supervisor is consulted at judgement points.
+type Supervisor struct {
+	Kind     string        `json:"kind"` // rules | model
+	Accuracy float64       `json:"accuracy,omitempty"`
+	Latency  time.Duration `json:"latency,omitempty"`
+	Tokens   int64         `json:"tokens,omitempty"`
+}
+
+// Humans is the reviewer pool that works escalations in FIFO order.
+type Humans struct {
+	Reviewers  int     `json:"reviewers"`
+	ReviewTime Dist    `json:"review_time"` // duration
+	Approve    float64 `json:"approve"`
+}
+
+// Expectation is one regression check of `expect`, e.g. `completion_rate: ">= 0.95"`.
+type Expectation struct {
+	Metric string  `json:"metric"`
+	Op     string  `json:"op"` // >=, <=, >, <, ==, between
+	Value  float64 `json:"value"`
+	Upper  float64 `json:"upper,omitempty"` // for between: Value <= x <= Upper
+	Text   string  `json:"text"`            // as written, for messages
+	Line   int     `json:"line,omitempty"`
+}
+
+// Tolerance is a per-metric tolerance for baseline comparison.
+type Tolerance struct {
+	Metric string  `json:"metric"`
+	Value  float64 `json:"value"`
+}
+
+// SweepAxis is one parameter of a sweep grid: a path into the file and its values.
+type SweepAxis struct {
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
+}
