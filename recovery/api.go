@@ -168,6 +168,10 @@ var (
 	ErrIllegalTransition = errors.New("recovery: illegal transition")
 	ErrFinal             = errors.New("recovery: investigation already ended")
 	ErrUnexpectedEvent   = errors.New("recovery: event not expected in this state")
+	ErrUnknownTool       = errors.New("recovery: tool index out of range")
+	ErrBadPolicy         = errors.New("recovery: invalid policy")
+	ErrBadJournal        = errors.New("recovery: journal does not replay")
+	ErrClock             = errors.New("recovery: time went backwards")
 )
 
 // TransitionError is a refused transition.
@@ -223,12 +227,14 @@ type Policy struct {
 	PauseFor           time.Duration // how long ActPause waits before resuming
 	HumansAvailable    bool          // false: an escalation terminates
 	Supervisor         bool          // consult the supervisor at judgement points
+	MaxInspections     int           // lookups of one operation before it counts as unknown; 0 = Retry.MaxAttempts
 }
 
 // BudgetConfig configures a retry budget (token bucket).
 type BudgetConfig struct {
 	Ratio        float64 // tokens earned per successful first attempt
 	MinPerSecond float64 // retries always allowed at this rate
+	MaxTokens    float64 // most tokens the bucket holds (and starts with); 0 = DefaultBudget's
 }
 
 // BreakerConfig configures a circuit breaker.
@@ -246,6 +252,7 @@ const (
 	BreakerClosed BreakerState = iota
 	BreakerOpen
 	BreakerHalfOpen
+	BreakerOff // the tool has no breaker (Guards.Breaker answers this when it is off)
 )
 
 // Env is what a call to Observe may use besides the event: the random stream of the

@@ -1,43 +1,847 @@
 package recovery
 
-import "fmt"
+import (
+	"fmt"
+	"math/rand/v2"
+)
 
-// Engine is one investigation's recovery state machine.
+// phase is where inside its lifecycle state an engine is: what it waits for. It is rebuilt
+// from the journal (apply) like everything else.
+type phase uint8
+
+const (
+	phNone     phase = iota // pending, awaiting a human, or final
+	phWork                  // running: working towards the next attempt of the operation
+	phValidate              // running: a result awaits validation
+	phInflight              // waiting: an attempt is out
+	phBackoff               // waiting: the next attempt is due at wake
+	phParked                // waiting: parked on an open breaker or a spent budget until wake
+	phInspect               // waiting: the operation is to be looked up at wake
+	phPaused                // waiting: a budget pause ends at wake
+	phDecide                // recovering: a decision is being taken within one Observe
+	phConsult               // recovering: the supervisor was asked (point)
+)
+
+// held is what a budget pause left unresolved, to pick up when it ends.
+type held uint8
+
+const (
+	heldNone    held = iota
+	heldAttempt      // an attempt or inspection was out: its completion is uncertain
+	heldResult       // a result awaited validation
+)
+
+// Engine is the recovery state machine of one investigation. It is driven by Observe, one
+// event at a time, with time and randomness passed in; it answers with a Decision and writes
+// every state change to its Journal. An Engine is not safe for concurrent use.
 type Engine struct {
-	id      int64
-	p       *Policy
-	j       Journal
+	id  int64
+	p   *Policy
+	j   Journal
+	rec JournalRecord // reused for every record: a Journal must copy what it keeps
+
 	state   State
-	attempt int
+	ph      phase
+	cls     Class // class of the failure being recovered
 	step    int32
 	rev     int32
-	esc     int
-	revs    int
+	attempt int32
+	tool    int32
+	wake    int64  // phBackoff, phParked, phInspect, phPaused: when
+	sendGen uint32 // breaker generation of the attempt out
+	breaker bool   // phParked on an open breaker (not on a spent budget)
+	point   Point  // phConsult
+	held    held
+	reduced bool
+	last    int64 // time of the last record: time never goes back
+
+	// History of the current operation.
+	blocked     bool
+	inspections int32
+	prevDelay   int64 // last backoff delay, for decorrelated jitter
+
+	// History of the investigation.
+	fp        uint64 // fingerprint of the last failing operation
+	fpRun     int32  // consecutive failing operations with fingerprint fp
+	fpCounted bool   // the current operation's failure is already in fpRun
+	replanned bool
+	rung      uint8 // highest rung of the exhaustion ladder reached
+	esc       int32
+	revs      int32
+	refusals  int32
 }
 
-// New returns an engine in state Pending.
+// Exhaustion ladder rungs, in order.
+const (
+	rungNone uint8 = iota
+	rungPause
+	rungReduce
+	rungTerminate
+)
+
+// New returns the engine of investigation id in state Pending. j may be nil (no journal).
+// p is shared, not copied: it must not change while engines use it.
 func New(id int64, p *Policy, j Journal) *Engine {
 	return &Engine{id: id, p: p, j: j}
 }
 
-// Replay rebuilds an engine from its journal records.
+// Replay rebuilds the engine of investigation id from its journal records alone. The engine
+// it returns has no journal; give it one with SetJournal.
 func Replay(id int64, p *Policy, records []JournalRecord) (*Engine, error) {
-	return New(id, p, nil), nil
+	e := New(id, p, nil)
+	for i := range records {
+		if err := e.apply(&records[i]); err != nil {
+			return nil, fmt.Errorf("%w: investigation %d, record %d (%s→%s on %s): %w",
+				ErrBadJournal, id, i, records[i].From, records[i].To, records[i].Event, err)
+		}
+	}
+	return e, nil
 }
 
-// Observe feeds one event and returns the engine's decision.
-func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
-	return Decision{}, nil
-}
+// SetJournal sets where the engine's next records go.
+func (e *Engine) SetJournal(j Journal) { e.j = j }
 
-func (e *Engine) State() State               { return e.state }
-func (e *Engine) Attempt() int               { return e.attempt }
+// State is the lifecycle state.
+func (e *Engine) State() State { return e.state }
+
+// Attempt is the number of attempts sent of the current operation.
+func (e *Engine) Attempt() int { return int(e.attempt) }
+
+// Op is the current logical operation; with the investigation id it is the idempotency key
+// shared by all its attempts.
 func (e *Engine) Op() (step, revision int32) { return e.step, e.rev }
-func (e *Engine) Escalations() int           { return e.esc }
-func (e *Engine) Revisions() int             { return e.revs }
+
+// Escalations is the number of escalations to a human so far.
+func (e *Engine) Escalations() int { return int(e.esc) }
+
+// Revisions is the number of revisions spent from the revision budget.
+func (e *Engine) Revisions() int { return int(e.revs) }
+
+// Refusals is the number of supervisor suggestions the guardrails refused.
+func (e *Engine) Refusals() int { return int(e.refusals) }
+
+// Tool is the tool of the current operation's last attempt (or parking).
+func (e *Engine) Tool() int { return int(e.tool) }
+
+// Blocked reports whether the current operation was blocked by policy.
+func (e *Engine) Blocked() bool { return e.blocked }
 
 func (e *TransitionError) Error() string {
-	return fmt.Sprintf("recovery: illegal transition %d -> %d on event %d", e.From, e.To, e.Event)
+	return fmt.Sprintf("recovery: illegal transition %s → %s on event %s", e.From, e.To, e.Event)
 }
 
 func (e *TransitionError) Unwrap() error { return ErrIllegalTransition }
+
+// Observe feeds one event that happened at now and returns what to do next. A refused
+// event (an error) changes nothing.
+func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
+	if e.state.Final() {
+		return Decision{}, ErrFinal
+	}
+	if now < e.last {
+		return Decision{}, fmt.Errorf("%w: event %s at %d ns, before the last record at %d ns", ErrClock, ev.Kind, now, e.last)
+	}
+	if err := e.accepts(ev); err != nil {
+		return Decision{}, err
+	}
+	switch ev.Kind {
+	case EvStart:
+		e.begin(now, EvStart, Running, ActNextStep, ByEngine, ReasonStarted)
+		e.commit(env.Guards)
+		return Decision{Action: ActNextStep, At: now, Reason: ReasonStarted}, nil
+	case EvSend, EvTimer:
+		if e.ph == phPaused {
+			return e.resume(now, env), nil
+		}
+		return e.send(now, ev, env)
+	case EvSucceeded:
+		if err := e.outcome(now, ev, env, true); err != nil {
+			return Decision{}, err
+		}
+		e.begin(now, EvSucceeded, Running, ActValidate, ByEngine, ReasonReply)
+		e.commit(env.Guards)
+		return Decision{Action: ActValidate, At: now, Reason: ReasonReply}, nil
+	case EvValid:
+		e.note(now, EvValid, ActNextStep, ByEngine, ReasonValid)
+		e.rec.Step, e.rec.Revision, e.rec.Attempt, e.rec.Class = e.step+1, 0, 0, NoFailure
+		e.commit(env.Guards)
+		return Decision{Action: ActNextStep, At: now, Reason: ReasonValid}, nil
+	case EvFinished:
+		e.begin(now, EvFinished, Completed, ActComplete, ByEngine, ReasonFinished)
+		e.commit(env.Guards)
+		return Decision{Action: ActComplete, At: now, Reason: ReasonFinished}, nil
+	case EvFailed:
+		if err := e.outcome(now, ev, env, false); err != nil {
+			return Decision{}, err
+		}
+		e.fail(now, EvFailed, Transient, ReasonFailed, int64(ev.Fingerprint), env)
+		if e.stuck() {
+			return e.nonProgress(now, EvFailed, env), nil
+		}
+		return e.retry(now, EvFailed, env), nil
+	case EvTimedOut:
+		if err := e.outcome(now, ev, env, false); err != nil {
+			return Decision{}, err
+		}
+		e.fail(now, EvTimedOut, UncertainCompletion, ReasonTimedOut, int64(ev.Fingerprint), env)
+		if e.stuck() {
+			return e.nonProgress(now, EvTimedOut, env), nil
+		}
+		return e.uncertain(now, EvTimedOut, env), nil
+	case EvInvalid:
+		e.fail(now, EvInvalid, InvalidOutput, ReasonInvalidOutput, int64(ev.Fingerprint), env)
+		if e.stuck() {
+			return e.nonProgress(now, EvInvalid, env), nil
+		}
+		return e.invalid(now, env), nil
+	case EvInspected:
+		return e.inspected(now, ev, env), nil
+	case EvPolicyViolation:
+		return e.violation(now, env), nil
+	case EvBudgetExceeded:
+		return e.exhausted(now, ev, env), nil
+	case EvCrashed:
+		return e.crashed(now, env), nil
+	case EvSupervisor:
+		return e.supervised(now, ev.Suggestion, env), nil
+	case EvHuman:
+		if ev.Approved {
+			// A human may authorise what the supervisor may not: the step goes on as a new
+			// logical operation (a blocked one is never sent again), outside the budget.
+			e.begin(now, EvHuman, Running, ActRevise, ByHuman, ReasonApproved)
+			e.rec.Revision, e.rec.Attempt = e.rev+1, 0
+			e.commit(env.Guards)
+			return Decision{Action: ActRevise, At: now, DecidedBy: ByHuman, Reason: ReasonApproved}, nil
+		}
+		e.begin(now, EvHuman, Terminated, ActTerminate, ByHuman, ReasonRejected)
+		e.commit(env.Guards)
+		return Decision{Action: ActTerminate, At: now, DecidedBy: ByHuman, Reason: ReasonRejected}, nil
+	}
+	return Decision{}, fmt.Errorf("%w: unknown event kind %d", ErrUnexpectedEvent, ev.Kind)
+}
+
+// accepts refuses an event the engine cannot take now: a *TransitionError when the event's
+// only meaning is an illegal edge, ErrUnexpectedEvent when the edge exists but the engine is
+// not waiting for this event.
+func (e *Engine) accepts(ev Event) error {
+	if ev.Kind == 0 || int(ev.Kind) >= len(eventNames) {
+		return fmt.Errorf("%w: unknown event kind %d", ErrUnexpectedEvent, ev.Kind)
+	}
+	ph := e.ph
+	if e.state == AwaitingHuman {
+		ph = phNone
+	}
+	mask := accept[ph]
+	if e.state == Pending {
+		mask = 1 << EvStart
+	} else if e.state == AwaitingHuman {
+		mask = 1<<EvHuman | 1<<EvCrashed
+	}
+	ok := mask&(1<<ev.Kind) != 0
+	if ok && ev.Kind == EvFinished && e.ph == phWork && !e.reduced {
+		ok = false
+	}
+	if ok && ev.Kind == EvInspected && (ev.Lookup < LookupCompleted || ev.Lookup > LookupFailed) {
+		return fmt.Errorf("%w: inspected with lookup %d, want completed, running, not_found or failed", ErrUnexpectedEvent, ev.Lookup)
+	}
+	if ok && ev.Kind == EvBudgetExceeded && (ev.Resource < Tokens || ev.Resource > Wall) {
+		return fmt.Errorf("%w: budget_exceeded with resource %d, want tokens, compute or wall", ErrUnexpectedEvent, ev.Resource)
+	}
+	if ok {
+		return nil
+	}
+	to := nominal[ev.Kind]
+	if ev.Kind == EvHuman && !ev.Approved {
+		to = Terminated
+	}
+	if to != noState && !legal(e.state, to) {
+		return &TransitionError{From: e.state, To: to, Event: ev.Kind}
+	}
+	return fmt.Errorf("%w: %s while %s%s", ErrUnexpectedEvent, ev.Kind, e.state, phaseNames[ph])
+}
+
+// begin fills the reused record for a transition from the current state to to; the caller
+// may change the operation fields before commit.
+func (e *Engine) begin(now int64, ev EventKind, to State, act Action, by Decider, reason string) {
+	e.rec = JournalRecord{
+		At: now, From: e.state, To: to, Event: ev, Class: e.cls, Action: act, DecidedBy: by,
+		Reason: reason, Attempt: e.attempt, Step: e.step, Revision: e.rev, Tool: e.tool,
+	}
+}
+
+// note fills the reused record for an audit record that changes no lifecycle state.
+func (e *Engine) note(now int64, ev EventKind, act Action, by Decider, reason string) {
+	e.begin(now, ev, e.state, act, by, reason)
+	e.rec.Note = true
+}
+
+// commit applies the prepared record, keeps the guards' parked count and journals it.
+func (e *Engine) commit(g *Guards) {
+	wasParked, oldTool := e.ph == phParked && e.breaker, e.tool
+	if err := e.apply(&e.rec); err != nil {
+		// The engine only prepares records along legal edges; reaching this is a bug.
+		panic(err)
+	}
+	if isParked := e.ph == phParked && e.breaker; g != nil && (wasParked != isParked || oldTool != e.tool) {
+
+		if isParked {
+			g.parked[e.tool]++
+		}
+	}
+	if e.j != nil {
+		e.j.Append(e.id, &e.rec)
+	}
+}
+
+// apply is the only place an engine's state changes, so a replay of the journal rebuilds
+// exactly what Observe built.
+func (e *Engine) apply(r *JournalRecord) error {
+	if r.From != e.state {
+		return fmt.Errorf("record starts in %s, engine is in %s", r.From, e.state)
+	}
+	if r.Note && r.To != r.From {
+		return fmt.Errorf("note record changes state %s → %s", r.From, r.To)
+	}
+	if !r.Note && !legal(r.From, r.To) {
+		return &TransitionError{From: r.From, To: r.To, Event: r.Event}
+	}
+	if r.Step != e.step || r.Revision != e.rev {
+		e.blocked, e.inspections, e.prevDelay, e.fpCounted, e.held = false, 0, 0, false, heldNone
+	}
+	prev := e.ph
+	e.last = r.At
+	e.step, e.rev, e.attempt, e.tool = r.Step, r.Revision, r.Attempt, r.Tool
+	e.state, e.cls = r.To, r.Class
+	if r.Note {
+		if r.Event == EvSupervisor { // a refused suggestion: whatever it asked, nothing moves
+			e.refusals++
+			return nil
+		}
+		switch r.Action {
+		case ActNextStep: // a valid step is progress
+			e.fp, e.fpRun = 0, 0
+			e.ph = phWork
+		case ActBlock:
+			e.blocked = true
+		case ActConsult:
+			e.ph, e.point = phConsult, Point(r.Aux)
+		case ActPark:
+			e.ph, e.wake, e.breaker = phParked, r.Aux, r.Reason == ReasonBreakerOpen
+		default:
+			return fmt.Errorf("note record with action %s", r.Action)
+		}
+		return nil
+	}
+	switch r.To {
+	case Running:
+		e.ph = phWork
+		if r.Action == ActValidate {
+			e.ph = phValidate
+		}
+	case Waiting:
+		e.wake = r.Aux
+		switch r.Action {
+		case ActSend:
+			e.ph, e.sendGen = phInflight, uint32(r.Aux)
+		case ActRetry:
+			e.ph = phBackoff
+		case ActPark:
+			e.ph, e.breaker = phParked, r.Reason == ReasonBreakerOpen
+		case ActInspect:
+			e.ph = phInspect
+		case ActPause:
+			e.ph = phPaused
+		default:
+			return fmt.Errorf("waiting with action %s", r.Action)
+		}
+	case Recovering:
+		e.ph = phDecide
+		switch r.Event {
+		case EvFailed, EvTimedOut, EvInvalid:
+			if fp := uint64(r.Aux); fp != 0 && !e.fpCounted {
+				e.fpCounted = true
+				if fp == e.fp {
+					e.fpRun++
+				} else {
+					e.fp, e.fpRun = fp, 1
+				}
+			}
+		case EvBudgetExceeded:
+			switch prev {
+			case phInflight, phInspect:
+				e.held = heldAttempt
+			case phValidate:
+				e.held = heldResult
+			case phPaused: // keep what the first pause held
+			default:
+				e.held = heldNone
+			}
+		}
+	case AwaitingHuman:
+		e.ph = phNone
+		e.esc++
+	default:
+		e.ph = phNone
+	}
+	switch r.Action {
+	case ActRetry:
+		if r.Reason == ReasonBackoff || r.Reason == ReasonRetry {
+			e.prevDelay = r.Aux - r.At
+		}
+	case ActInspect:
+		if r.Reason != ReasonResumed {
+			e.inspections++
+		}
+	case ActRevise:
+		if r.DecidedBy != ByHuman {
+			e.revs++
+		}
+	case ActReplan:
+		e.replanned, e.fp, e.fpRun = true, 0, 0
+	case ActReduceScope:
+		e.reduced = true
+	}
+	if r.Class == ResourceExhaustion {
+		switch r.Action {
+		case ActPause:
+			e.rung = rungPause
+		case ActReduceScope:
+			e.rung = rungReduce
+		case ActTerminate:
+			e.rung = rungTerminate
+		}
+	}
+	return nil
+}
+
+// outcome checks an attempt's tool and feeds its outcome to the tool's breaker.
+func (e *Engine) outcome(now int64, ev Event, env Env, success bool) error {
+	if g := env.Guards; g != nil {
+		if err := g.checkTool(int32(ev.Tool)); err != nil {
+			return err
+		}
+		g.record(int32(ev.Tool), now, e.sendGen, success)
+	}
+	return nil
+}
+
+// fail records the move into recovering for a failure of class c.
+func (e *Engine) fail(now int64, ev EventKind, c Class, reason string, aux int64, env Env) {
+	e.cls = c
+	e.begin(now, ev, Recovering, ActNone, ByEngine, reason)
+	e.rec.Aux = aux
+	e.commit(env.Guards)
+}
+
+func (e *Engine) maxAttempts() int32 {
+	if e.p.Retry.MaxAttempts < 1 {
+		return 1
+	}
+	return int32(e.p.Retry.MaxAttempts)
+}
+
+func (e *Engine) maxInspections() int32 {
+	if e.p.MaxInspections > 0 {
+		return int32(e.p.MaxInspections)
+	}
+	return e.maxAttempts()
+}
+
+// send admits an attempt of the current operation through the tool's guards.
+func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
+	tool := e.tool
+	if ev.Kind == EvSend {
+		tool = int32(ev.Tool)
+	}
+	g := env.Guards
+	if g != nil {
+		if err := g.checkTool(tool); err != nil {
+			return Decision{}, err
+		}
+	}
+	switch {
+	case e.ph == phBackoff && now < e.wake:
+		// The engine, not the caller, owns the backoff.
+		return Decision{Action: ActRetry, At: e.wake, Class: e.cls, Reason: ReasonBackoff}, nil
+	case e.ph == phParked && now < e.wake:
+		reason := ReasonThrottled
+		if e.breaker {
+			reason = ReasonBreakerOpen
+		}
+		return Decision{Action: ActPark, At: e.wake, Class: Transient, Reason: reason}, nil
+	case e.blocked:
+		// Unreachable: a blocked operation never returns to running.
+		return Decision{}, fmt.Errorf("%w: send of blocked operation (%d, %d)", ErrUnexpectedEvent, e.step, e.rev)
+	case e.attempt >= e.maxAttempts():
+		// The operation's attempts were spent before (its last one abandoned by a pause or
+		// a reduction of scope): this send is a retry the policy forbids.
+		e.cls = Transient
+		e.begin(now, ev.Kind, Recovering, ActNone, ByPolicy, ReasonRetriesExhausted)
+		e.commit(g)
+		return e.judge(now, ev.Kind, PointRetriesExhausted, env), nil
+	}
+	retry := e.attempt > 0
+	var gen uint32
+	if g != nil {
+		// The budget is asked first: it has no side effect, while the breaker hands out
+		// its single half-open probe.
+		if retry {
+			if ok, wait := g.retryWait(tool, now); !ok {
+				return e.park(now, ev.Kind, tool, now+e.throttleDelay(wait, env.Rand), ReasonThrottled, env), nil
+			}
+		}
+		ok, at, gn := g.allow(tool, now)
+		if !ok {
+			return e.park(now, ev.Kind, tool, at, ReasonBreakerOpen, env), nil
+		}
+		gen = gn
+		if retry {
+			g.spendRetry(tool, now)
+		} else {
+			g.earn(tool, now)
+		}
+	}
+	if e.state == Waiting {
+		reason := ReasonBackoffElapsed
+		if e.ph == phParked {
+			reason = ReasonUnparked
+		}
+		e.begin(now, ev.Kind, Running, ActSend, ByEngine, reason)
+		e.rec.Tool = tool
+		e.commit(g)
+	}
+	e.begin(now, ev.Kind, Waiting, ActSend, ByEngine, ReasonAttemptSent)
+	e.rec.Attempt, e.rec.Tool, e.rec.Aux = e.attempt+1, tool, int64(gen)
+	e.commit(g)
+	return Decision{Action: ActSend, At: now, Class: NoFailure, Reason: ReasonAttemptSent}, nil
+}
+
+// park makes the operation wait until at without spending an attempt.
+func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, reason string, env Env) Decision {
+	if e.state == Running {
+		e.begin(now, ev, Waiting, ActPark, ByEngine, reason)
+	} else {
+		e.note(now, ev, ActPark, ByEngine, reason)
+	}
+	e.rec.Tool, e.rec.Aux, e.rec.Class = tool, at, Transient
+	e.commit(env.Guards)
+	return Decision{Action: ActPark, At: at, Class: Transient, Reason: reason}
+}
+
+// throttleDelay is how long a retry the budget refused waits: until the floor refills a
+// token, or the nominal backoff if longer, spread by equal jitter so that operations
+// throttled together do not all come back at once.
+func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
+	d := nominalDelay(&e.p.Retry, int(e.attempt))
+	if wait > d {
+		d = wait
+	}
+	if d <= 0 {
+		d = defaultThrottleDelay
+	}
+	return (d+1)/2 + int64N(r, d/2+1)
+}
+
+// retry sends another attempt after a backoff, or handles exhausted retries.
+func (e *Engine) retry(now int64, ev EventKind, env Env) Decision {
+	if e.attempt >= e.maxAttempts() {
+		return e.judge(now, ev, PointRetriesExhausted, env)
+	}
+	d := backoff(&e.p.Retry, int(e.attempt), e.prevDelay, env.Rand)
+	if d == 0 {
+		e.begin(now, ev, Running, ActRetry, ByEngine, ReasonRetry)
+	} else {
+		e.begin(now, ev, Waiting, ActRetry, ByEngine, ReasonBackoff)
+	}
+	e.rec.Aux = now + d
+	e.commit(env.Guards)
+	return Decision{Action: ActRetry, At: now + d, Class: e.cls, Reason: e.rec.Reason}
+}
+
+// uncertain handles an attempt whose completion is unknown.
+func (e *Engine) uncertain(now int64, ev EventKind, env Env) Decision {
+	if !e.p.InspectBeforeRetry {
+		return e.retry(now, ev, env)
+	}
+	e.begin(now, ev, Waiting, ActInspect, ByEngine, ReasonInspectBeforeRetry)
+	e.rec.Aux = now
+	e.commit(env.Guards)
+	return Decision{Action: ActInspect, At: now, Class: e.cls, Reason: ReasonInspectBeforeRetry}
+}
+
+// inspected follows Figure 3 from "Operation Completed?".
+func (e *Engine) inspected(now int64, ev Event, env Env) Decision {
+	e.cls = UncertainCompletion
+	e.begin(now, EvInspected, Recovering, ActNone, ByEngine, lookupReasons[ev.Lookup])
+	e.rec.Aux = int64(ev.Lookup)
+	e.commit(env.Guards)
+	switch ev.Lookup {
+	case LookupCompleted:
+		e.begin(now, EvInspected, Running, ActValidate, ByEngine, ReasonInspectedCompleted)
+		e.commit(env.Guards)
+		return Decision{Action: ActValidate, At: now, Class: UncertainCompletion, Reason: ReasonInspectedCompleted}
+	case LookupRunning:
+		if e.inspections >= e.maxInspections() {
+			return e.escalate(now, EvInspected, ByEngine, ReasonInspectionUnresolved, env)
+		}
+		// Polls follow the retry schedule without jitter: no draw, no thundering herd
+		// worth the name (lookups are cheap reads).
+		at := now + nominalDelay(&e.p.Retry, int(e.inspections))
+		e.begin(now, EvInspected, Waiting, ActInspect, ByEngine, ReasonStillRunning)
+		e.rec.Aux = at
+		e.commit(env.Guards)
+		return Decision{Action: ActInspect, At: at, Class: UncertainCompletion, Reason: ReasonStillRunning}
+	case LookupNotFound:
+		return e.retry(now, EvInspected, env)
+	default:
+		return e.escalate(now, EvInspected, ByEngine, ReasonLookupFailed, env)
+	}
+}
+
+// invalid handles a result that failed validation: revise while the budget lasts.
+func (e *Engine) invalid(now int64, env Env) Decision {
+	if e.revs < int32(e.p.Revisions) {
+		return e.act(now, EvInvalid, ActRevise, ByEngine, ReasonInvalidOutput, env)
+	}
+	return e.judge(now, EvInvalid, PointInvalidOutput, env)
+}
+
+// stuck reports whether the last failing operations repeat one approach.
+func (e *Engine) stuck() bool {
+	return e.p.NonProgressRepeats > 0 && e.fpRun >= int32(e.p.NonProgressRepeats)
+}
+
+// nonProgress asks for a revised plan once, then terminates.
+func (e *Engine) nonProgress(now int64, ev EventKind, env Env) Decision {
+	e.cls = NonProgress
+	if e.replanned {
+		return e.act(now, ev, ActTerminate, ByPolicy, ReasonNonProgress, env)
+	}
+	return e.judge(now, ev, PointNonProgress, env)
+}
+
+// violation blocks a forbidden operation before it is sent, records it and escalates; it is
+// never retried and no supervisor is asked.
+func (e *Engine) violation(now int64, env Env) Decision {
+	e.cls = PolicyViolation
+	e.begin(now, EvPolicyViolation, Recovering, ActNone, ByPolicy, ReasonPolicyViolation)
+	e.commit(env.Guards)
+	e.note(now, EvPolicyViolation, ActBlock, ByPolicy, ReasonPolicyViolation)
+	e.commit(env.Guards)
+	return e.escalate(now, EvPolicyViolation, ByPolicy, ReasonPolicyViolation, env)
+}
+
+// exhausted climbs the resource-exhaustion ladder: pause, reduce scope, terminate, starting
+// at the policy's rung; each further exceedance climbs one rung.
+func (e *Engine) exhausted(now int64, ev Event, env Env) Decision {
+	e.cls = ResourceExhaustion
+	e.begin(now, EvBudgetExceeded, Recovering, ActNone, ByPolicy, ReasonBudgetExceeded)
+	e.rec.Aux = int64(ev.Resource)
+	e.commit(env.Guards)
+	rung := rungTerminate
+	switch e.p.OnExhaustion {
+	case ExhaustionPause:
+		rung = rungPause
+	case ExhaustionReduceScope:
+		rung = rungReduce
+	}
+	if e.rung >= rung {
+		rung = min(e.rung+1, rungTerminate)
+	}
+	switch rung {
+	case rungPause:
+		pause := int64(e.p.PauseFor)
+		if pause <= 0 {
+			pause = int64(defaultPause)
+		}
+		e.begin(now, EvBudgetExceeded, Waiting, ActPause, ByPolicy, ReasonBudgetExceeded)
+		e.rec.Aux = now + pause
+		e.commit(env.Guards)
+		return Decision{Action: ActPause, At: now + pause, Class: ResourceExhaustion, DecidedBy: ByPolicy, Reason: ReasonBudgetExceeded}
+	case rungReduce:
+		return e.act(now, EvBudgetExceeded, ActReduceScope, ByPolicy, ReasonBudgetExceeded, env)
+	}
+	return e.act(now, EvBudgetExceeded, ActTerminate, ByPolicy, ReasonBudgetExceeded, env)
+}
+
+// resume ends a budget pause once its time has come.
+func (e *Engine) resume(now int64, env Env) Decision {
+	if now < e.wake {
+		return Decision{Action: ActPause, At: e.wake, Class: ResourceExhaustion, DecidedBy: ByPolicy, Reason: ReasonBudgetExceeded}
+	}
+	switch e.held {
+	case heldAttempt:
+		e.cls = UncertainCompletion
+		e.begin(now, EvTimer, Recovering, ActNone, ByEngine, ReasonResumedUncertain)
+		e.commit(env.Guards)
+		return e.uncertain(now, EvTimer, env)
+	case heldResult:
+		e.begin(now, EvTimer, Running, ActValidate, ByEngine, ReasonResumed)
+		e.commit(env.Guards)
+		return Decision{Action: ActValidate, At: now, Reason: ReasonResumed}
+	}
+	e.begin(now, EvTimer, Running, ActRetry, ByEngine, ReasonResumed)
+	e.rec.Aux = now
+	e.commit(env.Guards)
+	return Decision{Action: ActRetry, At: now, Reason: ReasonResumed}
+}
+
+// crashed takes over after the worker died: what it had out is uncertain, what it was
+// waiting for is waited for again.
+func (e *Engine) crashed(now int64, env Env) Decision {
+	switch {
+	case e.state == AwaitingHuman:
+		return Decision{Action: ActNone, At: now, Reason: ReasonAwaitingHuman}
+	case e.ph == phConsult:
+		return Decision{Action: ActConsult, At: now, Class: e.cls, Reason: pointReasons[e.point], Judgement: e.judgement()}
+	}
+	ph, wake, breaker := e.ph, e.wake, e.breaker
+	if ph == phInflight || ph == phValidate {
+		e.cls = UncertainCompletion
+		e.begin(now, EvCrashed, Recovering, ActNone, ByEngine, ReasonWorkerCrashed)
+		e.commit(env.Guards)
+		return e.uncertain(now, EvCrashed, env)
+	}
+	if ph == phWork {
+		e.cls = NoFailure // nothing was out; otherwise the episode's class goes on
+	}
+	e.begin(now, EvCrashed, Recovering, ActNone, ByEngine, ReasonWorkerCrashed)
+	e.commit(env.Guards)
+	var d Decision
+	switch ph {
+	case phBackoff:
+		d = Decision{Action: ActRetry, At: wake}
+		e.begin(now, EvCrashed, Waiting, ActRetry, ByEngine, ReasonResumed)
+	case phParked:
+		d = Decision{Action: ActPark, At: wake, Class: Transient, Reason: ReasonThrottled}
+		if breaker {
+			d.Reason = ReasonBreakerOpen
+		}
+		e.begin(now, EvCrashed, Waiting, ActPark, ByEngine, d.Reason)
+	case phInspect:
+		d = Decision{Action: ActInspect, At: max(now, wake)}
+		e.begin(now, EvCrashed, Waiting, ActInspect, ByEngine, ReasonResumed)
+	case phPaused:
+		d = Decision{Action: ActPause, At: wake}
+		e.begin(now, EvCrashed, Waiting, ActPause, ByEngine, ReasonResumed)
+	default: // phWork: nothing was out
+		d = Decision{Action: ActRetry, At: now}
+		e.begin(now, EvCrashed, Running, ActRetry, ByEngine, ReasonResumed)
+	}
+	if d.Reason == "" {
+		d.Reason = ReasonResumed
+	}
+	d.Class = e.cls
+	e.rec.Aux = d.At
+	e.commit(env.Guards)
+	return d
+}
+
+// judge takes a judgement point: asks the supervisor if there is one, else decides by rule.
+func (e *Engine) judge(now int64, ev EventKind, pt Point, env Env) Decision {
+	if !e.p.Supervisor {
+		act, by := e.fallback(pt)
+		return e.act(now, ev, act, by, pointReasons[pt], env)
+	}
+	e.note(now, ev, ActConsult, ByEngine, pointReasons[pt])
+	e.rec.Aux = int64(pt)
+	e.commit(env.Guards)
+	return Decision{Action: ActConsult, At: now, Class: e.cls, Reason: pointReasons[pt], Judgement: e.judgement()}
+}
+
+// fallback is the engine's own action at a judgement point.
+func (e *Engine) fallback(pt Point) (Action, Decider) {
+	switch pt {
+	case PointNonProgress:
+		return ActReplan, ByEngine
+	case PointRetriesExhausted:
+		if e.p.Retry.OnExhausted == ExhaustedTerminate {
+			return ActTerminate, ByPolicy
+		}
+	}
+	return ActEscalate, ByPolicy
+}
+
+// judgement is what the supervisor is asked at the current point; Allowed is static.
+func (e *Engine) judgement() Judgement {
+	j := Judgement{Point: e.point}
+	switch e.point {
+	case PointNonProgress:
+		j.Allowed = allowedNonProgress
+	case PointRetriesExhausted:
+		j.Allowed = allowedExhausted
+		if e.revs < int32(e.p.Revisions) {
+			j.Allowed = allowedExhaustedRevise
+		}
+	default:
+		j.Allowed = allowedInvalid
+	}
+	return j
+}
+
+// supervised checks the supervisor's suggestion against the guardrails.
+func (e *Engine) supervised(now int64, s Suggestion, env Env) Decision {
+	j := e.judgement()
+	reason := ""
+	switch {
+	case s.LiftBlock:
+		reason = ReasonRefusedLiftBlock
+	case s.RaiseBudget:
+		reason = ReasonRefusedRaiseBudget
+	case s.Action == ActRetry || s.Action == ActSend:
+		reason = ReasonRefusedRetry
+	case !allowed(j.Allowed, s.Action):
+		reason = ReasonRefusedNotAllowed
+	}
+	if reason == "" {
+		return e.act(now, EvSupervisor, s.Action, BySupervisor, pointReasons[e.point], env)
+	}
+	e.note(now, EvSupervisor, s.Action, BySupervisor, reason)
+	if s.RaiseBudget {
+		e.rec.Aux |= 1
+	}
+	if s.LiftBlock {
+		e.rec.Aux |= 2
+	}
+	e.commit(env.Guards)
+	act, by := e.fallback(e.point)
+	return e.act(now, EvSupervisor, act, by, pointReasons[e.point], env)
+}
+
+func allowed(as []Action, a Action) bool {
+	for _, x := range as {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// act leaves recovering with a decided action.
+func (e *Engine) act(now int64, ev EventKind, act Action, by Decider, reason string, env Env) Decision {
+	switch act {
+	case ActRevise, ActReplan:
+		e.begin(now, ev, Running, act, by, reason)
+		e.rec.Revision, e.rec.Attempt = e.rev+1, 0
+	case ActReduceScope:
+		e.begin(now, ev, Running, act, by, reason)
+	case ActEscalate:
+		return e.escalate(now, ev, by, reason, env)
+	default:
+		act = ActTerminate
+		e.begin(now, ev, Terminated, act, by, reason)
+	}
+	e.commit(env.Guards)
+	return Decision{Action: act, At: now, Class: e.cls, DecidedBy: by, Reason: reason}
+}
+
+// escalate queues a human review, or terminates when no human is available.
+func (e *Engine) escalate(now int64, ev EventKind, by Decider, reason string, env Env) Decision {
+	act, to := ActEscalate, AwaitingHuman
+	if !e.p.HumansAvailable {
+		act, to = ActTerminate, Terminated
+	}
+	e.begin(now, ev, to, act, by, reason)
+	e.commit(env.Guards)
+	return Decision{Action: act, At: now, Class: e.cls, DecidedBy: by, Reason: reason}
+}

@@ -31,10 +31,13 @@ type Scenario struct {
 	Source     SourceInfo  `json:"-"`
 }
 
-// SourceInfo says where a scenario came from, for error messages.
+// SourceInfo says where a scenario came from, for error messages and for re-parsing it with
+// more overrides (Scenario.With).
 type SourceInfo struct {
-	File     string // path, or "embedded:NAME"
-	Embedded bool
+	File      string // path, or "embedded:NAME"
+	Embedded  bool
+	Data      []byte     // the file's text
+	Overrides []Override // the overrides applied to Data, in order
 }
 
 // Tool returns the index of the named tool in s.Tools, or -1.
@@ -72,7 +75,7 @@ const (
 // Arrival is the arrival process of root investigations.
 type Arrival struct {
 	Kind ArrivalKind   `json:"kind"`
-	Rate Rate          `json:"rate,omitempty"` // poisson
+	Rate Rate          `json:"rate,omitzero"`  // poisson
 	Over time.Duration `json:"over,omitempty"` // uniform
 }
 
@@ -184,7 +187,7 @@ type Fault struct {
 	At          time.Duration `json:"at,omitempty"`
 	For         time.Duration `json:"for,omitempty"`
 	Slowdown    float64       `json:"slowdown,omitempty"`
-	Rate        Rate          `json:"rate,omitempty"`
+	Rate        Rate          `json:"rate,omitzero"`
 	Factor      float64       `json:"factor,omitempty"`
 }
 
@@ -261,7 +264,9 @@ type Expectation struct {
 	Value  float64 `json:"value"`
 	Upper  float64 `json:"upper,omitempty"` // for between: Value <= x <= Upper
 	Text   string  `json:"text"`            // as written, for messages
-	Line   int     `json:"line,omitempty"`
+	// Line is where the expectation is written. It stays out of the JSON so that moving
+	// it in the file does not change the scenario's hash.
+	Line int `json:"-"`
 }
 
 // Tolerance is a per-metric tolerance for baseline comparison.

@@ -1,0 +1,257 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ErrDuplicateRun reports a run_id that a merge would store twice.
+var ErrDuplicateRun = errors.New("duplicate run_id")
+
+// Merge copies every run of the databases at paths into dst: each table's rows, table by
+// table, with ATTACH and INSERT … BY NAME (so column order may differ between versions),
+// creating tables dst lacks (such as sweep_params). Runs keep their run_id; one that dst
+// already holds, or that two sources both hold, is refused with ErrDuplicateRun before
+// anything is copied. Runs are copied source by source in their stored order, except when
+// every source is (a shard of) a sweep: then in grid order (point, then stored order), so
+// merging a sweep's shards yields the database the unsharded sweep writes. It returns the
+// run_ids copied, in order. Either every run is copied or none.
+func Merge(ctx context.Context, dst *DB, paths []string) ([]string, error) {
+	srcs := make([]mergeSource, len(paths))
+	for i, p := range paths {
+		srcs[i] = mergeSource{path: p, alias: "mayday_src_" + strconv.Itoa(i)}
+	}
+	var copied []string
+	err := withAttached(ctx, dst, srcs, func(conn *sql.Conn, dstName string) error {
+		type run struct {
+			step  copyStep
+			point int
+			src   int
+		}
+		var runs []run
+		allSweeps := true
+		seen := map[string]string{} // run_id → where it is already
+		existing, err := queryStrings(ctx, conn, "SELECT run_id FROM "+qualified(dstName, "runs"))
+		if err != nil {
+			return fmt.Errorf("analysis: merge: reading the target's runs: %w", err)
+		}
+		for _, id := range existing {
+			seen[id] = "the target database"
+		}
+		for si, s := range srcs {
+			tables, err := tableSet(ctx, conn, s.alias)
+			if err != nil {
+				return err
+			}
+			if !tables["runs"] {
+				return fmt.Errorf("analysis: merge: %s is not a mayday database (it has no runs table)", s.path)
+			}
+			q := "SELECT run_id, -1 FROM " + qualified(s.alias, "runs") + " ORDER BY rowid"
+			if tables["sweep_params"] {
+				q = "SELECT r.run_id, coalesce(p.point, -1) FROM " + qualified(s.alias, "runs") + " r LEFT JOIN " +
+					"(SELECT run_id, min(point) AS point FROM " + qualified(s.alias, "sweep_params") + " GROUP BY run_id) p " +
+					"USING (run_id) ORDER BY r.rowid"
+			} else {
+				allSweeps = false
+			}
+			rows, err := conn.QueryContext(ctx, q)
+			if err != nil {
+				return fmt.Errorf("analysis: merge: reading the runs of %s: %w", s.path, err)
+			}
+			for rows.Next() {
+				var id string
+				var point int
+				if err := rows.Scan(&id, &point); err != nil {
+					rows.Close()
+					return fmt.Errorf("analysis: merge: reading the runs of %s: %w", s.path, err)
+				}
+				if where, dup := seen[id]; dup {
+					rows.Close()
+					return fmt.Errorf("analysis: merge: run %q of %s is already in %s: %w (was the same database or shard given twice?)",
+						id, s.path, where, ErrDuplicateRun)
+				}
+				seen[id] = s.path
+				runs = append(runs, run{step: copyStep{alias: s.alias, runID: id}, point: point, src: si})
+			}
+			if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+				return fmt.Errorf("analysis: merge: reading the runs of %s: %w", s.path, err)
+			}
+		}
+		if allSweeps {
+			slices.SortStableFunc(runs, func(a, b run) int { return a.point - b.point })
+		}
+		plan := make([]copyStep, len(runs))
+		for i, r := range runs {
+			plan[i] = r.step
+			copied = append(copied, r.step.runID)
+		}
+		return copyRuns(ctx, conn, dstName, plan)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return copied, nil
+}
+
+// mergeSource is a database attached under alias for copying.
+type mergeSource struct{ path, alias string }
+
+// copyStep copies one run from the database attached as alias.
+type copyStep struct{ alias, runID string }
+
+// copyInto attaches srcs to dst and copies the runs of plan, in order.
+func copyInto(ctx context.Context, dst *DB, srcs []mergeSource, plan []copyStep) error {
+	return withAttached(ctx, dst, srcs, func(conn *sql.Conn, dstName string) error {
+		return copyRuns(ctx, conn, dstName, plan)
+	})
+}
+
+// withAttached runs f on one connection of dst with every source attached read-only. ATTACH
+// belongs to the connection's database instance; one connection keeps it and the
+// transaction of f together.
+func withAttached(ctx context.Context, dst *DB, srcs []mergeSource, f func(conn *sql.Conn, dstName string) error) (err error) {
+	conn, err := dst.SQL().Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("analysis: merge: %w", err)
+	}
+	defer conn.Close()
+	var dstName string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&dstName); err != nil {
+		return fmt.Errorf("analysis: merge: %w", err)
+	}
+	for _, s := range srcs {
+		if _, err := conn.ExecContext(ctx, "ATTACH "+literal(s.path)+" AS "+ident(s.alias)+" (READ_ONLY)"); err != nil {
+			return fmt.Errorf("analysis: merge: opening %s: %w", s.path, err)
+		}
+		defer func() {
+			_, derr := conn.ExecContext(context.WithoutCancel(ctx), "DETACH "+ident(s.alias))
+			if err == nil && derr != nil {
+				err = fmt.Errorf("analysis: merge: closing %s: %w", s.path, derr)
+			}
+		}()
+	}
+	return f(conn, dstName)
+}
+
+// copyRuns copies the runs of plan into the database dstName, in one transaction: every
+// table of the source that has a run_id column, rows of that run only.
+func copyRuns(ctx context.Context, conn *sql.Conn, dstName string, plan []copyStep) error {
+	dstTables, err := tableSet(ctx, conn, dstName)
+	if err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("analysis: merge: %w", err)
+	}
+	defer tx.Rollback()
+	type key struct{ alias, table string }
+	srcTables := map[string][]string{}
+	stmts := map[key]*sql.Stmt{}
+	defer func() {
+		for _, s := range stmts {
+			s.Close()
+		}
+	}()
+	for _, step := range plan {
+		tables, ok := srcTables[step.alias]
+		if !ok {
+			if tables, err = runTables(ctx, conn, step.alias); err != nil {
+				return err
+			}
+			for _, t := range tables {
+				if dstTables[t] {
+					continue
+				}
+				// A table the target lacks (sweep_params, or one a newer version added) is
+				// created with the source's columns.
+				if _, err := tx.ExecContext(ctx, "CREATE TABLE "+qualified(dstName, t)+" AS SELECT * FROM "+
+					qualified(step.alias, t)+" LIMIT 0"); err != nil {
+					return fmt.Errorf("analysis: merge: creating table %s: %w", t, err)
+				}
+				dstTables[t] = true
+			}
+			srcTables[step.alias] = tables
+		}
+		for _, t := range tables {
+			k := key{step.alias, t}
+			st := stmts[k]
+			if st == nil {
+				if st, err = tx.PrepareContext(ctx, "INSERT INTO "+qualified(dstName, t)+" BY NAME SELECT * FROM "+
+					qualified(step.alias, t)+" WHERE run_id = ?"); err != nil {
+					return fmt.Errorf("analysis: merge: table %s: %w", t, err)
+				}
+				stmts[k] = st
+			}
+			if _, err := st.ExecContext(ctx, step.runID); err != nil {
+				return fmt.Errorf("analysis: merge: copying run %s, table %s: %w", step.runID, t, err)
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// runTables lists the base tables of an attached database, refusing one without run_id:
+// every mayday table has it, so that many runs can live in one database.
+func runTables(ctx context.Context, conn *sql.Conn, db string) ([]string, error) {
+	tables, err := queryStrings(ctx, conn,
+		"SELECT table_name FROM duckdb_tables() WHERE database_name = "+literal(db)+" AND schema_name = 'main' ORDER BY table_name")
+	if err != nil {
+		return nil, fmt.Errorf("analysis: merge: listing tables: %w", err)
+	}
+	withRunID, err := queryStrings(ctx, conn,
+		"SELECT table_name FROM duckdb_columns() WHERE database_name = "+literal(db)+" AND schema_name = 'main' AND column_name = 'run_id'")
+	if err != nil {
+		return nil, fmt.Errorf("analysis: merge: listing columns: %w", err)
+	}
+	for _, t := range tables {
+		if !slices.Contains(withRunID, t) {
+			return nil, fmt.Errorf("analysis: merge: table %s has no run_id column, so its rows cannot be told apart by run; is this a mayday database?", t)
+		}
+	}
+	return tables, nil
+}
+
+func tableSet(ctx context.Context, conn *sql.Conn, db string) (map[string]bool, error) {
+	names, err := queryStrings(ctx, conn,
+		"SELECT table_name FROM duckdb_tables() WHERE database_name = "+literal(db)+" AND schema_name = 'main'")
+	if err != nil {
+		return nil, fmt.Errorf("analysis: merge: listing tables: %w", err)
+	}
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	return set, nil
+}
+
+func queryStrings(ctx context.Context, conn *sql.Conn, q string) ([]string, error) {
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// ident quotes an SQL identifier; literal quotes a string literal. Paths and aliases are
+// spliced into ATTACH, which takes no parameters.
+func ident(s string) string   { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+func literal(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+
+func qualified(db, table string) string { return ident(db) + ".main." + ident(table) }

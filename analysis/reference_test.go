@@ -1,0 +1,303 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// This file computes every metric of design section 5 in plain Go, straight from a run's
+// records, written from the design's definitions (and the interpretations documented at the
+// top of each views/*.sql file), not from the SQL. The tests load the same records into
+// DuckDB and compare.
+
+// refRun is what the reference needs besides the records: the runs row.
+type refRun struct {
+	ID     string
+	Events int64
+	// Makespan is the simulator's end of the run (virtual ns), stored in runs.
+	Makespan int64
+}
+
+type refIncident struct {
+	Tool                   string
+	FirstMinute, EndMinute int64 // [first, end)
+	Failed                 int64
+	Affected               int64
+	Retries                int64
+	FaultIDs               []string
+}
+
+type refEpisode struct {
+	OpKey      string
+	Tool       string
+	Start, End int64 // µs since the epoch of simulated time
+	Outcome    string
+	Seconds    float64
+}
+
+type refResult struct {
+	Metrics   Metrics
+	Incidents []refIncident
+	Episodes  []refEpisode
+}
+
+// tsMicros is how a simulated instant reaches DuckDB: a TIMESTAMP has microsecond
+// resolution, so the nanoseconds are truncated (times are never negative).
+func tsMicros(ns int64) int64 { return ns / 1000 }
+
+func minuteOf(ns int64) int64 { return tsMicros(ns) / 60_000_000 }
+
+func opKeyString(k record.OpKey) string {
+	return fmt.Sprintf("%d/%d/%d", k.Investigation, k.Step, k.Revision)
+}
+
+// quantile7 is the linearly interpolated quantile (Hyndman and Fan type 7) of sorted x.
+func quantile7(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	h := float64(len(sorted)-1) * p
+	lo := math.Floor(h)
+	i := int(lo)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (h-lo)*(sorted[i+1]-sorted[i])
+}
+
+func ratio(num, den float64) float64 {
+	if den == 0 {
+		return math.NaN()
+	}
+	return num / den
+}
+
+func reference(run refRun, c *record.Collector) refResult {
+	m := Metrics{RunID: run.ID, Events: run.Events, TerminationReasons: map[string]int64{}}
+
+	// Root investigations and their trees.
+	invByID := map[int64]*record.Investigation{}
+	for i := range c.Investigations {
+		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
+	}
+	treeEscalations := map[int64]int64{}
+	var tokens int64
+	for _, inv := range c.Investigations {
+		treeEscalations[inv.RootID] += int64(inv.Escalations)
+		tokens += inv.Tokens
+	}
+	var correct, validated, escalated int64
+	for _, inv := range c.Investigations {
+		if inv.ParentID != 0 {
+			continue
+		}
+		m.Started++
+		switch inv.FinalState {
+		case "completed":
+			m.Completed++
+			if inv.TrulyValid {
+				correct++
+			}
+			if inv.Validated {
+				validated++
+			}
+		case "terminated":
+			m.Terminated++
+			reason := inv.TerminationReason
+			if reason == "" {
+				reason = "unspecified"
+			}
+			m.TerminationReasons[reason]++
+		}
+		if treeEscalations[inv.InvestigationID] > 0 {
+			escalated++
+		}
+	}
+	started, completed := float64(m.Started), float64(m.Completed)
+	m.CompletionRate = ratio(float64(m.Completed), started)
+	m.CorrectCompletionRate = ratio(float64(correct), started)
+	m.ValidationPassRate = ratio(float64(validated), completed)
+	m.HumanInterventionRate = ratio(float64(escalated), started)
+	m.TerminatedRate = ratio(float64(m.Terminated), started)
+	m.TokensPerCompletion = ratio(float64(tokens), completed)
+
+	// Tool attempts: execute_tool spans that were sent.
+	type minuteKey struct {
+		tool   string
+		minute int64
+	}
+	var attempts []*record.Span
+	ops := map[record.OpKey]bool{}
+	failedPerTool := map[string]int64{}
+	failedPerMinute := map[minuteKey]int64{}
+	var failed int64
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if s.Operation != record.OpExecuteTool || s.Status == record.StatusBlocked {
+			continue
+		}
+		attempts = append(attempts, s)
+		ops[s.OpKey] = true
+		if isFailed(s) {
+			failed++
+			failedPerTool[s.Tool]++
+			failedPerMinute[minuteKey{s.Tool, minuteOf(s.Start)}]++
+		}
+	}
+	m.RetryAmplification = ratio(float64(len(attempts)), float64(len(ops)))
+
+	// Incidents: minutes whose failures exceed mu + 4 sqrt(mu), mu over all of the run's minutes.
+	minutes := minuteOf(run.Makespan) + 1
+	incidentMinute := map[minuteKey]bool{}
+	var inIncidents int64
+	for k, n := range failedPerMinute {
+		mu := float64(failedPerTool[k.tool]) / float64(minutes)
+		if float64(n) > mu+4*math.Sqrt(mu) {
+			incidentMinute[k] = true
+			inIncidents += n
+		}
+	}
+	m.CorrelatedFailureShare = ratio(float64(inIncidents), float64(failed))
+	incidentKeys := make([]minuteKey, 0, len(incidentMinute))
+	for k := range incidentMinute {
+		incidentKeys = append(incidentKeys, k)
+	}
+	slices.SortFunc(incidentKeys, func(a, b minuteKey) int {
+		return cmp.Or(cmp.Compare(a.tool, b.tool), cmp.Compare(a.minute, b.minute))
+	})
+	var incidents []refIncident
+	for _, k := range incidentKeys {
+		if n := len(incidents); n > 0 && incidents[n-1].Tool == k.tool && incidents[n-1].EndMinute == k.minute {
+			incidents[n-1].EndMinute++
+			continue
+		}
+		incidents = append(incidents, refIncident{Tool: k.tool, FirstMinute: k.minute, EndMinute: k.minute + 1})
+	}
+	for i := range incidents {
+		inc := &incidents[i]
+		roots := map[int64]bool{}
+		faults := map[string]bool{}
+		for _, s := range attempts {
+			if mm := minuteOf(s.Start); s.Tool != inc.Tool || mm < inc.FirstMinute || mm >= inc.EndMinute {
+				continue
+			}
+			if isFailed(s) {
+				inc.Failed++
+				roots[s.TraceID] = true
+				if s.FaultID != "" {
+					faults[s.FaultID] = true
+				}
+			}
+			if s.Attempt > 1 {
+				inc.Retries++
+			}
+		}
+		inc.Affected = int64(len(roots))
+		for f := range faults {
+			inc.FaultIDs = append(inc.FaultIDs, f)
+		}
+		slices.Sort(inc.FaultIDs)
+	}
+	slices.SortFunc(incidents, func(a, b refIncident) int {
+		return cmp.Or(cmp.Compare(a.FirstMinute, b.FirstMinute), cmp.Compare(a.Tool, b.Tool))
+	})
+
+	// Recovery episodes: first failure of an operation to its success, or to the end of
+	// its investigation, or (in flight) to the end of the run.
+	type opFail struct {
+		tool     string
+		inv      int64
+		failedAt int64
+	}
+	firstFail := map[record.OpKey]*opFail{}
+	for _, s := range attempts {
+		if !isFailed(s) {
+			continue
+		}
+		if f, ok := firstFail[s.OpKey]; !ok || s.End < f.failedAt {
+			firstFail[s.OpKey] = &opFail{tool: s.Tool, inv: s.InvestigationID, failedAt: s.End}
+		}
+	}
+	recoveredAt := map[record.OpKey]int64{}
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if !s.HasKey || s.Status != record.StatusOK || !(s.Operation == record.OpExecuteTool || s.Operation == record.OpInspect && foundByLookup(s)) {
+			continue
+		}
+		f, ok := firstFail[s.OpKey]
+		if !ok || tsMicros(s.End) < tsMicros(f.failedAt) {
+			continue
+		}
+		if r, ok := recoveredAt[s.OpKey]; !ok || s.End < r {
+			recoveredAt[s.OpKey] = s.End
+		}
+	}
+	var episodes []refEpisode
+	var recSeconds []float64
+	for key, f := range firstFail {
+		e := refEpisode{OpKey: opKeyString(key), Tool: f.tool, Start: tsMicros(f.failedAt)}
+		inv := invByID[f.inv]
+		switch r, ok := recoveredAt[key]; {
+		case ok:
+			e.End, e.Outcome = tsMicros(r), "recovered"
+		case inv != nil && inv.Ended:
+			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
+		default:
+			e.End, e.Outcome = tsMicros(run.Makespan), "in_flight"
+		}
+		e.Seconds = float64(e.End-e.Start) / 1e6
+		episodes = append(episodes, e)
+		recSeconds = append(recSeconds, e.Seconds)
+	}
+	slices.SortFunc(episodes, func(a, b refEpisode) int { return cmp.Compare(a.OpKey, b.OpKey) })
+	slices.Sort(recSeconds)
+	m.MedianRecoveryTime = quantile7(recSeconds, 0.5)
+	m.P95RecoveryTime = quantile7(recSeconds, 0.95)
+
+	// Executions: duplicates, discarded results, compute and its waste.
+	completedInv := func(id int64) bool {
+		inv := invByID[id]
+		return inv != nil && inv.FinalState == "completed"
+	}
+	var compute, wasted float64
+	for _, e := range c.Executions {
+		duplicate := e.Execution > 1
+		discarded := (e.Outcome == "ok" || e.Outcome == "lost") && !e.Delivered
+		if duplicate && e.SideEffects {
+			m.DuplicateSideEffects++
+		}
+		if discarded {
+			m.DiscardedResults++
+		}
+		incomplete := true
+		if inv := invByID[e.InvestigationID]; inv != nil {
+			incomplete = !(completedInv(inv.InvestigationID) && completedInv(inv.RootID))
+		}
+		compute += e.Compute
+		if duplicate || discarded || incomplete {
+			wasted += e.Compute
+		}
+	}
+	m.ComputePerCompletion = ratio(compute, completed)
+	m.WastedComputeRatio = ratio(wasted, compute)
+	m.Makespan = float64(tsMicros(run.Makespan)) / 1e6
+	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
+}
+
+func isFailed(s *record.Span) bool {
+	return s.Status == record.StatusError || s.Status == record.StatusTimeout
+}
+
+// foundByLookup reports an inspection that found the operation completed at the tool.
+func foundByLookup(s *record.Span) bool {
+	for _, a := range s.Attrs {
+		if a.Key == "lookup" {
+			return a.Value == "completed"
+		}
+	}
+	return false
+}

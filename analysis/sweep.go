@@ -1,0 +1,323 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// A sweep runs a grid of scenario variants × seeds. Runs are independent and each is
+// single-threaded and deterministic, so they spread over cores (Batch) and over machines
+// (Shard, then Merge) without changing a single row: a run's trace depends only on its
+// scenario and seed, never on which worker or machine ran it.
+
+// SweepRunID names the run of seed `seed` at grid point `point` of a sweep:
+// "<name>-p<point>-s<seed>".
+func SweepRunID(name string, point int, seed uint64) string {
+	return name + "-p" + strconv.Itoa(point) + "-s" + strconv.FormatUint(seed, 10)
+}
+
+// Shard is the slice Index (1 ≤ Index ≤ Count) of a grid cut into Count slices: grid point p
+// belongs to slice p mod Count + 1. Dealing points round-robin, rather than in contiguous
+// blocks, spreads an axis that makes runs slower (more investigations, a longer horizon)
+// evenly over the slices. The zero Shard is the whole grid.
+type Shard struct {
+	Index, Count int
+}
+
+// ParseShard reads `I/N`, as `--shard` takes it.
+func ParseShard(s string) (Shard, error) {
+	is, ns, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(is))
+	n, err2 := strconv.Atoi(strings.TrimSpace(ns))
+	if !ok || err1 != nil || err2 != nil || n < 1 {
+		return Shard{}, fmt.Errorf("--shard %q: want I/N with 1 <= I <= N, e.g. 2/4 for the second of four slices", s)
+	}
+	if i < 1 || i > n {
+		return Shard{}, fmt.Errorf("--shard %q: I counts from 1 to N (1/%d ... %d/%d); for a Kubernetes indexed Job pass $((JOB_COMPLETION_INDEX+1))/%d", s, n, n, n, n)
+	}
+	return Shard{Index: i, Count: n}, nil
+}
+
+// Has reports whether grid point p belongs to the shard.
+func (s Shard) Has(p int) bool { return s.Count <= 1 || p%s.Count == s.Index-1 }
+
+// Whole reports whether the shard is the whole grid.
+func (s Shard) Whole() bool { return s.Count <= 1 }
+
+func (s Shard) String() string {
+	if s.Whole() {
+		return "1/1"
+	}
+	return fmt.Sprintf("%d/%d", s.Index, s.Count)
+}
+
+// SweepParam is one row of the sweep_params table: run RunID ran grid point Point, where
+// the scenario value at Path was Value (as YAML text). A point has one row per axis and run.
+type SweepParam struct {
+	RunID string
+	Point int
+	Path  string
+	Value string
+}
+
+//go:embed sweep_params.sql
+var sweepParamsDDL string
+
+// WriteSweepParams creates the sweep_params table if needed and appends rows to it.
+func WriteSweepParams(ctx context.Context, db *DB, rows []SweepParam) error {
+	tx, err := db.SQL().BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("analysis: sweep_params: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, sweepParamsDDL); err != nil {
+		return fmt.Errorf("analysis: creating sweep_params: %w", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO sweep_params (run_id, point, path, value) VALUES (?, ?, ?, ?)")
+	if err != nil {
+		return fmt.Errorf("analysis: sweep_params: %w", err)
+	}
+	defer stmt.Close()
+	for _, r := range rows {
+		if _, err := stmt.ExecContext(ctx, r.RunID, r.Point, r.Path, r.Value); err != nil {
+			return fmt.Errorf("analysis: sweep_params row %s: %w", r.RunID, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// RunInfo describes one run stored in a database: its runs row and, for a sweep, its grid
+// point and the values that point set.
+type RunInfo struct {
+	RunID      string
+	Scenario   string
+	Seed       uint64
+	ConfigHash string
+	Status     string
+	Point      int // -1 when the run is not part of a sweep
+	Params     []SweepParam
+}
+
+// ListRuns returns every run of db in the order they were stored, with their sweep points
+// when the database holds a sweep_params table.
+func ListRuns(ctx context.Context, db *DB) ([]RunInfo, error) {
+	rows, err := db.SQL().QueryContext(ctx,
+		"SELECT run_id, scenario, CAST(seed AS UBIGINT), config_hash, status FROM runs ORDER BY rowid")
+	if err != nil {
+		return nil, fmt.Errorf("analysis: listing runs: %w", err)
+	}
+	var runs []RunInfo
+	index := map[string]int{}
+	for rows.Next() {
+		r := RunInfo{Point: -1}
+		if err := rows.Scan(&r.RunID, &r.Scenario, &r.Seed, &r.ConfigHash, &r.Status); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("analysis: listing runs: %w", err)
+		}
+		index[r.RunID] = len(runs)
+		runs = append(runs, r)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("analysis: listing runs: %w", err)
+	}
+	has, err := hasTable(ctx, db, "sweep_params")
+	if err != nil || !has {
+		return runs, err
+	}
+	prow, err := db.SQL().QueryContext(ctx, "SELECT run_id, point, path, value FROM sweep_params ORDER BY rowid")
+	if err != nil {
+		return nil, fmt.Errorf("analysis: reading sweep_params: %w", err)
+	}
+	defer prow.Close()
+	for prow.Next() {
+		var p SweepParam
+		if err := prow.Scan(&p.RunID, &p.Point, &p.Path, &p.Value); err != nil {
+			return nil, fmt.Errorf("analysis: reading sweep_params: %w", err)
+		}
+		if i, ok := index[p.RunID]; ok {
+			runs[i].Point = p.Point
+			runs[i].Params = append(runs[i].Params, p)
+		}
+	}
+	return runs, prow.Err()
+}
+
+func hasTable(ctx context.Context, db *DB, name string) (bool, error) {
+	var n int
+	err := db.SQL().QueryRowContext(ctx,
+		"SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?",
+		name).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("analysis: looking for table %s: %w", name, err)
+	}
+	return n > 0, nil
+}
+
+// Batch executes many runs in parallel: Workers goroutines (default runtime.NumCPU()), each
+// with its own temporary database, each run single-threaded as always. DuckDB itself is
+// held to one thread per worker database so that the workers, not DuckDB's pool, use the
+// cores. Results are identical to running the specs one by one: a run's records depend on
+// its scenario and seed only.
+type Batch struct {
+	Workers int
+	Dir     string // where the temporary worker databases go; "" = os.TempDir()
+	// KeepGoing records a failed run in BatchResult.Errs and goes on with the others;
+	// without it the first failure stops the batch and is returned.
+	KeepGoing bool
+	// Done is called after each run ends (err is its failure), in completion order, one
+	// call at a time.
+	Done func(i int, out Outcome, err error)
+}
+
+// BatchResult holds what a Batch ran until Close removes its temporary databases.
+type BatchResult struct {
+	Outcomes []Outcome // in spec order
+	Ran      []bool    // true for the runs that finished (possibly partial, when interrupted)
+	Errs     []error   // with KeepGoing: why spec i failed
+	holder   []int     // worker whose database holds spec i
+	paths    []string  // the workers' databases
+	dir      string
+}
+
+// Run executes specs and returns their outcomes in spec order. A cancelled ctx stops
+// dispatching; runs under way finish as partial runs (status `partial`), the rest do not
+// start. The first run that fails cancels the others and is returned as the error.
+func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	workers = max(1, min(workers, len(specs)))
+	dir, err := os.MkdirTemp(b.Dir, ".mayday-batch-")
+	if err != nil {
+		return nil, fmt.Errorf("analysis: batch: %w", err)
+	}
+	r := &BatchResult{
+		Outcomes: make([]Outcome, len(specs)),
+		Ran:      make([]bool, len(specs)),
+		Errs:     make([]error, len(specs)),
+		holder:   make([]int, len(specs)),
+		dir:      dir,
+	}
+	for w := range workers {
+		r.paths = append(r.paths, filepath.Join(dir, "worker-"+strconv.Itoa(w)+".duckdb"))
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		jobs = make(chan int)
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+		cancel(err)
+	}
+	for w := range workers {
+		wg.Go(func() {
+			var db *DB
+			defer func() {
+				if db != nil {
+					if err := db.Close(); err != nil {
+						fail(fmt.Errorf("analysis: batch worker database: %w", err))
+					}
+				}
+			}()
+			for i := range jobs {
+				if ctx.Err() != nil {
+					continue // drain: the batch is stopping
+				}
+				if db == nil {
+					var err error
+					if db, err = openWorker(ctx, r.paths[w]); err != nil {
+						fail(err) // the environment, not a run: stop whatever KeepGoing says
+						continue
+					}
+				}
+				out, err := Execute(ctx, db, specs[i])
+				if err != nil && !b.KeepGoing {
+					fail(err)
+					continue
+				}
+				mu.Lock()
+				if err != nil {
+					r.Errs[i] = err
+				} else {
+					r.Outcomes[i], r.Ran[i], r.holder[i] = out, true, w
+				}
+				if b.Done != nil {
+					b.Done(i, out, err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+dispatch:
+	for i := range specs {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break dispatch
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if len(errs) > 0 {
+		r.Close()
+		return nil, errs[0]
+	}
+	return r, nil
+}
+
+func openWorker(ctx context.Context, path string) (*DB, error) {
+	db, err := Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("analysis: batch worker database %s: %w", path, err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, "SET threads = 1"); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("analysis: batch worker database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// CopyRuns copies the runs of the specs listed in order (indices into the specs given to
+// Run; specs that never ran are skipped) into dst, one run after another in that order.
+func (r *BatchResult) CopyRuns(ctx context.Context, dst *DB, order []int) error {
+	var srcs []mergeSource
+	alias := map[int]string{}
+	var plan []copyStep
+	for _, i := range order {
+		if i < 0 || i >= len(r.Ran) || !r.Ran[i] {
+			continue
+		}
+		w := r.holder[i]
+		a, ok := alias[w]
+		if !ok {
+			a = "mayday_worker_" + strconv.Itoa(w)
+			alias[w] = a
+			srcs = append(srcs, mergeSource{path: r.paths[w], alias: a})
+		}
+		plan = append(plan, copyStep{alias: a, runID: r.Outcomes[i].RunID})
+	}
+	if len(plan) == 0 {
+		return nil
+	}
+	return copyInto(ctx, dst, srcs, plan)
+}
+
+// Close removes the temporary databases.
+func (r *BatchResult) Close() error { return os.RemoveAll(r.dir) }

@@ -1,0 +1,128 @@
+-- Trace tables of design section 6. One database may hold many runs: every table has run_id.
+-- Column order and names match the Arrow schemas of package traces (a test checks it); rows
+-- are loaded with INSERT INTO ... BY NAME SELECT * FROM <registered Arrow view>.
+--
+-- Conventions, so queries need not guess:
+--   * Timestamps are TIMESTAMP in UTC; simulated time 0 is 2026-01-01 00:00:00. DuckDB
+--     keeps microseconds: the simulator's nanoseconds are truncated on load.
+--   * Durations are DOUBLE seconds; compute is compute-unit seconds.
+--   * An optional value that is absent is NULL, never '' or 0: parent_id of a root
+--     investigation, parent_span_id of a root span, ended_at of an investigation still in
+--     flight at the horizon, failure_class/fault_id of a successful span, op_key of a span
+--     that is not a keyed operation, tool of a fault that hits every tool, and so on.
+--   * "start" and "end" are SQL keywords: quote them ("end") in queries.
+--   * op_key is '<investigation>/<step>/<revision>', the operation's idempotency key.
+--   * Secret-looking attribute values are already redacted ('redacted:hmac-sha256:<16 hex>').
+
+CREATE TABLE runs (
+    run_id        VARCHAR NOT NULL,
+    scenario      VARCHAR,
+    seed          UBIGINT,
+    config        VARCHAR,  -- JSON of the resolved scenario (redacted)
+    config_hash   VARCHAR,
+    version       VARCHAR,
+    digest        VARCHAR,  -- SHA-256 over all trace rows of the run, in emission order
+    events        BIGINT,   -- simulation events processed
+    status        VARCHAR,  -- complete | partial
+    wall_seconds  DOUBLE
+);
+
+CREATE TABLE investigations (
+    run_id             VARCHAR NOT NULL,
+    investigation_id   BIGINT NOT NULL,
+    parent_id          BIGINT,     -- NULL for a root investigation
+    root_id            BIGINT,
+    depth              INTEGER,    -- 0 for a root investigation
+    arrived_at         TIMESTAMP,
+    ended_at           TIMESTAMP,  -- NULL when still in flight at the horizon
+    final_state        VARCHAR,    -- completed | terminated | awaiting_human | running | ...
+    termination_reason VARCHAR,    -- NULL unless terminated
+    steps              INTEGER,
+    attempts           INTEGER,
+    revisions          INTEGER,
+    escalations        INTEGER,
+    tokens             BIGINT,
+    compute            DOUBLE,
+    truly_valid        BOOLEAN,
+    validated          BOOLEAN,
+    crashes            INTEGER
+);
+
+CREATE TABLE spans (
+    run_id           VARCHAR NOT NULL,
+    trace_id         BIGINT,       -- root investigation id
+    span_id          BIGINT NOT NULL,
+    parent_span_id   BIGINT,       -- NULL for a root span
+    investigation_id BIGINT,
+    agent_id         BIGINT,
+    operation        VARCHAR,      -- invoke_agent | execute_tool | inspect | supervise | human_review | validate | plan
+    tool             VARCHAR,
+    tool_version     VARCHAR,
+    model            VARCHAR,
+    op_key           VARCHAR,      -- '<investigation>/<step>/<revision>'; NULL when not keyed
+    attempt          INTEGER,      -- 1 = first try; NULL when not an attempt
+    "start"          TIMESTAMP,
+    "end"            TIMESTAMP,
+    queue_wait       DOUBLE,       -- seconds waited in the tool's queue
+    status           VARCHAR,      -- ok | error | timeout | blocked | invalid
+    failure_class    VARCHAR,      -- NULL = none
+    fault_id         VARCHAR,      -- NULL = none
+    input_tokens     BIGINT,
+    output_tokens    BIGINT,
+    compute          DOUBLE,
+    input_ref        VARCHAR,
+    output_ref       VARCHAR,
+    caused_by        BIGINT[],     -- span ids whose output this operation used
+    attrs            MAP(VARCHAR, VARCHAR)  -- redacted
+);
+
+CREATE TABLE transitions (
+    run_id           VARCHAR NOT NULL,
+    investigation_id BIGINT,
+    at               TIMESTAMP,
+    from_state       VARCHAR,      -- NULL for the first transition of an investigation
+    to_state         VARCHAR,
+    event            VARCHAR,
+    failure_class    VARCHAR,
+    action           VARCHAR,
+    decided_by       VARCHAR,      -- engine | supervisor | human | policy
+    reason           VARCHAR,
+    attempt          INTEGER
+);
+
+CREATE TABLE executions (
+    run_id           VARCHAR NOT NULL,
+    tool             VARCHAR,
+    op_key           VARCHAR,
+    investigation_id BIGINT,
+    execution        INTEGER,      -- 1 = first execution of this key at this tool, 2 = a duplicate, ...
+    "start"          TIMESTAMP,
+    "end"            TIMESTAMP,
+    outcome          VARCHAR,      -- ok | lost | hung | error
+    delivered        BOOLEAN,      -- the result reached the investigation
+    compute          DOUBLE
+);
+
+CREATE TABLE faults (
+    run_id      VARCHAR NOT NULL,
+    fault_id    VARCHAR,
+    kind        VARCHAR,
+    tool        VARCHAR,           -- NULL = every tool
+    "start"     TIMESTAMP,
+    "end"       TIMESTAMP,
+    parameters  VARCHAR            -- JSON object (redacted)
+);
+
+CREATE TABLE tool_samples (
+    run_id        VARCHAR NOT NULL,
+    tool          VARCHAR,
+    at            TIMESTAMP,
+    queued        INTEGER,         -- waiting in the tool's FIFO queue
+    in_service    INTEGER,
+    parked        INTEGER,         -- operations waiting on an open breaker
+    budget_tokens DOUBLE,          -- retry-budget tokens; NULL when the budget is off
+    breaker_state VARCHAR,         -- closed | open | half_open | off
+    attempts      INTEGER,         -- attempts sent since the previous sample
+    failures      INTEGER,         -- failed attempts since the previous sample
+    retries       INTEGER          -- retries sent since the previous sample
+);

@@ -1,0 +1,35 @@
+-- run_clock: the simulated extent of each run, shared by every time-based view.
+--
+-- Simulated time 0 is 2026-01-01T00:00:00Z (epoch_us 1767225600000000); minute m of a run
+-- is [m, m+1) minutes after time 0.
+--
+-- end_at / makespan (design section 5: seconds of simulated time): the run's last recorded
+-- instant, i.e. the latest arrival, investigation end, span end, transition or execution
+-- end of the run. The runs table holds no simulated end time, so it is derived from the
+-- trace. Fault windows are configuration, not activity, and do not count; nor do
+-- executions that never finished (outcome 'hung').
+-- minutes: how many minute buckets the run touches, floor(makespan / 60) + 1, so that every
+-- recorded instant (end_at included) falls in a minute 0 .. minutes-1. It is the denominator
+-- of each tool's mean failures per minute in tool_minutes and the length of lifecycle.
+CREATE OR REPLACE VIEW run_clock AS
+WITH marks AS (
+    SELECT run_id, max(greatest(arrived_at, coalesce(ended_at, arrived_at))) AS "at"
+    FROM investigations GROUP BY run_id
+    UNION ALL
+    SELECT run_id, max("end") FROM spans GROUP BY run_id
+    UNION ALL
+    SELECT run_id, max("at") FROM transitions GROUP BY run_id
+    UNION ALL
+    SELECT run_id, max("end") FROM executions WHERE outcome <> 'hung' GROUP BY run_id
+),
+ends AS (
+    SELECT r.run_id, coalesce(max(m."at"), TIMESTAMP '2026-01-01 00:00:00') AS end_at
+    FROM runs r LEFT JOIN marks m USING (run_id)
+    GROUP BY r.run_id
+)
+SELECT
+    run_id,
+    end_at,
+    (epoch_us(end_at) - 1767225600000000) / 1e6 AS makespan,
+    (epoch_us(end_at) - 1767225600000000) // 60000000 + 1 AS minutes
+FROM ends;

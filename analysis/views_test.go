@@ -1,0 +1,323 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// compareMetrics checks every metric of the view against the reference: counts exactly,
+// everything else to 1e-9 relative (sums of floats may be added in another order);
+// undefined (NaN) must match undefined.
+func compareMetrics(t *testing.T, got, want Metrics) {
+	t.Helper()
+	if got.RunID != want.RunID {
+		t.Errorf("run_id %q, want %q", got.RunID, want.RunID)
+	}
+	for _, name := range MetricNames {
+		g, _ := got.Value(name)
+		w, _ := want.Value(name)
+		field := reflect.ValueOf(got).Field(metricIndex[name])
+		switch {
+		case math.IsNaN(w) || math.IsNaN(g):
+			if math.IsNaN(w) != math.IsNaN(g) {
+				t.Errorf("%s: view %v, reference %v", name, g, w)
+			}
+		case field.Kind() == reflect.Int64:
+			if g != w {
+				t.Errorf("%s: view %v, reference %v", name, g, w)
+			}
+		default:
+			if math.Abs(g-w) > 1e-9*math.Max(math.Abs(w), 1e-300) && g != w {
+				t.Errorf("%s: view %.17g, reference %.17g (relative error %.3g)", name, g, w, math.Abs(g-w)/math.Abs(w))
+			}
+		}
+	}
+	if !reflect.DeepEqual(got.TerminationReasons, want.TerminationReasons) {
+		t.Errorf("termination_reasons: view %v, reference %v", got.TerminationReasons, want.TerminationReasons)
+	}
+}
+
+const epochMicros = 1767225600 * 1_000_000
+
+func readIncidents(t *testing.T, db *DB, runID string) []refIncident {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT tool, start, "end", minutes, failed_attempts, affected_investigations,
+		retries_sent, fault_ids, incident FROM incidents WHERE run_id = ? ORDER BY incident`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []refIncident
+	for rows.Next() {
+		var inc refIncident
+		var start, end time.Time
+		var minutes, number int64
+		var faults []any
+		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &inc.Failed, &inc.Affected, &inc.Retries, &faults, &number); err != nil {
+			t.Fatal(err)
+		}
+		inc.FirstMinute = (start.UnixMicro() - epochMicros) / 60_000_000
+		inc.EndMinute = (end.UnixMicro() - epochMicros) / 60_000_000
+		if minutes != inc.EndMinute-inc.FirstMinute {
+			t.Errorf("incident %d: minutes = %d, but it spans [%v, %v)", number, minutes, start, end)
+		}
+		if number != int64(len(out)+1) {
+			t.Errorf("incident numbers are not 1, 2, ...: got %d at position %d", number, len(out)+1)
+		}
+		for _, f := range faults {
+			inc.FaultIDs = append(inc.FaultIDs, f.(string))
+		}
+		out = append(out, inc)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func readEpisodes(t *testing.T, db *DB, runID string) []refEpisode {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT op_key, tool, start, "end", outcome, seconds FROM recovery_episodes
+		WHERE run_id = ? ORDER BY op_key`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []refEpisode
+	for rows.Next() {
+		var e refEpisode
+		var start, end time.Time
+		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds); err != nil {
+			t.Fatal(err)
+		}
+		e.Start, e.End = start.UnixMicro()-epochMicros, end.UnixMicro()-epochMicros
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func compareIncidents(t *testing.T, got, want []refIncident) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d incidents in the view, %d in the reference:\n view %+v\n  ref %+v", len(got), len(want), got, want)
+		return
+	}
+	for i := range want {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Errorf("incident %d: view %+v, reference %+v", i+1, got[i], want[i])
+		}
+	}
+}
+
+func compareEpisodes(t *testing.T, got, want []refEpisode) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("%d recovery episodes in the view, %d in the reference", len(got), len(want))
+		return
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("recovery episode %d: view %+v, reference %+v", i, got[i], want[i])
+		}
+	}
+}
+
+// checkRun compares the metrics, incidents and recovery episodes of one loaded run.
+func checkRun(t *testing.T, db *DB, run refRun, s *synth) refResult {
+	t.Helper()
+	want := reference(run, &s.c)
+	got, err := db.Metrics(context.Background(), run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareMetrics(t, got, want.Metrics)
+	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
+	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
+	return want
+}
+
+func TestMetricsMatchReference(t *testing.T) {
+	db := openTestDB(t)
+	mixed := synthMixed(11, 400, true)
+	flat := synthFlat()
+	idle := synthIdle()
+	runs := []struct {
+		run refRun
+		s   *synth
+	}{
+		{loadSynth(t, db, "mixed", mixed, 123456), mixed},
+		{loadSynth(t, db, "flat", flat, 999), flat},
+		{loadSynth(t, db, "idle", idle, 3), idle},
+	}
+
+	t.Run("mixed", func(t *testing.T) {
+		want := checkRun(t, db, runs[0].run, mixed)
+		m := want.Metrics
+		// The reference itself must see what the run was built to show, or the comparison
+		// above proves little: a backtest incident covering the outage minutes 40-44, every
+		// final state, duplicates, discards, escalations and several termination reasons.
+		found := false
+		for _, inc := range want.Incidents {
+			if inc.Tool == "backtest" && inc.FirstMinute <= 40 && inc.EndMinute >= 45 && slices.Contains(inc.FaultIDs, "outage-backtest") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no backtest incident covers minutes 40-44: %+v", want.Incidents)
+		}
+		if !(m.CorrelatedFailureShare > 0 && m.CorrelatedFailureShare < 1) {
+			t.Errorf("correlated_failure_share %v: want strictly between 0 and 1 (burst and background failures)", m.CorrelatedFailureShare)
+		}
+		if m.Completed == 0 || m.Terminated == 0 || m.Completed+m.Terminated == m.Started {
+			t.Errorf("want completed, terminated and in-flight roots: %d started, %d completed, %d terminated", m.Started, m.Completed, m.Terminated)
+		}
+		if m.DuplicateSideEffects == 0 || m.DiscardedResults == 0 || m.HumanInterventionRate == 0 || len(m.TerminationReasons) < 3 {
+			t.Errorf("want duplicates, discards, escalations and several reasons: %+v", m)
+		}
+		outcomes := map[string]int{}
+		for _, e := range want.Episodes {
+			outcomes[e.Outcome]++
+		}
+		if outcomes["recovered"] == 0 || outcomes["ended"] == 0 || outcomes["in_flight"] == 0 {
+			t.Errorf("want every kind of recovery episode: %v", outcomes)
+		}
+	})
+	t.Run("flat", func(t *testing.T) {
+		want := checkRun(t, db, runs[1].run, flat)
+		if len(want.Incidents) != 0 || want.Metrics.CorrelatedFailureShare != 0 {
+			t.Errorf("a flat run has no incident: %+v, share %v", want.Incidents, want.Metrics.CorrelatedFailureShare)
+		}
+		// 3 tools x 120 minutes, each one operation of 3 attempts that recovers in 6 s.
+		if m := want.Metrics; m.Started != 360 || m.RetryAmplification != 3 || m.MedianRecoveryTime == 0 {
+			t.Errorf("flat run: %+v", m)
+		}
+	})
+	t.Run("idle", func(t *testing.T) {
+		want := checkRun(t, db, runs[2].run, idle)
+		m := want.Metrics
+		if m.Started != 1 || m.CompletionRate != 0 || !math.IsNaN(m.RetryAmplification) || !math.IsNaN(m.TokensPerCompletion) || !math.IsNaN(m.MedianRecoveryTime) {
+			t.Errorf("idle run: %+v", m)
+		}
+	})
+	t.Run("all", func(t *testing.T) {
+		all, err := db.AllMetrics(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range all {
+			ids = append(ids, m.RunID)
+		}
+		if !slices.Equal(ids, []string{"flat", "idle", "mixed"}) {
+			t.Fatalf("AllMetrics runs %v, want flat, idle, mixed", ids)
+		}
+		for _, r := range runs {
+			i := slices.Index(ids, r.run.ID)
+			compareMetrics(t, all[i], reference(r.run, &r.s.c).Metrics)
+		}
+	})
+	t.Run("no such run", func(t *testing.T) {
+		_, err := db.Metrics(context.Background(), "mixd")
+		if err == nil || !strings.Contains(err.Error(), "flat, idle, mixed") {
+			t.Errorf("unknown run: error %v, want ErrNoRun naming the runs", err)
+		}
+	})
+}
+
+// TestViewsIdempotent creates the views twice and reads every view once.
+func TestViewsIdempotent(t *testing.T) {
+	db := openTestDB(t)
+	loadSynth(t, db, "flat", synthFlat(), 1)
+	if err := db.CreateViews(context.Background()); err != nil {
+		t.Fatalf("second CreateViews: %v", err)
+	}
+	for _, v := range Views {
+		var n int64
+		if err := db.SQL().QueryRow("SELECT count(*) FROM " + v).Scan(&n); err != nil {
+			t.Errorf("view %s: %v", v, err)
+		}
+	}
+	for _, want := range []string{"metrics", "incidents", "recovery_episodes", "tool_stats", "lifecycle"} {
+		if !slices.Contains(Views, want) {
+			t.Errorf("no view %s in %v", want, Views)
+		}
+	}
+}
+
+// TestLifecycleMatchesTransitions checks the lifecycle view: at the end of each minute, the
+// count of roots in each state equals the number whose latest transition up to then entered
+// that state (pending from arrival until the first transition).
+func TestLifecycleMatchesTransitions(t *testing.T) {
+	db := openTestDB(t)
+	s := synthMixed(5, 150, false)
+	loadSynth(t, db, "run", s, 1)
+	roots := map[int64]int64{} // root id -> arrival (µs)
+	for _, inv := range s.c.Investigations {
+		if inv.ParentID == 0 {
+			roots[inv.InvestigationID] = tsMicros(inv.ArrivedAt)
+		}
+	}
+	rows, err := db.SQL().Query(`SELECT minute, pending, running, waiting, recovering, awaiting_human, completed, terminated
+		FROM lifecycle WHERE run_id = 'run' ORDER BY minute`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	states := []string{"pending", "running", "waiting", "recovering", "awaiting_human", "completed", "terminated"}
+	n := 0
+	for rows.Next() {
+		var minute int64
+		got := make([]int64, len(states))
+		dest := []any{&minute}
+		for i := range got {
+			dest = append(dest, &got[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			t.Fatal(err)
+		}
+		if minute != int64(n) {
+			t.Fatalf("lifecycle minute %d at row %d", minute, n)
+		}
+		n++
+		end := (minute + 1) * 60_000_000
+		want := make([]int64, len(states))
+		for id, arrived := range roots {
+			if arrived >= end {
+				continue
+			}
+			state := "pending"
+			for _, tr := range s.c.Transitions { // transitions of one investigation are in time order
+				if tr.InvestigationID == id && tsMicros(tr.At) < end {
+					state = tr.To
+				}
+			}
+			want[slices.Index(states, state)]++
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("minute %d: view %v, reference %v (%v)", minute, got, want, states)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var minutes int64
+	if err := db.SQL().QueryRow(`SELECT minutes FROM run_clock WHERE run_id = 'run'`).Scan(&minutes); err != nil {
+		t.Fatal(err)
+	}
+	if int64(n) != minutes || n < 60 {
+		t.Errorf("lifecycle has %d minutes, run_clock %d", n, minutes)
+	}
+}
+
+var _ = sql.ErrNoRows

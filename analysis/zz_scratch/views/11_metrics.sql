@@ -1,0 +1,110 @@
+-- metrics: one row per run (every row of runs) with every metric of design section 5, under
+-- the design's names. Root investigations only where the metric counts investigations; a
+-- subagent's work (tokens, attempts, executions, escalations) is charged to its root.
+-- A ratio with a zero denominator is NULL (undefined), never 0.
+--
+-- started                 root investigations in the trace (each arrived before the horizon).
+-- completed, terminated   roots whose final_state is 'completed' / 'terminated'; a root in
+--                         flight at the horizon is neither.
+-- completion_rate         completed / started.
+-- correct_completion_rate completed roots with truly_valid / started.
+-- validation_pass_rate    completed roots with validated (independent validation) / completed.
+-- retry_amplification     attempts sent / distinct op_keys among them (see attempts).
+-- duplicate_side_effects  executions with execution > 1 at tools with side_effects.
+-- discarded_results       executions with outcome 'ok' or 'lost' and NOT delivered.
+-- median_recovery_time,
+-- p95_recovery_time       interpolated quantiles (quantile_cont) of recovery_episodes.seconds,
+--                         censored in-flight episodes included.
+-- human_intervention_rate roots whose tree (root or a subagent) has escalations > 0 / started.
+-- terminated_rate         terminated / started.
+-- termination_reasons     MAP reason -> terminated roots (see termination_reasons).
+-- tokens_per_completion   tokens of every investigation (roots and subagents, completed or
+--                         not) / completed.
+-- compute_per_completion  compute of every tool execution (ground truth, executions.compute)
+--                         / completed.
+-- wasted_compute_ratio    compute of executions that are duplicate, discarded or for an
+--                         investigation that did not complete (see execution_costs) / all
+--                         execution compute.
+-- correlated_failure_share failed attempts sent in incident minutes (tool_minutes.incident)
+--                         / failed attempts.
+-- makespan                run_clock.makespan (seconds of simulated time).
+-- events                  runs.events (simulation events processed).
+CREATE OR REPLACE VIEW metrics AS
+WITH inv AS (
+    SELECT run_id,
+           count(*) AS started,
+           count(*) FILTER (WHERE final_state = 'completed') AS completed,
+           count(*) FILTER (WHERE final_state = 'completed' AND truly_valid) AS completed_valid,
+           count(*) FILTER (WHERE final_state = 'completed' AND validated) AS completed_validated,
+           count(*) FILTER (WHERE final_state = 'terminated') AS terminated,
+           count(*) FILTER (WHERE tree_escalations > 0) AS escalated
+    FROM roots
+    GROUP BY run_id
+),
+tok AS (
+    SELECT run_id, sum(tokens) AS tokens FROM investigations GROUP BY run_id
+),
+att AS (
+    SELECT run_id,
+           count(*) AS attempts,
+           count(DISTINCT op_key) AS operations,
+           count(*) FILTER (WHERE failed) AS failed_attempts
+    FROM attempts
+    GROUP BY run_id
+),
+corr AS (
+    SELECT run_id, sum(failed_attempts) FILTER (WHERE incident) AS incident_failed_attempts
+    FROM tool_minutes
+    GROUP BY run_id
+),
+ex AS (
+    SELECT run_id,
+           count(*) FILTER (WHERE duplicate AND side_effects) AS duplicate_side_effects,
+           count(*) FILTER (WHERE discarded) AS discarded_results,
+           sum(compute) AS compute,
+           sum(compute) FILTER (WHERE wasted) AS wasted_compute
+    FROM execution_costs
+    GROUP BY run_id
+),
+rec AS (
+    SELECT run_id,
+           quantile_cont(seconds, 0.5) AS median_recovery_time,
+           quantile_cont(seconds, 0.95) AS p95_recovery_time
+    FROM recovery_episodes
+    GROUP BY run_id
+),
+reasons AS (
+    SELECT run_id, map_from_entries(list((reason, investigations) ORDER BY reason)) AS termination_reasons
+    FROM termination_reasons
+    GROUP BY run_id
+)
+SELECT r.run_id,
+       coalesce(inv.completed, 0) / nullif(coalesce(inv.started, 0), 0) AS completion_rate,
+       coalesce(inv.completed_valid, 0) / nullif(coalesce(inv.started, 0), 0) AS correct_completion_rate,
+       coalesce(inv.completed_validated, 0) / nullif(coalesce(inv.completed, 0), 0) AS validation_pass_rate,
+       att.attempts / nullif(att.operations, 0) AS retry_amplification,
+       coalesce(ex.duplicate_side_effects, 0) AS duplicate_side_effects,
+       coalesce(ex.discarded_results, 0) AS discarded_results,
+       rec.median_recovery_time,
+       rec.p95_recovery_time,
+       coalesce(inv.escalated, 0) / nullif(coalesce(inv.started, 0), 0) AS human_intervention_rate,
+       coalesce(inv.terminated, 0) / nullif(coalesce(inv.started, 0), 0) AS terminated_rate,
+       coalesce(tok.tokens, 0) / nullif(coalesce(inv.completed, 0), 0) AS tokens_per_completion,
+       coalesce(ex.compute, 0) / nullif(coalesce(inv.completed, 0), 0) AS compute_per_completion,
+       coalesce(ex.wasted_compute, 0) / nullif(coalesce(ex.compute, 0), 0) AS wasted_compute_ratio,
+       coalesce(corr.incident_failed_attempts, 0) / nullif(coalesce(att.failed_attempts, 0), 0) AS correlated_failure_share,
+       c.makespan,
+       r.events,
+       coalesce(inv.started, 0) AS started,
+       coalesce(inv.completed, 0) AS completed,
+       coalesce(inv.terminated, 0) AS terminated,
+       coalesce(reasons.termination_reasons, MAP {}::MAP(VARCHAR, BIGINT)) AS termination_reasons
+FROM runs r
+JOIN run_clock c USING (run_id)
+LEFT JOIN inv USING (run_id)
+LEFT JOIN tok USING (run_id)
+LEFT JOIN att USING (run_id)
+LEFT JOIN corr USING (run_id)
+LEFT JOIN ex USING (run_id)
+LEFT JOIN rec USING (run_id)
+LEFT JOIN reasons USING (run_id);

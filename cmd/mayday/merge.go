@@ -1,0 +1,177 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/analysis"
+)
+
+func init() { subcommands = append(subcommands, newMergeCmd) }
+
+type mergeOptions struct {
+	io      *ioStreams
+	Out     string
+	Inputs  []string
+	Force   bool
+	Metrics []string
+	Format  string
+	Quiet   bool
+}
+
+func newMergeCmd(io *ioStreams) *cobra.Command {
+	opts := &mergeOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "merge OUT DB...",
+		Short: "Combine run databases (such as the shards of a sweep) into one",
+		Long: `Copy every run of the given databases (run folders, sweep folders or .duckdb files) into
+OUT, a new folder holding mayday.duckdb (or a new .duckdb file when OUT ends in .duckdb).
+Every table is copied with its run_id; a run_id found twice is refused and nothing is
+written. Shards of one sweep ('mayday sweep --shard I/N') are merged in grid order, so the
+result equals the database of the whole sweep, and the sweep table is printed.`,
+		Example: `  mayday merge runs/fleet-sweep runs/fleet-sweep-1of2 runs/fleet-sweep-2of2
+  mayday merge all.duckdb runs/a-s1 runs/b-s1`,
+		Args:              cobra.MinimumNArgs(2),
+		ValidArgsFunction: completeRunDirs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Out, opts.Inputs = args[0], args[1:]
+			return mergeRun(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Force, "force", false, "replace an existing OUT")
+	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics of the sweep table, comma-separated")
+	addFormatFlag(cmd, &opts.Format)
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
+	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
+	return cmd
+}
+
+func mergeRun(ctx context.Context, opts *mergeOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
+		return err
+	}
+	var paths []string
+	for _, in := range opts.Inputs {
+		p, err := resolveDB(in)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+
+	// OUT is staged and moved into place only when whole, like every run folder.
+	var folder *analysis.Folder
+	var dbPath string
+	if strings.HasSuffix(opts.Out, ".duckdb") {
+		if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
+			return fmt.Errorf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
+		}
+		dbPath = opts.Out + ".tmp-merge"
+		_ = os.Remove(dbPath)
+		defer os.Remove(dbPath)
+	} else {
+		var err error
+		if folder, err = analysis.NewFolder(opts.Out, opts.Force); err != nil {
+			return err
+		}
+		defer folder.Abort() // a no-op once committed: the stage has moved
+		dbPath = folder.DBPath()
+	}
+	for i, p := range paths {
+		if same(p, opts.Out) || same(p, filepath.Join(opts.Out, analysis.DBFile)) {
+			return fmt.Errorf("%s: OUT is also input %d; merge into a new folder", opts.Out, i+1)
+		}
+	}
+	db, err := analysis.Create(dbPath)
+	if err != nil {
+		return internal(err)
+	}
+	ids, err := analysis.Merge(ctx, db, paths)
+	if err != nil {
+		db.Close()
+		if errors.Is(err, analysis.ErrDuplicateRun) {
+			return err
+		}
+		return internal(err)
+	}
+	var table sweepTable
+	hasSweep := false
+	runs, err := analysis.ListRuns(ctx, db)
+	if err == nil {
+		for _, r := range runs {
+			hasSweep = hasSweep || r.Point >= 0
+		}
+		if hasSweep {
+			table, err = readSweepTable(ctx, db, opts.Metrics)
+		}
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return internal(err)
+	}
+	out := opts.Out
+	if folder != nil {
+		if hasSweep {
+			table.Scenario = runs[0].Scenario
+			table.Database = filepath.Join(opts.Out, analysis.DBFile)
+			if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
+				return internal(err)
+			}
+		}
+		if err := folder.Commit(); err != nil {
+			return internal(err)
+		}
+		out = filepath.Join(opts.Out, analysis.DBFile)
+	} else if err := os.Rename(dbPath, opts.Out); err != nil {
+		return internal(err)
+	}
+	if opts.Quiet {
+		return nil
+	}
+	if opts.Format == "json" {
+		if hasSweep {
+			return table.writeJSON(opts.io.Out)
+		}
+		return writeJSONTo(opts.io.Out, map[string]any{"database": out, "runs": ids, "sources": opts.Inputs})
+	}
+	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(len(paths), "database", "databases"), out)
+	if hasSweep {
+		table.Database = ""
+		return table.writeText(opts.io.Out)
+	}
+	return nil
+}
+
+// same reports whether two paths name the same file, whether or not it exists yet.
+func same(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	aa, _ := filepath.Abs(a)
+	ab, _ := filepath.Abs(b)
+	return aa == ab
+}
+
+func writeJSONTo(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

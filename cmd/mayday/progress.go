@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// progress draws a one-line progress bar on a terminal's stderr, at most a few times a
+// second; it is silent when stderr is not a terminal or output is quiet. It only reads the
+// wall clock for display; nothing it sees reaches a result.
+type progress struct {
+	io    *ioStreams
+	on    bool
+	label string
+	units int // seeds, sweep points ...
+	start time.Time
+	last  time.Time
+}
+
+func newProgress(io *ioStreams, quiet bool, label string, units int) *progress {
+	return &progress{io: io, on: io.Terminal && !quiet, label: label, units: units, start: time.Now()}
+}
+
+// seed returns the progress callback of unit i (done and total investigations).
+func (p *progress) seed(i int) func(done, total int) {
+	if !p.on {
+		return nil
+	}
+	unitStart := time.Now()
+	return func(done, total int) {
+		now := time.Now()
+		if now.Sub(p.last) < 200*time.Millisecond && done < total {
+			return
+		}
+		p.last = now
+		frac := 0.0
+		if total > 0 {
+			frac = float64(done) / float64(total)
+		}
+		const width = 24
+		fill := int(frac * width)
+		elapsed := now.Sub(unitStart).Seconds()
+		rate, eta := 0.0, "?"
+		if elapsed > 0 && done > 0 {
+			rate = float64(done) / elapsed
+			eta = (time.Duration(float64(total-done)/rate) * time.Second).Round(time.Second).String()
+		}
+		unit := ""
+		if p.units > 1 {
+			unit = fmt.Sprintf(" %d/%d", i+1, p.units)
+		}
+		fmt.Fprintf(p.io.ErrOut, "\r%s%s [%s%s] %d/%d investigations %.0f/s eta %s   ",
+			p.label, unit, strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, rate, eta)
+	}
+}
+
+// step reports that unit i of the units finished (for sweeps and multi-scenario work).
+func (p *progress) step(done int) {
+	if !p.on {
+		return
+	}
+	elapsed := time.Since(p.start).Seconds()
+	eta := "?"
+	if done > 0 {
+		eta = (time.Duration(elapsed/float64(done)*float64(p.units-done)) * time.Second).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.io.ErrOut, "\r%s %d/%d done, %.1fs elapsed, eta %s   ", p.label, done, p.units, elapsed, eta)
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.io.ErrOut, "\r\033[K")
+	}
+}

@@ -1,0 +1,112 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/reports"
+)
+
+func init() { subcommands = append(subcommands, newReportCmd) }
+
+type reportOptions struct {
+	io     *ioStreams
+	Runs   []string
+	Out    string
+	Format string
+	Quiet  bool
+}
+
+func newReportCmd(io *ioStreams) *cobra.Command {
+	opts := &reportOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "report RUN...",
+		Short: "Write an HTML and a Markdown report with charts of one or more runs",
+		Long: `Read each RUN (a run folder, a sweep folder or a mayday.duckdb file) read-only and write:
+
+  report.html  one self-contained page: charts inline as SVG, styles inline, nothing fetched
+               from the network, so it opens anywhere (a CI artifact, a laptop offline);
+  report.md    the same report in Markdown, with its charts as PNG files beside it, to paste
+               into a pull request comment.
+
+The charts: investigations by lifecycle state over time with the fault windows shaded;
+failed attempts per tool per minute with the detected incidents; retries and retry-budget
+tokens of the tools that failed; the distribution of recovery time; retry amplification and
+duplicate side effects per tool; cost per completed investigation. The tables: the metrics
+(with confidence intervals when a run has several seeds), incidents, tools, termination
+reasons, refused supervisor suggestions and the ten slowest recoveries with their
+investigation ids.
+
+Given several runs (both sides of a comparison, the points of a sweep), the charts overlay
+them and the metrics table has a column per run. The default folder is report/ inside the
+first RUN.`,
+		Example: `  mayday report runs/research-fleet-s42
+  mayday report runs/before runs/after --out review/
+  mayday report runs/fleet-sweep --format json`,
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeRunDirs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Runs = args
+			return reportRun(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "", "folder to write the report into (default: report/ inside the first RUN)")
+	addFormatFlag(cmd, &opts.Format)
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
+	return cmd
+}
+
+func reportRun(ctx context.Context, opts *reportOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	// Check every argument before reading any, so a typo in the last is reported at once.
+	for _, r := range opts.Runs {
+		if _, err := reports.DBPath(r); err != nil {
+			return err
+		}
+	}
+	dir := opts.Out
+	if dir == "" {
+		dir = defaultReportDir(opts.Runs[0])
+	}
+	// A run that cannot be read is bad input (not a mayday database, one from an
+	// incompatible version); failing to draw or write what was read is ours.
+	runs, err := reports.Load(ctx, opts.Runs)
+	if err != nil {
+		return err
+	}
+	files, err := reports.New(runs, version).Write(dir)
+	if err != nil {
+		return internal(err)
+	}
+	if opts.Quiet {
+		return nil
+	}
+	if opts.Format == "json" {
+		b, err := json.MarshalIndent(files, "", "  ")
+		if err != nil {
+			return internal(err)
+		}
+		_, err = fmt.Fprintf(opts.io.Out, "%s\n", b)
+		return err
+	}
+	_, err = fmt.Fprintf(opts.io.Out, "report: %s\n        %s (%d PNG charts beside it)\n", files.HTML, files.Markdown, len(files.Images))
+	return err
+}
+
+// defaultReportDir is report/ inside the run folder, or beside the database file.
+func defaultReportDir(run string) string {
+	if st, err := os.Stat(run); err == nil && !st.IsDir() {
+		return filepath.Join(filepath.Dir(run), "report")
+	}
+	return filepath.Join(run, "report")
+}

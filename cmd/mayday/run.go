@@ -1,0 +1,182 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
+	"github.com/mayday-sim/mayday/scenarios"
+)
+
+func init() { subcommands = append(subcommands, newRunCmd) }
+
+type runOptions struct {
+	io        *ioStreams
+	Scenarios []string
+	Seed      uint64
+	SeedSet   bool
+	Seeds     int
+	Sets      []string
+	Out       string
+	Force     bool
+	Format    string
+	Quiet     bool
+}
+
+func newRunCmd(io *ioStreams) *cobra.Command {
+	opts := &runOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "run SCENARIO...",
+		Short: "Simulate scenarios and write their traces and metrics to a run folder",
+		Long: `Simulate each scenario (a YAML file, or the name of an embedded example) and write a run
+folder holding mayday.duckdb (every trace table and the metric views) and summary.json.
+
+The default folder is runs/<name>-s<seed>; an existing folder is refused unless --force.
+With --seeds N the seeds seed, seed+1, ... run into one database and the summary shows 95%
+bootstrap confidence intervals. Ctrl-C stops the simulation and keeps a consistent database
+whose runs.status is 'partial'.`,
+		Example: `  mayday run research-fleet
+  mayday run fleet.yaml --seed 7 --set recovery.retry.max_attempts=5
+  mayday run shared-outage --seeds 5 --format json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Scenarios = args
+			opts.SeedSet = c.Flags().Changed("seed")
+			return runRun(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (default: the scenario's seed)")
+	f.IntVar(&opts.Seeds, "seeds", 1, "number of seeds to run, starting at --seed")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value: path=value (repeatable), e.g. recovery.retry.max_attempts=5")
+	f.StringVarP(&opts.Out, "out", "o", "", "run folder (default runs/<name>-s<seed>)")
+	f.BoolVar(&opts.Force, "force", false, "replace an existing run folder")
+	addFormatFlag(cmd, &opts.Format)
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
+	return cmd
+}
+
+func runRun(ctx context.Context, opts *runOptions) error {
+	if opts.Seeds < 1 {
+		return fmt.Errorf("--seeds %d: want 1 or more", opts.Seeds)
+	}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	if opts.Out != "" && len(opts.Scenarios) > 1 {
+		return errors.New("--out names one run folder, but several scenarios were given; run them one by one or drop --out")
+	}
+	// Load every scenario first, so a typo in the last one does not cost the first one's run.
+	scens := make([]*scenarios.Scenario, len(opts.Scenarios))
+	for i, ref := range opts.Scenarios {
+		s, err := scenarios.Load(ref, opts.Sets)
+		if err != nil {
+			return err
+		}
+		scens[i] = s
+	}
+	var sums []reports.Summary
+	for _, s := range scens {
+		seed := s.Seed
+		if opts.SeedSet {
+			seed = opts.Seed
+		}
+		dir := opts.Out
+		if dir == "" {
+			dir = defaultRunDir(s.Name, seed, opts.Seeds)
+		}
+		sum, err := runScenario(ctx, opts.io, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
+		if err != nil {
+			return err
+		}
+		sums = append(sums, sum)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if opts.Quiet {
+		return nil
+	}
+	for _, sum := range sums {
+		if err := printSummary(opts.io, opts.Format, sum); err != nil {
+			return err
+		}
+	}
+	if ctx.Err() != nil {
+		fmt.Fprintln(opts.io.ErrOut, "mayday: interrupted; the run was stored with status 'partial'")
+	}
+	return nil
+}
+
+func defaultRunDir(name string, seed uint64, seeds int) string {
+	dir := filepath.Join("runs", name+"-s"+strconv.FormatUint(seed, 10))
+	if seeds > 1 {
+		dir += "-n" + strconv.Itoa(seeds)
+	}
+	return dir
+}
+
+// runScenario runs seeds seed..seed+n-1 of s into a new run folder dir.
+func runScenario(ctx context.Context, io *ioStreams, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, error) {
+	folder, err := analysis.NewFolder(dir, force)
+	if err != nil {
+		return reports.Summary{}, err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			folder.Abort()
+		}
+	}()
+	db, err := analysis.Create(folder.DBPath())
+	if err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	bar := newProgress(io, quiet, s.Name, n)
+	var outs []analysis.Outcome
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			break
+		}
+		out, err := analysis.Execute(ctx, db, analysis.Spec{
+			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: bar.seed(i),
+		})
+		if err != nil {
+			db.Close()
+			return reports.Summary{}, internal(err)
+		}
+		outs = append(outs, out)
+	}
+	bar.done()
+	if err := db.Close(); err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	if len(outs) == 0 {
+		return reports.Summary{}, errors.New("interrupted before the first run started; nothing was written")
+	}
+	sum := reports.Summarize(s, version, outs)
+	sum.Database = filepath.Join(dir, analysis.DBFile)
+	if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
+		return sum, internal(err)
+	}
+	if err := folder.Commit(); err != nil {
+		return sum, internal(err)
+	}
+	committed = true
+	return sum, nil
+}
+
+func printSummary(io *ioStreams, format string, sum reports.Summary) error {
+	if format == "json" {
+		return sum.WriteJSON(io.Out)
+	}
+	return sum.WriteText(io.Out)
+}

@@ -1,0 +1,464 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
+	"github.com/mayday-sim/mayday/scenarios"
+)
+
+func init() { subcommands = append(subcommands, newSweepCmd) }
+
+// defaultSweepMetrics are the columns of a sweep table unless --metrics says otherwise: did
+// the work finish, what did recovery cost in retries and compute, did it duplicate side
+// effects, how long did recovering take.
+var defaultSweepMetrics = []string{
+	"completion_rate", "retry_amplification", "duplicate_side_effects", "p95_recovery_time", "wasted_compute_ratio",
+}
+
+type sweepOptions struct {
+	io       *ioStreams
+	Scenario string
+	Vary     []string
+	Seed     uint64
+	SeedSet  bool
+	Seeds    int
+	Sets     []string
+	Out      string
+	Force    bool
+	Metrics  []string
+	Shard    string
+	Jobs     int
+	Format   string
+	Quiet    bool
+}
+
+func newSweepCmd(io *ioStreams) *cobra.Command {
+	opts := &sweepOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "sweep SCENARIO",
+		Short: "Run a grid of scenario variants × seeds in parallel into one database",
+		Long: `Expand the scenario's sweep grid (the cartesian product of its axes, the last axis varying
+fastest), or the grid of --vary flags, which replaces the file's; run every grid point with
+--seeds seeds on all cores; and store every run in one database, in grid order. Each run is
+single-threaded and deterministic, so a run of the sweep has the digest the same scenario
+and seed have in 'mayday run'.
+
+run_id is <name>-p<point>-s<seed>; the table sweep_params(run_id, point, path, value) says
+which values each run's point set, so SQL can group by them. The table printed at the end
+shows the chosen metrics per point with 95% intervals over the seeds.
+
+--shard I/N runs only grid points p with p mod N = I-1 (I counts from 1), so N machines (a CI
+matrix, a Kubernetes indexed Job) can share a large sweep; 'mayday merge' then combines
+their databases into the one the whole sweep would have written.`,
+		Example: `  mayday sweep shared-outage --seeds 5
+  mayday sweep fleet.yaml --vary recovery.retry.max_attempts=1,3,5 --vary 'faults[0].for=10m,1h'
+  mayday sweep fleet.yaml --shard 2/4 --out sweep-2     # then: mayday merge sweep sweep-*`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Scenario = args[0]
+			opts.SeedSet = c.Flags().Changed("seed")
+			return sweepRun(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&opts.Vary, "vary", nil, "a grid axis path=v1,v2,... (repeatable); replaces the file's sweep grid")
+	f.Uint64Var(&opts.Seed, "seed", 0, "first random seed (default: the scenario's seed)")
+	f.IntVar(&opts.Seeds, "seeds", 3, "seeds per grid point, starting at --seed; every point runs the same seeds")
+	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value at every point: path=value (repeatable)")
+	f.StringVarP(&opts.Out, "out", "o", "", "sweep folder (default runs/<name>-sweep)")
+	f.BoolVar(&opts.Force, "force", false, "replace an existing sweep folder")
+	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics to show per point, comma-separated")
+	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N)")
+	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
+	addFormatFlag(cmd, &opts.Format)
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
+	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
+	_ = cmd.MarkFlagDirname("out")
+	return cmd
+}
+
+func sweepRun(ctx context.Context, opts *sweepOptions) error {
+	if opts.Seeds < 1 {
+		return fmt.Errorf("--seeds %d: want 1 or more", opts.Seeds)
+	}
+	if opts.Jobs < 0 {
+		return fmt.Errorf("--jobs %d: want 0 (all cores) or more", opts.Jobs)
+	}
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
+		return err
+	}
+	var shard analysis.Shard
+	if opts.Shard != "" {
+		var err error
+		if shard, err = analysis.ParseShard(opts.Shard); err != nil {
+			return err
+		}
+	}
+	base, err := scenarios.Load(opts.Scenario, opts.Sets)
+	if err != nil {
+		return err
+	}
+	axes := base.Sweep
+	if len(opts.Vary) > 0 {
+		if axes, err = parseVary(opts.Vary); err != nil {
+			return err
+		}
+	}
+	points := scenarios.Expand(axes)
+	if len(points) == 0 {
+		return fmt.Errorf("%s: no sweep grid; add a sweep block to the scenario, e.g. sweep: {recovery.retry.max_attempts: [1, 3, 5]}, or pass --vary path=v1,v2,...", base.Source.File)
+	}
+
+	// Resolve every point before running any, so a bad value is bad input, not a late failure.
+	seed0 := scenarioSeed(base, opts.Seed, opts.SeedSet)
+	var specs []analysis.Spec
+	var params []analysis.SweepParam
+	for p, point := range points {
+		if !shard.Has(p) {
+			continue
+		}
+		s, err := base.With(point...)
+		if err != nil {
+			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point), err)
+		}
+		for k := range opts.Seeds {
+			seed := seed0 + uint64(k)
+			id := analysis.SweepRunID(base.Name, p, seed)
+			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version})
+			for _, o := range point {
+				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: o.Value})
+			}
+		}
+	}
+	if len(specs) == 0 {
+		return fmt.Errorf("--shard %s: the grid has %d points, so this slice is empty; use at most %d slices", shard, len(points), len(points))
+	}
+
+	dir := opts.Out
+	if dir == "" {
+		dir = filepath.Join("runs", base.Name+"-sweep")
+		if !shard.Whole() {
+			dir += fmt.Sprintf("-%dof%d", shard.Index, shard.Count)
+		}
+	}
+	folder, err := analysis.NewFolder(dir, opts.Force)
+	if err != nil {
+		return err
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			folder.Abort()
+		}
+	}()
+	quiet := opts.Quiet || opts.Format == "json"
+	res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)))
+	if err != nil {
+		return internal(err)
+	}
+	defer res.Close()
+	for i, e := range res.Errs {
+		if e != nil {
+			return internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
+		}
+	}
+	db, err := analysis.Create(folder.DBPath())
+	if err != nil {
+		return internal(err)
+	}
+	order := make([]int, len(specs))
+	for i := range order {
+		order[i] = i
+	}
+	specOf := make(map[string]int, len(specs))
+	for i, s := range specs {
+		specOf[s.RunID] = i
+	}
+	var ran []analysis.SweepParam
+	for _, p := range params {
+		if res.Ran[specOf[p.RunID]] {
+			ran = append(ran, p)
+		}
+	}
+	if err := errors.Join(res.CopyRuns(ctx, db, order), analysis.WriteSweepParams(ctx, db, ran)); err != nil {
+		db.Close()
+		return internal(err)
+	}
+	table, err := readSweepTable(ctx, db, opts.Metrics)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return internal(err)
+	}
+	table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
+	table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
+	if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
+		return internal(err)
+	}
+	if err := folder.Commit(); err != nil {
+		return internal(err)
+	}
+	committed = true
+	if ctx.Err() != nil {
+		fmt.Fprintln(opts.io.ErrOut, "mayday: interrupted; runs that had started are stored with status 'partial', later points are missing")
+	}
+	if opts.Quiet {
+		return nil
+	}
+	if opts.Format == "json" {
+		return table.writeJSON(opts.io.Out)
+	}
+	return table.writeText(opts.io.Out)
+}
+
+// parseVary reads --vary flags into grid axes. Values are split at commas outside brackets,
+// braces and quotes, so a value may be a YAML flow mapping: {dist: constant, value: 1s}.
+func parseVary(flags []string) ([]scenarios.SweepAxis, error) {
+	var axes []scenarios.SweepAxis
+	for _, f := range flags {
+		path, list, ok := strings.Cut(f, "=")
+		path = strings.TrimSpace(path)
+		if !ok || path == "" || strings.TrimSpace(list) == "" {
+			return nil, fmt.Errorf("--vary %q: want path=v1,v2,..., e.g. recovery.retry.max_attempts=1,3,5", f)
+		}
+		if slices.ContainsFunc(axes, func(a scenarios.SweepAxis) bool { return a.Path == path }) {
+			return nil, fmt.Errorf("--vary %q: %s is varied twice; list all its values in one --vary", f, path)
+		}
+		vals := splitTopLevel(list)
+		for i, v := range vals {
+			vals[i] = strings.TrimSpace(v)
+			if vals[i] == "" {
+				return nil, fmt.Errorf("--vary %q: value %d is empty; want path=v1,v2,...", f, i+1)
+			}
+		}
+		axes = append(axes, scenarios.SweepAxis{Path: path, Values: vals})
+	}
+	return axes, nil
+}
+
+// splitTopLevel splits s at commas that are not inside (), [], {} or quotes.
+func splitTopLevel(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote rune
+	for i, r := range s {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '"' || r == '\'':
+			quote = r
+		case r == '{' || r == '[' || r == '(':
+			depth++
+		case r == '}' || r == ']' || r == ')':
+			depth--
+		case r == ',' && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+func pointText(point []scenarios.Override) string {
+	parts := make([]string, len(point))
+	for i, o := range point {
+		parts[i] = o.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+// checkMetricNames refuses names no metric has, naming the valid ones.
+func checkMetricNames(flag string, names []string) error {
+	for _, n := range names {
+		if !analysis.IsMetric(n) {
+			return fmt.Errorf("%s %s: unknown metric; want any of %s, or terminated_<reason>", flag, n, strings.Join(analysis.MetricNames, ", "))
+		}
+	}
+	return nil
+}
+
+// sweepTable is the result of a sweep: per grid point its values and each chosen metric's
+// mean over the seeds with a 95% interval.
+type sweepTable struct {
+	Scenario string       `json:"scenario"`
+	Database string       `json:"database,omitempty"`
+	Points   int          `json:"grid_points,omitempty"` // of the whole grid
+	Seeds    int          `json:"seeds,omitempty"`
+	Shard    string       `json:"shard,omitempty"`
+	Metrics  []string     `json:"metrics"`
+	Rows     []sweepPoint `json:"points"`
+}
+
+type sweepPoint struct {
+	Point   int                    `json:"point"`
+	Params  []sweepValue           `json:"params"`
+	RunIDs  []string               `json:"run_ids"`
+	Seeds   []uint64               `json:"seeds"`
+	Metrics map[string]sweepMetric `json:"metrics"`
+}
+
+type sweepValue struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+}
+
+type sweepMetric struct {
+	Mean, Lo, Hi float64
+	N            int
+}
+
+func (m sweepMetric) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Mean *float64 `json:"mean"`
+		Lo   *float64 `json:"lo"`
+		Hi   *float64 `json:"hi"`
+		N    int      `json:"n"`
+	}{jsonNum(m.Mean), jsonNum(m.Lo), jsonNum(m.Hi), m.N})
+}
+
+func jsonNum(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// readSweepTable builds the table from a database holding sweep runs (sweep_params), in
+// point order; intervals come from reports.MeanCI over each point's seeds.
+func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (sweepTable, error) {
+	t := sweepTable{Metrics: metrics}
+	runs, err := analysis.ListRuns(ctx, db)
+	if err != nil {
+		return t, err
+	}
+	all, err := db.AllMetrics(ctx)
+	if err != nil {
+		return t, err
+	}
+	byRun := map[string]analysis.Metrics{}
+	for _, m := range all {
+		byRun[m.RunID] = m
+	}
+	var rows []sweepPoint
+	at := map[int]int{}
+	for _, r := range runs {
+		if r.Point < 0 {
+			continue
+		}
+		i, ok := at[r.Point]
+		if !ok {
+			sp := sweepPoint{Point: r.Point, Metrics: map[string]sweepMetric{}}
+			for _, p := range r.Params {
+				sp.Params = append(sp.Params, sweepValue{p.Path, p.Value})
+			}
+			i = len(rows)
+			at[r.Point] = i
+			rows = append(rows, sp)
+		}
+		rows[i].RunIDs = append(rows[i].RunIDs, r.RunID)
+		rows[i].Seeds = append(rows[i].Seeds, r.Seed)
+	}
+	slices.SortStableFunc(rows, func(a, b sweepPoint) int { return a.Point - b.Point })
+	for i := range rows {
+		for mi, name := range metrics {
+			var vals []float64
+			for _, id := range rows[i].RunIDs {
+				if v, ok := byRun[id].Value(name); ok {
+					vals = append(vals, v)
+				}
+			}
+			mean, lo, hi := reports.MeanCI(vals, reports.Confidence, reports.Resamples, uint64(rows[i].Point*1000+mi))
+			rows[i].Metrics[name] = sweepMetric{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
+		}
+	}
+	t.Rows = rows
+	return t, nil
+}
+
+func (t sweepTable) writeJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(t)
+}
+
+func (t sweepTable) writeText(w io.Writer) error {
+	runs := 0
+	for _, r := range t.Rows {
+		runs += len(r.RunIDs)
+	}
+	head := fmt.Sprintf("sweep %s: %s", t.Scenario, plural(len(t.Rows), "point", "points"))
+	if t.Shard != "" && t.Shard != "1/1" {
+		head += fmt.Sprintf(" (shard %s of a %d-point grid)", t.Shard, t.Points)
+	}
+	fmt.Fprintf(w, "%s, %s; mean over seeds with %d%% interval\n", head, plural(runs, "run", "runs"), int(reports.Confidence*100))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	var paths []string
+	if len(t.Rows) > 0 {
+		for _, p := range t.Rows[0].Params {
+			paths = append(paths, p.Path)
+		}
+	}
+	fmt.Fprint(tw, "point\t")
+	for _, p := range paths {
+		fmt.Fprintf(tw, "%s\t", p)
+	}
+	fmt.Fprint(tw, "seeds\t")
+	for _, m := range t.Metrics {
+		fmt.Fprintf(tw, "%s\t", m)
+	}
+	fmt.Fprintln(tw)
+	for _, r := range t.Rows {
+		fmt.Fprintf(tw, "%d\t", r.Point)
+		for _, p := range r.Params {
+			fmt.Fprintf(tw, "%s\t", p.Value)
+		}
+		fmt.Fprintf(tw, "%d\t", len(r.RunIDs))
+		for _, name := range t.Metrics {
+			m := r.Metrics[name]
+			cell := reports.Format(name, m.Mean)
+			if !math.IsNaN(m.Lo) {
+				cell += fmt.Sprintf(" [%s, %s]", reports.Format(name, m.Lo), reports.Format(name, m.Hi))
+			}
+			fmt.Fprintf(tw, "%s\t", cell)
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if t.Database != "" {
+		fmt.Fprintf(w, "database: %s (run_id <name>-p<point>-s<seed>; table sweep_params)\n", t.Database)
+	}
+	return nil
+}
+
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,187 @@
+// Package recovery is the recovery engine of a long-running agent investigation: a pure,
+// durable state machine that classifies failures and decides what to do about them, plus the
+// fleet guards (retry budget and circuit breaker per tool) that all investigations share.
+//
+// # Contract
+//
+// The engine never reads a clock, draws from global randomness, starts a goroutine or does
+// I/O. The caller passes the virtual time (int64 ns), the investigation's own seeded
+// *rand.Rand and the shared *Guards into Observe with each Event; the engine answers with a
+// Decision and hands every state change, as a JournalRecord, to its Journal before Observe
+// returns. The same events with the same time, random stream and guard state give the same
+// decisions and records. An Engine and the Guards are driven by one caller at a time, in
+// time order.
+//
+// The record given to Journal.Append is reused by the engine: a journal copies what it keeps.
+// The records of one Observe call belong together (one event may take two edges, e.g.
+// waiting → recovering → waiting for a retry after a backoff) and should be persisted as one
+// unit. Replay(records) rebuilds an engine whose State, Attempt, Op, Escalations, Revisions,
+// Refusals and later decisions equal the original's: every field of an engine changes only
+// by applying a record, in Observe and in Replay alike. Guards are not in the journal; they
+// are fleet state the caller keeps (the engine keeps them consistent: an engine rebuilt while
+// parked on a breaker still counts as parked).
+//
+// A refused event returns an error and changes nothing: ErrFinal once the investigation has
+// ended; a *TransitionError (errors.Is ErrIllegalTransition) when the event only means an
+// edge that is not in the table below (EvStart after the start, EvFinished outside running,
+// EvHuman with no review open, an outcome while pending); ErrUnexpectedEvent when the edge
+// exists but the engine is not waiting for this event (EvSucceeded during a backoff).
+//
+// # Lifecycle
+//
+// Seven durable states; Completed and Terminated are final. The legal edges, Figure 3 of the
+// article mapped onto them (its decision nodes are decisions the engine takes while
+// recovering, in the same Observe call unless it consults the supervisor; "Escalate /
+// Reconcile" is awaiting_human, or terminated when no human is available):
+//
+//	from            to              taken on
+//	pending         running         EvStart
+//	running         waiting         EvSend admitted (ActSend), or parked on an open breaker or
+//	                                a spent retry budget (ActPark)
+//	running         recovering      EvInvalid, EvPolicyViolation, EvBudgetExceeded, EvCrashed,
+//	                                EvSend with the operation's attempts already spent
+//	running         completed       EvFinished (after a valid last step, or a reduced scope)
+//	waiting         running         EvSucceeded (ActValidate); EvSend/EvTimer when a backoff or
+//	                                parking ends (then at once running → waiting, ActSend);
+//	                                EvTimer ending a pause (ActRetry or ActValidate)
+//	waiting         recovering      EvFailed, EvTimedOut, EvInspected, EvCrashed,
+//	                                EvBudgetExceeded, EvTimer ending a pause that left an
+//	                                attempt uncertain
+//	recovering      running         retry without delay (ActRetry), ActRevise, ActReplan,
+//	                                inspection found it completed (ActValidate), ActReduceScope,
+//	                                a crashed worker that had nothing out (ActRetry, resumed)
+//	recovering      waiting         backoff (ActRetry), inspection (ActInspect), parked again
+//	                                after a crash (ActPark), ActPause
+//	recovering      awaiting_human  ActEscalate
+//	recovering      terminated      ActTerminate (also an escalation with no human available)
+//	awaiting_human  running         EvHuman approved (ActRevise)
+//	awaiting_human  terminated      EvHuman rejected
+//
+// Notes (JournalRecord.Note, From == To) change no state but are journaled because replay
+// needs them or an audit wants them: the move to the next step (EvValid), the block of a
+// forbidden operation (ActBlock), a consultation (ActConsult), a re-parking, and every
+// supervisor suggestion the guardrails refused.
+//
+// # Protocol
+//
+// What the caller does for each action, and the events the engine then expects:
+//
+//	ActNextStep, ActRevise, ActReplan   work on the (new) operation: EvSend when it is ready
+//	                                    (EvPolicyViolation if the agent tries a forbidden one)
+//	ActSend       send the attempt now: EvSucceeded, EvFailed or EvTimedOut, on Event.Tool
+//	ActValidate   validate the result: EvValid, EvInvalid, or EvFinished for the last step
+//	ActRetry, ActPark   at Decision.At send EvTimer (or EvSend); the engine admits the attempt
+//	                    through the guards (ActSend) or parks it again (ActPark). Early
+//	                    events get the same answer back and change nothing.
+//	ActInspect    at Decision.At look the operation up by its key: EvInspected
+//	ActPause      at Decision.At: EvTimer
+//	ActConsult    ask the supervisor: EvSupervisor
+//	ActEscalate   queue a human review: EvHuman
+//	ActReduceScope   drop the remaining optional steps: EvFinished, or go on (EvSend)
+//	ActComplete, ActTerminate   nothing: the investigation ended
+//
+// EvBudgetExceeded is taken while running or waiting; EvCrashed (a new worker took over
+// after the lease) in every live state but pending. Outcomes of attempts the engine no longer
+// waits for (their worker crashed, a pause or a reduced scope abandoned them) are the
+// caller's to drop.
+//
+// # Failure classes
+//
+//	transient             EvFailed. Retry after a backoff while attempts < max_attempts,
+//	                      through the tool's guards: an open breaker parks the operation
+//	                      (ActPark, no attempt spent) until a probe may go; a spent retry
+//	                      budget parks it until the budget's floor refills a token (at least
+//	                      the nominal backoff, with equal jitter). Then on_exhausted:
+//	                      escalate or terminate (the supervisor's judgement point when there
+//	                      is one).
+//	uncertain_completion  EvTimedOut, or EvCrashed while an attempt was out or a result
+//	                      awaited validation. With InspectBeforeRetry: ActInspect, then
+//	                      EvInspected: completed → ActValidate (take the stored result);
+//	                      running → look again after the nominal backoff, up to
+//	                      MaxInspections lookups, then escalate (the state is unknown);
+//	                      not_found → retry as above; failed → escalate. Without: retry.
+//	invalid_output        EvInvalid. ActRevise (a new logical operation) while the revision
+//	                      budget lasts; then the supervisor if configured, else escalate.
+//	resource_exhaustion   EvBudgetExceeded. The ladder pause (PauseFor, default 1h, then
+//	                      resume what was held) → reduce scope → terminate, starting at
+//	                      OnExhaustion's rung.
+//	policy_violation      EvPolicyViolation. ActBlock is recorded, then escalate (terminate
+//	                      without humans). No supervisor is asked; the operation is never
+//	                      sent: a human's approval continues with a new revision.
+//	non_progress          NonProgressRepeats consecutive failing operations with the same
+//	                      Event.Fingerprint. A revised plan once (ActReplan: supervisor
+//	                      consulted if configured), terminate if it happens again.
+//
+// # History
+//
+// The same failure does not always get the same answer. What the engine remembers:
+//   - per operation: attempts sent (retry, or exhausted), the previous backoff delay
+//     (decorrelated jitter), lookups made (poll again, or escalate as unknown), whether it
+//     was blocked;
+//   - per investigation: revisions spent (revise, or judgement), the fingerprint of the last
+//     failing operations and how many in a row failed with it (non-progress), whether a
+//     replan was already tried (replan, or terminate), the highest rung of the exhaustion
+//     ladder reached (pause, then reduce scope, then terminate), escalations and refusals.
+//
+// Fingerprints count once per logical operation (the retries of one operation naturally
+// repeat its approach) and 0 means none; a valid step or a replan clears the run.
+//
+// # Backoff
+//
+// Before attempt n+1 (n ≥ 1 attempts sent), with d = min(max, initial·multiplier^(n−1))
+// and integer nanoseconds, both ends of a range included, one Int64N draw per jittered delay:
+//
+//	none          d
+//	full          uniform[0, d]
+//	equal         ⌈d/2⌉ + uniform[0, ⌊d/2⌋]
+//	decorrelated  min(max, uniform[initial, 3·previous]); previous = initial before the
+//	              first retry
+//
+// RetryPolicy.Max 0 means no cap. A nil Env.Rand answers the middle of each range.
+//
+// # Idempotency
+//
+// The logical operation is (investigation, step, revision) (Op). All attempts of one
+// operation, retries after a timeout included, share it as their idempotency key, which the
+// receiving tool enforces. ActNextStep, ActRevise and ActReplan start a new operation.
+//
+// # Supervisor
+//
+// At a judgement point (PointInvalidOutput once revisions are spent, PointNonProgress,
+// PointRetriesExhausted) with Policy.Supervisor set, the engine answers ActConsult with a
+// Judgement whose Allowed actions are static slices. The suggestion that comes back with
+// EvSupervisor is refused, and recorded as a note with the guardrail's reason, if it asks to
+// lift a block, to raise a budget, to retry or send (the operation's retries are spent, or
+// the point forbids it), or for an action outside Allowed; the engine then takes its own
+// default (on_exhausted; escalate; replan). Without a supervisor the engine takes that
+// default at once.
+//
+// # Guards
+//
+// Per tool, shared by every investigation (NewGuards). The retry budget is a token bucket:
+// it starts full at MaxTokens, every first attempt earns Ratio tokens, every retry spends
+// one and is allowed only with a whole token in hand, and a floor refills MinPerSecond tokens
+// a second (capped at MaxTokens) so a trickle of retries always goes. Recommended values
+// (DefaultBudget): ratio 0.1, min_per_second 1, max_tokens 10. Compared with gRPC retry
+// throttling (maxTokens 10, tokenRatio 0.1: failures cost 1, successes earn 0.1, retries stop
+// at half the bucket) this earns on first attempts rather than successes, so a total outage
+// still allows ratio·(new operations) retries plus the floor and never starves for good;
+// compared with Finagle's RetryBudget (20% of requests, 10 retries/s floor, deposits live
+// 10 s) it is stricter, because an agent fleet's operations last seconds to hours: 10% of
+// first attempts and one retry a second per tool bound the retry amplification to about
+// 1.1 plus the floor. The cap plays the part of Finagle's ttl: savings from a quiet hour
+// cannot fund a storm.
+//
+// The breaker is closed → open when, over the sliding window (ten fixed buckets of
+// Window/10, no allocation), calls ≥ MinCalls and failures ≥ FailureRatio·calls; open →
+// half-open after Cooldown; half-open lets exactly one probe through (another after a
+// further Cooldown if the probe's outcome never comes), closes on its success and re-opens
+// on its failure. Outcomes of attempts admitted before the breaker last changed state are
+// ignored. Defaults for zero fields (DefaultBreaker): window 1m, failure ratio 0.5.
+// Tokens, Breaker and Parked read the guards without changing them, for charts.
+//
+// # Performance
+//
+// A decision allocates nothing in steady state and takes about a hundred nanoseconds (see
+// BenchmarkDecision); errors, which allocate, are off the hot path.
+package recovery

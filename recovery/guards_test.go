@@ -1,0 +1,214 @@
+package recovery
+
+import (
+	"testing"
+	"time"
+)
+
+const sec = int64(time.Second)
+
+func newBreaker(minCalls int, ratio float64, cooldown time.Duration) *Guards {
+	return NewGuards(1, nil, &BreakerConfig{Window: time.Minute, FailureRatio: ratio, MinCalls: minCalls, Cooldown: cooldown})
+}
+
+// call admits one attempt at now and records its outcome at now.
+func call(t *testing.T, g *Guards, now int64, ok bool) {
+	t.Helper()
+	admitted, _, gen := g.allow(0, now)
+	if !admitted {
+		t.Fatalf("attempt at %ds not admitted (breaker %s)", now/sec, g.Breaker(0, now))
+	}
+	g.record(0, now, gen, ok)
+}
+
+func TestBreakerOpensAtRatioWithMinCalls(t *testing.T) {
+	// MinCalls 10, ratio 0.5: nine failures in a row are too few calls; the tenth call
+	// trips it only if it makes failures ≥ half.
+	g := newBreaker(10, 0.5, 30*time.Second)
+	for i := 0; i < 9; i++ {
+		call(t, g, int64(i)*sec, false)
+		if s := g.Breaker(0, int64(i)*sec); s != BreakerClosed {
+			t.Fatalf("after %d failures (< min calls): %s", i+1, s)
+		}
+	}
+	call(t, g, 9*sec, false)
+	if s := g.Breaker(0, 9*sec); s != BreakerOpen {
+		t.Fatalf("10 failures of 10 calls: %s, want open", s)
+	}
+
+	// Exactly at the ratio opens; just below does not. 4 successes then failures: after
+	// 4 failures of 8 calls (0.5) it is open; 3 of 7 (0.43) it is not.
+	g = newBreaker(6, 0.5, 30*time.Second)
+	for i := 0; i < 4; i++ {
+		call(t, g, 0, true)
+	}
+	for i := 0; i < 3; i++ {
+		call(t, g, sec, false)
+	}
+	if s := g.Breaker(0, sec); s != BreakerClosed {
+		t.Fatalf("3 failures of 7 calls (< 0.5): %s", s)
+	}
+	call(t, g, sec, false)
+	if s := g.Breaker(0, sec); s != BreakerOpen {
+		t.Fatalf("4 failures of 8 calls (= 0.5): %s, want open", s)
+	}
+	// Successes never trip it, however many calls.
+	g = newBreaker(1, 0.5, 30*time.Second)
+	for i := 0; i < 100; i++ {
+		call(t, g, int64(i)*sec/10, true)
+	}
+	if s := g.Breaker(0, 10*sec); s != BreakerClosed {
+		t.Fatalf("100 successes: %s", s)
+	}
+}
+
+func TestBreakerHalfOpenSingleProbe(t *testing.T) {
+	g := newBreaker(1, 0.5, 30*time.Second)
+	call(t, g, 0, false) // open at 0
+	// Open: nothing is admitted; every refusal names the cooldown's end.
+	for _, now := range []int64{0, 10 * sec, 30*sec - 1} {
+		if ok, at, _ := g.allow(0, now); ok || at != 30*sec {
+			t.Fatalf("open at %dns: admitted %t until %d, want refused until 30s", now, ok, at)
+		}
+	}
+	if s := g.Breaker(0, 30*sec); s != BreakerHalfOpen {
+		t.Fatalf("after the cooldown: %s, want half_open", s)
+	}
+	// Half-open: exactly one probe; the others wait a cooldown from the probe.
+	ok, _, gen := g.allow(0, 30*sec)
+	if !ok {
+		t.Fatal("the first call after the cooldown must be the probe")
+	}
+	for i := 0; i < 5; i++ {
+		if ok2, at, _ := g.allow(0, 31*sec); ok2 || at != 60*sec {
+			t.Fatalf("second call while the probe is out: admitted %t until %d", ok2, at)
+		}
+	}
+	// The probe fails: open again, for a full cooldown from now.
+	g.record(0, 35*sec, gen, false)
+	if s := g.Breaker(0, 35*sec); s != BreakerOpen {
+		t.Fatalf("failed probe: %s, want open", s)
+	}
+	if ok, at, _ := g.allow(0, 36*sec); ok || at != 65*sec {
+		t.Fatalf("re-opened: admitted %t until %ds, want refused until 65s", ok, at/sec)
+	}
+	// The next probe succeeds: closed, and calls flow.
+	ok, _, gen = g.allow(0, 65*sec)
+	if !ok {
+		t.Fatal("no probe after the second cooldown")
+	}
+	g.record(0, 66*sec, gen, true)
+	if s := g.Breaker(0, 66*sec); s != BreakerClosed {
+		t.Fatalf("successful probe: %s, want closed", s)
+	}
+	for i := 0; i < 3; i++ {
+		if ok, _, _ := g.allow(0, 67*sec); !ok {
+			t.Fatal("closed breaker refused a call")
+		}
+	}
+	// Closing starts a fresh window: the failures from before the opening no longer count
+	// (with them, 4 failures of 5 calls ≥ 0.6 would re-open it).
+	g2 := newBreaker(3, 0.6, time.Second)
+	call(t, g2, 0, false)
+	call(t, g2, 0, false)
+	call(t, g2, 0, false) // open
+	ok, _, gen = g2.allow(0, 2*sec)
+	g2.record(0, 2*sec, gen, true) // closed
+	call(t, g2, 2*sec, true)
+	call(t, g2, 2*sec, false) // 1 failure of 2 calls in the new window
+	if s := g2.Breaker(0, 2*sec); s != BreakerClosed {
+		t.Fatalf("old failures counted after closing: %s", s)
+	}
+}
+
+func TestBreakerLostProbeReplaced(t *testing.T) {
+	g := newBreaker(1, 0.5, 10*time.Second)
+	call(t, g, 0, false)
+	if ok, _, _ := g.allow(0, 10*sec); !ok {
+		t.Fatal("no probe")
+	}
+	if ok, _, _ := g.allow(0, 19*sec); ok {
+		t.Fatal("second probe while the first is within its cooldown")
+	}
+	if ok, _, _ := g.allow(0, 20*sec); !ok {
+		t.Fatal("a probe whose outcome never came must be replaced after a cooldown")
+	}
+}
+
+func TestBreakerWindowSlides(t *testing.T) {
+	// Window 1m in 6s buckets. Failures at 0s..5s fall out once the window has moved a
+	// full minute past their bucket.
+	g := newBreaker(4, 0.5, 10*time.Second)
+	for i := 0; i < 3; i++ {
+		call(t, g, int64(i)*sec, false)
+	}
+	call(t, g, 59*sec, false) // bucket 9: the 0s bucket still counts, 4 of 4 fail → open
+	if s := g.Breaker(0, 59*sec); s != BreakerOpen {
+		t.Fatalf("4 failures within the window: %s", s)
+	}
+	g = newBreaker(4, 0.5, 10*time.Second)
+	for i := 0; i < 3; i++ {
+		call(t, g, int64(i)*sec, false)
+	}
+	call(t, g, 60*sec, false) // bucket 10: bucket 0 left the window, 1 call
+	if s := g.Breaker(0, 60*sec); s != BreakerClosed {
+		t.Fatalf("failures from a minute ago still counted: %s", s)
+	}
+}
+
+func TestBudget(t *testing.T) {
+	// ratio 0.2, floor 0.5/s, max 3: starts full.
+	g := NewGuards(2, &BudgetConfig{Ratio: 0.2, MinPerSecond: 0.5, MaxTokens: 3}, nil)
+	if tok := g.Tokens(0, 0); tok != 3 {
+		t.Fatalf("initial tokens %g, want 3", tok)
+	}
+	// Three retries in one instant spend the bucket; the fourth is throttled and told to
+	// wait for the floor: (1 − 0)/0.5 per s = 2s.
+	for i := 0; i < 3; i++ {
+		if ok, _ := g.retryWait(0, 0); !ok {
+			t.Fatalf("retry %d refused with %g tokens", i+1, g.Tokens(0, 0))
+		}
+		g.spendRetry(0, 0)
+	}
+	ok, wait := g.retryWait(0, 0)
+	if ok || wait != 2*sec {
+		t.Fatalf("empty bucket: ok %t wait %s, want throttled for 2s", ok, time.Duration(wait))
+	}
+	// First attempts earn ratio: five of them earn one retry.
+	for i := 0; i < 5; i++ {
+		g.earn(0, 0)
+	}
+	if ok, _ := g.retryWait(0, 0); !ok {
+		t.Fatalf("5 first attempts × 0.2 = 1 token, got %g", g.Tokens(0, 0))
+	}
+	g.spendRetry(0, 0)
+	// The floor refills 0.5/s: after 2s one retry goes again; Tokens does not change state.
+	if tok := g.Tokens(0, 2*sec); tok < 0.999999 || tok > 1.000001 {
+		t.Fatalf("after 2s at 0.5/s: %g tokens, want 1", tok)
+	}
+	if ok, _ := g.retryWait(0, 2*sec); !ok {
+		t.Fatal("floor did not allow a retry after 2s")
+	}
+	// The cap holds: a long quiet spell cannot bank more than MaxTokens.
+	if tok := g.Tokens(0, 3600*sec); tok != 3 {
+		t.Fatalf("after an hour: %g tokens, want the cap 3", tok)
+	}
+	// Tools have separate buckets.
+	if tok := g.Tokens(1, 0); tok != 3 {
+		t.Fatalf("tool 1 touched by tool 0's retries: %g", tok)
+	}
+	// Without a floor, a throttled retry can only wait for first attempts.
+	g = NewGuards(1, &BudgetConfig{Ratio: 0.1, MaxTokens: 1}, nil)
+	g.spendRetry(0, 0)
+	if ok, wait := g.retryWait(0, 100*sec); ok || wait != -1 {
+		t.Fatalf("no floor: ok %t wait %d, want throttled with no refill time", ok, wait)
+	}
+	// Off: Tokens says -1 and retries are never throttled.
+	g = NewGuards(1, nil, nil)
+	if g.Tokens(0, 0) != -1 || g.Breaker(0, 0) != BreakerOff {
+		t.Fatal("guards off must read -1 tokens and breaker off")
+	}
+	if ok, _ := g.retryWait(0, 0); !ok {
+		t.Fatal("budget off throttled a retry")
+	}
+}

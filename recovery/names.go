@@ -1,0 +1,109 @@
+package recovery
+
+// Names of the enumerations as they appear in traces (snake_case, stable).
+
+var stateNames = [...]string{
+	Pending: "pending", Running: "running", Waiting: "waiting", Recovering: "recovering",
+	AwaitingHuman: "awaiting_human", Completed: "completed", Terminated: "terminated",
+}
+
+var classNames = [...]string{
+	NoFailure: "", Transient: "transient", UncertainCompletion: "uncertain_completion",
+	InvalidOutput: "invalid_output", ResourceExhaustion: "resource_exhaustion",
+	PolicyViolation: "policy_violation", NonProgress: "non_progress",
+}
+
+var eventNames = [...]string{
+	0: "", EvStart: "start", EvSend: "send", EvSucceeded: "succeeded", EvValid: "valid",
+	EvFinished: "finished", EvFailed: "failed", EvTimedOut: "timed_out", EvCrashed: "crashed",
+	EvInspected: "inspected", EvInvalid: "invalid", EvPolicyViolation: "policy_violation",
+	EvBudgetExceeded: "budget_exceeded", EvSupervisor: "supervisor", EvHuman: "human",
+	EvTimer: "timer",
+}
+
+var actionNames = [...]string{
+	ActNone: "none", ActSend: "send", ActValidate: "validate", ActNextStep: "next_step",
+	ActRetry: "retry", ActPark: "park", ActInspect: "inspect", ActRevise: "revise",
+	ActBlock: "block", ActConsult: "consult", ActEscalate: "escalate", ActPause: "pause",
+	ActReduceScope: "reduce_scope", ActComplete: "complete", ActTerminate: "terminate",
+	ActReplan: "replan",
+}
+
+var deciderNames = [...]string{
+	ByEngine: "engine", BySupervisor: "supervisor", ByHuman: "human", ByPolicy: "policy",
+}
+
+var lookupNames = [...]string{
+	0: "", LookupCompleted: "completed", LookupRunning: "running", LookupNotFound: "not_found",
+	LookupFailed: "failed",
+}
+
+var resourceNames = [...]string{0: "", Tokens: "tokens", Compute: "compute", Wall: "wall"}
+
+var pointNames = [...]string{
+	0: "", PointInvalidOutput: "invalid_output", PointNonProgress: "non_progress",
+	PointRetriesExhausted: "retries_exhausted",
+}
+
+var jitterNames = [...]string{
+	JitterNone: "none", JitterFull: "full", JitterEqual: "equal", JitterDecorrelated: "decorrelated",
+}
+
+var breakerNames = [...]string{
+	BreakerClosed: "closed", BreakerOpen: "open", BreakerHalfOpen: "half_open", BreakerOff: "off",
+}
+
+func name(names []string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return "unknown"
+}
+
+func (s State) String() string        { return name(stateNames[:], int(s)) }
+func (c Class) String() string        { return name(classNames[:], int(c)) }
+func (k EventKind) String() string    { return name(eventNames[:], int(k)) }
+func (a Action) String() string       { return name(actionNames[:], int(a)) }
+func (d Decider) String() string      { return name(deciderNames[:], int(d)) }
+func (l Lookup) String() string       { return name(lookupNames[:], int(l)) }
+func (r Resource) String() string     { return name(resourceNames[:], int(r)) }
+func (p Point) String() string        { return name(pointNames[:], int(p)) }
+func (j Jitter) String() string       { return name(jitterNames[:], int(j)) }
+func (s BreakerState) String() string { return name(breakerNames[:], int(s)) }
+
+// parse looks s up in names; it is used by ParseX helpers for configuration text.
+func parse(names []string, s string) (int, bool) {
+	for i, n := range names {
+		if n == s && n != "" {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// ParseJitter turns "none", "full", "equal" or "decorrelated" into a Jitter.
+func ParseJitter(s string) (Jitter, bool) { i, ok := parse(jitterNames[:], s); return Jitter(i), ok }
+
+// ParseExhausted turns "escalate" or "terminate" into an Exhausted.
+func ParseExhausted(s string) (Exhausted, bool) {
+	switch s {
+	case "escalate":
+		return ExhaustedEscalate, true
+	case "terminate":
+		return ExhaustedTerminate, true
+	}
+	return 0, false
+}
+
+// ParseOnExhaustion turns "terminate", "pause" or "reduce_scope" into an OnExhaustion.
+func ParseOnExhaustion(s string) (OnExhaustion, bool) {
+	switch s {
+	case "terminate":
+		return ExhaustionTerminate, true
+	case "pause":
+		return ExhaustionPause, true
+	case "reduce_scope":
+		return ExhaustionReduceScope, true
+	}
+	return 0, false
+}

@@ -1,0 +1,583 @@
+package reports
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// Chart IDs, in the order a report shows them.
+const (
+	ChartStates   = "states"
+	ChartFailures = "failures"
+	ChartGuards   = "retries"
+	ChartRecovery = "recovery"
+	ChartTools    = "tools"
+	ChartCost     = "cost"
+)
+
+// ChartIDs lists every chart of a report, in order.
+var ChartIDs = []string{ChartStates, ChartFailures, ChartGuards, ChartRecovery, ChartTools, ChartCost}
+
+// Charts draws every chart of a report from its runs. With several runs, each chart overlays
+// them (the lifecycle chart, whose areas are stacked, gets one row of panels per run instead).
+func Charts(runs []*Run) []*Chart {
+	tu := timeUnitFor(runs)
+	tools := toolOrder(runs)
+	return []*Chart{
+		statesChart(runs, tu),
+		failuresChart(runs, tu, tools),
+		guardsChart(runs, tu, tools),
+		recoveryChart(runs),
+		toolsChart(runs, tools),
+		costChart(runs),
+	}
+}
+
+// timeUnit is the unit of a report's time axes: minutes for runs up to three hours, else hours.
+type timeUnit struct {
+	name    string
+	seconds float64
+}
+
+func timeUnitFor(runs []*Run) timeUnit {
+	longest := 0.0
+	for _, r := range runs {
+		longest = max(longest, r.Makespan)
+	}
+	if longest <= 3*3600 {
+		return timeUnit{"min", 60}
+	}
+	return timeUnit{"h", 3600}
+}
+
+func (u timeUnit) label() string { return "simulated time (" + u.name + ")" }
+
+func (u timeUnit) scale(ts []float64) []float64 {
+	out := make([]float64, len(ts))
+	for i, t := range ts {
+		out[i] = t / u.seconds
+	}
+	return out
+}
+
+// Colours: a qualitative palette for tools and runs; fixed colours for lifecycle states so that
+// "waiting" is the same blue in every report.
+var palette = []color.RGBA{
+	{31, 119, 180, 255}, {255, 127, 14, 255}, {44, 160, 44, 255}, {214, 39, 40, 255},
+	{148, 103, 189, 255}, {140, 86, 75, 255}, {227, 119, 194, 255}, {127, 127, 127, 255},
+	{188, 189, 34, 255}, {23, 190, 207, 255},
+}
+
+func paletteColor(i int) color.RGBA { return palette[i%len(palette)] }
+
+func translucent(c color.RGBA, alpha uint8) color.Color {
+	return color.NRGBA{R: c.R, G: c.G, B: c.B, A: alpha}
+}
+
+// Lifecycle states: those in progress, and the final ones (design section 4).
+var (
+	activeStates = []string{"pending", "running", "waiting", "recovering", "awaiting_human"}
+	finalStates  = []string{"completed", "terminated"}
+	stateColors  = map[string]color.RGBA{
+		"pending":        {199, 199, 199, 255},
+		"running":        {44, 160, 44, 255},
+		"waiting":        {31, 119, 180, 255},
+		"recovering":     {255, 127, 14, 255},
+		"awaiting_human": {148, 103, 189, 255},
+		"completed":      {152, 223, 138, 255},
+		"terminated":     {214, 39, 40, 255},
+	}
+)
+
+// runDashes tells overlaid runs apart when colour already encodes the tool.
+var runDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}, {vg.Points(8), vg.Points(3), vg.Points(2), vg.Points(3)}}
+
+func dashes(run int) []vg.Length { return runDashes[run%len(runDashes)] }
+
+// named prefixes a legend entry with the run's label when a report holds several runs.
+func named(runs []*Run, r *Run, name string) string {
+	if len(runs) == 1 {
+		return name
+	}
+	if name == "" {
+		return r.Label
+	}
+	return r.Label + " · " + name
+}
+
+// toolOrder lists every tool seen in any run, sorted, so a tool keeps its colour across charts.
+func toolOrder(runs []*Run) []string {
+	var tools []string
+	add := func(t string) {
+		if t != "" && !slices.Contains(tools, t) {
+			tools = append(tools, t)
+		}
+	}
+	for _, r := range runs {
+		for _, s := range r.Tools {
+			add(s.Tool)
+		}
+		for _, s := range r.Failures {
+			add(s.Tool)
+		}
+		for _, g := range r.Guards {
+			add(g.Tool)
+		}
+	}
+	slices.Sort(tools)
+	return tools
+}
+
+func toolColor(tools []string, tool string) color.RGBA {
+	return paletteColor(max(0, slices.Index(tools, tool)))
+}
+
+// statesChart stacks the investigations in each lifecycle state over time: those in progress
+// in one panel, the cumulative completed and terminated in another, so the few hundred agents
+// piling up in an outage are not flattened by ten thousand finished ones.
+func statesChart(runs []*Run, tu timeUnit) *Chart {
+	c := &Chart{
+		ID:    ChartStates,
+		Title: "Investigations by lifecycle state",
+		Caption: "Root investigations in each lifecycle state at the end of each simulated minute, stacked. " +
+			"Shaded bands are injected fault windows.",
+		Cols: 2,
+	}
+	for _, r := range runs {
+		xs := tu.scale(r.States.Times)
+		for _, group := range []struct {
+			title  string
+			states []string
+		}{{"in progress", activeStates}, {"ended (cumulative)", finalStates}} {
+			title := group.title
+			if len(runs) > 1 {
+				title = r.Label + ": " + title
+			}
+			p := newPanel(title, tu.label(), "investigations")
+			lo := make([]float64, len(xs))
+			var bands []func()
+			for _, st := range statesIn(r.States, group.states, group.states[0] == "pending") {
+				counts := r.States.Counts[slices.Index(r.States.States, st)]
+				if maxOf(counts) == 0 {
+					continue
+				}
+				hi := make([]float64, len(xs))
+				for j := range xs {
+					hi[j] = lo[j] + counts[j]
+				}
+				col, ok := stateColors[st]
+				if !ok {
+					col = paletteColor(slices.Index(r.States.States, st))
+				}
+				bandLo := lo
+				bands = append(bands, func() { p.band(st, r.Label, xs, bandLo, hi, col) })
+				lo = hi
+			}
+			// Fault windows go under the areas, so they read as a background.
+			top := math.Max(1, maxOf(lo)) * 1.05
+			faultWindows(p, runs, r, tu, top)
+			for _, b := range bands {
+				b()
+			}
+			p.plot.Y.Min, p.plot.Y.Max = 0, top
+			if len(xs) > 0 {
+				p.plot.X.Min, p.plot.X.Max = 0, xs[len(xs)-1]
+			}
+			c.Panels = append(c.Panels, p)
+		}
+	}
+	return c
+}
+
+// statesIn lists the states of s that belong to want, in want's order; with others set, states
+// the report does not know (a newer simulator's) are appended so they still show.
+func statesIn(s StateSeries, want []string, others bool) []string {
+	var out []string
+	for _, st := range want {
+		if slices.Contains(s.States, st) {
+			out = append(out, st)
+		}
+	}
+	if others {
+		for _, st := range s.States {
+			if !slices.Contains(activeStates, st) && !slices.Contains(finalStates, st) {
+				out = append(out, st)
+			}
+		}
+	}
+	return out
+}
+
+// faultWindows shades each injected fault window of r, one legend entry per fault.
+func faultWindows(p *Panel, runs []*Run, r *Run, tu timeUnit, top float64) {
+	for i, f := range r.Faults {
+		col := translucent(color.RGBA{214, 39, 40, 255}, 0x22+uint8(i%3)*0x10)
+		p.windows(named(runs, r, "fault "+f.Label), r.Label, [][2]float64{{f.Start / tu.seconds, f.End / tu.seconds}}, 0, top, col)
+	}
+}
+
+// failuresChart draws failed attempts per tool per minute, with the detected incidents shaded.
+func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
+	c := &Chart{
+		ID:    ChartFailures,
+		Title: "Failed tool attempts per minute",
+		Caption: "Failed attempts (errors and timeouts) per tool in each simulated minute. Shaded: incidents, " +
+			"runs of minutes whose failures exceed μ + 4√μ for that tool.",
+	}
+	p := newPanel("", tu.label(), "failed attempts / min")
+	top := 1.0
+	for _, r := range runs {
+		for _, s := range r.Failures {
+			top = max(top, maxOf(s.Values))
+		}
+	}
+	top *= 1.05
+	for _, r := range runs {
+		for _, tool := range tools {
+			var ws [][2]float64
+			for _, in := range r.Incidents {
+				if in.Tool == tool {
+					ws = append(ws, [2]float64{in.Start / tu.seconds, in.End / tu.seconds})
+				}
+			}
+			p.windows(named(runs, r, "incidents: "+tool), r.Label, ws, 0, top, translucent(toolColor(tools, tool), 0x30))
+		}
+	}
+	for ri, r := range runs {
+		for _, s := range r.Failures {
+			p.line(named(runs, r, s.Tool), r.Label, tu.scale(s.Times), s.Values, toolColor(tools, s.Tool), dashes(ri))
+		}
+	}
+	p.plot.Y.Min, p.plot.Y.Max = 0, top
+	p.plot.X.Min = 0
+	c.Panels = []*Panel{p}
+	if c.Empty() {
+		c.Caption += " No attempt failed."
+	}
+	return c
+}
+
+// guardsChart draws, for the tools that failed, the retries sent per minute (with the breaker's
+// open intervals shaded) and the retry budget's tokens.
+func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
+	c := &Chart{
+		ID:    ChartGuards,
+		Title: "Retries and the retry budget",
+		Caption: "For each tool with failed attempts: retries sent per simulated minute (shaded while its circuit " +
+			"breaker was open), and the tokens left in its fleet-wide retry budget.",
+	}
+	retries := newPanel("retries sent", tu.label(), "retries / min")
+	tokens := newPanel("retry-budget tokens", tu.label(), "tokens")
+	top := 1.0
+	budget := false
+	for _, r := range runs {
+		for _, g := range r.Guards {
+			top = max(top, maxOf(g.Retries))
+			budget = budget || len(g.Tokens) > 0
+		}
+	}
+	top *= 1.05
+	for _, r := range runs {
+		for _, g := range r.Guards {
+			var ws [][2]float64
+			for _, w := range g.Open {
+				ws = append(ws, [2]float64{w.Start / tu.seconds, w.End / tu.seconds})
+			}
+			retries.windows(named(runs, r, "breaker open: "+g.Tool), r.Label, ws, 0, top, translucent(toolColor(tools, g.Tool), 0x28))
+		}
+	}
+	for ri, r := range runs {
+		for _, g := range r.Guards {
+			xs := tu.scale(g.Times)
+			retries.line(named(runs, r, g.Tool), r.Label, xs, g.Retries, toolColor(tools, g.Tool), dashes(ri))
+			if len(g.Tokens) > 0 {
+				tokens.line(named(runs, r, g.Tool), r.Label, xs, g.Tokens, toolColor(tools, g.Tool), dashes(ri))
+			}
+		}
+	}
+	retries.plot.Y.Min, retries.plot.Y.Max = 0, top
+	retries.plot.X.Min, tokens.plot.X.Min = 0, 0
+	tokens.plot.Y.Min = 0
+	c.Panels = []*Panel{retries}
+	if budget {
+		c.Panels = append(c.Panels, tokens)
+	} else {
+		c.Caption += " The retry budget is off."
+	}
+	if c.Empty() {
+		c.Caption += " No tool had a failed attempt."
+	}
+	return c
+}
+
+// recoveryChart draws the empirical CDF of recovery time with each run's median and p95.
+func recoveryChart(runs []*Run) *Chart {
+	c := &Chart{
+		ID:    ChartRecovery,
+		Title: "Recovery time",
+		Caption: "Share of recovery episodes (an operation's first failure to its success, or to the " +
+			"investigation's end) that lasted at most x seconds; dashed: median, dotted: p95.",
+	}
+	p := newPanel("", "recovery time (s)", "share of episodes ≤ x")
+	lowest, highest := math.Inf(1), 0.0
+	for _, r := range runs {
+		for _, d := range r.Recovery {
+			if d > 0 {
+				lowest = min(lowest, d)
+			}
+			highest = max(highest, d)
+		}
+	}
+	// A log axis shows seconds-long retries and hour-long outages together; it needs positive
+	// values, so durations of zero are drawn at the shortest positive one.
+	logx := highest > 0 && !math.IsInf(lowest, 1) && highest/lowest >= 50
+	floor := lowest
+	for ri, r := range runs {
+		if len(r.Recovery) == 0 {
+			continue
+		}
+		xs, ys := cdf(r.Recovery, 400)
+		if logx {
+			for i := range xs {
+				xs[i] = max(xs[i], floor)
+			}
+		}
+		col := paletteColor(ri)
+		p.line(named(runs, r, "CDF"), r.Label, xs, ys, col, nil)
+		for _, m := range []struct {
+			name string
+			q    float64
+			dash []vg.Length
+		}{{"median", 0.5, []vg.Length{vg.Points(5), vg.Points(3)}}, {"p95", 0.95, []vg.Length{vg.Points(1.5), vg.Points(2)}}} {
+			v := quantile(r.Recovery, m.q)
+			x := v
+			if logx {
+				x = max(x, floor)
+			}
+			p.marker(named(runs, r, fmt.Sprintf("%s %s s", m.name, seconds(v))), r.Label, x, 0, 1, col, m.dash)
+		}
+	}
+	if logx {
+		p.plot.X.Scale = plot.LogScale{}
+		p.plot.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.plot.X.Min, p.plot.X.Max = floor, highest
+	} else {
+		p.plot.X.Min = 0
+	}
+	p.plot.Y.Min, p.plot.Y.Max = 0, 1
+	c.Panels = []*Panel{p}
+	if c.Empty() {
+		c.Caption += " No operation failed, so there was nothing to recover."
+	}
+	return c
+}
+
+// cdf returns at most n points of the empirical CDF of sorted, always keeping the last.
+func cdf(sorted []float64, n int) (xs, ys []float64) {
+	step := max(1, len(sorted)/n)
+	for i := 0; i < len(sorted); i += step {
+		xs = append(xs, sorted[i])
+		ys = append(ys, float64(i+1)/float64(len(sorted)))
+	}
+	if last := len(sorted) - 1; len(xs) == 0 || xs[len(xs)-1] != sorted[last] || ys[len(ys)-1] != 1 {
+		xs = append(xs, sorted[last])
+		ys = append(ys, 1)
+	}
+	return xs, ys
+}
+
+// quantile is the q-quantile of sorted with linear interpolation between order statistics,
+// the definition of DuckDB's quantile_cont.
+func quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return math.NaN()
+	}
+	pos := q * float64(len(sorted)-1)
+	i := int(math.Floor(pos))
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[i] + (pos-float64(i))*(sorted[i+1]-sorted[i])
+}
+
+func seconds(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}
+
+// toolsChart draws retry amplification and duplicate side effects per tool, one bar per run.
+func toolsChart(runs []*Run, tools []string) *Chart {
+	c := &Chart{
+		ID:    ChartTools,
+		Title: "Retry amplification and duplicate side effects per tool",
+		Caption: "Left: attempts sent per logical operation (1 = no retries). Right: executions beyond the " +
+			"first of one operation at tools with side effects.",
+		Cols: 2,
+	}
+	amp := newPanel("retry amplification", "tool", "attempts / logical operation")
+	dup := newPanel("duplicate side effects", "tool", "duplicate executions")
+	width := vg.Points(min(40, 160/float64(max(1, len(runs)))))
+	for ri, r := range runs {
+		a := make(plotter.Values, len(tools))
+		d := make(plotter.Values, len(tools))
+		for i, t := range tools {
+			for _, s := range r.Tools {
+				if s.Tool == t {
+					a[i], d[i] = finite(s.Amplification), float64(s.Duplicates)
+				}
+			}
+		}
+		off := width * (vg.Length(ri) - vg.Length(len(runs)-1)/2)
+		for _, panel := range []struct {
+			p  *Panel
+			vs plotter.Values
+		}{{amp, a}, {dup, d}} {
+			b, err := plotter.NewBarChart(panel.vs, width)
+			if err != nil {
+				continue
+			}
+			b.Color = paletteColor(ri)
+			b.LineStyle.Width = 0
+			b.Offset = off
+			panel.p.add(Series{Name: named(runs, r, ""), Kind: KindBar, Run: r.Label, Len: len(panel.vs), Max: maxOf(panel.vs)}, b, b)
+		}
+	}
+	for _, p := range []*Panel{amp, dup} {
+		p.plot.NominalX(tools...)
+		p.plot.Y.Min = 0
+		p.plot.Y.Max = headroom(maxSeries(p))
+		p.plot.X.Label.Text = ""
+	}
+	if len(runs) == 1 {
+		// One run: the bars need no legend; name the run in the caption instead.
+		amp.legend, dup.legend = nil, nil
+	}
+	c.Panels = []*Panel{amp, dup}
+	return c
+}
+
+// costChart draws tokens and compute per completed investigation, the compute split into the
+// share that was useful and the share wasted (duplicates, discarded results, investigations
+// that did not complete).
+func costChart(runs []*Run) *Chart {
+	c := &Chart{
+		ID:    ChartCost,
+		Title: "Cost per completed investigation",
+		Caption: "Tokens and compute spent per completed root investigation. Wasted compute: duplicate " +
+			"executions, discarded results and investigations that did not complete.",
+		Cols: 2,
+	}
+	if multiSeed(runs) {
+		c.Caption += " Means over seeds."
+	}
+	tok := newPanel("tokens", "", "tokens / completed investigation")
+	cmp := newPanel("compute", "", "compute-unit s / completed investigation")
+	labels := make([]string, len(runs))
+	tokens := make(plotter.Values, len(runs))
+	useful := make(plotter.Values, len(runs))
+	wasted := make(plotter.Values, len(runs))
+	for i, r := range runs {
+		labels[i] = r.Label
+		tokens[i] = finite(r.value("tokens_per_completion"))
+		per := finite(r.value("compute_per_completion"))
+		share := finite(r.value("wasted_compute_ratio"))
+		wasted[i] = per * share
+		useful[i] = per - wasted[i]
+	}
+	width := vg.Points(min(60, 300/float64(max(1, len(runs)))))
+	tb, err := plotter.NewBarChart(tokens, width)
+	if err == nil {
+		tb.Color = paletteColor(0)
+		tb.LineStyle.Width = 0
+		tok.add(Series{Name: "tokens", Kind: KindBar, Len: len(tokens), Max: maxOf(tokens)}, tb, nil)
+	}
+	ub, err1 := plotter.NewBarChart(useful, width)
+	wb, err2 := plotter.NewBarChart(wasted, width)
+	if err1 == nil && err2 == nil {
+		ub.Color, wb.Color = color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255}
+		ub.LineStyle.Width, wb.LineStyle.Width = 0, 0
+		wb.StackOn(ub)
+		cmp.add(Series{Name: "useful compute", Kind: KindBar, Len: len(useful), Max: maxOf(useful)}, ub, ub)
+		cmp.add(Series{Name: "wasted compute", Kind: KindBar, Len: len(wasted), Max: maxOf(wasted)}, wb, wb)
+		for i := range runs {
+			share := r2(runs[i].value("wasted_compute_ratio"))
+			cmp.label(float64(i), useful[i]+wasted[i], share)
+		}
+	}
+	for i := range runs {
+		tok.label(float64(i), tokens[i], fmt.Sprintf("%.0f", tokens[i]))
+	}
+	// Head room above the bars for their value labels.
+	tok.plot.Y.Max = headroom(maxOf(tokens))
+	cmp.plot.Y.Max = headroom(maxOf(sum(useful, wasted)))
+	for _, p := range []*Panel{tok, cmp} {
+		p.plot.NominalX(labels...)
+		p.plot.Y.Min = 0
+	}
+	c.Panels = []*Panel{tok, cmp}
+	return c
+}
+
+func r2(share float64) string {
+	if math.IsNaN(share) {
+		return "wasted n/a"
+	}
+	return fmt.Sprintf("%.1f%% wasted", 100*share)
+}
+
+func maxSeries(p *Panel) float64 {
+	m := 0.0
+	for _, s := range p.Series {
+		m = max(m, s.Max)
+	}
+	return m
+}
+
+func headroom(top float64) float64 {
+	if top <= 0 {
+		return 1
+	}
+	return 1.15 * top
+}
+
+func sum(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = a[i] + b[i]
+	}
+	return out
+}
+
+func multiSeed(runs []*Run) bool {
+	for _, r := range runs {
+		if len(r.Seeds) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// value is a metric of the run's table (the mean over seeds when there are several), NaN when
+// absent or undefined.
+func (r *Run) value(name string) float64 {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m.Value
+		}
+	}
+	return math.NaN()
+}

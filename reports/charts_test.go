@@ -1,0 +1,220 @@
+package reports
+
+import (
+	"bytes"
+	"flag"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+var keepCharts = flag.String("charts", "", "write the synthetic test charts into this folder, to look at them")
+
+// syntheticRun builds a run whose shape is known: a fault window from 2h to 2h30m on tool
+// "backtest", failures concentrated there, recovery durations 1..n seconds.
+func syntheticRun(label string, seed uint64) *Run {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	const step = 60.0
+	const n = 6 * 60 // six hours of minutes
+	r := &Run{Label: label, Source: "/runs/" + label, Scenario: "synthetic", Makespan: n * step,
+		Seeds: []SeedInfo{{RunID: label + "-s" + "1", Seed: seed, Status: "complete", Digest: "abc"}}}
+	states := []string{"pending", "running", "waiting", "recovering", "completed", "terminated"}
+	r.States = StateSeries{Step: step, States: states, Counts: make([][]float64, len(states))}
+	for j := 0; j < n; j++ {
+		t := float64(j+1) * step
+		r.States.Times = append(r.States.Times, t)
+		outage := t >= 7200 && t < 9000
+		vals := []float64{5, 40, 20, 3, float64(j) * 10, float64(j) / 10}
+		if outage {
+			vals[2], vals[3] = 200, 30
+		}
+		for i := range states {
+			r.States.Counts[i] = append(r.States.Counts[i], vals[i]+float64(rng.IntN(3)))
+		}
+	}
+	r.Faults = []Window{{Label: "2: outage backtest", Tool: "backtest", Start: 7200, End: 9000}}
+	for _, tool := range []string{"backtest", "fetch_data"} {
+		s := ToolSeries{Tool: tool}
+		g := GuardSeries{Tool: tool}
+		for j := 0; j < n; j++ {
+			t := float64(j) * step
+			v := float64(rng.IntN(3))
+			if tool == "backtest" && t >= 7200 && t < 9000 {
+				v = 150 + float64(rng.IntN(20))
+				g.Open = append(g.Open, Window{Start: t, End: t + step})
+			}
+			s.Times, s.Values = append(s.Times, t), append(s.Values, v)
+			g.Times = append(g.Times, t)
+			g.Retries = append(g.Retries, v*0.6)
+			g.Tokens = append(g.Tokens, 100-v/2)
+			g.Failures += int64(v)
+		}
+		r.Failures = append(r.Failures, s)
+		r.Guards = append(r.Guards, g)
+	}
+	r.Incidents = []Incident{{Tool: "backtest", Start: 7200, End: 9000, FailedAttempts: 4800, Affected: 900, Retries: 2000}}
+	for i := 1; i <= 1000; i++ {
+		r.Recovery = append(r.Recovery, float64(i)*float64(i)/100)
+	}
+	r.Tools = []ToolStat{
+		{Tool: "backtest", Operations: 1000, Attempts: 1400, Amplification: 1.4, Duplicates: 3},
+		{Tool: "fetch_data", Operations: 800, Attempts: 820, Amplification: 1.025},
+	}
+	r.Metrics = []Metric{
+		{Name: "completion_rate", Value: 0.95, N: 1},
+		{Name: "tokens_per_completion", Value: 42000, N: 1},
+		{Name: "compute_per_completion", Value: 3600, N: 1},
+		{Name: "wasted_compute_ratio", Value: 0.12, N: 1},
+	}
+	return r
+}
+
+// TestChartsSeries checks that every chart is built, in order, with the series its data
+// implies, for one run and for an overlay of two.
+func TestChartsSeries(t *testing.T) {
+	a, b := syntheticRun("a", 1), syntheticRun("b", 2)
+	for _, runs := range [][]*Run{{a}, {a, b}} {
+		charts := Charts(runs)
+		var ids []string
+		for _, c := range charts {
+			ids = append(ids, c.ID)
+			if c.Title == "" || c.Empty() {
+				t.Errorf("%d runs: chart %s: title %q, empty %v", len(runs), c.ID, c.Title, c.Empty())
+			}
+			for _, p := range c.Panels {
+				if p.YLabel == "" {
+					t.Errorf("chart %s panel %q: no y label", c.ID, p.Title)
+				}
+			}
+		}
+		if !slices.Equal(ids, ChartIDs) {
+			t.Fatalf("chart ids %v, want %v", ids, ChartIDs)
+		}
+		byID := map[string]*Chart{}
+		for _, c := range charts {
+			byID[c.ID] = c
+		}
+		multi := len(runs) > 1
+		name := func(r *Run, s string) string {
+			if multi {
+				return r.Label + " · " + s
+			}
+			return s
+		}
+		// The lifecycle chart: two panels per run, the states with data as areas.
+		st := byID[ChartStates]
+		if len(st.Panels) != 2*len(runs) {
+			t.Fatalf("states: %d panels, want %d", len(st.Panels), 2*len(runs))
+		}
+		for ri, r := range runs {
+			active, ended := st.Panels[2*ri], st.Panels[2*ri+1]
+			for _, s := range []string{"pending", "running", "waiting", "recovering"} {
+				expectSeries(t, active, s, KindArea)
+			}
+			for _, s := range []string{"completed", "terminated"} {
+				expectSeries(t, ended, s, KindArea)
+			}
+			expectSeries(t, active, name(r, "fault 2: outage backtest"), KindWindow)
+		}
+		for _, r := range runs {
+			fp := byID[ChartFailures].Panels[0]
+			expectSeries(t, fp, name(r, "backtest"), KindLine)
+			expectSeries(t, fp, name(r, "fetch_data"), KindLine)
+			expectSeries(t, fp, name(r, "incidents: backtest"), KindWindow)
+			gp := byID[ChartGuards].Panels
+			expectSeries(t, gp[0], name(r, "backtest"), KindLine)
+			expectSeries(t, gp[0], name(r, "breaker open: backtest"), KindWindow)
+			expectSeries(t, gp[1], name(r, "fetch_data"), KindLine)
+			rp := byID[ChartRecovery].Panels[0]
+			expectSeries(t, rp, name(r, "CDF"), KindLine)
+			// The median of i²/100 for i = 1..1000 interpolates between i=500 and 501.
+			med := (500.0*500 + 501*501) / 200
+			expectSeries(t, rp, name(r, "median "+seconds(med)+" s"), KindMarker)
+		}
+		if got := len(byID[ChartTools].Panels[0].Series); got != len(runs)+1 { // + the grid's absence: bars only
+			// one bar series per run; the grid is not a series
+			if got != len(runs) {
+				t.Errorf("tools: %d bar series, want %d", got, len(runs))
+			}
+		}
+		expectSeries(t, byID[ChartCost].Panels[1], "wasted compute", KindBar)
+	}
+}
+
+func expectSeries(t *testing.T, p *Panel, name, kind string) {
+	t.Helper()
+	s, ok := p.Find(name)
+	if !ok {
+		var have []string
+		for _, s := range p.Series {
+			have = append(have, s.Name)
+		}
+		t.Errorf("panel %q: no series %q; have %q", p.Title, name, have)
+		return
+	}
+	if s.Kind != kind || s.Len == 0 {
+		t.Errorf("panel %q series %q: kind %s with %d points, want kind %s with data", p.Title, name, s.Kind, s.Len, kind)
+	}
+	if s.Kind != KindMarker && s.Max <= 0 {
+		t.Errorf("panel %q series %q: all values zero", p.Title, name)
+	}
+}
+
+// TestChartRender renders every chart to SVG and PNG and checks the legend text reaches the
+// SVG and the PNG decodes at the expected size.
+func TestChartRender(t *testing.T) {
+	runs := []*Run{syntheticRun("a", 1), syntheticRun("b", 2)}
+	for _, c := range Charts(runs) {
+		svg, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(svg), []byte("<?xml")) || !bytes.Contains(svg, []byte("</svg>")) {
+			t.Errorf("chart %s: not an SVG document", c.ID)
+		}
+		for _, text := range []string{c.Title} {
+			if !bytes.Contains(svg, []byte(escapeXML(text))) {
+				t.Errorf("chart %s: SVG lacks %q", c.ID, text)
+			}
+		}
+		for _, p := range c.Panels {
+			for _, e := range p.legend {
+				if !bytes.Contains(svg, []byte(escapeXML(e.name))) {
+					t.Errorf("chart %s: SVG lacks the legend entry %q", c.ID, e.name)
+				}
+			}
+		}
+		const dpi = 60
+		b, err := c.PNG(dpi)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("chart %s: %v", c.ID, err)
+		}
+		w, h := c.size()
+		if got, want := img.Bounds().Dx(), int(math.Ceil(w.Points()/72*dpi)); got != want {
+			t.Errorf("chart %s: PNG %d px wide, want %d", c.ID, got, want)
+		}
+		_ = h
+		if *keepCharts != "" {
+			if err := os.WriteFile(filepath.Join(*keepCharts, c.ID+".svg"), svg, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			b, _ := c.PNG(96)
+			if err := os.WriteFile(filepath.Join(*keepCharts, c.ID+".png"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func escapeXML(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,457 @@
+//go:build duckdb_arrow
+
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/scenarios"
+)
+
+// DefaultTolerance is the relative change of a metric, in its worse direction, that a
+// baseline comparison accepts unless the scenario's `tolerances` say otherwise.
+const DefaultTolerance = 0.05
+
+// CheckReport is the outcome of `mayday check`: per scenario, each expectation of its
+// `expect` block and, against a baseline, each metric with a direction.
+type CheckReport struct {
+	Scenarios []ScenarioCheck `json:"scenarios"`
+}
+
+// ScenarioCheck is one scenario's part of a check.
+type ScenarioCheck struct {
+	Scenario     string              `json:"scenario"`
+	Source       string              `json:"source"` // the file, or embedded:NAME
+	Seed         uint64              `json:"seed"`   // the first seed
+	Seeds        int                 `json:"seeds"`
+	Digest       string              `json:"digest,omitempty"`
+	Status       string              `json:"status,omitempty"`
+	RunFolder    string              `json:"run_folder,omitempty"` // kept with --out
+	WallSeconds  float64             `json:"wall_seconds"`
+	Expectations []ExpectationResult `json:"expectations"`
+	Baseline     *BaselineCheck      `json:"baseline,omitempty"`
+	// Error is why the scenario could not be run; its expectations then count as errors.
+	Error string `json:"error,omitempty"`
+}
+
+// ExpectationResult is one expectation evaluated on a run. With several seeds Value is the
+// mean over seeds (the number compared) and Lo, Hi its confidence interval, which tells a
+// regression (the whole interval fails) from seed noise (the interval reaches the passing
+// side).
+type ExpectationResult struct {
+	Expectation scenarios.Expectation
+	Value       float64 // NaN when the metric is undefined for the run
+	N           int     // seeds the value is measured over
+	Lo, Hi      float64 // Confidence interval of Value; NaN with a single seed
+	Pass        bool
+}
+
+// Regression says, for a failed expectation with an interval, whether the whole interval is
+// on the failing side (true: a regression rather than noise). False without an interval.
+func (r ExpectationResult) Regression() bool {
+	if r.Pass || math.IsNaN(r.Lo) {
+		return false
+	}
+	e := r.Expectation
+	// The interval misses the passing region entirely.
+	switch e.Op {
+	case ">=":
+		return r.Hi < e.Value
+	case ">":
+		return r.Hi <= e.Value
+	case "<=":
+		return r.Lo > e.Value
+	case "<":
+		return r.Lo >= e.Value
+	case "==":
+		return r.Lo > e.Value || r.Hi < e.Value
+	case "between":
+		return r.Hi < e.Value || r.Lo > e.Upper
+	}
+	return false
+}
+
+// Message explains the result in one line: the expectation, the measured value, and with
+// an interval whether a failure looks like a regression or like seed noise.
+func (r ExpectationResult) Message() string {
+	e := r.Expectation
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: ", e.String())
+	if math.IsNaN(r.Value) {
+		b.WriteString("not measured (the metric is undefined for this run: its denominator is zero)")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "measured %s", Format(e.Metric, r.Value))
+	if r.N > 1 {
+		fmt.Fprintf(&b, " (mean of %d seeds", r.N)
+		if !math.IsNaN(r.Lo) {
+			fmt.Fprintf(&b, ", %s interval [%s, %s]", percent(Confidence), Format(e.Metric, r.Lo), Format(e.Metric, r.Hi))
+		}
+		b.WriteString(")")
+	}
+	switch {
+	case r.Pass:
+	case math.IsNaN(r.Lo):
+		if r.N <= 1 {
+			b.WriteString("; one seed: rerun with --seeds 5 to tell a regression from noise")
+		}
+	case r.Regression():
+		b.WriteString("; the whole interval fails: a regression, not seed noise")
+	default:
+		b.WriteString("; the interval reaches the passing side: this may be seed noise, more seeds would tell")
+	}
+	return b.String()
+}
+
+// MarshalJSON writes the result with undefined numbers as null.
+func (r ExpectationResult) MarshalJSON() ([]byte, error) {
+	e := r.Expectation
+	expect := strings.TrimPrefix(e.String(), e.Metric+" ")
+	return json.Marshal(struct {
+		Metric     string   `json:"metric"`
+		Expect     string   `json:"expect"`
+		Line       int      `json:"line,omitempty"`
+		Value      *float64 `json:"value"`
+		N          int      `json:"n"`
+		Lo         *float64 `json:"lo,omitempty"`
+		Hi         *float64 `json:"hi,omitempty"`
+		Pass       bool     `json:"pass"`
+		Regression bool     `json:"regression,omitempty"`
+		Message    string   `json:"message"`
+	}{e.Metric, expect, e.Line, jsonFloat(r.Value), r.N, jsonFloat(r.Lo), jsonFloat(r.Hi), r.Pass, r.Regression(), r.Message()})
+}
+
+// CheckExpectations evaluates each expectation on the summary of a run: on the metric's
+// value, or with several seeds its mean over the seeds, with an interval from MeanCI.
+func CheckExpectations(sum Summary, exps []scenarios.Expectation) []ExpectationResult {
+	out := make([]ExpectationResult, 0, len(exps))
+	for _, e := range exps {
+		r := ExpectationResult{Expectation: e, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		vals := seedValues(sum, e.Metric)
+		r.N = len(vals)
+		switch {
+		case len(vals) > 1:
+			r.Value, r.Lo, r.Hi = MeanCI(vals, Confidence, Resamples, sum.Seed)
+		case len(sum.Seeds) == 0:
+			if v, ok := sum.Metrics[e.Metric]; ok && !math.IsNaN(v) {
+				r.Value, r.N = v, 1
+			}
+		case len(vals) == 1:
+			r.Value = vals[0]
+		}
+		r.Pass = e.Holds(r.Value)
+		out = append(out, r)
+	}
+	return out
+}
+
+// seedValues is a metric's defined values over the seeds of a multi-seed summary.
+func seedValues(sum Summary, metric string) []float64 {
+	var vals []float64
+	for _, s := range sum.Seeds {
+		if v, ok := s.Metrics[metric]; ok && !math.IsNaN(v) {
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// BaselineCheck compares a run with a stored summary.
+type BaselineCheck struct {
+	File          string           `json:"file"`
+	Seed          uint64           `json:"seed"`
+	Seeds         int              `json:"seeds"`
+	ConfigChanged bool             `json:"config_changed,omitempty"`
+	Missing       bool             `json:"missing,omitempty"` // no baseline recorded for this scenario
+	Notes         []string         `json:"notes,omitempty"`
+	Metrics       []BaselineResult `json:"metrics,omitempty"`
+}
+
+// BaselineResult is one metric against its baseline value.
+type BaselineResult struct {
+	Metric    string
+	Baseline  float64 // NaN when the baseline has no value
+	Value     float64 // NaN when undefined now
+	Direction int     // analysis.Better
+	// Allowed is how far the metric may move in its worse direction: an absolute tolerance
+	// from the scenario's `tolerances`, else Relative × |Baseline|.
+	Allowed  float64
+	Absolute bool // Allowed came from the scenario's tolerances
+	Relative float64
+	Pass     bool
+}
+
+// Worse is how far the metric moved in its worse direction (negative when it improved).
+func (r BaselineResult) Worse() float64 {
+	return float64(-r.Direction) * (r.Value - r.Baseline)
+}
+
+// Message explains the result in one line.
+func (r BaselineResult) Message() string {
+	if math.IsNaN(r.Baseline) || math.IsNaN(r.Value) {
+		return fmt.Sprintf("%s: %s now, %s in the baseline: not compared", r.Metric,
+			Format(r.Metric, r.Value), Format(r.Metric, r.Baseline))
+	}
+	better := "higher is better"
+	if r.Direction < 0 {
+		better = "lower is better"
+	}
+	change := ""
+	if r.Baseline != 0 {
+		change = fmt.Sprintf(" (%+.1f%%)", (r.Value-r.Baseline)/math.Abs(r.Baseline)*100)
+	}
+	tol := fmt.Sprintf("tolerance %s", Format(r.Metric, r.Allowed))
+	if !r.Absolute {
+		tol = fmt.Sprintf("tolerance %s = %g%% of the baseline", Format(r.Metric, r.Allowed), r.Relative*100)
+	}
+	verdict := "within tolerance"
+	switch {
+	case !r.Pass:
+		verdict = "worse beyond the tolerance"
+	case r.Worse() < 0:
+		verdict = "better"
+	case r.Worse() == 0:
+		verdict = "unchanged"
+	}
+	return fmt.Sprintf("%s: %s, baseline %s%s; %s, %s: %s", r.Metric, Format(r.Metric, r.Value),
+		Format(r.Metric, r.Baseline), change, better, tol, verdict)
+}
+
+// MarshalJSON writes the result with undefined numbers as null.
+func (r BaselineResult) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Metric    string   `json:"metric"`
+		Baseline  *float64 `json:"baseline"`
+		Value     *float64 `json:"value"`
+		Direction int      `json:"direction"`
+		Allowed   float64  `json:"allowed"`
+		Absolute  bool     `json:"absolute_tolerance,omitempty"`
+		Pass      bool     `json:"pass"`
+		Message   string   `json:"message"`
+	}{r.Metric, jsonFloat(r.Baseline), jsonFloat(r.Value), r.Direction, r.Allowed, r.Absolute, r.Pass, r.Message()})
+}
+
+// CheckBaseline compares each metric with a direction (analysis.Better) against the
+// baseline summary: it fails when the metric moved in its worse direction by more than the
+// tolerance, an absolute one from tols (the scenario's `tolerances`, in the metric's unit)
+// or else relative × |baseline|. A baseline of zero with no absolute tolerance therefore
+// allows no worsening at all, which is what a zero such as duplicate_side_effects means.
+// Metrics undefined on either side are reported and pass.
+func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Tolerance) []BaselineResult {
+	var out []BaselineResult
+	for _, name := range SectionFiveMetrics() {
+		dir := analysis.Better(name)
+		if dir == 0 {
+			continue
+		}
+		r := BaselineResult{Metric: name, Direction: dir, Relative: relative, Baseline: math.NaN(), Value: math.NaN(), Pass: true}
+		bv, inBase := base.Metrics[name]
+		cv, inCur := cur.Metrics[name]
+		if !inBase && !inCur {
+			continue
+		}
+		if inBase {
+			r.Baseline = bv
+		}
+		if inCur {
+			r.Value = cv
+		}
+		r.Allowed = relative * math.Abs(r.Baseline)
+		for _, t := range tols {
+			if t.Metric == name {
+				r.Allowed, r.Absolute = t.Value, true
+			}
+		}
+		if !math.IsNaN(r.Baseline) && !math.IsNaN(r.Value) {
+			// A relative slack of 1e-12 absorbs float noise in means of identical runs.
+			r.Pass = r.Worse() <= r.Allowed+1e-12*math.Abs(r.Baseline)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// NewBaselineCheck compares cur with base and notes what makes the comparison weaker: a
+// scenario changed since the baseline, other seeds, another version.
+func NewBaselineCheck(file string, cur, base Summary, relative float64, tols []scenarios.Tolerance) *BaselineCheck {
+	bc := &BaselineCheck{File: file, Seed: base.Seed, Seeds: max(1, len(base.Seeds))}
+	if base.Scenario != cur.Scenario {
+		bc.Notes = append(bc.Notes, fmt.Sprintf("the baseline is of scenario %q, not %q", base.Scenario, cur.Scenario))
+	}
+	if base.ConfigHash != "" && base.ConfigHash != cur.ConfigHash {
+		bc.ConfigChanged = true
+		bc.Notes = append(bc.Notes, "the scenario changed since the baseline was recorded (config hash differs)")
+	}
+	curSeeds := max(1, len(cur.Seeds))
+	if base.Seed != cur.Seed || bc.Seeds != curSeeds {
+		bc.Notes = append(bc.Notes, fmt.Sprintf("the baseline ran %s from %d, this check %s from %d: differences include seed noise",
+			nounCount(bc.Seeds, "seed", "seeds"), base.Seed, nounCount(curSeeds, "seed", "seeds"), cur.Seed))
+	}
+	bc.Metrics = CheckBaseline(cur, base, relative, tols)
+	return bc
+}
+
+// Counts returns the number of test cases, failures and errors (scenarios that could not
+// run), as the JUnit file and the final line count them.
+func (r CheckReport) Counts() (tests, failures, errors int) {
+	for _, s := range r.Scenarios {
+		cases := s.cases()
+		tests += len(cases)
+		for _, c := range cases {
+			switch {
+			case c.err != "":
+				errors++
+			case c.failure != "":
+				failures++
+			}
+		}
+	}
+	return tests, failures, errors
+}
+
+// Failed reports whether any expectation or baseline metric failed, or a scenario did not run.
+func (r CheckReport) Failed() bool {
+	_, f, e := r.Counts()
+	return f+e > 0
+}
+
+// checkCase is one JUnit test case: an expectation, a baseline metric or a bare run.
+type checkCase struct {
+	name, failure, err, detail string
+	line                       int
+	skipped                    string
+}
+
+func (s ScenarioCheck) cases() []checkCase {
+	var cases []checkCase
+	if s.Error != "" {
+		msg := "the scenario did not run: " + s.Error
+		if len(s.Expectations) == 0 {
+			return []checkCase{{name: "run", err: msg}}
+		}
+		for _, e := range s.Expectations {
+			cases = append(cases, checkCase{name: e.Expectation.String(), err: msg, line: e.Expectation.Line})
+		}
+		return cases
+	}
+	for _, e := range s.Expectations {
+		c := checkCase{name: e.Expectation.String(), detail: e.Message(), line: e.Expectation.Line}
+		if !e.Pass {
+			c.failure = e.Message()
+		}
+		cases = append(cases, c)
+	}
+	if b := s.Baseline; b != nil {
+		if b.Missing {
+			cases = append(cases, checkCase{name: "baseline", skipped: "no baseline recorded for " + s.Scenario + "; run with --update-baseline"})
+		}
+		for _, m := range b.Metrics {
+			c := checkCase{name: "baseline " + m.Metric, detail: m.Message()}
+			if !m.Pass {
+				c.failure = m.Message()
+			}
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) == 0 {
+		cases = append(cases, checkCase{name: "run", detail: "the scenario ran; it has no expectations"})
+	}
+	return cases
+}
+
+// WriteText writes one line per expectation and baseline failure, and a closing count. With
+// failuresOnly (--quiet), only what failed.
+func (r CheckReport) WriteText(w io.Writer, failuresOnly bool) error {
+	for _, s := range r.Scenarios {
+		if s.Error != "" {
+			fmt.Fprintf(w, "ERROR %s (%s): %s\n", s.Scenario, s.Source, s.Error)
+			continue
+		}
+		if !failuresOnly {
+			seeds := fmt.Sprintf("seed %d", s.Seed)
+			if s.Seeds > 1 {
+				seeds = fmt.Sprintf("seeds %d..%d", s.Seed, s.Seed+uint64(s.Seeds)-1)
+			}
+			fmt.Fprintf(w, "%s  (%s, %s, %.1fs)\n", s.Scenario, s.Source, seeds, s.WallSeconds)
+		}
+		for _, e := range s.Expectations {
+			if e.Pass && failuresOnly {
+				continue
+			}
+			where := ""
+			if !e.Pass {
+				where = "  " + fileLine(s.Source, e.Expectation.Line)
+			}
+			fmt.Fprintf(w, "  %s %s  %s%s\n", passFail(e.Pass), s.Scenario, e.Message(), where)
+		}
+		if b := s.Baseline; b != nil {
+			switch {
+			case b.Missing:
+				if !failuresOnly {
+					fmt.Fprintf(w, "  SKIP %s  no baseline in %s; record one with --update-baseline\n", s.Scenario, b.File)
+				}
+			default:
+				bad := 0
+				for _, m := range b.Metrics {
+					if !m.Pass {
+						bad++
+						fmt.Fprintf(w, "  FAIL %s  baseline %s\n", s.Scenario, m.Message())
+					}
+				}
+				if !failuresOnly || bad > 0 {
+					for _, n := range b.Notes {
+						fmt.Fprintf(w, "  note: %s\n", n)
+					}
+				}
+				if !failuresOnly && bad == 0 {
+					fmt.Fprintf(w, "  PASS %s  baseline: %s within tolerance of %s\n", s.Scenario,
+						nounCount(len(b.Metrics), "metric", "metrics"), b.File)
+				}
+			}
+		}
+	}
+	tests, failures, errors := r.Counts()
+	if failuresOnly && failures+errors == 0 {
+		return nil
+	}
+	status := "ok"
+	if failures+errors > 0 {
+		status = "FAILED"
+	}
+	_, err := fmt.Fprintf(w, "check %s: %s, %s, %d failed, %d errors\n", status,
+		nounCount(len(r.Scenarios), "scenario", "scenarios"), nounCount(tests, "check", "checks"), failures, errors)
+	return err
+}
+
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}
+
+func fileLine(source string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("(%s:%d)", source, line)
+	}
+	return "(" + source + ")"
+}
+
+// WriteJSON writes the report for machines, with the counts.
+func (r CheckReport) WriteJSON(w io.Writer) error {
+	tests, failures, errors := r.Counts()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		Pass      bool            `json:"pass"`
+		Tests     int             `json:"tests"`
+		Failures  int             `json:"failures"`
+		Errors    int             `json:"errors"`
+		Scenarios []ScenarioCheck `json:"scenarios"`
+	}{failures+errors == 0, tests, failures, errors, r.Scenarios})
+}

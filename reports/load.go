@@ -1,0 +1,566 @@
+//go:build duckdb_arrow
+
+package reports
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mayday-sim/mayday/analysis"
+)
+
+// The report's queries live in sql/*.sql, one query a file, each reading the views of
+// package analysis (the definitions of the metrics) for one run ($1 = run_id).
+//
+//go:embed sql/*.sql
+var queryFiles embed.FS
+
+func query(name string) string {
+	b, err := queryFiles.ReadFile("sql/" + name + ".sql")
+	if err != nil {
+		panic("reports: no embedded query " + name)
+	}
+	return string(b)
+}
+
+// maxSamples bounds the points of the lifecycle chart per run: a 30-day run has 43,200
+// minutes, far more than a chart has pixels.
+const maxSamples = 1500
+
+// slowest is how many recovery episodes the "slowest recoveries" table lists.
+const slowest = 10
+
+// Load reads what a report shows from each source: a run folder or a mayday.duckdb file,
+// opened read-only. A database holding one scenario configuration (one or more seeds)
+// becomes one Run; one holding several (a sweep) becomes one Run per grid point.
+func Load(ctx context.Context, sources []string) ([]*Run, error) {
+	var runs []*Run
+	for _, src := range sources {
+		rs, err := loadSource(ctx, src)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, rs...)
+	}
+	labelRuns(runs, sources)
+	return runs, nil
+}
+
+// DBPath turns a run folder or a database file into the database's path.
+func DBPath(source string) (string, error) {
+	st, err := os.Stat(source)
+	if err != nil {
+		return "", fmt.Errorf("%s: no run folder or database there", source)
+	}
+	if !st.IsDir() {
+		return source, nil
+	}
+	p := filepath.Join(source, analysis.DBFile)
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("%s: a folder, but not a run folder (no %s inside)", source, analysis.DBFile)
+	}
+	return p, nil
+}
+
+type storedRun struct {
+	SeedInfo
+	scenario, hash, description string
+	point                       int // sweep grid point, -1 outside a sweep
+	params                      []string
+}
+
+func loadSource(ctx context.Context, src string) ([]*Run, error) {
+	path, err := DBPath(src)
+	if err != nil {
+		return nil, err
+	}
+	db, err := analysis.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src, err)
+	}
+	defer db.Close()
+	q := db.SQL()
+	stored, err := readRuns(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(stored) == 0 {
+		return nil, fmt.Errorf("%s: the database holds no run", path)
+	}
+	var out []*Run
+	for _, group := range groupRuns(stored) {
+		r, err := loadRun(ctx, db, src, group)
+		if err != nil {
+			return nil, fmt.Errorf("%s: run %s: %w", path, group[0].RunID, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
+	var runs []storedRun
+	err := each(ctx, q, "runs", nil, func(rows *sql.Rows) error {
+		var s storedRun
+		s.point = -1
+		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
+			return err
+		}
+		runs = append(runs, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var sweep bool
+	if err := q.QueryRowContext(ctx, query("has_sweep")).Scan(&sweep); err != nil {
+		return nil, fmt.Errorf("query has_sweep: %w", err)
+	}
+	if !sweep {
+		return runs, nil
+	}
+	byID := map[string]int{}
+	for i, r := range runs {
+		byID[r.RunID] = i
+	}
+	err = each(ctx, q, "sweep", nil, func(rows *sql.Rows) error {
+		var id, path, value string
+		var point int
+		if err := rows.Scan(&id, &point, &path, &value); err != nil {
+			return err
+		}
+		if i, ok := byID[id]; ok {
+			runs[i].point = point
+			runs[i].params = append(runs[i].params, path+"="+value)
+		}
+		return nil
+	})
+	return runs, err
+}
+
+// groupRuns puts the seeds of one configuration together: runs of one sweep grid point, or
+// else runs with the same scenario and configuration hash. Groups keep the stored order.
+func groupRuns(runs []storedRun) [][]storedRun {
+	var groups [][]storedRun
+	key := func(r storedRun) string {
+		if r.point >= 0 {
+			return "p" + strconv.Itoa(r.point)
+		}
+		return r.scenario + "\x00" + r.hash
+	}
+	index := map[string]int{}
+	for _, r := range runs {
+		k := key(r)
+		i, ok := index[k]
+		if !ok {
+			i = len(groups)
+			index[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], r)
+	}
+	for _, g := range groups {
+		slices.SortStableFunc(g, func(a, b storedRun) int {
+			switch {
+			case a.Seed < b.Seed:
+				return -1
+			case a.Seed > b.Seed:
+				return 1
+			}
+			return 0
+		})
+	}
+	return groups
+}
+
+// loadRun reads one configuration: every seed's metrics, and the first seed's details.
+func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun) (*Run, error) {
+	first := group[0]
+	r := &Run{Source: src, Scenario: first.scenario, Description: first.description}
+	if first.point >= 0 {
+		r.Label = "p" + strconv.Itoa(first.point)
+		if len(first.params) > 0 {
+			r.Label += " " + strings.Join(first.params, " ")
+		}
+	}
+	var ms []analysis.Metrics
+	reasons := map[string]int64{}
+	for _, s := range group {
+		r.Seeds = append(r.Seeds, s.SeedInfo)
+		m, err := db.Metrics(ctx, s.RunID)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, m)
+		for k, v := range m.TerminationReasons {
+			reasons[k] += v
+		}
+	}
+	r.Metrics = metricRows(ms, first.Seed)
+	for _, k := range sortedKeys(reasons) {
+		r.Terminations = append(r.Terminations, Count{Key: k, N: reasons[k]})
+	}
+	slices.SortStableFunc(r.Terminations, func(a, b Count) int { return int(b.N - a.N) })
+	r.Makespan = ms[0].Makespan
+	id := first.RunID
+	q := db.SQL()
+	for _, load := range []func(context.Context, *sql.DB, string, *Run) error{
+		loadStates, loadFaults, loadFailures, loadIncidents, loadGuards, loadEpisodes, loadTools, loadRefusals,
+	} {
+		if err := load(ctx, q, id, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// metricRows turns the seeds' metrics rows into the table's cells: the value itself for one
+// seed; for several, the mean and the bootstrap interval Summarize computes, with the same
+// seed, so a report and the run folder's summary.json agree.
+func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
+	out := make([]Metric, 0, len(analysis.MetricNames))
+	for _, name := range analysis.MetricNames {
+		var vals []float64
+		for _, m := range ms {
+			if v, ok := m.Value(name); ok {
+				vals = append(vals, v)
+			}
+		}
+		m := Metric{Name: name, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), N: len(vals)}
+		switch {
+		case len(ms) == 1 && len(vals) == 1:
+			m.Value = vals[0]
+		case len(vals) > 0:
+			m.Value, m.Lo, m.Hi = analysis.BootstrapCI(vals, Confidence, Resamples, seed)
+			m.Range = "[" + Format(name, m.Lo) + ", " + Format(name, m.Hi) + "]"
+		}
+		m.Text = Format(name, m.Value)
+		out = append(out, m)
+	}
+	return out
+}
+
+func loadStates(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	states := []string{"pending", "running", "waiting", "recovering", "awaiting_human", "completed", "terminated"}
+	var minutes []int64
+	counts := make([][]float64, len(states))
+	err := each(ctx, q, "lifecycle", []any{id}, func(rows *sql.Rows) error {
+		var m int64
+		v := make([]float64, len(states))
+		dest := []any{&m}
+		for i := range v {
+			dest = append(dest, &v[i])
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return err
+		}
+		minutes = append(minutes, m)
+		for i := range v {
+			counts[i] = append(counts[i], v[i])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	// Keep every k-th minute, and the last; the counts are levels at the end of each
+	// minute, so sampling them (rather than averaging) keeps every drawn value true.
+	k := (len(minutes) + maxSamples - 1) / maxSamples
+	s := StateSeries{Step: 60 * float64(max(1, k)), States: states, Counts: make([][]float64, len(states))}
+	for j, m := range minutes {
+		if k > 1 && (j+1)%k != 0 && j != len(minutes)-1 {
+			continue
+		}
+		s.Times = append(s.Times, float64(m+1)*60)
+		for i := range states {
+			s.Counts[i] = append(s.Counts[i], counts[i][j])
+		}
+	}
+	r.States = s
+	return nil
+}
+
+func loadFaults(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	return each(ctx, q, "faults", []any{id}, func(rows *sql.Rows) error {
+		var fid, kind, tool string
+		var w Window
+		if err := rows.Scan(&fid, &kind, &tool, &w.Start, &w.End); err != nil {
+			return err
+		}
+		w.Tool = tool
+		w.Label = strings.TrimSpace(fid + ": " + kind + " " + tool)
+		r.Faults = append(r.Faults, w)
+		return nil
+	})
+}
+
+func loadFailures(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	var minutes int64
+	var makespan float64
+	if err := q.QueryRowContext(ctx, query("clock"), id).Scan(&minutes, &makespan); err != nil {
+		return fmt.Errorf("query clock: %w", err)
+	}
+	var cur *ToolSeries
+	err := each(ctx, q, "failures", []any{id}, func(rows *sql.Rows) error {
+		var tool string
+		var m, n int64
+		if err := rows.Scan(&tool, &m, &n); err != nil {
+			return err
+		}
+		if cur == nil || cur.Tool != tool {
+			// Every minute of the run gets a point; minutes without traffic stay zero.
+			r.Failures = append(r.Failures, ToolSeries{Tool: tool, Times: make([]float64, minutes), Values: make([]float64, minutes)})
+			cur = &r.Failures[len(r.Failures)-1]
+			for i := range cur.Times {
+				cur.Times[i] = float64(i) * 60
+			}
+		}
+		if m >= 0 && m < minutes {
+			cur.Values[m] = float64(n)
+		}
+		return nil
+	})
+	return err
+}
+
+func loadIncidents(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	return each(ctx, q, "incidents", []any{id}, func(rows *sql.Rows) error {
+		var in Incident
+		var faults sql.NullString
+		if err := rows.Scan(&in.Tool, &in.Start, &in.End, &in.FailedAttempts, &in.Affected, &in.Retries, &faults); err != nil {
+			return err
+		}
+		in.Faults = faults.String
+		r.Incidents = append(r.Incidents, in)
+		return nil
+	})
+}
+
+func loadGuards(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	var cur *GuardSeries
+	var prev float64
+	var openSince = math.NaN()
+	closeOpen := func(at float64) {
+		if cur != nil && !math.IsNaN(openSince) {
+			cur.Open = append(cur.Open, Window{Tool: cur.Tool, Start: openSince, End: at})
+		}
+		openSince = math.NaN()
+	}
+	err := each(ctx, q, "guards", []any{id}, func(rows *sql.Rows) error {
+		var tool, breaker string
+		var at, tokens float64
+		var retries, failures int64
+		if err := rows.Scan(&tool, &at, &retries, &tokens, &breaker, &failures); err != nil {
+			return err
+		}
+		if cur == nil || cur.Tool != tool {
+			if cur != nil {
+				closeOpen(prev)
+			}
+			r.Guards = append(r.Guards, GuardSeries{Tool: tool})
+			cur = &r.Guards[len(r.Guards)-1]
+			prev = 0
+		}
+		// A sample counts retries since the previous one; dividing by the interval gives a
+		// rate per minute even when samples are not exactly a minute apart.
+		rate := float64(retries)
+		if dt := at - prev; dt > 0 {
+			rate = float64(retries) * 60 / dt
+		}
+		cur.Times = append(cur.Times, at)
+		cur.Retries = append(cur.Retries, rate)
+		if tokens >= 0 {
+			cur.Tokens = append(cur.Tokens, tokens)
+		}
+		cur.Failures += failures
+		// The breaker's state is known at each sample; an open breaker is drawn from the
+		// first sample that saw it open to the first that saw it otherwise.
+		if breaker == "open" && math.IsNaN(openSince) {
+			openSince = at
+		} else if breaker != "open" {
+			closeOpen(at)
+		}
+		prev = at
+		return nil
+	})
+	closeOpen(prev)
+	for i := range r.Guards {
+		// A budget that is on reports tokens at every sample; partial token series (never
+		// expected) are dropped rather than drawn against the wrong times.
+		if g := &r.Guards[i]; len(g.Tokens) != len(g.Times) {
+			g.Tokens = nil
+		}
+	}
+	return err
+}
+
+func loadEpisodes(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	var desc []float64
+	err := each(ctx, q, "episodes", []any{id}, func(rows *sql.Rows) error {
+		var e Episode
+		var tool, key sql.NullString
+		if err := rows.Scan(&e.InvestigationID, &e.RootID, &tool, &key, &e.Start, &e.Seconds, &e.Outcome, &e.FailedAttempts); err != nil {
+			return err
+		}
+		e.Tool, e.OpKey = tool.String, key.String
+		desc = append(desc, e.Seconds)
+		if len(r.Slowest) < slowest {
+			r.Slowest = append(r.Slowest, e)
+		}
+		return nil
+	})
+	slices.Reverse(desc)
+	r.Recovery = desc
+	return err
+}
+
+func loadTools(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	return each(ctx, q, "tool_stats", []any{id}, func(rows *sql.Rows) error {
+		var t ToolStat
+		var amp, med sql.NullFloat64
+		if err := rows.Scan(&t.Tool, &t.Operations, &t.Attempts, &amp, &t.Errors, &t.Timeouts, &t.Duplicates, &t.Discarded, &t.Incidents, &med); err != nil {
+			return err
+		}
+		t.Amplification, t.MedianRecover = nullNaN(amp), nullNaN(med)
+		r.Tools = append(r.Tools, t)
+		return nil
+	})
+}
+
+func loadRefusals(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	return each(ctx, q, "refusals", []any{id}, func(rows *sql.Rows) error {
+		var x Refusal
+		if err := rows.Scan(&x.State, &x.Action, &x.Reason, &x.N, &x.Example); err != nil {
+			return err
+		}
+		r.Refusals = append(r.Refusals, x)
+		return nil
+	})
+}
+
+// each runs the named query and calls fn for every row.
+func each(ctx context.Context, q *sql.DB, name string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query(name), args...)
+	if err != nil {
+		return fmt.Errorf("query %s: %w", name, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return fmt.Errorf("query %s: %w", name, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("query %s: %w", name, err)
+	}
+	return nil
+}
+
+func nullNaN(v sql.NullFloat64) float64 {
+	if !v.Valid {
+		return math.NaN()
+	}
+	return v.Float64
+}
+
+// labelRuns names each run for table headers and legends: the source's folder name, made
+// unique by adding parent folders while two sources share it; a source with several
+// configurations (a sweep) adds each one's grid point, or its first run id.
+func labelRuns(runs []*Run, sources []string) {
+	depth := 1
+	names := func() map[string]string {
+		m := map[string]string{}
+		for _, s := range sources {
+			m[s] = sourceName(s, depth)
+		}
+		return m
+	}
+	m := names()
+	for depth < 8 && hasDuplicate(m, sources) {
+		depth++
+		m = names()
+	}
+	perSource := map[string]int{}
+	for _, r := range runs {
+		perSource[r.Source]++
+	}
+	for _, r := range runs {
+		base := m[r.Source]
+		switch {
+		case perSource[r.Source] == 1:
+			r.Label = base
+		case r.Label != "": // a sweep's grid point
+			if len(sources) > 1 {
+				r.Label = base + " " + r.Label
+			}
+		default:
+			r.Label = base + " " + r.Seeds[0].RunID
+		}
+	}
+	// Whatever remains equal (the same source given twice) is numbered.
+	seen := map[string]int{}
+	for _, r := range runs {
+		seen[r.Label]++
+		if n := seen[r.Label]; n > 1 {
+			r.Label += " (" + strconv.Itoa(n) + ")"
+		}
+	}
+}
+
+// sourceName is the last depth elements of a source's folder path.
+func sourceName(src string, depth int) string {
+	parts := strings.Split(filepath.ToSlash(folderOf(src)), "/")
+	parts = slices.DeleteFunc(parts, func(s string) bool { return s == "" })
+	if len(parts) == 0 {
+		return "/"
+	}
+	return strings.Join(parts[max(0, len(parts)-depth):], "/")
+}
+
+// folderOf is the absolute path of a source's folder: the run folder, or the folder holding
+// the database file.
+func folderOf(src string) string {
+	p := filepath.Clean(src)
+	if st, err := os.Stat(p); err == nil && !st.IsDir() {
+		p = filepath.Dir(p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		p = abs
+	}
+	return p
+}
+
+// hasDuplicate reports whether two different folders have the same name in m.
+func hasDuplicate(m map[string]string, sources []string) bool {
+	seen := map[string]string{}
+	for _, s := range sources {
+		if other, ok := seen[m[s]]; ok && folderOf(other) != folderOf(s) {
+			return true
+		}
+		seen[m[s]] = s
+	}
+	return false
+}
+
+var errNoRuns = errors.New("reports: no run given")
+
+// Generate loads the sources and writes their report into dir.
+func Generate(ctx context.Context, sources []string, dir, version string) (Files, error) {
+	if len(sources) == 0 {
+		return Files{}, errNoRuns
+	}
+	runs, err := Load(ctx, sources)
+	if err != nil {
+		return Files{}, err
+	}
+	return New(runs, version).Write(dir)
+}

@@ -1,0 +1,214 @@
+//go:build duckdb_arrow
+
+package reports
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/scenarios"
+)
+
+// Summary is a run folder's summary.json and the text a run prints: the metrics row, the
+// seed and the digest; with several seeds also each seed's run and 95% bootstrap intervals.
+type Summary struct {
+	Scenario           string              `json:"scenario"`
+	ConfigHash         string              `json:"config_hash"`
+	Version            string              `json:"version"`
+	Database           string              `json:"database,omitempty"`
+	Seed               uint64              `json:"seed"`
+	Digest             string              `json:"digest"`
+	Status             string              `json:"status"`
+	Metrics            map[string]float64  `json:"metrics"` // the mean over seeds when several
+	TerminationReasons map[string]int64    `json:"termination_reasons,omitempty"`
+	Seeds              []SeedRun           `json:"seeds,omitempty"`
+	Intervals          map[string]Interval `json:"intervals,omitempty"`
+}
+
+// SeedRun is one seed's run inside a multi-seed summary.
+type SeedRun struct {
+	Seed        uint64             `json:"seed"`
+	RunID       string             `json:"run_id"`
+	Digest      string             `json:"digest"`
+	Status      string             `json:"status"`
+	Events      int64              `json:"events"`
+	WallSeconds float64            `json:"wall_seconds"`
+	Metrics     map[string]float64 `json:"metrics"`
+}
+
+// Interval is a metric's mean across seeds with its bootstrap confidence interval.
+type Interval struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+	N    int     `json:"n"`
+}
+
+// Confidence and Resamples are the bootstrap settings of every interval mayday prints.
+const (
+	Confidence = 0.95
+	Resamples  = 2000
+)
+
+// MetricMap turns a metrics row into name → value for every metric of design section 5.
+func MetricMap(m analysis.Metrics) map[string]float64 {
+	out := make(map[string]float64, len(analysis.MetricNames))
+	for _, name := range analysis.MetricNames {
+		if v, ok := m.Value(name); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// Summarize builds the summary of one or more seeds of one scenario.
+func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) Summary {
+	first := outs[0]
+	s := Summary{
+		Scenario:   sc.Name,
+		ConfigHash: sc.Hash(),
+		Version:    version,
+		Seed:       first.Seed,
+		Digest:     first.Digest,
+		Status:     "complete",
+		Metrics:    MetricMap(first.Metrics),
+	}
+	reasons := map[string]int64{}
+	for _, o := range outs {
+		if o.Status != "complete" {
+			s.Status = o.Status
+		}
+		for k, v := range o.Metrics.TerminationReasons {
+			reasons[k] += v
+		}
+	}
+	if len(reasons) > 0 {
+		s.TerminationReasons = reasons
+	}
+	if len(outs) == 1 {
+		return s
+	}
+	s.Intervals = map[string]Interval{}
+	for _, o := range outs {
+		s.Seeds = append(s.Seeds, SeedRun{
+			Seed: o.Seed, RunID: o.RunID, Digest: o.Digest, Status: o.Status,
+			Events: o.Sim.Events, WallSeconds: o.Wall.Seconds(), Metrics: MetricMap(o.Metrics),
+		})
+	}
+	for _, name := range analysis.MetricNames {
+		vals := make([]float64, 0, len(outs))
+		for _, sr := range s.Seeds {
+			if v, ok := sr.Metrics[name]; ok && !math.IsNaN(v) {
+				vals = append(vals, v)
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		mean, lo, hi := analysis.BootstrapCI(vals, Confidence, Resamples, first.Seed)
+		s.Intervals[name] = Interval{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
+		s.Metrics[name] = mean
+	}
+	return s
+}
+
+// WriteFile writes the summary as indented JSON.
+func (s Summary) WriteFile(path string) error {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ReadSummary reads a summary.json.
+func ReadSummary(path string) (Summary, error) {
+	var s Summary
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		return s, fmt.Errorf("%s: not a mayday summary: %w", path, err)
+	}
+	if s.Metrics == nil {
+		return s, fmt.Errorf("%s: not a mayday summary: no metrics", path)
+	}
+	return s, nil
+}
+
+// WriteJSON writes the summary as JSON for machines.
+func (s Summary) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(s)
+}
+
+// WriteText writes a compact metrics table for people.
+func (s Summary) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s  seed %d", s.Scenario, s.Seed)
+	if len(s.Seeds) > 1 {
+		fmt.Fprintf(w, " (+%d more seeds, %d%% intervals)", len(s.Seeds)-1, int(Confidence*100))
+	}
+	fmt.Fprintf(w, "  %s  digest %s\n", s.Status, short(s.Digest))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, name := range analysis.MetricNames {
+		v, ok := s.Metrics[name]
+		if !ok {
+			continue
+		}
+		if iv, ok := s.Intervals[name]; ok {
+			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", name, Format(name, v), Format(name, iv.Lo), Format(name, iv.Hi))
+		} else {
+			fmt.Fprintf(tw, "  %s\t%s\n", name, Format(name, v))
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(s.TerminationReasons) > 0 {
+		fmt.Fprintf(w, "  terminated by reason:")
+		for _, k := range sortedKeys(s.TerminationReasons) {
+			fmt.Fprintf(w, " %s=%d", k, s.TerminationReasons[k])
+		}
+		fmt.Fprintln(w)
+	}
+	if s.Database != "" {
+		fmt.Fprintf(w, "database: %s\n", s.Database)
+	}
+	return nil
+}
+
+// Format prints a metric value the way people read it: counts as integers, rates with four
+// decimals, seconds with two.
+func Format(name string, v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "n/a"
+	case v == math.Trunc(v) && math.Abs(v) < 1e15:
+		return fmt.Sprintf("%.0f", v)
+	case strings.HasSuffix(name, "_time") || name == "makespan":
+		return fmt.Sprintf("%.2f", v)
+	case math.Abs(v) >= 1000:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.4f", v)
+	}
+}
+
+func short(d string) string {
+	if len(d) > 16 {
+		return d[:16]
+	}
+	return d
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

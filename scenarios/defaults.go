@@ -1,0 +1,92 @@
+package scenarios
+
+import "time"
+
+// Every default of the file format lives in this file (doc.go lists them for users). The
+// rule: what a scenario omits is off or unlimited, except the few settings a real recovery
+// policy always has (retry, inspection, lease) and a finite horizon.
+
+const (
+	DefaultSeed    uint64 = 1
+	DefaultHorizon        = 30 * 24 * time.Hour
+)
+
+// defaultScenario is the resolved scenario before any key of the file is read. Tools and the
+// tool mix are filled in by defaultTool and defaultMix once the file's tools are known.
+func defaultScenario() *Scenario {
+	return &Scenario{
+		Seed:    DefaultSeed,
+		Horizon: DefaultHorizon,
+		Workload: Workload{
+			Investigations: 1,
+			Arrival:        Arrival{Kind: ArrivalAtOnce},
+			Steps:          Dist{Kind: DistConstant, Value: 1},
+			Think:          Dist{Kind: DistConstant, Value: 0},
+			Tokens:         Dist{Kind: DistConstant, Value: 0},
+			Subagents:      defaultSubagents(),
+			// Behaviour: every probability 0.
+		},
+		Recovery: Recovery{
+			Retry:              defaultRetry(),
+			InspectBeforeRetry: true,
+			Revisions:          0,
+			OnExhaustion:       "terminate",
+			Lease:              5 * time.Minute,
+			Supervisor:         Supervisor{Kind: "rules"},
+			// RetryBudget, Breaker, NonProgress, Humans: nil (off); Budgets: zero (unlimited).
+		},
+	}
+}
+
+func defaultRetry() Retry {
+	return Retry{
+		MaxAttempts: 3,
+		Initial:     time.Second,
+		Multiplier:  2,
+		Max:         time.Minute,
+		Jitter:      "full",
+		OnExhausted: "escalate",
+	}
+}
+
+// defaultSubagents is off (probability 0); a `subagents` block that omits count spawns one
+// child and one that omits max_depth allows one level.
+func defaultSubagents() Subagents {
+	return Subagents{Probability: 0, Count: Dist{Kind: DistConstant, Value: 1}, MaxDepth: 1}
+}
+
+// defaultTool: no latency, unlimited servers, no timeout, and idempotency none, the safe
+// assumption about a tool nobody described.
+func defaultTool(name string) Tool {
+	return Tool{
+		Name:        name,
+		Latency:     Dist{Kind: DistConstant, Value: 0},
+		Idempotency: None,
+		Compute:     1.0,
+	}
+}
+
+// defaultMix weighs every tool equally, in file order.
+func defaultMix(tools []Tool) []Weight {
+	mix := make([]Weight, len(tools))
+	for i, t := range tools {
+		mix[i] = Weight{Tool: t.Name, Weight: 1}
+	}
+	return mix
+}
+
+// The blocks below are off when absent; a present block fills the keys it omits from these.
+
+func defaultRetryBudget() RetryBudget { return RetryBudget{Ratio: 0.1, MinPerSecond: 1} }
+
+func defaultBreaker() Breaker {
+	return Breaker{Window: time.Minute, FailureRatio: 0.5, MinCalls: 20, Cooldown: 2 * time.Minute}
+}
+
+func defaultNonProgress() NonProgress { return NonProgress{Repeats: 3} }
+
+// defaultHumans: reviewers and (with reviewers > 0) review_time are required; a human
+// approves unless told otherwise.
+func defaultHumans() Humans {
+	return Humans{ReviewTime: Dist{Kind: DistConstant, Value: 0}, Approve: 1}
+}

@@ -1,0 +1,87 @@
+// Package scenarios reads mayday scenario files (design section 3): it parses the YAML,
+// applies `--set` overrides and sweep points, checks everything, fills in defaults and
+// returns a resolved *Scenario, the only form the simulator reads.
+//
+// # Contract
+//
+//   - Parse, ParseOverrides, Load and LoadOverrides return either a scenario that passes
+//     Validate or an ErrorList holding every problem found, each an *Error naming the file,
+//     line, dotted key (workload.arrival.poisson, faults[2].for) and what would be valid.
+//   - Checking is strict: unknown keys (with the closest known key suggested), wrong types,
+//     negative durations, probabilities outside [0, 1], weights <= 0, unknown tools or
+//     metrics, distributions with missing or extra parameters, a lognormal whose p95 is not
+//     above its median, malformed durations and rates, and a lost_response or hang fault on
+//     a tool without a timeout (the caller would wait forever) are all errors.
+//   - The resolved scenario holds no maps: the file's maps (tools, the tool mix, arguments,
+//     expect, tolerances, sweep) become slices in file order, so JSON() is the same bytes for
+//     the same scenario and Hash() (SHA-256 of JSON) identifies it.
+//   - Overrides (Override, ParseSet, Expand, Scenario.With) change the YAML tree before
+//     decoding, so an overridden value meets exactly the checks a value in the file meets.
+//     Paths are those of `sweep`: recovery.retry.max_attempts, faults[2].for,
+//     tools.backtest.concurrency. A path may add a key the file omits, but a tool or list
+//     item that does not exist is an error naming the closest valid key.
+//   - A sweep (`sweep:` in the file) expands with Expand into points in file order, the last
+//     axis varying fastest; each value of each axis is checked when the file is parsed.
+//   - The examples in this folder (*.yaml) are embedded: List, Embedded, Load by name.
+//
+// # Values
+//
+// Durations are Go syntax plus d for days: 90s, 2h30m, 1.5d; a bare 0 is zero. Rates are
+// N/unit: 50/m, 100/h, 1/24h. Distributions are {dist: constant, value: X},
+// {dist: exponential, mean: X}, {dist: uniform, min: X, max: Y},
+// {dist: lognormal, median: X, p95: Y} or {dist: pareto, min: X, alpha: A}; their parameters
+// are durations for latency, think and review_time (stored in nanoseconds) and numbers for
+// steps, tokens and count. A single value X is shorthand for {dist: constant, value: X}.
+// budgets.compute is compute-unit seconds, written as a number or a duration (10h = 36000).
+// Expectations are ">= X", "<= X", "== X", "> X", "< X" or "between A and B"; for
+// median_recovery_time, p95_recovery_time and makespan (seconds) X may be a duration.
+//
+// # Defaults
+//
+// Whatever a scenario omits is off or unlimited, except where listed here (defaults.go
+// holds every one of them):
+//
+//	seed                        1
+//	horizon                     30d
+//	workload.investigations     1
+//	workload.arrival            {at_once: true}
+//	workload.steps              constant 1
+//	workload.think              constant 0
+//	workload.tokens             constant 0
+//	workload.model              "" (none recorded)
+//	workload.tools (the mix)    every tool, weight 1 each
+//	workload.subagents          off (probability 0); a given block defaults count to
+//	                            constant 1 and max_depth to 1
+//	workload.behaviour.*        0
+//	tools.T.version             ""
+//	tools.T.latency             constant 0
+//	tools.T.concurrency         0 = unlimited servers
+//	tools.T.idempotency         none (the safe assumption: every attempt executes)
+//	tools.T.timeout             0 = none (then lost_response and hang are refused)
+//	tools.T.compute             1.0 compute units per second of service
+//	faults                      none; fault ids default to their index ("0", "1", ...);
+//	                            a fault without tool hits every tool (kinds that take one);
+//	                            brownout slowdown 1 (at least probability or slowdown needed)
+//	recovery.retry              max_attempts 3, initial 1s, multiplier 2, max 1m,
+//	                            jitter full, on_exhausted escalate
+//	recovery.retry_budget       off; a given block: ratio 0.1, min_per_second 1
+//	recovery.breaker            off; a given block: window 1m, failure_ratio 0.5,
+//	                            min_calls 20, cooldown 2m
+//	recovery.inspect_before_retry  true
+//	recovery.revisions          0
+//	recovery.non_progress       off; a given block: repeats 3
+//	recovery.budgets            0 = unlimited tokens, compute and wall time
+//	recovery.on_exhaustion      terminate (only reached when a budget is set)
+//	recovery.lease              5m
+//	recovery.supervisor         {kind: rules}; kind model requires accuracy, and its
+//	                            latency and tokens default to 0
+//	recovery.humans             off (escalations terminate); a given block requires
+//	                            reviewers, and review_time when reviewers > 0; approve 1
+//	redact                      none beyond the built-in key, token, secret, password,
+//	                            credential (patterns are case-insensitive substrings,
+//	                            stored lower-case)
+//	expect, tolerances, sweep   none
+//
+// A block written as `{}` is switched on with its defaults; an absent or null block stays
+// off. An override with an empty value (`--set recovery.breaker=`) switches a block off.
+package scenarios

@@ -1,0 +1,160 @@
+package scenarios
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Error is one problem in a scenario: where it is (file, line, column, the dotted key) and
+// what was wrong, including what would be valid. Line is 0 when the problem has no place in
+// the file (a missing file, or a value that came from a --set override).
+type Error struct {
+	File   string
+	Line   int
+	Column int
+	Key    string // dotted path, e.g. workload.arrival.poisson or faults[2].for
+	Msg    string
+	// Override is the override the offending value came from, e.g.
+	// `--set recovery.retry.max_attempts=0` or `sweep faults[2].for=-5m`; "" for file content.
+	Override string
+}
+
+// Error reads like `research.yaml:12: workload.arrival.poisson: "50/x" is not a rate; ...`.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	}
+	if e.Override != "" {
+		b.WriteString(e.Override)
+		b.WriteString(": ")
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ErrorList is every problem found in one scenario, in file order. Parse returns it (as an
+// error) whenever it is not empty; errors.As finds it, and each *Error in it.
+type ErrorList []*Error
+
+// Error prints one problem per line.
+func (l ErrorList) Error() string {
+	parts := make([]string, len(l))
+	for i, e := range l {
+		parts[i] = e.Error()
+	}
+	return strings.Join(parts, "\n")
+}
+
+// Unwrap exposes the individual errors to errors.Is and errors.As.
+func (l ErrorList) Unwrap() []error {
+	errs := make([]error, len(l))
+	for i, e := range l {
+		errs[i] = e
+	}
+	return errs
+}
+
+// sorted orders the list by position (override errors, which have no line, first) and drops
+// exact repeats, which arise when several overrides trip the same check.
+func (l ErrorList) sorted() ErrorList {
+	sort.SliceStable(l, func(i, j int) bool {
+		if l[i].Line != l[j].Line {
+			return l[i].Line < l[j].Line
+		}
+		return l[i].Column < l[j].Column
+	})
+	out := l[:0]
+	seen := make(map[string]bool, len(l))
+	for _, e := range l {
+		s := e.Error()
+		if seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// err returns the list as an error, or nil when it is empty.
+func (l ErrorList) err() error {
+	if len(l) == 0 {
+		return nil
+	}
+	return l.sorted()
+}
+
+// closest returns the candidate nearest to s in edit distance, if it is near enough to be a
+// plausible misspelling (at most a third of the longer word, and at least one edit allowed
+// for short words), else "".
+func closest(s string, candidates []string) string {
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		if bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 {
+		return ""
+	}
+	limit := max(len(s), len(best)) / 3
+	if limit < 1 {
+		limit = 1
+	}
+	if bestD > limit {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, on bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// didYouMean is " (did you mean X?)" when a candidate is close to s, else "".
+func didYouMean(s string, candidates []string) string {
+	if c := closest(s, candidates); c != "" {
+		return " (did you mean " + c + "?)"
+	}
+	return ""
+}
+
+// orList joins words as "a, b or c".
+func orList(words []string) string {
+	switch len(words) {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}

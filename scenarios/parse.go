@@ -1,0 +1,937 @@
+package scenarios
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Parse parses and validates a scenario file. name is how errors and SourceInfo.File name the
+// file; sets are `path=value` overrides (`--set`), applied before decoding so their values
+// are checked like file content. The error, when not nil, is an ErrorList.
+func Parse(name string, data []byte, sets []string) (*Scenario, error) {
+	ovs, err := ParseSets(name, sets)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOverrides(name, data, ovs)
+}
+
+// ParseOverrides is Parse with overrides already parsed (a sweep point from Expand, or
+// ParseSets' result). They apply in order; a later one wins over an earlier one.
+func ParseOverrides(name string, data []byte, ovs []Override) (*Scenario, error) {
+	return parse(name, data, ovs)
+}
+
+func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(name)
+	sweeping := false
+	for _, o := range ovs {
+		if e := d.apply(&root, o, nil); e != nil {
+			d.errs = append(d.errs, e)
+		}
+		sweeping = sweeping || o.From == FromSweep
+	}
+	if err := d.errs.err(); err != nil {
+		return nil, err
+	}
+	s, sweep := d.scenario(root)
+	// A sweep point is a valid scenario only if each of its values is; checking each value
+	// once on its own (not every point of the grid) finds every bad one in linear time. A
+	// scenario loaded for one point skips this: its base was checked with the file.
+	if !sweeping {
+		d.checkSweep(data, ovs, s.Sweep, sweep)
+	}
+	if err := d.errs.err(); err != nil {
+		return nil, err
+	}
+	s.Source = SourceInfo{File: name, Data: data, Overrides: append([]Override(nil), ovs...)}
+	return s, nil
+}
+
+var yamlLine = regexp.MustCompile(`(?s)^yaml: line (\d+): (.*)$`)
+
+// parseYAML reads exactly one YAML document whose root is a mapping.
+func parseYAML(name string, data []byte) (root *yaml.Node, err error) {
+	// The parser is third-party code fed user input; a panic in it is reported as a
+	// malformed file rather than taking the program down.
+	defer func() {
+		if r := recover(); r != nil {
+			root, err = nil, ErrorList{{File: name, Msg: fmt.Sprintf("invalid YAML: the parser failed (%v)", r)}}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, ErrorList{{File: name, Msg: "the file is empty; want a mapping with at least name and tools"}}
+		}
+		return nil, ErrorList{yamlError(name, err)}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, ErrorList{{File: name, Line: extra.Line, Column: extra.Column, Msg: "a second YAML document; want one scenario per file"}}
+	} else if !errors.Is(err, io.EOF) {
+		return nil, ErrorList{yamlError(name, err)}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return nil, ErrorList{{File: name, Msg: "the file is empty; want a mapping with at least name and tools"}}
+	}
+	root = doc.Content[0]
+	if deref(root) == nil || deref(root).Kind != yaml.MappingNode {
+		n := root
+		if isNull(deref(root)) {
+			return nil, ErrorList{{File: name, Line: n.Line, Msg: "the file is empty; want a mapping with at least name and tools"}}
+		}
+		return nil, ErrorList{{File: name, Line: n.Line, Column: n.Column, Msg: fmt.Sprintf("the file holds %s; want a mapping with at least name and tools", describe(deref(n)))}}
+	}
+	return deref(root), nil
+}
+
+func yamlError(name string, err error) *Error {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
+	}
+	return &Error{File: name, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
+// scenario decodes the whole file. It also returns the value nodes of each sweep axis, for
+// checkSweep.
+func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
+	s := defaultScenario()
+	f := d.fields("", root, rootSchema, "a scenario")
+
+	if n := f.get("name"); n == nil {
+		d.fail(root, "name", "missing; want a name of lowercase letters, digits and dashes, such as research-fleet")
+	} else if v, ok := d.text(n, "name", "a name such as research-fleet"); ok {
+		if scenarioName.MatchString(v) {
+			s.Name = v
+		} else {
+			d.fail(n, "name", "%q is not a valid name; want lowercase letters, digits and dashes ([a-z0-9-]+), such as research-fleet", v)
+		}
+	}
+	if n := f.get("description"); n != nil {
+		if v, ok := d.text(n, "description", "one line of text"); ok {
+			s.Description = v
+		}
+	}
+	if n := f.get("seed"); n != nil {
+		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && strings.HasPrefix(strings.TrimSpace(n.Value), "-") {
+			d.fail(n, "seed", "%s is negative; want a whole number >= 0", n.Value)
+		} else if d.scalar(n, "seed", "a whole number >= 0") {
+			var v uint64
+			if n.ShortTag() != "!!int" || n.Decode(&v) != nil {
+				d.fail(n, "seed", "%s is not a whole number >= 0 that fits in 64 bits; want such as 42", describe(n))
+			} else {
+				s.Seed = v
+			}
+		}
+	}
+	if n := f.get("horizon"); n != nil {
+		if v, ok := d.duration(n, "horizon", true); ok {
+			s.Horizon = v
+		}
+	}
+
+	// Tools first: the mix and the faults refer to them.
+	s.Tools = d.tools(f.get("tools"), root)
+	d.workload(f.get("workload"), s)
+	s.Faults = d.faults(f.get("faults"), s.Tools)
+	d.recovery(f.get("recovery"), &s.Recovery)
+	s.Redact = d.redact(f.get("redact"))
+	s.Expect = d.expect(f.get("expect"))
+	s.Tolerances = d.tolerances(f.get("tolerances"))
+	var sweep []sweepSource
+	s.Sweep, sweep = d.sweep(f.get("sweep"))
+	return s, sweep
+}
+
+func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
+	const example = "tools: {search: {latency: {dist: exponential, mean: 2s}, timeout: 30s}}"
+	if n == nil {
+		d.fail(root, "tools", "missing; want at least one tool, such as %s", example)
+		return nil
+	}
+	f := d.fields("tools", n, nil, "a mapping of tool names to tools, such as "+example)
+	if f.node != nil && len(f.order) == 0 {
+		d.fail(n, "tools", "no tools; want at least one, such as %s", example)
+	}
+	var tools []Tool
+	for _, name := range f.order {
+		key := f.key(name)
+		if !entityName.MatchString(name) {
+			d.fail(f.keys[name], key, "%q is not a valid tool name; want lowercase letters, digits, _ and - ([a-z0-9_-]+)", name)
+			continue
+		}
+		t := defaultTool(name)
+		tf := d.fields(key, f.vals[name], toolSchema, "a tool such as {latency: {dist: exponential, mean: 2s}, timeout: 30s}")
+		if v := tf.get("version"); v != nil {
+			if s, ok := d.text(v, tf.key("version"), `a version such as "3.2"`); ok {
+				t.Version = s
+			}
+		}
+		if v := tf.get("latency"); v != nil {
+			if dist, ok := d.dist(v, tf.key("latency"), durationUnit); ok {
+				t.Latency = dist
+			}
+		}
+		if v := tf.get("concurrency"); v != nil {
+			if c, ok := d.integer(v, tf.key("concurrency"), 0, "a whole number of servers >= 0 (0 = unlimited)"); ok {
+				if c > 1<<31 {
+					d.fail(v, tf.key("concurrency"), "%d is too large; want at most %d servers", c, 1<<31)
+				} else {
+					t.Concurrency = int(c)
+				}
+			}
+		}
+		if v := tf.get("idempotency"); v != nil {
+			if s, ok := d.enum(v, tf.key("idempotency"), "an idempotency", []string{string(Keyed), string(Natural), string(None)}); ok {
+				t.Idempotency = Idempotency(s)
+			}
+		}
+		if v := tf.get("timeout"); v != nil {
+			if dur, ok := d.duration(v, tf.key("timeout"), false); ok {
+				t.Timeout = dur
+			}
+		}
+		if v := tf.get("compute"); v != nil {
+			if c, ok := d.atLeast(v, tf.key("compute"), 0, false, "compute units per second of service, a number >= 0"); ok {
+				t.Compute = c
+			}
+		}
+		if v := tf.get("arguments"); v != nil {
+			af := d.fields(tf.key("arguments"), v, nil, "a mapping of argument names to values, such as {strategy: momentum}")
+			for _, k := range af.order {
+				an := af.get(k)
+				if an == nil {
+					t.Arguments = append(t.Arguments, Argument{Key: k})
+					continue
+				}
+				if s, ok := d.text(an, af.key(k), "a single value"); ok {
+					t.Arguments = append(t.Arguments, Argument{Key: k, Value: s})
+				}
+			}
+		}
+		tools = append(tools, t)
+	}
+	return tools
+}
+
+func toolNames(tools []Tool) []string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// toolRef checks that n names one of tools.
+func (d *decoder) toolRef(n *yaml.Node, key string, name string, tools []Tool) bool {
+	names := toolNames(tools)
+	if contains(names, name) {
+		return true
+	}
+	hint := didYouMean(name, names)
+	if len(names) == 0 {
+		d.fail(n, key, "unknown tool %q; the file defines no tools", name)
+		return false
+	}
+	d.fail(n, key, "unknown tool %q%s; want one of %s", name, hint, strings.Join(names, ", "))
+	return false
+}
+
+func (d *decoder) workload(n *yaml.Node, s *Scenario) {
+	w := &s.Workload
+	f := d.fields("workload", n, workloadSchema, "a mapping such as {investigations: 1000, arrival: {poisson: 100/h}}")
+	if v := f.get("investigations"); v != nil {
+		if c, ok := d.integer(v, f.key("investigations"), 1, "a whole number >= 1"); ok {
+			if c > 1<<40 {
+				d.fail(v, f.key("investigations"), "%d is too large; want at most %d", c, int64(1)<<40)
+			} else {
+				w.Investigations = int(c)
+			}
+		}
+	}
+	if v := f.get("arrival"); v != nil {
+		if a, ok := d.arrival(v, f.key("arrival")); ok {
+			w.Arrival = a
+		}
+	}
+	if v := f.get("steps"); v != nil {
+		if dist, ok := d.countDist(v, f.key("steps"), 1); ok {
+			w.Steps = dist
+		}
+	}
+	if v := f.get("think"); v != nil {
+		if dist, ok := d.dist(v, f.key("think"), durationUnit); ok {
+			w.Think = dist
+		}
+	}
+	if v := f.get("tokens"); v != nil {
+		if dist, ok := d.dist(v, f.key("tokens"), countUnit); ok {
+			w.Tokens = dist
+		}
+	}
+	if v := f.get("model"); v != nil {
+		if m, ok := d.text(v, f.key("model"), "a model name such as research-model-2"); ok {
+			w.Model = m
+		}
+	}
+	w.Mix = defaultMix(s.Tools)
+	if v := f.get("tools"); v != nil {
+		w.Mix = d.mix(v, f.key("tools"), s.Tools)
+	}
+	if v := f.get("subagents"); v != nil {
+		sf := d.fields(f.key("subagents"), v, workloadSchema.sub["subagents"], "a mapping such as {probability: 0.1, count: {dist: uniform, min: 1, max: 3}, max_depth: 2}")
+		if p := sf.get("probability"); p != nil {
+			if x, ok := d.prob(p, sf.key("probability")); ok {
+				w.Subagents.Probability = x
+			}
+		}
+		if c := sf.get("count"); c != nil {
+			if dist, ok := d.countDist(c, sf.key("count"), 1); ok {
+				w.Subagents.Count = dist
+			}
+		}
+		if m := sf.get("max_depth"); m != nil {
+			if x, ok := d.integer(m, sf.key("max_depth"), 0, "a whole number >= 0"); ok {
+				if x > 64 {
+					d.fail(m, sf.key("max_depth"), "%d is too deep; want at most 64", x)
+				} else {
+					w.Subagents.MaxDepth = int(x)
+				}
+			}
+		}
+	}
+	if v := f.get("behaviour"); v != nil {
+		bf := d.fields(f.key("behaviour"), v, workloadSchema.sub["behaviour"], "a mapping of probabilities such as {invalid_output: 0.05}")
+		b := &w.Behaviour
+		for _, p := range []struct {
+			key string
+			dst *float64
+		}{
+			{"invalid_output", &b.InvalidOutput},
+			{"revise_success", &b.ReviseSuccess},
+			{"policy_violation", &b.PolicyViolation},
+			{"stuck", &b.Stuck},
+			{"validation_miss", &b.ValidationMiss},
+		} {
+			if n := bf.get(p.key); n != nil {
+				if x, ok := d.prob(n, bf.key(p.key)); ok {
+					*p.dst = x
+				}
+			}
+		}
+	}
+}
+
+func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
+	const want = "one of {poisson: 200/h}, {at_once: true} or {uniform: 2h}"
+	f := d.fields(key, n, arrivalSchema, want)
+	if f.node == nil {
+		return Arrival{}, false
+	}
+	if len(f.order) != 1 {
+		if len(f.order) == 0 {
+			d.fail(f.at(), key, "empty; want %s", want)
+		} else {
+			d.fail(f.at(), key, "%s given together; want exactly %s", andList(f.order), want)
+		}
+		return Arrival{}, false
+	}
+	k := f.order[0]
+	v := f.get(k)
+	if v == nil {
+		d.fail(f.keys[k], f.key(k), "no value; want %s", want)
+		return Arrival{}, false
+	}
+	switch k {
+	case "poisson":
+		r, ok := d.rate(v, f.key(k), true)
+		return Arrival{Kind: ArrivalPoisson, Rate: r}, ok
+	case "uniform":
+		dur, ok := d.duration(v, f.key(k), true)
+		return Arrival{Kind: ArrivalUniform, Over: dur}, ok
+	default: // at_once
+		b, ok := d.boolean(v, f.key(k))
+		if ok && !b {
+			d.fail(v, f.key(k), "false is not an arrival process; want at_once: true, or {poisson: ...} or {uniform: ...}")
+			return Arrival{}, false
+		}
+		return Arrival{Kind: ArrivalAtOnce}, ok
+	}
+}
+
+func (d *decoder) mix(n *yaml.Node, key string, tools []Tool) []Weight {
+	const want = "a mapping of tool names to weights > 0, such as {backtest: 0.5, fetch_data: 0.5}"
+	f := d.fields(key, n, nil, want)
+	if f.node == nil {
+		return defaultMix(tools)
+	}
+	if len(f.order) == 0 {
+		d.fail(n, key, "no tools; want %s", want)
+		return defaultMix(tools)
+	}
+	var mix []Weight
+	for _, name := range f.order {
+		if !d.toolRef(f.keys[name], f.key(name), name, tools) {
+			continue
+		}
+		v := f.get(name)
+		if v == nil {
+			d.fail(f.keys[name], f.key(name), "no weight; want a number > 0")
+			continue
+		}
+		w, ok := d.number(v, f.key(name), "a weight > 0")
+		if !ok {
+			continue
+		}
+		if w <= 0 {
+			d.fail(v, f.key(name), "weight %s is not positive; want a number > 0 (leave the tool out to never use it)", v.Value)
+			continue
+		}
+		mix = append(mix, Weight{Tool: name, Weight: w})
+	}
+	return mix
+}
+
+var faultKinds = []string{
+	string(FaultTransient), string(FaultLostResponse), string(FaultOutage), string(FaultBrownout),
+	string(FaultHang), string(FaultWorkerCrash), string(FaultInvalidConfig), string(FaultBudgetSpike),
+}
+
+// faultKeys lists the keys each fault kind takes, and which of them it requires.
+func faultKeys(k FaultKind) (allowed, required []string) {
+	switch k {
+	case FaultTransient, FaultLostResponse:
+		return []string{"id", "kind", "tool", "probability"}, []string{"probability"}
+	case FaultOutage, FaultHang:
+		return []string{"id", "kind", "tool", "at", "for"}, []string{"for"}
+	case FaultBrownout:
+		return []string{"id", "kind", "tool", "at", "for", "probability", "slowdown"}, []string{"for"}
+	case FaultWorkerCrash:
+		return []string{"id", "kind", "rate"}, []string{"rate"}
+	case FaultInvalidConfig:
+		return []string{"id", "kind", "probability"}, []string{"probability"}
+	case FaultBudgetSpike:
+		return []string{"id", "kind", "probability", "factor"}, []string{"probability", "factor"}
+	}
+	return nil, nil
+}
+
+var faultID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+
+func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
+	const want = "a list of faults such as [{kind: transient, tool: search, probability: 0.01}]"
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, "faults", "%s is not a list; want %s", describe(n), want)
+		return nil
+	}
+	var faults []Fault
+	ids := map[string]*yaml.Node{}
+	for i, item := range n.Content {
+		key := fmt.Sprintf("faults[%d]", i)
+		f := d.fields(key, item, faultSchema, "a fault such as {kind: transient, tool: search, probability: 0.01}")
+		if f.node == nil {
+			if isNull(deref(item)) {
+				d.fail(item, key, "empty; want a fault such as {kind: transient, tool: search, probability: 0.01}")
+			}
+			continue
+		}
+		fault := Fault{ID: strconv.Itoa(i), Index: i}
+		kn := f.get("kind")
+		if kn == nil {
+			d.fail(f.at(), key, "missing kind; want kind: %s", orList(faultKinds))
+			continue
+		}
+		k, ok := d.enum(kn, f.key("kind"), "a fault kind", faultKinds)
+		if !ok {
+			continue
+		}
+		fault.Kind = FaultKind(k)
+		allowed, required := faultKeys(fault.Kind)
+		good := true
+		for _, p := range f.order {
+			if !contains(allowed, p) {
+				d.fail(f.keys[p], f.key(p), "a %s fault takes no %s; it takes %s", k, p, andList(allowed))
+				good = false
+			}
+		}
+		for _, p := range required {
+			if f.get(p) == nil {
+				d.fail(f.at(), key, "a %s fault needs %s", k, p)
+				good = false
+			}
+		}
+		if v := f.get("id"); v != nil {
+			if s, ok := d.text(v, f.key("id"), "an id such as backtest-outage"); ok {
+				if !faultID.MatchString(s) {
+					d.fail(v, f.key("id"), "%q is not a valid id; want letters, digits, _, . and - only", s)
+					good = false
+				} else {
+					fault.ID = s
+				}
+			} else {
+				good = false
+			}
+		}
+		if v := f.get("tool"); v != nil {
+			if s, ok := d.text(v, f.key("tool"), "a tool name"); ok && d.toolRef(v, f.key("tool"), s, tools) {
+				fault.Tool = s
+			} else {
+				good = false
+			}
+		}
+		if v := f.get("probability"); v != nil {
+			if x, ok := d.prob(v, f.key("probability")); ok {
+				fault.Probability = x
+			} else {
+				good = false
+			}
+		}
+		if v := f.get("at"); v != nil {
+			if x, ok := d.duration(v, f.key("at"), false); ok {
+				fault.At = x
+			} else {
+				good = false
+			}
+		}
+		if v := f.get("for"); v != nil {
+			if x, ok := d.duration(v, f.key("for"), true); ok {
+				fault.For = x
+			} else {
+				good = false
+			}
+		}
+		if fault.Kind == FaultBrownout {
+			fault.Slowdown = 1
+		}
+		if v := f.get("slowdown"); v != nil {
+			if x, ok := d.atLeast(v, f.key("slowdown"), 1, false, "a latency factor >= 1"); ok {
+				fault.Slowdown = x
+			} else {
+				good = false
+			}
+		}
+		if v := f.get("rate"); v != nil {
+			if r, ok := d.rate(v, f.key("rate"), false); ok {
+				fault.Rate = r
+			} else {
+				good = false
+			}
+		}
+		if v := f.get("factor"); v != nil {
+			if x, ok := d.atLeast(v, f.key("factor"), 1, false, "a token factor >= 1"); ok {
+				fault.Factor = x
+			} else {
+				good = false
+			}
+		}
+		if !good {
+			continue
+		}
+		if fault.Kind == FaultBrownout && fault.Probability == 0 && fault.Slowdown == 1 {
+			d.fail(f.at(), key, "a brownout with probability 0 and slowdown 1 does nothing; want probability > 0 or slowdown > 1")
+			continue
+		}
+		// An attempt that is never answered is only noticed by the caller's timeout.
+		if fault.Kind == FaultLostResponse || fault.Kind == FaultHang {
+			at := f.keys["tool"]
+			if at == nil {
+				at = f.at()
+			}
+			for _, t := range tools {
+				if (fault.Tool == "" || fault.Tool == t.Name) && t.Timeout == 0 {
+					d.fail(at, key, "%s on tool %s, which has no timeout: the caller would wait forever; set tools.%s.timeout (such as 1h)", k, t.Name, t.Name)
+					good = false
+				}
+			}
+		}
+		if first, dup := ids[fault.ID]; dup {
+			d.fail(f.at(), key, "id %q is already used by the fault at line %d; want unique ids", fault.ID, first.Line)
+			continue
+		}
+		ids[fault.ID] = f.at()
+		if good {
+			faults = append(faults, fault)
+		}
+	}
+	return faults
+}
+
+func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
+	f := d.fields("recovery", n, recoverySchema, "a mapping such as {retry: {max_attempts: 5}, breaker: {}}")
+	sub := recoverySchema.sub
+
+	if v := f.get("retry"); v != nil {
+		rf := d.fields(f.key("retry"), v, sub["retry"], "a mapping such as {max_attempts: 5, initial: 1s, multiplier: 2, max: 5m, jitter: full}")
+		rt := &r.Retry
+		if x := rf.get("max_attempts"); x != nil {
+			if c, ok := d.integer(x, rf.key("max_attempts"), 1, "a whole number >= 1 (1 = never retry)"); ok {
+				if c > 1000 {
+					d.fail(x, rf.key("max_attempts"), "%d is too many; want at most 1000", c)
+				} else {
+					rt.MaxAttempts = int(c)
+				}
+			}
+		}
+		if x := rf.get("initial"); x != nil {
+			if dur, ok := d.duration(x, rf.key("initial"), false); ok {
+				rt.Initial = dur
+			}
+		}
+		if x := rf.get("multiplier"); x != nil {
+			if m, ok := d.atLeast(x, rf.key("multiplier"), 1, false, "a number >= 1"); ok {
+				rt.Multiplier = m
+			}
+		}
+		if x := rf.get("max"); x != nil {
+			if dur, ok := d.duration(x, rf.key("max"), false); ok {
+				rt.Max = dur
+			}
+		}
+		if rt.Max < rt.Initial {
+			at := rf.get("max")
+			if at == nil {
+				at = rf.get("initial")
+			}
+			d.fail(at, rf.key("max"), "max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
+		}
+		if x := rf.get("jitter"); x != nil {
+			if s, ok := d.enum(x, rf.key("jitter"), "a jitter", []string{"none", "full", "equal", "decorrelated"}); ok {
+				rt.Jitter = s
+			}
+		}
+		if x := rf.get("on_exhausted"); x != nil {
+			if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", []string{"escalate", "terminate"}); ok {
+				rt.OnExhausted = s
+			}
+		}
+	}
+	// A block given as `{}` is switched on with its defaults; only an absent or null key
+	// leaves it off.
+	if v := f.get("retry_budget"); v != nil {
+		rb := defaultRetryBudget()
+		bf := d.fields(f.key("retry_budget"), v, sub["retry_budget"], "a mapping such as {ratio: 0.1, min_per_second: 1}")
+		if x := bf.get("ratio"); x != nil {
+			if c, ok := d.atLeast(x, bf.key("ratio"), 0, false, "retries earned per first attempt, a number >= 0"); ok {
+				rb.Ratio = c
+			}
+		}
+		if x := bf.get("min_per_second"); x != nil {
+			if c, ok := d.atLeast(x, bf.key("min_per_second"), 0, false, "retries per second always allowed, a number >= 0"); ok {
+				rb.MinPerSecond = c
+			}
+		}
+		r.RetryBudget = &rb
+	}
+	if v := f.get("breaker"); v != nil {
+		br := defaultBreaker()
+		bf := d.fields(f.key("breaker"), v, sub["breaker"], "a mapping such as {window: 1m, failure_ratio: 0.5, min_calls: 20, cooldown: 2m}")
+		if x := bf.get("window"); x != nil {
+			if dur, ok := d.duration(x, bf.key("window"), true); ok {
+				br.Window = dur
+			}
+		}
+		if x := bf.get("failure_ratio"); x != nil {
+			if p, ok := d.prob(x, bf.key("failure_ratio")); ok {
+				if p == 0 {
+					d.fail(x, bf.key("failure_ratio"), "0 would open the breaker on success; want a ratio in (0, 1]")
+				} else {
+					br.FailureRatio = p
+				}
+			}
+		}
+		if x := bf.get("min_calls"); x != nil {
+			if c, ok := d.integer(x, bf.key("min_calls"), 1, "a whole number >= 1"); ok {
+				if c > 1<<31 {
+					d.fail(x, bf.key("min_calls"), "%d is too large; want at most %d", c, 1<<31)
+				} else {
+					br.MinCalls = int(c)
+				}
+			}
+		}
+		if x := bf.get("cooldown"); x != nil {
+			if dur, ok := d.duration(x, bf.key("cooldown"), true); ok {
+				br.Cooldown = dur
+			}
+		}
+		r.Breaker = &br
+	}
+	if v := f.get("inspect_before_retry"); v != nil {
+		if b, ok := d.boolean(v, f.key("inspect_before_retry")); ok {
+			r.InspectBeforeRetry = b
+		}
+	}
+	if v := f.get("revisions"); v != nil {
+		if c, ok := d.integer(v, f.key("revisions"), 0, "a whole number >= 0"); ok {
+			if c > 1000 {
+				d.fail(v, f.key("revisions"), "%d is too many; want at most 1000", c)
+			} else {
+				r.Revisions = int(c)
+			}
+		}
+	}
+	if v := f.get("non_progress"); v != nil {
+		np := defaultNonProgress()
+		nf := d.fields(f.key("non_progress"), v, sub["non_progress"], "a mapping such as {repeats: 3}")
+		if x := nf.get("repeats"); x != nil {
+			if c, ok := d.integer(x, nf.key("repeats"), 1, "a whole number >= 1"); ok {
+				if c > 1000 {
+					d.fail(x, nf.key("repeats"), "%d is too many; want at most 1000", c)
+				} else {
+					np.Repeats = int(c)
+				}
+			}
+		}
+		r.NonProgress = &np
+	}
+	if v := f.get("budgets"); v != nil {
+		bf := d.fields(f.key("budgets"), v, sub["budgets"], "a mapping such as {tokens: 2000000, compute: 10h, wall: 24h}")
+		if x := bf.get("tokens"); x != nil {
+			if c, ok := d.integer(x, bf.key("tokens"), 0, "a whole number of tokens >= 0 (0 = unlimited)"); ok {
+				r.Budgets.Tokens = c
+			}
+		}
+		if x := bf.get("compute"); x != nil {
+			// Compute-unit seconds, written as a number or as a duration (10h = 36000).
+			if x.Kind == yaml.ScalarNode && isNumberTag(x) {
+				if c, ok := d.atLeast(x, bf.key("compute"), 0, false, "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
+					r.Budgets.Compute = c
+				}
+			} else if dur, ok := d.duration(x, bf.key("compute"), false); ok {
+				r.Budgets.Compute = dur.Seconds()
+			}
+		}
+		if x := bf.get("wall"); x != nil {
+			if dur, ok := d.duration(x, bf.key("wall"), false); ok {
+				r.Budgets.Wall = dur
+			}
+		}
+	}
+	if v := f.get("on_exhaustion"); v != nil {
+		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", []string{"pause", "reduce_scope", "terminate"}); ok {
+			r.OnExhaustion = s
+		}
+	}
+	if v := f.get("lease"); v != nil {
+		if dur, ok := d.duration(v, f.key("lease"), true); ok {
+			r.Lease = dur
+		}
+	}
+	if v := f.get("supervisor"); v != nil {
+		d.supervisor(v, f.key("supervisor"), &r.Supervisor)
+	}
+	if v := f.get("humans"); v != nil {
+		h := defaultHumans()
+		hf := d.fields(f.key("humans"), v, sub["humans"], "a mapping such as {reviewers: 5, review_time: {dist: lognormal, median: 20m, p95: 2h}, approve: 0.8}")
+		rv := hf.get("reviewers")
+		if rv == nil {
+			d.fail(hf.at(), f.key("humans"), "missing reviewers; want reviewers: N (0 = escalations terminate)")
+		} else if c, ok := d.integer(rv, hf.key("reviewers"), 0, "a whole number >= 0 (0 = escalations terminate)"); ok {
+			if c > 1<<31 {
+				d.fail(rv, hf.key("reviewers"), "%d is too many; want at most %d", c, 1<<31)
+			} else {
+				h.Reviewers = int(c)
+			}
+		}
+		if x := hf.get("review_time"); x != nil {
+			if dist, ok := d.dist(x, hf.key("review_time"), durationUnit); ok {
+				h.ReviewTime = dist
+			}
+		} else if h.Reviewers > 0 {
+			d.fail(hf.at(), f.key("humans"), "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
+		}
+		if x := hf.get("approve"); x != nil {
+			if p, ok := d.prob(x, hf.key("approve")); ok {
+				h.Approve = p
+			}
+		}
+		r.Humans = &h
+	}
+}
+
+func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
+	f := d.fields(key, n, recoverySchema.sub["supervisor"], "{kind: rules} or {kind: model, accuracy: 0.9, latency: 30s, tokens: 4000}")
+	if f.node == nil {
+		return
+	}
+	kind := "rules"
+	if v := f.get("kind"); v != nil {
+		k, ok := d.enum(v, f.key("kind"), "a supervisor kind", []string{"rules", "model"})
+		if !ok {
+			return
+		}
+		kind = k
+	}
+	s.Kind = kind
+	if kind == "rules" {
+		for _, k := range f.order {
+			if k != "kind" {
+				d.fail(f.keys[k], f.key(k), "only a model supervisor takes %s; this one is kind rules", k)
+			}
+		}
+		return
+	}
+	if v := f.get("accuracy"); v == nil {
+		d.fail(f.at(), key, "a model supervisor needs accuracy; want accuracy: a probability such as 0.9")
+	} else if p, ok := d.prob(v, f.key("accuracy")); ok {
+		s.Accuracy = p
+	}
+	if v := f.get("latency"); v != nil {
+		if dur, ok := d.duration(v, f.key("latency"), false); ok {
+			s.Latency = dur
+		}
+	}
+	if v := f.get("tokens"); v != nil {
+		if c, ok := d.integer(v, f.key("tokens"), 0, "a whole number of tokens >= 0"); ok {
+			s.Tokens = c
+		}
+	}
+}
+
+func (d *decoder) redact(n *yaml.Node) []string {
+	const want = "a list of argument-key patterns such as [account, ssn]"
+	if n == nil {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, "redact", "%s is not a list; want %s", describe(n), want)
+		return nil
+	}
+	var out []string
+	for i, item := range n.Content {
+		key := fmt.Sprintf("redact[%d]", i)
+		item = deref(item)
+		if isNull(item) {
+			d.fail(n, key, "empty; want a pattern such as account")
+			continue
+		}
+		s, ok := d.text(item, key, "a pattern such as account")
+		if !ok {
+			continue
+		}
+		if strings.TrimSpace(s) == "" {
+			d.fail(item, key, "empty pattern; want a pattern such as account")
+			continue
+		}
+		// Patterns match case-insensitively; storing them lower-case saves every reader the fold.
+		out = append(out, strings.ToLower(strings.TrimSpace(s)))
+	}
+	return out
+}
+
+func (d *decoder) metricKey(kn *yaml.Node, key, m string) bool {
+	if IsMetric(m) {
+		return true
+	}
+	hint := didYouMean(m, Metrics)
+	d.fail(kn, key, "unknown metric %q%s; want one of %s", m, hint, strings.Join(Metrics, ", "))
+	return false
+}
+
+func (d *decoder) expect(n *yaml.Node) []Expectation {
+	const want = `a mapping of metrics to checks, such as {completion_rate: ">= 0.95"}`
+	f := d.fields("expect", n, nil, want)
+	var out []Expectation
+	for _, m := range f.order {
+		key := f.key(m)
+		if !d.metricKey(f.keys[m], key, m) {
+			continue
+		}
+		v := f.get(m)
+		if v == nil {
+			d.fail(f.keys[m], key, "no check; want %s", expectSyntax)
+			continue
+		}
+		if v.Kind != yaml.ScalarNode {
+			d.fail(v, key, "%s is not a check; want %s", describe(v), expectSyntax)
+			continue
+		}
+		if isNumberTag(v) {
+			d.fail(v, key, "%s is a bare number; want a comparison such as \">= %s\" or \"== %s\"", v.Value, v.Value, v.Value)
+			continue
+		}
+		e, msg := ParseExpectation(m, v.Value)
+		if msg != "" {
+			d.fail(v, key, "%s", msg)
+			continue
+		}
+		e.Line = v.Line
+		out = append(out, e)
+	}
+	return out
+}
+
+func (d *decoder) tolerances(n *yaml.Node) []Tolerance {
+	f := d.fields("tolerances", n, nil, "a mapping of metrics to tolerances, such as {completion_rate: 0.02}")
+	var out []Tolerance
+	for _, m := range f.order {
+		key := f.key(m)
+		if !d.metricKey(f.keys[m], key, m) {
+			continue
+		}
+		v := f.get(m)
+		if v == nil {
+			d.fail(f.keys[m], key, "no tolerance; want a number >= 0")
+			continue
+		}
+		if x, ok := d.atLeast(v, key, 0, false, "a tolerance >= 0 in the metric's unit"); ok {
+			out = append(out, Tolerance{Metric: m, Value: x})
+		}
+	}
+	return out
+}
+
+// sweepSource is where one sweep axis is written: its key and its value nodes.
+type sweepSource struct {
+	key  *yaml.Node
+	vals []*yaml.Node
+}
+
+func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []sweepSource) {
+	f := d.fields("sweep", n, nil, "a mapping of paths to lists of values, such as {recovery.retry.max_attempts: [1, 3, 5]}")
+	var axes []SweepAxis
+	var srcs []sweepSource
+	for _, p := range f.order {
+		key := f.key(p)
+		v := f.get(p)
+		if v == nil || v.Kind != yaml.SequenceNode || len(v.Content) == 0 {
+			at := v
+			if at == nil {
+				at = f.keys[p]
+			}
+			d.fail(at, key, "want a non-empty list of values, such as [1, 3, 5]")
+			continue
+		}
+		axis := SweepAxis{Path: p}
+		var vals []*yaml.Node
+		for _, item := range v.Content {
+			item = deref(item)
+			if item == nil {
+				d.fail(v, key, "an alias that does not resolve; want a list of values")
+				continue
+			}
+			axis.Values = append(axis.Values, valueText(item))
+			vals = append(vals, item)
+		}
+		axes = append(axes, axis)
+		srcs = append(srcs, sweepSource{key: f.keys[p], vals: vals})
+	}
+	return axes, srcs
+}

@@ -1,0 +1,218 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"time"
+)
+
+// Validate checks the invariants of a resolved scenario: ranges, references between its
+// parts, and the rules that keep a simulation from waiting forever. Parse only returns
+// scenarios that pass; a scenario built in Go (a simulator test, say) should call it before
+// use. It reports keys but no lines: the resolved form has none.
+func (s *Scenario) Validate() error {
+	v := &validator{file: s.Source.File}
+	v.check(scenarioName.MatchString(s.Name), "name", "%q is not a valid name; want [a-z0-9-]+", s.Name)
+	v.check(s.Horizon > 0, "horizon", "%v is not positive; want a duration > 0", s.Horizon)
+
+	w := &s.Workload
+	v.check(w.Investigations >= 1, "workload.investigations", "%d; want >= 1", w.Investigations)
+	switch w.Arrival.Kind {
+	case ArrivalPoisson:
+		v.check(finite(w.Arrival.Rate.PerSecond) && w.Arrival.Rate.PerSecond > 0, "workload.arrival.poisson", "rate %v per second; want > 0", w.Arrival.Rate.PerSecond)
+	case ArrivalUniform:
+		v.check(w.Arrival.Over > 0, "workload.arrival.uniform", "%v; want a duration > 0", w.Arrival.Over)
+	case ArrivalAtOnce:
+	default:
+		v.check(false, "workload.arrival", "unknown kind %q; want poisson, at_once or uniform", w.Arrival.Kind)
+	}
+	v.dist(w.Steps, "workload.steps", countUnit, 1)
+	v.dist(w.Think, "workload.think", durationUnit, 0)
+	v.dist(w.Tokens, "workload.tokens", countUnit, 0)
+	v.check(len(w.Mix) > 0, "workload.tools", "empty; want at least one tool with a weight > 0")
+	for _, m := range w.Mix {
+		key := "workload.tools." + m.Tool
+		v.check(s.Tool(m.Tool) >= 0, key, "unknown tool %q", m.Tool)
+		v.check(finite(m.Weight) && m.Weight > 0, key, "weight %v; want > 0", m.Weight)
+	}
+	v.prob(w.Subagents.Probability, "workload.subagents.probability")
+	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
+	v.check(w.Subagents.MaxDepth >= 0 && w.Subagents.MaxDepth <= 64, "workload.subagents.max_depth", "%d; want 0 to 64", w.Subagents.MaxDepth)
+	b := w.Behaviour
+	v.prob(b.InvalidOutput, "workload.behaviour.invalid_output")
+	v.prob(b.ReviseSuccess, "workload.behaviour.revise_success")
+	v.prob(b.PolicyViolation, "workload.behaviour.policy_violation")
+	v.prob(b.Stuck, "workload.behaviour.stuck")
+	v.prob(b.ValidationMiss, "workload.behaviour.validation_miss")
+
+	v.check(len(s.Tools) > 0, "tools", "none; want at least one tool")
+	seen := map[string]bool{}
+	for _, t := range s.Tools {
+		key := "tools." + t.Name
+		v.check(entityName.MatchString(t.Name), key, "%q is not a valid tool name; want [a-z0-9_-]+", t.Name)
+		v.check(!seen[t.Name], key, "tool %q defined twice", t.Name)
+		seen[t.Name] = true
+		v.dist(t.Latency, key+".latency", durationUnit, 0)
+		v.check(t.Concurrency >= 0, key+".concurrency", "%d; want >= 0 (0 = unlimited)", t.Concurrency)
+		v.check(t.Idempotency == Keyed || t.Idempotency == Natural || t.Idempotency == None, key+".idempotency", "%q; want keyed, natural or none", t.Idempotency)
+		v.check(t.Timeout >= 0, key+".timeout", "%v; want >= 0 (0 = none)", t.Timeout)
+		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
+	}
+
+	ids := map[string]bool{}
+	for i, f := range s.Faults {
+		key := fmt.Sprintf("faults[%d]", i)
+		v.check(f.Index == i, key+".index", "%d; want %d, its position", f.Index, i)
+		v.check(f.ID != "" && faultID.MatchString(f.ID), key+".id", "%q; want letters, digits, _, . and -", f.ID)
+		v.check(!ids[f.ID], key+".id", "%q is used twice; want unique ids", f.ID)
+		ids[f.ID] = true
+		allowed, _ := faultKeys(f.Kind)
+		if allowed == nil {
+			v.check(false, key+".kind", "%q is not a fault kind; want %s", f.Kind, orList(faultKinds))
+			continue
+		}
+		if f.Tool != "" {
+			v.check(contains(allowed, "tool"), key+".tool", "a %s fault takes no tool", f.Kind)
+			v.check(s.Tool(f.Tool) >= 0, key+".tool", "unknown tool %q", f.Tool)
+		}
+		v.prob(f.Probability, key+".probability")
+		v.check(f.At >= 0, key+".at", "%v; want >= 0", f.At)
+		v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
+		if f.Kind.Correlated() {
+			v.check(f.For > 0, key+".for", "%v; a %s needs a duration > 0", f.For, f.Kind)
+		}
+		switch f.Kind {
+		case FaultBrownout:
+			v.check(finite(f.Slowdown) && f.Slowdown >= 1, key+".slowdown", "%v; want >= 1", f.Slowdown)
+		case FaultWorkerCrash:
+			v.check(finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
+		case FaultBudgetSpike:
+			v.check(finite(f.Factor) && f.Factor >= 1, key+".factor", "%v; want >= 1", f.Factor)
+		case FaultLostResponse, FaultHang:
+			for _, t := range s.Tools {
+				if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 {
+					v.check(false, key, "%s on tool %s, which has no timeout: the caller would wait forever", f.Kind, t.Name)
+				}
+			}
+		}
+	}
+
+	r := &s.Recovery
+	rt := r.Retry
+	v.check(rt.MaxAttempts >= 1, "recovery.retry.max_attempts", "%d; want >= 1", rt.MaxAttempts)
+	v.check(rt.Initial >= 0, "recovery.retry.initial", "%v; want >= 0", rt.Initial)
+	v.check(finite(rt.Multiplier) && rt.Multiplier >= 1, "recovery.retry.multiplier", "%v; want >= 1", rt.Multiplier)
+	v.check(rt.Max >= rt.Initial, "recovery.retry.max", "%v is below initial %v", rt.Max, rt.Initial)
+	v.oneOf(rt.Jitter, "recovery.retry.jitter", "none", "full", "equal", "decorrelated")
+	v.oneOf(rt.OnExhausted, "recovery.retry.on_exhausted", "escalate", "terminate")
+	if rb := r.RetryBudget; rb != nil {
+		v.check(finite(rb.Ratio) && rb.Ratio >= 0, "recovery.retry_budget.ratio", "%v; want >= 0", rb.Ratio)
+		v.check(finite(rb.MinPerSecond) && rb.MinPerSecond >= 0, "recovery.retry_budget.min_per_second", "%v; want >= 0", rb.MinPerSecond)
+	}
+	if br := r.Breaker; br != nil {
+		v.check(br.Window > 0, "recovery.breaker.window", "%v; want > 0", br.Window)
+		v.check(br.FailureRatio > 0 && br.FailureRatio <= 1, "recovery.breaker.failure_ratio", "%v; want a ratio in (0, 1]", br.FailureRatio)
+		v.check(br.MinCalls >= 1, "recovery.breaker.min_calls", "%d; want >= 1", br.MinCalls)
+		v.check(br.Cooldown > 0, "recovery.breaker.cooldown", "%v; want > 0", br.Cooldown)
+	}
+	v.check(r.Revisions >= 0, "recovery.revisions", "%d; want >= 0", r.Revisions)
+	if np := r.NonProgress; np != nil {
+		v.check(np.Repeats >= 1, "recovery.non_progress.repeats", "%d; want >= 1", np.Repeats)
+	}
+	v.check(r.Budgets.Tokens >= 0, "recovery.budgets.tokens", "%d; want >= 0", r.Budgets.Tokens)
+	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
+	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
+	v.oneOf(r.OnExhaustion, "recovery.on_exhaustion", "pause", "reduce_scope", "terminate")
+	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
+	sv := r.Supervisor
+	v.oneOf(sv.Kind, "recovery.supervisor.kind", "rules", "model")
+	v.prob(sv.Accuracy, "recovery.supervisor.accuracy")
+	v.check(sv.Latency >= 0, "recovery.supervisor.latency", "%v; want >= 0", sv.Latency)
+	v.check(sv.Tokens >= 0, "recovery.supervisor.tokens", "%d; want >= 0", sv.Tokens)
+	if h := r.Humans; h != nil {
+		v.check(h.Reviewers >= 0, "recovery.humans.reviewers", "%d; want >= 0", h.Reviewers)
+		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
+		v.prob(h.Approve, "recovery.humans.approve")
+	}
+
+	for i, p := range s.Redact {
+		v.check(p != "", fmt.Sprintf("redact[%d]", i), "empty pattern")
+	}
+	for _, e := range s.Expect {
+		key := "expect." + e.Metric
+		v.check(IsMetric(e.Metric), key, "unknown metric %q", e.Metric)
+		v.check(contains([]string{">=", "<=", "==", ">", "<", "between"}, e.Op), key, "unknown operator %q", e.Op)
+		v.check(finite(e.Value) && finite(e.Upper), key, "bounds must be finite numbers")
+		v.check(e.Op != "between" || e.Upper >= e.Value, key, "between %v and %v: want A <= B", e.Value, e.Upper)
+	}
+	for _, t := range s.Tolerances {
+		key := "tolerances." + t.Metric
+		v.check(IsMetric(t.Metric), key, "unknown metric %q", t.Metric)
+		v.check(finite(t.Value) && t.Value >= 0, key, "%v; want >= 0", t.Value)
+	}
+	for _, a := range s.Sweep {
+		_, ok := parsePath(a.Path)
+		v.check(ok, "sweep."+a.Path, "not a path")
+		v.check(len(a.Values) > 0, "sweep."+a.Path, "no values")
+	}
+	return v.errs.err()
+}
+
+type validator struct {
+	file string
+	errs ErrorList
+}
+
+func (v *validator) check(ok bool, key, format string, args ...any) {
+	if !ok {
+		v.errs = append(v.errs, &Error{File: v.file, Key: key, Msg: fmt.Sprintf(format, args...)})
+	}
+}
+
+func (v *validator) prob(p float64, key string) {
+	v.check(p >= 0 && p <= 1, key, "%v is not a probability; want a number in [0, 1]", p)
+}
+
+func (v *validator) oneOf(s, key string, options ...string) {
+	v.check(contains(options, s), key, "%q; want %s", s, orList(options))
+}
+
+// dist checks a distribution's parameters; min is the least value a constant count may take.
+func (v *validator) dist(d Dist, key string, u unit, min float64) {
+	show := func(x float64) string {
+		if u == durationUnit {
+			return time.Duration(x).String()
+		}
+		return fmtNumber(x)
+	}
+	params := distParams(d.Kind)
+	if params == nil {
+		v.check(false, key+".dist", "%q; want %s", d.Kind, orList(distKinds))
+		return
+	}
+	all := map[string]float64{"value": d.Value, "mean": d.Mean, "min": d.Min, "max": d.Max, "median": d.Median, "p95": d.P95, "alpha": d.Alpha}
+	for _, p := range distSchema.keys[1:] { // every parameter name, in a fixed order
+		x := all[p]
+		if contains(params, p) {
+			v.check(finite(x) && x >= 0, key+"."+p, "%s; want a finite value >= 0", show(x))
+		} else {
+			v.check(x == 0, key+"."+p, "a %s distribution takes no %s", d.Kind, p)
+		}
+	}
+	switch d.Kind {
+	case DistConstant:
+		v.check(d.Value >= min, key+".value", "%s; want >= %s", show(d.Value), show(min))
+	case DistExponential:
+		v.check(d.Mean > 0, key+".mean", "%s; want > 0", show(d.Mean))
+	case DistUniform:
+		v.check(d.Max >= d.Min, key+".max", "%s is below min %s", show(d.Max), show(d.Min))
+	case DistLognormal:
+		v.check(d.Median > 0, key+".median", "%s; want > 0", show(d.Median))
+		v.check(d.P95 > d.Median, key+".p95", "%s is not above median %s", show(d.P95), show(d.Median))
+	case DistPareto:
+		v.check(d.Min > 0, key+".min", "%s; want > 0", show(d.Min))
+		v.check(d.Alpha > 0, key+".alpha", "%v; want > 0", d.Alpha)
+	}
+}
+
+func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }

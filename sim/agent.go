@@ -1,0 +1,506 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// phase is what an agent's worker is waiting for. Exactly one continuation is awaited at a
+// time, named by the agent's token: an event carrying another token is stale and ignored
+// (a reply after its timeout, a timer of a crashed worker, ...).
+type phase uint8
+
+const (
+	phIdle    phase = iota
+	phThink         // a model turn (evThought)
+	phAttempt       // a tool attempt: reply, fast reply or timeout
+	phTimer         // a time the engine asked for (evTimer)
+	phInspect       // an inspection answer (evInspected)
+	phConsult       // the supervisor's answer (evSupervised)
+	phHuman         // a human review (evReviewed)
+	phJoin          // its last step is done; its subagents are still working
+	phDown          // its worker crashed; the lease has not expired yet
+)
+
+// noStuck is the stuckFrom of an agent that never gets stuck.
+const noStuck = math.MaxInt32
+
+// attempt is the caller's view of its one outstanding tool attempt.
+type attempt struct {
+	span  uint64
+	sent  int64
+	start int64 // service start, -1 while unknown
+	no    int32
+	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
+}
+
+// agent is one investigation (a root or a subagent) and its worker.
+type agent struct {
+	slot               int32
+	id, rootID         int64
+	key                uint64 // stable id of its random streams
+	parentSlot         int32  // -1 for a root
+	parentID           int64
+	depth              int32
+	live, down         bool
+	phase              phase
+	tok                int32 // token of the awaited continuation; only ever increases
+	crashTok           int32
+	crashDraws         uint64
+	rng                *rand.Rand
+	pcg                *rand.PCG
+	eng                *recovery.Engine
+	journal            []recovery.JournalRecord
+	arrived            int64
+	thinkStart         int64
+	nsteps             int32
+	accepted           int32 // steps whose result passed validation
+	op                 *opState
+	att                attempt
+	timerAct           recovery.Action
+	resultSpan         uint64 // the execute_tool span whose result awaits validation
+	prevResult         uint64 // the execute_tool span of the last accepted result
+	invokeSpan         uint64
+	parentInvoke       uint64
+	cfgSpan            uint64
+	cfgRef             string
+	cfgBad             bool
+	cfgFault           string
+	spike              float64
+	spikeFault         string
+	stuckFrom          int32  // first stuck step; noStuck = never stuck
+	stuckFP            uint64 // the fingerprint of its one failing approach
+	unstuck            bool
+	tokens             int64
+	compute            float64
+	tokBase            int64
+	compBase           float64
+	wallBase           int64
+	attempts, crashes  int32
+	escalations        int32
+	trulyValid         bool
+	openChildren       int32
+	children           uint64
+	blocked            record.OpKey
+	blockedSet         bool
+	judgement          recovery.Judgement
+	sugg               recovery.Suggestion
+	reduced            bool
+	fixing             bool // the current operation revises an invalid result
+	lastJournalAttempt int32
+}
+
+func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
+func (a *agent) settle()             { a.tok++; a.phase = phIdle }
+func (a *agent) waiting(p phase, tok int32) bool {
+	return a.live && !a.down && a.phase == p && a.tok == tok
+}
+
+// agentFor returns the live agent in slot that still is investigation id, or nil.
+func (w *sim) agentFor(slot int32, id int64) *agent {
+	if slot < 0 || int(slot) >= len(w.agents) {
+		return nil
+	}
+	a := w.agents[slot]
+	if a == nil || !a.live || a.id != id {
+		return nil
+	}
+	return a
+}
+
+func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
+	var a *agent
+	if n := len(w.freeSlots); n > 0 {
+		slot := w.freeSlots[n-1]
+		w.freeSlots = w.freeSlots[:n-1]
+		a = w.agents[slot]
+		// Tokens keep increasing across occupants, so events of the slot's previous
+		// investigation stay stale; the journal and stream objects are reused.
+		*a = agent{slot: slot, tok: a.tok + 1, crashTok: a.crashTok + 1, journal: a.journal, rng: a.rng, pcg: a.pcg}
+	} else {
+		a = &agent{slot: int32(len(w.agents)), journal: make([]recovery.JournalRecord, 0, 32)}
+		a.pcg = rand.NewPCG(0, 0)
+		a.rng = rand.New(a.pcg)
+		w.agents = append(w.agents, a)
+	}
+	a.id, a.key, a.live = id, key, true
+	reseed(a.pcg, w.seed, nsAgent, key)
+	a.arrived, a.wallBase = w.now, w.now
+	a.parentSlot = -1
+	a.rootID = id
+	a.stuckFrom = noStuck
+	a.trulyValid = true
+	a.spike = 1
+	a.att.fault = -1
+	if parent != nil {
+		a.parentSlot, a.parentID, a.rootID = parent.slot, parent.id, parent.rootID
+		a.depth = parent.depth + 1
+		a.parentInvoke = parent.invokeSpan
+		// Subagents work with their parent's configuration.
+		a.cfgSpan, a.cfgRef, a.cfgBad, a.cfgFault = parent.cfgSpan, parent.cfgRef, parent.cfgBad, parent.cfgFault
+		parent.openChildren++
+	}
+	a.invokeSpan = w.newSpanID()
+	a.nsteps = int32(w.steps.count(a.rng, 1))
+	if p := w.behave.Stuck; p > 0 && a.rng.Float64() < p {
+		a.stuckFrom = int32(a.rng.IntN(int(a.nsteps)))
+	}
+	a.stuckFP = mix64(a.key ^ 0x5717c4)
+	for _, fi := range w.perInv {
+		f := &w.faults[fi]
+		u := hashUnit(w.seed, f.key, a.key, 0)
+		if !(u < f.p) {
+			continue
+		}
+		switch {
+		case f.kind == scenarios.FaultInvalidConfig && parent == nil:
+			a.cfgBad, a.cfgFault = true, f.id
+		case f.kind == scenarios.FaultBudgetSpike && f.factor > 0:
+			a.spike *= f.factor
+			a.spikeFault = f.id
+		}
+	}
+	a.eng = recovery.New(id, &w.policy, (*journal)(w))
+	w.open++
+	return a
+}
+
+// arrive starts root investigation number i (0-based) and schedules the next arrival.
+func (w *sim) arrive(i int32) {
+	if int(i)+1 < w.roots {
+		w.scheduleArrival(i + 1)
+	}
+	id := int64(i) + 1
+	a := w.newAgent(id, mix64(uint64(id)), nil)
+	w.res.Started++
+	w.openRoots++
+	// The configuration change the investigation runs with: every tool span links to it.
+	a.cfgSpan = w.newSpanID()
+	a.cfgRef = "cfg/" + strconv.FormatInt(id, 10)
+	s := w.spanFor(a, record.OpPlan, a.cfgSpan)
+	s.Start, s.End = w.now, w.now
+	s.Status = record.StatusOK
+	s.FaultID = a.cfgFault
+	s.OutputRef = a.cfgRef
+	s.Attrs = append(s.Attrs[:0],
+		record.Attr{Key: "kind", Value: "config_change"},
+		record.Attr{Key: "config_id", Value: a.cfgRef},
+		record.Attr{Key: "config_valid", Value: strconv.FormatBool(!a.cfgBad)})
+	w.sink.Span(s)
+	w.start(a)
+}
+
+func (w *sim) start(a *agent) {
+	w.scheduleCrashes(a)
+	w.observe(a, recovery.Event{Kind: recovery.EvStart})
+}
+
+// scheduleArrival schedules root arrival i according to the workload's arrival process.
+func (w *sim) scheduleArrival(i int32) {
+	at := w.now
+	arr := &w.sc.Workload.Arrival
+	switch arr.Kind {
+	case "poisson":
+		if arr.Rate.PerSecond > 0 {
+			at += int64(w.arrivals.ExpFloat64() / arr.Rate.PerSecond * 1e9)
+		}
+	case "uniform":
+		// The next order statistic of n uniforms on [0, over): given the last one u with m
+		// draws left, the next is 1 - (1-u) V^(1/m) for V uniform, so arrivals come in order
+		// without storing them.
+		m := float64(w.roots - int(i))
+		w.arrivalU = 1 - (1-w.arrivalU)*math.Pow(w.arrivals.Float64(), 1/m)
+		at = int64(w.arrivalU * float64(arr.Over))
+		if at < w.now {
+			at = w.now
+		}
+	}
+	w.push(at, evArrive, i, 0, 0)
+}
+
+// spawn starts count subagents of a; their stream ids derive from a's, so they do not
+// depend on what else happens in the run.
+func (w *sim) spawn(a *agent) {
+	n := w.subCount.count(a.rng, 1)
+	for k := int64(0); k < n; k++ {
+		a.children++
+		c := w.newAgent(w.nextSubID, childKey(a.key, a.children), a)
+		w.nextSubID++
+		w.start(c)
+	}
+}
+
+// think starts a model turn before a's next send.
+func (w *sim) think(a *agent) {
+	tok := a.await(phThink)
+	a.thinkStart = w.now
+	w.push(w.now+w.thinkTime.duration(a.rng), evThought, a.slot, tok, 0)
+}
+
+// thought ends a model turn: tokens are spent, budgets checked, and the agent acts.
+func (w *sim) thought(slot, tok int32) {
+	a := w.agents[slot]
+	if !a.waiting(phThink, tok) {
+		return
+	}
+	w.last = w.now
+	a.settle()
+	n := int64(float64(w.tokens.count(a.rng, 0)) * a.spike)
+	a.tokens += n
+	s := w.spanFor(a, record.OpPlan, w.newSpanID())
+	s.Model = w.sc.Workload.Model
+	s.Start, s.End = a.thinkStart, w.now
+	s.InputTokens, s.OutputTokens = n-n/4, n/4
+	s.Status = record.StatusOK
+	s.FaultID = ""
+	if a.spike != 1 {
+		s.FaultID = a.spikeFault
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.prevResult != 0 {
+		s.CausedBy = append(s.CausedBy, a.prevResult)
+	}
+	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "kind", Value: "model_turn"})
+	w.sink.Span(s)
+	if w.overBudget(a) {
+		return
+	}
+	w.act(a)
+}
+
+// overBudget checks a's budgets at a model turn's end and reports an exhausted one to the
+// engine.
+func (w *sim) overBudget(a *agent) bool {
+	b := &w.sc.Recovery.Budgets
+	var res recovery.Resource
+	switch {
+	case b.Tokens > 0 && a.tokens-a.tokBase > b.Tokens:
+		res = recovery.Tokens
+	case b.Compute > 0 && a.compute-a.compBase > b.Compute:
+		res = recovery.Compute
+	case b.Wall > 0 && w.now-a.wallBase > int64(b.Wall):
+		res = recovery.Wall
+	default:
+		return false
+	}
+	w.observe(a, recovery.Event{Kind: recovery.EvBudgetExceeded, Resource: res})
+	return true
+}
+
+// act is the agent's move after a model turn: it may attempt a forbidden operation
+// (blocked before it is sent), may spawn subagents, then asks to send the step's operation.
+func (w *sim) act(a *agent) {
+	w.syncOp(a)
+	op := a.op
+	if op.key.Revision == 0 && op.attempts == 0 {
+		if p := w.behave.PolicyViolation; p > 0 && a.rng.Float64() < p {
+			w.block(a)
+			return
+		}
+		if p := w.sc.Workload.Subagents.Probability; p > 0 && int(a.depth) < w.maxDepth && a.rng.Float64() < p {
+			w.spawn(a)
+		}
+	}
+	w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(op.tool)})
+}
+
+// block records a forbidden operation that was never sent.
+func (w *sim) block(a *agent) {
+	op := a.op
+	a.blocked, a.blockedSet = op.key, true
+	t := &w.tools[op.tool]
+	s := w.spanFor(a, record.OpExecuteTool, w.newSpanID())
+	s.Tool, s.ToolVersion = t.cfg.Name, t.cfg.Version
+	s.HasKey, s.OpKey = true, op.key
+	s.Start, s.End = w.now, w.now
+	s.Status = record.StatusBlocked
+	s.FailureClass = recovery.PolicyViolation.String()
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "violation", Value: "unauthorized_access"})
+	w.sink.Span(s)
+	w.observe(a, recovery.Event{Kind: recovery.EvPolicyViolation, Tool: int(op.tool)})
+}
+
+// syncOp makes a.op the engine's current logical operation. A new step draws its tool
+// from the mix; a revision keeps the step's tool.
+func (w *sim) syncOp(a *agent) {
+	step, rev := a.eng.Op()
+	if a.op != nil && a.op.key.Step == step && a.op.key.Revision == rev {
+		return
+	}
+	var t int32
+	if a.op != nil && a.op.key.Step == step {
+		t = a.op.tool
+	} else {
+		t = w.pickTool(a.rng)
+	}
+	w.closeOp(a.op)
+	a.op = w.newOp(record.OpKey{Investigation: a.id, Step: step, Revision: rev}, t)
+}
+
+func (w *sim) pickTool(r *rand.Rand) int32 {
+	if len(w.mixTool) == 1 {
+		return w.mixTool[0]
+	}
+	u := r.Float64() * w.mixCum[len(w.mixCum)-1]
+	for i, c := range w.mixCum {
+		if u < c {
+			return w.mixTool[i]
+		}
+	}
+	return w.mixTool[len(w.mixTool)-1]
+}
+
+// validate judges the result that arrived (or was found by inspection) for a's current
+// operation: the in-loop check, which a wrong result passes with probability
+// validation_miss, against the ground truth.
+func (w *sim) validate(a *agent) {
+	op := a.op
+	b := &w.behave
+	var truth bool
+	fp := mix64(uint64(a.id)<<20 ^ uint64(op.key.Step)<<8 ^ uint64(op.key.Revision))
+	switch {
+	case a.cfgBad:
+		// Results computed from a bad configuration are wrong, whatever is revised.
+		truth = false
+		fp = mix64(a.key ^ 0xbadc0f)
+	case op.key.Step >= a.stuckFrom && !a.unstuck:
+		truth = false
+		fp = a.stuckFP
+	case a.fixing:
+		truth = a.rng.Float64() < b.ReviseSuccess
+	default:
+		truth = !(a.rng.Float64() < b.InvalidOutput)
+	}
+	pass := truth || (b.ValidationMiss > 0 && a.rng.Float64() < b.ValidationMiss)
+	s := w.spanFor(a, record.OpValidate, w.newSpanID())
+	s.HasKey, s.OpKey, s.Attempt = true, op.key, op.attempts
+	s.Start, s.End = w.now, w.now
+	s.Status = record.StatusOK
+	if !pass {
+		s.Status = record.StatusInvalid
+		s.FailureClass = recovery.InvalidOutput.String()
+		s.FaultID = a.cfgFault
+	}
+	s.InputRef = op.ref()
+	s.CausedBy = append(s.CausedBy[:0], a.resultSpan)
+	s.Attrs = s.Attrs[:0]
+	w.sink.Span(s)
+	if !pass {
+		w.observe(a, recovery.Event{Kind: recovery.EvInvalid, Tool: int(op.tool), Fingerprint: fp})
+		return
+	}
+	a.trulyValid = a.trulyValid && truth
+	a.prevResult = a.resultSpan
+	a.accepted++
+	if op.key.Step+1 >= a.nsteps || a.reduced {
+		w.finishOrJoin(a)
+		return
+	}
+	w.observe(a, recovery.Event{Kind: recovery.EvValid, Tool: int(op.tool)})
+}
+
+// finishOrJoin finishes a whose last step is valid, once its subagents have ended.
+func (w *sim) finishOrJoin(a *agent) {
+	if a.openChildren > 0 {
+		a.await(phJoin)
+		return
+	}
+	w.observe(a, recovery.Event{Kind: recovery.EvFinished})
+}
+
+// ref names the operation's result artifact, built once per operation.
+func (op *opState) ref() string {
+	if op.refName == "" {
+		k := op.key
+		op.refName = "result/" + strconv.FormatInt(k.Investigation, 10) + "/" + strconv.Itoa(int(k.Step)) + "/" + strconv.Itoa(int(k.Revision))
+	}
+	return op.refName
+}
+
+// spanFor resets the reusable span for one of a's operations.
+func (w *sim) spanFor(a *agent, op record.Operation, id uint64) *record.Span {
+	s := &w.span
+	caused, attrs := s.CausedBy[:0], s.Attrs
+	*s = record.Span{TraceID: a.rootID, SpanID: id, ParentSpanID: a.invokeSpan, InvestigationID: a.id,
+		AgentID: a.id, Operation: op, CausedBy: caused, Attrs: attrs}
+	return s
+}
+
+// endAgent closes a: ended=false means it is still open at the end of the run (in flight).
+func (w *sim) endAgent(a *agent, ended bool, reason string) {
+	state := a.eng.State()
+	op := a.op
+	a.op = nil
+	w.closeOp(op)
+	s := w.spanFor(a, record.OpInvokeAgent, a.invokeSpan)
+	s.ParentSpanID = a.parentInvoke
+	s.Model = w.sc.Workload.Model
+	s.Start, s.End = a.arrived, w.now
+	s.InputTokens, s.OutputTokens = a.tokens-a.tokens/4, a.tokens/4
+	s.Compute = a.compute
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "final_state", Value: state.String()})
+	switch {
+	case state == recovery.Completed:
+		s.Status = record.StatusOK
+	case state == recovery.Terminated:
+		s.Status = record.StatusError
+		s.Attrs = append(s.Attrs, record.Attr{Key: "termination_reason", Value: reason})
+	}
+	w.sink.Span(s)
+	completed := state == recovery.Completed
+	w.inv = record.Investigation{
+		InvestigationID: a.id, ParentID: a.parentID, RootID: a.rootID, Depth: a.depth,
+		ArrivedAt: a.arrived, Ended: ended, EndedAt: w.now, FinalState: state.String(),
+		Steps: a.accepted, Attempts: a.attempts, Revisions: int32(a.eng.Revisions()),
+		Escalations: int32(a.eng.Escalations()), Tokens: a.tokens, Compute: a.compute,
+		TrulyValid: completed && a.trulyValid, Validated: completed && a.trulyValid, Crashes: a.crashes,
+	}
+	if state == recovery.Terminated {
+		w.inv.TerminationReason = reason
+	}
+	w.sink.Investigation(&w.inv)
+	if a.parentSlot < 0 {
+		w.openRoots--
+		switch {
+		case ended && completed:
+			w.res.Completed++
+		case ended:
+			w.res.Terminated++
+		case state == recovery.AwaitingHuman:
+			w.res.AwaitingHuman++
+		default:
+			w.res.InFlight++
+		}
+		if ended {
+			w.ended++
+		}
+	}
+	w.checker.ended(w, a, ended)
+	a.live = false
+	a.tok++
+	a.eng = nil
+	clear(a.journal)
+	a.journal = a.journal[:0] // kept for the slot's next investigation
+	w.open--
+	w.freeSlots = append(w.freeSlots, a.slot)
+	if ended && a.parentSlot >= 0 {
+		if p := w.agentFor(a.parentSlot, a.parentID); p != nil {
+			p.openChildren--
+			if completed && !a.trulyValid {
+				// The parent used this subagent's wrong result.
+				p.trulyValid = false
+			}
+			if p.openChildren == 0 && p.phase == phJoin && !p.down {
+				p.settle()
+				w.observe(p, recovery.Event{Kind: recovery.EvFinished})
+			}
+		}
+	}
+}

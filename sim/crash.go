@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"math"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// scheduleCrashes draws when a's worker next dies under each worker_crash fault. Draws are
+// stateless hashes of (seed, fault, investigation, n), so crashes do not shift any other
+// draw of the investigation.
+func (w *sim) scheduleCrashes(a *agent) {
+	for _, fi := range w.crash {
+		f := &w.faults[fi]
+		u := hashUnit(w.seed, f.key, a.key, a.crashDraws)
+		a.crashDraws++
+		dt := -math.Log(u) / f.rate
+		if dt >= float64(w.horizon-w.now) {
+			continue
+		}
+		w.push(w.now+int64(dt), evCrash, a.slot, a.crashTok, fi)
+	}
+}
+
+// crashed kills a's worker: everything it waited for is lost (replies to it are discarded)
+// but its journal survives. A worker that is idle (pending, awaiting a human, waiting for
+// its subagents) has nothing to lose; its crash clock simply restarts (the exponential
+// clock is memoryless).
+func (w *sim) crashed(slot, ctok, fi int32) {
+	a := w.agents[slot]
+	if !a.live || a.crashTok != ctok || a.down {
+		return
+	}
+	w.last = w.now
+	a.crashTok++
+	st := a.eng.State()
+	if st == recovery.Pending || st == recovery.AwaitingHuman || st.Final() || a.phase == phJoin || a.phase == phHuman {
+		w.scheduleCrashes(a)
+		return
+	}
+	a.crashes++
+	if a.phase == phAttempt {
+		// The attempt's outcome dies with the worker: its span ends here, uncertain.
+		t := &w.tools[a.op.tool]
+		t.failures++
+		w.toolSpan(a, t, record.StatusError, recovery.UncertainCompletion, w.faults[fi].id)
+	}
+	a.tok++
+	a.phase, a.down = phDown, true
+	w.push(w.now+int64(w.sc.Recovery.Lease), evLease, a.slot, a.crashTok, 0)
+}
+
+// leaseExpired lets a new worker take over: it rebuilds the engine from the journal alone
+// and tells it the old worker crashed.
+func (w *sim) leaseExpired(slot, ctok int32) {
+	a := w.agents[slot]
+	if !a.live || a.crashTok != ctok || !a.down {
+		return
+	}
+	w.last = w.now
+	a.down = false
+	a.phase = phIdle
+	e, err := recovery.Replay(a.id, &w.policy, a.journal)
+	if err != nil {
+		w.checker.violate(w, "investigation %d: replay of %d journal records failed: %v", a.id, len(a.journal), err)
+	} else {
+		w.checker.replayed(w, a, e)
+		e.SetJournal((*journal)(w))
+		a.eng = e
+	}
+	w.scheduleCrashes(a)
+	w.observe(a, recovery.Event{Kind: recovery.EvCrashed})
+}

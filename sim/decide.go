@@ -1,0 +1,134 @@
+package sim
+
+import (
+	"errors"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// observe feeds ev to a's engine and carries out its decision. Every lifecycle change of an
+// investigation goes through here.
+func (w *sim) observe(a *agent, ev recovery.Event) {
+	w.cur = a
+	w.env.Rand = a.rng
+	d, err := a.eng.Observe(w.now, ev, w.env)
+	w.cur = nil
+	if err != nil {
+		// The simulator only sends events its protocol with the engine allows; a refusal is
+		// a bug on one side. The agent stays where it is (in flight at the end).
+		kind := "refused"
+		var te *recovery.TransitionError
+		if errors.As(err, &te) {
+			kind = "illegal transition"
+		}
+		w.checker.violate(w, "investigation %d at %d: engine %s event %s in state %s: %v",
+			a.id, w.now, kind, ev.Kind, a.eng.State(), err)
+		a.settle()
+		return
+	}
+	w.apply(a, d)
+}
+
+// apply executes one engine decision.
+func (w *sim) apply(a *agent, d recovery.Decision) {
+	switch d.Action {
+	case recovery.ActNone:
+		// Nothing to do until the event the engine waits for.
+	case recovery.ActSend:
+		w.syncOp(a)
+		w.send(a)
+	case recovery.ActValidate:
+		w.syncOp(a)
+		w.validate(a)
+	case recovery.ActNextStep, recovery.ActRevise:
+		// Only the agent's own revision of an invalid result is a fix that succeeds with
+		// probability revise_success; a next step, or a step a human sent back, is fresh work.
+		a.fixing = d.Action == recovery.ActRevise && d.Class == recovery.InvalidOutput && d.DecidedBy != recovery.ByHuman
+		w.syncOp(a)
+		w.think(a)
+	case recovery.ActReplan:
+		// The supervisor's revised plan gets the stuck agent out of its rut as often as a
+		// revision fixes a step.
+		if a.stuckFrom != noStuck && a.rng.Float64() < w.behave.ReviseSuccess {
+			a.unstuck = true
+		}
+		a.fixing = false
+		w.syncOp(a)
+		w.think(a)
+	case recovery.ActRetry, recovery.ActPark, recovery.ActInspect, recovery.ActPause:
+		a.timerAct = d.Action
+		tok := a.await(phTimer)
+		w.push(max(d.At, w.now), evTimer, a.slot, tok, 0)
+	case recovery.ActConsult:
+		w.consult(a, d.Judgement)
+	case recovery.ActEscalate:
+		a.escalations++
+		w.humans.enqueue(w, a)
+	case recovery.ActReduceScope:
+		// Drop the remaining optional steps: finish with what is done, or make the step in
+		// hand the last one when nothing is done yet.
+		a.reduced = true
+		if a.accepted > 0 {
+			w.finishOrJoin(a)
+		} else {
+			w.syncOp(a)
+			w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(a.op.tool)})
+		}
+	case recovery.ActComplete:
+		w.endAgent(a, true, "")
+	case recovery.ActTerminate:
+		w.endAgent(a, true, d.Reason)
+	default:
+		w.checker.violate(w, "investigation %d: engine asked for %s, which the simulator does not execute", a.id, d.Action)
+		a.settle()
+	}
+}
+
+// timer is the time an engine decision asked for.
+func (w *sim) timer(slot, tok int32) {
+	a := w.agents[slot]
+	if !a.waiting(phTimer, tok) {
+		return
+	}
+	w.last = w.now
+	a.settle()
+	switch a.timerAct {
+	case recovery.ActInspect:
+		w.inspect(a)
+	case recovery.ActPause:
+		// The pause renews the budget allotment it waited for.
+		a.tokBase, a.compBase, a.wallBase = a.tokens, a.compute, w.now
+		w.observe(a, recovery.Event{Kind: recovery.EvTimer})
+	default:
+		w.syncOp(a)
+		w.observe(a, recovery.Event{Kind: recovery.EvTimer, Tool: int(a.op.tool)})
+	}
+}
+
+// inspect looks a's current operation up by its idempotency key at its tool.
+func (w *sim) inspect(a *agent) {
+	w.syncOp(a)
+	op := a.op
+	l := w.lookup(a)
+	t := &w.tools[op.tool]
+	s := w.spanFor(a, record.OpInspect, w.newSpanID())
+	s.Tool, s.ToolVersion = t.cfg.Name, t.cfg.Version
+	s.HasKey, s.OpKey, s.Attempt = true, op.key, op.attempts
+	s.Start, s.End = w.now, w.now
+	s.Status = record.StatusOK
+	if l == recovery.LookupFailed {
+		s.Status = record.StatusError
+		s.FailureClass = recovery.UncertainCompletion.String()
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "lookup", Value: l.String()})
+	w.sink.Span(s)
+	if l == recovery.LookupCompleted {
+		// The stored result is taken: it reaches the investigation after all.
+		op.delivered = true
+		w.release(op, true)
+		a.resultSpan = op.execSpan
+	}
+	w.observe(a, recovery.Event{Kind: recovery.EvInspected, Tool: int(op.tool), Lookup: l})
+}

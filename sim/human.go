@@ -1,0 +1,256 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// humans is the reviewer pool: `reviewers` people work escalations in FIFO order.
+type humans struct {
+	n       int
+	review  dist
+	approve float64
+	rng     *rand.Rand
+	queue   []review // FIFO: queue[head:]
+	head    int
+	desk    []review // the review each reviewer is doing
+	free    []int32  // idle reviewers
+}
+
+type review struct {
+	slot     int32
+	id       int64
+	tok      int32
+	queued   int64
+	started  int64
+	busy     bool
+	approved bool
+}
+
+func (h *humans) init(c *scenarios.Humans, seed uint64) {
+	if c == nil || c.Reviewers <= 0 {
+		return
+	}
+	h.n, h.review, h.approve = c.Reviewers, newDist(c.ReviewTime), c.Approve
+	h.rng = stream(seed, nsHumans, 0)
+	h.desk = make([]review, c.Reviewers)
+	for i := c.Reviewers - 1; i >= 0; i-- {
+		h.free = append(h.free, int32(i))
+	}
+}
+
+// enqueue queues a for a human review.
+func (h *humans) enqueue(w *sim, a *agent) {
+	tok := a.await(phHuman)
+	if h.n == 0 {
+		// No one to ask: the engine terminates escalations itself when no human is
+		// available, so this is reached only if it did not; answer "rejected" at once.
+		w.checker.violate(w, "investigation %d escalated with no reviewers", a.id)
+		w.push(w.now, evReviewed, -1, a.slot, tok)
+		return
+	}
+	r := review{slot: a.slot, id: a.id, tok: tok, queued: w.now}
+	if n := len(h.free); n > 0 {
+		i := h.free[n-1]
+		h.free = h.free[:n-1]
+		h.start(w, i, r)
+		return
+	}
+	if h.head > 0 && h.head*2 >= len(h.queue) {
+		h.queue = append(h.queue[:0], h.queue[h.head:]...)
+		h.head = 0
+	}
+	h.queue = append(h.queue, r)
+}
+
+func (h *humans) start(w *sim, i int32, r review) {
+	r.started, r.busy = w.now, true
+	d := h.review.duration(h.rng)
+	r.approved = h.rng.Float64() < h.approve
+	h.desk[i] = r
+	w.push(w.now+d, evReviewed, i, r.slot, r.tok)
+}
+
+// reviewed ends reviewer i's review; the reviewer takes the next escalation in line.
+func (w *sim) reviewed(i, slot, tok int32) {
+	h := &w.humans
+	var r review
+	if i >= 0 {
+		r = h.desk[i]
+		h.desk[i].busy = false
+		if h.head < len(h.queue) {
+			next := h.queue[h.head]
+			h.head++
+			h.start(w, i, next)
+		} else {
+			h.free = append(h.free, i)
+		}
+	} else {
+		a := w.agents[slot]
+		r = review{slot: slot, id: a.id, tok: tok, queued: w.now, started: w.now}
+	}
+	a := w.agentFor(r.slot, r.id)
+	if a == nil || !a.waiting(phHuman, r.tok) {
+		return
+	}
+	w.last = w.now
+	a.settle()
+	s := w.spanFor(a, record.OpHumanReview, w.newSpanID())
+	s.Start, s.End, s.QueueWait = r.started, w.now, r.started-r.queued
+	s.Status = record.StatusOK
+	if a.op != nil {
+		s.HasKey, s.OpKey = true, a.op.key
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.resultSpan != 0 {
+		s.CausedBy = append(s.CausedBy, a.resultSpan)
+	}
+	s.Attrs = append(s.Attrs[:0],
+		record.Attr{Key: "decided_by", Value: recovery.ByHuman.String()},
+		record.Attr{Key: "approved", Value: strconv.FormatBool(r.approved)})
+	w.sink.Span(s)
+	w.observe(a, recovery.Event{Kind: recovery.EvHuman, Approved: r.approved})
+}
+
+// supervisor is the judge consulted at judgement points. A `model` supervisor costs tokens
+// and latency and picks the right action (which the simulator knows) with probability
+// accuracy; a `rules` supervisor is the engine itself and is never consulted.
+type supervisor struct {
+	model    bool
+	accuracy float64
+	latency  int64
+	tokens   int64
+}
+
+func (s *supervisor) init(c *scenarios.Supervisor) {
+	s.model = c.Kind == "model"
+	s.accuracy, s.latency, s.tokens = c.Accuracy, int64(c.Latency), c.Tokens
+	if !s.model {
+		s.accuracy = 1
+	}
+}
+
+// truth is the action that serves the investigation best at a judgement point, as only the
+// simulator can know: a bad configuration cannot be fixed by more work, a stuck agent needs
+// a new plan, anything else deserves a human's look.
+func (w *sim) truth(a *agent, j recovery.Judgement) recovery.Action {
+	var prefs [3]recovery.Action
+	stuck := a.stuckFrom != noStuck && !a.unstuck
+	switch {
+	case a.cfgBad:
+		prefs = [3]recovery.Action{recovery.ActTerminate, recovery.ActEscalate, recovery.ActReplan}
+	case j.Point == recovery.PointNonProgress || stuck:
+		prefs = [3]recovery.Action{recovery.ActReplan, recovery.ActEscalate, recovery.ActTerminate}
+	case j.Point == recovery.PointRetriesExhausted:
+		prefs = [3]recovery.Action{recovery.ActEscalate, recovery.ActRevise, recovery.ActTerminate}
+	default:
+		prefs = [3]recovery.Action{recovery.ActRevise, recovery.ActEscalate, recovery.ActTerminate}
+	}
+	for _, p := range prefs {
+		if allowedAction(j.Allowed, p) {
+			return p
+		}
+	}
+	if len(j.Allowed) > 0 {
+		return j.Allowed[0]
+	}
+	return recovery.ActTerminate
+}
+
+func allowedAction(as []recovery.Action, a recovery.Action) bool {
+	for _, x := range as {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// consult asks the supervisor about a's judgement point.
+func (w *sim) consult(a *agent, j recovery.Judgement) {
+	j.Truth = w.truth(a, j)
+	a.judgement = j
+	sg := recovery.Suggestion{Action: j.Truth}
+	if w.super.model && !(a.rng.Float64() < w.super.accuracy) {
+		// A wrong answer: another allowed action, or a request the guardrails must refuse
+		// (more budget, lifting a block, retrying what the policy stopped).
+		u := a.rng.Float64()
+		others := len(j.Allowed)
+		if allowedAction(j.Allowed, j.Truth) {
+			others--
+		}
+		switch {
+		case u < 0.2 || (others == 0 && u < 0.6):
+			sg = recovery.Suggestion{Action: j.Truth, RaiseBudget: true}
+		case u < 0.3 || others == 0:
+			sg = recovery.Suggestion{Action: j.Truth, LiftBlock: true}
+		case u < 0.45:
+			sg = recovery.Suggestion{Action: recovery.ActRetry}
+		default:
+			k := a.rng.IntN(others)
+			for _, x := range j.Allowed {
+				if x == j.Truth {
+					continue
+				}
+				if k == 0 {
+					sg.Action = x
+					break
+				}
+				k--
+			}
+		}
+	}
+	a.sugg = sg
+	tok := a.await(phConsult)
+	lat := int64(0)
+	if w.super.model {
+		lat = w.super.latency
+	}
+	w.push(w.now+lat, evSupervised, a.slot, tok, 0)
+}
+
+// supervised delivers the supervisor's answer to a's engine.
+func (w *sim) supervised(slot, tok int32) {
+	a := w.agents[slot]
+	if !a.waiting(phConsult, tok) {
+		return
+	}
+	w.last = w.now
+	a.settle()
+	j, sg := &a.judgement, a.sugg
+	s := w.spanFor(a, record.OpSupervise, w.newSpanID())
+	s.Start, s.End = w.now, w.now
+	if w.super.model {
+		s.Start = w.now - w.super.latency
+		s.Model = w.sc.Workload.Model
+		n := int64(float64(w.super.tokens) * a.spike)
+		a.tokens += n
+		s.InputTokens, s.OutputTokens = n-n/4, n/4
+	}
+	s.Status = record.StatusOK
+	if a.op != nil {
+		s.HasKey, s.OpKey = true, a.op.key
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.resultSpan != 0 {
+		s.CausedBy = append(s.CausedBy, a.resultSpan)
+	}
+	s.Attrs = append(s.Attrs[:0],
+		record.Attr{Key: "decided_by", Value: recovery.BySupervisor.String()},
+		record.Attr{Key: "point", Value: j.Point.String()},
+		record.Attr{Key: "suggestion", Value: sg.Action.String()},
+		record.Attr{Key: "right_action", Value: j.Truth.String()},
+		record.Attr{Key: "correct", Value: strconv.FormatBool(sg.Action == j.Truth && !sg.RaiseBudget && !sg.LiftBlock)})
+	if sg.RaiseBudget {
+		s.Attrs = append(s.Attrs, record.Attr{Key: "requests", Value: "raise_budget"})
+	}
+	if sg.LiftBlock {
+		s.Attrs = append(s.Attrs, record.Attr{Key: "requests", Value: "lift_block"})
+	}
+	w.sink.Span(s)
+	w.observe(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: sg})
+}

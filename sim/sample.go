@@ -1,0 +1,28 @@
+package sim
+
+import "github.com/mayday-sim/mayday/sim/record"
+
+// active reports whether work is left: open investigations, arrivals to come, or requests
+// still at a tool (whose executions are ground truth even when nobody waits for them).
+func (w *sim) active() bool {
+	return w.open > 0 || w.res.Started < w.roots || w.reqLive > 0
+}
+
+// sample emits one Sample per tool, then schedules the next one while there is activity.
+func (w *sim) sample() {
+	if !w.active() {
+		return
+	}
+	for i := range w.tools {
+		t := &w.tools[i]
+		w.samp = record.Sample{
+			Tool: t.cfg.Name, At: w.now, Queued: int32(t.queue.size), InService: t.busy,
+			Parked: int32(w.guards.Parked(i)), BudgetTokens: w.guards.Tokens(i, w.now),
+			BreakerState: w.guards.Breaker(i, w.now).String(),
+			Attempts:     t.attempts, Failures: t.failures, Retries: t.retries,
+		}
+		t.attempts, t.failures, t.retries = 0, 0, 0
+		w.sink.Sample(&w.samp)
+	}
+	w.push(w.now+sampleEvery, evSample, 0, 0, 0)
+}

@@ -1,0 +1,295 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// Options tune a run without changing its result.
+type Options struct {
+	// Progress, if set, is called now and then with the root investigations ended so far
+	// and started so far.
+	Progress func(done, total int)
+	// Check runs the invariant checks at the end of the run (always on in tests).
+	Check bool
+}
+
+// Result summarises one run.
+type Result struct {
+	Events   int64 // simulation events processed
+	Makespan int64 // virtual ns at which the run ended
+	// Root investigations: Started = Completed + Terminated + AwaitingHuman + InFlight.
+	Started, Completed, Terminated, AwaitingHuman, InFlight int
+	Partial                                                 bool     // stopped by ctx before the end
+	Violations                                              []string // invariant violations (empty = ok)
+}
+
+// ErrNoScenario is returned by Run for a nil scenario.
+var ErrNoScenario = errors.New("sim: no scenario")
+
+// ctxEvery is how many events pass between two looks at the context and progress.
+const ctxEvery = 4096
+
+// sampleEvery is the period of tool samples while there is activity.
+const sampleEvery = int64(60e9)
+
+// Run simulates scenario s with seed and sends every record to sink (nil = discard).
+// It is single-threaded and deterministic: the same scenario, seed and binary give the same
+// records in the same order. Cancelling ctx stops the run early (Result.Partial); the records
+// emitted stay consistent, with the investigations still open emitted as in flight.
+func Run(ctx context.Context, s *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) (Result, error) {
+	if s == nil {
+		return Result{}, ErrNoScenario
+	}
+	if sink == nil {
+		sink = record.Discard{}
+	}
+	w, err := newSim(s, seed, sink, opt)
+	if err != nil {
+		return Result{}, err
+	}
+	w.run(ctx)
+	return w.res, nil
+}
+
+// sim is one run's whole state. Everything is reached from here; nothing is global.
+type sim struct {
+	sc      *scenarios.Scenario
+	seed    uint64
+	sink    record.Sink
+	opt     Options
+	now     int64
+	horizon int64
+	h       eventHeap
+	res     Result
+	last    int64 // time of the last event that was not a sample
+
+	policy recovery.Policy
+	guards *recovery.Guards
+	env    recovery.Env // Rand is set to the observing agent's stream before each call
+
+	// workload
+	steps, thinkTime, tokens, subCount dist
+	mixTool                            []int32
+	mixCum                             []float64
+	arrivals                           *rand.Rand
+	arrivalU                           float64 // uniform arrivals: the last order statistic drawn
+	roots                              int     // root investigations to arrive
+	nextSubID                          int64
+
+	tools  []tool
+	faults []fault
+	crash  []int32 // indices of worker_crash faults
+	perInv []int32 // indices of invalid_config and budget_spike faults
+
+	agents    []*agent // by slot; nil or !live = free
+	freeSlots []int32
+	open      int // live agents
+	openRoots int
+	ended     int // roots ended
+
+	reqs     []request
+	freeReqs []int32
+	reqLive  int // requests queued or in service
+	freeOps  []*opState
+
+	humans   humans
+	super    supervisor
+	behave   scenarios.Behaviour
+	maxDepth int
+
+	spanSeq uint64
+	// Records reused for every emission: the sink must not retain them.
+	span  record.Span
+	trans record.Transition
+	exec  record.Execution
+	inv   record.Investigation
+	samp  record.Sample
+	flt   record.Fault
+
+	cur     *agent // the agent whose engine is being called (its journal receives the records)
+	checker checker
+}
+
+func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) (*sim, error) {
+	w := &sim{sc: sc, seed: seed, sink: sink, opt: opt}
+	w.horizon = int64(sc.Horizon)
+	if w.horizon <= 0 {
+		w.horizon = math.MaxInt64 / 2
+	}
+	wl := &sc.Workload
+	w.roots = wl.Investigations
+	w.nextSubID = int64(wl.Investigations) + 1
+	w.steps, w.thinkTime, w.tokens = newDist(wl.Steps), newDist(wl.Think), newDist(wl.Tokens)
+	if wl.Steps.Kind == "" {
+		w.steps = dist{kind: scenarios.DistConstant, a: 1, mean: 1}
+	}
+	w.subCount = newDist(wl.Subagents.Count)
+	if wl.Subagents.Count.Kind == "" {
+		w.subCount = dist{kind: scenarios.DistConstant, a: 1, mean: 1}
+	}
+	w.maxDepth = wl.Subagents.MaxDepth
+	w.behave = wl.Behaviour
+	w.arrivals = stream(seed, nsArrival, 0)
+	if len(sc.Tools) == 0 {
+		return nil, &Error{Scenario: sc.Name, Key: "tools", Msg: "no tools; a scenario needs at least one"}
+	}
+	sum := 0.0
+	for i, m := range wl.Mix {
+		t := sc.Tool(m.Tool)
+		if t < 0 {
+			return nil, &Error{Scenario: sc.Name, Key: "workload.tools[" + strconv.Itoa(i) + "]", Msg: "unknown tool " + strconv.Quote(m.Tool) + "; valid: " + toolNames(sc)}
+		}
+		if !(m.Weight > 0) {
+			continue
+		}
+		sum += m.Weight
+		w.mixTool = append(w.mixTool, int32(t))
+		w.mixCum = append(w.mixCum, sum)
+	}
+	if len(w.mixTool) == 0 {
+		// No mix: every tool equally likely.
+		for i := range sc.Tools {
+			w.mixTool = append(w.mixTool, int32(i))
+			w.mixCum = append(w.mixCum, float64(i+1))
+		}
+	}
+	faults, err := buildFaults(sc, seed, w.horizon)
+	if err != nil {
+		err.(*Error).Scenario = sc.Name
+		return nil, err
+	}
+	w.faults = faults
+	w.tools = make([]tool, len(sc.Tools))
+	for i := range sc.Tools {
+		w.tools[i].init(int32(i), &sc.Tools[i], seed)
+	}
+	for i := range w.faults {
+		f := &w.faults[i]
+		switch f.kind {
+		case scenarios.FaultWorkerCrash:
+			if f.rate > 0 {
+				w.crash = append(w.crash, int32(i))
+			}
+		case scenarios.FaultInvalidConfig, scenarios.FaultBudgetSpike:
+			w.perInv = append(w.perInv, int32(i))
+		default:
+			for t := range w.tools {
+				if f.tool < 0 || f.tool == int32(t) {
+					w.tools[t].faults = append(w.tools[t].faults, int32(i))
+				}
+			}
+		}
+	}
+	w.policy = Policy(&sc.Recovery)
+	w.guards = guards(sc)
+	w.env.Guards = w.guards
+	w.humans.init(sc.Recovery.Humans, seed)
+	w.super.init(&sc.Recovery.Supervisor)
+	w.checker.init(w)
+	return w, nil
+}
+
+func (w *sim) push(at int64, k kind, ent int32, a, b int32) {
+	w.h.push(event{at: at, kind: k, ent: ent, a: a, b: b})
+}
+
+func (w *sim) run(ctx context.Context) {
+	for i := range w.faults {
+		w.faults[i].record(w.sc, &w.flt, w.horizon)
+		w.sink.Fault(&w.flt)
+	}
+	if w.roots > 0 {
+		w.scheduleArrival(0)
+		w.push(sampleEvery, evSample, 0, 0, 0)
+	}
+	w.loop(ctx)
+	w.finish()
+}
+
+func (w *sim) loop(ctx context.Context) {
+	for w.h.len() > 0 {
+		if w.h.peek().at > w.horizon {
+			break
+		}
+		e := w.h.pop()
+		w.now = e.at
+		w.res.Events++
+		if w.res.Events%ctxEvery == 0 {
+			if ctx.Err() != nil {
+				w.res.Partial = true
+				return
+			}
+			if w.opt.Progress != nil {
+				w.opt.Progress(w.ended, w.res.Started)
+			}
+		}
+		switch e.kind {
+		case evArrive:
+			w.last = w.now
+			w.arrive(e.ent)
+		case evThought:
+			w.thought(e.ent, e.a)
+		case evTimer:
+			w.timer(e.ent, e.a)
+		case evServiceDone:
+			w.last = w.now
+			w.serviceDone(e.ent)
+		case evFastReply:
+			w.fastReply(e.ent, e.a, e.b)
+		case evTimeout:
+			w.timedOut(e.ent, e.a, e.b)
+		case evCrash:
+			w.crashed(e.ent, e.a, e.b)
+		case evLease:
+			w.leaseExpired(e.ent, e.a)
+		case evSupervised:
+			w.supervised(e.ent, e.a)
+		case evReviewed:
+			w.reviewed(e.ent, e.a, e.b)
+		case evSample:
+			w.sample()
+		}
+		if !w.active() {
+			// Drained: what is left in the heap is stale (timeouts of answered attempts,
+			// crash clocks of ended investigations, samples).
+			return
+		}
+	}
+}
+
+// finish closes the run: everything still open is in flight (at the horizon, or where ctx
+// stopped the run), then the invariants are checked.
+func (w *sim) finish() {
+	end := w.last
+	switch {
+	case w.res.Partial:
+		end = w.now
+	case w.active():
+		// Work was left when the horizon came.
+		end = w.horizon
+	}
+	w.now = end
+	w.res.Makespan = end
+	for _, a := range w.agents {
+		if a != nil && a.live {
+			w.endAgent(a, false, "")
+		}
+	}
+	if w.opt.Progress != nil {
+		w.opt.Progress(w.ended, w.res.Started)
+	}
+	if w.opt.Check {
+		w.checker.final(w)
+		w.res.Violations = w.checker.violations
+	}
+}
+
+func (w *sim) newSpanID() uint64 { w.spanSeq++; return w.spanSeq }

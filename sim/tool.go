@@ -1,0 +1,426 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// tool is a simulated service: `conc` servers (0 = unlimited) in front of a FIFO queue.
+// Service times come from the tool's own stream. The tool keeps ground truth of every
+// execution; a keyed tool also keeps a record per idempotency key, from which it answers
+// repeats and lookups.
+type tool struct {
+	idx      int32
+	cfg      *scenarios.Tool
+	idem     scenarios.Idempotency
+	conc     int32
+	timeout  int64
+	compute  float64 // compute units per ns of service
+	lat      dist
+	rng      *rand.Rand
+	busy     int32
+	queue    ring
+	faults   []int32 // transient, lost_response and window faults that apply to this tool
+	args     []record.Attr
+	attempts int32 // since the last sample
+	failures int32
+	retries  int32
+}
+
+func (t *tool) init(i int32, c *scenarios.Tool, seed uint64) {
+	t.idx, t.cfg, t.idem = i, c, c.Idempotency
+	t.conc = int32(c.Concurrency)
+	t.timeout = int64(c.Timeout)
+	t.compute = c.Compute / 1e9
+	t.lat = newDist(c.Latency)
+	t.rng = stream(seed, nsTool, nameKey("tool:"+c.Name))
+	for _, a := range c.Arguments {
+		t.args = append(t.args, record.Attr{Key: "arg." + a.Key, Value: a.Value})
+	}
+}
+
+// ring is a FIFO of request slots.
+type ring struct {
+	buf        []int32
+	head, size int
+}
+
+func (q *ring) push(v int32) {
+	if q.size == len(q.buf) {
+		n := make([]int32, max(16, 2*len(q.buf)))
+		for i := 0; i < q.size; i++ {
+			n[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = n, 0
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = v
+	q.size++
+}
+
+func (q *ring) pop() int32 {
+	v := q.buf[q.head]
+	q.head = (q.head + 1) % len(q.buf)
+	q.size--
+	return v
+}
+
+// opState is one logical operation (one idempotency key) as the tool and the ground truth
+// see it. All attempts of the operation point to it, so a result that arrives after the
+// caller moved on is still attributed correctly.
+type opState struct {
+	key       record.OpKey
+	tool      int32
+	attempts  int32
+	execs     int32  // real executions started
+	recorded  bool   // keyed: the tool holds a record of the key (running or completed)
+	running   bool   // keyed: its single execution is queued or in service
+	completed bool   // keyed: its result is stored
+	delivered bool   // the result reached the investigation
+	closed    bool   // the investigation moved on or ended: no later delivery possible
+	held      bool   // ex holds a finished, undelivered execution waiting for its fate
+	waitTok   int32  // keyed: token of a repeat attempt waiting on the running execution
+	execSpan  uint64 // the attempt whose execution produced the stored result
+	ex        record.Execution
+	refName   string
+	refs      int32 // the investigation (until closed) and each request in a tool
+}
+
+// newOp takes an operation from the pool; the investigation holds the first reference.
+func (w *sim) newOp(k record.OpKey, tool int32) *opState {
+	var op *opState
+	if n := len(w.freeOps); n > 0 {
+		op = w.freeOps[n-1]
+		w.freeOps = w.freeOps[:n-1]
+	} else {
+		op = new(opState)
+	}
+	*op = opState{key: k, tool: tool, refs: 1}
+	return op
+}
+
+// unref drops one reference; the last returns op to the pool.
+func (w *sim) unref(op *opState) {
+	op.refs--
+	if op.refs == 0 {
+		w.freeOps = append(w.freeOps, op)
+	}
+}
+
+// request is one attempt accepted by a tool (queued or in service).
+type request struct {
+	agent  int32 // slot of the caller
+	invID  int64 // the caller's investigation id (slots are reused)
+	tok    int32 // the caller's wait token when it sent the attempt
+	tool   int32
+	op     *opState
+	span   uint64
+	sent   int64
+	start  int64
+	slow   float64
+	lost   bool
+	execNo int32
+}
+
+func (w *sim) newRequest() int32 {
+	w.reqLive++
+	if n := len(w.freeReqs); n > 0 {
+		i := w.freeReqs[n-1]
+		w.freeReqs = w.freeReqs[:n-1]
+		return i
+	}
+	w.reqs = append(w.reqs, request{})
+	return int32(len(w.reqs) - 1)
+}
+
+// replyRecord marks a fast reply answered from a keyed tool's record (evFastReply.b);
+// negative values name the fault that failed the attempt (-1 - fault index).
+const replyRecord = 1 << 30
+
+// send sends one attempt of a's current operation to its tool. Faults are decided here, in
+// configuration order: a fast failure answers at once, without queueing or service time.
+func (w *sim) send(a *agent) {
+	op := a.op
+	t := &w.tools[op.tool]
+	if a.blockedSet && a.blocked == op.key {
+		w.checker.violate(w, "blocked operation %v of investigation %d was sent to %s", op.key, a.id, t.cfg.Name)
+	}
+	op.attempts++
+	a.attempts++
+	t.attempts++
+	if op.attempts > 1 {
+		t.retries++
+	}
+	tok := a.await(phAttempt)
+	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
+	slow := 1.0
+	lost := false
+	for _, fi := range t.faults {
+		f := &w.faults[fi]
+		switch f.kind {
+		case scenarios.FaultOutage:
+			if f.active(w.now) {
+				w.failFast(a, tok, fi)
+				return
+			}
+		case scenarios.FaultHang:
+			if f.active(w.now) {
+				// Accepted and never answered: nothing executes; the caller times out.
+				a.att.fault = fi
+				w.armTimeout(a, t, tok)
+				return
+			}
+		case scenarios.FaultBrownout:
+			if f.active(w.now) {
+				if f.rng.Float64() < f.p {
+					w.failFast(a, tok, fi)
+					return
+				}
+				slow *= f.slowdown
+				a.att.fault = fi
+			}
+		case scenarios.FaultTransient:
+			if f.p > 0 && f.rng.Float64() < f.p {
+				w.failFast(a, tok, fi)
+				return
+			}
+		case scenarios.FaultLostResponse:
+			if f.p > 0 && f.rng.Float64() < f.p {
+				lost = true
+				a.att.fault = fi
+			}
+		}
+	}
+	if t.idem == scenarios.Keyed && op.recorded {
+		// The key is known: answer from the record, or wait for its running execution.
+		if op.completed {
+			if lost {
+				w.armTimeout(a, t, tok)
+			} else {
+				w.push(w.now, evFastReply, a.slot, tok, replyRecord)
+			}
+			return
+		}
+		if !lost {
+			op.waitTok = tok
+		}
+		w.armTimeout(a, t, tok)
+		return
+	}
+	ri := w.newRequest()
+	op.refs++
+	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, span: a.att.span,
+		sent: w.now, start: -1, slow: slow, lost: lost}
+	if t.idem == scenarios.Keyed {
+		op.recorded, op.running = true, true
+		op.execSpan = a.att.span
+	}
+	if t.conc == 0 || t.busy < t.conc {
+		w.startService(ri)
+	} else {
+		t.queue.push(ri)
+	}
+	w.armTimeout(a, t, tok)
+}
+
+func (w *sim) armTimeout(a *agent, t *tool, tok int32) {
+	if t.timeout > 0 {
+		w.push(w.now+t.timeout, evTimeout, a.slot, tok, 0)
+	}
+}
+
+func (w *sim) failFast(a *agent, tok int32, fi int32) {
+	a.att.fault = fi
+	w.push(w.now, evFastReply, a.slot, tok, -1-fi)
+}
+
+func (w *sim) startService(ri int32) {
+	r := &w.reqs[ri]
+	t := &w.tools[r.tool]
+	t.busy++
+	r.start = w.now
+	r.op.execs++
+	r.execNo = r.op.execs
+	if a := w.agentFor(r.agent, r.invID); a != nil && a.waiting(phAttempt, r.tok) {
+		a.att.start = w.now
+	}
+	d := t.lat.duration(t.rng)
+	if r.slow != 1 {
+		d = int64(float64(d) * r.slow)
+	}
+	w.push(w.now+d, evServiceDone, ri, 0, 0)
+}
+
+// serviceDone ends one execution: ground truth is recorded, the reply (unless lost) goes to
+// the caller if it still waits for it, and the next queued request starts.
+func (w *sim) serviceDone(ri int32) {
+	r := w.reqs[ri]
+	w.freeReqs = append(w.freeReqs, ri)
+	w.reqLive--
+	t := &w.tools[r.tool]
+	t.busy--
+	if t.queue.size > 0 {
+		w.startService(t.queue.pop())
+	}
+	op := r.op
+	cpu := float64(w.now-r.start) * t.compute
+	a := w.agentFor(r.agent, r.invID)
+	if a != nil {
+		a.compute += cpu
+	}
+	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
+		Start: r.start, End: w.now, Outcome: "ok", Compute: cpu}
+	if r.lost {
+		ex.Outcome = "lost"
+	}
+	deliver := !r.lost && a != nil && (a.waiting(phAttempt, r.tok) ||
+		(t.idem == scenarios.Keyed && op.waitTok != 0 && a.waiting(phAttempt, op.waitTok)))
+	if t.idem == scenarios.Keyed {
+		op.running, op.completed = false, true
+		w.checker.keyedExec(w, t, op)
+	}
+	switch {
+	case deliver:
+		op.delivered = true
+		ex.Delivered = true
+		w.emitExec(&ex)
+	case t.idem == scenarios.Keyed && !op.closed:
+		// The result waits in the tool's record: a repeat or a lookup may still take it.
+		op.held, op.ex = true, ex
+	default:
+		w.emitExec(&ex)
+	}
+	if !deliver {
+		w.unref(op)
+		return
+	}
+	a.settle()
+	w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "")
+	a.resultSpan = a.att.span
+	if t.idem == scenarios.Keyed {
+		a.resultSpan = op.execSpan
+	}
+	tool := int(op.tool)
+	w.unref(op) // the investigation still holds op
+	w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: tool})
+}
+
+func (w *sim) emitExec(ex *record.Execution) {
+	w.exec = *ex
+	w.sink.Execution(&w.exec)
+}
+
+// release emits a held execution whose fate is now known.
+func (w *sim) release(op *opState, delivered bool) {
+	if !op.held {
+		return
+	}
+	op.held = false
+	op.ex.Delivered = delivered
+	w.emitExec(&op.ex)
+}
+
+// closeOp marks op as left behind by its investigation: a result still held is discarded.
+func (w *sim) closeOp(op *opState) {
+	if op == nil || op.closed {
+		return
+	}
+	op.closed = true
+	w.release(op, false)
+	w.unref(op)
+}
+
+// fastReply delivers a fast failure or an answer from a keyed record.
+func (w *sim) fastReply(slot, tok, code int32) {
+	a := w.agents[slot]
+	if !a.waiting(phAttempt, tok) {
+		return
+	}
+	w.last = w.now
+	a.settle()
+	op := a.op
+	t := &w.tools[op.tool]
+	if code == replyRecord {
+		op.delivered = true
+		w.release(op, true)
+		a.att.start = w.now
+		w.span.Attrs = append(w.span.Attrs[:0], record.Attr{Key: "answered_from", Value: "record"})
+		w.toolSpanKeepAttrs(a, t, record.StatusOK, recovery.NoFailure, "")
+		a.resultSpan = op.execSpan
+		w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
+		return
+	}
+	t.failures++
+	a.att.start = w.now
+	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id)
+	w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
+}
+
+// timedOut is the caller giving up on an attempt; the tool may still finish the work.
+func (w *sim) timedOut(slot, tok, _ int32) {
+	a := w.agents[slot]
+	if !a.waiting(phAttempt, tok) {
+		return
+	}
+	w.last = w.now
+	a.settle()
+	op := a.op
+	t := &w.tools[op.tool]
+	t.failures++
+	fid := ""
+	if a.att.fault >= 0 {
+		fid = w.faults[a.att.fault].id
+	}
+	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid)
+	w.observe(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
+}
+
+// toolSpan emits the execute_tool span of a's attempt that just resolved.
+func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, faultID string) {
+	w.span.Attrs = w.span.Attrs[:0]
+	w.toolSpanKeepAttrs(a, t, st, c, faultID)
+}
+
+func (w *sim) toolSpanKeepAttrs(a *agent, t *tool, st record.Status, c recovery.Class, faultID string) {
+	s := w.spanFor(a, record.OpExecuteTool, a.att.span)
+	s.Tool, s.ToolVersion = t.cfg.Name, t.cfg.Version
+	s.HasKey, s.OpKey, s.Attempt = true, a.op.key, a.att.no
+	s.Start, s.End = a.att.sent, w.now
+	if a.att.start >= 0 {
+		s.QueueWait = a.att.start - a.att.sent
+	} else {
+		s.QueueWait = w.now - a.att.sent
+	}
+	s.Status, s.FailureClass, s.FaultID = st, className(c), faultID
+	s.InputRef = a.cfgRef
+	if st == record.StatusOK {
+		s.OutputRef = a.op.ref()
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.prevResult != 0 {
+		s.CausedBy = append(s.CausedBy, a.prevResult)
+	}
+	s.Attrs = append(s.Attrs, t.args...)
+	w.sink.Span(s)
+}
+
+// lookup answers an inspection of a's current operation by its idempotency key.
+func (w *sim) lookup(a *agent) recovery.Lookup {
+	op := a.op
+	switch w.tools[op.tool].idem {
+	case scenarios.Keyed:
+		switch {
+		case op.completed:
+			return recovery.LookupCompleted
+		case op.running:
+			return recovery.LookupRunning
+		}
+		return recovery.LookupNotFound
+	case scenarios.Natural:
+		// A read leaves no record; repeating it is safe, so "not found" is the useful answer.
+		return recovery.LookupNotFound
+	}
+	return recovery.LookupFailed
+}
