@@ -18,8 +18,9 @@ import (
 type refRun struct {
 	ID     string
 	Events int64
-	// Makespan is the simulator's end of the run (virtual ns), stored in runs.
-	Makespan int64
+	// SideEffects names the tools whose idempotency is keyed or none (from the scenario);
+	// an execution has side effects if its record says so or its tool is named here.
+	SideEffects map[string]bool
 }
 
 type refIncident struct {
@@ -76,8 +77,33 @@ func ratio(num, den float64) float64 {
 	return num / den
 }
 
+// runEnd is the run's last recorded instant (virtual ns): the latest arrival, end of an
+// ended investigation, span end, transition or end of a finished execution.
+func runEnd(c *record.Collector) int64 {
+	var end int64
+	for _, inv := range c.Investigations {
+		end = max(end, inv.ArrivedAt)
+		if inv.Ended {
+			end = max(end, inv.EndedAt)
+		}
+	}
+	for _, s := range c.Spans {
+		end = max(end, s.End)
+	}
+	for _, t := range c.Transitions {
+		end = max(end, t.At)
+	}
+	for _, e := range c.Executions {
+		if e.Outcome != "hung" {
+			end = max(end, e.End)
+		}
+	}
+	return end
+}
+
 func reference(run refRun, c *record.Collector) refResult {
 	m := Metrics{RunID: run.ID, Events: run.Events, TerminationReasons: map[string]int64{}}
+	end := runEnd(c)
 
 	// Root investigations and their trees.
 	invByID := map[int64]*record.Investigation{}
@@ -151,7 +177,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.RetryAmplification = ratio(float64(len(attempts)), float64(len(ops)))
 
 	// Incidents: minutes whose failures exceed mu + 4 sqrt(mu), mu over all of the run's minutes.
-	minutes := minuteOf(run.Makespan) + 1
+	minutes := minuteOf(end) + 1
 	incidentMinute := map[minuteKey]bool{}
 	var inIncidents int64
 	for k, n := range failedPerMinute {
@@ -247,7 +273,7 @@ func reference(run refRun, c *record.Collector) refResult {
 		case inv != nil && inv.Ended:
 			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
 		default:
-			e.End, e.Outcome = tsMicros(run.Makespan), "in_flight"
+			e.End, e.Outcome = tsMicros(end), "in_flight"
 		}
 		e.Seconds = float64(e.End-e.Start) / 1e6
 		episodes = append(episodes, e)
@@ -267,7 +293,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	for _, e := range c.Executions {
 		duplicate := e.Execution > 1
 		discarded := (e.Outcome == "ok" || e.Outcome == "lost") && !e.Delivered
-		if duplicate && e.SideEffects {
+		if duplicate && (e.SideEffects || run.SideEffects[e.Tool]) {
 			m.DuplicateSideEffects++
 		}
 		if discarded {
@@ -284,7 +310,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	}
 	m.ComputePerCompletion = ratio(compute, completed)
 	m.WastedComputeRatio = ratio(wasted, compute)
-	m.Makespan = float64(tsMicros(run.Makespan)) / 1e6
+	m.Makespan = float64(tsMicros(end)) / 1e6
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 

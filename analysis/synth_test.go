@@ -12,15 +12,14 @@ import (
 // and consistent lifecycle transitions. It is not a simulation; it only has to exercise
 // every branch of the metric definitions, with times that are not whole microseconds.
 type synth struct {
-	r        *rand.Rand
-	c        record.Collector
-	spanID   uint64
-	nextSub  int64
-	execs    map[execKey]int32
-	end      int64 // latest recorded instant
-	tools    []synthTool
-	burst    *synthBurst
-	makespan int64
+	r       *rand.Rand
+	c       record.Collector
+	spanID  uint64
+	nextSub int64
+	execs   map[execKey]int32
+	end     int64 // latest recorded instant
+	tools   []synthTool
+	burst   *synthBurst
 }
 
 type synthTool struct {
@@ -260,17 +259,6 @@ func (s *synth) investigation(id, parent, root int64, depth int32, t int64, stor
 	return inv.EndedAt, inv.FinalState == "completed", inv.Ended
 }
 
-// finish closes the run: in-flight investigations end at the run's end, which comes a
-// little after the last record (the simulator's last event may be a stale timer).
-func (s *synth) finish() {
-	s.makespan = s.end + 3*second + s.jitter()
-	for i := range s.c.Investigations {
-		if inv := &s.c.Investigations[i]; !inv.Ended {
-			inv.EndedAt = s.makespan
-		}
-	}
-}
-
 // synthMixed is a random run of roots arriving over an hour; with burst, the backtest tool
 // is down during minutes 40-44 and a storm of roots arriving then retries against it.
 func synthMixed(seed uint64, roots int, burst bool) *synth {
@@ -288,7 +276,6 @@ func synthMixed(seed uint64, roots int, burst bool) *synth {
 		}
 		s.investigation(int64(i+1), 0, int64(i+1), 0, at, storm)
 	}
-	s.finish()
 	return s
 }
 
@@ -326,7 +313,6 @@ func synthFlat() *synth {
 				Tokens: 1500, TrulyValid: true, Validated: true})
 		}
 	}
-	s.finish()
 	return s
 }
 
@@ -337,6 +323,5 @@ func synthIdle() *synth {
 	s.note(5 * second)
 	s.transition(1, 5*second+3, "pending", "running", "start")
 	s.c.Investigation(&record.Investigation{InvestigationID: 1, RootID: 1, ArrivedAt: 5 * second, FinalState: "running"})
-	s.finish()
 	return s
 }

@@ -100,7 +100,8 @@ CREATE TABLE executions (
     "end"            TIMESTAMP,
     outcome          VARCHAR,      -- ok | lost | hung | error
     delivered        BOOLEAN,      -- the result reached the investigation
-    compute          DOUBLE
+    compute          DOUBLE,
+    side_effects     BOOLEAN       -- the tool has side effects (idempotency keyed or none); NULL = unknown
 );
 
 CREATE TABLE faults (

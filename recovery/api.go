@@ -301,3 +301,17 @@ type Journal interface {
 //	func (g *Guards) Tokens(tool int, now int64) float64    // -1 when the budget is off
 //	func (g *Guards) Breaker(tool int, now int64) BreakerState
 //	func (g *Guards) Parked(tool int) int                   // operations now parked on its breaker
+//
+// Added since (engine.go, guards.go, policy.go, tables.go, names.go):
+//
+//	func (e *Engine) SetJournal(j Journal)                  // where a replayed engine's records go
+//	func (e *Engine) Refusals() int                         // supervisor suggestions refused
+//	func (e *Engine) Tool() int                             // tool of the operation's last attempt
+//	func (e *Engine) Blocked() bool                         // the current operation was blocked
+//	func (g *Guards) Tools() int
+//	func (g *Guards) Clone() *Guards                        // an independent copy (what-if runs)
+//	func Legal(from, to State) bool                         // the edge table of doc.go
+//	func (p *Policy) Validate() error                       // and BudgetConfig, BreakerConfig
+//	var DefaultBudget, DefaultBreaker                       // recommended guard settings
+//	func ParseJitter, ParseExhausted, ParseOnExhaustion     // scenario spellings
+//	String() on every enumeration (trace spellings); Reason* constants for Decision.Reason

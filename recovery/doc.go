@@ -22,10 +22,12 @@
 // parked on a breaker still counts as parked).
 //
 // A refused event returns an error and changes nothing: ErrFinal once the investigation has
-// ended; a *TransitionError (errors.Is ErrIllegalTransition) when the event only means an
-// edge that is not in the table below (EvStart after the start, EvFinished outside running,
-// EvHuman with no review open, an outcome while pending); ErrUnexpectedEvent when the edge
-// exists but the engine is not waiting for this event (EvSucceeded during a backoff).
+// ended; a *TransitionError (errors.Is ErrIllegalTransition) when the edge the event stands
+// for does not exist from the current state (EvStart or EvSucceeded while running,
+// EvFinished while waiting, EvHuman while running, an outcome while pending);
+// ErrUnexpectedEvent when the edge exists but the engine is not waiting for this event
+// (EvSucceeded during a backoff, EvStart while waiting); ErrUnknownTool for a tool index the
+// guards do not have; ErrClock for a time before the engine's last record.
 //
 // # Lifecycle
 //
@@ -62,6 +64,13 @@
 // forbidden operation (ActBlock), a consultation (ActConsult), a re-parking, and every
 // supervisor suggestion the guardrails refused.
 //
+// JournalRecord.Aux carries what replay needs besides the state: the fingerprint on a
+// failure record (EvFailed, EvTimedOut, EvInvalid into recovering), the Lookup on an
+// EvInspected record, the Resource on an EvBudgetExceeded record, the wake time on a record
+// into waiting for ActRetry, ActPark, ActInspect or ActPause (and on a re-parking note), the
+// breaker generation on an ActSend record, the Point on a consultation note, and the refused
+// requests (1 raise budget, 2 lift block) on a refusal note.
+//
 // # Protocol
 //
 // What the caller does for each action, and the events the engine then expects:
@@ -81,7 +90,8 @@
 //	ActComplete, ActTerminate   nothing: the investigation ended
 //
 // EvBudgetExceeded is taken while running or waiting; EvCrashed (a new worker took over
-// after the lease) in every live state but pending. Outcomes of attempts the engine no longer
+// after the lease) in every live state but pending: while consulting, the engine asks the
+// same question again; awaiting a human, nothing changes (ActNone). Outcomes of attempts the engine no longer
 // waits for (their worker crashed, a pause or a reduced scope abandoned them) are the
 // caller's to drop.
 //
@@ -156,9 +166,16 @@
 // default (on_exhausted; escalate; replan). Without a supervisor the engine takes that
 // default at once.
 //
+// A human's approval (EvHuman, Approved) continues the step as a new revision outside the
+// revision budget: a human may authorise what a supervisor may not, but even a human cannot
+// have a blocked operation sent, since its key is never current again. A rejection
+// terminates.
+//
 // # Guards
 //
-// Per tool, shared by every investigation (NewGuards). The retry budget is a token bucket:
+// Per tool, shared by every investigation (NewGuards). First attempts are never throttled;
+// the budget is asked for retries only, the breaker for every attempt. The retry budget is
+// a token bucket:
 // it starts full at MaxTokens, every first attempt earns Ratio tokens, every retry spends
 // one and is allowed only with a whole token in hand, and a floor refills MinPerSecond tokens
 // a second (capped at MaxTokens) so a trickle of retries always goes. Recommended values
@@ -177,11 +194,14 @@
 // half-open after Cooldown; half-open lets exactly one probe through (another after a
 // further Cooldown if the probe's outcome never comes), closes on its success and re-opens
 // on its failure. Outcomes of attempts admitted before the breaker last changed state are
-// ignored. Defaults for zero fields (DefaultBreaker): window 1m, failure ratio 0.5.
-// Tokens, Breaker and Parked read the guards without changing them, for charts.
+// ignored. Defaults for zero fields (DefaultBreaker): window 1m, failure ratio 0.5; its
+// recommended min calls 20 and cooldown 1m apply only when a caller copies DefaultBreaker.
+// Tokens, Breaker and Parked read the guards without changing them, for charts; Clone copies
+// them for a what-if run.
 //
 // # Performance
 //
-// A decision allocates nothing in steady state and takes about a hundred nanoseconds (see
-// BenchmarkDecision); errors, which allocate, are off the hot path.
+// A decision allocates nothing in steady state and takes well under 200 ns (BenchmarkDecision:
+// send, succeeded, valid with both guards on and a journal); errors, which allocate, are off
+// the hot path. Judgement.Allowed points at static slices that callers must not modify.
 package recovery

@@ -283,7 +283,9 @@ func (e *Engine) commit(g *Guards) {
 		panic(err)
 	}
 	if isParked := e.ph == phParked && e.breaker; g != nil && (wasParked != isParked || oldTool != e.tool) {
-
+		if wasParked {
+			g.parked[oldTool]--
+		}
 		if isParked {
 			g.parked[e.tool]++
 		}
@@ -304,6 +306,15 @@ func (e *Engine) apply(r *JournalRecord) error {
 	}
 	if !r.Note && !legal(r.From, r.To) {
 		return &TransitionError{From: r.From, To: r.To, Event: r.Event}
+	}
+	// Check before changing anything: a refused record leaves the engine as it was.
+	switch {
+	case r.Note && r.Event != EvSupervisor && r.Action != ActNextStep && r.Action != ActBlock &&
+		r.Action != ActConsult && r.Action != ActPark:
+		return fmt.Errorf("note record with action %s", r.Action)
+	case !r.Note && r.To == Waiting && r.Action != ActSend && r.Action != ActRetry &&
+		r.Action != ActPark && r.Action != ActInspect && r.Action != ActPause:
+		return fmt.Errorf("waiting with action %s", r.Action)
 	}
 	if r.Step != e.step || r.Revision != e.rev {
 		e.blocked, e.inspections, e.prevDelay, e.fpCounted, e.held = false, 0, 0, false, heldNone
@@ -327,8 +338,6 @@ func (e *Engine) apply(r *JournalRecord) error {
 			e.ph, e.point = phConsult, Point(r.Aux)
 		case ActPark:
 			e.ph, e.wake, e.breaker = phParked, r.Aux, r.Reason == ReasonBreakerOpen
-		default:
-			return fmt.Errorf("note record with action %s", r.Action)
 		}
 		return nil
 	}
@@ -342,7 +351,7 @@ func (e *Engine) apply(r *JournalRecord) error {
 		e.wake = r.Aux
 		switch r.Action {
 		case ActSend:
-			e.ph, e.sendGen = phInflight, uint32(r.Aux)
+			e.ph, e.sendGen, e.wake = phInflight, uint32(r.Aux), 0
 		case ActRetry:
 			e.ph = phBackoff
 		case ActPark:
@@ -351,8 +360,6 @@ func (e *Engine) apply(r *JournalRecord) error {
 			e.ph = phInspect
 		case ActPause:
 			e.ph = phPaused
-		default:
-			return fmt.Errorf("waiting with action %s", r.Action)
 		}
 	case Recovering:
 		e.ph = phDecide
@@ -416,6 +423,9 @@ func (e *Engine) apply(r *JournalRecord) error {
 
 // outcome checks an attempt's tool and feeds its outcome to the tool's breaker.
 func (e *Engine) outcome(now int64, ev Event, env Env, success bool) error {
+	if int32(ev.Tool) != e.tool || ev.Tool != int(int32(ev.Tool)) {
+		return fmt.Errorf("%w: %s on tool %d for an attempt sent to tool %d", ErrUnexpectedEvent, ev.Kind, ev.Tool, e.tool)
+	}
 	if g := env.Guards; g != nil {
 		if err := g.checkTool(int32(ev.Tool)); err != nil {
 			return err

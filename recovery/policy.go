@@ -43,6 +43,8 @@ func (c *BudgetConfig) Validate() error {
 		return fmt.Errorf("%w: retry_budget.ratio is %g, want >= 0", ErrBadPolicy, c.Ratio)
 	case c.MinPerSecond < 0:
 		return fmt.Errorf("%w: retry_budget.min_per_second is %g, want >= 0", ErrBadPolicy, c.MinPerSecond)
+	case c.Ratio == 0 && c.MinPerSecond == 0:
+		return fmt.Errorf("%w: retry_budget.ratio and retry_budget.min_per_second are both 0: no retry could go once the first tokens are spent; want either > 0", ErrBadPolicy)
 	case c.MaxTokens < 0:
 		return fmt.Errorf("%w: retry_budget.max_tokens is %g, want >= 0 (0 = %g)", ErrBadPolicy, c.MaxTokens, DefaultBudget.MaxTokens)
 	}

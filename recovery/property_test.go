@@ -269,7 +269,7 @@ func TestPropertyInvariants(t *testing.T) {
 			if err != nil {
 				t.Fatalf("replay: %v", err)
 			}
-			if got, want := stateLine(e), stateLine(m.e); got != want {
+			if got, want := fullState(e), fullState(m.e); got != want {
 				t.Fatalf("replay differs:\n  replayed %s\n  original %s", got, want)
 			}
 		}
@@ -314,7 +314,7 @@ func TestPropertyReplayDecides(t *testing.T) {
 			if err1 == nil {
 				f.now, m.last = now, d1
 			}
-			if got, want := stateLine(e2), stateLine(m.e); got != want {
+			if got, want := fullState(e2), fullState(m.e); got != want {
 				t.Fatalf("after replay, %s: %s vs %s", ev.Kind, got, want)
 			}
 		}

@@ -19,10 +19,13 @@ type decoder struct {
 	file   string
 	errs   ErrorList
 	origin map[*yaml.Node]string // nodes an override put there → "--set path=value"
+	// badTimeout names tools whose timeout was refused, so the rule "lost_response needs a
+	// timeout" does not report them a second time.
+	badTimeout map[string]bool
 }
 
 func newDecoder(file string) *decoder {
-	return &decoder{file: file, origin: map[*yaml.Node]string{}}
+	return &decoder{file: file, origin: map[*yaml.Node]string{}, badTimeout: map[string]bool{}}
 }
 
 func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
@@ -257,14 +260,17 @@ func (d *decoder) duration(n *yaml.Node, key string, positive bool) (time.Durati
 	}
 	if isNumberTag(n) {
 		var f float64
-		if err := n.Decode(&f); err == nil && f == 0 && !positive {
+		err := n.Decode(&f)
+		switch {
+		case err == nil && f == 0 && !positive:
 			return 0, true
-		}
-		if err := n.Decode(&f); err == nil && f < 0 {
+		case err == nil && f == 0:
+			d.fail(n, key, "%s is zero; want %s", n.Value, want)
+		case err == nil && f < 0:
 			d.fail(n, key, "%s is a negative duration; want %s", n.Value, want)
-			return 0, false
+		default:
+			d.fail(n, key, "%s has no unit; want %s", n.Value, want)
 		}
-		d.fail(n, key, "%s has no unit; want %s", n.Value, want)
 		return 0, false
 	}
 	v, err := parseDuration(n.Value)

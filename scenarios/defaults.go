@@ -7,8 +7,10 @@ import "time"
 // policy always has (retry, inspection, lease) and a finite horizon.
 
 const (
-	DefaultSeed    uint64 = 1
-	DefaultHorizon        = 30 * 24 * time.Hour
+	// DefaultSeed is the seed of a scenario that names none (--seed overrides either).
+	DefaultSeed uint64 = 1
+	// DefaultHorizon is the simulated time limit of a scenario that names none.
+	DefaultHorizon = 30 * 24 * time.Hour
 )
 
 // defaultScenario is the resolved scenario before any key of the file is read. Tools and the

@@ -22,7 +22,8 @@
 //     item that does not exist is an error naming the closest valid key.
 //   - A sweep (`sweep:` in the file) expands with Expand into points in file order, the last
 //     axis varying fastest; each value of each axis is checked when the file is parsed.
-//   - The examples in this folder (*.yaml) are embedded: List, Embedded, Load by name.
+//   - The examples in this folder (*.yaml) are embedded: List, Embedded, and Load, which
+//     takes a file path or an example's name (an existing file of that name wins).
 //
 // # Values
 //
@@ -35,6 +36,19 @@
 // budgets.compute is compute-unit seconds, written as a number or a duration (10h = 36000).
 // Expectations are ">= X", "<= X", "== X", "> X", "< X" or "between A and B"; for
 // median_recovery_time, p95_recovery_time and makespan (seconds) X may be a duration.
+//
+// # Names and faults
+//
+// A scenario name is [a-z0-9-]+; tool names are [a-z0-9_-]+ (they appear in paths such as
+// tools.fetch_data.timeout). Each fault kind takes these keys (id and kind always; a
+// starred key is required):
+//
+//	transient, lost_response   tool, probability*
+//	outage, hang               tool, at, for*
+//	brownout                   tool, at, for*, probability, slowdown (>= 1)
+//	worker_crash               rate* (per running investigation; 0/h allowed)
+//	invalid_config             probability*
+//	budget_spike               probability*, factor* (>= 1)
 //
 // # Defaults
 //

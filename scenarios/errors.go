@@ -99,8 +99,17 @@ func (l ErrorList) err() error {
 // plausible misspelling (at most a third of the longer word, and at least one edit allowed
 // for short words), else "".
 func closest(s string, candidates []string) string {
+	// Edit distance costs len(s)·len(c); names longer than any real key are not misspellings
+	// worth that.
+	const longest = 64
+	if len(s) > longest {
+		return ""
+	}
 	best, bestD := "", -1
 	for _, c := range candidates {
+		if len(c) > longest {
+			continue
+		}
 		d := editDistance(strings.ToLower(s), strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
@@ -157,4 +166,12 @@ func orList(words []string) string {
 		return words[0]
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// withArticle is "a transient" or "an outage".
+func withArticle(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an " + word
+	}
+	return "a " + word
 }

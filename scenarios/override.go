@@ -331,9 +331,10 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 	return nil
 }
 
-// checkSweep loads the scenario once per sweep value, with that value alone, and reports
-// what is wrong, at the value's line in the sweep block.
-func (d *decoder) checkSweep(data []byte, base []Override, axes []SweepAxis, srcs []sweepSource) {
+// checkSweep decodes the scenario once per sweep value, with that value alone, and reports
+// what is wrong, at the value's line in the sweep block. root is the file's tree with the
+// other overrides applied; apply copies what it changes, so root serves every value.
+func (d *decoder) checkSweep(root *yaml.Node, axes []SweepAxis, srcs []sweepSource) {
 	// Problems of the file itself are reported once, without a sweep label.
 	type place struct {
 		line, col int
@@ -347,21 +348,18 @@ func (d *decoder) checkSweep(data []byte, base []Override, axes []SweepAxis, src
 		src := srcs[a]
 		for i, vn := range src.vals {
 			o := Override{Path: axis.Path, Value: axis.Values[i], From: FromSweep}
-			root, err := parseYAML(d.file, data)
-			if err != nil {
-				return // parsed before; cannot happen
-			}
 			sub := newDecoder(d.file)
-			for _, b := range base {
-				sub.apply(&root, b, nil) // applied before without error
+			for n, label := range d.origin {
+				sub.origin[n] = label
 			}
-			if e := sub.apply(&root, o, vn); e != nil {
+			point := root
+			if e := sub.apply(&point, o, vn); e != nil {
 				// A wrong path is wrong for every value: report it once, at the axis' key.
 				e.Line, e.Column, e.Override = src.key.Line, src.key.Column, FromSweep
 				d.errs = append(d.errs, e)
 				break
 			}
-			sub.scenario(root)
+			sub.scenario(point)
 			for _, e := range sub.errs {
 				if known[place{e.Line, e.Column, e.Key, e.Msg}] {
 					continue

@@ -50,12 +50,12 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	// once on its own (not every point of the grid) finds every bad one in linear time. A
 	// scenario loaded for one point skips this: its base was checked with the file.
 	if !sweeping {
-		d.checkSweep(data, ovs, s.Sweep, sweep)
+		d.checkSweep(root, s.Sweep, sweep)
 	}
 	if err := d.errs.err(); err != nil {
 		return nil, err
 	}
-	s.Source = SourceInfo{File: name, Data: data, Overrides: append([]Override(nil), ovs...)}
+	s.Source = SourceInfo{File: name, Data: bytes.Clone(data), Overrides: append([]Override(nil), ovs...)}
 	return s, nil
 }
 
@@ -172,8 +172,8 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 	for _, name := range f.order {
 		key := f.key(name)
 		if !entityName.MatchString(name) {
+			// Still decoded, so references to it do not add errors of their own.
 			d.fail(f.keys[name], key, "%q is not a valid tool name; want lowercase letters, digits, _ and - ([a-z0-9_-]+)", name)
-			continue
 		}
 		t := defaultTool(name)
 		tf := d.fields(key, f.vals[name], toolSchema, "a tool such as {latency: {dist: exponential, mean: 2s}, timeout: 30s}")
@@ -204,6 +204,8 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 		if v := tf.get("timeout"); v != nil {
 			if dur, ok := d.duration(v, tf.key("timeout"), false); ok {
 				t.Timeout = dur
+			} else {
+				d.badTimeout[name] = true
 			}
 		}
 		if v := tf.get("compute"); v != nil {
@@ -468,13 +470,13 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 		good := true
 		for _, p := range f.order {
 			if !contains(allowed, p) {
-				d.fail(f.keys[p], f.key(p), "a %s fault takes no %s; it takes %s", k, p, andList(allowed))
+				d.fail(f.keys[p], f.key(p), "%s fault takes no %s; it takes %s", withArticle(k), p, andList(allowed))
 				good = false
 			}
 		}
 		for _, p := range required {
 			if f.get(p) == nil {
-				d.fail(f.at(), key, "a %s fault needs %s", k, p)
+				d.fail(f.at(), key, "%s fault needs %s", withArticle(k), p)
 				good = false
 			}
 		}
@@ -556,7 +558,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 				at = f.at()
 			}
 			for _, t := range tools {
-				if (fault.Tool == "" || fault.Tool == t.Name) && t.Timeout == 0 {
+				if (fault.Tool == "" || fault.Tool == t.Name) && t.Timeout == 0 && !d.badTimeout[t.Name] {
 					d.fail(at, key, "%s on tool %s, which has no timeout: the caller would wait forever; set tools.%s.timeout (such as 1h)", k, t.Name, t.Name)
 					good = false
 				}
@@ -741,7 +743,9 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		h := defaultHumans()
 		hf := d.fields(f.key("humans"), v, sub["humans"], "a mapping such as {reviewers: 5, review_time: {dist: lognormal, median: 20m, p95: 2h}, approve: 0.8}")
 		rv := hf.get("reviewers")
-		if rv == nil {
+		if hf.node == nil {
+			// Not a mapping: already reported.
+		} else if rv == nil {
 			d.fail(hf.at(), f.key("humans"), "missing reviewers; want reviewers: N (0 = escalations terminate)")
 		} else if c, ok := d.integer(rv, hf.key("reviewers"), 0, "a whole number >= 0 (0 = escalations terminate)"); ok {
 			if c > 1<<31 {
@@ -754,7 +758,7 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 			if dist, ok := d.dist(x, hf.key("review_time"), durationUnit); ok {
 				h.ReviewTime = dist
 			}
-		} else if h.Reviewers > 0 {
+		} else if h.Reviewers > 0 && hf.node != nil {
 			d.fail(hf.at(), f.key("humans"), "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
 		}
 		if x := hf.get("approve"); x != nil {

@@ -72,7 +72,7 @@ func (s *Scenario) Validate() error {
 			continue
 		}
 		if f.Tool != "" {
-			v.check(contains(allowed, "tool"), key+".tool", "a %s fault takes no tool", f.Kind)
+			v.check(contains(allowed, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
 			v.check(s.Tool(f.Tool) >= 0, key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
@@ -196,7 +196,7 @@ func (v *validator) dist(d Dist, key string, u unit, min float64) {
 		if contains(params, p) {
 			v.check(finite(x) && x >= 0, key+"."+p, "%s; want a finite value >= 0", show(x))
 		} else {
-			v.check(x == 0, key+"."+p, "a %s distribution takes no %s", d.Kind, p)
+			v.check(x == 0, key+"."+p, "%s distribution takes no %s", withArticle(string(d.Kind)), p)
 		}
 	}
 	switch d.Kind {

@@ -426,7 +426,7 @@ func (op *opState) ref() string {
 // spanFor resets the reusable span for one of a's operations.
 func (w *sim) spanFor(a *agent, op record.Operation, id uint64) *record.Span {
 	s := &w.span
-	caused, attrs := s.CausedBy[:0], s.Attrs
+	caused, attrs := s.CausedBy[:0], s.Attrs[:0]
 	*s = record.Span{TraceID: a.rootID, SpanID: id, ParentSpanID: a.invokeSpan, InvestigationID: a.id,
 		AgentID: a.id, Operation: op, CausedBy: caused, Attrs: attrs}
 	return s

@@ -34,19 +34,16 @@ func (c *checker) violate(w *sim, format string, args ...any) {
 // Figure 3) independently of the engine's own table: every decision is taken while
 // recovering; completion comes from running after a valid result; termination and human
 // review come out of recovering, and a human's answer leads back to running or ends it.
-var figure3 = map[[2]recovery.State]bool{
-	{recovery.Pending, recovery.Running}:          true,
-	{recovery.Running, recovery.Waiting}:          true,
-	{recovery.Running, recovery.Recovering}:       true,
-	{recovery.Running, recovery.Completed}:        true,
-	{recovery.Waiting, recovery.Running}:          true,
-	{recovery.Waiting, recovery.Recovering}:       true,
-	{recovery.Recovering, recovery.Running}:       true,
-	{recovery.Recovering, recovery.Waiting}:       true,
-	{recovery.Recovering, recovery.AwaitingHuman}: true,
-	{recovery.Recovering, recovery.Terminated}:    true,
-	{recovery.AwaitingHuman, recovery.Running}:    true,
-	{recovery.AwaitingHuman, recovery.Terminated}: true,
+var figure3 = [recovery.Terminated + 1][recovery.Terminated + 1]bool{
+	recovery.Pending:       {recovery.Running: true},
+	recovery.Running:       {recovery.Waiting: true, recovery.Recovering: true, recovery.Completed: true},
+	recovery.Waiting:       {recovery.Running: true, recovery.Recovering: true},
+	recovery.Recovering:    {recovery.Running: true, recovery.Waiting: true, recovery.AwaitingHuman: true, recovery.Terminated: true},
+	recovery.AwaitingHuman: {recovery.Running: true, recovery.Terminated: true},
+}
+
+func legal(from, to recovery.State) bool {
+	return int(from) < len(figure3) && int(to) < len(figure3) && figure3[from][to]
 }
 
 // transition checks one journal record: it starts where the last one ended, follows a
@@ -66,7 +63,7 @@ func (c *checker) transition(w *sim, a *agent, r *recovery.JournalRecord) {
 		c.violate(w, "investigation %d: record starts in %s, last state was %s", a.id, r.From, from)
 	case r.Note && r.From != r.To:
 		c.violate(w, "investigation %d: note record changes state %s→%s", a.id, r.From, r.To)
-	case !r.Note && !figure3[[2]recovery.State{r.From, r.To}]:
+	case !r.Note && !legal(r.From, r.To):
 		c.violate(w, "investigation %d at %d: illegal transition %s→%s on %s (%s)", a.id, r.At, r.From, r.To, r.Event, r.Reason)
 	}
 }

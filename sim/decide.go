@@ -101,8 +101,10 @@ func (w *sim) timer(slot, tok int32) {
 		a.tokBase, a.compBase, a.wallBase = a.tokens, a.compute, w.now
 		w.observe(a, recovery.Event{Kind: recovery.EvTimer})
 	default:
+		// A retry or parking is over: ask to send again, naming the tool (after a crash
+		// in a new step's model turn, the engine's last tool is the previous step's).
 		w.syncOp(a)
-		w.observe(a, recovery.Event{Kind: recovery.EvTimer, Tool: int(a.op.tool)})
+		w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(a.op.tool)})
 	}
 }
 

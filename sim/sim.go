@@ -189,6 +189,15 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 		}
 	}
 	w.policy = Policy(&sc.Recovery)
+	if err := w.policy.Validate(); err != nil {
+		return nil, &Error{Scenario: sc.Name, Key: "recovery", Msg: err.Error()}
+	}
+	if rb := sc.Recovery.RetryBudget; rb != nil && (rb.Ratio < 0 || rb.MinPerSecond < 0) {
+		return nil, &Error{Scenario: sc.Name, Key: "recovery.retry_budget", Msg: "ratio and min_per_second must be >= 0"}
+	}
+	if br := sc.Recovery.Breaker; br != nil && (br.FailureRatio < 0 || br.FailureRatio > 1 || br.MinCalls < 0 || br.Window < 0 || br.Cooldown < 0) {
+		return nil, &Error{Scenario: sc.Name, Key: "recovery.breaker", Msg: "want window, cooldown >= 0, failure_ratio in (0, 1], min_calls >= 0"}
+	}
 	w.guards = guards(sc)
 	w.env.Guards = w.guards
 	w.humans.init(sc.Recovery.Humans, seed)
@@ -288,8 +297,9 @@ func (w *sim) finish() {
 	}
 	if w.opt.Check {
 		w.checker.final(w)
-		w.res.Violations = w.checker.violations
 	}
+	// Refusals by the engine are recorded even without Check: they are never expected.
+	w.res.Violations = w.checker.violations
 }
 
 func (w *sim) newSpanID() uint64 { w.spanSeq++; return w.spanSeq }

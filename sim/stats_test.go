@@ -208,3 +208,69 @@ func TestErlangC(t *testing.T) {
 		t.Errorf("standard error %.4f is over 5%% of Wq %.4f: too imprecise to test", se, wq)
 	}
 }
+
+// lostScenario: n one-step investigations on one tool whose replies are lost with
+// probability q after the work is done; the caller times out and recovers.
+func lostScenario(n int, q float64, k int, idem scenarios.Idempotency, inspect bool) *scenarios.Scenario {
+	s := testScenario()
+	s.Workload.Investigations = n
+	s.Workload.Arrival.Rate.PerSecond = 50
+	s.Tools[0].Idempotency = idem
+	s.Tools[0].Timeout = 10 * time.Second // service takes 100ms: a timeout means a lost reply
+	s.Faults = []scenarios.Fault{{ID: "lossy", Kind: scenarios.FaultLostResponse, Tool: "svc", Probability: q}}
+	s.Recovery.Retry.MaxAttempts = k
+	s.Recovery.Retry.OnExhausted = "terminate"
+	s.Recovery.InspectBeforeRetry = inspect
+	return s
+}
+
+// TestDuplicateSideEffects checks idempotency against probability theory. At a tool that
+// keeps no record (`none`), a blind retry after a lost reply executes the work again. With
+// loss probability q and k attempts, the attempts of an operation are truncated geometric
+// (each attempt "fails" when its reply is lost) and every attempt executes, so the
+// duplicate executions per operation are E[A] - 1 = (1-q^k)/(1-q) - 1, and the total over n
+// operations lies within 5 standard errors (sqrt(n Var[A])) of n(E[A]-1). A keyed tool
+// with inspection looks the key up after a timeout and takes the stored result: it must
+// execute every key exactly once and deliver every result, whatever is lost.
+func TestDuplicateSideEffects(t *testing.T) {
+	n := 20_000
+	if testing.Short() {
+		n = 5_000
+	}
+	const q, k = 0.2, 4
+	t.Run("none-blind-retry", func(t *testing.T) {
+		sink := newCountSink()
+		res := run(t, lostScenario(n, q, k, scenarios.None, false), 11, sink)
+		mean, variance := truncGeom(q, k)
+		want := float64(n) * (mean - 1)
+		tol := 5 * math.Sqrt(float64(n)*variance)
+		if d := float64(sink.duplicates); math.Abs(d-want) > tol {
+			t.Errorf("%d duplicate executions, theory predicts %.0f ± %.0f", sink.duplicates, want, tol)
+		}
+		if sink.execs != sink.toolSpans {
+			t.Errorf("none tool: %d executions for %d attempts; every attempt should execute", sink.execs, sink.toolSpans)
+		}
+		qc := 1 - math.Pow(q, k)
+		got := float64(res.Completed) / float64(n)
+		if se := math.Sqrt(qc * (1 - qc) / float64(n)); math.Abs(got-qc) > 5*se {
+			t.Errorf("completion %.4f, want 1-q^k = %.4f ± %.4f", got, qc, 5*se)
+		}
+	})
+	t.Run("keyed-inspect", func(t *testing.T) {
+		sink := newCountSink()
+		res := run(t, lostScenario(n, q, k, scenarios.Keyed, true), 11, sink)
+		if sink.duplicates != 0 || sink.execs != n {
+			t.Errorf("keyed tool with inspection: %d executions (%d duplicates) for %d operations, want exactly one each",
+				sink.execs, sink.duplicates, n)
+		}
+		if sink.undelivered != 0 || res.Completed != n {
+			t.Errorf("%d results undelivered, %d of %d completed; inspection should recover every lost reply",
+				sink.undelivered, res.Completed, n)
+		}
+		// Every first reply is lost with probability q and then found by inspection.
+		found := float64(sink.inspections["completed"])
+		if se := math.Sqrt(float64(n) * q * (1 - q)); math.Abs(found-float64(n)*q) > 5*se {
+			t.Errorf("%v lookups found the result, want n·q = %.0f ± %.0f", found, float64(n)*q, 5*se)
+		}
+	})
+}

@@ -275,8 +275,9 @@ func (w *sim) serviceDone(ri int32) {
 	if r.lost {
 		ex.Outcome = "lost"
 	}
-	deliver := !r.lost && a != nil && (a.waiting(phAttempt, r.tok) ||
-		(t.idem == scenarios.Keyed && op.waitTok != 0 && a.waiting(phAttempt, op.waitTok)))
+	// A keyed tool answers a repeat that waits on the running execution (waiter) too.
+	waiter := !r.lost && a != nil && t.idem == scenarios.Keyed && op.waitTok != 0 && a.waiting(phAttempt, op.waitTok)
+	deliver := !r.lost && a != nil && a.waiting(phAttempt, r.tok) || waiter
 	if t.idem == scenarios.Keyed {
 		op.running, op.completed = false, true
 		w.checker.keyedExec(w, t, op)
@@ -297,7 +298,14 @@ func (w *sim) serviceDone(ri int32) {
 		return
 	}
 	a.settle()
-	w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "")
+	if waiter {
+		a.att.start = a.att.sent // it waited on the execution, not in the queue
+	}
+	fid := ""
+	if a.att.fault >= 0 {
+		fid = w.faults[a.att.fault].id // a brownout slowed it down
+	}
+	w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, fid, waiter)
 	a.resultSpan = a.att.span
 	if t.idem == scenarios.Keyed {
 		a.resultSpan = op.execSpan
@@ -346,15 +354,14 @@ func (w *sim) fastReply(slot, tok, code int32) {
 		op.delivered = true
 		w.release(op, true)
 		a.att.start = w.now
-		w.span.Attrs = append(w.span.Attrs[:0], record.Attr{Key: "answered_from", Value: "record"})
-		w.toolSpanKeepAttrs(a, t, record.StatusOK, recovery.NoFailure, "")
+		w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "", true)
 		a.resultSpan = op.execSpan
 		w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
 		return
 	}
 	t.failures++
 	a.att.start = w.now
-	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id)
+	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id, false)
 	w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
 
@@ -373,18 +380,17 @@ func (w *sim) timedOut(slot, tok, _ int32) {
 	if a.att.fault >= 0 {
 		fid = w.faults[a.att.fault].id
 	}
-	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid)
+	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false)
 	w.observe(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
 }
 
-// toolSpan emits the execute_tool span of a's attempt that just resolved.
-func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, faultID string) {
-	w.span.Attrs = w.span.Attrs[:0]
-	w.toolSpanKeepAttrs(a, t, st, c, faultID)
-}
-
-func (w *sim) toolSpanKeepAttrs(a *agent, t *tool, st record.Status, c recovery.Class, faultID string) {
+// toolSpan emits the execute_tool span of a's attempt that just resolved; fromRecord marks
+// an answer a keyed tool gave from its record of the key instead of executing again.
+func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, faultID string, fromRecord bool) {
 	s := w.spanFor(a, record.OpExecuteTool, a.att.span)
+	if fromRecord {
+		s.Attrs = append(s.Attrs, record.Attr{Key: "answered_from", Value: "record"})
+	}
 	s.Tool, s.ToolVersion = t.cfg.Name, t.cfg.Version
 	s.HasKey, s.OpKey, s.Attempt = true, a.op.key, a.att.no
 	s.Start, s.End = a.att.sent, w.now

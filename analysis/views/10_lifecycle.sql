@@ -2,23 +2,24 @@
 -- are in each lifecycle state at the end of that minute (`at`), from the transitions
 -- (design section 4), for charts.
 --
--- A root counts as pending from its arrival (arrived_at) until its first transition leaves
--- pending; each later transition moves it from from_state to to_state. Transitions that
--- change no state (from_state = to_state: refusals, audit records) and transitions without
--- a from_state (an arrival record, already counted by arrived_at) move nothing. Summing
--- moves, not ordering them, keeps the counts independent of the order of transitions that
--- share a timestamp. Subagents are not counted (root investigations only).
+-- A root counts as pending from its arrival (arrived_at); each transition then moves it
+-- from from_state to to_state. A transition without a from_state leaves the initial state,
+-- pending. Transitions that change no state (refusals and audit notes, from = to; an
+-- arrival record NULL -> pending) move nothing. Summing moves, not ordering them, keeps the
+-- counts independent of the order of transitions that share a timestamp. Subagents are not
+-- counted (root investigations only).
 CREATE OR REPLACE VIEW lifecycle AS
-WITH moves AS (
+WITH root_transitions AS (
+    SELECT t.run_id, t."at", coalesce(nullif(t.from_state, ''), 'pending') AS from_state, t.to_state
+    FROM transitions t
+    SEMI JOIN roots r ON r.run_id = t.run_id AND r.investigation_id = t.investigation_id
+),
+moves AS (
     SELECT run_id, arrived_at AS "at", 'pending' AS state, 1 AS delta FROM roots
     UNION ALL
-    SELECT t.run_id, t."at", t.from_state, -1
-    FROM transitions t SEMI JOIN roots r ON r.run_id = t.run_id AND r.investigation_id = t.investigation_id
-    WHERE coalesce(t.from_state, '') <> '' AND t.from_state <> t.to_state
+    SELECT run_id, "at", from_state, -1 FROM root_transitions WHERE from_state <> to_state
     UNION ALL
-    SELECT t.run_id, t."at", t.to_state, 1
-    FROM transitions t SEMI JOIN roots r ON r.run_id = t.run_id AND r.investigation_id = t.investigation_id
-    WHERE coalesce(t.from_state, '') <> '' AND t.from_state <> t.to_state
+    SELECT run_id, "at", to_state, 1 FROM root_transitions WHERE from_state <> to_state
 ),
 per_minute AS (
     SELECT run_id,

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -124,7 +125,7 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		}
 	}
 	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "check", specs, opts.Jobs, opts.Out)
+	res, err := runBatch(ctx, opts.io, quiet, "check", specs, opts.Jobs, opts.Out, "scenarios", opts.Seeds)
 	if err != nil {
 		return internal(err)
 	}
@@ -375,23 +376,40 @@ func writeJUnit(path string, report reports.CheckReport) error {
 }
 
 // runBatch runs specs in parallel (jobs workers, 0 = all cores) with a progress line on a
-// terminal: runs done, rate and time left; a single run shows its investigations instead.
-// Temporary worker databases go under dir ("" = the system's temporary folder).
-func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, specs []analysis.Spec, jobs int, dir string) (*analysis.BatchResult, error) {
+// terminal: runs done, rate and time left, and with perUnit > 1 also how many units (sweep
+// points, scenarios) have all their perUnit consecutive specs done; a single run shows its
+// investigations instead. Temporary worker databases go under dir ("" = the system's
+// temporary folder).
+func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
 		specs[0].Progress = bar.seed(0)
 	}
-	done := 0
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	b := analysis.Batch{Workers: jobs, Dir: dir, KeepGoing: true, Done: func(int, analysis.Outcome, error) {
+	done, unitsDone := 0, 0
+	perUnitDone := map[int]int{}
+	b := analysis.Batch{Workers: jobs, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
 		done++
-		if len(specs) > 1 {
-			bar.step(done)
+		if perUnit > 1 {
+			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {
+				unitsDone++
+			}
+		}
+		if len(specs) > 1 && bar.on {
+			elapsed := time.Since(bar.start).Seconds()
+			rate, eta := float64(done)/elapsed, "?"
+			if rate > 0 {
+				eta = (time.Duration(float64(len(specs)-done)/rate) * time.Second).Round(time.Second).String()
+			}
+			units := ""
+			if perUnit > 1 {
+				units = fmt.Sprintf(" (%d/%d %s)", unitsDone, len(specs)/perUnit, unit)
+			}
+			fmt.Fprintf(io.ErrOut, "\r%s %d/%d runs%s %.1f runs/s eta %s   ", label, done, len(specs), units, rate, eta)
 		}
 	}}
 	res, err := b.Run(ctx, specs)

@@ -172,7 +172,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		}
 	}()
 	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)))
+	res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
 	if err != nil {
 		return internal(err)
 	}

@@ -1,0 +1,21 @@
+// Package analysis stores mayday's traces in DuckDB and measures them.
+//
+// Every file that touches DuckDB needs the build tag duckdb_arrow (duckdb-go's Arrow
+// interface): build and test with `-tags duckdb_arrow`. Without the tag the package holds
+// only what needs no database (run folder handling).
+//
+// Storage contract:
+//   - Create makes a new database file with the trace tables (tables.sql, mirroring the
+//     Arrow schemas of package traces) and the views; Open opens one read-only, so any
+//     write fails with ErrReadOnly; OpenWrite opens one to add runs. One process may hold
+//     a file open once at a time.
+//   - DB.Load streams one run's records into the database while the simulation runs: the
+//     simulation's goroutine redacts, digests and batches them (traces.Writer); a single
+//     loader goroutine inserts each batch through a registered Arrow view. A bounded queue
+//     between the two limits memory and slows the simulation when DuckDB falls behind.
+//   - A run is one transaction: Finish commits its rows and its runs row (written last) or
+//     nothing. A cancelled load context stores the run as partial. Rows of a table are
+//     stored in the order the simulation emitted them, and runs.digest does not depend on
+//     goroutine timing.
+//   - Every connection uses the UTC time zone, so results never depend on the host's.
+package analysis

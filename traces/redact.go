@@ -1,0 +1,463 @@
+package traces
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"hash"
+	"io"
+	"strings"
+)
+
+// DefaultSecretPatterns are the attribute-key substrings (case-insensitive) whose values are
+// always redacted.
+var DefaultSecretPatterns = []string{"key", "token", "secret", "password", "credential"}
+
+// RedactedPrefix starts every redacted value: "redacted:hmac-sha256:" and 16 hex digits.
+const RedactedPrefix = "redacted:hmac-sha256:"
+
+// defaultRedactKey is used when Options.RedactKey is empty. It keeps digests reproducible
+// across machines, but anyone who holds a trace can then test guesses of a low-entropy
+// secret against its hash; high-entropy secrets (API keys, tokens) stay unreadable.
+var defaultRedactKey = []byte("mayday trace redaction v1")
+
+const (
+	maxCached      = 4096 // redacted values remembered, so repeats cost a map lookup
+	maxLearned     = 16   // secret values scrubbed from free text wherever they appear
+	minLearnedSize = 8    // shorter values are too likely to occur by chance in free text
+)
+
+// Redactor replaces secrets with a keyed hash (HMAC-SHA256), so that equal secrets stay
+// equal, and joinable, in a trace without being readable. It is not safe for concurrent use.
+//
+// It knows three shapes of secret:
+//   - a value under a secret-looking key (Attr; members of JSON objects; key=value text);
+//   - a JSON argument pair {"key": "api_key", "value": ...} (the resolved scenario's tool
+//     arguments, OTLP attributes);
+//   - a value seen before under a secret-looking key, or given in Options.Secrets, wherever
+//     it reappears in free text.
+type Redactor struct {
+	patterns [][]byte // lower case
+	mac      hash.Hash
+	sum      []byte
+	cache    map[string]string
+	secrets  []string // known secret values, longest first is not needed: each is replaced whole
+	buf      []byte
+}
+
+// NewRedactor returns a redactor keyed with key (the built-in key when empty) that treats
+// keys containing any of DefaultSecretPatterns or extra (case-insensitive) as secret, and
+// scrubs the given secret values from free text.
+func NewRedactor(key []byte, extra, secrets []string) *Redactor {
+	if len(key) == 0 {
+		key = defaultRedactKey
+	}
+	r := &Redactor{mac: hmac.New(sha256.New, key), cache: make(map[string]string)}
+	for _, p := range append(append([]string(nil), DefaultSecretPatterns...), extra...) {
+		p = strings.TrimSpace(strings.ToLower(p))
+		if p != "" {
+			r.patterns = append(r.patterns, []byte(p))
+		}
+	}
+	for _, s := range secrets {
+		if s != "" {
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	return r
+}
+
+// SecretKey reports whether values under the key k must be redacted. OpenTelemetry GenAI
+// token counts (gen_ai.*_tokens) are counts, not credentials.
+func (r *Redactor) SecretKey(k string) bool {
+	if len(k) > len("gen_ai.") && k[:len("gen_ai.")] == "gen_ai." && strings.HasSuffix(k, "_tokens") {
+		return false
+	}
+	for _, p := range r.patterns {
+		if containsFold(k, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Hash returns the redacted form of v: RedactedPrefix and the first 16 hex digits of
+// HMAC-SHA256(key, v). Values already redacted are returned unchanged.
+func (r *Redactor) Hash(v string) string {
+	if strings.HasPrefix(v, RedactedPrefix) {
+		return v
+	}
+	if h, ok := r.cache[v]; ok {
+		return h
+	}
+	r.mac.Reset()
+	io.WriteString(r.mac, v)
+	r.sum = r.mac.Sum(r.sum[:0])
+	var hx [16]byte
+	hex.Encode(hx[:], r.sum[:8])
+	h := RedactedPrefix + string(hx[:])
+	if len(r.cache) < maxCached {
+		r.cache[v] = h
+	}
+	if len(v) >= minLearnedSize && len(r.secrets) < maxLearned && !r.known(v) {
+		r.secrets = append(r.secrets, v)
+	}
+	return h
+}
+
+func (r *Redactor) known(v string) bool {
+	for _, s := range r.secrets {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Attr returns the value to record for the attribute key=value.
+func (r *Redactor) Attr(key, value string) string {
+	if value == "" {
+		return value
+	}
+	if r.SecretKey(key) {
+		return r.Hash(value)
+	}
+	return r.Text(value)
+}
+
+// Text redacts free text: the value after a secret-looking key followed by '=' or ':'
+// (`api_key=sk-1`, `"token": "abc"`), and every known secret value. Purely numeric values
+// after a key are kept ("tokens: 4000" is a count); a numeric password in free text is the
+// price of that. Text that holds neither ':' nor '=' nor a known secret is returned as is,
+// without allocating.
+func (r *Redactor) Text(s string) string {
+	if s == "" {
+		return s
+	}
+	if strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0 {
+		s = r.keyValues(s)
+	}
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, r.Hash(sec))
+		}
+	}
+	return s
+}
+
+func isIdent(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', ',', ';', '&', '}', ']', ')', '"', '\'':
+		return true
+	}
+	return false
+}
+
+func numeric(v string) bool {
+	if v == "true" || v == "false" || v == "null" {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e' || c == 'E') {
+			return false
+		}
+	}
+	return true
+}
+
+// keyValues redacts the values of secret-looking key=value / key: value pairs in s.
+func (r *Redactor) keyValues(s string) string {
+	out := r.buf[:0]
+	last := 0 // s[last:] is not yet copied to out
+	changed := false
+	for i := 0; i < len(s); {
+		if !isIdent(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isIdent(s[j]) {
+			j++
+		}
+		ident := s[i:j]
+		k := j
+		for k < len(s) && (s[k] == '"' || s[k] == '\'') {
+			k++
+		}
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k >= len(s) || (s[k] != ':' && s[k] != '=') || !r.SecretKey(ident) {
+			i = j
+			continue
+		}
+		k++
+		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+			k++
+		}
+		if k >= len(s) {
+			break
+		}
+		var vs, ve int // value bounds
+		if q := s[k]; q == '"' || q == '\'' {
+			vs = k + 1
+			ve = vs
+			for ve < len(s) && s[ve] != q {
+				if s[ve] == '\\' {
+					ve++
+				}
+				ve++
+			}
+			if ve > len(s) {
+				ve = len(s)
+			}
+		} else {
+			if s[k] == '{' || s[k] == '[' { // a nested object: its own keys decide
+				i = k
+				continue
+			}
+			vs = k
+			ve = vs
+			for ve < len(s) && !isDelim(s[ve]) {
+				ve++
+			}
+		}
+		v := s[vs:ve]
+		if v == "" || numeric(v) || strings.HasPrefix(v, RedactedPrefix) {
+			i = ve
+			if i == k {
+				i++
+			}
+			continue
+		}
+		out = append(out, s[last:vs]...)
+		out = append(out, r.Hash(v)...)
+		last = ve
+		changed = true
+		i = ve
+	}
+	if !changed {
+		r.buf = out
+		return s
+	}
+	out = append(out, s[last:]...)
+	r.buf = out[:0]
+	return string(out)
+}
+
+// JSON redacts a JSON document: string members under secret-looking names, the value of
+// argument pairs {"key": <secret-looking>, "value": ...} (every scalar inside it), and
+// free text in every other string. Member order is kept; the output is compact. Text that
+// is not valid JSON is redacted as free text.
+func (r *Redactor) JSON(s string) string {
+	if s == "" {
+		return s
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	n, err := parseNode(dec)
+	if err != nil {
+		return r.Text(s)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return r.Text(s)
+	}
+	if !r.redactNode(&n, false) {
+		return s
+	}
+	var b bytes.Buffer
+	writeNode(&b, &n)
+	return b.String()
+}
+
+type nodeKind uint8
+
+const (
+	nScalar nodeKind = iota // bool, number, null: raw text
+	nString
+	nObject
+	nArray
+)
+
+type node struct {
+	kind  nodeKind
+	text  string // nScalar: JSON text; nString: the decoded string
+	names []string
+	kids  []node
+}
+
+func parseNode(dec *json.Decoder) (node, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return node{}, err
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		var n node
+		switch t {
+		case '{':
+			n.kind = nObject
+			for dec.More() {
+				nt, err := dec.Token()
+				if err != nil {
+					return node{}, err
+				}
+				name, _ := nt.(string)
+				kid, err := parseNode(dec)
+				if err != nil {
+					return node{}, err
+				}
+				n.names = append(n.names, name)
+				n.kids = append(n.kids, kid)
+			}
+		case '[':
+			n.kind = nArray
+			for dec.More() {
+				kid, err := parseNode(dec)
+				if err != nil {
+					return node{}, err
+				}
+				n.kids = append(n.kids, kid)
+			}
+		}
+		if _, err := dec.Token(); err != nil { // the closing delimiter
+			return node{}, err
+		}
+		return n, nil
+	case string:
+		return node{kind: nString, text: t}, nil
+	case json.Number:
+		return node{kind: nScalar, text: t.String()}, nil
+	case bool:
+		if t {
+			return node{kind: nScalar, text: "true"}, nil
+		}
+		return node{kind: nScalar, text: "false"}, nil
+	default:
+		return node{kind: nScalar, text: "null"}, nil
+	}
+}
+
+// redactNode applies JSON's rules; all means every scalar below is a secret. It reports
+// whether anything changed.
+func (r *Redactor) redactNode(n *node, all bool) bool {
+	switch n.kind {
+	case nString:
+		old := n.text
+		if all {
+			n.text = r.Hash(n.text)
+		} else {
+			n.text = r.Text(n.text)
+		}
+		return n.text != old
+	case nScalar:
+		if all && n.text != "null" {
+			n.kind, n.text = nString, r.Hash(n.text)
+			return true
+		}
+	case nArray:
+		changed := false
+		for i := range n.kids {
+			changed = r.redactNode(&n.kids[i], all) || changed
+		}
+		return changed
+	case nObject:
+		pairKey, pairValue := -1, -1
+		for i, name := range n.names {
+			switch name {
+			case "key", "name":
+				if n.kids[i].kind == nString {
+					pairKey = i
+				}
+			case "value":
+				pairValue = i
+			}
+		}
+		pair := pairKey >= 0 && pairValue >= 0
+		changed := false
+		for i, name := range n.names {
+			kid := &n.kids[i]
+			switch {
+			case all:
+				changed = r.redactNode(kid, true) || changed
+			case pair && i == pairValue:
+				changed = r.redactNode(kid, r.SecretKey(n.kids[pairKey].text)) || changed
+			case pair && i == pairKey:
+				changed = r.redactNode(kid, false) || changed
+			case kid.kind == nString && r.SecretKey(name):
+				changed = r.redactNode(kid, true) || changed
+			default:
+				changed = r.redactNode(kid, false) || changed
+			}
+		}
+		return changed
+	}
+	return false
+}
+
+func writeNode(b *bytes.Buffer, n *node) {
+	switch n.kind {
+	case nScalar:
+		b.WriteString(n.text)
+	case nString:
+		writeString(b, n.text)
+	case nArray:
+		b.WriteByte('[')
+		for i := range n.kids {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeNode(b, &n.kids[i])
+		}
+		b.WriteByte(']')
+	case nObject:
+		b.WriteByte('{')
+		for i := range n.kids {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeString(b, n.names[i])
+			b.WriteByte(':')
+			writeNode(b, &n.kids[i])
+		}
+		b.WriteByte('}')
+	}
+}
+
+func writeString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)           // a string always encodes
+	b.Truncate(b.Len() - 1) // Encode ends with a newline
+}
+
+// containsFold reports whether s contains the lower-case ASCII pattern p, ignoring ASCII case.
+func containsFold(s string, p []byte) bool {
+	n := len(p)
+	if n == 0 {
+		return true
+	}
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != p[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,510 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// DefaultBatchRows is the number of rows per record batch when Options.BatchRows is 0.
+const DefaultBatchRows = 1 << 16
+
+// Options configure a Writer.
+type Options struct {
+	// BatchRows is the number of rows of one table per record batch (DefaultBatchRows if 0).
+	// Memory held by a writer is about one batch per table.
+	BatchRows int
+	// Allocator allocates the Arrow buffers (memory.DefaultAllocator if nil).
+	Allocator memory.Allocator
+	// RedactKey keys the HMAC that replaces secrets. Give a key kept outside the trace (a
+	// key file, an environment variable) so that nobody holding the trace can test guesses
+	// of a secret; when empty a built-in key is used. The same key gives the same digest.
+	RedactKey []byte
+	// Redact lists extra secret-key patterns (case-insensitive substrings, the scenario's
+	// `redact`) on top of DefaultSecretPatterns.
+	Redact []string
+	// Secrets lists known secret values (for example the scenario's tool arguments under
+	// secret-looking keys) to scrub from free text wherever they appear.
+	Secrets []string
+	// SideEffects tells, by tool name, whether executions at the tool have side effects
+	// (idempotency keyed or none: a duplicate execution repeats the effect). A tool it does
+	// not name, or a nil map, leaves executions.side_effects NULL (unknown).
+	SideEffects map[string]bool
+}
+
+// EmitFunc receives each full record batch of a table, in order. It owns rec and must
+// release it, also when it returns an error. An error stops the writer: it is kept and
+// returned by Close.
+type EmitFunc func(table Table, rec arrow.RecordBatch) error
+
+// Run is the one row of the runs table.
+type Run struct {
+	RunID       string // "" = the writer's run id; otherwise it must match
+	Scenario    string
+	Seed        uint64
+	Config      string // JSON of the resolved scenario; redacted before it is written
+	ConfigHash  string
+	Version     string
+	Digest      string // "" = the writer's digest
+	Events      int64
+	Status      string // complete | partial; "" = complete
+	WallSeconds float64
+}
+
+// Statuses of a run.
+const (
+	StatusComplete = "complete"
+	StatusPartial  = "partial"
+)
+
+// Errors of a Writer.
+var (
+	ErrClosed     = errors.New("traces: writer closed")
+	ErrRunWritten = errors.New("traces: runs row already written")
+)
+
+// Writer turns the records of one run into Arrow record batches, one table at a time. It is
+// a record.Sink. Rows of a table are emitted in the order they were received, in batches of
+// Options.BatchRows rows, so a writer never holds a whole run. Secrets are redacted before
+// any value reaches Arrow, and the digest is computed over the redacted records. A Writer is
+// not safe for concurrent use; EmitFunc is called on the goroutine that sends the records.
+type Writer struct {
+	runID       string
+	batch       int
+	emit        EmitFunc
+	red         *Redactor
+	sideEffects map[string]bool
+	dig         *record.Digest
+	err         error
+
+	closed     bool
+	runWritten bool
+
+	b    [numTables]*array.RecordBuilder
+	n    [numTables]int // rows in the current batch
+	rows [numTables]int64
+
+	inv   invCols
+	span  spanCols
+	tr    trCols
+	ex    exCols
+	fault faultCols
+	samp  sampCols
+
+	key     []byte        // op_key scratch
+	scratch record.Span   // the redacted span, for the digest
+	attrs   []record.Attr // its attrs
+}
+
+var _ record.Sink = (*Writer)(nil)
+
+// NewWriter returns a writer of the run runID that hands each full batch to emit.
+func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
+	if runID == "" {
+		return nil, errors.New("traces: empty run id")
+	}
+	if emit == nil {
+		return nil, errors.New("traces: nil EmitFunc")
+	}
+	if opts.BatchRows < 0 {
+		return nil, fmt.Errorf("traces: BatchRows %d: want >= 1 (0 = %d)", opts.BatchRows, DefaultBatchRows)
+	}
+	if opts.BatchRows == 0 {
+		opts.BatchRows = DefaultBatchRows
+	}
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	w := &Writer{
+		runID:       runID,
+		batch:       opts.BatchRows,
+		emit:        emit,
+		sideEffects: opts.SideEffects,
+		red:         NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets),
+		dig:         record.NewDigest(),
+		key:         make([]byte, 0, 64),
+	}
+	for t := range numTables {
+		w.b[t] = array.NewRecordBuilder(mem, schemas[t])
+	}
+	w.inv.bind(w.b[Investigations])
+	w.span.bind(w.b[Spans])
+	w.tr.bind(w.b[Transitions])
+	w.ex.bind(w.b[Executions])
+	w.fault.bind(w.b[Faults])
+	w.samp.bind(w.b[ToolSamples])
+	for t := Investigations; t < numTables; t++ {
+		w.b[t].Reserve(min(w.batch, 1024))
+	}
+	return w, nil
+}
+
+// RunID returns the run id written into every row.
+func (w *Writer) RunID() string { return w.runID }
+
+// Digest returns the hex SHA-256 (record.Digest) over every redacted record received so far,
+// in the order received: the value of runs.digest.
+func (w *Writer) Digest() string { return w.dig.Sum() }
+
+// Rows returns how many rows of table t were received (the runs row included).
+func (w *Writer) Rows(t Table) int64 { return w.rows[t] }
+
+// Err returns the first error, if any.
+func (w *Writer) Err() error { return w.err }
+
+func (w *Writer) setErr(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// ok reports whether a record may be taken.
+func (w *Writer) ok() bool {
+	if w.closed {
+		w.setErr(ErrClosed)
+		return false
+	}
+	return w.err == nil
+}
+
+// row counts a row of t and emits the batch when it is full.
+func (w *Writer) row(t Table) {
+	w.rows[t]++
+	w.n[t]++
+	if w.n[t] >= w.batch {
+		w.flush(t)
+	}
+}
+
+func (w *Writer) flush(t Table) {
+	if w.n[t] == 0 {
+		return
+	}
+	rec := w.b[t].NewRecordBatch()
+	w.n[t] = 0
+	if w.err != nil {
+		rec.Release()
+		return
+	}
+	if err := w.emit(t, rec); err != nil {
+		w.setErr(fmt.Errorf("traces: emitting %s: %w", t, err))
+	}
+}
+
+// Flush emits the partial batch of every table, in table order.
+func (w *Writer) Flush() error {
+	if w.closed {
+		return ErrClosed
+	}
+	for t := range numTables {
+		w.flush(t)
+	}
+	return w.err
+}
+
+// WriteRun flushes every table, then emits the runs row, so that the runs row comes last.
+func (w *Writer) WriteRun(r Run) error {
+	if w.closed {
+		return ErrClosed
+	}
+	if w.runWritten {
+		return ErrRunWritten
+	}
+	if r.RunID != "" && r.RunID != w.runID {
+		return fmt.Errorf("traces: run id %q: the writer writes run %q", r.RunID, w.runID)
+	}
+	switch r.Status {
+	case "":
+		r.Status = StatusComplete
+	case StatusComplete, StatusPartial:
+	default:
+		return fmt.Errorf("traces: run status %q: want %q or %q", r.Status, StatusComplete, StatusPartial)
+	}
+	if r.Digest == "" {
+		r.Digest = w.Digest()
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	w.runWritten = true
+	b := w.b[Runs]
+	str(b, "run_id").Append(w.runID)
+	appendOpt(str(b, "scenario"), r.Scenario)
+	b.Field(fieldIndex(Runs, "seed")).(*array.Uint64Builder).Append(r.Seed)
+	appendOpt(str(b, "config"), w.red.JSON(r.Config))
+	appendOpt(str(b, "config_hash"), r.ConfigHash)
+	appendOpt(str(b, "version"), r.Version)
+	str(b, "digest").Append(r.Digest)
+	b.Field(fieldIndex(Runs, "events")).(*array.Int64Builder).Append(r.Events)
+	str(b, "status").Append(r.Status)
+	b.Field(fieldIndex(Runs, "wall_seconds")).(*array.Float64Builder).Append(r.WallSeconds)
+	w.rows[Runs]++
+	w.n[Runs]++
+	w.flush(Runs)
+	return w.err
+}
+
+// Close emits what is left (unless an error stopped the writer), releases every builder and
+// returns the first error. It is safe to call twice.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	if w.err == nil {
+		for t := range numTables {
+			w.flush(t)
+		}
+	}
+	w.closed = true
+	for t := range numTables {
+		w.b[t].Release()
+		w.b[t] = nil
+	}
+	return w.err
+}
+
+// ts converts simulated nanoseconds to an Arrow timestamp.
+func ts(sim int64) arrow.Timestamp { return arrow.Timestamp(record.Epoch + sim) }
+
+// seconds converts simulated nanoseconds to seconds.
+func seconds(ns int64) float64 { return float64(ns) / 1e9 }
+
+func appendOpt(b *array.StringBuilder, s string) {
+	if s == "" {
+		b.AppendNull()
+	} else {
+		b.Append(s)
+	}
+}
+
+func appendOptI32(b *array.Int32Builder, v int32) {
+	if v == 0 {
+		b.AppendNull()
+	} else {
+		b.Append(v)
+	}
+}
+
+// opKey formats k as "<investigation>/<step>/<revision>" into w.key without allocating.
+func (w *Writer) opKey(k record.OpKey) []byte {
+	b := strconv.AppendInt(w.key[:0], k.Investigation, 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(k.Step), 10)
+	b = append(b, '/')
+	b = strconv.AppendInt(b, int64(k.Revision), 10)
+	w.key = b
+	return b
+}
+
+// Investigation records one investigation row.
+func (w *Writer) Investigation(r *record.Investigation) {
+	if !w.ok() {
+		return
+	}
+	reason := w.red.Text(r.TerminationReason)
+	if reason == r.TerminationReason {
+		w.dig.Investigation(r)
+	} else {
+		c := *r
+		c.TerminationReason = reason
+		w.dig.Investigation(&c)
+	}
+	c := &w.inv
+	c.runID.Append(w.runID)
+	c.id.Append(r.InvestigationID)
+	if r.ParentID == 0 {
+		c.parent.AppendNull()
+	} else {
+		c.parent.Append(r.ParentID)
+	}
+	c.root.Append(r.RootID)
+	c.depth.Append(r.Depth)
+	c.arrived.Append(ts(r.ArrivedAt))
+	if r.Ended {
+		c.ended.Append(ts(r.EndedAt))
+	} else {
+		c.ended.AppendNull()
+	}
+	c.final.Append(r.FinalState)
+	appendOpt(c.reason, reason)
+	c.steps.Append(r.Steps)
+	c.attempts.Append(r.Attempts)
+	c.revisions.Append(r.Revisions)
+	c.escalations.Append(r.Escalations)
+	c.tokens.Append(r.Tokens)
+	c.compute.Append(r.Compute)
+	c.trulyValid.Append(r.TrulyValid)
+	c.validated.Append(r.Validated)
+	c.crashes.Append(r.Crashes)
+	w.row(Investigations)
+}
+
+// Span records one span row, its attributes redacted.
+func (w *Writer) Span(r *record.Span) {
+	if !w.ok() {
+		return
+	}
+	s := &w.scratch
+	*s = *r
+	s.InputRef = w.red.Text(r.InputRef)
+	s.OutputRef = w.red.Text(r.OutputRef)
+	w.attrs = w.attrs[:0]
+	for _, a := range r.Attrs {
+		w.attrs = append(w.attrs, record.Attr{Key: a.Key, Value: w.red.Attr(a.Key, a.Value)})
+	}
+	s.Attrs = w.attrs
+	w.dig.Span(s)
+
+	c := &w.span
+	c.runID.Append(w.runID)
+	c.trace.Append(s.TraceID)
+	c.span.Append(int64(s.SpanID))
+	if s.ParentSpanID == 0 {
+		c.parent.AppendNull()
+	} else {
+		c.parent.Append(int64(s.ParentSpanID))
+	}
+	c.inv.Append(s.InvestigationID)
+	c.agent.Append(s.AgentID)
+	c.operation.Append(string(s.Operation))
+	appendOpt(c.tool, s.Tool)
+	appendOpt(c.toolVersion, s.ToolVersion)
+	appendOpt(c.model, s.Model)
+	if s.HasKey {
+		c.opKey.BinaryBuilder.Append(w.opKey(s.OpKey))
+	} else {
+		c.opKey.AppendNull()
+	}
+	appendOptI32(c.attempt, s.Attempt)
+	c.start.Append(ts(s.Start))
+	c.end.Append(ts(s.End))
+	c.queueWait.Append(seconds(s.QueueWait))
+	c.status.Append(string(s.Status))
+	appendOpt(c.failureClass, s.FailureClass)
+	appendOpt(c.faultID, s.FaultID)
+	c.inTokens.Append(s.InputTokens)
+	c.outTokens.Append(s.OutputTokens)
+	c.compute.Append(s.Compute)
+	appendOpt(c.inRef, s.InputRef)
+	appendOpt(c.outRef, s.OutputRef)
+	c.causedBy.Append(true)
+	for _, id := range s.CausedBy {
+		c.causedByV.Append(int64(id))
+	}
+	c.attrs.Append(true)
+	for _, a := range s.Attrs {
+		c.attrKeys.Append(a.Key)
+		c.attrVals.Append(a.Value)
+	}
+	s.CausedBy, s.Attrs = nil, nil // do not keep the sender's slice
+	w.row(Spans)
+}
+
+// Transition records one transition row.
+func (w *Writer) Transition(r *record.Transition) {
+	if !w.ok() {
+		return
+	}
+	reason := w.red.Text(r.Reason)
+	if reason == r.Reason {
+		w.dig.Transition(r)
+	} else {
+		c := *r
+		c.Reason = reason
+		w.dig.Transition(&c)
+	}
+	c := &w.tr
+	c.runID.Append(w.runID)
+	c.inv.Append(r.InvestigationID)
+	c.at.Append(ts(r.At))
+	appendOpt(c.from, r.From)
+	c.to.Append(r.To)
+	appendOpt(c.event, r.Event)
+	appendOpt(c.failureClass, r.FailureClass)
+	appendOpt(c.action, r.Action)
+	appendOpt(c.decidedBy, r.DecidedBy)
+	appendOpt(c.reason, reason)
+	appendOptI32(c.attempt, r.Attempt)
+	w.row(Transitions)
+}
+
+// Execution records one execution row.
+func (w *Writer) Execution(r *record.Execution) {
+	if !w.ok() {
+		return
+	}
+	w.dig.Execution(r)
+	c := &w.ex
+	c.runID.Append(w.runID)
+	c.tool.Append(r.Tool)
+	c.opKey.BinaryBuilder.Append(w.opKey(r.OpKey))
+	c.inv.Append(r.InvestigationID)
+	c.execution.Append(r.Execution)
+	c.start.Append(ts(r.Start))
+	c.end.Append(ts(r.End))
+	c.outcome.Append(r.Outcome)
+	c.delivered.Append(r.Delivered)
+	c.compute.Append(r.Compute)
+	if se, ok := w.sideEffects[r.Tool]; ok {
+		c.sideEffects.Append(se)
+	} else {
+		c.sideEffects.AppendNull()
+	}
+	w.row(Executions)
+}
+
+// Fault records one fault row, its parameters redacted.
+func (w *Writer) Fault(r *record.Fault) {
+	if !w.ok() {
+		return
+	}
+	params := w.red.JSON(r.Parameters)
+	if params == r.Parameters {
+		w.dig.Fault(r)
+	} else {
+		c := *r
+		c.Parameters = params
+		w.dig.Fault(&c)
+	}
+	c := &w.fault
+	c.runID.Append(w.runID)
+	c.id.Append(r.FaultID)
+	c.kind.Append(r.Kind)
+	appendOpt(c.tool, r.Tool)
+	c.start.Append(ts(r.Start))
+	c.end.Append(ts(r.End))
+	appendOpt(c.params, params)
+	w.row(Faults)
+}
+
+// Sample records one tool_samples row.
+func (w *Writer) Sample(r *record.Sample) {
+	if !w.ok() {
+		return
+	}
+	w.dig.Sample(r)
+	c := &w.samp
+	c.runID.Append(w.runID)
+	c.tool.Append(r.Tool)
+	c.at.Append(ts(r.At))
+	c.queued.Append(r.Queued)
+	c.inService.Append(r.InService)
+	c.parked.Append(r.Parked)
+	if r.BudgetTokens < 0 {
+		c.budget.AppendNull()
+	} else {
+		c.budget.Append(r.BudgetTokens)
+	}
+	c.breaker.Append(r.BreakerState)
+	c.attempts.Append(r.Attempts)
+	c.failures.Append(r.Failures)
+	c.retries.Append(r.Retries)
+	w.row(ToolSamples)
+}
