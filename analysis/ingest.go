@@ -279,17 +279,17 @@ func sideEffectsUpdate(config string) string {
 	if err := json.Unmarshal([]byte(config), &s); err != nil || len(s.Tools) == 0 {
 		return ""
 	}
-	var with []string
+	var all, with []string
 	for _, t := range s.Tools {
+		all = append(all, quoteSQL(t.Name))
 		if t.Idempotency != scenarios.Natural {
 			with = append(with, quoteSQL(t.Name))
 		}
 	}
-	list := "NULL" // IN (NULL) is never true: no tool has side effects
-	if len(with) > 0 {
-		list = strings.Join(with, ", ")
-	}
-	return "UPDATE executions SET side_effects = tool IN (" + list + ") WHERE run_id = $1 AND side_effects IS NULL"
+	with = append(with, "NULL") // IN (NULL) alone is never true: no tool has side effects
+	// A tool the scenario does not name stays NULL (unknown), as with Options.SideEffects.
+	return "UPDATE executions SET side_effects = CASE WHEN tool IN (" + strings.Join(all, ", ") +
+		") THEN coalesce(tool IN (" + strings.Join(with, ", ") + "), false) END WHERE run_id = $1 AND side_effects IS NULL"
 }
 
 func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

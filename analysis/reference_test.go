@@ -232,8 +232,9 @@ func reference(run refRun, c *record.Collector) refResult {
 		return cmp.Or(cmp.Compare(a.FirstMinute, b.FirstMinute), cmp.Compare(a.Tool, b.Tool))
 	})
 
-	// Recovery episodes: first failure of an operation to its success, or to the end of
-	// its investigation, or (in flight) to the end of the run.
+	// Recovery episodes: first failure of an operation to its success (or that of a later
+	// revision of its step), or to the end of its investigation, or (in flight) to the end
+	// of the run.
 	type opFail struct {
 		tool     string
 		inv      int64
@@ -248,18 +249,36 @@ func reference(run refRun, c *record.Collector) refResult {
 			firstFail[s.OpKey] = &opFail{tool: s.Tool, inv: s.InvestigationID, failedAt: s.End}
 		}
 	}
-	recoveredAt := map[record.OpKey]int64{}
+	// Deliveries close the episodes of their own operation and of earlier revisions of
+	// the same step; the earliest delivery wins, the operation's own on a tie.
+	type stepKey struct {
+		inv  int64
+		step int32
+	}
+	type closing struct{ own, revised int64 } // ns; -1 = none
+	failedOfStep := map[stepKey][]record.OpKey{}
+	closes := map[record.OpKey]*closing{}
+	for key := range firstFail {
+		sk := stepKey{key.Investigation, key.Step}
+		failedOfStep[sk] = append(failedOfStep[sk], key)
+		closes[key] = &closing{-1, -1}
+	}
 	for i := range c.Spans {
 		s := &c.Spans[i]
 		if !s.HasKey || s.Status != record.StatusOK || !(s.Operation == record.OpExecuteTool || s.Operation == record.OpInspect && foundByLookup(s)) {
 			continue
 		}
-		f, ok := firstFail[s.OpKey]
-		if !ok || tsMicros(s.End) < tsMicros(f.failedAt) {
-			continue
-		}
-		if r, ok := recoveredAt[s.OpKey]; !ok || s.End < r {
-			recoveredAt[s.OpKey] = s.End
+		for _, key := range failedOfStep[stepKey{s.OpKey.Investigation, s.OpKey.Step}] {
+			if key.Revision > s.OpKey.Revision || tsMicros(s.End) < tsMicros(firstFail[key].failedAt) {
+				continue
+			}
+			at := &closes[key].revised
+			if key.Revision == s.OpKey.Revision {
+				at = &closes[key].own
+			}
+			if *at < 0 || tsMicros(s.End) < *at {
+				*at = tsMicros(s.End)
+			}
 		}
 	}
 	var episodes []refEpisode
@@ -267,9 +286,12 @@ func reference(run refRun, c *record.Collector) refResult {
 	for key, f := range firstFail {
 		e := refEpisode{OpKey: opKeyString(key), Tool: f.tool, Start: tsMicros(f.failedAt)}
 		inv := invByID[f.inv]
-		switch r, ok := recoveredAt[key]; {
-		case ok:
-			e.End, e.Outcome = tsMicros(r), "recovered"
+		cl := closes[key]
+		switch {
+		case cl.own >= 0 && (cl.revised < 0 || cl.own <= cl.revised):
+			e.End, e.Outcome = cl.own, "recovered"
+		case cl.revised >= 0:
+			e.End, e.Outcome = cl.revised, "revised"
 		case inv != nil && inv.Ended:
 			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
 		default:
@@ -326,4 +348,73 @@ func foundByLookup(s *record.Span) bool {
 		}
 	}
 	return false
+}
+
+// refToolStats is one row of the tool_stats view, computed from the records.
+type refToolStats struct {
+	Tool                                                  string
+	Attempts, Operations, Retries, OK, Errors, Timeouts   int64
+	Blocked, Inspections                                  int64
+	Executions, DuplicateExecutions, DuplicateSideEffects int64
+	DiscardedResults                                      int64
+	Compute                                               float64
+}
+
+func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
+	by := map[string]*refToolStats{}
+	get := func(tool string) *refToolStats {
+		if by[tool] == nil {
+			by[tool] = &refToolStats{Tool: tool}
+		}
+		return by[tool]
+	}
+	ops := map[string]map[record.OpKey]bool{}
+	for _, s := range c.Spans {
+		switch {
+		case s.Operation == record.OpInspect:
+			get(s.Tool).Inspections++
+		case s.Operation != record.OpExecuteTool:
+		case s.Status == record.StatusBlocked:
+			get(s.Tool).Blocked++
+		default:
+			ts := get(s.Tool)
+			ts.Attempts++
+			if ops[s.Tool] == nil {
+				ops[s.Tool] = map[record.OpKey]bool{}
+			}
+			ops[s.Tool][s.OpKey] = true
+			if s.Attempt > 1 {
+				ts.Retries++
+			}
+			switch s.Status {
+			case record.StatusOK:
+				ts.OK++
+			case record.StatusError:
+				ts.Errors++
+			case record.StatusTimeout:
+				ts.Timeouts++
+			}
+		}
+	}
+	for _, e := range c.Executions {
+		ts := get(e.Tool)
+		ts.Executions++
+		ts.Compute += e.Compute
+		if e.Execution > 1 {
+			ts.DuplicateExecutions++
+			if e.SideEffects || run.SideEffects[e.Tool] {
+				ts.DuplicateSideEffects++
+			}
+		}
+		if (e.Outcome == "ok" || e.Outcome == "lost") && !e.Delivered {
+			ts.DiscardedResults++
+		}
+	}
+	var out []refToolStats
+	for tool, ts := range by {
+		ts.Operations = int64(len(ops[tool]))
+		out = append(out, *ts)
+	}
+	slices.SortFunc(out, func(a, b refToolStats) int { return cmp.Compare(a.Tool, b.Tool) })
+	return out
 }

@@ -10,7 +10,7 @@
 --     investigation, parent_span_id of a root span, ended_at of an investigation still in
 --     flight at the horizon, failure_class/fault_id of a successful span, op_key of a span
 --     that is not a keyed operation, tool of a fault that hits every tool, and so on.
---   * "start" and "end" are SQL keywords: quote them ("end") in queries.
+--   * "end" and "at" are SQL keywords: quote them ("end", "at") or qualify them (s.end).
 --   * op_key is '<investigation>/<step>/<revision>', the operation's idempotency key.
 --   * Secret-looking attribute values are already redacted ('redacted:hmac-sha256:<16 hex>').
 
@@ -79,7 +79,7 @@ CREATE TABLE spans (
 CREATE TABLE transitions (
     run_id           VARCHAR NOT NULL,
     investigation_id BIGINT,
-    at               TIMESTAMP,
+    "at"             TIMESTAMP,
     from_state       VARCHAR,      -- NULL for the first transition of an investigation
     to_state         VARCHAR,
     event            VARCHAR,
@@ -117,7 +117,7 @@ CREATE TABLE faults (
 CREATE TABLE tool_samples (
     run_id        VARCHAR NOT NULL,
     tool          VARCHAR,
-    at            TIMESTAMP,
+    "at"          TIMESTAMP,
     queued        INTEGER,         -- waiting in the tool's FIFO queue
     in_service    INTEGER,
     parked        INTEGER,         -- operations waiting on an open breaker

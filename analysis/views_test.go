@@ -4,13 +4,14 @@ package analysis
 
 import (
 	"context"
-	"database/sql"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mayday-sim/mayday/sim/record"
 )
 
 // compareMetrics checks every metric of the view against the reference: counts exactly,
@@ -136,7 +137,12 @@ func compareEpisodes(t *testing.T, got, want []refEpisode) {
 // checkRun compares the metrics, incidents and recovery episodes of one loaded run.
 func checkRun(t *testing.T, db *DB, run refRun, s *synth) refResult {
 	t.Helper()
-	want := reference(run, &s.c)
+	return checkRunRecords(t, db, run, &s.c)
+}
+
+func checkRunRecords(t *testing.T, db *DB, run refRun, c *record.Collector) refResult {
+	t.Helper()
+	want := reference(run, c)
 	got, err := db.Metrics(context.Background(), run.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +150,54 @@ func checkRun(t *testing.T, db *DB, run refRun, s *synth) refResult {
 	compareMetrics(t, got, want.Metrics)
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
+	compareToolStats(t, db, run, c, want)
 	return want
+}
+
+// compareToolStats checks tool_stats against per-tool counts from the records, and its
+// sums against the run's metrics and incidents.
+func compareToolStats(t *testing.T, db *DB, run refRun, c *record.Collector, want refResult) {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT tool, attempts, operations, retries, ok, errors, timeouts, blocked,
+		inspections, executions, duplicate_executions, duplicate_side_effects, discarded_results, compute,
+		incidents FROM tool_stats WHERE run_id = ? ORDER BY tool`, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []refToolStats
+	var incidents int64
+	for rows.Next() {
+		var ts refToolStats
+		var n int64
+		if err := rows.Scan(&ts.Tool, &ts.Attempts, &ts.Operations, &ts.Retries, &ts.OK, &ts.Errors, &ts.Timeouts,
+			&ts.Blocked, &ts.Inspections, &ts.Executions, &ts.DuplicateExecutions, &ts.DuplicateSideEffects,
+			&ts.DiscardedResults, &ts.Compute, &n); err != nil {
+			t.Fatal(err)
+		}
+		incidents += n
+		got = append(got, ts)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	ref := referenceToolStats(run, c)
+	if len(got) != len(ref) {
+		t.Fatalf("tool_stats has %d tools, the records %d:\n view %+v\n  ref %+v", len(got), len(ref), got, ref)
+	}
+	for i := range ref {
+		g, w := got[i], ref[i]
+		if math.Abs(g.Compute-w.Compute) > 1e-9*math.Abs(w.Compute) {
+			t.Errorf("tool_stats %s: compute %v, reference %v", w.Tool, g.Compute, w.Compute)
+		}
+		g.Compute = w.Compute
+		if g != w {
+			t.Errorf("tool_stats %s:\n view %+v\n  ref %+v", w.Tool, g, w)
+		}
+	}
+	if incidents != int64(len(want.Incidents)) {
+		t.Errorf("tool_stats counts %d incidents, the incidents view %d", incidents, len(want.Incidents))
+	}
 }
 
 func TestMetricsMatchReference(t *testing.T) {
@@ -189,7 +242,7 @@ func TestMetricsMatchReference(t *testing.T) {
 		for _, e := range want.Episodes {
 			outcomes[e.Outcome]++
 		}
-		if outcomes["recovered"] == 0 || outcomes["ended"] == 0 || outcomes["in_flight"] == 0 {
+		if outcomes["recovered"] == 0 || outcomes["revised"] == 0 || outcomes["ended"] == 0 || outcomes["in_flight"] == 0 {
 			t.Errorf("want every kind of recovery episode: %v", outcomes)
 		}
 	})
@@ -319,5 +372,3 @@ func TestLifecycleMatchesTransitions(t *testing.T) {
 		t.Errorf("lifecycle has %d minutes, run_clock %d", n, minutes)
 	}
 }
-
-var _ = sql.ErrNoRows

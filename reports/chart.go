@@ -43,6 +43,7 @@ type Panel struct {
 
 	plot   *plot.Plot
 	legend []legendEntry
+	lines  []*plotter.Line
 }
 
 // Series is one drawn data set of a panel and its legend entry.
@@ -131,6 +132,7 @@ func (p *Panel) line(name, run string, xs, ys []float64, c color.Color, dashes [
 	}
 	l := &plotter.Line{XYs: xy}
 	l.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2), Dashes: dashes}
+	p.lines = append(p.lines, l)
 	p.add(Series{Name: name, Kind: KindLine, Run: run, Len: len(xy), Max: maxOf(ys)}, l, l)
 }
 
@@ -150,6 +152,9 @@ func (p *Panel) band(name, run string, xs, lo, hi []float64, c color.Color) {
 	}
 	p.add(Series{Name: name, Kind: KindArea, Run: run, Len: len(xs), Max: maxOf(height)}, poly, poly)
 }
+
+// lastLine is the most recent line added, to adjust its style.
+func (p *Panel) lastLine() *plotter.Line { return p.lines[len(p.lines)-1] }
 
 // windows shades intervals [start, end] of x across the y range [ylo, yhi], under one legend
 // entry.
@@ -191,8 +196,8 @@ func (p *Panel) marker(name, run string, x, ylo, yhi float64, c color.Color, das
 	p.add(Series{Name: name, Kind: KindMarker, Run: run, Len: 1, Max: x}, l, l)
 }
 
-// label writes text at data coordinates.
-func (p *Panel) label(x, y float64, s string) {
+// label writes text centred above data coordinates (x, y), shifted right by dx.
+func (p *Panel) label(x, y float64, s string, dx vg.Length) {
 	l, err := plotter.NewLabels(plotter.XYLabels{XYs: plotter.XYs{{X: x, Y: y}}, Labels: []string{s}})
 	if err != nil {
 		return
@@ -200,6 +205,7 @@ func (p *Panel) label(x, y float64, s string) {
 	l.TextStyle[0] = textStyle(sans, 8)
 	l.TextStyle[0].XAlign = draw.XCenter
 	l.TextStyle[0].YAlign = draw.YBottom
+	l.Offset = vg.Point{X: dx, Y: vg.Points(1)}
 	p.plot.Add(l)
 }
 

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -350,6 +351,8 @@ func recoveryChart(runs []*Run) *Chart {
 		}
 		col := paletteColor(ri)
 		p.line(named(runs, r, "CDF"), r.Label, xs, ys, col, nil)
+		// An empirical CDF is a staircase: flat until the next episode's duration.
+		p.lastLine().StepStyle = plotter.PostStep
 		for _, m := range []struct {
 			name string
 			q    float64
@@ -378,8 +381,10 @@ func recoveryChart(runs []*Run) *Chart {
 	return c
 }
 
-// cdf returns at most n points of the empirical CDF of sorted, always keeping the last.
+// cdf returns at most about n points of the empirical CDF of sorted: its first value at 0,
+// then every step-th order statistic at its share, always keeping the last.
 func cdf(sorted []float64, n int) (xs, ys []float64) {
+	xs, ys = []float64{sorted[0]}, []float64{0}
 	step := max(1, len(sorted)/n)
 	for i := 0; i < len(sorted); i += step {
 		xs = append(xs, sorted[i])
@@ -454,10 +459,18 @@ func toolsChart(runs []*Run, tools []string) *Chart {
 			b.LineStyle.Width = 0
 			b.Offset = off
 			panel.p.add(Series{Name: named(runs, r, ""), Kind: KindBar, Run: r.Label, Len: len(panel.vs), Max: maxOf(panel.vs)}, b, b)
+			for i, v := range panel.vs {
+				text := strconv.FormatFloat(v, 'f', 0, 64)
+				if panel.p == amp {
+					text = strconv.FormatFloat(v, 'f', 3, 64)
+				}
+				panel.p.label(float64(i), v, text, off)
+			}
 		}
 	}
 	for _, p := range []*Panel{amp, dup} {
 		p.plot.NominalX(tools...)
+		p.plot.X.Min, p.plot.X.Max = -0.5, float64(len(tools))-0.5
 		p.plot.Y.Min = 0
 		p.plot.Y.Max = headroom(maxSeries(p))
 		p.plot.X.Label.Text = ""
@@ -470,71 +483,79 @@ func toolsChart(runs []*Run, tools []string) *Chart {
 	return c
 }
 
-// costChart draws tokens and compute per completed investigation, the compute split into the
-// share that was useful and the share wasted (duplicates, discarded results, investigations
-// that did not complete).
+// costChart draws tokens and compute per completed investigation, the compute split into
+// the useful part and the wasted parts by why they were wasted.
 func costChart(runs []*Run) *Chart {
 	c := &Chart{
 		ID:    ChartCost,
 		Title: "Cost per completed investigation",
-		Caption: "Tokens and compute spent per completed root investigation. Wasted compute: duplicate " +
-			"executions, discarded results and investigations that did not complete.",
+		Caption: "Tokens of every investigation and compute of every tool execution, per completed root " +
+			"investigation. Wasted compute, by the first reason that applies: duplicate executions, " +
+			"discarded results, work for investigations that did not complete.",
 		Cols: 2,
-	}
-	if multiSeed(runs) {
-		c.Caption += " Means over seeds."
 	}
 	tok := newPanel("tokens", "", "tokens / completed investigation")
 	cmp := newPanel("compute", "", "compute-unit s / completed investigation")
 	labels := make([]string, len(runs))
 	tokens := make(plotter.Values, len(runs))
-	useful := make(plotter.Values, len(runs))
-	wasted := make(plotter.Values, len(runs))
+	parts := []struct {
+		name string
+		col  color.RGBA
+		vs   plotter.Values
+	}{
+		{"useful", color.RGBA{44, 160, 44, 255}, make(plotter.Values, len(runs))},
+		{"wasted: duplicate executions", color.RGBA{214, 39, 40, 255}, make(plotter.Values, len(runs))},
+		{"wasted: discarded results", color.RGBA{255, 127, 14, 255}, make(plotter.Values, len(runs))},
+		{"wasted: did not complete", color.RGBA{148, 103, 189, 255}, make(plotter.Values, len(runs))},
+	}
+	totals := make([]float64, len(runs))
 	for i, r := range runs {
 		labels[i] = r.Label
-		tokens[i] = finite(r.value("tokens_per_completion"))
-		per := finite(r.value("compute_per_completion"))
-		share := finite(r.value("wasted_compute_ratio"))
-		wasted[i] = per * share
-		useful[i] = per - wasted[i]
+		tokens[i] = finite(r.Cost.Tokens)
+		k := r.Cost
+		parts[1].vs[i], parts[2].vs[i], parts[3].vs[i] = finite(k.Duplicate), finite(k.Discarded), finite(k.Incomplete)
+		parts[0].vs[i] = max(0, finite(k.Compute)-parts[1].vs[i]-parts[2].vs[i]-parts[3].vs[i])
+		totals[i] = finite(k.Compute)
 	}
 	width := vg.Points(min(60, 300/float64(max(1, len(runs)))))
-	tb, err := plotter.NewBarChart(tokens, width)
-	if err == nil {
-		tb.Color = paletteColor(0)
-		tb.LineStyle.Width = 0
-		tok.add(Series{Name: "tokens", Kind: KindBar, Len: len(tokens), Max: maxOf(tokens)}, tb, nil)
+	if b, err := plotter.NewBarChart(tokens, width); err == nil {
+		b.Color = paletteColor(0)
+		b.LineStyle.Width = 0
+		tok.add(Series{Name: "tokens", Kind: KindBar, Len: len(tokens), Max: maxOf(tokens)}, b, nil)
 	}
-	ub, err1 := plotter.NewBarChart(useful, width)
-	wb, err2 := plotter.NewBarChart(wasted, width)
-	if err1 == nil && err2 == nil {
-		ub.Color, wb.Color = color.RGBA{44, 160, 44, 255}, color.RGBA{214, 39, 40, 255}
-		ub.LineStyle.Width, wb.LineStyle.Width = 0, 0
-		wb.StackOn(ub)
-		cmp.add(Series{Name: "useful compute", Kind: KindBar, Len: len(useful), Max: maxOf(useful)}, ub, ub)
-		cmp.add(Series{Name: "wasted compute", Kind: KindBar, Len: len(wasted), Max: maxOf(wasted)}, wb, wb)
-		for i := range runs {
-			share := r2(runs[i].value("wasted_compute_ratio"))
-			cmp.label(float64(i), useful[i]+wasted[i], share)
+	var below *plotter.BarChart
+	for _, part := range parts {
+		b, err := plotter.NewBarChart(part.vs, width)
+		if err != nil {
+			continue
 		}
+		b.Color = part.col
+		b.LineStyle.Width = 0
+		if below != nil {
+			b.StackOn(below)
+		}
+		below = b
+		cmp.add(Series{Name: part.name, Kind: KindBar, Len: len(part.vs), Max: maxOf(part.vs)}, b, b)
 	}
-	for i := range runs {
-		tok.label(float64(i), tokens[i], fmt.Sprintf("%.0f", tokens[i]))
+	for i, r := range runs {
+		tok.label(float64(i), tokens[i], fmt.Sprintf("%.0f", tokens[i]), 0)
+		cmp.label(float64(i), totals[i], wastedText(r.Cost.Wasted), 0)
 	}
 	// Head room above the bars for their value labels.
 	tok.plot.Y.Max = headroom(maxOf(tokens))
-	cmp.plot.Y.Max = headroom(maxOf(sum(useful, wasted)))
+	cmp.plot.Y.Max = headroom(maxOf(totals))
 	for _, p := range []*Panel{tok, cmp} {
 		p.plot.NominalX(labels...)
+		p.plot.X.Min, p.plot.X.Max = -0.5, float64(len(runs))-0.5
 		p.plot.Y.Min = 0
 	}
 	c.Panels = []*Panel{tok, cmp}
 	return c
 }
 
-func r2(share float64) string {
+func wastedText(share float64) string {
 	if math.IsNaN(share) {
-		return "wasted n/a"
+		return "wasted: n/a"
 	}
 	return fmt.Sprintf("%.1f%% wasted", 100*share)
 }

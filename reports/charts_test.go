@@ -65,6 +65,7 @@ func syntheticRun(label string, seed uint64) *Run {
 		{Tool: "backtest", Operations: 1000, Attempts: 1400, Amplification: 1.4, Duplicates: 3},
 		{Tool: "fetch_data", Operations: 800, Attempts: 820, Amplification: 1.025},
 	}
+	r.Cost = Cost{Tokens: 42000, Compute: 3600, Wasted: 0.12, Duplicate: 200, Discarded: 100, Incomplete: 132}
 	r.Metrics = []Metric{
 		{Name: "completion_rate", Value: 0.95, N: 1},
 		{Name: "tokens_per_completion", Value: 42000, N: 1},
@@ -142,7 +143,9 @@ func TestChartsSeries(t *testing.T) {
 				t.Errorf("tools: %d bar series, want %d", got, len(runs))
 			}
 		}
-		expectSeries(t, byID[ChartCost].Panels[1], "wasted compute", KindBar)
+		expectSeries(t, byID[ChartCost].Panels[0], "tokens", KindBar)
+		expectSeries(t, byID[ChartCost].Panels[1], "useful", KindBar)
+		expectSeries(t, byID[ChartCost].Panels[1], "wasted: duplicate executions", KindBar)
 	}
 }
 

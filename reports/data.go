@@ -23,6 +23,7 @@ type Run struct {
 	Guards       []GuardSeries // retries and retry-budget tokens of the tools that failed
 	Recovery     []float64     // recovery episode durations, seconds, ascending
 	Tools        []ToolStat
+	Cost         Cost
 	Terminations []Count // root investigations terminated, by reason
 	Refusals     []Refusal
 	Slowest      []Episode // the slowest recovery episodes, slowest first
@@ -102,6 +103,21 @@ type ToolStat struct {
 	Discarded     int64
 	Incidents     int64
 	MedianRecover float64 // seconds; NaN without recovery episodes
+}
+
+// Cost is what a completed root investigation cost in the charted seed (the metrics
+// tokens_per_completion, compute_per_completion and wasted_compute_ratio), with the wasted
+// compute split by why it was wasted. An execution wasted for several reasons counts once,
+// under the first of duplicate, discarded, incomplete, so the parts add up.
+type Cost struct {
+	Tokens  float64 // tokens per completed investigation
+	Compute float64 // compute-unit seconds per completed investigation
+	Wasted  float64 // share of all compute that was wasted
+
+	// Compute-unit seconds per completed investigation spent on executions beyond the first
+	// of an operation, on results that never reached their investigation, and on work for
+	// investigations that did not complete.
+	Duplicate, Discarded, Incomplete float64
 }
 
 // Count is a count under a name.

@@ -213,6 +213,9 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 	r.Makespan = ms[0].Makespan
 	id := first.RunID
 	q := db.SQL()
+	if err := loadCost(ctx, q, id, ms[0], r); err != nil {
+		return nil, err
+	}
 	for _, load := range []func(context.Context, *sql.DB, string, *Run) error{
 		loadStates, loadFaults, loadFailures, loadIncidents, loadGuards, loadEpisodes, loadTools, loadRefusals,
 	} {
@@ -434,6 +437,21 @@ func loadTools(ctx context.Context, q *sql.DB, id string, r *Run) error {
 		r.Tools = append(r.Tools, t)
 		return nil
 	})
+}
+
+// loadCost takes the charted seed's cost metrics and splits its wasted compute. The parts
+// are divided by the same completions as compute_per_completion, so they add up to it.
+func loadCost(ctx context.Context, q *sql.DB, id string, m analysis.Metrics, r *Run) error {
+	var total, dup, disc, inc float64
+	if err := q.QueryRowContext(ctx, query("waste"), id).Scan(&total, &dup, &disc, &inc); err != nil {
+		return fmt.Errorf("query waste: %w", err)
+	}
+	r.Cost = Cost{Tokens: m.TokensPerCompletion, Compute: m.ComputePerCompletion, Wasted: m.WastedComputeRatio}
+	completed := float64(m.Completed)
+	if completed > 0 {
+		r.Cost.Duplicate, r.Cost.Discarded, r.Cost.Incomplete = dup/completed, disc/completed, inc/completed
+	}
+	return nil
 }
 
 func loadRefusals(ctx context.Context, q *sql.DB, id string, r *Run) error {

@@ -229,7 +229,16 @@ func testReportOfARun(t *testing.T, dir string) {
 	}
 	cost := byID[ChartCost].Panels
 	expectSeries(t, cost[0], "tokens", KindBar)
-	expectSeries(t, cost[1], "useful compute", KindBar)
+	expectSeries(t, cost[1], "useful", KindBar)
+	// The cost chart's parts add up to the metrics view's compute per completion.
+	k := run.Cost
+	if k.Tokens != *views["tokens_per_completion"] || k.Compute != *views["compute_per_completion"] {
+		t.Errorf("cost chart: %v tokens, %v compute; metrics view %v, %v", k.Tokens, k.Compute, *views["tokens_per_completion"], *views["compute_per_completion"])
+	}
+	wasted := k.Duplicate + k.Discarded + k.Incomplete
+	if got, want := wasted/k.Compute, *views["wasted_compute_ratio"]; math.Abs(got-want) > 1e-9 {
+		t.Errorf("cost chart: wasted parts are %v of compute, metrics view %v", got, want)
+	}
 
 	// The chart data agree with the tables they come from: the lifecycle's last sample
 	// counts every root as completed, terminated or still open; the recovery CDF has one

@@ -41,58 +41,56 @@ type attempt struct {
 
 // agent is one investigation (a root or a subagent) and its worker.
 type agent struct {
-	slot               int32
-	id, rootID         int64
-	key                uint64 // stable id of its random streams
-	parentSlot         int32  // -1 for a root
-	parentID           int64
-	depth              int32
-	live, down         bool
-	phase              phase
-	tok                int32 // token of the awaited continuation; only ever increases
-	crashTok           int32
-	crashDraws         uint64
-	rng                *rand.Rand
-	pcg                *rand.PCG
-	eng                *recovery.Engine
-	journal            []recovery.JournalRecord
-	arrived            int64
-	thinkStart         int64
-	nsteps             int32
-	accepted           int32 // steps whose result passed validation
-	op                 *opState
-	att                attempt
-	timerAct           recovery.Action
-	resultSpan         uint64 // the execute_tool span whose result awaits validation
-	prevResult         uint64 // the execute_tool span of the last accepted result
-	invokeSpan         uint64
-	parentInvoke       uint64
-	cfgSpan            uint64
-	cfgRef             string
-	cfgBad             bool
-	cfgFault           string
-	spike              float64
-	spikeFault         string
-	stuckFrom          int32  // first stuck step; noStuck = never stuck
-	stuckFP            uint64 // the fingerprint of its one failing approach
-	unstuck            bool
-	tokens             int64
-	compute            float64
-	tokBase            int64
-	compBase           float64
-	wallBase           int64
-	attempts, crashes  int32
-	escalations        int32
-	trulyValid         bool
-	openChildren       int32
-	children           uint64
-	blocked            record.OpKey
-	blockedSet         bool
-	judgement          recovery.Judgement
-	sugg               recovery.Suggestion
-	reduced            bool
-	fixing             bool // the current operation revises an invalid result
-	lastJournalAttempt int32
+	slot              int32
+	id, rootID        int64
+	key               uint64 // stable id of its random streams
+	parentSlot        int32  // -1 for a root
+	parentID          int64
+	depth             int32
+	live, down        bool
+	phase             phase
+	tok               int32 // token of the awaited continuation; only ever increases
+	crashTok          int32
+	crashDraws        uint64
+	rng               *rand.Rand
+	pcg               *rand.PCG
+	eng               *recovery.Engine
+	journal           []recovery.JournalRecord
+	arrived           int64
+	thinkStart        int64
+	nsteps            int32
+	accepted          int32 // steps whose result passed validation
+	op                *opState
+	att               attempt
+	timerAct          recovery.Action
+	resultSpan        uint64 // the execute_tool span whose result awaits validation
+	prevResult        uint64 // the execute_tool span of the last accepted result
+	invokeSpan        uint64
+	parentInvoke      uint64
+	cfgSpan           uint64
+	cfgRef            string
+	cfgBad            bool
+	cfgFault          string
+	spike             float64
+	spikeFault        string
+	stuckFrom         int32  // first stuck step; noStuck = never stuck
+	stuckFP           uint64 // the fingerprint of its one failing approach
+	unstuck           bool
+	tokens            int64
+	compute           float64
+	tokBase           int64
+	compBase          float64
+	wallBase          int64
+	attempts, crashes int32
+	trulyValid        bool
+	openChildren      int32
+	children          uint64
+	blocked           record.OpKey
+	blockedSet        bool
+	judgement         recovery.Judgement
+	sugg              recovery.Suggestion
+	reduced           bool
+	fixing            bool // the current operation revises an invalid result
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -181,7 +179,8 @@ func (w *sim) arrive(i int32) {
 	w.openRoots++
 	// The configuration change the investigation runs with: every tool span links to it.
 	a.cfgSpan = w.newSpanID()
-	a.cfgRef = "cfg/" + strconv.FormatInt(id, 10)
+	var buf [32]byte
+	a.cfgRef = string(strconv.AppendInt(append(buf[:0], "cfg/"...), id, 10))
 	s := w.spanFor(a, record.OpPlan, a.cfgSpan)
 	s.Start, s.End = w.now, w.now
 	s.Status = record.StatusOK
@@ -417,8 +416,14 @@ func (w *sim) finishOrJoin(a *agent) {
 // ref names the operation's result artifact, built once per operation.
 func (op *opState) ref() string {
 	if op.refName == "" {
-		k := op.key
-		op.refName = "result/" + strconv.FormatInt(k.Investigation, 10) + "/" + strconv.Itoa(int(k.Step)) + "/" + strconv.Itoa(int(k.Revision))
+		var buf [64]byte
+		b := append(buf[:0], "result/"...)
+		b = strconv.AppendInt(b, op.key.Investigation, 10)
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(op.key.Step), 10)
+		b = append(b, '/')
+		b = strconv.AppendInt(b, int64(op.key.Revision), 10)
+		op.refName = string(b) // the one allocation
 	}
 	return op.refName
 }

@@ -63,7 +63,6 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActConsult:
 		w.consult(a, d.Judgement)
 	case recovery.ActEscalate:
-		a.escalations++
 		w.humans.enqueue(w, a)
 	case recovery.ActReduceScope:
 		// Drop the remaining optional steps: finish with what is done, or make the step in

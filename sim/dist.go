@@ -17,39 +17,38 @@ const z95 = 1.6448536269514722
 // the stack with the caller's stream as its source, so draws come from the entity's own
 // stream and allocate nothing.
 type dist struct {
-	kind      scenarios.DistKind
-	a, b      float64 // constant: a; exponential: rate a; uniform: [a, b); lognormal: mu a, sigma b; pareto: xm a, alpha b
-	mean      float64 // the distribution's mean (+Inf when it has none)
-	isDefined bool
+	kind scenarios.DistKind
+	a, b float64 // constant: a; exponential: rate a; uniform: [a, b); lognormal: mu a, sigma b; pareto: xm a, alpha b
+	mean float64 // the distribution's mean (+Inf when it has none)
 }
 
 func newDist(d scenarios.Dist) dist {
 	switch d.Kind {
 	case scenarios.DistConstant:
-		return dist{kind: d.Kind, a: d.Value, mean: d.Value, isDefined: true}
+		return dist{kind: d.Kind, a: d.Value, mean: d.Value}
 	case scenarios.DistExponential:
 		if d.Mean <= 0 {
-			return dist{kind: scenarios.DistConstant, isDefined: true}
+			return dist{kind: scenarios.DistConstant}
 		}
-		return dist{kind: d.Kind, a: 1 / d.Mean, mean: d.Mean, isDefined: true}
+		return dist{kind: d.Kind, a: 1 / d.Mean, mean: d.Mean}
 	case scenarios.DistUniform:
-		return dist{kind: d.Kind, a: d.Min, b: d.Max, mean: (d.Min + d.Max) / 2, isDefined: true}
+		return dist{kind: d.Kind, a: d.Min, b: d.Max, mean: (d.Min + d.Max) / 2}
 	case scenarios.DistLognormal:
 		if d.Median <= 0 {
-			return dist{kind: scenarios.DistConstant, isDefined: true}
+			return dist{kind: scenarios.DistConstant}
 		}
 		mu := math.Log(d.Median)
 		sigma := 0.0
 		if d.P95 > d.Median {
 			sigma = (math.Log(d.P95) - mu) / z95
 		}
-		return dist{kind: d.Kind, a: mu, b: sigma, mean: math.Exp(mu + sigma*sigma/2), isDefined: true}
+		return dist{kind: d.Kind, a: mu, b: sigma, mean: math.Exp(mu + sigma*sigma/2)}
 	case scenarios.DistPareto:
 		m := math.Inf(1)
 		if d.Alpha > 1 {
 			m = d.Alpha * d.Min / (d.Alpha - 1)
 		}
-		return dist{kind: d.Kind, a: d.Min, b: d.Alpha, mean: m, isDefined: true}
+		return dist{kind: d.Kind, a: d.Min, b: d.Alpha, mean: m}
 	}
 	return dist{kind: scenarios.DistConstant}
 }

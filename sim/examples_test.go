@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -25,7 +26,19 @@ func TestExamples(t *testing.T) {
 			}
 			s.Workload.Investigations = min(s.Workload.Investigations, n)
 			var c record.Collector
-			res := run(t, s, s.Seed, &c)
+			order := &orderSink{}
+			res := run(t, s, s.Seed, record.Tee{&c, order})
+			if order.lateFault {
+				t.Fatal("a Fault record came after other records")
+			}
+			if len(c.Faults) != len(s.Faults) {
+				t.Fatalf("%d fault records for %d faults", len(c.Faults), len(s.Faults))
+			}
+			for _, f := range c.Faults {
+				if !json.Valid([]byte(f.Parameters)) {
+					t.Fatalf("fault %s parameters are not JSON: %s", f.FaultID, f.Parameters)
+				}
+			}
 			if res.Started != s.Workload.Investigations && res.Makespan < int64(s.Horizon) {
 				t.Fatalf("%d of %d investigations started", res.Started, s.Workload.Investigations)
 			}
@@ -33,3 +46,17 @@ func TestExamples(t *testing.T) {
 		})
 	}
 }
+
+// orderSink notices a Fault record that comes after any other record.
+type orderSink struct {
+	record.Discard
+	others    bool
+	lateFault bool
+}
+
+func (o *orderSink) Fault(*record.Fault)                 { o.lateFault = o.lateFault || o.others }
+func (o *orderSink) Span(*record.Span)                   { o.others = true }
+func (o *orderSink) Transition(*record.Transition)       { o.others = true }
+func (o *orderSink) Execution(*record.Execution)         { o.others = true }
+func (o *orderSink) Investigation(*record.Investigation) { o.others = true }
+func (o *orderSink) Sample(*record.Sample)               { o.others = true }

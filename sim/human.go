@@ -27,7 +27,6 @@ type review struct {
 	tok      int32
 	queued   int64
 	started  int64
-	busy     bool
 	approved bool
 }
 
@@ -68,7 +67,7 @@ func (h *humans) enqueue(w *sim, a *agent) {
 }
 
 func (h *humans) start(w *sim, i int32, r review) {
-	r.started, r.busy = w.now, true
+	r.started = w.now
 	d := h.review.duration(h.rng)
 	r.approved = h.rng.Float64() < h.approve
 	h.desk[i] = r
@@ -81,7 +80,6 @@ func (w *sim) reviewed(i, slot, tok int32) {
 	var r review
 	if i >= 0 {
 		r = h.desk[i]
-		h.desk[i].busy = false
 		if h.head < len(h.queue) {
 			next := h.queue[h.head]
 			h.head++

@@ -12,12 +12,13 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// Options tune a run without changing its result.
+// Options tune a run without changing its records.
 type Options struct {
 	// Progress, if set, is called now and then with the root investigations ended so far
 	// and started so far.
 	Progress func(done, total int)
-	// Check runs the invariant checks at the end of the run (always on in tests).
+	// Check runs the invariant checks (always on in tests). Refusals by the engine are
+	// reported in Result.Violations even without it.
 	Check bool
 }
 
@@ -26,9 +27,11 @@ type Result struct {
 	Events   int64 // simulation events processed
 	Makespan int64 // virtual ns at which the run ended
 	// Root investigations: Started = Completed + Terminated + AwaitingHuman + InFlight.
+	// AwaitingHuman and InFlight are those still open when the run ended.
 	Started, Completed, Terminated, AwaitingHuman, InFlight int
-	Partial                                                 bool     // stopped by ctx before the end
-	Violations                                              []string // invariant violations (empty = ok)
+
+	Partial    bool     // stopped by ctx before the end
+	Violations []string // invariant violations (empty = ok)
 }
 
 // ErrNoScenario is returned by Run for a nil scenario.
@@ -69,7 +72,7 @@ type sim struct {
 	horizon int64
 	h       eventHeap
 	res     Result
-	last    int64 // time of the last event that was not a sample
+	last    int64 // time of the last event that did work (not stale, not a sample)
 
 	policy recovery.Policy
 	guards *recovery.Guards
@@ -169,7 +172,7 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	w.faults = faults
 	w.tools = make([]tool, len(sc.Tools))
 	for i := range sc.Tools {
-		w.tools[i].init(int32(i), &sc.Tools[i], seed)
+		w.tools[i].init(&sc.Tools[i], seed)
 	}
 	for i := range w.faults {
 		f := &w.faults[i]

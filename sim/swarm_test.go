@@ -13,7 +13,7 @@ import (
 // the exhaustion policy, jitter, subagents, crash rates, fault mixes) and must run with every
 // invariant intact. A failure prints the configuration number, which reproduces it.
 func TestSwarm(t *testing.T) {
-	configs := 300
+	configs := 24
 	if testing.Short() {
 		configs = 6
 	}

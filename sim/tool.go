@@ -13,7 +13,6 @@ import (
 // execution; a keyed tool also keeps a record per idempotency key, from which it answers
 // repeats and lookups.
 type tool struct {
-	idx      int32
 	cfg      *scenarios.Tool
 	idem     scenarios.Idempotency
 	conc     int32
@@ -30,8 +29,8 @@ type tool struct {
 	retries  int32
 }
 
-func (t *tool) init(i int32, c *scenarios.Tool, seed uint64) {
-	t.idx, t.cfg, t.idem = i, c, c.Idempotency
+func (t *tool) init(c *scenarios.Tool, seed uint64) {
+	t.cfg, t.idem = c, c.Idempotency
 	t.conc = int32(c.Concurrency)
 	t.timeout = int64(c.Timeout)
 	t.compute = c.Compute / 1e9
@@ -116,8 +115,6 @@ type request struct {
 	tok    int32 // the caller's wait token when it sent the attempt
 	tool   int32
 	op     *opState
-	span   uint64
-	sent   int64
 	start  int64
 	slow   float64
 	lost   bool
@@ -211,8 +208,7 @@ func (w *sim) send(a *agent) {
 	}
 	ri := w.newRequest()
 	op.refs++
-	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, span: a.att.span,
-		sent: w.now, start: -1, slow: slow, lost: lost}
+	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, slow: slow, lost: lost}
 	if t.idem == scenarios.Keyed {
 		op.recorded, op.running = true, true
 		op.execSpan = a.att.span

@@ -87,7 +87,8 @@ type Writer struct {
 	runWritten bool
 
 	b    [numTables]*array.RecordBuilder
-	n    [numTables]int // rows in the current batch
+	grow [numTables][]growth // every builder of a table, nested ones included
+	n    [numTables]int      // rows in the current batch
 	rows [numTables]int64
 
 	inv   invCols
@@ -140,8 +141,8 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 	w.ex.bind(w.b[Executions])
 	w.fault.bind(w.b[Faults])
 	w.samp.bind(w.b[ToolSamples])
-	for t := Investigations; t < numTables; t++ {
-		w.b[t].Reserve(min(w.batch, 1024))
+	for t := range numTables {
+		w.grow[t] = growths(w.b[t].Fields(), nil)
 	}
 	return w, nil
 }
@@ -187,8 +188,14 @@ func (w *Writer) flush(t Table) {
 	if w.n[t] == 0 {
 		return
 	}
+	for i := range w.grow[t] {
+		w.grow[t][i].measure()
+	}
 	rec := w.b[t].NewRecordBatch()
 	w.n[t] = 0
+	for i := range w.grow[t] {
+		w.grow[t][i].reserve()
+	}
 	if w.err != nil {
 		rec.Release()
 		return

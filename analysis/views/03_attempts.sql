@@ -3,10 +3,11 @@
 -- An attempt is an execute_tool span whose status is not 'blocked' (a blocked operation is
 -- stopped before sending: design section 4, policy_violation). Inspections (operation
 -- 'inspect') are lookups, not attempts, and are not here.
--- failed: the attempt failed at the tool or on the way: status 'error' (fast failure:
--- transient fault, outage, brownout error) or 'timeout' (hang, lost reply, slow service,
--- crashed worker). A reply that arrived but whose result failed validation ('invalid') is
--- the agent's failure, not the tool's, and is not a failed attempt.
+-- failed: the attempt did not bring its result back: status 'error' (a fast failure:
+-- transient fault, outage, brownout error; or the caller's worker crashed during the
+-- attempt, failure_class uncertain_completion) or 'timeout' (hang, lost reply, slow
+-- service). A result that arrived but failed validation is the agent's failure, not the
+-- tool's: it is a validate span, and no failed attempt.
 -- retry: attempt > 1 (a further attempt of the same logical operation).
 -- minute: the minute of simulated time in which the attempt was sent (its start), so an
 -- attempt that hangs until its timeout is counted when it met the broken tool.

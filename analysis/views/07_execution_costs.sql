@@ -3,8 +3,8 @@
 --
 -- duplicate: an execution beyond the first of the same logical operation at the tool
 -- (execution > 1), at any tool. duplicate_side_effects counts only those with side_effects
--- (idempotency keyed or none); wasted compute counts them all, since a repeated read costs
--- compute too.
+-- (idempotency keyed or none; NULL, unknown, counts as none); wasted compute counts them
+-- all, since a repeated read costs compute too.
 -- discarded: a successful execution, outcome 'ok' or 'lost' (the work was done; a lost
 -- reply is still done work), whose result never reached the investigation (NOT delivered).
 -- incomplete: the execution's investigation did not complete, or its root did not (work

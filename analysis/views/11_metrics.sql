@@ -10,11 +10,12 @@
 -- correct_completion_rate completed roots with truly_valid / started.
 -- validation_pass_rate    completed roots with validated (independent validation) / completed.
 -- retry_amplification     attempts sent / distinct op_keys among them (see attempts).
--- duplicate_side_effects  executions with execution > 1 at tools with side_effects.
+-- duplicate_side_effects  executions with execution > 1 and side_effects (keyed or none).
 -- discarded_results       executions with outcome 'ok' or 'lost' and NOT delivered.
 -- median_recovery_time,
--- p95_recovery_time       interpolated quantiles (quantile_cont) of recovery_episodes.seconds,
---                         censored in-flight episodes included.
+-- p95_recovery_time       interpolated quantiles (quantile_cont) of recovery_episodes.seconds
+--                         over every operation that failed at least once (censored in-flight
+--                         episodes included).
 -- human_intervention_rate roots whose tree (root or a subagent) has escalations > 0 / started.
 -- terminated_rate         terminated / started.
 -- termination_reasons     MAP reason -> terminated roots (see termination_reasons).

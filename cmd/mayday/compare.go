@@ -84,11 +84,24 @@ func compareRun(ctx context.Context, opts *compareOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := loadSample(ctx, pa, opts.A, opts.PointA, "--point-a", opts.Metrics)
+	// DuckDB opens a file once per process: two points of one sweep share the handle.
+	da, err := analysis.Open(pa)
 	if err != nil {
 		return err
 	}
-	b, err := loadSample(ctx, pb, opts.B, opts.PointB, "--point-b", opts.Metrics)
+	defer da.Close()
+	db := da
+	if !same(pa, pb) {
+		if db, err = analysis.Open(pb); err != nil {
+			return err
+		}
+		defer db.Close()
+	}
+	a, err := loadSample(ctx, da, opts.A, opts.PointA, "--point-a", opts.Metrics)
+	if err != nil {
+		return err
+	}
+	b, err := loadSample(ctx, db, opts.B, opts.PointB, "--point-b", opts.Metrics)
 	if err != nil {
 		return err
 	}
@@ -114,13 +127,8 @@ func or(s, alt string) string {
 }
 
 // loadSample reads one side of a comparison: the complete runs of one configuration in the
-// database at path, each metric's value per run.
-func loadSample(ctx context.Context, path, label string, point int, flag string, extra []string) (reports.Sample, error) {
-	db, err := analysis.Open(path)
-	if err != nil {
-		return reports.Sample{}, internal(err)
-	}
-	defer db.Close()
+// database, each metric's value per run.
+func loadSample(ctx context.Context, db *analysis.DB, label string, point int, flag string, extra []string) (reports.Sample, error) {
 	runs, err := analysis.ListRuns(ctx, db)
 	if err != nil {
 		return reports.Sample{}, internal(err)

@@ -1,0 +1,111 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mayday-sim/mayday/traces"
+	"github.com/mayday-sim/mayday/traces/tracetest"
+)
+
+// The DuckDB tables have exactly the columns of the Arrow schemas, in the same order.
+func TestTablesMatchSchemas(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tb := range traces.Tables() {
+		_, rows, err := db.Query(context.Background(),
+			"SELECT column_name FROM information_schema.columns WHERE table_name = '"+tb.String()+"' ORDER BY ordinal_position")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, want []string
+		for _, r := range rows {
+			got = append(got, r[0].(string))
+		}
+		for _, f := range traces.Schema(tb).Fields() {
+			want = append(want, f.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("table %s has columns %v; the Arrow schema has %v", tb, got, want)
+		}
+	}
+}
+
+func TestCreateOpenErrors(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, DBFile)
+	db, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "already open") {
+		t.Errorf("opening a database this process holds: %v; want an 'already open' error, not a hang", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(path); !errors.Is(err, ErrExists) {
+		t.Errorf("Create over an existing file: %v; want ErrExists", err)
+	}
+	if _, err := Open(filepath.Join(dir, "nope.duckdb")); err == nil || !strings.Contains(err.Error(), "does not exist") {
+		t.Errorf("Open of a missing file: %v", err)
+	}
+	if _, err := OpenWrite(dir); err == nil || !strings.Contains(err.Error(), DBFile) {
+		t.Errorf("OpenWrite of a run folder: %v; want a hint at %s", err, DBFile)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "x.duckdb.wal"), []byte("junk"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Create(filepath.Join(dir, "x.duckdb")); err == nil || !strings.Contains(err.Error(), "write-ahead log") {
+		t.Errorf("Create beside a stale WAL: %v", err)
+	}
+}
+
+// A database opened with Open refuses every write with ErrReadOnly, and still answers.
+func TestOpenReadOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), DBFile)
+	db, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadCollector(db, "r1", tracetest.Synthetic(100, 1), traces.Run{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	ctx := context.Background()
+	for _, q := range []string{
+		"INSERT INTO runs (run_id) VALUES ('x')",
+		"CREATE TABLE z (a INTEGER)",
+		"DELETE FROM spans",
+		"DROP TABLE spans",
+	} {
+		_, _, err := ro.Query(ctx, q)
+		if !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), path) {
+			t.Errorf("%s on a read-only database: %v; want ErrReadOnly naming %s", q, err, path)
+		}
+	}
+	if _, err := ro.Load(ctx, "r2", traces.Options{}); !errors.Is(err, ErrReadOnly) {
+		t.Errorf("Load on a read-only database: %v", err)
+	}
+	_, rows, err := ro.Query(ctx, "SELECT count(*) FROM spans")
+	if err != nil || rows[0][0].(int64) == 0 {
+		t.Errorf("reading a read-only database: %v %v", rows, err)
+	}
+}

@@ -1,0 +1,123 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"database/sql/driver"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	duckdb "github.com/duckdb/duckdb-go/v2"
+
+	"github.com/mayday-sim/mayday/traces"
+	"github.com/mayday-sim/mayday/traces/tracetest"
+)
+
+const benchSpans = 200_000
+
+// BenchmarkIngest measures the whole pipeline, records → redacted Arrow batches → DuckDB
+// file (closed, so checkpointed), in rows of all tables per second. Creating the empty
+// database is not timed.
+func BenchmarkIngest(b *testing.B) {
+	c := tracetest.Synthetic(benchSpans, 1)
+	rows := tracetest.Rows(c)
+	dir := b.TempDir()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := Create(filepath.Join(dir, "ingest-"+itoa(i)+".duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		l, err := db.Load(context.Background(), "bench", traces.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.Replay(l)
+		if err := l.Finish(traces.Run{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows), "rows/op")
+}
+
+// BenchmarkDuckDBArrowInsert is DuckDB's side alone, for comparison with BenchmarkIngest:
+// the same rows as ready-made Arrow batches (built before the timer starts), inserted the
+// way the loader does (register view, INSERT ... SELECT, one transaction) on the calling
+// goroutine, then the file closed.
+func BenchmarkDuckDBArrowInsert(b *testing.B) {
+	c := tracetest.Synthetic(benchSpans, 1)
+	rows := tracetest.Rows(c)
+	type batch struct {
+		t   traces.Table
+		rec arrow.RecordBatch
+	}
+	var batches []batch
+	w, err := traces.NewWriter("bench", traces.Options{}, func(t traces.Table, rec arrow.RecordBatch) error {
+		batches = append(batches, batch{t, rec})
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.Replay(w)
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+	defer func() {
+		for _, bt := range batches {
+			bt.rec.Release()
+		}
+	}()
+	dir := b.TempDir()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := Create(filepath.Join(dir, "arrow-"+itoa(i)+".duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		err = conn.Raw(func(dc any) error {
+			ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
+			if err != nil {
+				return err
+			}
+			ex := dc.(driver.ExecerContext)
+			exec := func(q string, args []driver.NamedValue) error { _, err := ex.ExecContext(ctx, q, args); return err }
+			if err := exec("BEGIN TRANSACTION", nil); err != nil {
+				return err
+			}
+			for _, bt := range batches {
+				bt.rec.Retain() // insert releases one reference
+				if err := insert(ar, exec, bt.t, bt.rec); err != nil {
+					return err
+				}
+			}
+			return exec("COMMIT", nil)
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		conn.Close()
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(rows), "rows/op")
+}
+
+func itoa(i int) string { return string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) }

@@ -1,0 +1,136 @@
+package traces
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces/tracetest"
+)
+
+func TestSecretKey(t *testing.T) {
+	r := NewRedactor(nil, []string{"Session"}, nil)
+	for k, want := range map[string]bool{
+		"api_key": true, "API_KEY": true, "Authorization-Token": true, "db_password": true,
+		"client_secret": true, "aws_credentials": true, "x-session-id": true,
+		"strategy": false, "gen_ai.tool.name": false, "gen_ai.usage.input_tokens": false,
+		"gen_ai.request.max_tokens": false, "": false,
+	} {
+		if got := r.SecretKey(k); got != want {
+			t.Errorf("SecretKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+}
+
+func TestHash(t *testing.T) {
+	a := NewRedactor([]byte("k1"), nil, nil)
+	b := NewRedactor([]byte("k2"), nil, nil)
+	h := a.Hash("sk-live-1")
+	if !strings.HasPrefix(h, RedactedPrefix) || len(h) != len(RedactedPrefix)+16 {
+		t.Fatalf("Hash = %q, want %s and 16 hex digits", h, RedactedPrefix)
+	}
+	if h != NewRedactor([]byte("k1"), nil, nil).Hash("sk-live-1") {
+		t.Error("equal secrets under one key hash differently: not joinable")
+	}
+	if h == b.Hash("sk-live-1") {
+		t.Error("the hash does not depend on the key")
+	}
+	if h == a.Hash("sk-live-2") {
+		t.Error("different secrets hash alike")
+	}
+	if a.Hash(h) != h {
+		t.Error("redacting a redacted value changed it")
+	}
+}
+
+func TestText(t *testing.T) {
+	r := NewRedactor(nil, nil, []string{"hunter2-long-secret"})
+	h := r.Hash
+	for in, want := range map[string]string{
+		"":                                           "",
+		"attempt 3 of 5":                             "attempt 3 of 5",
+		"timeout: retry":                             "timeout: retry",
+		"call with api_key=sk-1 failed":              "call with api_key=" + h("sk-1") + " failed",
+		`{"strategy":"m","API_KEY": "sk-2"}`:         `{"strategy":"m","API_KEY": "` + h("sk-2") + `"}`,
+		"token: 'a b', next":                         "token: '" + h("a b") + "', next",
+		"budget tokens: 4000 > 2000":                 "budget tokens: 4000 > 2000",
+		"password=":                                  "password=",
+		"echo hunter2-long-secret twice":             "echo " + h("hunter2-long-secret") + " twice",
+		"secret={nested}":                            "secret={nested}",
+		`x="a\"b" key="v\"w"`:                        `x="a\"b" key="` + h(`v\"w`) + `"`,
+		"user_token=abc;password=pw&ok=1":            "user_token=" + h("abc") + ";password=" + h("pw") + "&ok=1",
+		"key=" + RedactedPrefix + "0123456789abcdef": "key=" + RedactedPrefix + "0123456789abcdef",
+	} {
+		if got := r.Text(in); got != want {
+			t.Errorf("Text(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+	// A value once redacted under a secret key is scrubbed from free text afterwards.
+	r.Attr("credential", "learned-secret-value")
+	if got := r.Text("saw learned-secret-value here"); strings.Contains(got, "learned-secret-value") {
+		t.Errorf("learned secret kept: %q", got)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	h := r.Hash
+	cfg := `{"name":"x","tools":[{"name":"backtest","arguments":[{"key":"strategy","value":"momentum"},{"key":"api_key","value":"sk-live-example"}]}],` +
+		`"workload":{"tokens":{"dist":"lognormal","median":3000}},"recovery":{"budgets":{"tokens":2000000}},"note":"a<b"}`
+	want := `{"name":"x","tools":[{"name":"backtest","arguments":[{"key":"strategy","value":"momentum"},{"key":"api_key","value":"` + h("sk-live-example") + `"}]}],` +
+		`"workload":{"tokens":{"dist":"lognormal","median":3000}},"recovery":{"budgets":{"tokens":2000000}},"note":"a<b"}`
+	if got := r.JSON(cfg); got != want {
+		t.Errorf("JSON(config)\n = %s\nwant %s", got, want)
+	}
+	for in, want := range map[string]string{
+		`{"probability":0.02}`:                           `{"probability":0.02}`,
+		`{ "probability" : 0.02 }`:                       `{ "probability" : 0.02 }`, // unchanged text is kept as is
+		`{"auth_token":"t1","n":1}`:                      `{"auth_token":"` + h("t1") + `","n":1}`,
+		`{"key":"password","value":{"stringValue":"p"}}`: `{"key":"password","value":{"stringValue":"` + h("p") + `"}}`,
+		`{"key":"pin","value":1234}`:                     `{"key":"pin","value":1234}`,
+		`{"key":"secret_pin","value":1234}`:              `{"key":"secret_pin","value":"` + h("1234") + `"}`,
+		`not json, token=abc`:                            `not json, token=` + h("abc"),
+		`{"a":1} trailing token=abc`:                     `{"a":1} trailing token=` + h("abc"),
+	} {
+		if got := r.JSON(in); got != want {
+			t.Errorf("JSON(%s)\n = %s\nwant %s", in, got, want)
+		}
+	}
+}
+
+// The canary planted by tracetest (a tool argument attribute and a fault parameter) reaches
+// no batch, in no column.
+func TestCanaryNeverEmitted(t *testing.T) {
+	c := tracetest.Synthetic(3000, 4)
+	c.Transitions[0].Reason = "retrying with api_key=" + tracetest.Canary
+	c.Investigations[0].TerminationReason = "aborted: " + tracetest.Canary // learned from the attrs
+	s := newSink()
+	w, _ := NewWriter("r", Options{BatchRows: 500}, s.emit)
+	c.Replay(w)
+	if err := w.WriteRun(Run{Config: `{"tools":[{"name":"b","arguments":[{"key":"api_key","value":"` + tracetest.Canary + `"}]}]}`}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.strs) < len(c.Spans) {
+		t.Fatalf("only %d strings seen", len(s.strs))
+	}
+	redacted := 0
+	for _, v := range s.strs {
+		if strings.Contains(v, "canary") {
+			t.Fatalf("the canary reached a batch: %q", v)
+		}
+		if strings.Contains(v, RedactedPrefix) {
+			redacted++
+		}
+	}
+	if redacted < len(c.Executions) {
+		t.Errorf("%d redacted values, want at least one per tool attempt (%d)", redacted, len(c.Executions))
+	}
+}
+
+var _ = arrow.RecordBatch(nil)
+var _ = record.Epoch

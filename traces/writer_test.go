@@ -1,0 +1,300 @@
+package traces
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces/tracetest"
+)
+
+// sink collects what a writer emits: per table, the batch sizes, and every string value,
+// then releases each batch.
+type sink struct {
+	batches map[Table][]int64
+	order   []Table
+	strs    []string
+	keep    map[Table][]arrow.RecordBatch // retained when keep != nil
+}
+
+func newSink() *sink { return &sink{batches: map[Table][]int64{}} }
+
+func (s *sink) emit(t Table, rec arrow.RecordBatch) error {
+	defer rec.Release()
+	if !rec.Schema().Equal(Schema(t)) {
+		return errors.New("batch schema differs from Schema(" + t.String() + ")")
+	}
+	s.batches[t] = append(s.batches[t], rec.NumRows())
+	s.order = append(s.order, t)
+	for _, col := range rec.Columns() {
+		s.strs = collectStrings(col, s.strs)
+	}
+	if s.keep != nil {
+		rec.Retain()
+		s.keep[t] = append(s.keep[t], rec)
+	}
+	return nil
+}
+
+func collectStrings(a arrow.Array, out []string) []string {
+	switch a := a.(type) {
+	case *array.String:
+		for i := 0; i < a.Len(); i++ {
+			if a.IsValid(i) {
+				out = append(out, a.Value(i))
+			}
+		}
+	case *array.Map:
+		out = collectStrings(a.Keys(), out)
+		out = collectStrings(a.Items(), out)
+	case *array.List:
+		out = collectStrings(a.ListValues(), out)
+	}
+	return out
+}
+
+// The writer releases everything it allocates, whether it ends normally or on an error.
+func TestWriterReleasesEverything(t *testing.T) {
+	c := tracetest.Synthetic(5000, 1)
+	for _, fail := range []bool{false, true} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		s := newSink()
+		calls := 0
+		emit := func(tb Table, rec arrow.RecordBatch) error {
+			calls++
+			if fail && calls == 3 {
+				rec.Release()
+				return errors.New("disk full")
+			}
+			return s.emit(tb, rec)
+		}
+		w, err := NewWriter("r1", Options{BatchRows: 1000, Allocator: mem}, emit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Replay(w)
+		werr := w.WriteRun(Run{Scenario: "synthetic", Status: StatusComplete})
+		cerr := w.Close()
+		if fail {
+			if cerr == nil || !strings.Contains(cerr.Error(), "disk full") || werr == nil {
+				t.Errorf("after a failing emit: WriteRun %v, Close %v; want the emit error", werr, cerr)
+			}
+			if calls != 3 {
+				t.Errorf("emit called %d times; a writer must stop at the first error", calls)
+			}
+		} else if werr != nil || cerr != nil {
+			t.Fatalf("WriteRun %v, Close %v", werr, cerr)
+		}
+		mem.AssertSize(t, 0)
+	}
+}
+
+// Rows arrive in batches of BatchRows (the last one shorter), in order, runs last, and the
+// digest does not depend on the batch size.
+func TestWriterBatches(t *testing.T) {
+	c := tracetest.Synthetic(2500, 2)
+	var digests []string
+	for _, size := range []int{1, 7, 1000, 1 << 20} {
+		s := newSink()
+		w, err := NewWriter("r1", Options{BatchRows: size}, s.emit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Replay(w)
+		if err := w.WriteRun(Run{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := map[Table]int{Investigations: len(c.Investigations), Spans: len(c.Spans), Transitions: len(c.Transitions),
+			Executions: len(c.Executions), Faults: len(c.Faults), ToolSamples: len(c.Samples), Runs: 1}
+		for tb, n := range want {
+			var sum int64
+			for i, b := range s.batches[tb] {
+				sum += b
+				if b > int64(size) || (i < len(s.batches[tb])-1 && b != int64(size)) {
+					t.Errorf("size %d: %s batch %d has %d rows", size, tb, i, b)
+				}
+			}
+			if sum != int64(n) || w.Rows(tb) != int64(n) {
+				t.Errorf("size %d: %s: %d rows emitted, Rows %d, want %d", size, tb, sum, w.Rows(tb), n)
+			}
+		}
+		if s.order[len(s.order)-1] != Runs {
+			t.Errorf("size %d: the last batch is %s, want runs", size, s.order[len(s.order)-1])
+		}
+		digests = append(digests, w.Digest())
+	}
+	for _, d := range digests[1:] {
+		if d != digests[0] {
+			t.Errorf("digests differ with the batch size: %v", digests)
+		}
+	}
+}
+
+// The digest is record.Digest over the redacted records: equal to a plain digest of records
+// without secrets, different when a secret was replaced.
+func TestWriterDigest(t *testing.T) {
+	plain := &record.Span{SpanID: 1, Operation: record.OpPlan, Status: record.StatusOK,
+		Attrs: []record.Attr{{Key: "strategy", Value: "momentum"}}}
+	secret := &record.Span{SpanID: 2, Operation: record.OpExecuteTool, Status: record.StatusOK,
+		Attrs: []record.Attr{{Key: "API_KEY", Value: "abc"}}}
+	w, _ := NewWriter("r", Options{}, func(_ Table, rec arrow.RecordBatch) error { rec.Release(); return nil })
+	d := record.NewDigest()
+	w.Span(plain)
+	d.Span(plain)
+	if w.Digest() != d.Sum() {
+		t.Errorf("digest of a record without secrets differs from record.Digest")
+	}
+	w.Span(secret)
+	red := *secret
+	red.Attrs = []record.Attr{{Key: "API_KEY", Value: NewRedactor(nil, nil, nil).Hash("abc")}}
+	d2 := record.NewDigest()
+	d2.Span(plain)
+	d2.Span(&red)
+	if w.Digest() != d2.Sum() {
+		t.Errorf("digest is not record.Digest of the redacted records")
+	}
+	if secret.Attrs[0].Value != "abc" {
+		t.Errorf("the writer changed the sender's record")
+	}
+	w.Close()
+}
+
+func rowOf(t *testing.T, rec arrow.RecordBatch, row int) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for i, f := range rec.Schema().Fields() {
+		col := rec.Column(i)
+		if col.IsNull(row) {
+			out[f.Name] = nil
+			continue
+		}
+		switch a := col.(type) {
+		case *array.String:
+			out[f.Name] = a.Value(row)
+		case *array.Int64:
+			out[f.Name] = a.Value(row)
+		case *array.Int32:
+			out[f.Name] = a.Value(row)
+		case *array.Uint64:
+			out[f.Name] = a.Value(row)
+		case *array.Float64:
+			out[f.Name] = a.Value(row)
+		case *array.Boolean:
+			out[f.Name] = a.Value(row)
+		case *array.Timestamp:
+			out[f.Name] = a.Value(row).ToTime(arrow.Nanosecond)
+		default:
+			out[f.Name] = a.ValueStr(row)
+		}
+	}
+	return out
+}
+
+// One span's values: nulls for absent values, the op_key format, timestamps from the epoch,
+// seconds for durations, lists and maps.
+func TestWriterSpanValues(t *testing.T) {
+	s := newSink()
+	s.keep = map[Table][]arrow.RecordBatch{}
+	w, _ := NewWriter("run-7", Options{}, s.emit)
+	w.Span(&record.Span{TraceID: 3, SpanID: 1 << 40, ParentSpanID: 0, InvestigationID: 3, AgentID: 4,
+		Operation: record.OpExecuteTool, Tool: "backtest", HasKey: true,
+		OpKey: record.OpKey{Investigation: 3, Step: 12, Revision: -1}, Attempt: 2,
+		Start: 1500, End: 90e9, QueueWait: 2500e6, Status: record.StatusTimeout,
+		CausedBy: []uint64{5, 6}, Attrs: []record.Attr{{Key: "a", Value: "b"}}})
+	w.Span(&record.Span{SpanID: 9, ParentSpanID: 1, Operation: record.OpPlan, Status: record.StatusOK})
+	w.Investigation(&record.Investigation{InvestigationID: 3, RootID: 3, FinalState: "running", Ended: false, EndedAt: 77})
+	w.Sample(&record.Sample{Tool: "x", BudgetTokens: -1, BreakerState: "off"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, rs := range s.keep {
+			for _, r := range rs {
+				r.Release()
+			}
+		}
+	}()
+	sp := rowOf(t, s.keep[Spans][0], 0)
+	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	want := map[string]any{
+		"run_id": "run-7", "span_id": int64(1 << 40), "parent_span_id": nil, "op_key": "3/12/-1",
+		"attempt": int32(2), "start": epoch.Add(1500), "end": epoch.Add(90 * time.Second),
+		"queue_wait": 2.5, "status": "timeout", "failure_class": nil, "tool_version": nil,
+		"caused_by": "[5,6]", "attrs": `[{"key":"a","value":"b"}]`,
+	}
+	for k, v := range want {
+		if g := sp[k]; g != v && !(k == "start" || k == "end") {
+			t.Errorf("span %s = %#v, want %#v", k, g, v)
+		} else if tm, ok := g.(time.Time); (k == "start" || k == "end") && (!ok || !tm.Equal(v.(time.Time))) {
+			t.Errorf("span %s = %v, want %v", k, g, v)
+		}
+	}
+	sp2 := rowOf(t, s.keep[Spans][0], 1)
+	if sp2["parent_span_id"] != int64(1) || sp2["op_key"] != nil || sp2["attempt"] != nil || sp2["caused_by"] != "[]" {
+		t.Errorf("second span: %v", sp2)
+	}
+	inv := rowOf(t, s.keep[Investigations][0], 0)
+	if inv["ended_at"] != nil || inv["parent_id"] != nil || inv["termination_reason"] != nil {
+		t.Errorf("in-flight root investigation: ended_at %v parent_id %v termination_reason %v; want nulls", inv["ended_at"], inv["parent_id"], inv["termination_reason"])
+	}
+	if smp := rowOf(t, s.keep[ToolSamples][0], 0); smp["budget_tokens"] != nil {
+		t.Errorf("budget_tokens of a tool without a retry budget = %v, want null", smp["budget_tokens"])
+	}
+}
+
+func TestWriterMisuse(t *testing.T) {
+	release := func(_ Table, rec arrow.RecordBatch) error { rec.Release(); return nil }
+	if _, err := NewWriter("", Options{}, release); err == nil {
+		t.Error("empty run id accepted")
+	}
+	if _, err := NewWriter("r", Options{BatchRows: -1}, release); err == nil {
+		t.Error("negative BatchRows accepted")
+	}
+	w, _ := NewWriter("r", Options{}, release)
+	if err := w.WriteRun(Run{Status: "done"}); err == nil || !strings.Contains(err.Error(), `"done"`) {
+		t.Errorf("bad status: %v", err)
+	}
+	if err := w.WriteRun(Run{RunID: "other"}); err == nil {
+		t.Error("a runs row of another run accepted")
+	}
+	if err := w.WriteRun(Run{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteRun(Run{}); !errors.Is(err, ErrRunWritten) {
+		t.Errorf("second runs row: %v", err)
+	}
+	w.Close()
+	w.Span(&record.Span{})
+	if err := w.Close(); !errors.Is(err, ErrClosed) {
+		t.Errorf("record after Close: Close says %v, want ErrClosed", err)
+	}
+}
+
+// The hot path allocates nothing per row once the builders have grown (arrow-go may still
+// allocate when a buffer grows or a batch is cut, which is amortized over a batch).
+func TestWriterAllocs(t *testing.T) {
+	c := tracetest.Synthetic(200, 3)
+	w, _ := NewWriter("r", Options{BatchRows: 1 << 20}, func(_ Table, rec arrow.RecordBatch) error { rec.Release(); return nil })
+	defer w.Close()
+	c.Replay(w) // grow the builders
+	i := 0
+	allocs := testing.AllocsPerRun(1000, func() {
+		w.Span(&c.Spans[i%len(c.Spans)])
+		w.Transition(&c.Transitions[i%len(c.Transitions)])
+		w.Execution(&c.Executions[i%len(c.Executions)])
+		i++
+	})
+	// Buffer growth doubles, so over 1000 runs only a handful of runs grow a buffer.
+	if allocs > 0.1 {
+		t.Errorf("%.2f allocations per span+transition+execution; want none in the steady state", allocs)
+	}
+}
