@@ -3,6 +3,7 @@
 package reports
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mayday-sim/mayday/analysis"
 )
@@ -192,15 +194,29 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 			r.Label += " " + strings.Join(first.params, " ")
 		}
 	}
-	var ms []analysis.Metrics
-	reasons := map[string]int64{}
-	for _, s := range group {
+	// The queries are independent and each fills its own part of r, so they run at once,
+	// on separate connections: DuckDB then spreads them over the cores.
+	ms := make([]analysis.Metrics, len(group))
+	tasks := make([]func() error, 0, len(group)+8)
+	for i, s := range group {
 		r.Seeds = append(r.Seeds, s.SeedInfo)
-		m, err := db.Metrics(ctx, s.RunID)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, m)
+		tasks = append(tasks, func() (err error) {
+			ms[i], err = db.Metrics(ctx, s.RunID)
+			return err
+		})
+	}
+	id := first.RunID
+	q := db.SQL()
+	for _, load := range []func(context.Context, *sql.DB, string, *Run) error{
+		loadStates, loadFaults, loadFailures, loadIncidents, loadGuards, loadEpisodes, loadTools, loadRefusals, loadWaste,
+	} {
+		tasks = append(tasks, func() error { return load(ctx, q, id, r) })
+	}
+	if err := parallel(tasks); err != nil {
+		return nil, err
+	}
+	reasons := map[string]int64{}
+	for _, m := range ms {
 		for k, v := range m.TerminationReasons {
 			reasons[k] += v
 		}
@@ -209,21 +225,27 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 	for _, k := range sortedKeys(reasons) {
 		r.Terminations = append(r.Terminations, Count{Key: k, N: reasons[k]})
 	}
-	slices.SortStableFunc(r.Terminations, func(a, b Count) int { return int(b.N - a.N) })
+	slices.SortStableFunc(r.Terminations, func(a, b Count) int { return cmp.Compare(b.N, a.N) })
 	r.Makespan = ms[0].Makespan
-	id := first.RunID
-	q := db.SQL()
-	if err := loadCost(ctx, q, id, ms[0], r); err != nil {
-		return nil, err
+	setCost(r, ms[0])
+	return r, nil
+}
+
+// parallel runs the tasks at once and returns the error of the first that failed, in task
+// order, so the error does not depend on timing.
+func parallel(tasks []func() error) error {
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	for i, task := range tasks {
+		wg.Go(func() { errs[i] = task() })
 	}
-	for _, load := range []func(context.Context, *sql.DB, string, *Run) error{
-		loadStates, loadFaults, loadFailures, loadIncidents, loadGuards, loadEpisodes, loadTools, loadRefusals,
-	} {
-		if err := load(ctx, q, id, r); err != nil {
-			return nil, err
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return r, nil
+	return nil
 }
 
 // metricRows turns the seeds' metrics rows into the table's cells: the value itself for one
@@ -439,19 +461,30 @@ func loadTools(ctx context.Context, q *sql.DB, id string, r *Run) error {
 	})
 }
 
-// loadCost takes the charted seed's cost metrics and splits its wasted compute. The parts
-// are divided by the same completions as compute_per_completion, so they add up to it.
-func loadCost(ctx context.Context, q *sql.DB, id string, m analysis.Metrics, r *Run) error {
-	var total, dup, disc, inc float64
-	if err := q.QueryRowContext(ctx, query("waste"), id).Scan(&total, &dup, &disc, &inc); err != nil {
+// loadWaste reads how the charted seed's compute was wasted, in compute-unit seconds;
+// setCost turns it into the cost per completed investigation.
+func loadWaste(ctx context.Context, q *sql.DB, id string, r *Run) error {
+	var total float64
+	k := &r.Cost
+	if err := q.QueryRowContext(ctx, query("waste"), id).Scan(&total, &k.Duplicate, &k.Discarded, &k.Incomplete); err != nil {
 		return fmt.Errorf("query waste: %w", err)
 	}
-	r.Cost = Cost{Tokens: m.TokensPerCompletion, Compute: m.ComputePerCompletion, Wasted: m.WastedComputeRatio}
-	completed := float64(m.Completed)
-	if completed > 0 {
-		r.Cost.Duplicate, r.Cost.Discarded, r.Cost.Incomplete = dup/completed, disc/completed, inc/completed
-	}
 	return nil
+}
+
+// setCost takes the charted seed's cost metrics and divides the wasted compute by the same
+// completions as compute_per_completion, so that the parts add up to it.
+func setCost(r *Run, m analysis.Metrics) {
+	k := &r.Cost
+	k.Tokens, k.Compute, k.Wasted = m.TokensPerCompletion, m.ComputePerCompletion, m.WastedComputeRatio
+	completed := float64(m.Completed)
+	if completed == 0 {
+		k.Duplicate, k.Discarded, k.Incomplete = math.NaN(), math.NaN(), math.NaN()
+		return
+	}
+	k.Duplicate /= completed
+	k.Discarded /= completed
+	k.Incomplete /= completed
 }
 
 func loadRefusals(ctx context.Context, q *sql.DB, id string, r *Run) error {

@@ -225,7 +225,7 @@ func (w *sim) supervised(slot, tok int32) {
 	if w.super.model {
 		s.Start = w.now - w.super.latency
 		s.Model = w.sc.Workload.Model
-		n := int64(float64(w.super.tokens) * a.spike)
+		n := w.super.tokens
 		a.tokens += n
 		s.InputTokens, s.OutputTokens = n-n/4, n/4
 	}

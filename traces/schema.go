@@ -49,7 +49,7 @@ func Tables() []Table {
 }
 
 // Timestamp is the Arrow type of every time column: nanoseconds since the Unix epoch, UTC.
-var Timestamp = &arrow.TimestampType{Unit: arrow.Nanosecond}
+var Timestamp = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
 
 var (
 	utf8    = arrow.BinaryTypes.String

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,8 +59,8 @@ func TestCompare(t *testing.T) {
 	oneAgain := runFolder(t, filepath.Join(tmp, "one-again"), "--seeds", "5", "--seed", "101", "--set", "recovery.retry.max_attempts=1")
 
 	differ := compareOut(t, one, five)
-	if !differ.Paired || differ.M < 10 || differ.Each >= 0.996 || differ.Each <= 0.99 {
-		t.Errorf("paired=%v, %d metrics at %v: want paired seeds and a Bonferroni level near 1-0.05/16", differ.Paired, differ.M, differ.Each)
+	if !differ.Paired || differ.M < 10 || math.Abs(differ.Each-(1-0.05/float64(differ.M))) > 1e-12 {
+		t.Errorf("paired=%v, %d metrics at %v: want paired seeds and each interval at 1-0.05/M", differ.Paired, differ.M, differ.Each)
 	}
 	found := false
 	for _, m := range differ.Metrics {

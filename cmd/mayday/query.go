@@ -47,7 +47,7 @@ write are refused.`,
 			defer db.Close()
 			cols, rows, err := db.Query(c.Context(), args[1])
 			if err != nil {
-				return fmt.Errorf("query on %s: %w", path, err)
+				return err
 			}
 			return printRows(ios.Out, format, cols, rows)
 		},
