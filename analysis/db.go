@@ -32,8 +32,9 @@ type DB struct {
 	key      string // in the open registry
 	readOnly bool
 
-	mu    sync.Mutex
-	loads map[*Load]struct{} // not yet finished
+	mu      sync.Mutex
+	loads   map[*Load]struct{} // not yet finished
+	threads int64              // DuckDB's threads setting before the first unfinished load
 }
 
 // DuckDB keeps one database instance per file and process; opening a file that is already

@@ -120,4 +120,6 @@ func BenchmarkDuckDBArrowInsert(b *testing.B) {
 	b.ReportMetric(float64(rows), "rows/op")
 }
 
-func itoa(i int) string { return string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) }
+func itoa(i int) string {
+	return string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26))
+}

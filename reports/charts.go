@@ -107,9 +107,19 @@ func named(runs []*Run, r *Run, name string) string {
 		return name
 	}
 	if name == "" {
-		return r.Label
+		return r.Name()
 	}
-	return r.Label + " · " + name
+	return r.Name() + " · " + name
+}
+
+// toolStyle is how a tool's line of run ri looks: with one run, colour tells the tools
+// apart; with several, colour tells the runs apart (what a comparison is about) and the
+// dash pattern the tools.
+func toolStyle(runs []*Run, ri int, tools []string, tool string) (color.RGBA, []vg.Length) {
+	if len(runs) == 1 {
+		return toolColor(tools, tool), nil
+	}
+	return paletteColor(ri), dashes(max(0, slices.Index(tools, tool)))
 }
 
 // toolOrder lists every tool seen in any run, sorted, so a tool keeps its colour across charts.
@@ -150,6 +160,12 @@ func statesChart(runs []*Run, tu timeUnit) *Chart {
 			"Shaded bands are injected fault windows.",
 		Cols: 2,
 	}
+	end := 0.0
+	for _, r := range runs {
+		if n := len(r.States.Times); n > 0 {
+			end = max(end, r.States.Times[n-1]/tu.seconds)
+		}
+	}
 	for _, r := range runs {
 		xs := tu.scale(r.States.Times)
 		for _, group := range []struct {
@@ -158,7 +174,7 @@ func statesChart(runs []*Run, tu timeUnit) *Chart {
 		}{{"in progress", activeStates}, {"ended (cumulative)", finalStates}} {
 			title := group.title
 			if len(runs) > 1 {
-				title = r.Label + ": " + title
+				title = r.Name() + ": " + title
 			}
 			p := newPanel(title, tu.label(), "investigations")
 			lo := make([]float64, len(xs))
@@ -177,18 +193,20 @@ func statesChart(runs []*Run, tu timeUnit) *Chart {
 					col = paletteColor(slices.Index(r.States.States, st))
 				}
 				bandLo := lo
-				bands = append(bands, func() { p.band(st, r.Label, xs, bandLo, hi, col) })
+				bands = append(bands, func() { p.band(st, r.Name(), xs, bandLo, hi, col) })
 				lo = hi
 			}
 			// Fault windows go under the areas, so they read as a background.
 			top := math.Max(1, maxOf(lo)) * 1.05
-			faultWindows(p, runs, r, tu, top)
+			faultWindows(p, r, tu, top)
 			for _, b := range bands {
 				b()
 			}
 			p.plot.Y.Min, p.plot.Y.Max = 0, top
-			if len(xs) > 0 {
-				p.plot.X.Min, p.plot.X.Max = 0, xs[len(xs)-1]
+			// One time axis for every run, so their rows line up.
+			p.plot.X.Min, p.plot.X.Max = 0, end
+			if end == 0 {
+				p.plot.X.Max = 1
 			}
 			c.Panels = append(c.Panels, p)
 		}
@@ -216,10 +234,11 @@ func statesIn(s StateSeries, want []string, others bool) []string {
 }
 
 // faultWindows shades each injected fault window of r, one legend entry per fault.
-func faultWindows(p *Panel, runs []*Run, r *Run, tu timeUnit, top float64) {
+// Each run has its own row of panels, so the entries need no run prefix.
+func faultWindows(p *Panel, r *Run, tu timeUnit, top float64) {
 	for i, f := range r.Faults {
 		col := translucent(color.RGBA{214, 39, 40, 255}, 0x22+uint8(i%3)*0x10)
-		p.windows(named(runs, r, "fault "+f.Label), r.Label, [][2]float64{{f.Start / tu.seconds, f.End / tu.seconds}}, 0, top, col)
+		p.windows("fault "+f.Label, r.Name(), [][2]float64{{f.Start / tu.seconds, f.End / tu.seconds}}, 0, top, col)
 	}
 }
 
@@ -239,7 +258,7 @@ func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		}
 	}
 	top *= 1.05
-	for _, r := range runs {
+	for ri, r := range runs {
 		for _, tool := range tools {
 			var ws [][2]float64
 			for _, in := range r.Incidents {
@@ -247,12 +266,14 @@ func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 					ws = append(ws, [2]float64{in.Start / tu.seconds, in.End / tu.seconds})
 				}
 			}
-			p.windows(named(runs, r, "incidents: "+tool), r.Label, ws, 0, top, translucent(toolColor(tools, tool), 0x30))
+			col, _ := toolStyle(runs, ri, tools, tool)
+			p.windows(named(runs, r, "incidents: "+tool), r.Name(), ws, 0, top, translucent(col, 0x30))
 		}
 	}
 	for ri, r := range runs {
 		for _, s := range r.Failures {
-			p.line(named(runs, r, s.Tool), r.Label, tu.scale(s.Times), s.Values, toolColor(tools, s.Tool), dashes(ri))
+			col, dash := toolStyle(runs, ri, tools, s.Tool)
+			p.line(named(runs, r, s.Tool), r.Name(), tu.scale(s.Times), s.Values, col, dash)
 		}
 	}
 	p.plot.Y.Min, p.plot.Y.Max = 0, top
@@ -284,21 +305,23 @@ func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		}
 	}
 	top *= 1.05
-	for _, r := range runs {
+	for ri, r := range runs {
 		for _, g := range r.Guards {
 			var ws [][2]float64
 			for _, w := range g.Open {
 				ws = append(ws, [2]float64{w.Start / tu.seconds, w.End / tu.seconds})
 			}
-			retries.windows(named(runs, r, "breaker open: "+g.Tool), r.Label, ws, 0, top, translucent(toolColor(tools, g.Tool), 0x28))
+			col, _ := toolStyle(runs, ri, tools, g.Tool)
+			retries.windows(named(runs, r, "breaker open: "+g.Tool), r.Name(), ws, 0, top, translucent(col, 0x28))
 		}
 	}
 	for ri, r := range runs {
 		for _, g := range r.Guards {
 			xs := tu.scale(g.Times)
-			retries.line(named(runs, r, g.Tool), r.Label, xs, g.Retries, toolColor(tools, g.Tool), dashes(ri))
+			col, dash := toolStyle(runs, ri, tools, g.Tool)
+			retries.line(named(runs, r, g.Tool), r.Name(), xs, g.Retries, col, dash)
 			if len(g.Tokens) > 0 {
-				tokens.line(named(runs, r, g.Tool), r.Label, xs, g.Tokens, toolColor(tools, g.Tool), dashes(ri))
+				tokens.line(named(runs, r, g.Tool), r.Name(), xs, g.Tokens, col, dash)
 			}
 		}
 	}
@@ -350,7 +373,7 @@ func recoveryChart(runs []*Run) *Chart {
 			}
 		}
 		col := paletteColor(ri)
-		p.line(named(runs, r, "CDF"), r.Label, xs, ys, col, nil)
+		p.line(named(runs, r, "CDF"), r.Name(), xs, ys, col, nil)
 		// An empirical CDF is a staircase: flat until the next episode's duration.
 		p.lastLine().StepStyle = plotter.PostStep
 		for _, m := range []struct {
@@ -363,7 +386,7 @@ func recoveryChart(runs []*Run) *Chart {
 			if logx {
 				x = max(x, floor)
 			}
-			p.marker(named(runs, r, fmt.Sprintf("%s %s s", m.name, seconds(v))), r.Label, x, 0, 1, col, m.dash)
+			p.marker(named(runs, r, fmt.Sprintf("%s %s s", m.name, seconds(v))), r.Name(), x, 0, 1, col, m.dash)
 		}
 	}
 	if logx {
@@ -458,7 +481,7 @@ func toolsChart(runs []*Run, tools []string) *Chart {
 			b.Color = paletteColor(ri)
 			b.LineStyle.Width = 0
 			b.Offset = off
-			panel.p.add(Series{Name: named(runs, r, ""), Kind: KindBar, Run: r.Label, Len: len(panel.vs), Max: maxOf(panel.vs)}, b, b)
+			panel.p.add(Series{Name: named(runs, r, ""), Kind: KindBar, Run: r.Name(), Len: len(panel.vs), Max: maxOf(panel.vs)}, b, b)
 			for i, v := range panel.vs {
 				text := strconv.FormatFloat(v, 'f', 0, 64)
 				if panel.p == amp {
@@ -510,7 +533,7 @@ func costChart(runs []*Run) *Chart {
 	}
 	totals := make([]float64, len(runs))
 	for i, r := range runs {
-		labels[i] = r.Label
+		labels[i] = r.Name()
 		tokens[i] = finite(r.Cost.Tokens)
 		k := r.Cost
 		parts[1].vs[i], parts[2].vs[i], parts[3].vs[i] = finite(k.Duplicate), finite(k.Discarded), finite(k.Incomplete)

@@ -114,13 +114,16 @@ func TestChartsSeries(t *testing.T) {
 		}
 		for ri, r := range runs {
 			active, ended := st.Panels[2*ri], st.Panels[2*ri+1]
+			if multi && active.Title != r.Name()+": in progress" {
+				t.Errorf("states panel %d: title %q, want the run's name", 2*ri, active.Title)
+			}
 			for _, s := range []string{"pending", "running", "waiting", "recovering"} {
 				expectSeries(t, active, s, KindArea)
 			}
 			for _, s := range []string{"completed", "terminated"} {
 				expectSeries(t, ended, s, KindArea)
 			}
-			expectSeries(t, active, name(r, "fault 2: outage backtest"), KindWindow)
+			expectSeries(t, active, "fault 2: outage backtest", KindWindow) // a row per run: no prefix
 		}
 		for _, r := range runs {
 			fp := byID[ChartFailures].Panels[0]

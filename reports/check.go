@@ -137,6 +137,7 @@ func CheckExpectations(sum Summary, exps []scenarios.Expectation) []ExpectationR
 		switch {
 		case len(vals) > 1:
 			r.Value, r.Lo, r.Hi = MeanCI(vals, Confidence, Resamples, sum.Seed)
+			r.Lo, r.Hi = Clamp(e.Metric, r.Lo, r.Hi)
 		case len(sum.Seeds) == 0:
 			if v, ok := sum.Metrics[e.Metric]; ok && !math.IsNaN(v) {
 				r.Value, r.N = v, 1

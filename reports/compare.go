@@ -80,6 +80,25 @@ func DiffCI(a, b []float64, conf float64, resamples int, seed uint64) (diff, lo,
 	return diff, diff - k*(diff-lo), diff + k*(hi-diff)
 }
 
+// Clamp narrows an interval of a metric's mean to the values the metric can take: every
+// metric is >= 0, retry_amplification >= 1, and rates, ratios and shares are <= 1. The true
+// mean lies in that range, so cutting the interval there loses no coverage; it only removes
+// the part that widening a symmetric interval pushed past a bound (a negative rate).
+func Clamp(metric string, lo, hi float64) (float64, float64) {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return lo, hi
+	}
+	floor := 0.0
+	if metric == "retry_amplification" {
+		floor = 1
+	}
+	lo, hi = math.Max(lo, floor), math.Max(hi, floor)
+	if strings.HasSuffix(metric, "_rate") || strings.HasSuffix(metric, "_ratio") || strings.HasSuffix(metric, "_share") {
+		lo, hi = math.Min(lo, 1), math.Min(hi, 1)
+	}
+	return lo, hi
+}
+
 // tOverZ is the ratio of Student's t quantile (df degrees of freedom) to the normal quantile
 // at the two-sided level conf: how much wider a t interval is than a z interval.
 func tOverZ(conf, df float64) float64 {

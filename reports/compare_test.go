@@ -212,3 +212,21 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+func TestClamp(t *testing.T) {
+	for _, tc := range []struct {
+		metric         string
+		lo, hi, wl, wh float64
+	}{
+		{"wasted_compute_ratio", -0.01, 0.2, 0, 0.2},
+		{"completion_rate", 0.97, 1.02, 0.97, 1},
+		{"retry_amplification", 0.98, 1.3, 1, 1.3},
+		{"p95_recovery_time", -3, 40, 0, 40},
+		{"makespan", 100, 5000, 100, 5000},
+	} {
+		lo, hi := Clamp(tc.metric, tc.lo, tc.hi)
+		if lo != tc.wl || hi != tc.wh {
+			t.Errorf("Clamp(%s, %v, %v) = %v, %v; want %v, %v", tc.metric, tc.lo, tc.hi, lo, hi, tc.wl, tc.wh)
+		}
+	}
+}

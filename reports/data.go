@@ -8,8 +8,10 @@ package reports
 // metrics table shows every seed (the mean and its interval when there are several); charts
 // and detail tables show the first seed, Seeds[0].
 type Run struct {
-	Label       string // column header and legend name, unique within a report
+	Label       string // what the run is: its folder, or its sweep point and values; unique
+	Key         string // a short unique name for legends and column headers; "" = Label
 	Source      string // the run folder or database it was read from
+	Point       string // the sweep grid point ("p3"), or "" outside a sweep
 	Scenario    string
 	Description string
 	Seeds       []SeedInfo
@@ -27,6 +29,14 @@ type Run struct {
 	Terminations []Count // root investigations terminated, by reason
 	Refusals     []Refusal
 	Slowest      []Episode // the slowest recovery episodes, slowest first
+}
+
+// Name is the run's name in legends and column headers: Key, or else Label.
+func (r *Run) Name() string {
+	if r.Key != "" {
+		return r.Key
+	}
+	return r.Label
 }
 
 // SeedInfo identifies one seed's run inside a Run.

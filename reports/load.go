@@ -99,14 +99,48 @@ func loadSource(ctx context.Context, src string) ([]*Run, error) {
 		return nil, fmt.Errorf("%s: the database holds no run", path)
 	}
 	var out []*Run
-	for _, group := range groupRuns(stored) {
+	groups := groupRuns(stored)
+	labels := pointLabels(groups)
+	for i, group := range groups {
 		r, err := loadRun(ctx, db, src, group)
 		if err != nil {
 			return nil, fmt.Errorf("%s: run %s: %w", path, group[0].RunID, err)
 		}
+		r.Label = labels[i]
+		if group[0].point >= 0 {
+			r.Point = "p" + strconv.Itoa(group[0].point)
+		}
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// pointLabels names the grid points of a sweep by the values that tell them apart:
+// "p1 recovery.retry.max_attempts=5", leaving out the values every point shares. Groups that
+// are not sweep points get "" (labelRuns names them).
+func pointLabels(groups [][]storedRun) []string {
+	labels := make([]string, len(groups))
+	shared := func(param string) bool {
+		for _, g := range groups {
+			if !slices.Contains(g[0].params, param) {
+				return false
+			}
+		}
+		return len(groups) > 1
+	}
+	for i, g := range groups {
+		if g[0].point < 0 {
+			continue
+		}
+		parts := []string{"p" + strconv.Itoa(g[0].point)}
+		for _, p := range g[0].params {
+			if !shared(p) {
+				parts = append(parts, p)
+			}
+		}
+		labels[i] = strings.Join(parts, " ")
+	}
+	return labels
 }
 
 func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
@@ -188,12 +222,6 @@ func groupRuns(runs []storedRun) [][]storedRun {
 func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun) (*Run, error) {
 	first := group[0]
 	r := &Run{Source: src, Scenario: first.scenario, Description: first.description}
-	if first.point >= 0 {
-		r.Label = "p" + strconv.Itoa(first.point)
-		if len(first.params) > 0 {
-			r.Label += " " + strings.Join(first.params, " ")
-		}
-	}
 	// The queries are independent and each fills its own part of r, so they run at once,
 	// on separate connections: DuckDB then spreads them over the cores.
 	ms := make([]analysis.Metrics, len(group))
@@ -565,7 +593,30 @@ func labelRuns(runs []*Run, sources []string) {
 			r.Label += " (" + strconv.Itoa(n) + ")"
 		}
 	}
+	// Legends and column headers need short names: a long label (a sweep point's values,
+	// a deep path) is keyed by its grid point, or else by its position.
+	keys := map[string]bool{}
+	for _, r := range runs {
+		keys[r.Label] = true
+	}
+	for i, r := range runs {
+		if len([]rune(r.Label)) <= maxKey {
+			continue
+		}
+		key := r.Point
+		if key != "" && len(sources) > 1 {
+			key = m[r.Source] + " " + key
+		}
+		if key == "" || len([]rune(key)) > maxKey || keys[key] {
+			key = "run " + strconv.Itoa(i+1)
+		}
+		keys[key] = true
+		r.Key = key
+	}
 }
+
+// maxKey is the longest run label used as is in legends and column headers.
+const maxKey = 24
 
 // sourceName is the last depth elements of a source's folder path.
 func sourceName(src string, depth int) string {

@@ -46,12 +46,15 @@ func New(runs []*Run, version string) *Report {
 		}
 	}
 	title := "mayday report: " + strings.Join(names, ", ")
-	if len(runs) > 1 {
-		var labels []string
+	switch {
+	case len(runs) > 4:
+		title += fmt.Sprintf(" (%d runs)", len(runs))
+	case len(runs) > 1:
+		var keys []string
 		for _, r := range runs {
-			labels = append(labels, r.Label)
+			keys = append(keys, r.Name())
 		}
-		title = "mayday report: " + strings.Join(labels, " vs ")
+		title += " (" + strings.Join(keys, " vs ") + ")"
 	}
 	return &Report{Title: title, Version: version, Runs: runs, Charts: Charts(runs)}
 }
@@ -260,7 +263,7 @@ func (r *Report) view() view {
 	for _, name := range names {
 		row := metricRow{Name: name, Help: metricHelp[name]}
 		for _, run := range r.Runs {
-			cell := metricCell{Run: run.Label, Metric: Metric{Name: name, Value: math.NaN(), Text: "n/a"}}
+			cell := metricCell{Run: run.Name(), Metric: Metric{Name: name, Value: math.NaN(), Text: "n/a"}}
 			for _, m := range run.Metrics {
 				if m.Name == name {
 					cell.Metric = m
@@ -275,23 +278,23 @@ func (r *Report) view() view {
 	}
 	for _, run := range r.Runs {
 		for _, in := range run.Incidents {
-			v.Incidents = append(v.Incidents, incidentRow{run.Label, in})
+			v.Incidents = append(v.Incidents, incidentRow{run.Name(), in})
 		}
 		for _, t := range run.Tools {
-			v.ToolRows = append(v.ToolRows, toolRow{run.Label, t})
+			v.ToolRows = append(v.ToolRows, toolRow{run.Name(), t})
 		}
 		started := run.value("started") * float64(len(run.Seeds))
 		for _, t := range run.Terminations {
-			v.Terminations = append(v.Terminations, terminationRow{run.Label, t.Key, t.N, float64(t.N) / started})
+			v.Terminations = append(v.Terminations, terminationRow{run.Name(), t.Key, t.N, float64(t.N) / started})
 		}
 		for _, x := range run.Refusals {
-			v.Refusals = append(v.Refusals, refusalRow{run.Label, x})
+			v.Refusals = append(v.Refusals, refusalRow{run.Name(), x})
 		}
 		for _, e := range run.Slowest {
-			v.Slowest = append(v.Slowest, episodeRow{run.Label, e})
+			v.Slowest = append(v.Slowest, episodeRow{run.Name(), e})
 		}
 		if v.SpanQuery == "" && len(run.Slowest) > 0 && len(run.Seeds) > 0 {
-			v.SpanQuery = fmt.Sprintf(`mayday query %s "SELECT start, operation, tool, attempt, status, failure_class, fault_id FROM spans WHERE run_id = '%s' AND investigation_id = %d ORDER BY start, span_id"`,
+			v.SpanQuery = fmt.Sprintf(`mayday query %s "SELECT start, \"end\", operation, tool, attempt, status, failure_class, fault_id FROM spans WHERE run_id = '%s' AND investigation_id = %d ORDER BY start, span_id"`,
 				shellQuote(run.Source), run.Seeds[0].RunID, run.Slowest[0].InvestigationID)
 		}
 	}

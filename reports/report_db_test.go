@@ -337,7 +337,7 @@ func testReportOverlay(t *testing.T, a, b string) {
 	if len(r.Runs) != 2 {
 		t.Fatalf("%d runs, want 2", len(r.Runs))
 	}
-	la, lb := r.Runs[0].Label, r.Runs[1].Label
+	la, lb := r.Runs[0].Name(), r.Runs[1].Name()
 	if la == lb {
 		t.Fatalf("both runs are labelled %q", la)
 	}
@@ -359,7 +359,7 @@ func testReportOverlay(t *testing.T, a, b string) {
 	}
 	views := map[string]map[string]*float64{}
 	for _, run := range r.Runs {
-		views[run.Label] = viewMetrics(t, run.Source)[run.Seeds[0].RunID]
+		views[run.Name()] = viewMetrics(t, run.Source)[run.Seeds[0].RunID]
 	}
 	perRun := map[string]int{}
 	for _, c := range metricCells(page) {

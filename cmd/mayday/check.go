@@ -113,6 +113,14 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
+	if opts.Out != "" && !opts.Force {
+		for _, s := range scens {
+			dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, scenarioSeed(s, opts.Seed, opts.SeedSet), opts.Seeds)))
+			if _, err := os.Stat(dir); err == nil {
+				return fmt.Errorf("run folder %s: %w; choose another --out or pass --force to replace it", dir, analysis.ErrExists)
+			}
+		}
+	}
 
 	// One batch of every scenario × seed, so a slow scenario does not leave cores idle.
 	var specs []analysis.Spec

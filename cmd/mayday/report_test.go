@@ -35,8 +35,8 @@ func reportCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
 	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	return out.String(), errOut.String(), exitCode(err, &errOut)
+	code = exitCode(root.ExecuteContext(context.Background()), &errOut) // prints the error
+	return out.String(), errOut.String(), code
 }
 
 func TestReportCommand(t *testing.T) {

@@ -391,6 +391,7 @@ func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (swe
 				}
 			}
 			mean, lo, hi := reports.MeanCI(vals, reports.Confidence, reports.Resamples, uint64(rows[i].Point*1000+mi))
+			lo, hi = reports.Clamp(name, lo, hi)
 			rows[i].Metrics[name] = sweepMetric{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
 		}
 	}
