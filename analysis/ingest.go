@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -214,9 +215,13 @@ func (l *Load) loop(conn *sql.Conn) {
 func loadView(t traces.Table) string { return "mayday_load_" + t.String() }
 
 // insert copies one batch into its table through a registered Arrow view, and releases it.
+// It always reads every column of the view: DuckDB 1.5.6 misreads (and may crash on) a list
+// or map column of a registered Arrow stream when a query reads only some of the columns.
 func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t traces.Table, rec arrow.RecordBatch) error {
-	rr, err := array.NewRecordReader(rec.Schema(), []arrow.RecordBatch{rec})
-	rec.Release() // the reader holds its own reference
+	naive := naiveTimes(rec)
+	rec.Release()
+	rr, err := array.NewRecordReader(naive.Schema(), []arrow.RecordBatch{naive})
+	naive.Release() // the reader holds its own reference
 	if err != nil {
 		return fmt.Errorf("%s batch: %w", t, err)
 	}
@@ -231,6 +236,37 @@ func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t tr
 		return fmt.Errorf("inserting a %s batch: %w", t, err)
 	}
 	return nil
+}
+
+// naiveTimes returns rec with its timestamp[ns, UTC] columns relabelled timestamp[ns]
+// without copying: the same instants, as UTC wall times. DuckDB reads a zoned Arrow
+// timestamp as TIMESTAMPTZ, and the cast into a TIMESTAMP column goes through ICU's calendar
+// for every value; a naive one converts with one division, whatever the time zone.
+func naiveTimes(rec arrow.RecordBatch) arrow.RecordBatch {
+	schema := rec.Schema()
+	var fields []arrow.Field
+	cols := rec.Columns()
+	for i, f := range schema.Fields() {
+		ts, ok := f.Type.(*arrow.TimestampType)
+		if !ok || ts.TimeZone == "" {
+			continue
+		}
+		if fields == nil {
+			fields = slices.Clone(schema.Fields())
+			cols = slices.Clone(cols)
+		}
+		fields[i].Type = &arrow.TimestampType{Unit: ts.Unit}
+		d := cols[i].Data()
+		nd := array.NewData(fields[i].Type, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+		cols[i] = array.MakeFromData(nd)
+		nd.Release()
+		defer cols[i].Release() // NewRecordBatch retains its columns
+	}
+	if fields == nil {
+		rec.Retain()
+		return rec
+	}
+	return array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, rec.NumRows())
 }
 
 // Investigation, Span, Transition, Execution, Fault and Sample implement record.Sink.

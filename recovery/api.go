@@ -227,8 +227,19 @@ type Policy struct {
 	PauseFor           time.Duration // how long ActPause waits before resuming
 	HumansAvailable    bool          // false: an escalation terminates
 	Supervisor         bool          // consult the supervisor at judgement points
-	MaxInspections     int           // lookups of one operation before it counts as unknown; 0 = Retry.MaxAttempts
+	MaxInspections     int           // lookups of one operation before it counts as unknown; 0 = DefaultMaxInspections
+	InspectEvery       time.Duration // wait between lookups of an operation still running; 0 = DefaultInspectEvery
 }
+
+// Inspection defaults: an operation the tool reports as still running is looked up once a
+// minute for an hour (60 lookups) before it counts as unknown and goes to a human. Like a
+// cloud SDK's waiter (a fixed delay, a bounded number of polls), the spacing is fixed: a
+// running job is not a failure, so there is nothing to back off from, and a lookup is a
+// cheap read.
+const (
+	DefaultInspectEvery   = time.Minute
+	DefaultMaxInspections = 60
+)
 
 // BudgetConfig configures a retry budget (token bucket).
 type BudgetConfig struct {
@@ -315,3 +326,4 @@ type Journal interface {
 //	var DefaultBudget, DefaultBreaker                       // recommended guard settings
 //	func ParseJitter, ParseExhausted, ParseOnExhaustion     // scenario spellings
 //	String() on every enumeration (trace spellings); Reason* constants for Decision.Reason
+//	Policy.InspectEvery, DefaultInspectEvery, DefaultMaxInspections  // polling a running operation

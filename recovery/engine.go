@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -59,6 +60,7 @@ type Engine struct {
 	blocked     bool
 	inspections int32
 	prevDelay   int64 // last backoff delay, for decorrelated jitter
+	base        int32 // attempts sent before a human approved a resend: its allotment starts here
 
 	// History of the investigation.
 	fp        uint64 // fingerprint of the last failing operation
@@ -205,6 +207,15 @@ func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
 	case EvSupervisor:
 		return e.supervised(now, ev.Suggestion, env), nil
 	case EvHuman:
+		if ev.Approved && e.resend() {
+			// The human authorises another attempt of the same logical operation, under the
+			// same idempotency key: a keyed tool answers it from its record, and whatever
+			// else it causes is a repeat of the same operation, not new work.
+			e.begin(now, EvHuman, Running, ActRetry, ByHuman, ReasonApproved)
+			e.rec.Aux = now
+			e.commit(env.Guards)
+			return Decision{Action: ActRetry, At: now, Class: e.cls, DecidedBy: ByHuman, Reason: ReasonApproved}, nil
+		}
 		if ev.Approved {
 			// A human may authorise what the supervisor may not: the step goes on as a new
 			// logical operation (a blocked one is never sent again), outside the budget.
@@ -317,7 +328,7 @@ func (e *Engine) apply(r *JournalRecord) error {
 		return fmt.Errorf("waiting with action %s", r.Action)
 	}
 	if r.Step != e.step || r.Revision != e.rev {
-		e.blocked, e.inspections, e.prevDelay, e.fpCounted, e.held = false, 0, 0, false, heldNone
+		e.blocked, e.inspections, e.prevDelay, e.fpCounted, e.held, e.base = false, 0, 0, false, heldNone, 0
 	}
 	prev := e.ph
 	e.last = r.At
@@ -395,6 +406,11 @@ func (e *Engine) apply(r *JournalRecord) error {
 		if r.Reason == ReasonBackoff || r.Reason == ReasonRetry {
 			e.prevDelay = r.Aux - r.At
 		}
+		if r.DecidedBy == ByHuman {
+			// An approved resend: a fresh allotment of attempts and lookups, and the backoff
+			// starts again from initial.
+			e.base, e.inspections, e.prevDelay = r.Attempt, 0, 0
+		}
 	case ActInspect:
 		if r.Reason != ReasonResumed {
 			e.inspections++
@@ -450,11 +466,30 @@ func (e *Engine) maxAttempts() int32 {
 	return int32(e.p.Retry.MaxAttempts)
 }
 
+// spent reports whether the operation's attempts are used up: max_attempts since the
+// operation began, or since a human last approved a resend of it.
+func (e *Engine) spent() bool { return e.attempt-e.base >= e.maxAttempts() }
+
 func (e *Engine) maxInspections() int32 {
 	if e.p.MaxInspections > 0 {
-		return int32(e.p.MaxInspections)
+		return int32(min(e.p.MaxInspections, math.MaxInt32))
 	}
-	return e.maxAttempts()
+	return DefaultMaxInspections
+}
+
+func (e *Engine) inspectEvery() int64 {
+	if e.p.InspectEvery > 0 {
+		return int64(e.p.InspectEvery)
+	}
+	return int64(DefaultInspectEvery)
+}
+
+// resend reports whether a human's approval of the current escalation continues the same
+// operation: after its retries ran out or its completion could not be established
+// (transient or uncertain), unless it was blocked. After invalid output the approval is
+// for new work, a revision.
+func (e *Engine) resend() bool {
+	return !e.blocked && (e.cls == Transient || e.cls == UncertainCompletion)
 }
 
 // send admits an attempt of the current operation through the tool's guards.
@@ -482,7 +517,7 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 	case e.blocked:
 		// Unreachable: a blocked operation never returns to running.
 		return Decision{}, fmt.Errorf("%w: send of blocked operation (%d, %d)", ErrUnexpectedEvent, e.step, e.rev)
-	case e.attempt >= e.maxAttempts():
+	case e.spent():
 		// The operation's attempts were spent before (its last one abandoned by a pause or
 		// a reduction of scope): this send is a retry the policy forbids.
 		e.cls = Transient
@@ -542,7 +577,7 @@ func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, reason stri
 // token, or the nominal backoff if longer, spread by equal jitter so that operations
 // throttled together do not all come back at once.
 func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
-	d := nominalDelay(&e.p.Retry, int(e.attempt))
+	d := nominalDelay(&e.p.Retry, int(e.attempt-e.base))
 	if wait > d {
 		d = wait
 	}
@@ -554,10 +589,10 @@ func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
 
 // retry sends another attempt after a backoff, or handles exhausted retries.
 func (e *Engine) retry(now int64, ev EventKind, env Env) Decision {
-	if e.attempt >= e.maxAttempts() {
+	if e.spent() {
 		return e.judge(now, ev, PointRetriesExhausted, env)
 	}
-	d := backoff(&e.p.Retry, int(e.attempt), e.prevDelay, env.Rand)
+	d := backoff(&e.p.Retry, int(e.attempt-e.base), e.prevDelay, env.Rand)
 	if d == 0 {
 		e.begin(now, ev, Running, ActRetry, ByEngine, ReasonRetry)
 	} else {
@@ -594,9 +629,9 @@ func (e *Engine) inspected(now int64, ev Event, env Env) Decision {
 		if e.inspections >= e.maxInspections() {
 			return e.escalate(now, EvInspected, ByEngine, ReasonInspectionUnresolved, env)
 		}
-		// Polls follow the retry schedule without jitter: no draw, no thundering herd
-		// worth the name (lookups are cheap reads).
-		at := now + nominalDelay(&e.p.Retry, int(e.inspections))
+		// A running operation is not a failure: poll at a fixed interval, without jitter
+		// (no draw; lookups are cheap reads), until MaxInspections lookups say running.
+		at := now + e.inspectEvery()
 		e.begin(now, EvInspected, Waiting, ActInspect, ByEngine, ReasonStillRunning)
 		e.rec.Aux = at
 		e.commit(env.Guards)

@@ -4,7 +4,7 @@ import "fmt"
 
 // Validate reports the first field of p that the engine cannot work with, naming it by its
 // scenario key and saying what would be valid. Zero values that have a documented default
-// (PauseFor, MaxInspections, RetryPolicy.Max) are valid.
+// (PauseFor, MaxInspections, InspectEvery, RetryPolicy.Max) are valid.
 func (p *Policy) Validate() error {
 	r := &p.Retry
 	switch {
@@ -31,7 +31,9 @@ func (p *Policy) Validate() error {
 	case p.PauseFor < 0:
 		return fmt.Errorf("%w: pause is %s, want >= 0 (0 = 1h)", ErrBadPolicy, p.PauseFor)
 	case p.MaxInspections < 0:
-		return fmt.Errorf("%w: max_inspections is %d, want >= 0 (0 = retry.max_attempts)", ErrBadPolicy, p.MaxInspections)
+		return fmt.Errorf("%w: inspection.max is %d, want >= 0 (0 = %d)", ErrBadPolicy, p.MaxInspections, DefaultMaxInspections)
+	case p.InspectEvery < 0:
+		return fmt.Errorf("%w: inspection.interval is %s, want >= 0 (0 = %s)", ErrBadPolicy, p.InspectEvery, DefaultInspectEvery)
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ func TestValidate(t *testing.T) {
 		"non_progress.repeats": func(p *recovery.Policy) { p.NonProgressRepeats = -1 },
 		"on_exhaustion":        func(p *recovery.Policy) { p.OnExhaustion = 9 },
 		"pause":                func(p *recovery.Policy) { p.PauseFor = -1 },
-		"max_inspections":      func(p *recovery.Policy) { p.MaxInspections = -1 },
+		"inspection.max":       func(p *recovery.Policy) { p.MaxInspections = -1 },
+		"inspection.interval":  func(p *recovery.Policy) { p.InspectEvery = -1 },
 	} {
 		p := good()
 		mutate(&p)

@@ -40,22 +40,35 @@ func Charts(runs []*Run) []*Chart {
 	}
 }
 
-// timeUnit is the unit of a report's time axes: minutes for runs up to three hours, else hours.
+// timeUnit is the unit of a report's time axes, minutes for runs up to three hours, else
+// hours; end is where every time axis ends, in that unit: the longest run's end.
 type timeUnit struct {
 	name    string
 	seconds float64
+	end     float64
 }
 
 func timeUnitFor(runs []*Run) timeUnit {
 	longest := 0.0
 	for _, r := range runs {
 		longest = max(longest, r.Makespan)
+		if n := len(r.States.Times); n > 0 {
+			longest = max(longest, r.States.Times[n-1])
+		}
 	}
+	u := timeUnit{"h", 3600, 0}
 	if longest <= 3*3600 {
-		return timeUnit{"min", 60}
+		u = timeUnit{"min", 60, 0}
 	}
-	return timeUnit{"h", 3600}
+	u.end = longest / u.seconds
+	if u.end == 0 {
+		u.end = 1
+	}
+	return u
 }
+
+// axis makes p's x axis the report's time axis.
+func (u timeUnit) axis(p *Panel) { p.plot.X.Min, p.plot.X.Max = 0, u.end }
 
 func (u timeUnit) label() string { return "simulated time (" + u.name + ")" }
 
@@ -160,12 +173,6 @@ func statesChart(runs []*Run, tu timeUnit) *Chart {
 			"Shaded bands are injected fault windows.",
 		Cols: 2,
 	}
-	end := 0.0
-	for _, r := range runs {
-		if n := len(r.States.Times); n > 0 {
-			end = max(end, r.States.Times[n-1]/tu.seconds)
-		}
-	}
 	for _, r := range runs {
 		xs := tu.scale(r.States.Times)
 		for _, group := range []struct {
@@ -203,11 +210,7 @@ func statesChart(runs []*Run, tu timeUnit) *Chart {
 				b()
 			}
 			p.plot.Y.Min, p.plot.Y.Max = 0, top
-			// One time axis for every run, so their rows line up.
-			p.plot.X.Min, p.plot.X.Max = 0, end
-			if end == 0 {
-				p.plot.X.Max = 1
-			}
+			tu.axis(p) // one time axis for every run, so their rows line up
 			c.Panels = append(c.Panels, p)
 		}
 	}
@@ -277,10 +280,11 @@ func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		}
 	}
 	p.plot.Y.Min, p.plot.Y.Max = 0, top
-	p.plot.X.Min = 0
+	tu.axis(p)
 	c.Panels = []*Panel{p}
 	if c.Empty() {
 		c.Caption += " No attempt failed."
+		p.label(tu.end/2, top/2, "no failed attempt", 0)
 	}
 	return c
 }
@@ -297,11 +301,12 @@ func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 	retries := newPanel("retries sent", tu.label(), "retries / min")
 	tokens := newPanel("retry-budget tokens", tu.label(), "tokens")
 	top := 1.0
-	budget := false
+	budget, guards := false, false
 	for _, r := range runs {
 		for _, g := range r.Guards {
 			top = max(top, maxOf(g.Retries))
 			budget = budget || len(g.Tokens) > 0
+			guards = true
 		}
 	}
 	top *= 1.05
@@ -326,16 +331,18 @@ func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		}
 	}
 	retries.plot.Y.Min, retries.plot.Y.Max = 0, top
-	retries.plot.X.Min, tokens.plot.X.Min = 0, 0
+	tu.axis(retries)
+	tu.axis(tokens)
 	tokens.plot.Y.Min = 0
 	c.Panels = []*Panel{retries}
-	if budget {
+	switch {
+	case budget:
 		c.Panels = append(c.Panels, tokens)
-	} else {
+	case guards:
 		c.Caption += " The retry budget is off."
-	}
-	if c.Empty() {
+	default:
 		c.Caption += " No tool had a failed attempt."
+		retries.label(tu.end/2, top/2, "no failed attempt", 0)
 	}
 	return c
 }
@@ -400,6 +407,8 @@ func recoveryChart(runs []*Run) *Chart {
 	c.Panels = []*Panel{p}
 	if c.Empty() {
 		c.Caption += " No operation failed, so there was nothing to recover."
+		p.plot.X.Max = 1
+		p.label(0.5, 0.5, "no recovery episode", 0)
 	}
 	return c
 }
@@ -492,8 +501,13 @@ func toolsChart(runs []*Run, tools []string) *Chart {
 		}
 	}
 	for _, p := range []*Panel{amp, dup} {
-		p.plot.NominalX(tools...)
 		p.plot.X.Min, p.plot.X.Max = -0.5, float64(len(tools))-0.5
+		if len(tools) == 0 {
+			p.plot.X.Max = 0.5
+			p.label(0, 0.5, "no tool was called", 0)
+		} else {
+			p.plot.NominalX(tools...)
+		}
 		p.plot.Y.Min = 0
 		p.plot.Y.Max = headroom(maxSeries(p))
 		p.plot.X.Label.Text = ""

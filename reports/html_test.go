@@ -96,3 +96,23 @@ func TestWriteSynthetic(t *testing.T) {
 		t.Logf("report left in %s", dir)
 	}
 }
+
+// TestWriteEmptyRun: a run in which nothing failed (or nothing happened at all) still gets
+// every chart, each saying what is missing rather than failing to draw.
+func TestWriteEmptyRun(t *testing.T) {
+	r := New([]*Run{{Label: "quiet", Scenario: "quiet", Seeds: []SeedInfo{{RunID: "quiet-s1", Seed: 1, Status: "complete"}}}}, "test")
+	files, err := r.Write(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(files.HTML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSelfContained(t, page)
+	for _, want := range []string{"No attempt failed.", "No tool had a failed attempt.", "nothing to recover", "No incident was detected."} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the report of an empty run does not say %q", want)
+		}
+	}
+}
