@@ -13,6 +13,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
 	"github.com/mayday-sim/mayday/traces/tracetest"
 )
@@ -152,4 +155,78 @@ func reportRows(b *testing.B, rows int, cpu cpuTimer) {
 
 func itoa(i int) string {
 	return string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26))
+}
+
+// rowCounter counts the records a simulation emits.
+type rowCounter struct{ n int64 }
+
+func (c *rowCounter) Investigation(*record.Investigation) { c.n++ }
+func (c *rowCounter) Span(*record.Span)                   { c.n++ }
+func (c *rowCounter) Transition(*record.Transition)       { c.n++ }
+func (c *rowCounter) Execution(*record.Execution)         { c.n++ }
+func (c *rowCounter) Fault(*record.Fault)                 { c.n++ }
+func (c *rowCounter) Sample(*record.Sample)               { c.n++ }
+
+// benchScenario is the research-fleet example cut to 2,000 investigations.
+func benchScenario(b *testing.B) *scenarios.Scenario {
+	s, err := scenarios.Load("research-fleet", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.Workload.Investigations = 2_000
+	return s
+}
+
+// BenchmarkSimulate is the simulator alone (records counted, then dropped): the rate a
+// trace pipeline must keep up with.
+func BenchmarkSimulate(b *testing.B) {
+	s := benchScenario(b)
+	var rows int64
+	var cpu cpuTimer
+	for i := 0; i < b.N; i++ {
+		c := &rowCounter{}
+		cpu.start()
+		if _, err := sim.Run(context.Background(), s, s.Seed, c, sim.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		cpu.stop()
+		rows = c.n
+	}
+	reportRows(b, int(rows), cpu)
+}
+
+// BenchmarkSimulateIngest is mayday run's pipeline end to end: the simulator feeding a Load
+// (writer on the simulator's goroutine, DuckDB on the loader's), the file closed.
+func BenchmarkSimulateIngest(b *testing.B) {
+	s := benchScenario(b)
+	dir := b.TempDir()
+	var rows int64
+	var cpu cpuTimer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := Create(filepath.Join(dir, "sim-"+itoa(i)+".duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		cpu.start()
+		l, err := db.Load(context.Background(), "bench", ScenarioOptions(s))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &rowCounter{}
+		if _, err := sim.Run(context.Background(), s, s.Seed, record.Tee{c, l}, sim.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Finish(traces.Run{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+		cpu.stop()
+		rows = c.n
+	}
+	reportRows(b, int(rows), cpu)
 }

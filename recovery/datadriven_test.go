@@ -18,7 +18,7 @@ import (
 //
 //	new [attempts=N initial=D mult=F max=D jitter=J exhausted=escalate|terminate
 //	     inspect=BOOL revisions=N repeats=N exhaustion=terminate|pause|reduce_scope
-//	     pause=D humans=BOOL supervisor=BOOL inspections=N
+//	     pause=D humans=BOOL supervisor=BOOL inspections=N every=D
 //	     tools=N budget=(ratio,min_per_second,max_tokens) breaker=(window,ratio,min_calls,cooldown)
 //	     seed=N id=N]
 //	event KIND [at=D | after=D] [tool=N fp=N lookup=L resource=R action=A raise lift approved=BOOL]
@@ -203,6 +203,8 @@ func (h *harness) newEngine(t *testing.T, td *datadriven.TestData) string {
 			h.p.Supervisor = v == "true"
 		case "inspections":
 			h.p.MaxInspections = atoi(t, td, v)
+		case "every":
+			h.p.InspectEvery = parseDur(t, td, v)
 		case "tools":
 			tools = atoi(t, td, v)
 		case "seed":

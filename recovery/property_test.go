@@ -23,6 +23,10 @@ type member struct {
 	seed    uint64
 	last    recovery.Decision
 	blocked map[[2]int32]bool
+	// base is, per operation, the attempts sent before a human last approved a resend of
+	// it: only such an approval may take an operation beyond max_attempts, by at most
+	// max_attempts more.
+	base map[[2]int32]int32
 }
 
 type fleet struct {
@@ -88,7 +92,7 @@ func (f *fleet) newMember() *member {
 	j := &journal{}
 	return &member{
 		e: recovery.New(int64(seed), &f.p, j), j: j, seed: seed,
-		rng: rand.New(rand.NewPCG(seed, 99)), blocked: map[[2]int32]bool{},
+		rng: rand.New(rand.NewPCG(seed, 99)), blocked: map[[2]int32]bool{}, base: map[[2]int32]int32{},
 	}
 }
 
@@ -195,12 +199,30 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 			t.Fatalf("note record changes state %s→%s", r.From, r.To)
 		case !r.Note && !recovery.Legal(r.From, r.To):
 			t.Fatalf("illegal edge journaled: %s→%s on %s", r.From, r.To, r.Event)
-		case int(r.Attempt) > maxAttempts:
-			t.Fatalf("record with attempt %d > max_attempts %d", r.Attempt, maxAttempts)
 		}
 		op := [2]int32{r.Step, r.Revision}
 		if r.Note && r.Action == recovery.ActBlock {
 			m.blocked[op] = true
+		}
+		if !r.Note && r.DecidedBy == recovery.ByHuman && r.To == recovery.Running {
+			// An approval resends the same operation exactly when its retries ran out or
+			// its completion is unknown, and never a blocked one; otherwise it starts a
+			// new revision.
+			resend := !m.blocked[op] && (r.Class == recovery.Transient || r.Class == recovery.UncertainCompletion)
+			switch {
+			case r.From != recovery.AwaitingHuman:
+				t.Fatalf("human decision %s from %s", r.Action, r.From)
+			case resend && r.Action != recovery.ActRetry:
+				t.Fatalf("approval after %s (op %v) gave %s, want a resend of the same key", r.Class, op, r.Action)
+			case !resend && r.Action != recovery.ActRevise:
+				t.Fatalf("approval after %s (op %v, blocked %t) gave %s, want a new revision", r.Class, op, m.blocked[op], r.Action)
+			case r.Action == recovery.ActRetry:
+				m.base[op] = r.Attempt
+			}
+		}
+		if int(r.Attempt-m.base[op]) > maxAttempts {
+			t.Fatalf("op %v: record with attempt %d > max_attempts %d after the last approval at attempt %d",
+				op, r.Attempt, maxAttempts, m.base[op])
 		}
 		if r.Action == recovery.ActSend && !r.Note && r.To == recovery.Waiting && m.blocked[op] {
 			t.Fatalf("blocked operation %v sent", op)
@@ -210,8 +232,8 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 	if (d.Action == recovery.ActSend || d.Action == recovery.ActRetry) && m.blocked[[2]int32{step, rev}] {
 		t.Fatalf("decision %s for blocked operation (%d, %d)", d.Action, step, rev)
 	}
-	if m.e.Attempt() > maxAttempts {
-		t.Fatalf("attempt %d > max_attempts %d", m.e.Attempt(), maxAttempts)
+	if base := m.base[[2]int32{step, rev}]; m.e.Attempt()-int(base) > maxAttempts {
+		t.Fatalf("attempt %d > max_attempts %d after the last approval at attempt %d", m.e.Attempt(), maxAttempts, base)
 	}
 	if m.e.Revisions() > f.p.Revisions {
 		t.Fatalf("revisions %d > budget %d", m.e.Revisions(), f.p.Revisions)

@@ -113,7 +113,8 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 		if len(vals) == 0 {
 			continue
 		}
-		mean, lo, hi := analysis.BootstrapCI(vals, Confidence, Resamples, first.Seed)
+		mean, lo, hi := MeanCI(vals, Confidence, Resamples, first.Seed)
+		lo, hi = Clamp(name, lo, hi)
 		s.Intervals[name] = Interval{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
 		s.Metrics[name] = mean
 	}

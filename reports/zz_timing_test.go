@@ -15,7 +15,6 @@ func TestZZTiming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
 	q := db.SQL()
 	for _, s := range []string{
 		"SELECT count(*) FROM attempts WHERE run_id = 'research-fleet-s42'",
@@ -44,11 +43,19 @@ func TestZZTiming(t *testing.T) {
 		}
 		t.Logf("%6.0f ms  %s", best.Seconds()*1000, s)
 	}
-	for range 2 {
+	db.Close()
+	for range 3 {
 		t0 := time.Now()
 		if _, err := Load(context.Background(), []string{"/tmp/rf"}); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("Load %v", time.Since(t0))
+		runs, _ := Load(context.Background(), []string{"/tmp/rf"})
+		t1 := time.Now()
+		rep := New(runs, "x")
+		_, err := rep.Write(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("Load+Load %v, New+Write %v", t1.Sub(t0), time.Since(t1))
 	}
 }

@@ -22,10 +22,15 @@ func main() {
 }
 
 // exitCode prints err (without a stack trace) and maps it to mayday's exit codes:
-// 0 ok, 1 an expectation failed, 2 bad input or usage, 3 an internal failure.
+// 0 ok, 1 an expectation failed, 2 bad input or usage, 3 an internal failure, 130 interrupted
+// (Ctrl-C; what was simulated so far is kept, with status 'partial').
 func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	if err == nil {
 		return 0
+	}
+	if errors.Is(err, errInterrupted) {
+		fmt.Fprintln(stderr, "mayday:", err)
+		return 130
 	}
 	var failed *expectationError
 	if errors.As(err, &failed) {
@@ -41,6 +46,9 @@ func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	}
 	return 2
 }
+
+// errInterrupted reports a run stopped by Ctrl-C; its run folder was kept as 'partial'.
+var errInterrupted = errors.New("interrupted; the run was stored with status 'partial'")
 
 // expectationError reports that a check ran and at least one expectation did not hold.
 type expectationError struct{ msg string }

@@ -32,6 +32,12 @@ write are refused.`,
 		Example: `  mayday query runs/research-fleet-s42 "SELECT * FROM metrics"
   mayday query runs/research-fleet-s42 "SELECT tool, count(*) FROM spans GROUP BY tool" --format csv`,
 		Args: cobra.ExactArgs(2),
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+			if len(args) == 0 {
+				return completeRunDirs(c, args, toComplete)
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(c *cobra.Command, args []string) error {
 			if format != "table" && format != "csv" && format != "json" {
 				return fmt.Errorf("--format %q: want table, csv or json", format)

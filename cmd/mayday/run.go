@@ -46,7 +46,8 @@ whose runs.status is 'partial'.`,
 		Example: `  mayday run research-fleet
   mayday run fleet.yaml --seed 7 --set recovery.retry.max_attempts=5
   mayday run shared-outage --seeds 5 --format json`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeScenarios,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Scenarios = args
 			opts.SeedSet = c.Flags().Changed("seed")
@@ -103,6 +104,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 	}
 	if opts.Quiet {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
 		return nil
 	}
 	for _, sum := range sums {
@@ -111,7 +115,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 	}
 	if ctx.Err() != nil {
-		fmt.Fprintln(opts.io.ErrOut, "mayday: interrupted; the run was stored with status 'partial'")
+		return errInterrupted
 	}
 	return nil
 }

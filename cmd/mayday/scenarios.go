@@ -39,7 +39,8 @@ func newValidateCmd(io *ioStreams) *cobra.Command {
 		Short: "Check scenario files without running them",
 		Long: `Parse and check each scenario (a YAML file or an embedded name): unknown keys, wrong types,
 impossible values and dangling tool references are reported with file, line and key.`,
-		Args: cobra.MinimumNArgs(1),
+		Args:              cobra.MinimumNArgs(1),
+		ValidArgsFunction: completeScenarios,
 		RunE: func(_ *cobra.Command, args []string) error {
 			bad := 0
 			for _, ref := range args {
