@@ -38,11 +38,17 @@ type DB struct {
 }
 
 // DuckDB keeps one database instance per file and process; opening a file that is already
-// open with another mode blocks inside DuckDB, so the process refuses it up front.
+// open for writing, or opening for writing a file open read-only, blocks inside DuckDB, so
+// the process refuses it up front. Read-only opens share the instance.
 var open = struct {
 	sync.Mutex
-	paths map[string]bool // absolute path → opened read-only
-}{paths: map[string]bool{}}
+	paths map[string]opened // by absolute path
+}{paths: map[string]opened{}}
+
+type opened struct {
+	readOnly bool
+	n        int
+}
 
 // Create makes a new database file at path with the trace tables and views. It refuses a
 // path that exists. An empty path makes an in-memory database (for tests).
@@ -120,22 +126,22 @@ func openDB(path string, readOnly bool) (*DB, error) {
 	db := &DB{path: path, readOnly: readOnly, loads: map[*Load]struct{}{}}
 	dsn := path
 	if path != "" {
+		if strings.ContainsAny(path, "?#") {
+			return nil, fmt.Errorf("analysis: database path %q: '?' and '#' are not allowed in a database path", path)
+		}
 		abs, err := filepath.Abs(path)
 		if err != nil {
 			return nil, fmt.Errorf("analysis: database %s: %w", path, err)
 		}
 		open.Lock()
-		if _, busy := open.paths[abs]; busy {
+		if o, busy := open.paths[abs]; busy && !(o.readOnly && readOnly) {
 			open.Unlock()
 			return nil, fmt.Errorf("analysis: database %s is already open in this process; close it first", path)
 		}
-		open.paths[abs] = readOnly
+		o := open.paths[abs]
+		open.paths[abs] = opened{readOnly: readOnly, n: o.n + 1}
 		open.Unlock()
 		db.key = abs
-		if strings.ContainsAny(path, "?#") {
-			db.release()
-			return nil, fmt.Errorf("analysis: database path %q: '?' and '#' are not allowed in a database path", path)
-		}
 		if readOnly {
 			dsn += "?access_mode=READ_ONLY"
 		}
@@ -162,7 +168,11 @@ func (db *DB) release() {
 		return
 	}
 	open.Lock()
-	delete(open.paths, db.key)
+	if o := open.paths[db.key]; o.n > 1 {
+		open.paths[db.key] = opened{readOnly: o.readOnly, n: o.n - 1}
+	} else {
+		delete(open.paths, db.key)
+	}
 	open.Unlock()
 	db.key = ""
 }

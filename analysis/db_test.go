@@ -89,7 +89,20 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
+	ro2, err := Open(path) // read-only opens share DuckDB's instance
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenWrite(path); err == nil || !strings.Contains(err.Error(), "already open") {
+		t.Errorf("OpenWrite of a file open read-only: %v; want an 'already open' error, not a hang", err)
+	}
 	ctx := context.Background()
+	if _, rows, err := ro2.Query(ctx, "SELECT count(*) FROM runs"); err != nil || rows[0][0] != int64(1) {
+		t.Errorf("second read-only handle: %v %v", rows, err)
+	}
+	if err := ro2.Close(); err != nil {
+		t.Fatal(err)
+	}
 	for _, q := range []string{
 		"INSERT INTO runs (run_id) VALUES ('x')",
 		"CREATE TABLE z (a INTEGER)",

@@ -156,7 +156,9 @@ func (l *Load) emit(t traces.Table, rec arrow.RecordBatch) error {
 // are not safe for concurrent use.
 func (l *Load) loop(conn *sql.Conn) {
 	defer close(l.done)
-	ctx := context.Background() // a half-inserted batch would leave a gap: never cancel one
+	// The loader inserts whatever it was sent, whatever the caller's context: a run's
+	// consistency rests on its one transaction, not on cancellation.
+	ctx := context.Background()
 	err := conn.Raw(func(dc any) error {
 		dconn, ok := dc.(driver.Conn)
 		if !ok {
@@ -197,14 +199,17 @@ func (l *Load) loop(conn *sql.Conn) {
 				l.failed.Store(true)
 			}
 		}
+		if err != nil || l.aborted.Load() {
+			return errors.Join(err, exec("ROLLBACK", nil)) // the views go with the transaction
+		}
 		// The registered views point at released streams: drop them so that nobody who
 		// gets this pooled connection later can read through them.
 		for t, used := range views {
-			if used {
-				err = errors.Join(err, exec("DROP VIEW IF EXISTS "+loadView(traces.Table(t)), nil))
+			if used && err == nil {
+				err = exec("DROP VIEW IF EXISTS "+loadView(traces.Table(t)), nil)
 			}
 		}
-		if err != nil || l.aborted.Load() {
+		if err != nil {
 			return errors.Join(err, exec("ROLLBACK", nil))
 		}
 		return exec("COMMIT", nil)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -229,4 +230,142 @@ func BenchmarkSimulateIngest(b *testing.B) {
 		rows = c.n
 	}
 	reportRows(b, int(rows), cpu)
+}
+
+// BenchmarkDuckDBAppender is DuckDB's row-wise bulk path for the same rows: duckdb-go's
+// Appender, one per table, converting each record to driver values on the way (no Arrow,
+// no redaction, no digest), one transaction, then the file closed.
+func BenchmarkDuckDBAppender(b *testing.B) {
+	c := tracetest.Synthetic(benchSpans, 1)
+	rows := tracetest.Rows(c)
+	dir := b.TempDir()
+	ctx := context.Background()
+	ts := func(ns int64) time.Time { return time.Unix(0, record.Epoch+ns).UTC() }
+	opt := func(s string) driver.Value {
+		if s == "" {
+			return nil
+		}
+		return s
+	}
+	key := func(k record.OpKey) string {
+		return strconv.FormatInt(k.Investigation, 10) + "/" + strconv.Itoa(int(k.Step)) + "/" + strconv.Itoa(int(k.Revision))
+	}
+	var cpu cpuTimer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		db, err := Create(filepath.Join(dir, "appender-"+itoa(i)+".duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		cpu.start()
+		err = conn.Raw(func(dc any) error {
+			ex := dc.(driver.ExecerContext)
+			if _, err := ex.ExecContext(ctx, "BEGIN TRANSACTION", nil); err != nil {
+				return err
+			}
+			appendAll := func(table string, n int, row func(i int) []driver.Value) error {
+				a, err := duckdb.NewAppenderFromConn(dc.(driver.Conn), "", table)
+				if err != nil {
+					return err
+				}
+				for i := 0; i < n; i++ {
+					if err := a.AppendRow(row(i)...); err != nil {
+						a.Close()
+						return err
+					}
+				}
+				return a.Close()
+			}
+			err := appendAll("spans", len(c.Spans), func(i int) []driver.Value {
+				s := &c.Spans[i]
+				var parent, opKey, attempt driver.Value
+				if s.ParentSpanID != 0 {
+					parent = int64(s.ParentSpanID)
+				}
+				if s.HasKey {
+					opKey = key(s.OpKey)
+				}
+				if s.Attempt != 0 {
+					attempt = s.Attempt
+				}
+				caused := make([]int64, len(s.CausedBy))
+				for j, id := range s.CausedBy {
+					caused[j] = int64(id)
+				}
+				attrs := duckdb.OrderedMap{}
+				for _, a := range s.Attrs {
+					attrs.Set(a.Key, a.Value)
+				}
+				return []driver.Value{"bench", s.TraceID, int64(s.SpanID), parent, s.InvestigationID, s.AgentID, string(s.Operation),
+					opt(s.Tool), opt(s.ToolVersion), opt(s.Model), opKey, attempt, ts(s.Start), ts(s.End), float64(s.QueueWait) / 1e9,
+					string(s.Status), opt(s.FailureClass), opt(s.FaultID), s.InputTokens, s.OutputTokens, s.Compute,
+					opt(s.InputRef), opt(s.OutputRef), caused, attrs}
+			})
+			if err == nil {
+				err = appendAll("transitions", len(c.Transitions), func(i int) []driver.Value {
+					r := &c.Transitions[i]
+					return []driver.Value{"bench", r.InvestigationID, ts(r.At), opt(r.From), r.To, opt(r.Event), opt(r.FailureClass),
+						opt(r.Action), opt(r.DecidedBy), opt(r.Reason), r.Attempt}
+				})
+			}
+			if err == nil {
+				err = appendAll("executions", len(c.Executions), func(i int) []driver.Value {
+					r := &c.Executions[i]
+					return []driver.Value{"bench", r.Tool, key(r.OpKey), r.InvestigationID, r.Execution, ts(r.Start), ts(r.End),
+						r.Outcome, r.Delivered, r.Compute, nil}
+				})
+			}
+			if err == nil {
+				err = appendAll("investigations", len(c.Investigations), func(i int) []driver.Value {
+					r := &c.Investigations[i]
+					var parent, ended driver.Value
+					if r.ParentID != 0 {
+						parent = r.ParentID
+					}
+					if r.Ended {
+						ended = ts(r.EndedAt)
+					}
+					return []driver.Value{"bench", r.InvestigationID, parent, r.RootID, r.Depth, ts(r.ArrivedAt), ended, r.FinalState,
+						opt(r.TerminationReason), r.Steps, r.Attempts, r.Revisions, r.Escalations, r.Tokens, r.Compute,
+						r.TrulyValid, r.Validated, r.Crashes}
+				})
+			}
+			if err == nil {
+				err = appendAll("faults", len(c.Faults), func(i int) []driver.Value {
+					r := &c.Faults[i]
+					return []driver.Value{"bench", r.FaultID, r.Kind, opt(r.Tool), ts(r.Start), ts(r.End), opt(r.Parameters)}
+				})
+			}
+			if err == nil {
+				err = appendAll("tool_samples", len(c.Samples), func(i int) []driver.Value {
+					r := &c.Samples[i]
+					return []driver.Value{"bench", r.Tool, ts(r.At), r.Queued, r.InService, r.Parked, r.BudgetTokens, r.BreakerState,
+						r.Attempts, r.Failures, r.Retries}
+				})
+			}
+			if err != nil {
+				return err
+			}
+			_, err = ex.ExecContext(ctx, "COMMIT", nil)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		conn.Close()
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+		cpu.stop()
+	}
+	reportRows(b, rows, cpu)
 }

@@ -56,7 +56,8 @@
 //	                                after a crash (ActPark), ActPause
 //	recovering      awaiting_human  ActEscalate
 //	recovering      terminated      ActTerminate (also an escalation with no human available)
-//	awaiting_human  running         EvHuman approved (ActRevise)
+//	awaiting_human  running         EvHuman approved: ActRetry (resend the same operation)
+//	                                or ActRevise (a new revision); see Humans below
 //	awaiting_human  terminated      EvHuman rejected
 //
 // Notes (JournalRecord.Note, From == To) change no state but are journaled because replay
@@ -81,7 +82,8 @@
 //	ActValidate   validate the result: EvValid, EvInvalid, or EvFinished for the last step
 //	ActRetry, ActPark   at Decision.At send EvTimer (or EvSend); the engine admits the attempt
 //	                    through the guards (ActSend) or parks it again (ActPark). Early
-//	                    events get the same answer back and change nothing.
+//	                    events get the same answer back and change nothing. A human's
+//	                    ActRetry is due at once (Decision.At is now).
 //	ActInspect    at Decision.At look the operation up by its key: EvInspected
 //	ActPause      at Decision.At: EvTimer
 //	ActConsult    ask the supervisor: EvSupervisor
@@ -107,9 +109,9 @@
 //	uncertain_completion  EvTimedOut, or EvCrashed while an attempt was out or a result
 //	                      awaited validation. With InspectBeforeRetry: ActInspect, then
 //	                      EvInspected: completed → ActValidate (take the stored result);
-//	                      running → look again after the nominal backoff, up to
-//	                      MaxInspections lookups, then escalate (the state is unknown);
-//	                      not_found → retry as above; failed → escalate. Without: retry.
+//	                      running → look again after InspectEvery, up to MaxInspections
+//	                      lookups, then escalate (the state is unknown); not_found →
+//	                      retry as above; failed → escalate. Without: retry.
 //	invalid_output        EvInvalid. ActRevise (a new logical operation) while the revision
 //	                      budget lasts; then the supervisor if configured, else escalate.
 //	resource_exhaustion   EvBudgetExceeded. The ladder pause (PauseFor, default 1h, then
@@ -122,12 +124,25 @@
 //	                      Event.Fingerprint. A revised plan once (ActReplan: supervisor
 //	                      consulted if configured), terminate if it happens again.
 //
+// # Inspection
+//
+// A lookup that answers running says the tool has the operation in hand: that is not a
+// failure, so it spends no attempt and is not backed off. The engine looks again after a
+// fixed InspectEvery, without jitter (no draw; lookups are cheap reads). Only when the
+// operation has had MaxInspections lookups (counted from its start, or from a human's
+// approval of a resend) and the last still says running does the engine call the state
+// unknown and escalate (inspection_unresolved). Defaults (zero fields): DefaultInspectEvery
+// 1m and DefaultMaxInspections 60, an hour of polling, like a cloud SDK's waiter (a fixed
+// delay and a bounded number of polls), long enough for jobs that take minutes to tens of
+// minutes. A tool whose jobs run longer needs a longer interval or more lookups.
+//
 // # History
 //
 // The same failure does not always get the same answer. What the engine remembers:
-//   - per operation: attempts sent (retry, or exhausted), the previous backoff delay
-//     (decorrelated jitter), lookups made (poll again, or escalate as unknown), whether it
-//     was blocked;
+//   - per operation: attempts sent (retry, or exhausted), the attempts sent before a
+//     human last approved a resend (where its allotment starts), the previous backoff
+//     delay (decorrelated jitter), lookups made (poll again, or escalate as unknown),
+//     whether it was blocked;
 //   - per investigation: revisions spent (revise, or judgement), the fingerprint of the last
 //     failing operations and how many in a row failed with it (non-progress), whether a
 //     replan was already tried (replan, or terminate), the highest rung of the exhaustion
@@ -152,8 +167,9 @@
 // # Idempotency
 //
 // The logical operation is (investigation, step, revision) (Op). All attempts of one
-// operation, retries after a timeout included, share it as their idempotency key, which the
-// receiving tool enforces. ActNextStep, ActRevise and ActReplan start a new operation.
+// operation, retries after a timeout and resends a human approved included, share it as
+// their idempotency key, which the receiving tool enforces. ActNextStep, ActRevise and
+// ActReplan start a new operation.
 //
 // # Supervisor
 //
@@ -166,10 +182,26 @@
 // default (on_exhausted; escalate; replan). Without a supervisor the engine takes that
 // default at once.
 //
-// A human's approval (EvHuman, Approved) continues the step as a new revision outside the
-// revision budget: a human may authorise what a supervisor may not, but even a human cannot
-// have a blocked operation sent, since its key is never current again. A rejection
-// terminates.
+// # Humans
+//
+// A human may authorise what a supervisor may not; what an approval (EvHuman, Approved)
+// authorises depends on what was escalated:
+//
+//   - retries exhausted, lookup failed, inspection unresolved (class transient or
+//     uncertain_completion): ActRetry, DecidedBy ByHuman, a resend of the SAME logical
+//     operation under the same key (step and revision). Its completion was never
+//     established, so it is the same work: a keyed tool answers the resend from its record
+//     of the key, and a tool without one executes it again, a duplicate of the same
+//     operation. The approval grants a fresh allotment: max_attempts more attempts (attempt
+//     numbers go on counting, so no attempt of a key shares a number), lookups from zero
+//     and the backoff again from initial. Attempts of one key exceed max_attempts only
+//     this way, by at most max_attempts per approval.
+//   - invalid output (revisions exhausted): ActRevise, a new revision outside the revision
+//     budget: the rejected result is not sent again, new work is done.
+//   - a policy block: ActRevise as well; even a human cannot have a blocked operation
+//     sent, since its key is never current again.
+//
+// A rejection terminates.
 //
 // # Guards
 //

@@ -96,3 +96,51 @@ func TestNames(t *testing.T) {
 		t.Error("ParseJitter accepted a misspelling")
 	}
 }
+
+// TestDefaultInspection pins the documented polling defaults (doc.go): an operation the
+// tool keeps reporting as running is looked up every minute, 60 times, before it is
+// escalated as unknown. The values are written out, not taken from the constants, so that
+// changing a default fails here and has to be changed in the documentation too.
+func TestDefaultInspection(t *testing.T) {
+	p := &recovery.Policy{
+		Retry:              recovery.RetryPolicy{MaxAttempts: 3, Initial: time.Second, Multiplier: 2, Max: time.Minute},
+		InspectBeforeRetry: true,
+		HumansAvailable:    true,
+	}
+	e := recovery.New(1, p, nil)
+	env := recovery.Env{}
+	now := int64(0)
+	for _, ev := range []recovery.Event{{Kind: recovery.EvStart}, {Kind: recovery.EvSend}, {Kind: recovery.EvTimedOut}} {
+		if _, err := e.Observe(now, ev, env); err != nil {
+			t.Fatal(err)
+		}
+		now += int64(time.Second)
+	}
+	lookups := 0
+	for {
+		d, err := e.Observe(now, recovery.Event{Kind: recovery.EvInspected, Lookup: recovery.LookupRunning}, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lookups++
+		if d.Action != recovery.ActInspect {
+			if d.Action != recovery.ActEscalate || d.Reason != recovery.ReasonInspectionUnresolved {
+				t.Fatalf("after %d lookups: %s (%s), want escalate (inspection_unresolved)", lookups, d.Action, d.Reason)
+			}
+			break
+		}
+		if gap := time.Duration(d.At - now); gap != time.Minute {
+			t.Fatalf("lookup %d: next one after %s, want 1m", lookups, gap)
+		}
+		if lookups > 1000 {
+			t.Fatal("still polling after 1000 lookups")
+		}
+		now = d.At
+	}
+	if lookups != 60 {
+		t.Errorf("escalated after %d lookups, want 60", lookups)
+	}
+	if e.Attempt() != 1 {
+		t.Errorf("polling sent attempts: %d, want 1", e.Attempt())
+	}
+}

@@ -48,11 +48,11 @@ type Panel struct {
 
 // Series is one drawn data set of a panel and its legend entry.
 type Series struct {
-	Name string // legend text
-	Kind string // area, line, window, marker, bar
-	Run  string // the run's label
-	Len  int    // data points (samples, windows, bars)
-	Max  float64
+	Name string  // legend text
+	Kind string  // area, line, window, marker, bar
+	Run  string  // the run's name (Run.Name); "" for a series of every run
+	Len  int     // data points (samples, windows, bars)
+	Max  float64 // the largest value; a window's top, a marker's position
 }
 
 type legendEntry struct {
@@ -215,6 +215,7 @@ const (
 	rowHeight  = 2.8 * vg.Inch
 	titleSize  = 12
 	legendSize = 8.5
+	legendPad  = 2.5 // between legend entries
 	chartPad   = 8
 )
 
@@ -241,7 +242,7 @@ func (c *Chart) draw(dc draw.Canvas) {
 		leg.TextStyle = ls
 		leg.Top, leg.Left = true, true
 		leg.ThumbnailWidth = vg.Points(18)
-		leg.Padding = vg.Points(2.5)
+		leg.Padding = legendPad
 		seen := map[string]bool{}
 		for _, p := range row {
 			for _, e := range p.legend {
@@ -309,9 +310,25 @@ func (c *Chart) size() (w, h vg.Length) {
 		w = chartWidth
 	}
 	if h == 0 {
-		h = rowHeight*vg.Length(len(c.rows())) + 30
+		// Rows grow to fit their legend: an overlay of many runs lists many entries.
+		row := rowHeight
+		for _, r := range c.rows() {
+			row = max(row, vg.Length(legendEntries(r))*(legendSize+legendPad+0.5)+40)
+		}
+		h = row*vg.Length(len(c.rows())) + 30
 	}
 	return w, h
+}
+
+// legendEntries counts the distinct legend entries of a row of panels.
+func legendEntries(row []*Panel) int {
+	seen := map[string]bool{}
+	for _, p := range row {
+		for _, e := range p.legend {
+			seen[e.name] = true
+		}
+	}
+	return len(seen)
 }
 
 // SVG renders the chart as a standalone SVG document. Fonts are named, not embedded: every

@@ -467,7 +467,9 @@ func toolsChart(runs []*Run, tools []string) *Chart {
 	}
 	amp := newPanel("retry amplification", "tool", "attempts / logical operation")
 	dup := newPanel("duplicate side effects", "tool", "duplicate executions")
-	width := vg.Points(min(40, 160/float64(max(1, len(runs)))))
+	// A panel's axes are about 300 points wide: each tool gets a slot, which its runs'
+	// bars share, with a gap between tools.
+	width := vg.Points(min(40, 0.8*300/float64(max(1, len(tools)))/float64(max(1, len(runs)))))
 	for ri, r := range runs {
 		a := make(plotter.Values, len(tools))
 		d := make(plotter.Values, len(tools))
@@ -490,8 +492,11 @@ func toolsChart(runs []*Run, tools []string) *Chart {
 			b.Color = paletteColor(ri)
 			b.LineStyle.Width = 0
 			b.Offset = off
-			panel.p.add(Series{Name: named(runs, r, ""), Kind: KindBar, Run: r.Name(), Len: len(panel.vs), Max: maxOf(panel.vs)}, b, b)
+			panel.p.add(Series{Name: r.Name(), Kind: KindBar, Run: r.Name(), Len: len(panel.vs), Max: maxOf(panel.vs)}, b, b)
 			for i, v := range panel.vs {
+				if len(runs) > 3 {
+					break // values of many bars would overlap; the tables list them
+				}
 				text := strconv.FormatFloat(v, 'f', 0, 64)
 				if panel.p == amp {
 					text = strconv.FormatFloat(v, 'f', 3, 64)
@@ -554,7 +559,7 @@ func costChart(runs []*Run) *Chart {
 		parts[0].vs[i] = max(0, finite(k.Compute)-parts[1].vs[i]-parts[2].vs[i]-parts[3].vs[i])
 		totals[i] = finite(k.Compute)
 	}
-	width := vg.Points(min(60, 300/float64(max(1, len(runs)))))
+	width := vg.Points(min(60, 0.7*300/float64(max(1, len(runs)))))
 	if b, err := plotter.NewBarChart(tokens, width); err == nil {
 		b.Color = paletteColor(0)
 		b.LineStyle.Width = 0
@@ -575,6 +580,9 @@ func costChart(runs []*Run) *Chart {
 		cmp.add(Series{Name: part.name, Kind: KindBar, Len: len(part.vs), Max: maxOf(part.vs)}, b, b)
 	}
 	for i, r := range runs {
+		if len(runs) > 4 {
+			break // labels of many bars would overlap; the metrics table lists the values
+		}
 		tok.label(float64(i), tokens[i], fmt.Sprintf("%.0f", tokens[i]), 0)
 		cmp.label(float64(i), totals[i], wastedText(r.Cost.Wasted), 0)
 	}

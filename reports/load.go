@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/mayday-sim/mayday/analysis"
 )
@@ -98,11 +97,21 @@ func loadSource(ctx context.Context, src string) ([]*Run, error) {
 	if len(stored) == 0 {
 		return nil, fmt.Errorf("%s: the database holds no run", path)
 	}
+	// One read of the metrics view for every run: with a sweep's many runs, far cheaper
+	// than one read per run.
+	all, err := db.AllMetrics(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	metrics := map[string]analysis.Metrics{}
+	for _, m := range all {
+		metrics[m.RunID] = m
+	}
 	var out []*Run
 	groups := groupRuns(stored)
 	labels := pointLabels(groups)
 	for i, group := range groups {
-		r, err := loadRun(ctx, db, src, group)
+		r, err := loadRun(ctx, db, src, group, metrics)
 		if err != nil {
 			return nil, fmt.Errorf("%s: run %s: %w", path, group[0].RunID, err)
 		}
@@ -219,29 +228,28 @@ func groupRuns(runs []storedRun) [][]storedRun {
 }
 
 // loadRun reads one configuration: every seed's metrics, and the first seed's details.
-func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun) (*Run, error) {
+func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun, metrics map[string]analysis.Metrics) (*Run, error) {
 	first := group[0]
 	r := &Run{Source: src, Scenario: first.scenario, Description: first.description}
-	// The queries are independent and each fills its own part of r, so they run at once,
-	// on separate connections: DuckDB then spreads them over the cores.
 	ms := make([]analysis.Metrics, len(group))
-	tasks := make([]func() error, 0, len(group)+8)
 	for i, s := range group {
 		r.Seeds = append(r.Seeds, s.SeedInfo)
-		tasks = append(tasks, func() (err error) {
-			ms[i], err = db.Metrics(ctx, s.RunID)
-			return err
-		})
+		m, ok := metrics[s.RunID]
+		if !ok {
+			return nil, fmt.Errorf("no metrics row for run %s", s.RunID)
+		}
+		ms[i] = m
 	}
+	// One query at a time: DuckDB already spreads each over the cores, and running them
+	// side by side was measured to cost more CPU for no faster report.
 	id := first.RunID
 	q := db.SQL()
 	for _, load := range []func(context.Context, *sql.DB, string, *Run) error{
 		loadStates, loadFaults, loadFailures, loadIncidents, loadGuards, loadEpisodes, loadTools, loadRefusals, loadWaste,
 	} {
-		tasks = append(tasks, func() error { return load(ctx, q, id, r) })
-	}
-	if err := parallel(tasks); err != nil {
-		return nil, err
+		if err := load(ctx, q, id, r); err != nil {
+			return nil, err
+		}
 	}
 	reasons := map[string]int64{}
 	for _, m := range ms {
@@ -257,23 +265,6 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 	r.Makespan = ms[0].Makespan
 	setCost(r, ms[0])
 	return r, nil
-}
-
-// parallel runs the tasks at once and returns the error of the first that failed, in task
-// order, so the error does not depend on timing.
-func parallel(tasks []func() error) error {
-	errs := make([]error, len(tasks))
-	var wg sync.WaitGroup
-	for i, task := range tasks {
-		wg.Go(func() { errs[i] = task() })
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // metricRows turns the seeds' metrics rows into the table's cells: the value itself for one
@@ -382,6 +373,7 @@ func loadFailures(ctx context.Context, q *sql.DB, id string, r *Run) error {
 		}
 		return nil
 	})
+	r.Failures = slices.DeleteFunc(r.Failures, func(s ToolSeries) bool { return maxOf(s.Values) == 0 })
 	return err
 }
 

@@ -437,3 +437,35 @@ func BenchmarkReport(b *testing.B) {
 		}
 	}
 }
+
+// TestReportLabels: runs are named by what tells them apart: folders by the shortest path
+// suffix that differs, sweep points by the values that differ between points.
+func TestReportLabels(t *testing.T) {
+	root := t.TempDir()
+	a, b := filepath.Join(root, "before", "run"), filepath.Join(root, "after", "run")
+	runs := []*Run{{Source: a, Seeds: []SeedInfo{{RunID: "x-s1"}}}, {Source: b, Seeds: []SeedInfo{{RunID: "x-s1"}}}}
+	labelRuns(runs, []string{a, b})
+	if runs[0].Label != "before/run" || runs[1].Label != "after/run" {
+		t.Errorf("labels %q, %q; want before/run, after/run", runs[0].Label, runs[1].Label)
+	}
+
+	point := func(p int, params ...string) []storedRun {
+		return []storedRun{{point: p, params: params}}
+	}
+	got := pointLabels([][]storedRun{
+		point(0, "recovery.retry.max_attempts=1", "faults[0].at=5m"),
+		point(1, "recovery.retry.max_attempts=5", "faults[0].at=5m"),
+	})
+	if want := []string{"p0 recovery.retry.max_attempts=1", "p1 recovery.retry.max_attempts=5"}; !slices.Equal(got, want) {
+		t.Errorf("point labels %q, want %q", got, want)
+	}
+
+	long := []*Run{
+		{Source: root, Point: "p0", Label: "p0 recovery.retry.max_attempts=1", Seeds: []SeedInfo{{RunID: "a"}}},
+		{Source: root, Point: "p1", Label: "p1 recovery.retry.max_attempts=5", Seeds: []SeedInfo{{RunID: "b"}}},
+	}
+	labelRuns(long, []string{root})
+	if long[0].Name() != "p0" || long[1].Name() != "p1" || long[0].Label != "p0 recovery.retry.max_attempts=1" {
+		t.Errorf("sweep runs named %q (%q), %q; want p0 and p1 keys for the long labels", long[0].Name(), long[0].Label, long[1].Name())
+	}
+}

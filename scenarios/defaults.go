@@ -4,7 +4,7 @@ import "time"
 
 // Every default of the file format lives in this file (doc.go lists them for users). The
 // rule: what a scenario omits is off or unlimited, except the few settings a real recovery
-// policy always has (retry, inspection, lease) and a finite horizon.
+// policy always has (retry, inspection and its polling, lease) and a finite horizon.
 
 const (
 	// DefaultSeed is the seed of a scenario that names none (--seed overrides either).
@@ -31,6 +31,7 @@ func defaultScenario() *Scenario {
 		Recovery: Recovery{
 			Retry:              defaultRetry(),
 			InspectBeforeRetry: true,
+			Inspection:         defaultInspection(),
 			Revisions:          0,
 			OnExhaustion:       "terminate",
 			Lease:              5 * time.Minute,
@@ -50,6 +51,11 @@ func defaultRetry() Retry {
 		OnExhausted: "escalate",
 	}
 }
+
+// defaultInspection polls a running operation once a minute for an hour: a job the tool
+// reports as running is not a failure, and jobs of minutes to tens of minutes (backtests,
+// builds) should finish before anyone is called.
+func defaultInspection() Inspection { return Inspection{Interval: time.Minute, Max: 60} }
 
 // defaultSubagents is off (probability 0); a `subagents` block that omits count spawns one
 // child and one that omits max_depth allows one level.

@@ -37,6 +37,7 @@ func TestDefaults(t *testing.T) {
 				Jitter: "full", OnExhausted: "escalate",
 			},
 			InspectBeforeRetry: true,
+			Inspection:         Inspection{Interval: time.Minute, Max: 60},
 			OnExhaustion:       "terminate",
 			Lease:              5 * time.Minute,
 			Supervisor:         Supervisor{Kind: "rules"},
@@ -58,6 +59,7 @@ workload:
   subagents: {probability: 0.5}
 recovery:
   retry: {max_attempts: 7}
+  inspection: {interval: 30s}
   retry_budget: {}
   breaker: {}
   non_progress: {}
@@ -73,6 +75,9 @@ faults:
 	r := s.Recovery
 	if got, want := r.Retry, (Retry{MaxAttempts: 7, Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: "full", OnExhausted: "escalate"}); got != want {
 		t.Errorf("retry = %+v, want %+v (unnamed keys keep their defaults)", got, want)
+	}
+	if got, want := r.Inspection, (Inspection{Interval: 30 * time.Second, Max: 60}); got != want {
+		t.Errorf("inspection = %+v, want %+v (unnamed keys keep their defaults)", got, want)
 	}
 	if r.RetryBudget == nil || *r.RetryBudget != (RetryBudget{Ratio: 0.1, MinPerSecond: 1}) {
 		t.Errorf("retry_budget = %+v, want ratio 0.1, min_per_second 1", r.RetryBudget)

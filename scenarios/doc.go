@@ -82,6 +82,12 @@
 //	recovery.breaker            off; a given block: window 1m, failure_ratio 0.5,
 //	                            min_calls 20, cooldown 2m
 //	recovery.inspect_before_retry  true
+//	recovery.inspection         interval 1m, max 60: with inspect_before_retry, an
+//	                            operation a lookup finds still running is looked up
+//	                            again every interval (fixed, no backoff: a running job
+//	                            is not a failure) and escalated as unknown after max
+//	                            lookups, an hour by default; interval > 0, max 1 to
+//	                            100000; a given block fills the key it omits
 //	recovery.revisions          0
 //	recovery.non_progress       off; a given block: repeats 3
 //	recovery.budgets            0 = unlimited tokens, compute and wall time

@@ -121,6 +121,21 @@ func TestParseErrors(t *testing.T) {
 				`t.yaml:6: recovery.retry.jitter: "ful" is not a jitter (did you mean full?); want none, full, equal or decorrelated`,
 				`t.yaml:6: recovery.retry.max: max 1s is below initial 5s; want max >= initial`,
 			}},
+		{"inspection: unknown key, negative interval, max below one", base + "recovery:\n  inspection: {intervall: 1m, interval: -30s, max: 0}\n",
+			nil, []string{
+				`t.yaml:6: recovery.inspection.intervall: unknown key "intervall" (did you mean interval?); want one of interval, max`,
+				`t.yaml:6: recovery.inspection.interval: "-30s" is a negative duration; want a duration > 0, such as 30s`,
+				`t.yaml:6: recovery.inspection.max: 0 is too small; want a whole number of lookups >= 1`,
+			}},
+		{"inspection: zero interval, too many lookups", base + "recovery:\n  inspection:\n    interval: 0s\n    max: 1000000\n",
+			nil, []string{
+				`t.yaml:7: recovery.inspection.interval: "0s" is zero; want a duration > 0, such as 30s`,
+				`t.yaml:8: recovery.inspection.max: 1000000 is too many; want at most 100000`,
+			}},
+		{"inspection: bad override", base,
+			[]string{"recovery.inspection.max=-2"}, []string{
+				`t.yaml: --set recovery.inspection.max=-2: recovery.inspection.max: -2 is too small; want a whole number of lookups >= 1`,
+			}},
 		{"rules supervisor given a model key", base + "recovery:\n  supervisor: {kind: rules, accuracy: 0.9}\n",
 			nil, []string{`t.yaml:6: recovery.supervisor.accuracy: only a model supervisor takes accuracy; this one is kind rules`}},
 		{"model supervisor without accuracy", base + "recovery:\n  supervisor: {kind: model}\n",

@@ -83,7 +83,8 @@ func TestEmbeddedExamples(t *testing.T) {
 }
 
 // The lost-responses example shows duplicates only where idempotency is missing: its notify
-// tool is `none`, its backtest `keyed` with inspection before retry.
+// tool is `none`, its backtest `keyed`, and it retries blindly (no inspection before retry),
+// so the tool's own idempotency is all that stands between a retry and a second execution.
 func TestLostResponsesShape(t *testing.T) {
 	s, err := Load("lost-responses", nil)
 	if err != nil {
@@ -95,8 +96,8 @@ func TestLostResponsesShape(t *testing.T) {
 	if got := s.Tools[s.Tool("backtest")].Idempotency; got != Keyed {
 		t.Errorf("backtest idempotency %q, want keyed", got)
 	}
-	if !s.Recovery.InspectBeforeRetry {
-		t.Error("inspect_before_retry is off")
+	if s.Recovery.InspectBeforeRetry {
+		t.Error("inspect_before_retry is on; the example is about blind retries")
 	}
 }
 

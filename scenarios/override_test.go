@@ -18,12 +18,19 @@ func TestSetValid(t *testing.T) {
 		"tools.notify.arguments.channel=ops",
 		"expect.makespan=<= 2d",
 		"recovery.retry.max_attempts=8", // a later override wins
+		"recovery.inspection.interval=30s",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := s.Recovery.Retry.MaxAttempts; got != 8 {
 		t.Errorf("max_attempts = %d, want 8", got)
+	}
+	if got := s.Recovery.Inspection; got != (Inspection{Interval: 30 * time.Second, Max: 60}) {
+		t.Errorf("inspection = %+v, want interval 30s and the default max 60", got)
+	}
+	if js := string(s.JSON()); !strings.Contains(js, `"inspection":{"interval":30000000000,"max":60}`) {
+		t.Errorf("resolved JSON lacks the inspection block: %s", js)
 	}
 	if got := s.Faults[2].For; got != 10*time.Minute {
 		t.Errorf("faults[2].for = %v, want 10m", got)

@@ -680,6 +680,24 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 			r.InspectBeforeRetry = b
 		}
 	}
+	if v := f.get("inspection"); v != nil {
+		in := &r.Inspection
+		nf := d.fields(f.key("inspection"), v, sub["inspection"], "a mapping such as {interval: 1m, max: 60}")
+		if x := nf.get("interval"); x != nil {
+			if dur, ok := d.duration(x, nf.key("interval"), true); ok {
+				in.Interval = dur
+			}
+		}
+		if x := nf.get("max"); x != nil {
+			if c, ok := d.integer(x, nf.key("max"), 1, "a whole number of lookups >= 1"); ok {
+				if c > maxInspections {
+					d.fail(x, nf.key("max"), "%d is too many; want at most %d", c, maxInspections)
+				} else {
+					in.Max = int(c)
+				}
+			}
+		}
+	}
 	if v := f.get("revisions"); v != nil {
 		if c, ok := d.integer(v, f.key("revisions"), 0, "a whole number >= 0"); ok {
 			if c > 1000 {

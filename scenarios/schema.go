@@ -76,6 +76,7 @@ var (
 		"retry_budget", leaves("ratio", "min_per_second"),
 		"breaker", leaves("window", "failure_ratio", "min_calls", "cooldown"),
 		"inspect_before_retry", leaf,
+		"inspection", leaves("interval", "max"),
 		"revisions", leaf,
 		"non_progress", leaves("repeats"),
 		"budgets", leaves("tokens", "compute", "wall"),

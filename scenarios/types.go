@@ -197,6 +197,7 @@ type Recovery struct {
 	RetryBudget        *RetryBudget  `json:"retry_budget,omitempty"` // nil = off
 	Breaker            *Breaker      `json:"breaker,omitempty"`      // nil = off
 	InspectBeforeRetry bool          `json:"inspect_before_retry"`
+	Inspection         Inspection    `json:"inspection"`
 	Revisions          int           `json:"revisions"`
 	NonProgress        *NonProgress  `json:"non_progress,omitempty"` // nil = off
 	Budgets            Budgets       `json:"budgets"`
@@ -214,6 +215,14 @@ type Retry struct {
 	Max         time.Duration `json:"max"`
 	Jitter      string        `json:"jitter"`       // none | full | equal | decorrelated
 	OnExhausted string        `json:"on_exhausted"` // escalate | terminate
+}
+
+// Inspection is how an operation that a lookup reports as still running is polled (with
+// inspect_before_retry): a lookup every Interval, and after Max lookups that still find it
+// running, an escalation.
+type Inspection struct {
+	Interval time.Duration `json:"interval"`
+	Max      int           `json:"max"`
 }
 
 // RetryBudget is the per-tool, fleet-wide retry token bucket.

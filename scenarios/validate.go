@@ -6,6 +6,10 @@ import (
 	"time"
 )
 
+// maxInspections bounds recovery.inspection.max: far beyond any useful polling (at one
+// lookup a minute, 69 days), and within the engine's 32-bit counters.
+const maxInspections = 100_000
+
 // Validate checks the invariants of a resolved scenario: ranges, references between its
 // parts, and the rules that keep a simulation from waiting forever. Parse only returns
 // scenarios that pass; a scenario built in Go (a simulator test, say) should call it before
@@ -115,6 +119,8 @@ func (s *Scenario) Validate() error {
 		v.check(br.MinCalls >= 1, "recovery.breaker.min_calls", "%d; want >= 1", br.MinCalls)
 		v.check(br.Cooldown > 0, "recovery.breaker.cooldown", "%v; want > 0", br.Cooldown)
 	}
+	v.check(r.Inspection.Interval > 0, "recovery.inspection.interval", "%v; want > 0", r.Inspection.Interval)
+	v.check(r.Inspection.Max >= 1 && r.Inspection.Max <= maxInspections, "recovery.inspection.max", "%d; want 1 to %d", r.Inspection.Max, maxInspections)
 	v.check(r.Revisions >= 0, "recovery.revisions", "%d; want >= 0", r.Revisions)
 	if np := r.NonProgress; np != nil {
 		v.check(np.Repeats >= 1, "recovery.non_progress.repeats", "%d; want >= 1", np.Repeats)

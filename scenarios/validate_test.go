@@ -42,6 +42,8 @@ recovery: {humans: {reviewers: 1, review_time: 1m}}
 		{"duplicate tool", func(s *Scenario) { s.Tools[1].Name = "a" }, "tools.a"},
 		{"bad jitter", func(s *Scenario) { s.Recovery.Retry.Jitter = "some" }, "recovery.retry.jitter"},
 		{"negative lease", func(s *Scenario) { s.Recovery.Lease = -time.Second }, "recovery.lease"},
+		{"zero inspection interval", func(s *Scenario) { s.Recovery.Inspection.Interval = 0 }, "recovery.inspection.interval"},
+		{"no inspection lookups", func(s *Scenario) { s.Recovery.Inspection.Max = 0 }, "recovery.inspection.max"},
 		{"unknown metric", func(s *Scenario) { s.Expect = []Expectation{{Metric: "speed", Op: ">="}} }, "expect.speed"},
 		{"fault index", func(s *Scenario) { s.Faults[0].Index = 3 }, "faults[0].index"},
 		{"fault tool on a kind without tools", func(s *Scenario) {

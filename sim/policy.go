@@ -25,10 +25,14 @@ func Policy(r *scenarios.Recovery) recovery.Policy {
 			OnExhausted: recovery.ExhaustedEscalate,
 		},
 		InspectBeforeRetry: r.InspectBeforeRetry,
-		Revisions:          r.Revisions,
-		PauseFor:           pauseFor,
-		HumansAvailable:    r.Humans != nil && r.Humans.Reviewers > 0,
-		Supervisor:         r.Supervisor.Kind == "model",
+		// A scenario built in Go may leave the block zero: the engine then takes its own
+		// defaults, the same as the file format's.
+		InspectEvery:    r.Inspection.Interval,
+		MaxInspections:  r.Inspection.Max,
+		Revisions:       r.Revisions,
+		PauseFor:        pauseFor,
+		HumansAvailable: r.Humans != nil && r.Humans.Reviewers > 0,
+		Supervisor:      r.Supervisor.Kind == "model",
 	}
 	if r.Retry.OnExhausted == "terminate" {
 		p.Retry.OnExhausted = recovery.ExhaustedTerminate

@@ -4,9 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
-	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces/tracetest"
 )
 
@@ -131,6 +128,3 @@ func TestCanaryNeverEmitted(t *testing.T) {
 		t.Errorf("%d redacted values, want at least one per tool attempt (%d)", redacted, len(c.Executions))
 	}
 }
-
-var _ = arrow.RecordBatch(nil)
-var _ = record.Epoch

@@ -1,4 +1,5 @@
--- sweep: the grid point of each run of a sweep and the scenario values it set.
+-- sweep: the grid point of each run of a sweep and the scenario values it set, in the order
+-- they were stored (the sweep's axis order).
 SELECT run_id, point, path, value
 FROM sweep_params
-ORDER BY point, path, run_id;
+ORDER BY rowid;

@@ -1,0 +1,147 @@
+package sim
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// TestPolicyInspection: the scenario's inspection block reaches the engine, and the file
+// format's defaults are the engine's own, so a scenario built in Go (zero block) and a
+// parsed one poll alike.
+func TestPolicyInspection(t *testing.T) {
+	parse := func(src string) recovery.Policy {
+		t.Helper()
+		sc, err := scenarios.Parse("p.yaml", []byte(src), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Policy(&sc.Recovery)
+	}
+	p := parse("name: p\ntools: {a: {}}\n")
+	if p.InspectEvery != recovery.DefaultInspectEvery || p.MaxInspections != recovery.DefaultMaxInspections {
+		t.Errorf("defaults: every %s, max %d; the engine's are %s, %d",
+			p.InspectEvery, p.MaxInspections, recovery.DefaultInspectEvery, recovery.DefaultMaxInspections)
+	}
+	p = parse("name: p\ntools: {a: {}}\nrecovery: {inspection: {interval: 30s, max: 5}}\n")
+	if p.InspectEvery != 30*time.Second || p.MaxInspections != 5 {
+		t.Errorf("inspection {interval: 30s, max: 5} became every %s, max %d", p.InspectEvery, p.MaxInspections)
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("mapped policy refused: %v", err)
+	}
+}
+
+// slowScenario: n one-step investigations on a keyed tool whose jobs take 10 minutes while
+// the caller times out after 1 minute; no faults, so every timeout is a job still running.
+func slowScenario(n int) *scenarios.Scenario {
+	s := testScenario()
+	s.Workload.Investigations = n
+	s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Minute)}
+	s.Tools[0].Timeout = time.Minute
+	return s
+}
+
+// TestSlowJobIsPolled: a job the tool reports as running is waited for, not failed. With
+// the default polling (every minute, 60 lookups) every investigation completes and every
+// key executes once: the timeout comes at 1m, lookups at 1m, 2m, ..., so the lookups at 1m
+// to 9m say running and the one at 10m (or 11m, when the lookup is handled before the job
+// ends at the same instant) finds the result: 9 or 10 running answers per operation. With
+// only 5 lookups allowed and no humans the same jobs are terminated as unresolved.
+func TestSlowJobIsPolled(t *testing.T) {
+	const n = 50
+	sink := newCountSink()
+	res := run(t, slowScenario(n), 3, sink)
+	if res.Completed != n || sink.execs != n || sink.duplicates != 0 {
+		t.Errorf("default polling: %d of %d completed, %d executions (%d duplicates); want all, once each",
+			res.Completed, n, sink.execs, sink.duplicates)
+	}
+	if got := sink.inspections["completed"]; got != n {
+		t.Errorf("%d lookups found the result, want one per operation (%d)", got, n)
+	}
+	if got := sink.inspections["running"]; got < 9*n || got > 10*n {
+		t.Errorf("%d lookups said running, want 9 to 10 per operation (%d to %d)", got, 9*n, 10*n)
+	}
+
+	s := slowScenario(n)
+	s.Recovery.Inspection = scenarios.Inspection{Interval: time.Minute, Max: 5}
+	var c record.Collector
+	res = run(t, s, 3, &c)
+	unresolved := 0
+	for _, inv := range c.Investigations {
+		if inv.TerminationReason == recovery.ReasonInspectionUnresolved {
+			unresolved++
+		}
+	}
+	if res.Completed != 0 || unresolved != n {
+		t.Errorf("max 5 lookups: %d completed, %d terminated as unresolved; want 0 and %d", res.Completed, unresolved, n)
+	}
+}
+
+// TestApprovedResendKeepsKey: after an uncertain-completion escalation a human's approval
+// resends the same operation under the same key. At a tool that keeps no record (none),
+// every lookup fails, so each lost reply is escalated, and each approval sends one more
+// attempt of the same key, which the tool executes again: the duplicate executions equal
+// the approvals exactly, and no revision is ever started. At a keyed tool whose job
+// outlives the lookups, the approved resend is answered from the record: one execution
+// per key.
+func TestApprovedResendKeepsKey(t *testing.T) {
+	humans := &scenarios.Humans{Reviewers: 4, Approve: 1,
+		ReviewTime: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Minute)}}
+	approvals := func(c *record.Collector) int {
+		k := 0
+		for _, tr := range c.Transitions {
+			if tr.DecidedBy != recovery.ByHuman.String() || tr.To != recovery.Running.String() {
+				continue
+			}
+			if tr.Action != recovery.ActRetry.String() || tr.FailureClass != recovery.UncertainCompletion.String() {
+				t.Fatalf("approval %+v, want a retry after uncertain_completion", tr)
+			}
+			k++
+		}
+		return k
+	}
+
+	t.Run("none", func(t *testing.T) {
+		s := lostScenario(2000, 0.1, 3, scenarios.None, true)
+		s.Recovery.Humans = humans
+		var c record.Collector
+		res := run(t, s, 5, &c)
+		dups := 0
+		for _, e := range c.Executions {
+			if e.OpKey.Revision != 0 {
+				t.Fatalf("execution of revision %d: an approval started new work", e.OpKey.Revision)
+			}
+			if e.Execution > 1 {
+				dups++
+			}
+		}
+		k := approvals(&c)
+		// About n·q = 200 lost replies; far from zero whatever the seed.
+		if k < 100 || dups != k || res.Completed != res.Started {
+			t.Errorf("%d approvals, %d duplicate executions, %d of %d completed; want equal counts (>= 100) and all completed",
+				k, dups, res.Completed, res.Started)
+		}
+	})
+
+	t.Run("keyed", func(t *testing.T) {
+		s := slowScenario(50)
+		s.Recovery.Inspection = scenarios.Inspection{Interval: time.Minute, Max: 3}
+		s.Recovery.Humans = humans
+		var c record.Collector
+		res := run(t, s, 5, &c)
+		for _, e := range c.Executions {
+			if e.Execution > 1 || e.OpKey.Revision != 0 {
+				t.Fatalf("keyed tool executed %v as execution %d", e.OpKey, e.Execution)
+			}
+		}
+		// Every job outlives its 3 lookups (timeout at 1m, lookups at 1m, 2m, 3m), so every
+		// operation is escalated at least once.
+		if k := approvals(&c); k < 50 || res.Completed != 50 || len(c.Executions) != 50 {
+			t.Errorf("%d approvals, %d completed, %d executions; want >= 50, 50, 50", k, res.Completed, len(c.Executions))
+		}
+	})
+}
