@@ -46,7 +46,7 @@ func Execute(ctx context.Context, db *DB, spec Spec) (Outcome, error) {
 		out.RunID = RunID(s.Name, spec.Seed)
 	}
 	start := time.Now()
-	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, traces.Options{Redact: s.Redact})
+	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, ScenarioOptions(s))
 	if err != nil {
 		return out, err
 	}
