@@ -63,6 +63,13 @@ func TestWriteSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSelfContained(t, page)
+	var direct bytes.Buffer
+	if err := r.WriteHTML(&direct); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(direct.Bytes(), page) {
+		t.Errorf("WriteHTML and Write produce different pages")
+	}
 	if n := bytes.Count(page, []byte("<svg")); n != len(ChartIDs) {
 		t.Errorf("%d inline SVGs, want %d", n, len(ChartIDs))
 	}

@@ -153,8 +153,21 @@ func pointLabels(groups [][]storedRun) []string {
 }
 
 func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
+	var tables []string
+	err := each(ctx, q, "tables", nil, func(rows *sql.Rows) error {
+		var name string
+		err := rows.Scan(&name)
+		tables = append(tables, name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(tables, "runs") {
+		return nil, errNotMayday
+	}
 	var runs []storedRun
-	err := each(ctx, q, "runs", nil, func(rows *sql.Rows) error {
+	err = each(ctx, q, "runs", nil, func(rows *sql.Rows) error {
 		var s storedRun
 		s.point = -1
 		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
@@ -166,11 +179,7 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sweep bool
-	if err := q.QueryRowContext(ctx, query("has_sweep")).Scan(&sweep); err != nil {
-		return nil, fmt.Errorf("query has_sweep: %w", err)
-	}
-	if !sweep {
+	if !slices.Contains(tables, "sweep_params") {
 		return runs, nil
 	}
 	byID := map[string]int{}
@@ -645,7 +654,10 @@ func hasDuplicate(m map[string]string, sources []string) bool {
 	return false
 }
 
-var errNoRuns = errors.New("reports: no run given")
+var (
+	errNoRuns    = errors.New("reports: no run given")
+	errNotMayday = errors.New("not a mayday database: it has no runs table; give a run folder, a sweep folder or the mayday.duckdb inside one")
+)
 
 // Generate loads the sources and writes their report into dir.
 func Generate(ctx context.Context, sources []string, dir, version string) (Files, error) {

@@ -5,12 +5,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/mayday-sim/mayday/reports"
 )
@@ -83,6 +86,16 @@ func TestReportCommand(t *testing.T) {
 
 func TestReportCommandErrors(t *testing.T) {
 	empty := t.TempDir()
+	// A DuckDB database that is not mayday's.
+	other := filepath.Join(t.TempDir(), "other.duckdb")
+	db, err := sql.Open("duckdb", other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t (x INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -91,6 +104,7 @@ func TestReportCommandErrors(t *testing.T) {
 		{[]string{"report", filepath.Join(empty, "nope")}, "nope: no run folder or database there"},
 		{[]string{"report", empty}, "not a run folder (no mayday.duckdb inside)"},
 		{[]string{"report", empty, "--format", "yaml"}, `--format "yaml": want text or json`},
+		{[]string{"report", other}, "other.duckdb: not a mayday database: it has no runs table"},
 	} {
 		_, stderr, code := reportCLI(t, tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
