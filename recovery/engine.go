@@ -532,7 +532,8 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 		// its single half-open probe.
 		if retry {
 			if ok, wait := g.retryWait(tool, now); !ok {
-				return e.park(now, ev.Kind, tool, now+e.throttleDelay(wait, env.Rand), ReasonThrottled, env), nil
+				at := g.throttleSlot(tool, now+e.throttleDelay(wait, env.Rand))
+				return e.park(now, ev.Kind, tool, at, ReasonThrottled, env), nil
 			}
 		}
 		ok, at, gn := g.allow(tool, now)
@@ -563,6 +564,12 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 
 // park makes the operation wait until at without spending an attempt.
 func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, reason string, env Env) Decision {
+	if e.state == Waiting && e.ph == phParked && e.tool == tool && e.breaker == (reason == ReasonBreakerOpen) {
+		// Parked again for the same reason: nothing durable changes, so nothing is journaled
+		// (a replayed engine that wakes at the earlier time simply parks again).
+		e.wake = at
+		return Decision{Action: ActPark, At: at, Class: Transient, Reason: reason}
+	}
 	if e.state == Running {
 		e.begin(now, ev, Waiting, ActPark, ByEngine, reason)
 	} else {

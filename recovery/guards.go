@@ -109,6 +109,11 @@ type budget struct {
 	ratio, perNs, max float64
 	tokens            float64
 	last              int64
+	// next is the earliest time the next throttled retry is told to come back. Throttled
+	// retries are given successive slots one floor-refill apart, in the order they were
+	// throttled, so that a crowd of them does not wake together, find one token, and park
+	// again (which costs work quadratic in the crowd).
+	next int64
 }
 
 func (b *budget) at(now int64) float64 {
@@ -145,6 +150,20 @@ func (g *Guards) retryWait(tool int32, now int64) (ok bool, wait int64) {
 	}
 	w := g.budgets[tool].wait(now)
 	return w == 0, w
+}
+
+// throttleSlot reserves when a retry throttled at now comes back: no earlier than at, and no
+// earlier than one floor-refill after the retry throttled before it.
+func (g *Guards) throttleSlot(tool int32, at int64) int64 {
+	b := &g.budgets[tool]
+	if b.perNs <= 0 {
+		return at
+	}
+	if b.next > at {
+		at = b.next
+	}
+	b.next = at + int64(math.Ceil(1/b.perNs))
+	return at
 }
 
 func (g *Guards) spendRetry(tool int32, now int64) {

@@ -212,3 +212,37 @@ func TestBudget(t *testing.T) {
 		t.Fatal("budget off throttled a retry")
 	}
 }
+
+// A crowd of retries throttled at once is told to come back in successive slots one floor
+// refill apart, in the order they were throttled, rather than all at once (when all but one
+// would find the bucket empty and park again).
+func TestThrottledRetriesGetSuccessiveSlots(t *testing.T) {
+	// Floor 0.5/s: one token every 2s.
+	g := NewGuards(2, &BudgetConfig{Ratio: 0.1, MinPerSecond: 0.5, MaxTokens: 1}, nil)
+	g.spendRetry(0, 0)
+	prev := int64(-1)
+	for i := 0; i < 5; i++ {
+		at := g.throttleSlot(0, sec) // each asks to come back at 1s
+		want := sec + int64(i)*2*sec
+		if at != want {
+			t.Fatalf("throttled retry %d told to come back at %s, want %s", i, time.Duration(at), time.Duration(want))
+		}
+		if at <= prev {
+			t.Fatalf("slot %d not after slot %d", i, i-1)
+		}
+		prev = at
+	}
+	// A retry asking for a later time than the next free slot keeps its own time.
+	if at := g.throttleSlot(0, 100*sec); at != 100*sec {
+		t.Fatalf("late retry moved to %s, want 100s", time.Duration(at))
+	}
+	// Tools keep separate queues.
+	if at := g.throttleSlot(1, sec); at != sec {
+		t.Fatalf("tool 1 queued behind tool 0: %s", time.Duration(at))
+	}
+	// Without a floor there is no refill to queue for: the time asked is kept.
+	g = NewGuards(1, &BudgetConfig{Ratio: 0.1, MaxTokens: 1}, nil)
+	if a, b := g.throttleSlot(0, sec), g.throttleSlot(0, sec); a != sec || b != sec {
+		t.Fatalf("no floor: slots %s, %s, want 1s twice", time.Duration(a), time.Duration(b))
+	}
+}
