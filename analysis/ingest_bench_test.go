@@ -168,13 +168,13 @@ func (c *rowCounter) Execution(*record.Execution)         { c.n++ }
 func (c *rowCounter) Fault(*record.Fault)                 { c.n++ }
 func (c *rowCounter) Sample(*record.Sample)               { c.n++ }
 
-// benchScenario is the research-fleet example cut to 2,000 investigations.
+// benchScenario is the research-fleet example at its shipped size, 10,000 investigations.
 func benchScenario(b *testing.B) *scenarios.Scenario {
 	s, err := scenarios.Load("research-fleet", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.Workload.Investigations = 2_000
+	s.Workload.Investigations = 10_000 // the reference size: research-fleet as shipped
 	return s
 }
 
