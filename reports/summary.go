@@ -198,7 +198,7 @@ func Format(name string, v float64) string {
 		return fmt.Sprintf("%.0f", v)
 	case strings.HasSuffix(name, "_time") || name == "makespan":
 		return fmt.Sprintf("%.2f", v)
-	case math.Abs(v) >= 1000:
+	case math.Abs(v) >= 100:
 		return fmt.Sprintf("%.1f", v)
 	default:
 		return fmt.Sprintf("%.4f", v)
