@@ -32,7 +32,7 @@ bench:
 
 # A short fuzz of the scenario parser; its seed corpus also runs in `make test`.
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-30s} ./scenarios
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 5s ./scenarios
 
 # The project gates itself the way its users will: every embedded scenario's expectations.
 check: build

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/mayday-sim/mayday/scenarios"
 )
 
 // Metrics is one row of the `metrics` view: every metric of design section 5 for one run.
@@ -45,27 +47,7 @@ type Metrics struct {
 
 // MetricNames lists the metrics in design order (section 5), then the counts behind the
 // rates. Each is a column of the `metrics` view and a key of Metrics' JSON.
-var MetricNames = []string{
-	"completion_rate",
-	"correct_completion_rate",
-	"validation_pass_rate",
-	"retry_amplification",
-	"duplicate_side_effects",
-	"discarded_results",
-	"median_recovery_time",
-	"p95_recovery_time",
-	"human_intervention_rate",
-	"terminated_rate",
-	"tokens_per_completion",
-	"compute_per_completion",
-	"wasted_compute_ratio",
-	"correlated_failure_share",
-	"makespan",
-	"events",
-	"started",
-	"completed",
-	"terminated",
-}
+var MetricNames = append(slices.Clone(scenarios.Metrics), "started", "completed", "terminated")
 
 // reasonPrefix names a per-reason termination count in Value, IsMetric and Better:
 // "terminated_policy_violation" is TerminationReasons["policy_violation"].
