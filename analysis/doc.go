@@ -2,7 +2,8 @@
 //
 // Every file that touches DuckDB needs the build tag duckdb_arrow (duckdb-go's Arrow
 // interface): build and test with `-tags duckdb_arrow`. Without the tag the package holds
-// only what needs no database (run folder handling).
+// only what needs no database: run folders (folder.go), the Metrics type and metric names
+// (metrics.go) and the bootstrap statistics (stats.go), so reports can use them cheaply.
 //
 // Storage contract:
 //   - Create makes a new database file with the trace tables (tables.sql, mirroring the
@@ -18,4 +19,16 @@
 //     stored in the order the simulation emitted them, and runs.digest does not depend on
 //     goroutine timing.
 //   - Every connection uses the UTC time zone, so results never depend on the host's.
+//
+// Measurement contract:
+//   - The metrics of design section 5 are SQL views (views/*.sql, embedded and created with
+//     the tables): metrics, incidents, recovery_episodes, tool_stats and lifecycle, on top of
+//     small helper views. Each file's header states how it reads the design's definitions.
+//     Tests compare every metric with an independent Go computation from the raw records.
+//   - Execute runs one simulation into a database (the pipeline of `mayday run`); Batch runs
+//     many in parallel, one worker and one temporary database per core, and copies them into
+//     one database in a fixed order (`mayday check`, `mayday sweep`); Merge combines run
+//     databases and refuses a run_id seen twice.
+//   - BootstrapCI and BootstrapDiff give percentile bootstrap intervals across seeds from a
+//     seeded source, so the same inputs always print the same interval.
 package analysis
