@@ -80,7 +80,7 @@ CREATE TABLE transitions (
     run_id           VARCHAR NOT NULL,
     investigation_id BIGINT,
     "at"             TIMESTAMP,
-    from_state       VARCHAR,      -- NULL for the first transition of an investigation
+    from_state       VARCHAR,      -- pending for an investigation's first transition
     to_state         VARCHAR,
     event            VARCHAR,
     failure_class    VARCHAR,

@@ -457,6 +457,8 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	case state == recovery.Terminated:
 		s.Status = record.StatusError
 		s.Attrs = append(s.Attrs, record.Attr{Key: "termination_reason", Value: reason})
+	default:
+		s.Status = record.StatusUnset
 	}
 	w.sink.Span(s)
 	completed := state == recovery.Completed

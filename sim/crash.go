@@ -44,7 +44,7 @@ func (w *sim) crashed(slot, ctok, fi int32) {
 		// The attempt's outcome dies with the worker: its span ends here, uncertain.
 		t := &w.tools[a.op.tool]
 		t.failures++
-		w.toolSpan(a, t, record.StatusError, recovery.UncertainCompletion, w.faults[fi].id, false)
+		w.toolSpan(a, t, record.StatusError, recovery.UncertainCompletion, w.faults[fi].id, false, 0)
 	}
 	a.tok++
 	a.phase, a.down = phDown, true

@@ -301,7 +301,7 @@ func (w *sim) serviceDone(ri int32) {
 	if a.att.fault >= 0 {
 		fid = w.faults[a.att.fault].id // a brownout slowed it down
 	}
-	w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, fid, waiter)
+	w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, fid, waiter, cpu)
 	a.resultSpan = a.att.span
 	if t.idem == scenarios.Keyed {
 		a.resultSpan = op.execSpan
@@ -350,14 +350,14 @@ func (w *sim) fastReply(slot, tok, code int32) {
 		op.delivered = true
 		w.release(op, true)
 		a.att.start = w.now
-		w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "", true)
+		w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "", true, 0)
 		a.resultSpan = op.execSpan
 		w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
 		return
 	}
 	t.failures++
 	a.att.start = w.now
-	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id, false)
+	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id, false, 0)
 	w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
 
@@ -376,13 +376,16 @@ func (w *sim) timedOut(slot, tok, _ int32) {
 	if a.att.fault >= 0 {
 		fid = w.faults[a.att.fault].id
 	}
-	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false)
+	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false, 0)
 	w.observe(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
 }
 
 // toolSpan emits the execute_tool span of a's attempt that just resolved; fromRecord marks
-// an answer a keyed tool gave from its record of the key instead of executing again.
-func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, faultID string, fromRecord bool) {
+// an answer a keyed tool gave from its record of the key instead of executing again. compute
+// is that of the execution whose result the span delivers (an attempt that failed, timed out
+// or was answered from a record delivers none; the executions table holds every execution's
+// compute, delivered or not).
+func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, faultID string, fromRecord bool, compute float64) {
 	s := w.spanFor(a, record.OpExecuteTool, a.att.span)
 	if fromRecord {
 		s.Attrs = append(s.Attrs, record.Attr{Key: "answered_from", Value: "record"})
@@ -396,6 +399,7 @@ func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, fa
 		s.QueueWait = w.now - a.att.sent
 	}
 	s.Status, s.FailureClass, s.FaultID = st, className(c), faultID
+	s.Compute = compute
 	s.InputRef = a.cfgRef
 	if st == record.StatusOK {
 		s.OutputRef = a.op.ref()

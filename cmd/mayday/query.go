@@ -27,7 +27,7 @@ func newQueryCmd(ios *ioStreams) *cobra.Command {
 		Short: "Run a read-only SQL query against a run's database",
 		Long: `Open RUN (a run folder, or a mayday.duckdb file) read-only and print the result of SQL
 as a table, CSV or JSON. Tables: runs, investigations, spans, transitions, executions, faults,
-tool_samples; views: metrics, incidents, recovery_episodes, tool_stats. Statements that would
+tool_samples; views: metrics, incidents, recovery_episodes, tool_stats, lifecycle. Statements that would
 write are refused.`,
 		Example: `  mayday query runs/research-fleet-s42 "SELECT * FROM metrics"
   mayday query runs/research-fleet-s42 "SELECT tool, count(*) FROM spans GROUP BY tool" --format csv`,

@@ -50,6 +50,7 @@ const (
 	StatusTimeout Status = "timeout"
 	StatusBlocked Status = "blocked"
 	StatusInvalid Status = "invalid"
+	StatusUnset   Status = "unset" // an operation still open when the run ended (OpenTelemetry's "unset")
 )
 
 // Attr is one span attribute; values of secret-looking keys are redacted by the trace writer.
@@ -129,7 +130,7 @@ type Execution struct {
 	InvestigationID int64
 	Execution       int32 // 1 for the first execution of this key at this tool, 2 for a duplicate, ...
 	Start, End      int64
-	Outcome         string // ok | lost | hung | error
+	Outcome         string // ok | lost (the work was done, its reply was lost)
 	Delivered       bool   // the result reached the investigation
 	Compute         float64
 	SideEffects     bool // the tool has side effects (idempotency keyed or none), so a duplicate counts
