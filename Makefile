@@ -9,7 +9,7 @@ PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 
-.PHONY: build run test vet bench fuzz check clean
+.PHONY: build run test vet bench bench-memory fuzz check clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
@@ -28,7 +28,12 @@ vet:
 # Benchmarks report domain units (events/s, rows/s, ns/decision); run several times and
 # compare medians (benchstat) on a quiet machine.
 bench:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./reports/...
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./reports/...
+
+# Peak memory of a 100,000-investigation run; alone in its process, since it reads the
+# process's high-water mark.
+bench-memory:
+	$(GO) test -tags $(TAGS) -run '^$$' -bench PeakMemory100k -benchtime 1x ./analysis/
 
 # A short fuzz of the scenario parser; its seed corpus also runs in `make test`.
 fuzz:
