@@ -15,7 +15,7 @@ import (
 // Options tune a run without changing its records.
 type Options struct {
 	// Progress, if set, is called now and then with the root investigations ended so far
-	// and started so far.
+	// and the total expected: those the workload plans, or those started if more.
 	Progress func(done, total int)
 	// Check runs the invariant checks (always on in tests). Refusals by the engine are
 	// reported in Result.Violations even without it.
@@ -240,7 +240,7 @@ func (w *sim) loop(ctx context.Context) {
 				return
 			}
 			if w.opt.Progress != nil {
-				w.opt.Progress(w.ended, w.res.Started)
+				w.opt.Progress(w.ended, max(w.sc.Workload.Investigations, w.res.Started))
 			}
 		}
 		switch e.kind {
@@ -296,7 +296,7 @@ func (w *sim) finish() {
 		}
 	}
 	if w.opt.Progress != nil {
-		w.opt.Progress(w.ended, w.res.Started)
+		w.opt.Progress(w.ended, max(w.sc.Workload.Investigations, w.res.Started))
 	}
 	if w.opt.Check {
 		w.checker.final(w)
