@@ -564,12 +564,6 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 
 // park makes the operation wait until at without spending an attempt.
 func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, reason string, env Env) Decision {
-	if e.state == Waiting && e.ph == phParked && e.tool == tool && e.breaker == (reason == ReasonBreakerOpen) {
-		// Parked again for the same reason: nothing durable changes, so nothing is journaled
-		// (a replayed engine that wakes at the earlier time simply parks again).
-		e.wake = at
-		return Decision{Action: ActPark, At: at, Class: Transient, Reason: reason}
-	}
 	if e.state == Running {
 		e.begin(now, ev, Waiting, ActPark, ByEngine, reason)
 	} else {

@@ -201,7 +201,9 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 			t.Fatalf("illegal edge journaled: %s→%s on %s", r.From, r.To, r.Event)
 		}
 		op := [2]int32{r.Step, r.Revision}
-		if r.Note && r.Action == recovery.ActBlock {
+		// A block is the policy's audit note; a refused supervisor suggestion is journaled
+		// with the action it asked for, which may also read "block".
+		if r.Note && r.Action == recovery.ActBlock && r.DecidedBy == recovery.ByPolicy {
 			m.blocked[op] = true
 		}
 		if !r.Note && r.DecidedBy == recovery.ByHuman && r.To == recovery.Running {
