@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"path/filepath"
 	"strconv"
@@ -90,17 +91,7 @@ func BenchmarkDuckDBArrowInsert(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		db, err := Create(filepath.Join(dir, "arrow-"+itoa(i)+".duckdb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		conn, err := db.SQL().Conn(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil { // as Load does
-			b.Fatal(err)
-		}
+		db, conn := benchConn(b, ctx, filepath.Join(dir, "arrow-"+itoa(i)+".duckdb"))
 		b.StartTimer()
 		cpu.start()
 		err = conn.Raw(func(dc any) error {
@@ -131,6 +122,24 @@ func BenchmarkDuckDBArrowInsert(b *testing.B) {
 		cpu.stop()
 	}
 	reportRows(b, rows, cpu)
+}
+
+// benchConn creates a database at path and returns one connection to it with DuckDB on one
+// thread, as Load runs it, for the benchmarks that insert on their own.
+func benchConn(b *testing.B, ctx context.Context, path string) (*DB, *sql.Conn) {
+	b.Helper()
+	db, err := Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
+		b.Fatal(err)
+	}
+	return db, conn
 }
 
 // cpuTimer adds up the CPU time of the whole process (every goroutine and DuckDB thread)
@@ -254,20 +263,10 @@ func BenchmarkDuckDBAppender(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		db, err := Create(filepath.Join(dir, "appender-"+itoa(i)+".duckdb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		conn, err := db.SQL().Conn(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := conn.ExecContext(ctx, "SET threads = 1"); err != nil {
-			b.Fatal(err)
-		}
+		db, conn := benchConn(b, ctx, filepath.Join(dir, "appender-"+itoa(i)+".duckdb"))
 		b.StartTimer()
 		cpu.start()
-		err = conn.Raw(func(dc any) error {
+		err := conn.Raw(func(dc any) error {
 			ex := dc.(driver.ExecerContext)
 			if _, err := ex.ExecContext(ctx, "BEGIN TRANSACTION", nil); err != nil {
 				return err

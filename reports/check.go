@@ -136,8 +136,7 @@ func CheckExpectations(sum Summary, exps []scenarios.Expectation) []ExpectationR
 		r.N = len(vals)
 		switch {
 		case len(vals) > 1:
-			r.Value, r.Lo, r.Hi = MeanCI(vals, Confidence, Resamples, sum.Seed)
-			r.Lo, r.Hi = Clamp(e.Metric, r.Lo, r.Hi)
+			r.Value, r.Lo, r.Hi = MetricCI(e.Metric, vals, sum.Seed)
 		case len(sum.Seeds) == 0:
 			if v, ok := sum.Metrics[e.Metric]; ok && !math.IsNaN(v) {
 				r.Value, r.N = v, 1
@@ -446,9 +445,7 @@ func fileLine(source string, line int) string {
 // WriteJSON writes the report for machines, with the counts.
 func (r CheckReport) WriteJSON(w io.Writer) error {
 	tests, failures, errors := r.Counts()
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(struct {
+	return WriteJSON(w, struct {
 		Pass      bool            `json:"pass"`
 		Tests     int             `json:"tests"`
 		Failures  int             `json:"failures"`

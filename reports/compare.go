@@ -3,7 +3,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -78,6 +77,14 @@ func DiffCI(a, b []float64, conf float64, resamples int, seed uint64) (diff, lo,
 	df := unbiased * unbiased / (ua*ua/(na-1) + ub*ub/(nb-1))
 	k := math.Sqrt(unbiased/plugin) * tOverZ(conf, df)
 	return diff, diff - k*(diff-lo), diff + k*(hi-diff)
+}
+
+// MetricCI is the interval mayday prints for a metric across seeds (summaries, check,
+// sweep): MeanCI at Confidence with Resamples, kept inside the metric's range by Clamp.
+func MetricCI(metric string, values []float64, seed uint64) (mean, lo, hi float64) {
+	mean, lo, hi = MeanCI(values, Confidence, Resamples, seed)
+	lo, hi = Clamp(metric, lo, hi)
+	return mean, lo, hi
 }
 
 // Clamp narrows an interval of a metric's mean to the values the metric can take: every
@@ -430,9 +437,7 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 			Significant: d.Significant(), Better: d.Better,
 		})
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return WriteJSON(w, out)
 }
 
 // num turns NaN and ±Inf into JSON null.

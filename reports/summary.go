@@ -113,8 +113,7 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 		if len(vals) == 0 {
 			continue
 		}
-		mean, lo, hi := MeanCI(vals, Confidence, Resamples, first.Seed)
-		lo, hi = Clamp(name, lo, hi)
+		mean, lo, hi := MetricCI(name, vals, first.Seed)
 		s.Intervals[name] = Interval{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
 		s.Metrics[name] = mean
 	}
@@ -147,11 +146,7 @@ func ReadSummary(path string) (Summary, error) {
 }
 
 // WriteJSON writes the summary as JSON for machines.
-func (s Summary) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(s)
-}
+func (s Summary) WriteJSON(w io.Writer) error { return WriteJSON(w, s) }
 
 // WriteText writes a compact metrics table for people.
 func (s Summary) WriteText(w io.Writer) error {

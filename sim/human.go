@@ -100,13 +100,7 @@ func (w *sim) reviewed(i, slot, tok int32) {
 	s := w.spanFor(a, record.OpHumanReview, w.newSpanID())
 	s.Start, s.End, s.QueueWait = r.started, w.now, r.started-r.queued
 	s.Status = record.StatusOK
-	if a.op != nil {
-		s.HasKey, s.OpKey = true, a.op.key
-	}
-	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
-	if a.resultSpan != 0 {
-		s.CausedBy = append(s.CausedBy, a.resultSpan)
-	}
+	linkJudged(s, a)
 	s.Attrs = append(s.Attrs[:0],
 		record.Attr{Key: "decided_by", Value: recovery.ByHuman.String()},
 		record.Attr{Key: "approved", Value: strconv.FormatBool(r.approved)})
@@ -230,13 +224,7 @@ func (w *sim) supervised(slot, tok int32) {
 		s.InputTokens, s.OutputTokens = n-n/4, n/4
 	}
 	s.Status = record.StatusOK
-	if a.op != nil {
-		s.HasKey, s.OpKey = true, a.op.key
-	}
-	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
-	if a.resultSpan != 0 {
-		s.CausedBy = append(s.CausedBy, a.resultSpan)
-	}
+	linkJudged(s, a)
 	s.Attrs = append(s.Attrs[:0],
 		record.Attr{Key: "decided_by", Value: recovery.BySupervisor.String()},
 		record.Attr{Key: "point", Value: j.Point.String()},
@@ -251,4 +239,17 @@ func (w *sim) supervised(slot, tok int32) {
 	}
 	w.sink.Span(s)
 	w.observe(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: sg})
+}
+
+// linkJudged ties a span of a judgement about a (a human review, a supervisor consultation)
+// to the operation under judgement and to what it used: the configuration and the last
+// result.
+func linkJudged(s *record.Span, a *agent) {
+	if a.op != nil {
+		s.HasKey, s.OpKey = true, a.op.key
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.resultSpan != 0 {
+		s.CausedBy = append(s.CausedBy, a.resultSpan)
+	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -407,17 +406,12 @@ func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, spec
 				unitsDone++
 			}
 		}
-		if len(specs) > 1 && bar.on {
-			elapsed := time.Since(bar.start).Seconds()
-			rate, eta := float64(done)/elapsed, "?"
-			if rate > 0 {
-				eta = (time.Duration(float64(len(specs)-done)/rate) * time.Second).Round(time.Second).String()
-			}
-			units := ""
+		if len(specs) > 1 {
+			detail := ""
 			if perUnit > 1 {
-				units = fmt.Sprintf(" (%d/%d %s)", unitsDone, len(specs)/perUnit, unit)
+				detail = fmt.Sprintf(" (%d/%d %s)", unitsDone, len(specs)/perUnit, unit)
 			}
-			fmt.Fprintf(io.ErrOut, "\r%s %d/%d runs%s %.1f runs/s eta %s   ", label, done, len(specs), units, rate, eta)
+			bar.step(done, detail)
 		}
 	}}
 	res, err := b.Run(ctx, specs)

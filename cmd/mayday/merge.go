@@ -4,10 +4,8 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
 )
 
 func init() { subcommands = append(subcommands, newMergeCmd) }
@@ -148,7 +147,7 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		if hasSweep {
 			return table.writeJSON(opts.io.Out)
 		}
-		return writeJSONTo(opts.io.Out, map[string]any{"database": out, "runs": ids, "sources": opts.Inputs})
+		return reports.WriteJSON(opts.io.Out, map[string]any{"database": out, "runs": ids, "sources": opts.Inputs})
 	}
 	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(len(paths), "database", "databases"), out)
 	if hasSweep {
@@ -168,10 +167,4 @@ func same(a, b string) bool {
 	aa, _ := filepath.Abs(a)
 	ab, _ := filepath.Abs(b)
 	return aa == ab
-}
-
-func writeJSONTo(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }

@@ -55,17 +55,18 @@ func (p *progress) seed(i int) func(done, total int) {
 	}
 }
 
-// step reports that unit i of the units finished (for sweeps and multi-scenario work).
-func (p *progress) step(done int) {
+// step reports that done of the units (runs) have finished, with their rate and the time
+// left; detail is shown after the count, e.g. " (2/3 points)".
+func (p *progress) step(done int, detail string) {
 	if !p.on {
 		return
 	}
 	elapsed := time.Since(p.start).Seconds()
-	eta := "?"
-	if done > 0 {
-		eta = (time.Duration(elapsed/float64(done)*float64(p.units-done)) * time.Second).Round(time.Second).String()
+	rate, eta := float64(done)/elapsed, "?"
+	if rate > 0 {
+		eta = (time.Duration(float64(p.units-done)/rate) * time.Second).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.io.ErrOut, "\r%s %d/%d done, %.1fs elapsed, eta %s   ", p.label, done, p.units, elapsed, eta)
+	fmt.Fprintf(p.io.ErrOut, "\r%s %d/%d runs%s %.1f runs/s eta %s   ", p.label, done, p.units, detail, rate, eta)
 }
 
 func (p *progress) done() {

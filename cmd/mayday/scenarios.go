@@ -1,13 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -26,7 +26,7 @@ func newScenariosCmd(io *ioStreams) *cobra.Command {
 			}
 			list := scenarios.List()
 			if format == "json" {
-				return writeJSON(io, list)
+				return reports.WriteJSON(io.Out, list)
 			}
 			tw := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 			for _, info := range list {
@@ -93,7 +93,7 @@ impossible values and dangling tool references are reported with file, line and 
 				out = append(out, v)
 			}
 			if format == "json" && !quiet {
-				if err := writeJSON(io, out); err != nil {
+				if err := reports.WriteJSON(io.Out, out); err != nil {
 					return err
 				}
 			}
@@ -107,12 +107,6 @@ impossible values and dangling tool references are reported with file, line and 
 	addFormatFlag(cmd, &format)
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only errors")
 	return cmd
-}
-
-func writeJSON(io *ioStreams, v any) error {
-	enc := json.NewEncoder(io.Out)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
 }
 
 func plural(n int, one, many string) string {

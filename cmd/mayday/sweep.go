@@ -390,8 +390,7 @@ func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (swe
 					vals = append(vals, v)
 				}
 			}
-			mean, lo, hi := reports.MeanCI(vals, reports.Confidence, reports.Resamples, uint64(rows[i].Point*1000+mi))
-			lo, hi = reports.Clamp(name, lo, hi)
+			mean, lo, hi := reports.MetricCI(name, vals, uint64(rows[i].Point*1000+mi))
 			rows[i].Metrics[name] = sweepMetric{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
 		}
 	}
@@ -399,11 +398,7 @@ func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (swe
 	return t, nil
 }
 
-func (t sweepTable) writeJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(t)
-}
+func (t sweepTable) writeJSON(w io.Writer) error { return reports.WriteJSON(w, t) }
 
 func (t sweepTable) writeText(w io.Writer) error {
 	runs := 0
