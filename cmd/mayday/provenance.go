@@ -31,9 +31,9 @@ type sweepProvenance struct {
 	FirstSeed     uint64     `json:"first_seed"`
 	Seeds         int        `json:"seeds"`
 	Version       string     `json:"version"`
-	Shard         string     `json:"shard"`         // I/N; 1/1 for a whole sweep or a full merge
-	ShardPoints   []int      `json:"shard_points"`  // the grid points this shard owns
-	Partial       bool       `json:"partial"`       // a merge that lacks shards (--allow-partial)
+	Shard         string     `json:"shard"`        // I/N; 1/1 for a whole sweep or a full merge
+	ShardPoints   []int      `json:"shard_points"` // the grid points this shard owns
+	Partial       bool       `json:"partial"`      // a merge that lacks shards (--allow-partial)
 	MissingShards []string   `json:"missing_shards,omitempty"`
 }
 
