@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
@@ -170,80 +168,6 @@ func TestSweepEmptyShard(t *testing.T) {
 	p := s.Provenance
 	if p.Shard != "6/8" || p.GridPoints != 3 || len(p.ShardPoints) != 0 || p.Seeds != 2 || p.Version != version {
 		t.Errorf("provenance of the empty shard: %+v", p)
-	}
-}
-
-// N shard processes started exactly as a Kubernetes Indexed Job starts its pods (the same
-// command, JOB_COMPLETION_INDEX = 0 ... N-1 in the environment, each in its own folder), then
-// merged, give the runs, order and digests of the unsharded sweep. With 4 slices of a 3-point
-// grid the last pod's shard is empty and merges like the others. Merging without one shard
-// fails naming it.
-func TestShardProcessesAsAnIndexedJob(t *testing.T) {
-	clearBatchEnv(t)
-	tmp := t.TempDir()
-	scenario, err := filepath.Abs("testdata/sweep.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := filepath.Join(tmp, "whole")
-	if _, errOut, code := execMayday(t, "sweep", scenario, "--seeds", "2", "--out", whole, "-q"); code != 0 {
-		t.Fatalf("whole sweep: exit %d\n%s", code, errOut)
-	}
-	const n = 4
-	shards := make([]string, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := range n {
-		pod := filepath.Join(tmp, fmt.Sprintf("pod%d", i)) // each pod its own working folder
-		if err := os.Mkdir(pod, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		shards[i] = filepath.Join(tmp, "shards", fmt.Sprint(i))
-		cmd := exec.Command(os.Args[0], "sweep", scenario, "--seeds", "2", "--jobs", "1", "-q",
-			"--shard", "auto", "--shards", fmt.Sprint(n), "--out", shards[i])
-		cmd.Dir = pod
-		cmd.Env = batchEnv(fmt.Sprintf("%s=%d", envK8sIndex, i))
-		wg.Go(func() {
-			if out, err := cmd.CombinedOutput(); err != nil {
-				errs[i] = fmt.Errorf("pod %d: %v\n%s", i, err, out)
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	for i, dir := range shards {
-		if p := readSweepJSON(t, dir).Provenance; p.Shard != fmt.Sprintf("%d/%d", i+1, n) {
-			t.Errorf("pod %d wrote shard %q, want %d/%d", i, p.Shard, i+1, n)
-		}
-	}
-	if p := readSweepJSON(t, shards[3]).Provenance; len(p.ShardPoints) != 0 {
-		t.Errorf("shard 4/4 of a 3-point grid owns points %v, want none", p.ShardPoints)
-	}
-
-	merged := filepath.Join(tmp, "merged")
-	args := append([]string{"merge", merged}, shards[2], shards[0], shards[3], shards[1])
-	if out, errOut, code := execMayday(t, args...); code != 0 {
-		t.Fatalf("merge: exit %d\n%s\n%s", code, out, errOut)
-	}
-	got := readRuns(t, filepath.Join(merged, analysis.DBFile))
-	want := readRuns(t, filepath.Join(whole, analysis.DBFile))
-	if len(want) != 6 || !slices.Equal(got, want) {
-		t.Errorf("merged shards differ from the unsharded sweep:\n got %+v\nwant %+v", got, want)
-	}
-	if p := readSweepJSON(t, merged).Provenance; p.Partial || p.Shard != "1/1" || !slices.Equal(p.ShardPoints, []int{0, 1, 2}) {
-		t.Errorf("merged provenance: %+v; want the whole grid, not partial", p)
-	}
-
-	_, errOut, code := execMayday(t, "merge", filepath.Join(tmp, "part"), shards[0], shards[3])
-	if code != 2 || !strings.Contains(errOut, "shards 2/4 and 3/4 of sweep sweep are missing") {
-		t.Errorf("merging 2 of 4 shards: exit %d, %q; want 2 naming shards 2/4 and 3/4", code, errOut)
-	}
-	if _, err := os.Stat(filepath.Join(tmp, "part")); !os.IsNotExist(err) {
-		t.Error("a refused merge left its OUT behind")
 	}
 }
 
