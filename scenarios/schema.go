@@ -61,7 +61,9 @@ func val(k valueKind, doc string) *schema { return &schema{kind: k, doc: doc} }
 func duration(doc string) *schema { return val(kindDuration, doc) }
 func prob(doc string) *schema     { return val(kindProb, doc) }
 func text(doc string) *schema     { return val(kindText, doc) }
-func durDist(doc string) *schema  { return &schema{keys: distSchema.keys, sub: distSchema.sub, kind: kindDurDist, doc: doc} }
+func durDist(doc string) *schema {
+	return &schema{keys: distSchema.keys, sub: distSchema.sub, kind: kindDurDist, doc: doc}
+}
 func countDist(doc string) *schema {
 	return &schema{keys: distSchema.keys, sub: distSchema.sub, kind: kindCountDist, doc: doc}
 }
@@ -71,7 +73,9 @@ func integer(min, max float64, doc string) *schema {
 func number(min float64, above bool, doc string) *schema {
 	return &schema{kind: kindNumber, min: min, above: above, doc: doc}
 }
-func enum(options []string, doc string) *schema { return &schema{kind: kindEnum, enum: options, doc: doc} }
+func enum(options []string, doc string) *schema {
+	return &schema{kind: kindEnum, enum: options, doc: doc}
+}
 
 // obj builds a mapping with fixed keys from name, subtree pairs.
 func obj(doc string, pairs ...any) *schema {
