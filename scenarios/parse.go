@@ -251,6 +251,7 @@ func (d *decoder) toolRef(n *yaml.Node, key string, name string, tools []Tool) b
 		return false
 	}
 	d.fail(n, key, "unknown tool %q%s; want one of %s", name, hint, strings.Join(names, ", "))
+	d.suggest(closest(name, names))
 	return false
 }
 
@@ -864,6 +865,7 @@ func (d *decoder) metricKey(kn *yaml.Node, key, m string) bool {
 	}
 	hint := didYouMean(m, Metrics)
 	d.fail(kn, key, "unknown metric %q%s; want one of %s", m, hint, strings.Join(Metrics, ", "))
+	d.suggest(closest(m, Metrics))
 	return false
 }
 
