@@ -54,9 +54,11 @@ func node(sch *schema) object {
 	case kindList:
 		o = object{"type": []string{"array", "null"}, "items": node(sch.elem)}
 	case kindText:
-		o = object{"type": []string{"string", "number", "boolean"}}
+		o = object{"type": []string{"string", "number", "boolean", "null"}}
 		if sch.pattern != "" {
-			o = object{"type": "string", "pattern": sch.pattern}
+			// The pattern applies to text; a whole number or a boolean reads as its text
+			// (123, true), which matches.
+			o = object{"type": []string{"string", "integer", "boolean"}, "pattern": sch.pattern}
 		}
 	case kindInt:
 		o = object{"type": "integer", "minimum": sch.min}
@@ -103,6 +105,8 @@ func mapNode(sch *schema) object {
 	if sch.sub == nil {
 		o := object{"type": []string{"object", "null"}}
 		switch {
+		case sch.elem != nil && sch.elem == toolSchema:
+			o["additionalProperties"] = nullable(node(sch.elem)) // `search:` is a tool with defaults
 		case sch.elem != nil:
 			o["additionalProperties"] = node(sch.elem)
 		case sch == rootSchema.sub["sweep"]:
@@ -118,6 +122,11 @@ func mapNode(sch *schema) object {
 	props := object{}
 	for _, k := range sch.keys {
 		props[k] = node(sch.sub[k])
+		// The decoder reads a key with a null value as absent; only the required top-level
+		// keys must hold something.
+		if !(sch == rootSchema && (k == "name" || k == "tools")) {
+			props[k] = nullable(props[k].(object))
+		}
 	}
 	o := object{"type": []string{"object", "null"}, "properties": props, "additionalProperties": false}
 	if sch.one {
@@ -178,4 +187,30 @@ func ifThen(key, value string, then object) object {
 		"if":   object{"properties": object{key: object{"const": value}}, "required": []string{key}},
 		"then": then,
 	}
+}
+
+// nullable lets o also be null.
+func nullable(o object) object {
+	switch t := o["type"].(type) {
+	case string:
+		o["type"] = []string{t, "null"}
+		return o
+	case []string:
+		if !slices.Contains(t, "null") {
+			o["type"] = append(t, "null")
+		}
+		return o
+	}
+	if alts, ok := o["anyOf"].([]any); ok {
+		o["anyOf"] = append(alts, object{"type": "null"})
+		return o
+	}
+	if words, ok := o["enum"].([]string); ok {
+		vals := make([]any, 0, len(words)+1)
+		for _, w := range words {
+			vals = append(vals, w)
+		}
+		o["enum"] = append(vals, nil)
+	}
+	return o
 }

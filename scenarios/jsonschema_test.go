@@ -86,6 +86,10 @@ func TestJSONSchemaAcceptsEveryValidScenario(t *testing.T) {
 		}
 		files[p] = data
 	}
+	// Shapes the decoder accepts that a schema easily forgets: null values read as absent,
+	// a tool given by name only, a name that YAML reads as a number.
+	files["null values"] = []byte("name: n\ntools:\n  search:\nworkload: {model: ~, arrival: ~}\nfaults:\n  - {kind: transient, probability: 0.1, tool: ~}\nrecovery: {retry: {jitter: ~}, breaker: ~}\n")
+	files["numeric name"] = []byte("name: 123\ntools: {search: {}}\n")
 	if len(files) < 10 {
 		t.Fatalf("only %d scenario files found; the embedded examples are missing", len(files))
 	}
@@ -167,4 +171,62 @@ func TestJSONSchemaDescribesEveryKey(t *testing.T) {
 	if !strings.Contains(string(JSONSchema()), `"description"`) {
 		t.Error("the schema has no descriptions")
 	}
+}
+
+// A file the schema refuses is one the decoder refuses too, so an editor never flags a file
+// mayday accepts. Checked on every embedded example with each of its values replaced, one at
+// a time, by values of other shapes and kinds. Each value gets 2 of the replacements, in
+// rotation, so every replacement meets every kind of key while the test stays quick under
+// -race.
+func TestJSONSchemaNeverRefusesWhatTheDecoderAccepts(t *testing.T) {
+	s := compileSchema(t)
+	replacements := []string{"0", "-1", "1.5", "true", "abc", "10m", "5/h", "~", "[]", "{}", "full"}
+	checked := 0
+	for _, info := range List() {
+		data, _ := Embedded(info.Name)
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		var scalars []*yaml.Node
+		var collect func(n *yaml.Node)
+		collect = func(n *yaml.Node) {
+			if n.Kind == yaml.ScalarNode {
+				scalars = append(scalars, n)
+			}
+			for i, c := range n.Content {
+				if n.Kind == yaml.MappingNode && i%2 == 0 {
+					continue // keys stay; unknown keys are covered above
+				}
+				collect(c)
+			}
+		}
+		collect(&doc)
+		for i, n := range scalars {
+			orig := *n
+			for j := range 2 {
+				r := replacements[(2*i+j)%len(replacements)]
+				var v yaml.Node
+				if err := yaml.Unmarshal([]byte(r), &v); err != nil {
+					t.Fatal(err)
+				}
+				*n = *v.Content[0]
+				b, err := yaml.Marshal(&doc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, perr := Parse("mutant.yaml", b, nil); perr == nil {
+					checked++
+					if verr := s.Validate(instance(t, "mutant", b)); verr != nil {
+						t.Errorf("%s with %q at line %d: the decoder accepts it, the schema refuses it: %v", info.Name, r, orig.Line, verr)
+					}
+				}
+			}
+			*n = orig
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d accepted mutants checked; the test exercises too little", checked)
+	}
+	t.Logf("%d accepted mutants checked", checked)
 }
