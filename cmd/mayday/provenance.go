@@ -46,7 +46,7 @@ func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.Swe
 	p := &sweepProvenance{
 		Scenario: base.Name, ScenarioHash: base.Hash(), OverridePaths: []string{},
 		OverridesHash: hashStrings(sets), GridPoints: points, FirstSeed: seed0, Seeds: seeds,
-		Version: version, Shard: shard.String(), ShardPoints: []int{},
+		Version: version, Shard: shard.String(),
 	}
 	var flat []string
 	for _, o := range sets {
@@ -59,12 +59,19 @@ func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.Swe
 		flat = append(flat, a.Values...)
 	}
 	p.GridHash = hashStrings(flat)
-	for i := range points {
+	p.ShardPoints = shardPoints(points, shard)
+	return p
+}
+
+// shardPoints lists the points of a grid of n points that the shard owns.
+func shardPoints(n int, shard analysis.Shard) []int {
+	out := []int{}
+	for i := range n {
 		if shard.Has(i) {
-			p.ShardPoints = append(p.ShardPoints, i)
+			out = append(out, i)
 		}
 	}
-	return p
+	return out
 }
 
 // hashStrings is the hex SHA-256 of the strings, each length-prefixed so no two lists collide.
@@ -134,6 +141,10 @@ func checkShards(ins []*shardInput, allowPartial bool) (*sweepProvenance, error)
 		if in.count != first.count {
 			problems = append(problems, fmt.Sprintf("%s is shard %s but %s is shard %s: a sweep is cut into one number of slices", in.arg, in.prov.Shard, first.arg, first.prov.Shard))
 			continue
+		}
+		sh := analysis.Shard{Index: in.index, Count: in.count}
+		if want := shardPoints(in.prov.GridPoints, sh); !slices.Equal(want, in.prov.ShardPoints) {
+			problems = append(problems, fmt.Sprintf("%s records grid points %v, but slice %s of a %d-point grid is %v", in.arg, in.prov.ShardPoints, sh, in.prov.GridPoints, want))
 		}
 		if prev, dup := seen[in.index]; dup {
 			problems = append(problems, fmt.Sprintf("shard %s is given twice: %s and %s", in.prov.Shard, prev, in.arg))

@@ -202,6 +202,24 @@ func TestMergeChecksShardProvenance(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A sweep.json edited by hand, whose points are not those of its slice.
+	tampered := shard("tampered", "--shard", "2/2")
+	path = filepath.Join(tampered, "sweep.json")
+	if b, err = os.ReadFile(path); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["provenance"].(map[string]any)["shard_points"] = []int{0, 1}
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	for i, tc := range []struct {
 		inputs []string
 		want   string
@@ -214,6 +232,7 @@ func TestMergeChecksShardProvenance(t *testing.T) {
 		{[]string{one, otherSeeds}, "other seeds (2 from 1 vs 1 from 1)"},
 		{[]string{one, otherCount}, "is shard 2/3 but"},
 		{[]string{one, otherBinary}, "another mayday binary (version v0.0.1-other vs " + version + ")"},
+		{[]string{one, tampered}, "records grid points [0 1], but slice 2/2 of a 3-point grid is [1]"},
 	} {
 		out := filepath.Join(tmp, fmt.Sprintf("merged%d", i))
 		_, errOut, code := execMayday(t, append([]string{"merge", out}, tc.inputs...)...)
