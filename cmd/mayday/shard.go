@@ -30,10 +30,11 @@ func resolveShard(flag string, set bool, shards int, getenv func(string) string)
 		return analysis.Shard{}, nil
 	}
 	if strings.TrimSpace(flag) != "auto" {
-		if shards != 0 {
-			return analysis.Shard{}, fmt.Errorf("--shards %d: only means something with --shard auto; --shard %s already says the count", shards, flag)
+		sh, err := analysis.ParseShard(flag)
+		if err == nil && shards != 0 {
+			err = fmt.Errorf("--shards %d: only means something with --shard auto; --shard %s already says the count", shards, flag)
 		}
-		return analysis.ParseShard(flag)
+		return sh, err
 	}
 	if shards < 0 {
 		return analysis.Shard{}, fmt.Errorf("--shards %d: want the number of slices, 1 or more", shards)

@@ -99,6 +99,7 @@ See docs/scale-out.md.`,
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
+	_ = cmd.RegisterFlagCompletionFunc("shard", cobra.FixedCompletions([]string{"auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
