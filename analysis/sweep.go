@@ -43,7 +43,7 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("--shard %q: want I/N with 1 <= I <= N, e.g. 2/4 for the second of four slices", s)
 	}
 	if i < 1 || i > n {
-		return Shard{}, fmt.Errorf("--shard %q: I counts from 1 to N (1/%d ... %d/%d); for a Kubernetes indexed Job pass $((JOB_COMPLETION_INDEX+1))/%d", s, n, n, n, n)
+		return Shard{}, fmt.Errorf("--shard %q: I counts from 1 to N (1/%d ... %d/%d); in a Kubernetes Indexed Job or Slurm array use --shard auto --shards %d", s, n, n, n, n)
 	}
 	return Shard{Index: i, Count: n}, nil
 }

@@ -197,7 +197,7 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("idempotency"); v != nil {
-			if s, ok := d.enum(v, tf.key("idempotency"), "an idempotency", []string{string(Keyed), string(Natural), string(None)}); ok {
+			if s, ok := d.enum(v, tf.key("idempotency"), "an idempotency", idempotencies); ok {
 				t.Idempotency = Idempotency(s)
 			}
 		}
@@ -251,6 +251,7 @@ func (d *decoder) toolRef(n *yaml.Node, key string, name string, tools []Tool) b
 		return false
 	}
 	d.fail(n, key, "unknown tool %q%s; want one of %s", name, hint, strings.Join(names, ", "))
+	d.suggest(closest(name, names))
 	return false
 }
 
@@ -615,12 +616,12 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 			d.fail(at, rf.key("max"), "max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
 		}
 		if x := rf.get("jitter"); x != nil {
-			if s, ok := d.enum(x, rf.key("jitter"), "a jitter", []string{"none", "full", "equal", "decorrelated"}); ok {
+			if s, ok := d.enum(x, rf.key("jitter"), "a jitter", jitters); ok {
 				rt.Jitter = s
 			}
 		}
 		if x := rf.get("on_exhausted"); x != nil {
-			if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", []string{"escalate", "terminate"}); ok {
+			if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", retryExhausted); ok {
 				rt.OnExhausted = s
 			}
 		}
@@ -745,7 +746,7 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		}
 	}
 	if v := f.get("on_exhaustion"); v != nil {
-		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", []string{"pause", "reduce_scope", "terminate"}); ok {
+		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", exhaustionPolicies); ok {
 			r.OnExhaustion = s
 		}
 	}
@@ -795,7 +796,7 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 	}
 	kind := "rules"
 	if v := f.get("kind"); v != nil {
-		k, ok := d.enum(v, f.key("kind"), "a supervisor kind", []string{"rules", "model"})
+		k, ok := d.enum(v, f.key("kind"), "a supervisor kind", supervisorKinds)
 		if !ok {
 			return
 		}
@@ -864,6 +865,7 @@ func (d *decoder) metricKey(kn *yaml.Node, key, m string) bool {
 	}
 	hint := didYouMean(m, Metrics)
 	d.fail(kn, key, "unknown metric %q%s; want one of %s", m, hint, strings.Join(Metrics, ", "))
+	d.suggest(closest(m, Metrics))
 	return false
 }
 

@@ -43,6 +43,8 @@ type sweepOptions struct {
 	Force    bool
 	Metrics  []string
 	Shard    string
+	ShardSet bool
+	Shards   int
 	Jobs     int
 	Format   string
 	Quiet    bool
@@ -65,15 +67,21 @@ shows the chosen metrics per point with 95% intervals over the seeds.
 
 --shard I/N runs only grid points p with p mod N = I-1 (I counts from 1), so N machines (a CI
 matrix, a Kubernetes indexed Job) can share a large sweep; 'mayday merge' then combines
-their databases into the one the whole sweep would have written.`,
+their databases into the one the whole sweep would have written, after checking that they
+are all the shards of one sweep. --shard auto reads the slice from the batch engine:
+JOB_COMPLETION_INDEX with --shards N (Kubernetes), or SLURM_ARRAY_TASK_ID and
+SLURM_ARRAY_TASK_COUNT (Slurm). A slice with no grid points writes an empty shard.
+See docs/scale-out.md.`,
 		Example: `  mayday sweep shared-outage --seeds 5
   mayday sweep fleet.yaml --vary recovery.retry.max_attempts=1,3,5 --vary 'faults[0].for=10m,1h'
-  mayday sweep fleet.yaml --shard 2/4 --out sweep-2     # then: mayday merge sweep sweep-*`,
+  mayday sweep fleet.yaml --shard 2/4 --out sweep-2     # then: mayday merge sweep sweep-*
+  mayday sweep fleet.yaml --shard auto --shards 8 --out /shards/$JOB_COMPLETION_INDEX`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Scenario = args[0]
 			opts.SeedSet = c.Flags().Changed("seed")
+			opts.ShardSet = c.Flags().Changed("shard")
 			return sweepRun(c.Context(), opts)
 		},
 	}
@@ -85,11 +93,13 @@ their databases into the one the whole sweep would have written.`,
 	f.StringVarP(&opts.Out, "out", "o", "", "sweep folder (default runs/<name>-sweep)")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing sweep folder")
 	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics to show per point, comma-separated")
-	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N)")
+	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N), or auto: from the batch engine's environment")
+	f.IntVar(&opts.Shards, "shards", 0, "with --shard auto: the number of slices N (a Kubernetes Indexed Job's completions)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
+	_ = cmd.RegisterFlagCompletionFunc("shard", cobra.FixedCompletions([]string{"auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
@@ -107,12 +117,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
 		return err
 	}
-	var shard analysis.Shard
-	if opts.Shard != "" {
-		var err error
-		if shard, err = analysis.ParseShard(opts.Shard); err != nil {
-			return err
-		}
+	shard, err := resolveShard(opts.Shard, opts.ShardSet, opts.Shards, os.Getenv)
+	if err != nil {
+		return err
 	}
 	base, err := scenarios.Load(opts.Scenario, opts.Sets)
 	if err != nil {
@@ -150,9 +157,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			}
 		}
 	}
-	if len(specs) == 0 {
-		return fmt.Errorf("--shard %s: the grid has %d points, so this slice is empty; use at most %d slices", shard, len(points), len(points))
-	}
+	// A slice with no points (--shard 6/8 of a 4-point grid) is an empty shard, not an error,
+	// so a fixed-size Job keeps working when the grid shrinks; merge still sees it.
+	prov := newProvenance(base, opts.Sets, axes, len(points), seed0, opts.Seeds, shard)
 
 	dir := opts.Out
 	if dir == "" {
@@ -213,6 +220,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
 	table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
+	table.Provenance = prov
 	if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
 		return internal(err)
 	}
@@ -310,6 +318,8 @@ type sweepTable struct {
 	Shard    string       `json:"shard,omitempty"`
 	Metrics  []string     `json:"metrics"`
 	Rows     []sweepPoint `json:"points"`
+	// Provenance says how the sweep was made; merge checks shards against it.
+	Provenance *sweepProvenance `json:"provenance,omitempty"`
 }
 
 type sweepPoint struct {
@@ -395,6 +405,9 @@ func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (swe
 		}
 	}
 	t.Rows = rows
+	if t.Rows == nil {
+		t.Rows = []sweepPoint{} // an empty shard still lists its points: none
+	}
 	return t, nil
 }
 
