@@ -223,8 +223,17 @@ func (w *otlpWriter) flush(ctx context.Context) error {
 	}
 	n := int64(len(w.chunk))
 	w.chunk = w.chunk[:0:0] // the marshalled spans are garbage now
-	return w.m.addFile(w.folder, rel, "spans", w.run.info.RunID, n)
+	if err := w.m.addFile(w.folder, rel, "spans", w.run.info.RunID, n); err != nil {
+		return err
+	}
+	if exportFileWritten != nil {
+		exportFileWritten(rel)
+	}
+	return nil
 }
+
+// exportFileWritten, when set (by tests), is called after each data file is written.
+var exportFileWritten func(rel string)
 
 // span maps one row to an OTLP span.
 func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
@@ -316,9 +325,14 @@ func (w *otlpWriter) attributes(r *spanRow) []*commonpb.KeyValue {
 	a = append(a,
 		kvString("mayday.status", r.status),
 		kvInt("mayday.span_id", r.span),
-		kvInt("mayday.investigation_id", r.inv),
-		kvDouble("mayday.compute", r.compute),
-		kvDouble("mayday.queue_wait", r.queueWait))
+		kvInt("mayday.investigation_id", r.inv))
+	// Zero is the common value of both (absent means 0), and a span's bytes count at scale.
+	if r.compute != 0 {
+		a = append(a, kvDouble("mayday.compute", r.compute))
+	}
+	if r.queueWait != 0 {
+		a = append(a, kvDouble("mayday.queue_wait", r.queueWait))
+	}
 	a = optString(a, "mayday.failure_class", r.failure)
 	a = optString(a, "mayday.fault_id", r.fault)
 	a = optString(a, "mayday.op_key", r.opKey)

@@ -116,7 +116,13 @@ func writeParquet(ctx context.Context, ar *duckdb.Arrow, folder *Folder, m *Mani
 	if err != nil {
 		return fmt.Errorf("export: writing %s: %w", rel, err)
 	}
-	return m.addFile(folder, rel, table, run, rows)
+	if err := m.addFile(folder, rel, table, run, rows); err != nil {
+		return err
+	}
+	if exportFileWritten != nil {
+		exportFileWritten(rel)
+	}
+	return nil
 }
 
 func copyBatches(ctx context.Context, rr array.RecordReader, fw *pqarrow.FileWriter) (int64, error) {
