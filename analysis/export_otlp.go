@@ -139,8 +139,7 @@ type otlpWriter struct {
 	mo       protojson.MarshalOptions
 	resource *resourcepb.Resource
 	scope    *commonpb.InstrumentationScope
-	chunk    []*tracepb.Span
-	files    int
+	files    int // written so far; owned by the encoding goroutine
 }
 
 const otlpSpanQuery = `SELECT trace_id, span_id, parent_span_id, investigation_id, agent_id, operation,
@@ -163,13 +162,38 @@ type spanRow struct {
 	attrs                            duckdb.OrderedMap
 }
 
+// spans reads the run's spans trace by trace and hands each full chunk to a second
+// goroutine, which encodes and writes it while the next chunk is read: encoding is most of
+// the work, and the two halves then use two cores. Files are numbered in reading order, so
+// the output does not depend on timing.
 func (w *otlpWriter) spans(ctx context.Context, db *DB) error {
+	chunks := make(chan []*tracepb.Span, 1)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for c := range chunks {
+			if err == nil {
+				err = w.flush(ctx, c)
+			}
+		}
+		done <- err
+	}()
+	err := w.read(ctx, db, chunks)
+	close(chunks)
+	if werr := <-done; err == nil {
+		err = werr
+	}
+	return err
+}
+
+func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.Span) error {
 	rows, err := db.SQL().QueryContext(ctx, otlpSpanQuery, w.run.info.RunID)
 	if err != nil {
 		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
 	}
 	defer rows.Close()
 	var r spanRow
+	var chunk []*tracepb.Span
 	current := int64(-1)
 	var traceID []byte
 	for rows.Next() {
@@ -181,33 +205,35 @@ func (w *otlpWriter) spans(ctx context.Context, db *DB) error {
 		}
 		if r.trace != current {
 			// A file ends only between traces, so every trace is whole in one file.
-			if len(w.chunk) >= w.opts.ChunkSpans {
-				if err := w.flush(ctx); err != nil {
+			if len(chunk) >= w.opts.ChunkSpans {
+				if err := ctx.Err(); err != nil {
 					return err
 				}
+				chunks <- chunk
+				chunk = nil
 			}
 			current, traceID = r.trace, OTLPTraceID(w.run.info.RunID, r.trace)
 		}
-		w.chunk = append(w.chunk, w.span(&r, traceID))
+		chunk = append(chunk, w.span(&r, traceID))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
 	}
-	if len(w.chunk) > 0 {
-		return w.flush(ctx)
+	if len(chunk) > 0 {
+		chunks <- chunk
 	}
 	return nil
 }
 
-// flush writes the spans gathered so far as one ExportTraceServiceRequest file.
-func (w *otlpWriter) flush(ctx context.Context) error {
+// flush writes one chunk of spans as an ExportTraceServiceRequest file.
+func (w *otlpWriter) flush(ctx context.Context, chunk []*tracepb.Span) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	w.files++
 	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
 		Resource:   w.resource,
-		ScopeSpans: []*tracepb.ScopeSpans{{Scope: w.scope, Spans: w.chunk}},
+		ScopeSpans: []*tracepb.ScopeSpans{{Scope: w.scope, Spans: chunk}},
 	}}}
 	b, err := w.mo.Marshal(req)
 	if err != nil {
@@ -221,9 +247,7 @@ func (w *otlpWriter) flush(ctx context.Context) error {
 	if err := os.WriteFile(w.folder.Path(rel), b, 0o644); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	n := int64(len(w.chunk))
-	w.chunk = w.chunk[:0:0] // the marshalled spans are garbage now
-	if err := w.m.addFile(w.folder, rel, "spans", w.run.info.RunID, n); err != nil {
+	if err := w.m.addFile(w.folder, rel, "spans", w.run.info.RunID, int64(len(chunk))); err != nil {
 		return err
 	}
 	if exportFileWritten != nil {
