@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Export formats: OpenTelemetry traces (OTLP/JSON) or Parquet files of every trace table.
@@ -171,14 +172,7 @@ func ReadManifest(dir string) (*Manifest, error) {
 }
 
 func writeManifest(path string, m *Manifest) error {
-	slices.SortStableFunc(m.Files, func(a, b ExportFile) int {
-		if a.Path < b.Path {
-			return -1
-		} else if a.Path > b.Path {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(m.Files, func(a, b ExportFile) int { return strings.Compare(a.Path, b.Path) })
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
