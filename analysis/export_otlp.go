@@ -62,6 +62,7 @@ type otlpRun struct {
 	traces     map[int64]int64   // span id -> trace id, for links
 }
 
+// exportOTLP writes the spans of each run, one resource per run, in files of whole traces.
 func exportOTLP(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, opts ExportOptions, m *Manifest) error {
 	mo := protojson.MarshalOptions{UseEnumNumbers: true} // OTLP/JSON wants enums as integers
 	for _, r := range runs {
