@@ -28,9 +28,10 @@ const ManifestFile = "export.json"
 var ErrNotExport = errors.New("is not a mayday export")
 
 // DefaultChunkSpans is how many spans an OTLP file holds at most (whole traces are kept in
-// one file, so a file over the limit holds a single large trace). 20,000 spans make files of
-// roughly 20 MB, under the request-size limits OTLP/HTTP receivers commonly set.
-const DefaultChunkSpans = 20_000
+// one file, so a file over the limit holds a single large trace). 10,000 spans make files of
+// about 13 MB, under the 20 MiB request limit of the OpenTelemetry Collector's OTLP/HTTP
+// receiver (which Jaeger uses too).
+const DefaultChunkSpans = 10_000
 
 // ExportOptions controls Export.
 type ExportOptions struct {
