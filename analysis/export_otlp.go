@@ -194,9 +194,24 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.
 	}
 	defer rows.Close()
 	var r spanRow
-	var chunk []*tracepb.Span
+	var chunk, trace []*tracepb.Span // the file being filled; the trace being read
 	current := int64(-1)
 	var traceID []byte
+	// endTrace adds the trace just read to the chunk, first sending the chunk off when the
+	// trace would take it past the limit: a file holds whole traces and at most ChunkSpans
+	// spans, unless one trace alone is larger.
+	endTrace := func() error {
+		if len(chunk) > 0 && len(chunk)+len(trace) > w.opts.ChunkSpans {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			chunks <- chunk
+			chunk = nil
+		}
+		chunk = append(chunk, trace...)
+		trace = trace[:0]
+		return nil
+	}
 	for rows.Next() {
 		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
 			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
@@ -205,20 +220,18 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.
 			return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
 		}
 		if r.trace != current {
-			// A file ends only between traces, so every trace is whole in one file.
-			if len(chunk) >= w.opts.ChunkSpans {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				chunks <- chunk
-				chunk = nil
+			if err := endTrace(); err != nil {
+				return err
 			}
 			current, traceID = r.trace, OTLPTraceID(w.run.info.RunID, r.trace)
 		}
-		chunk = append(chunk, w.span(&r, traceID))
+		trace = append(trace, w.span(&r, traceID))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
+	}
+	if err := endTrace(); err != nil {
+		return err
 	}
 	if len(chunk) > 0 {
 		chunks <- chunk

@@ -251,6 +251,29 @@ func checkHandSpans(t *testing.T, spans map[string]*tracepb.Span) {
 	}
 }
 
+// A file holds whole traces and no more than --chunk-spans spans, unless one trace alone is
+// larger (trace 1 has 6 spans, trace 2 has 2).
+func TestExportOTLPChunks(t *testing.T) {
+	db := openTestDB(t)
+	handRun(t, db, "hand-s7")
+	for _, c := range []struct {
+		chunk int
+		want  []int64
+	}{{1, []int64{6, 2}}, {6, []int64{6, 2}}, {7, []int64{6, 2}}, {8, []int64{8}}, {100, []int64{8}}} {
+		m, err := Export(context.Background(), db, filepath.Join(t.TempDir(), "otlp"), ExportOptions{Format: FormatOTLP, ChunkSpans: c.chunk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []int64
+		for _, f := range m.Files {
+			got = append(got, f.Rows)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("--chunk-spans %d: files of %v spans, want %v", c.chunk, got, c.want)
+		}
+	}
+}
+
 func TestExportFolderRules(t *testing.T) {
 	db := openTestDB(t)
 	handRun(t, db, "hand-s7")
