@@ -33,7 +33,8 @@ folder DIR, for tools that read OpenTelemetry traces or Parquet.
 
   otlp     ExportTraceServiceRequest JSON files, one trace per root investigation, at most
            --chunk-spans spans per file (whole traces), ready to POST to an OTLP/HTTP
-           endpoint (/v1/traces) of Jaeger, Phoenix, Tempo or an OpenTelemetry Collector.
+           JSON endpoint (/v1/traces): Jaeger's, or an OpenTelemetry Collector's, which
+           forwards them to Phoenix, Tempo and backends that take protobuf only.
   parquet  one zstd-compressed Parquet file per trace table; a sweep in a hive layout
            <table>/point=P/seed=S/<run_id>.parquet.
 
