@@ -11,7 +11,8 @@ import (
 	"syscall"
 )
 
-// version is set at build time (-ldflags "-X main.version=...").
+// version is set at build time (-ldflags "-X main.version=..."); without it, version.go takes
+// it from the build information the Go toolchain records.
 var version = "dev"
 
 func main() {
