@@ -213,6 +213,15 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 				t.Compute = c
 			}
 		}
+		if v := tf.get("queue_limit"); v != nil {
+			if c, ok := d.integer(v, tf.key("queue_limit"), 0, "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
+				if c > 1<<31 {
+					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, 1<<31)
+				} else {
+					t.QueueLimit = int(c)
+				}
+			}
+		}
 		if v := tf.get("arguments"); v != nil {
 			af := d.fields(tf.key("arguments"), v, nil, "a mapping of argument names to values, such as {strategy: momentum}")
 			for _, k := range af.order {

@@ -69,6 +69,7 @@ var (
 		"timeout", leaf,
 		"compute", leaf,
 		"arguments", dict("argument", leaf, false),
+		"queue_limit", leaf,
 	)
 
 	recoverySchema = obj(

@@ -150,6 +150,9 @@ type Tool struct {
 	Timeout     time.Duration `json:"timeout,omitempty"` // caller-side, per attempt; 0 = none
 	Compute     float64       `json:"compute"`           // compute units per second of service
 	Arguments   []Argument    `json:"arguments,omitempty"`
+	// QueueLimit bounds the FIFO queue in front of the servers: an attempt that finds it
+	// full is refused at once (an overload error). 0 = unbounded.
+	QueueLimit int `json:"queue_limit,omitempty"`
 }
 
 // Argument is one recorded tool argument (redacted before it reaches a trace).

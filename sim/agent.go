@@ -37,6 +37,8 @@ type attempt struct {
 	start int64 // service start, -1 while unknown
 	no    int32
 	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
+	// overload: the tool refused it because its queue was full (queue_limit).
+	overload bool
 }
 
 // agent is one investigation (a root or a subagent) and its worker.

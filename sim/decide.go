@@ -121,6 +121,9 @@ func (w *sim) inspect(a *agent) {
 	if l == recovery.LookupFailed {
 		s.Status = record.StatusError
 		s.FailureClass = recovery.UncertainCompletion.String()
+		if fi := w.toolDown(t); fi >= 0 {
+			s.FaultID = w.faults[fi].id
+		}
 	}
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "lookup", Value: l.String()})
