@@ -326,6 +326,20 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 			}
 		}
 	}
+	if v := f.get("workers"); v != nil {
+		if c, ok := d.integer(v, f.key("workers"), 0, "a whole number of workers >= 0 (0 = unlimited)"); ok {
+			if c > 1<<31 {
+				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, 1<<31)
+			} else {
+				w.Workers = int(c)
+			}
+		}
+	}
+	if v := f.get("priority"); v != nil {
+		if p, ok := d.enum(v, f.key("priority"), "a worker priority", []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}); ok {
+			w.Priority = p
+		}
+	}
 	if v := f.get("behaviour"); v != nil {
 		bf := d.fields(f.key("behaviour"), v, workloadSchema.sub["behaviour"], "a mapping of probabilities such as {invalid_output: 0.05}")
 		b := &w.Behaviour
@@ -421,6 +435,7 @@ func (d *decoder) mix(n *yaml.Node, key string, tools []Tool) []Weight {
 var faultKinds = []string{
 	string(FaultTransient), string(FaultLostResponse), string(FaultOutage), string(FaultBrownout),
 	string(FaultHang), string(FaultWorkerCrash), string(FaultInvalidConfig), string(FaultBudgetSpike),
+	string(FaultZoneCrash),
 }
 
 // faultKeys lists the keys each fault kind takes, and which of them it requires.
@@ -438,6 +453,8 @@ func faultKeys(k FaultKind) (allowed, required []string) {
 		return []string{"id", "kind", "probability"}, []string{"probability"}
 	case FaultBudgetSpike:
 		return []string{"id", "kind", "probability", "factor"}, []string{"probability", "factor"}
+	case FaultZoneCrash:
+		return []string{"id", "kind", "at", "for", "share"}, []string{"for", "share"}
 	}
 	return nil, nil
 }
@@ -550,6 +567,16 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			if x, ok := d.atLeast(v, f.key("factor"), 1, false, "a token factor >= 1"); ok {
 				fault.Factor = x
 			} else {
+				good = false
+			}
+		}
+		if v := f.get("share"); v != nil {
+			if x, ok := d.prob(v, f.key("share")); ok && x > 0 {
+				fault.Share = x
+			} else {
+				if ok {
+					d.fail(v, f.key("share"), "share 0 crashes nothing; want a share of the workers in (0, 1]")
+				}
 				good = false
 			}
 		}

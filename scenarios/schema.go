@@ -47,7 +47,7 @@ func list(elem *schema) *schema { return &schema{elem: elem, seq: true} }
 var (
 	distSchema    = leaves("dist", "value", "mean", "min", "max", "median", "p95", "alpha")
 	arrivalSchema = leaves("poisson", "at_once", "uniform")
-	faultSchema   = leaves("id", "kind", "tool", "probability", "at", "for", "slowdown", "rate", "factor")
+	faultSchema   = leaves("id", "kind", "tool", "probability", "at", "for", "slowdown", "rate", "factor", "share")
 
 	workloadSchema = obj(
 		"investigations", leaf,
@@ -59,6 +59,8 @@ var (
 		"tools", dict("tool", leaf, false),
 		"subagents", obj("probability", leaf, "count", distSchema, "max_depth", leaf),
 		"behaviour", leaves("invalid_output", "revise_success", "policy_violation", "stuck", "validation_miss"),
+		"workers", leaf,
+		"priority", leaf,
 	)
 
 	toolSchema = obj(

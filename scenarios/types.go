@@ -61,7 +61,18 @@ type Workload struct {
 	Mix            []Weight  `json:"tools"` // step mix, file order, weights > 0
 	Subagents      Subagents `json:"subagents"`
 	Behaviour      Behaviour `json:"behaviour"`
+	// Workers is the number of workers that run investigations (roots and subagents) at
+	// once; the rest wait pending in Priority order. 0 = unlimited.
+	Workers  int    `json:"workers,omitempty"`
+	Priority string `json:"priority,omitempty"` // fifo (default) | roots_first | subagents_first
 }
+
+// Worker queue priorities (workload.priority).
+const (
+	PriorityFIFO           = "fifo"
+	PriorityRootsFirst     = "roots_first"
+	PrioritySubagentsFirst = "subagents_first"
+)
 
 // ArrivalKind is how root investigations arrive.
 type ArrivalKind string
@@ -173,6 +184,7 @@ const (
 	FaultOutage        FaultKind = "outage"         // window: every attempt fails fast
 	FaultBrownout      FaultKind = "brownout"       // window: Probability of fast error, Slowdown x latency
 	FaultHang          FaultKind = "hang"           // window: accepted, never answered
+	FaultZoneCrash     FaultKind = "zone_crash"     // at At: Share of running workers die; the zone's workers are gone For
 )
 
 // Correlated reports whether the fault is a time window that hits every caller of a tool.
@@ -192,6 +204,7 @@ type Fault struct {
 	Slowdown    float64       `json:"slowdown,omitempty"`
 	Rate        Rate          `json:"rate,omitzero"`
 	Factor      float64       `json:"factor,omitempty"`
+	Share       float64       `json:"share,omitempty"` // zone_crash: share of the workers in the zone
 }
 
 // Recovery is the policy under test: the recovery engine's configuration.

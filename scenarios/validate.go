@@ -42,6 +42,10 @@ func (s *Scenario) Validate() error {
 	v.prob(w.Subagents.Probability, "workload.subagents.probability")
 	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
 	v.check(w.Subagents.MaxDepth >= 0 && w.Subagents.MaxDepth <= 64, "workload.subagents.max_depth", "%d; want 0 to 64", w.Subagents.MaxDepth)
+	v.check(w.Workers >= 0, "workload.workers", "%d; want >= 0 (0 = unlimited)", w.Workers)
+	if w.Priority != "" {
+		v.oneOf(w.Priority, "workload.priority", PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst)
+	}
 	b := w.Behaviour
 	v.prob(b.InvalidOutput, "workload.behaviour.invalid_output")
 	v.prob(b.ReviseSuccess, "workload.behaviour.revise_success")
@@ -58,6 +62,7 @@ func (s *Scenario) Validate() error {
 		seen[t.Name] = true
 		v.dist(t.Latency, key+".latency", durationUnit, 0)
 		v.check(t.Concurrency >= 0, key+".concurrency", "%d; want >= 0 (0 = unlimited)", t.Concurrency)
+		v.check(t.QueueLimit >= 0, key+".queue_limit", "%d; want >= 0 (0 = unbounded)", t.QueueLimit)
 		v.check(t.Idempotency == Keyed || t.Idempotency == Natural || t.Idempotency == None, key+".idempotency", "%q; want keyed, natural or none", t.Idempotency)
 		v.check(t.Timeout >= 0, key+".timeout", "%v; want >= 0 (0 = none)", t.Timeout)
 		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
@@ -92,6 +97,9 @@ func (s *Scenario) Validate() error {
 			v.check(finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
 		case FaultBudgetSpike:
 			v.check(finite(f.Factor) && f.Factor >= 1, key+".factor", "%v; want >= 1", f.Factor)
+		case FaultZoneCrash:
+			v.check(f.For > 0, key+".for", "%v; a zone_crash needs a duration > 0", f.For)
+			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
 		case FaultLostResponse, FaultHang:
 			for _, t := range s.Tools {
 				if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 {

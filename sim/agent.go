@@ -93,6 +93,7 @@ type agent struct {
 	sugg              recovery.Suggestion
 	reduced           bool
 	fixing            bool // the current operation revises an invalid result
+	worker            bool // holds one of the limited workers (workload.workers)
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -193,7 +194,7 @@ func (w *sim) arrive(i int32) {
 		record.Attr{Key: "config_id", Value: a.cfgRef},
 		record.Attr{Key: "config_valid", Value: strconv.FormatBool(!a.cfgBad)})
 	w.sink.Span(s)
-	w.start(a)
+	w.acquire(a, contStart)
 }
 
 func (w *sim) start(a *agent) {
@@ -232,7 +233,7 @@ func (w *sim) spawn(a *agent) {
 		a.children++
 		c := w.newAgent(w.nextSubID, childKey(a.key, a.children), a)
 		w.nextSubID++
-		w.start(c)
+		w.acquire(c, contStart)
 	}
 }
 
@@ -410,6 +411,7 @@ func (w *sim) validate(a *agent) {
 func (w *sim) finishOrJoin(a *agent) {
 	if a.openChildren > 0 {
 		a.await(phJoin)
+		w.releaseWorker(a)
 		return
 	}
 	w.observe(a, recovery.Event{Kind: recovery.EvFinished})
@@ -492,6 +494,7 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 		}
 	}
 	w.checker.ended(w, a, ended)
+	w.releaseWorker(a)
 	a.live = false
 	a.tok++
 	a.eng = nil

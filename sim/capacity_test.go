@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 	"time"
 
@@ -90,5 +91,140 @@ func TestLookupFailsWhileToolDown(t *testing.T) {
 		if failed != inside {
 			t.Errorf("%s: %d of %d lookups inside the window failed naming the fault; want all", kind, failed, inside)
 		}
+	}
+}
+
+// pendingTimes returns every investigation's time from arrival to start (its engine's first
+// move out of pending), in seconds, in arrival order.
+func pendingTimes(c *record.Collector) []float64 {
+	arrived := map[int64]int64{}
+	for _, inv := range c.Investigations {
+		arrived[inv.InvestigationID] = inv.ArrivedAt
+	}
+	seen := map[int64]bool{}
+	var out []float64
+	for _, tr := range c.Transitions {
+		if tr.From == "pending" && tr.To != "pending" && !seen[tr.InvestigationID] {
+			seen[tr.InvestigationID] = true
+			out = append(out, float64(tr.At-arrived[tr.InvestigationID])/1e9)
+		}
+	}
+	return out
+}
+
+// TestWorkersMMc: with workers: c, Poisson arrivals at λ, one step whose model turn takes
+// Exp(μ) and a tool without delay, each investigation holds a worker for an Exp(μ) time:
+// an M/M/c queue. Its waiting time has P(wait) = C(c, λ/μ) (Erlang C) and mean
+// Wq = C / (cμ - λ). c = 4, λ = 3.2/min, μ = 1/min (ρ = 0.8): C = 0.5964, Wq = 0.7455 min.
+// Waits are autocorrelated, so the bound comes from independent replications: 8 seeds of
+// 4000 investigations, their means' standard error s; the mean over seeds must lie within
+// 5 s of the closed form (with 7 degrees of freedom the two-sided t tail beyond 5 is
+// about 2e-3), and s must be under 8%
+// of Wq so the bound is not vacuous. The first 400 of each seed (the warm-up from an empty
+// system) are dropped.
+func TestWorkersMMc(t *testing.T) {
+	const c, lambda, mu = 4, 3.2 / 60, 1.0 / 60 // per second
+	C := erlangC(c, lambda/mu)
+	wq := C / (c*mu - lambda)
+	var means, waitShare []float64
+	for seed := uint64(1); seed <= 8; seed++ {
+		s := testScenario()
+		s.Workload.Investigations = 4000
+		s.Workload.Workers = c
+		s.Workload.Arrival.Rate.PerSecond = lambda
+		s.Workload.Think = scenarios.Dist{Kind: scenarios.DistExponential, Mean: float64(time.Second) / mu}
+		s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: 0}
+		var col record.Collector
+		res := run(t, s, seed, &col)
+		if res.Completed != 4000 {
+			t.Fatalf("seed %d: %d of 4000 completed", seed, res.Completed)
+		}
+		p := pendingTimes(&col)[400:]
+		sum, waited := 0.0, 0
+		for _, x := range p {
+			sum += x
+			if x > 0 {
+				waited++
+			}
+		}
+		means = append(means, sum/float64(len(p)))
+		waitShare = append(waitShare, float64(waited)/float64(len(p)))
+	}
+	check := func(name string, xs []float64, want float64) {
+		m, sd := meanSD(xs)
+		se := sd / math.Sqrt(float64(len(xs)))
+		t.Logf("%s: measured %.4f ± %.4f (s.e.), closed form %.4f", name, m, se, want)
+		if math.Abs(m-want) > 5*se || se > 0.08*want {
+			t.Errorf("%s: measured %.4f (s.e. %.4f), closed form %.4f", name, m, se, want)
+		}
+	}
+	check("mean pending time (s)", means, wq)
+	check("share that waits", waitShare, C)
+}
+
+func meanSD(xs []float64) (float64, float64) {
+	m := 0.0
+	for _, x := range xs {
+		m += x
+	}
+	m /= float64(len(xs))
+	v := 0.0
+	for _, x := range xs {
+		v += (x - m) * (x - m)
+	}
+	return m, math.Sqrt(v / float64(len(xs)-1))
+}
+
+// TestZoneCrash, by hand: 100 roots at once, 10 workers, one step of a 10-minute model turn,
+// lease 1m; a zone crash of share 0.3 at 5m for 30m. At 0 ten start; at 5m round(0.3·10) = 3
+// of the 10 running die in that one event and the zone's 3 workers are gone until 35m. At 6m
+// the 3 leases expire but no worker is free (7 held, capacity 7), so they are taken over at
+// 10m, when the 7 survivors finish. The victims' model turn was done, so they only resend
+// the step and finish at once (the tool has no delay), freeing their workers too: 4 + 3
+// roots start at 10m, and 7 at 20m (capacity is still 7), never 10 before 35m.
+// Without workers the same crash kills round(0.3·100) = 30 of the 100 running at once.
+func TestZoneCrash(t *testing.T) {
+	mk := func(workers int) *scenarios.Scenario {
+		s := testScenario()
+		s.Workload.Investigations = 100
+		s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+		s.Workload.Workers = workers
+		s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Minute)}
+		s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: 0}
+		s.Recovery.Lease = time.Minute
+		s.Faults = []scenarios.Fault{{ID: "zone-a", Kind: scenarios.FaultZoneCrash, At: 5 * time.Minute, For: 30 * time.Minute, Share: 0.3}}
+		return s
+	}
+	var c record.Collector
+	res := run(t, mk(10), 1, &c)
+	if res.Completed != 100 {
+		t.Fatalf("%d of 100 completed", res.Completed)
+	}
+	starts := map[int64]int{}    // minute -> roots leaving pending
+	takeovers := map[int64]int{} // minute -> crashed investigations taken over
+	for _, tr := range c.Transitions {
+		switch {
+		case tr.From == "pending" && tr.To != "pending":
+			starts[tr.At/int64(time.Minute)]++
+		case tr.Event == "crashed" && tr.Reason == "worker_crashed":
+			takeovers[tr.At/int64(time.Minute)]++
+		}
+	}
+	crashes := 0
+	for _, inv := range c.Investigations {
+		crashes += int(inv.Crashes)
+	}
+	if crashes != 3 || starts[0] != 10 || starts[10] != 7 || takeovers[10] != 3 || len(takeovers) != 1 || starts[20] != 7 {
+		t.Errorf("crashes %d, starts at 0m %d, 10m %d, 20m %d, takeovers %v; want 3, 10, 7, 7, {10: 3}",
+			crashes, starts[0], starts[10], starts[20], takeovers)
+	}
+	c = record.Collector{}
+	run(t, mk(0), 1, &c)
+	crashes = 0
+	for _, inv := range c.Investigations {
+		crashes += int(inv.Crashes)
+	}
+	if crashes != 30 {
+		t.Errorf("unlimited workers: %d crashed, want 30", crashes)
 	}
 }

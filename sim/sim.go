@@ -91,6 +91,7 @@ type sim struct {
 	faults []fault
 	crash  []int32 // indices of worker_crash faults
 	perInv []int32 // indices of invalid_config and budget_spike faults
+	zones  []int32 // indices of zone_crash faults
 
 	agents    []*agent // by slot; nil or !live = free
 	freeSlots []int32
@@ -103,6 +104,7 @@ type sim struct {
 	reqLive  int // requests queued or in service
 	freeOps  []*opState
 
+	pool     workerPool
 	humans   humans
 	super    supervisor
 	behave   scenarios.Behaviour
@@ -183,6 +185,8 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 			}
 		case scenarios.FaultInvalidConfig, scenarios.FaultBudgetSpike:
 			w.perInv = append(w.perInv, int32(i))
+		case scenarios.FaultZoneCrash:
+			w.zones = append(w.zones, int32(i))
 		default:
 			for t := range w.tools {
 				if f.tool < 0 || f.tool == int32(t) {
@@ -203,6 +207,10 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	}
 	w.guards = guards(sc)
 	w.env.Guards = w.guards
+	if wl.Workers < 0 {
+		return nil, &Error{Scenario: sc.Name, Key: "workload.workers", Msg: "want >= 0 (0 = unlimited)"}
+	}
+	w.pool.capacity, w.pool.priority = wl.Workers, wl.Priority
 	w.humans.init(sc.Recovery.Humans, seed)
 	w.super.init(&sc.Recovery.Supervisor)
 	w.checker.init(w)
@@ -221,6 +229,11 @@ func (w *sim) run(ctx context.Context) {
 	if w.roots > 0 {
 		w.scheduleArrival(0)
 		w.push(sampleEvery, evSample, 0, 0, 0)
+		for _, fi := range w.zones {
+			f := &w.faults[fi]
+			w.push(f.start, evZoneCrash, fi, 0, 0)
+			w.push(f.end, evZoneBack, fi, 0, 0)
+		}
 	}
 	w.loop(ctx)
 	w.finish()
@@ -268,6 +281,12 @@ func (w *sim) loop(ctx context.Context) {
 			w.reviewed(e.ent, e.a, e.b)
 		case evSample:
 			w.sample()
+		case evWorker:
+			w.dispatch()
+		case evZoneCrash:
+			w.zoneCrash(e.ent)
+		case evZoneBack:
+			w.zoneBack(e.ent)
 		}
 		if !w.active() {
 			// Drained: what is left in the heap is stale (timeouts of answered attempts,
