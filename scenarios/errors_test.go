@@ -21,7 +21,7 @@ func TestParseErrors(t *testing.T) {
 		want []string // every error, in order, as Error() prints it
 	}{
 		{"unknown key with suggestion", base + "workload:\n  arival: {poisson: 50/m}\n",
-			nil, []string{`t.yaml:6: workload.arival: unknown key "arival" (did you mean arrival?); want one of investigations, arrival, steps, think, tokens, model, tools, subagents, behaviour`}},
+			nil, []string{`t.yaml:6: workload.arival: unknown key "arival" (did you mean arrival?); want one of investigations, arrival, steps, think, tokens, model, tools, subagents, behaviour, workers, priority`}},
 		{"unknown key without a close one", base + "colour: red\n",
 			nil, []string{`t.yaml:5: colour: unknown key "colour"; want one of name, description, seed, horizon, workload, tools, faults, recovery, redact, expect, tolerances, sweep`}},
 		{"duplicate key", base + "name: u\n",
@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 		{"fault missing a required key", base + "faults:\n  - {kind: outage, tool: search, at: 1h}\n",
 			nil, []string{`t.yaml:6: faults[0]: an outage fault needs for`}},
 		{"unknown fault kind", base + "faults:\n  - {kind: transent, probability: 0.1}\n",
-			nil, []string{`t.yaml:6: faults[0].kind: "transent" is not a fault kind (did you mean transient?); want transient, lost_response, outage, brownout, hang, worker_crash, invalid_config or budget_spike`}},
+			nil, []string{`t.yaml:6: faults[0].kind: "transent" is not a fault kind (did you mean transient?); want transient, lost_response, outage, brownout, hang, worker_crash, invalid_config, budget_spike or zone_crash`}},
 		{"duplicate fault ids", base + "faults:\n  - {id: x, kind: invalid_config, probability: 0.1}\n  - {id: x, kind: invalid_config, probability: 0.2}\n",
 			nil, []string{`t.yaml:7: faults[1]: id "x" is already used by the fault at line 6; want unique ids`}},
 		{"bad expectations", base + "expect:\n  completion_rate: \">= abc\"\n  events: 5\n  retry_amplification: \"between 2 and 1\"\n",
