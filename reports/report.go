@@ -322,6 +322,10 @@ var metricHelp = map[string]string{
 	"started":                  "root investigations that arrived",
 	"completed":                "root investigations completed",
 	"terminated":               "root investigations terminated",
+	// capacity
+	"median_pending_time": "median wait for a worker, seconds",
+	"backlog_growth":      "root arrivals minus resolutions per hour of the arrival window",
+	"peak_backlog":        "most root investigations open at once",
 }
 
 // commonFuncs format values for both templates.
