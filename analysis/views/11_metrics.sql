@@ -119,7 +119,7 @@ open_moves AS (
     GROUP BY ALL
 ),
 peak AS (
-    SELECT run_id, max(open_roots) AS peak_backlog
+    SELECT run_id, max(open_roots)::BIGINT AS peak_backlog
     FROM (SELECT run_id, sum(delta) OVER (PARTITION BY run_id ORDER BY "at") AS open_roots FROM open_moves)
     GROUP BY run_id
 ),
