@@ -335,6 +335,8 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.WastedComputeRatio = ratio(wasted, compute)
 	m.Makespan = float64(tsMicros(end)) / 1e6
 	referenceCapacity(&m, c, end)
+	// The reference runs carry no prices: the money metrics are undefined.
+	m.CostPerCompletion, m.WastedCostRatio = math.NaN(), math.NaN()
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 

@@ -76,6 +76,7 @@ const (
 	Tokens Resource = iota + 1
 	Compute
 	Wall
+	Cost // money, in the scenario's currency
 )
 
 // Action is what the engine tells its caller to do next.

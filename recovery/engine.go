@@ -255,8 +255,8 @@ func (e *Engine) accepts(ev Event) error {
 	if ok && ev.Kind == EvInspected && (ev.Lookup < LookupCompleted || ev.Lookup > LookupFailed) {
 		return fmt.Errorf("%w: inspected with lookup %d, want completed, running, not_found or failed", ErrUnexpectedEvent, ev.Lookup)
 	}
-	if ok && ev.Kind == EvBudgetExceeded && (ev.Resource < Tokens || ev.Resource > Wall) {
-		return fmt.Errorf("%w: budget_exceeded with resource %d, want tokens, compute or wall", ErrUnexpectedEvent, ev.Resource)
+	if ok && ev.Kind == EvBudgetExceeded && (ev.Resource < Tokens || ev.Resource > Cost) {
+		return fmt.Errorf("%w: budget_exceeded with resource %d, want tokens, compute, wall or cost", ErrUnexpectedEvent, ev.Resource)
 	}
 	if ok {
 		return nil

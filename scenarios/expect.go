@@ -30,6 +30,9 @@ var Metrics = []string{
 	"median_pending_time",
 	"backlog_growth",
 	"peak_backlog",
+	// money
+	"cost_per_completion",
+	"wasted_cost_ratio",
 }
 
 // TimeMetric reports whether a metric is measured in seconds of simulated time; an

@@ -150,6 +150,10 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	d.workload(f.get("workload"), s)
 	s.Faults = d.faults(f.get("faults"), s.Tools)
 	d.recovery(f.get("recovery"), &s.Recovery)
+	s.Prices = d.prices(f.get("prices"), s)
+	if s.Recovery.Budgets.Cost > 0 && s.Prices == nil {
+		d.fail(f.get("recovery"), "recovery.budgets.cost", "a cost budget needs prices; add prices: {models: ..., tools: ...}")
+	}
 	s.Redact = d.redact(f.get("redact"))
 	s.Expect = d.expect(f.get("expect"))
 	s.Tolerances = d.tolerances(f.get("tolerances"))
@@ -291,6 +295,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 		}
 	}
 	if v := f.get("tokens"); v != nil {
+		v = d.tokensGrowth(v, f.key("tokens"), w)
 		if dist, ok := d.dist(v, f.key("tokens"), countUnit); ok {
 			w.Tokens = dist
 		}
@@ -779,6 +784,11 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 				r.Budgets.Wall = dur
 			}
 		}
+		if x := bf.get("cost"); x != nil {
+			if c, ok := d.atLeast(x, bf.key("cost"), 0, false, "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
+				r.Budgets.Cost = c
+			}
+		}
 	}
 	if v := f.get("on_exhaustion"); v != nil {
 		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", []string{"pause", "reduce_scope", "terminate"}); ok {
@@ -992,4 +1002,86 @@ func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []sweepSource) {
 		srcs = append(srcs, sweepSource{key: f.keys[p], vals: vals})
 	}
 	return axes, srcs
+}
+
+// prices decodes the price table. Model names must be the workload's model, tool names
+// tools of the file.
+func (d *decoder) prices(n *yaml.Node, s *Scenario) *Prices {
+	if n == nil {
+		return nil
+	}
+	const want = "a mapping such as {currency: USD, models: {m: {input: 0.003, output: 0.015}}, tools: {search: {call: 0.001}}}"
+	f := d.fields("prices", n, rootSchema.sub["prices"], want)
+	if f.node == nil {
+		return nil
+	}
+	p := &Prices{Currency: "USD"}
+	if v := f.get("currency"); v != nil {
+		if c, ok := d.text(v, f.key("currency"), "a currency code such as USD"); ok {
+			p.Currency = c
+		}
+	}
+	price := func(n *yaml.Node, key string) float64 {
+		x, _ := d.atLeast(n, key, 0, false, "a price >= 0")
+		return x
+	}
+	if v := f.get("models"); v != nil {
+		mf := d.fields(f.key("models"), v, nil, "a mapping of model names to {input, output} prices per 1000 tokens")
+		for _, name := range mf.order {
+			if name != s.Workload.Model {
+				d.fail(mf.keys[name], mf.key(name), "unknown model %q; the workload's model is %q (workload.model)", name, s.Workload.Model)
+				continue
+			}
+			e := d.fields(mf.key(name), mf.vals[name], rootSchema.sub["prices"].sub["models"].elem, "a mapping such as {input: 0.003, output: 0.015}")
+			mp := ModelPrice{Model: name}
+			if x := e.get("input"); x != nil {
+				mp.Input = price(x, e.key("input"))
+			}
+			if x := e.get("output"); x != nil {
+				mp.Output = price(x, e.key("output"))
+			}
+			p.Models = append(p.Models, mp)
+		}
+	}
+	if v := f.get("tools"); v != nil {
+		tf := d.fields(f.key("tools"), v, nil, "a mapping of tool names to {call, compute_second} prices")
+		for _, name := range tf.order {
+			if !d.toolRef(tf.keys[name], tf.key(name), name, s.Tools) {
+				continue
+			}
+			e := d.fields(tf.key(name), tf.vals[name], rootSchema.sub["prices"].sub["tools"].elem, "a mapping such as {call: 0.001, compute_second: 0.0001}")
+			tp := ToolPrice{Tool: name}
+			if x := e.get("call"); x != nil {
+				tp.Call = price(x, e.key("call"))
+			}
+			if x := e.get("compute_second"); x != nil {
+				tp.ComputeSecond = price(x, e.key("compute_second"))
+			}
+			p.Tools = append(p.Tools, tp)
+		}
+	}
+	return p
+}
+
+// tokensGrowth reads workload.tokens.growth and returns the distribution's node without it.
+func (d *decoder) tokensGrowth(n *yaml.Node, key string, w *Workload) *yaml.Node {
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
+		return n
+	}
+	rest := *m
+	rest.Content = nil
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value != "growth" {
+			rest.Content = append(rest.Content, m.Content[i], m.Content[i+1])
+			continue
+		}
+		if isNull(deref(m.Content[i+1])) {
+			continue
+		}
+		if g, ok := d.atLeast(m.Content[i+1], key+".growth", 0, true, "a factor per step > 0 (1 = no growth)"); ok && g != 1 {
+			w.TokensGrowth = g
+		}
+	}
+	return &rest
 }

@@ -47,6 +47,7 @@ func list(elem *schema) *schema { return &schema{elem: elem, seq: true} }
 var (
 	distSchema    = leaves("dist", "value", "mean", "min", "max", "median", "p95", "alpha")
 	arrivalSchema = leaves("poisson", "at_once", "uniform")
+	tokensSchema  = leaves("dist", "value", "mean", "min", "max", "median", "p95", "alpha", "growth")
 	faultSchema   = leaves("id", "kind", "tool", "probability", "at", "for", "slowdown", "rate", "factor", "share")
 
 	workloadSchema = obj(
@@ -54,7 +55,7 @@ var (
 		"arrival", arrivalSchema,
 		"steps", distSchema,
 		"think", distSchema,
-		"tokens", distSchema,
+		"tokens", tokensSchema,
 		"model", leaf,
 		"tools", dict("tool", leaf, false),
 		"subagents", obj("probability", leaf, "count", distSchema, "max_depth", leaf),
@@ -82,7 +83,7 @@ var (
 		"inspection", leaves("interval", "max"),
 		"revisions", leaf,
 		"non_progress", leaves("repeats"),
-		"budgets", leaves("tokens", "compute", "wall"),
+		"budgets", leaves("tokens", "compute", "wall", "cost"),
 		"on_exhaustion", leaf,
 		"lease", leaf,
 		"supervisor", leaves("kind", "accuracy", "latency", "tokens"),
@@ -102,5 +103,10 @@ var (
 		"expect", dict("metric", leaf, false),
 		"tolerances", dict("metric", leaf, false),
 		"sweep", &schema{noSet: true},
+		"prices", obj(
+			"currency", leaf,
+			"models", dict("model", leaves("input", "output"), false),
+			"tools", dict("tool", leaves("call", "compute_second"), false),
+		),
 	)
 )

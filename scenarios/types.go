@@ -28,7 +28,9 @@ type Scenario struct {
 	// --baseline`), in file order.
 	Tolerances []Tolerance `json:"tolerances,omitempty"`
 	Sweep      []SweepAxis `json:"sweep,omitempty"`
-	Source     SourceInfo  `json:"-"`
+	// Prices turns usage into money (cost metrics, budgets.cost); nil = unpriced.
+	Prices *Prices    `json:"prices,omitempty"`
+	Source SourceInfo `json:"-"`
 }
 
 // SourceInfo says where a scenario came from, for error messages and for re-parsing it with
@@ -57,6 +59,9 @@ type Workload struct {
 	Steps          Dist      `json:"steps"`  // count, >= 1 after rounding
 	Think          Dist      `json:"think"`  // duration
 	Tokens         Dist      `json:"tokens"` // count per model turn
+	// TokensGrowth is the factor by which a model turn's tokens grow per step (the context
+	// grows): step s (from 0) uses Tokens × TokensGrowth^s. 0 stands for the default, 1.
+	TokensGrowth float64 `json:"tokens_growth,omitempty"`
 	Model          string    `json:"model,omitempty"`
 	Mix            []Weight  `json:"tools"` // step mix, file order, weights > 0
 	Subagents      Subagents `json:"subagents"`
@@ -265,6 +270,55 @@ type Budgets struct {
 	Tokens  int64         `json:"tokens,omitempty"`
 	Compute float64       `json:"compute,omitempty"` // compute-unit seconds (`10h` = 36000)
 	Wall    time.Duration `json:"wall,omitempty"`
+	Cost    float64       `json:"cost,omitempty"` // in Prices.Currency
+}
+
+// Prices is the price table: per model, per 1000 input and output tokens; per tool, per
+// attempt sent and per compute-unit second of execution. Entries are in file order.
+type Prices struct {
+	Currency string       `json:"currency"`
+	Models   []ModelPrice `json:"models,omitempty"`
+	Tools    []ToolPrice  `json:"tools,omitempty"`
+}
+
+// ModelPrice is the price of one model's tokens, per 1000.
+type ModelPrice struct {
+	Model  string  `json:"model"`
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// ToolPrice is the price of one tool's use.
+type ToolPrice struct {
+	Tool          string  `json:"tool"`
+	Call          float64 `json:"call"`
+	ComputeSecond float64 `json:"compute_second"`
+}
+
+// Model returns the price of model name, or nil.
+func (p *Prices) Model(name string) *ModelPrice {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Models {
+		if p.Models[i].Model == name {
+			return &p.Models[i]
+		}
+	}
+	return nil
+}
+
+// Tool returns the price of tool name, or nil.
+func (p *Prices) Tool(name string) *ToolPrice {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Tools {
+		if p.Tools[i].Tool == name {
+			return &p.Tools[i]
+		}
+	}
+	return nil
 }
 
 // Supervisor is consulted at judgement points.

@@ -42,6 +42,7 @@ func (s *Scenario) Validate() error {
 	v.prob(w.Subagents.Probability, "workload.subagents.probability")
 	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
 	v.check(w.Subagents.MaxDepth >= 0 && w.Subagents.MaxDepth <= 64, "workload.subagents.max_depth", "%d; want 0 to 64", w.Subagents.MaxDepth)
+	v.check(finite(w.TokensGrowth) && w.TokensGrowth >= 0, "workload.tokens.growth", "%v; want a factor > 0", w.TokensGrowth)
 	v.check(w.Workers >= 0, "workload.workers", "%d; want >= 0 (0 = unlimited)", w.Workers)
 	if w.Priority != "" {
 		v.oneOf(w.Priority, "workload.priority", PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst)
@@ -136,6 +137,20 @@ func (s *Scenario) Validate() error {
 	v.check(r.Budgets.Tokens >= 0, "recovery.budgets.tokens", "%d; want >= 0", r.Budgets.Tokens)
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
 	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
+	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
+	v.check(r.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
+	if p := s.Prices; p != nil {
+		for _, m := range p.Models {
+			key := "prices.models." + m.Model
+			v.check(m.Model == w.Model, key, "unknown model %q; the workload's model is %q", m.Model, w.Model)
+			v.check(finite(m.Input) && m.Input >= 0 && finite(m.Output) && m.Output >= 0, key, "prices %v, %v; want >= 0", m.Input, m.Output)
+		}
+		for _, t := range p.Tools {
+			key := "prices.tools." + t.Tool
+			v.check(s.Tool(t.Tool) >= 0, key, "unknown tool %q", t.Tool)
+			v.check(finite(t.Call) && t.Call >= 0 && finite(t.ComputeSecond) && t.ComputeSecond >= 0, key, "prices %v, %v; want >= 0", t.Call, t.ComputeSecond)
+		}
+	}
 	v.oneOf(r.OnExhaustion, "recovery.on_exhaustion", "pause", "reduce_scope", "terminate")
 	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
 	sv := r.Supervisor

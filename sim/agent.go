@@ -82,6 +82,7 @@ type agent struct {
 	compute           float64
 	tokBase           int64
 	compBase          float64
+	cost, costBase    float64 // money spent (prices), and at the last budget renewal
 	wallBase          int64
 	attempts, crashes int32
 	trulyValid        bool
@@ -253,7 +254,13 @@ func (w *sim) thought(slot, tok int32) {
 	w.last = w.now
 	a.settle()
 	n := int64(float64(w.tokens.count(a.rng, 0)) * a.spike)
+	if g := w.sc.Workload.TokensGrowth; g > 0 && g != 1 {
+		// The context grows with every step: step s costs growth^s times as many tokens.
+		step, _ := a.eng.Op()
+		n = int64(float64(n) * math.Pow(g, float64(step)))
+	}
 	a.tokens += n
+	a.cost += w.money.tokens(n)
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
 	s.Model = w.sc.Workload.Model
 	s.Start, s.End = a.thinkStart, w.now
@@ -287,6 +294,8 @@ func (w *sim) overBudget(a *agent) bool {
 		res = recovery.Compute
 	case b.Wall > 0 && w.now-a.wallBase > int64(b.Wall):
 		res = recovery.Wall
+	case b.Cost > 0 && a.cost-a.costBase > b.Cost:
+		res = recovery.Cost
 	default:
 		return false
 	}

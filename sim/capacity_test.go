@@ -228,3 +228,32 @@ func TestZoneCrash(t *testing.T) {
 		t.Errorf("unlimited workers: %d crashed, want 30", crashes)
 	}
 }
+
+// TestCostBudget: a money budget is checked at the end of each model turn like the token
+// budget. Each turn costs 1000 tokens at 0.003/0.015 per 1000 (¾ input, ¼ output) = 0.006,
+// each step's tool call 0.01 plus 2 s × 3 units × 0.0005 = 0.013. After turn s (from 0) an
+// investigation has spent 0.006(s+1) + 0.013s: 0.044 after turn 2, 0.063 after turn 3, so a
+// budget of 0.05 is exceeded at turn 3, after 3 accepted steps, and terminates it.
+func TestCostBudget(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 10
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 6}
+	s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistConstant, Value: 1000}
+	s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(2 * time.Second)}
+	s.Tools[0].Compute = 3
+	s.Prices = &scenarios.Prices{Currency: "USD",
+		Models: []scenarios.ModelPrice{{Model: "test-model", Input: 0.003, Output: 0.015}},
+		Tools:  []scenarios.ToolPrice{{Tool: "svc", Call: 0.01, ComputeSecond: 0.0005}}}
+	s.Recovery.Budgets.Cost = 0.05
+	var c record.Collector
+	res := run(t, s, 1, &c)
+	for _, inv := range c.Investigations {
+		if inv.TerminationReason != "budget_exceeded" || inv.Steps != 3 {
+			t.Errorf("investigation %d: %s (%s) after %d steps; want terminated as budget_exceeded after 3",
+				inv.InvestigationID, inv.FinalState, inv.TerminationReason, inv.Steps)
+		}
+	}
+	if res.Terminated != 10 {
+		t.Errorf("%d of 10 terminated", res.Terminated)
+	}
+}

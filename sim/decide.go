@@ -97,7 +97,7 @@ func (w *sim) timer(slot, tok int32) {
 		w.inspect(a)
 	case recovery.ActPause:
 		// The pause renews the budget allotment it waited for.
-		a.tokBase, a.compBase, a.wallBase = a.tokens, a.compute, w.now
+		a.tokBase, a.compBase, a.wallBase, a.costBase = a.tokens, a.compute, w.now, a.cost
 		w.observe(a, recovery.Event{Kind: recovery.EvTimer})
 	default:
 		// A retry or parking is over: ask to send again, naming the tool (after a crash

@@ -221,6 +221,7 @@ func (w *sim) supervised(slot, tok int32) {
 		s.Model = w.sc.Workload.Model
 		n := w.super.tokens
 		a.tokens += n
+		a.cost += w.money.tokens(n)
 		s.InputTokens, s.OutputTokens = n-n/4, n/4
 	}
 	s.Status = record.StatusOK

@@ -105,6 +105,7 @@ type sim struct {
 	freeOps  []*opState
 
 	pool     workerPool
+	money    money
 	humans   humans
 	super    supervisor
 	behave   scenarios.Behaviour
@@ -211,6 +212,7 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 		return nil, &Error{Scenario: sc.Name, Key: "workload.workers", Msg: "want >= 0 (0 = unlimited)"}
 	}
 	w.pool.capacity, w.pool.priority = wl.Workers, wl.Priority
+	w.money.init(sc)
 	w.humans.init(sc.Recovery.Humans, seed)
 	w.super.init(&sc.Recovery.Supervisor)
 	w.checker.init(w)

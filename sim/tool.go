@@ -152,6 +152,7 @@ func (w *sim) send(a *agent) {
 	}
 	op.attempts++
 	a.attempts++
+	a.cost += w.money.call[op.tool]
 	t.attempts++
 	if op.attempts > 1 {
 		t.retries++
@@ -276,6 +277,7 @@ func (w *sim) serviceDone(ri int32) {
 	a := w.agentFor(r.agent, r.invID)
 	if a != nil {
 		a.compute += cpu
+		a.cost += cpu * w.money.compute[r.tool]
 	}
 	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
 		Start: r.start, End: w.now, Outcome: "ok", Compute: cpu}

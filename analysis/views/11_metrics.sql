@@ -39,6 +39,9 @@
 -- backlog_growth          (roots arrived - roots ended by the last arrival) per hour of the
 --                         arrival window (first to last arrival); positive means the fleet
 --                         falls behind. NULL when all roots arrive at one instant.
+-- Money (prices; see costs):
+-- cost_per_completion     costs.cost / completed; NULL for an unpriced run or nothing completed.
+-- wasted_cost_ratio       costs.wasted_cost / costs.cost; NULL when unpriced or nothing cost.
 -- peak_backlog            the most roots open at once (arrived, not yet ended); arrivals and
 --                         ends at one instant are netted before the running count is taken.
 CREATE OR REPLACE VIEW metrics AS
@@ -152,7 +155,10 @@ SELECT r.run_id,
        -- capacity
        pend.median_pending_time,
        backlog.backlog_growth,
-       coalesce(peak.peak_backlog, 0) AS peak_backlog
+       coalesce(peak.peak_backlog, 0) AS peak_backlog,
+       -- money
+       money.cost / nullif(coalesce(inv.completed, 0), 0) AS cost_per_completion,
+       money.wasted_cost / nullif(money.cost, 0) AS wasted_cost_ratio
 FROM runs r
 JOIN run_clock c USING (run_id)
 LEFT JOIN inv USING (run_id)
@@ -164,4 +170,5 @@ LEFT JOIN rec USING (run_id)
 LEFT JOIN reasons USING (run_id)
 LEFT JOIN pend USING (run_id)
 LEFT JOIN backlog USING (run_id)
-LEFT JOIN peak USING (run_id);
+LEFT JOIN peak USING (run_id)
+LEFT JOIN costs money USING (run_id);
