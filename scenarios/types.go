@@ -54,18 +54,18 @@ func (s *Scenario) Tool(name string) int {
 
 // Workload describes the root investigations and how their agents behave.
 type Workload struct {
-	Investigations int       `json:"investigations"`
-	Arrival        Arrival   `json:"arrival"`
-	Steps          Dist      `json:"steps"`  // count, >= 1 after rounding
-	Think          Dist      `json:"think"`  // duration
-	Tokens         Dist      `json:"tokens"` // count per model turn
+	Investigations int     `json:"investigations"`
+	Arrival        Arrival `json:"arrival"`
+	Steps          Dist    `json:"steps"`  // count, >= 1 after rounding
+	Think          Dist    `json:"think"`  // duration
+	Tokens         Dist    `json:"tokens"` // count per model turn
 	// TokensGrowth is the factor by which a model turn's tokens grow per step (the context
 	// grows): step s (from 0) uses Tokens × TokensGrowth^s. 0 stands for the default, 1.
-	TokensGrowth float64 `json:"tokens_growth,omitempty"`
-	Model          string    `json:"model,omitempty"`
-	Mix            []Weight  `json:"tools"` // step mix, file order, weights > 0
-	Subagents      Subagents `json:"subagents"`
-	Behaviour      Behaviour `json:"behaviour"`
+	TokensGrowth float64   `json:"tokens_growth,omitempty"`
+	Model        string    `json:"model,omitempty"`
+	Mix          []Weight  `json:"tools"` // step mix, file order, weights > 0
+	Subagents    Subagents `json:"subagents"`
+	Behaviour    Behaviour `json:"behaviour"`
 	// Workers is the number of workers that run investigations (roots and subagents) at
 	// once; the rest wait pending in Priority order. 0 = unlimited.
 	Workers  int    `json:"workers,omitempty"`
