@@ -150,6 +150,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	d.workload(f.get("workload"), s)
 	s.Faults = d.faults(f.get("faults"), s.Tools)
 	d.recovery(f.get("recovery"), &s.Recovery)
+	s.Model = d.modelService(f.get("model"))
 	s.Prices = d.prices(f.get("prices"), s)
 	if s.Recovery.Budgets.Cost > 0 && s.Prices == nil {
 		d.fail(f.get("recovery"), "recovery.budgets.cost", "a cost budget needs prices; add prices: {models: ..., tools: ...}")
@@ -524,9 +525,19 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			}
 		}
 		if v := f.get("tool"); v != nil {
-			if s, ok := d.text(v, f.key("tool"), "a tool name"); ok && d.toolRef(v, f.key("tool"), s, tools) {
+			s, ok := d.text(v, f.key("tool"), "a tool name")
+			switch {
+			case ok && s == ModelTool && !contains(toolNames(tools), s):
+				// The model provider: it can be down, brown out or fail now and then.
+				if fault.Kind != FaultOutage && fault.Kind != FaultBrownout && fault.Kind != FaultTransient {
+					d.fail(v, f.key("tool"), "%s fault cannot name the model; the model takes outage, brownout and transient faults", withArticle(k))
+					good = false
+				} else {
+					fault.Tool = s
+				}
+			case ok && d.toolRef(v, f.key("tool"), s, tools):
 				fault.Tool = s
-			} else {
+			default:
 				good = false
 			}
 		}
@@ -1084,4 +1095,29 @@ func (d *decoder) tokensGrowth(n *yaml.Node, key string, w *Workload) *yaml.Node
 		}
 	}
 	return &rest
+}
+
+// modelService decodes the top-level model block.
+func (d *decoder) modelService(n *yaml.Node) *ModelService {
+	if n == nil {
+		return nil
+	}
+	f := d.fields("model", n, rootSchema.sub["model"], "a mapping such as {requests_per_minute: 600, tokens_per_minute: 2000000, latency_per_1k_tokens: 400ms, failure: 0.001}")
+	if f.node == nil {
+		return nil
+	}
+	m := &ModelService{}
+	if v := f.get("requests_per_minute"); v != nil {
+		m.RequestsPerMinute, _ = d.atLeast(v, f.key("requests_per_minute"), 0, false, "calls per minute >= 0 (0 = unlimited)")
+	}
+	if v := f.get("tokens_per_minute"); v != nil {
+		m.TokensPerMinute, _ = d.atLeast(v, f.key("tokens_per_minute"), 0, false, "tokens per minute >= 0 (0 = unlimited)")
+	}
+	if v := f.get("latency_per_1k_tokens"); v != nil {
+		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"), false)
+	}
+	if v := f.get("failure"); v != nil {
+		m.Failure, _ = d.prob(v, f.key("failure"))
+	}
+	return m
 }

@@ -103,6 +103,7 @@ var (
 		"expect", dict("metric", leaf, false),
 		"tolerances", dict("metric", leaf, false),
 		"sweep", &schema{noSet: true},
+		"model", leaves("requests_per_minute", "tokens_per_minute", "latency_per_1k_tokens", "failure"),
 		"prices", obj(
 			"currency", leaf,
 			"models", dict("model", leaves("input", "output"), false),

@@ -28,6 +28,9 @@ type Scenario struct {
 	// --baseline`), in file order.
 	Tolerances []Tolerance `json:"tolerances,omitempty"`
 	Sweep      []SweepAxis `json:"sweep,omitempty"`
+	// Model is the model provider as a shared, limited service; nil = unlimited, never
+	// failing (faults may still name it as `tool: model`).
+	Model *ModelService `json:"model,omitempty"`
 	// Prices turns usage into money (cost metrics, budgets.cost); nil = unpriced.
 	Prices *Prices    `json:"prices,omitempty"`
 	Source SourceInfo `json:"-"`
@@ -271,6 +274,19 @@ type Budgets struct {
 	Compute float64       `json:"compute,omitempty"` // compute-unit seconds (`10h` = 36000)
 	Wall    time.Duration `json:"wall,omitempty"`
 	Cost    float64       `json:"cost,omitempty"` // in Prices.Currency
+}
+
+// ModelTool is the name by which a fault's `tool` names the model provider.
+const ModelTool = "model"
+
+// ModelService is the model provider every model turn calls: rate limits (token buckets
+// holding one minute's worth, starting full), a latency that grows with a turn's tokens, and
+// a failure probability. Zero values mean unlimited / none.
+type ModelService struct {
+	RequestsPerMinute  float64       `json:"requests_per_minute,omitempty"`
+	TokensPerMinute    float64       `json:"tokens_per_minute,omitempty"`
+	LatencyPer1kTokens time.Duration `json:"latency_per_1k_tokens,omitempty"`
+	Failure            float64       `json:"failure,omitempty"`
 }
 
 // Prices is the price table: per model, per 1000 input and output tokens; per tool, per

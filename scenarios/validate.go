@@ -83,7 +83,8 @@ func (s *Scenario) Validate() error {
 		}
 		if f.Tool != "" {
 			v.check(contains(allowed, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
-			v.check(s.Tool(f.Tool) >= 0, key+".tool", "unknown tool %q", f.Tool)
+			v.check(s.Tool(f.Tool) >= 0 || f.Tool == ModelTool && (f.Kind == FaultOutage || f.Kind == FaultBrownout || f.Kind == FaultTransient),
+				key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
 		v.check(f.At >= 0, key+".at", "%v; want >= 0", f.At)
@@ -139,6 +140,12 @@ func (s *Scenario) Validate() error {
 	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
 	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
 	v.check(r.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
+	if m := s.Model; m != nil {
+		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
+		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
+		v.check(m.LatencyPer1kTokens >= 0, "model.latency_per_1k_tokens", "%v; want >= 0", m.LatencyPer1kTokens)
+		v.prob(m.Failure, "model.failure")
+	}
 	if p := s.Prices; p != nil {
 		for _, m := range p.Models {
 			key := "prices.models." + m.Model

@@ -93,8 +93,11 @@ type agent struct {
 	judgement         recovery.Judgement
 	sugg              recovery.Suggestion
 	reduced           bool
-	fixing            bool // the current operation revises an invalid result
-	worker            bool // holds one of the limited workers (workload.workers)
+	fixing            bool  // the current operation revises an invalid result
+	worker            bool  // holds one of the limited workers (workload.workers)
+	turnTokens        int64 // tokens of the model turn in progress (model provider active)
+	modelCall         bool  // the engine's next ActSend is the refused model call
+	modelRetry        bool  // the engine's next retry or parking ends with a new model turn
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -240,6 +243,11 @@ func (w *sim) spawn(a *agent) {
 
 // think starts a model turn before a's next send.
 func (w *sim) think(a *agent) {
+	a.modelRetry = false
+	if w.model.active {
+		w.callModel(a)
+		return
+	}
 	tok := a.await(phThink)
 	a.thinkStart = w.now
 	w.push(w.now+w.thinkTime.duration(a.rng), evThought, a.slot, tok, 0)
@@ -253,11 +261,11 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
-	n := int64(float64(w.tokens.count(a.rng, 0)) * a.spike)
-	if g := w.sc.Workload.TokensGrowth; g > 0 && g != 1 {
-		// The context grows with every step: step s costs growth^s times as many tokens.
-		step, _ := a.eng.Op()
-		n = int64(float64(n) * math.Pow(g, float64(step)))
+	var n int64
+	if w.model.active {
+		n = a.turnTokens // drawn when the call was admitted
+	} else {
+		n = w.grow(a, int64(float64(w.tokens.count(a.rng, 0))*a.spike))
 	}
 	a.tokens += n
 	a.cost += w.money.tokens(n)

@@ -257,3 +257,93 @@ func TestCostBudget(t *testing.T) {
 		t.Errorf("%d of 10 terminated", res.Terminated)
 	}
 }
+
+// modelTurns counts the model turns admitted (ok) and refused for each reason.
+func modelTurns(c *record.Collector, before int64) (ok int, refused map[string]int) {
+	refused = map[string]int{}
+	for i := range c.Spans {
+		sp := &c.Spans[i]
+		if sp.Operation != record.OpPlan || spanAttr(sp, "kind") != "model_turn" || sp.Start >= before {
+			continue
+		}
+		if sp.Status == record.StatusOK {
+			ok++
+		} else {
+			refused[spanAttr(sp, "error")]++
+		}
+	}
+	return ok, refused
+}
+
+// TestModelRateLimit: a token bucket of R requests per minute that starts full admits at
+// most R + R·t calls in the first t minutes. With demand always waiting (20 agents of 100
+// instant steps, each retrying a refused call every second) a refilled request waits at most
+// 1 s for a caller, so at least R·(t − 1 s) are admitted: over t = 10 minutes with R = 120
+// the admitted calls lie in [1198, 1320]. Calls refused as rate_limited are retried, never
+// lost: every investigation completes, with one admitted turn per step.
+func TestModelRateLimit(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 20
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 100}
+	s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: 0}
+	s.Model = &scenarios.ModelService{RequestsPerMinute: 120}
+	s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 1, Max: time.Second,
+		Jitter: "none", OnExhausted: "escalate"}
+	var c record.Collector
+	res := run(t, s, 1, &c)
+	ok, refused := modelTurns(&c, int64(10*time.Minute))
+	t.Logf("first 10 minutes: %d calls admitted, refused %v", ok, refused)
+	if ok < 1198 || ok > 1320 || refused["rate_limited"] == 0 || len(refused) != 1 {
+		t.Errorf("first 10 minutes: %d calls admitted, refused %v; want 1200 to 1320 and only rate_limited refusals", ok, refused)
+	}
+	if res.Completed != 20 {
+		t.Errorf("%d of 20 completed; refused calls must be retried", res.Completed)
+	}
+	all, _ := modelTurns(&c, math.MaxInt64)
+	if all != 20*100 {
+		t.Errorf("%d turns admitted in all, want one per step (%d)", all, 20*100)
+	}
+}
+
+// TestModelTokenRateAndLatency: tokens_per_minute limits the token throughput the same way
+// (calls of 1000 tokens against 60000 tokens/min admit at most 60 + 60·t calls in t
+// minutes), and latency_per_1k_tokens adds 1000/1000 × 2 s to each turn; a model outage
+// fails every call in its window naming the fault.
+func TestModelTokenRateAndLatency(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 20
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 50}
+	s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistConstant, Value: 1000}
+	s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: 0}
+	s.Model = &scenarios.ModelService{TokensPerMinute: 60000, LatencyPer1kTokens: 2 * time.Second}
+	s.Faults = []scenarios.Fault{{ID: "model-down", Kind: scenarios.FaultOutage, Tool: "model", At: 12 * time.Minute, For: 2 * time.Minute}}
+	s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 1, Max: time.Second,
+		Jitter: "none", OnExhausted: "escalate"}
+	var c record.Collector
+	res := run(t, s, 1, &c)
+	ok, _ := modelTurns(&c, int64(10*time.Minute))
+	if ok > 60+600 || ok < 590 {
+		t.Errorf("first 10 minutes: %d calls of 1000 tokens admitted at 60000 tokens/min; want 600 to 660", ok)
+	}
+	down, named := 0, 0
+	for i := range c.Spans {
+		sp := &c.Spans[i]
+		if sp.Operation != record.OpPlan || spanAttr(sp, "kind") != "model_turn" {
+			continue
+		}
+		if sp.Status == record.StatusOK && sp.End-sp.Start != int64(2*time.Second) {
+			t.Fatalf("turn of 1000 tokens took %v, want 2s", time.Duration(sp.End-sp.Start))
+		}
+		if sp.Start >= int64(12*time.Minute) && sp.Start < int64(14*time.Minute) {
+			down++
+			if sp.Status == record.StatusError && sp.FaultID == "model-down" {
+				named++
+			}
+		}
+	}
+	if down == 0 || named != down || res.Completed != 20 {
+		t.Errorf("outage window: %d calls, %d failed naming the fault; %d of 20 completed", down, named, res.Completed)
+	}
+}

@@ -36,6 +36,12 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActNone:
 		// Nothing to do until the event the engine waits for.
 	case recovery.ActSend:
+		if a.modelCall {
+			// The model call the engine let through was refused by the provider.
+			a.modelCall = false
+			w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(w.model.index)})
+			return
+		}
 		w.syncOp(a)
 		w.send(a)
 	case recovery.ActValidate:
@@ -100,6 +106,11 @@ func (w *sim) timer(slot, tok int32) {
 		a.tokBase, a.compBase, a.wallBase, a.costBase = a.tokens, a.compute, w.now, a.cost
 		w.observe(a, recovery.Event{Kind: recovery.EvTimer})
 	default:
+		if a.modelRetry {
+			// The refused model turn is tried again.
+			w.think(a)
+			return
+		}
 		// A retry or parking is over: ask to send again, naming the tool (after a crash
 		// in a new step's model turn, the engine's last tool is the previous step's).
 		w.syncOp(a)

@@ -49,7 +49,9 @@ func buildFaults(sc *scenarios.Scenario, seed uint64, horizon int64) ([]fault, e
 		}
 		f := fault{id: id, kind: c.Kind, tool: -1, p: c.Probability, slowdown: c.Slowdown,
 			factor: c.Factor, share: c.Share, key: nameKey("fault:" + id), start: 0, end: math.MaxInt64}
-		if c.Tool != "" {
+		if c.Tool == scenarios.ModelTool && sc.Tool(c.Tool) < 0 {
+			f.tool = int32(len(sc.Tools)) // the model provider
+		} else if c.Tool != "" {
 			t := sc.Tool(c.Tool)
 			if t < 0 {
 				return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "].tool", Msg: "unknown tool " + strconv.Quote(c.Tool) + "; valid: " + toolNames(sc)}
@@ -96,8 +98,10 @@ func toolNames(sc *scenarios.Scenario) string {
 // others spanning the run; Parameters is a small JSON object with the fields that matter.
 func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	*r = record.Fault{FaultID: f.id, Kind: string(f.kind), Start: 0, End: horizon}
-	if f.tool >= 0 {
+	if f.tool >= 0 && int(f.tool) < len(sc.Tools) {
 		r.Tool = sc.Tools[f.tool].Name
+	} else if f.tool >= 0 {
+		r.Tool = scenarios.ModelTool
 	}
 	if f.kind.Correlated() || f.kind == scenarios.FaultZoneCrash {
 		r.Start, r.End = f.start, f.end

@@ -106,6 +106,7 @@ type sim struct {
 
 	pool     workerPool
 	money    money
+	model    provider
 	humans   humans
 	super    supervisor
 	behave   scenarios.Behaviour
@@ -206,7 +207,8 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	if br := sc.Recovery.Breaker; br != nil && (br.FailureRatio < 0 || br.FailureRatio > 1 || br.MinCalls < 0 || br.Window < 0 || br.Cooldown < 0) {
 		return nil, &Error{Scenario: sc.Name, Key: "recovery.breaker", Msg: "want window, cooldown >= 0, failure_ratio in (0, 1], min_calls >= 0"}
 	}
-	w.guards = guards(sc)
+	w.model.init(sc, w.faults, seed)
+	w.guards = guards(sc, w.model.active)
 	w.env.Guards = w.guards
 	if wl.Workers < 0 {
 		return nil, &Error{Scenario: sc.Name, Key: "workload.workers", Msg: "want >= 0 (0 = unlimited)"}
