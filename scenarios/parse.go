@@ -830,16 +830,12 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 			}
 		}
 		if x := hf.get("review_time"); x != nil {
-			if dist, ok := d.dist(x, hf.key("review_time"), durationUnit); ok {
-				h.ReviewTime = dist
-			}
+			d.reviewTime(x, hf.key("review_time"), &h)
 		} else if h.Reviewers > 0 && hf.node != nil {
 			d.fail(hf.at(), f.key("humans"), "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
 		}
 		if x := hf.get("approve"); x != nil {
-			if p, ok := d.prob(x, hf.key("approve")); ok {
-				h.Approve = p
-			}
+			d.approve(x, hf.key("approve"), &h)
 		}
 		r.Humans = &h
 	}
@@ -880,6 +876,30 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 	if v := f.get("tokens"); v != nil {
 		if c, ok := d.integer(v, f.key("tokens"), 0, "a whole number of tokens >= 0"); ok {
 			s.Tokens = c
+		}
+	}
+	if v := f.get("difficulty"); v != nil {
+		df := d.fields(f.key("difficulty"), v, recoverySchema.sub["supervisor"].sub["difficulty"], "a mapping such as {per_attempt: 0.05, per_class: 0.1, per_step: 0, floor: 0.5}")
+		if df.node != nil {
+			dif := &Difficulty{}
+			for _, p := range []struct {
+				key string
+				dst *float64
+			}{{"per_attempt", &dif.PerAttempt}, {"per_class", &dif.PerClass}, {"per_step", &dif.PerStep}} {
+				if x := df.get(p.key); x != nil {
+					if n, ok := d.number(x, df.key(p.key), "accuracy lost per unit, a number (negative gains)"); ok {
+						*p.dst = n
+					}
+				}
+			}
+			if x := df.get("floor"); x != nil {
+				if p, ok := d.prob(x, df.key("floor")); ok {
+					dif.Floor = p
+				}
+			}
+			if *dif != (Difficulty{}) {
+				s.Difficulty = dif
+			}
 		}
 	}
 }
@@ -1120,4 +1140,74 @@ func (d *decoder) modelService(n *yaml.Node) *ModelService {
 		m.Failure, _ = d.prob(v, f.key("failure"))
 	}
 	return m
+}
+
+// humanCase returns h's entry for class, adding it.
+func humanCase(h *Humans, class string) *HumanCase {
+	if c := h.Case(class); c != nil {
+		return c
+	}
+	h.ByClass = append(h.ByClass, HumanCase{Class: class})
+	return &h.ByClass[len(h.ByClass)-1]
+}
+
+// classFields reads a {default: X, CLASS: X, ...} mapping, calling fn for each key.
+func (d *decoder) classFields(n *yaml.Node, key, want string, fn func(class string, v *yaml.Node, key string)) {
+	keys := append([]string{"default"}, FailureClasses...)
+	f := d.fields(key, n, leaves(keys...), want)
+	for _, k := range f.order {
+		if v := f.get(k); v != nil {
+			fn(k, v, f.key(k))
+		}
+	}
+}
+
+// approve reads humans.approve: a probability, or one per failure class with a default.
+func (d *decoder) approve(n *yaml.Node, key string, h *Humans) {
+	if deref(n).Kind != yaml.MappingNode {
+		if p, ok := d.prob(n, key); ok {
+			h.Approve = p
+		}
+		return
+	}
+	d.classFields(n, key, "a probability, or a mapping such as {default: 0.8, policy_violation: 0.02}", func(class string, v *yaml.Node, k string) {
+		p, ok := d.prob(v, k)
+		switch {
+		case !ok:
+		case class == "default":
+			h.Approve = p
+		default:
+			humanCase(h, class).Approve = &p
+		}
+	})
+}
+
+// reviewTime reads humans.review_time: a distribution, or one per failure class with a
+// default.
+func (d *decoder) reviewTime(n *yaml.Node, key string, h *Humans) {
+	m := deref(n)
+	perClass := false
+	if m.Kind == yaml.MappingNode {
+		for i := 0; i < len(m.Content); i += 2 {
+			if k := m.Content[i].Value; k == "default" || contains(FailureClasses, k) {
+				perClass = true
+			}
+		}
+	}
+	if !perClass {
+		if dist, ok := d.dist(n, key, durationUnit); ok {
+			h.ReviewTime = dist
+		}
+		return
+	}
+	d.classFields(n, key, "a distribution, or a mapping such as {default: {dist: exponential, mean: 20m}, policy_violation: 2h}", func(class string, v *yaml.Node, k string) {
+		dist, ok := d.dist(v, k, durationUnit)
+		switch {
+		case !ok:
+		case class == "default":
+			h.ReviewTime = dist
+		default:
+			humanCase(h, class).ReviewTime = &dist
+		}
+	})
 }

@@ -47,8 +47,12 @@ func list(elem *schema) *schema { return &schema{elem: elem, seq: true} }
 var (
 	distSchema    = leaves("dist", "value", "mean", "min", "max", "median", "p95", "alpha")
 	arrivalSchema = leaves("poisson", "at_once", "uniform")
-	tokensSchema  = leaves("dist", "value", "mean", "min", "max", "median", "p95", "alpha", "growth")
-	faultSchema   = leaves("id", "kind", "tool", "probability", "at", "for", "slowdown", "rate", "factor", "share")
+	// review_time: a distribution, or {default: DIST, CLASS: DIST, ...}.
+	reviewTimeSchema = obj("dist", leaf, "value", leaf, "mean", leaf, "min", leaf, "max", leaf, "median", leaf,
+		"p95", leaf, "alpha", leaf, "default", distSchema, "transient", distSchema, "uncertain_completion", distSchema,
+		"invalid_output", distSchema, "resource_exhaustion", distSchema, "policy_violation", distSchema, "non_progress", distSchema)
+	tokensSchema = leaves("dist", "value", "mean", "min", "max", "median", "p95", "alpha", "growth")
+	faultSchema  = leaves("id", "kind", "tool", "probability", "at", "for", "slowdown", "rate", "factor", "share")
 
 	workloadSchema = obj(
 		"investigations", leaf,
@@ -86,8 +90,9 @@ var (
 		"budgets", leaves("tokens", "compute", "wall", "cost"),
 		"on_exhaustion", leaf,
 		"lease", leaf,
-		"supervisor", leaves("kind", "accuracy", "latency", "tokens"),
-		"humans", obj("reviewers", leaf, "review_time", distSchema, "approve", leaf),
+		"supervisor", obj("kind", leaf, "accuracy", leaf, "latency", leaf, "tokens", leaf,
+			"difficulty", leaves("per_attempt", "per_class", "per_step", "floor")),
+		"humans", obj("reviewers", leaf, "review_time", reviewTimeSchema, "approve", leaf),
 	)
 
 	rootSchema = obj(

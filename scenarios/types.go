@@ -343,13 +343,51 @@ type Supervisor struct {
 	Accuracy float64       `json:"accuracy,omitempty"`
 	Latency  time.Duration `json:"latency,omitempty"`
 	Tokens   int64         `json:"tokens,omitempty"`
+	// Difficulty makes a model supervisor's accuracy depend on the trajectory it judges;
+	// nil = the same accuracy whatever the case.
+	Difficulty *Difficulty `json:"difficulty,omitempty"`
 }
+
+// Difficulty is how a case's trajectory lowers a model supervisor's accuracy:
+// accuracy − per_attempt·(attempts − 1) − per_class·(classes − 1) − per_step·steps, with
+// attempts those sent of the operation judged, classes the distinct failure classes in the
+// investigation so far, steps those done; clamped to [floor, 1]. Negative rates raise it.
+type Difficulty struct {
+	PerAttempt float64 `json:"per_attempt,omitempty"`
+	PerClass   float64 `json:"per_class,omitempty"`
+	PerStep    float64 `json:"per_step,omitempty"`
+	Floor      float64 `json:"floor,omitempty"`
+}
+
+// FailureClasses are the failure classes an escalation may be about, as the engine names
+// them; humans.approve and humans.review_time may be given per class.
+var FailureClasses = []string{"transient", "uncertain_completion", "invalid_output", "resource_exhaustion", "policy_violation", "non_progress"}
 
 // Humans is the reviewer pool that works escalations in FIFO order.
 type Humans struct {
 	Reviewers  int     `json:"reviewers"`
-	ReviewTime Dist    `json:"review_time"` // duration
-	Approve    float64 `json:"approve"`
+	ReviewTime Dist    `json:"review_time"` // duration; the default for every case
+	Approve    float64 `json:"approve"`     // the default for every case
+	// ByClass overrides approve and review_time for escalations of one failure class
+	// (FailureClasses), in file order.
+	ByClass []HumanCase `json:"by_class,omitempty"`
+}
+
+// HumanCase is how reviewers treat the escalations of one failure class; nil = the default.
+type HumanCase struct {
+	Class      string   `json:"class"`
+	Approve    *float64 `json:"approve,omitempty"`
+	ReviewTime *Dist    `json:"review_time,omitempty"`
+}
+
+// Case returns the entry for class, or nil.
+func (h *Humans) Case(class string) *HumanCase {
+	for i := range h.ByClass {
+		if h.ByClass[i].Class == class {
+			return &h.ByClass[i]
+		}
+	}
+	return nil
 }
 
 // Expectation is one regression check of `expect`, e.g. `completion_rate: ">= 0.95"`.

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -169,6 +170,19 @@ func (s *Scenario) Validate() error {
 		v.check(h.Reviewers >= 0, "recovery.humans.reviewers", "%d; want >= 0", h.Reviewers)
 		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
 		v.prob(h.Approve, "recovery.humans.approve")
+		for _, c := range h.ByClass {
+			v.check(contains(FailureClasses, c.Class), "recovery.humans", "unknown failure class %q; want one of %s", c.Class, strings.Join(FailureClasses, ", "))
+			if c.Approve != nil {
+				v.prob(*c.Approve, "recovery.humans.approve."+c.Class)
+			}
+			if c.ReviewTime != nil {
+				v.dist(*c.ReviewTime, "recovery.humans.review_time."+c.Class, durationUnit, 0)
+			}
+		}
+	}
+	if df := sv.Difficulty; df != nil {
+		v.check(finite(df.PerAttempt) && finite(df.PerClass) && finite(df.PerStep), "recovery.supervisor.difficulty", "rates must be finite numbers")
+		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
 	}
 
 	for i, p := range s.Redact {

@@ -91,6 +91,7 @@ type agent struct {
 	blocked           record.OpKey
 	blockedSet        bool
 	judgement         recovery.Judgement
+	rightAction       recovery.Action // ground truth at the judgement point (the simulator's, not the engine's)
 	sugg              recovery.Suggestion
 	reduced           bool
 	fixing            bool  // the current operation revises an invalid result

@@ -69,7 +69,7 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActConsult:
 		w.consult(a, d.Judgement)
 	case recovery.ActEscalate:
-		w.humans.enqueue(w, a)
+		w.humans.enqueue(w, a, d.Class)
 	case recovery.ActReduceScope:
 		// Drop the remaining optional steps: finish with what is done, or make the step in
 		// hand the last one when nothing is done yet.
