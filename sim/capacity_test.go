@@ -347,3 +347,106 @@ func TestModelTokenRateAndLatency(t *testing.T) {
 		t.Errorf("outage window: %d calls, %d failed naming the fault; %d of 20 completed", down, named, res.Completed)
 	}
 }
+
+// supervisorCorrect runs s and returns the share of supervisor answers marked correct
+// (the right action, nothing the guardrails must refuse) and how many there were.
+func supervisorCorrect(t *testing.T, s *scenarios.Scenario) (float64, int) {
+	t.Helper()
+	var c record.Collector
+	run(t, s, 5, &c)
+	n, ok := 0, 0
+	for i := range c.Spans {
+		sp := &c.Spans[i]
+		if sp.Operation == record.OpSupervise {
+			n++
+			if spanAttr(sp, "correct") == "true" {
+				ok++
+			}
+		}
+	}
+	return float64(ok) / float64(n), n
+}
+
+// TestSupervisorDifficulty: the model supervisor is right with probability
+// accuracy − per_attempt·(attempts − 1) − per_class·(classes − 1) − per_step·steps. Every
+// attempt fails (transient, probability 1), so each consultation comes after max_attempts =
+// 3 attempts of an operation with one failure class and no step done: with accuracy 0.9 and
+// per_attempt 0.2 the chance is 0.9 − 0.4 = 0.5, without difficulty 0.9. Each of the 3000
+// investigations consults once (no revisions, no humans: the fallback terminates), so the
+// share's standard error is at most √(0.25/3000) = 0.009; the bound is 5 of them.
+func TestSupervisorDifficulty(t *testing.T) {
+	mk := func(d *scenarios.Difficulty) *scenarios.Scenario {
+		s := testScenario()
+		s.Workload.Investigations = 3000
+		s.Faults = []scenarios.Fault{{ID: "always", Kind: scenarios.FaultTransient, Tool: "svc", Probability: 1}}
+		s.Recovery.Supervisor = scenarios.Supervisor{Kind: "model", Accuracy: 0.9, Difficulty: d}
+		return s
+	}
+	for _, tc := range []struct {
+		d    *scenarios.Difficulty
+		want float64
+	}{
+		{nil, 0.9},
+		{&scenarios.Difficulty{PerAttempt: 0.2}, 0.5},
+		{&scenarios.Difficulty{PerAttempt: 0.2, PerClass: 0.3, Floor: 0.6}, 0.6}, // one class: no penalty; floor 0.6
+	} {
+		got, n := supervisorCorrect(t, mk(tc.d))
+		se := math.Sqrt(tc.want * (1 - tc.want) / float64(n))
+		t.Logf("difficulty %+v: %d consultations, %.4f correct, closed form %.2f", tc.d, n, got, tc.want)
+		if n < 3000 || math.Abs(got-tc.want) > 5*se {
+			t.Errorf("difficulty %+v: %d consultations, %.4f correct; want %.2f ± %.4f", tc.d, n, got, tc.want, 5*se)
+		}
+	}
+}
+
+// TestReviewersByClass: humans.approve and review_time per failure class. Policy violations
+// are never approved here and take 10 minutes to review; invalid outputs (no revision budget,
+// so each goes to a human) are always approved and take 1 minute. So every review of 10
+// minutes rejects and every 1-minute one approves, and the rejections are exactly the
+// investigations terminated as rejected, one per blocked operation.
+func TestReviewersByClass(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 400
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 4}
+	s.Workload.Behaviour = scenarios.Behaviour{InvalidOutput: 0.2, PolicyViolation: 0.05, ReviseSuccess: 1}
+	never := 0.0
+	long := scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Minute)}
+	s.Recovery.Humans = &scenarios.Humans{Reviewers: 3, Approve: 1,
+		ReviewTime: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Minute)},
+		ByClass:    []scenarios.HumanCase{{Class: "policy_violation", Approve: &never, ReviewTime: &long}}}
+	var c record.Collector
+	res := run(t, s, 3, &c)
+	approved, rejected, blocked, bad := 0, 0, 0, 0
+	for i := range c.Spans {
+		sp := &c.Spans[i]
+		switch {
+		case sp.Operation == record.OpHumanReview:
+			d := sp.End - sp.Start
+			switch spanAttr(sp, "approved") {
+			case "true":
+				approved++
+				if d != int64(time.Minute) {
+					bad++
+				}
+			default:
+				rejected++
+				if d != int64(10*time.Minute) {
+					bad++
+				}
+			}
+		case sp.Status == record.StatusBlocked:
+			blocked++
+		}
+	}
+	terminated := 0
+	for _, inv := range c.Investigations {
+		if inv.TerminationReason == "rejected" {
+			terminated++
+		}
+	}
+	t.Logf("%d approved, %d rejected, %d blocked", approved, rejected, blocked)
+	if bad != 0 || approved == 0 || rejected == 0 || rejected != blocked || terminated != rejected || res.Terminated != rejected {
+		t.Errorf("%d approved, %d rejected (%d with the wrong review time), %d blocked, %d terminated as rejected (%d in all)",
+			approved, rejected, bad, blocked, terminated, res.Terminated)
+	}
+}
