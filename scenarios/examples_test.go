@@ -12,9 +12,9 @@ import (
 )
 
 // The examples the design asks for: the default, one per row of the article's failure
-// table, and worker crashes.
+// table, worker crashes, and a fleet that competes for capacity.
 var wantExamples = []string{
-	"budget-exhaustion", "invalid-configs", "lost-responses", "policy-violations",
+	"budget-exhaustion", "capacity-crunch", "invalid-configs", "lost-responses", "policy-violations",
 	"research-fleet", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",
 }
 

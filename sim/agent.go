@@ -99,6 +99,7 @@ type agent struct {
 	turnTokens        int64 // tokens of the model turn in progress (model provider active)
 	modelCall         bool  // the engine's next ActSend is the refused model call
 	modelRetry        bool  // the engine's next retry or parking ends with a new model turn
+	modelRetried      bool  // the turn in progress retries a refused model call
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -317,8 +318,13 @@ func (w *sim) overBudget(a *agent) bool {
 func (w *sim) act(a *agent) {
 	w.syncOp(a)
 	op := a.op
+	retried := a.modelRetried
+	a.modelRetried = false
 	if op.key.Revision == 0 && op.attempts == 0 {
-		if p := w.behave.PolicyViolation; p > 0 && a.rng.Float64() < p {
+		// After a refused model call the engine is recovering the step and waits for a
+		// send: the agent cannot attempt a forbidden operation now (it is only drawn on a
+		// turn the engine asked for).
+		if p := w.behave.PolicyViolation; p > 0 && !retried && a.rng.Float64() < p {
 			w.block(a)
 			return
 		}

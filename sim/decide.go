@@ -109,6 +109,7 @@ func (w *sim) timer(slot, tok int32) {
 		if a.modelRetry {
 			// The refused model turn is tried again.
 			w.think(a)
+			a.modelRetried = true
 			return
 		}
 		// A retry or parking is over: ask to send again, naming the tool (after a crash
