@@ -6,12 +6,14 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
+	"github.com/mayday-sim/mayday/traces/tracetest"
 )
 
 func runMetrics(t *testing.T, sc *scenarios.Scenario) Metrics {
@@ -80,3 +82,40 @@ prices:
 }
 
 func fmtG(g float64) string { return strconv.FormatFloat(g, 'g', -1, 64) }
+
+// TestPricesSurviveRedaction: prices are configuration, not secrets. A priced scenario whose
+// tool has a secret argument keeps its prices in runs.config (the cost metrics are computed
+// from them) while the secret is redacted.
+func TestPricesSurviveRedaction(t *testing.T) {
+	sc, err := scenarios.Parse("priced.yaml", []byte(`
+name: priced
+workload: {investigations: 5, tokens: 1000, model: m}
+tools: {svc: {latency: 1s, arguments: {api_key: `+tracetest.Canary+`}}}
+prices: {models: {m: {input: 0.003, output: 0.015}}, tools: {svc: {call: 0.01}}}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c record.Collector
+	res, err := sim.Run(context.Background(), sc, 1, &c, sim.Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := openTestDB(t)
+	if err := LoadCollector(db, "priced-s1", &c, traces.Run{Scenario: sc.Name, Seed: 1, Config: string(sc.JSON()),
+		ConfigHash: sc.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	var cfg string
+	if err := db.SQL().QueryRow(`SELECT config FROM runs`).Scan(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	m, err := db.Metrics(context.Background(), "priced-s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 750 input and 250 output tokens, one call: 0.00225 + 0.00375 + 0.01.
+	if strings.Contains(cfg, tracetest.Canary) || !strings.Contains(cfg, `"prices"`) || math.Abs(m.CostPerCompletion-0.016) > 1e-12 {
+		t.Errorf("config %s; cost_per_completion %v, want the secret redacted, the prices kept and 0.016", cfg, m.CostPerCompletion)
+	}
+}
