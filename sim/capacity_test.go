@@ -450,3 +450,31 @@ func TestReviewersByClass(t *testing.T) {
 			approved, rejected, bad, blocked, terminated, res.Terminated)
 	}
 }
+
+// TestWorkerPriority, by hand: one worker, two roots arriving at 0, each spawning one
+// subagent after its first model turn (a 1 s tool call follows). Root 1 starts at 0; root
+// 2 arrives and queues; root 1's turn (0 s, an event after the arrival) spawns subagent 3,
+// which queues second. At 1 s root 1 waits for its child and gives its worker back: fifo and
+// roots_first hand it to root 2, subagents_first to subagent 3.
+func TestWorkerPriority(t *testing.T) {
+	for prio, want := range map[string]int64{scenarios.PriorityFIFO: 2, scenarios.PrioritySubagentsFirst: 3, scenarios.PriorityRootsFirst: 2} {
+		s := testScenario()
+		s.Workload.Investigations = 2
+		s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+		s.Workload.Workers, s.Workload.Priority = 1, prio
+		s.Workload.Subagents = scenarios.Subagents{Probability: 1, Count: scenarios.Dist{Kind: scenarios.DistConstant, Value: 1}, MaxDepth: 1}
+		s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Second)}
+		var c record.Collector
+		res := run(t, s, 1, &c)
+		var second int64 = -1
+		for _, tr := range c.Transitions {
+			if tr.From == "pending" && tr.To == "running" && tr.At == int64(time.Second) {
+				second = tr.InvestigationID
+				break
+			}
+		}
+		if second != want || res.Completed != 2 {
+			t.Errorf("%s: investigation %d started at 1s (%d roots completed); want %d", prio, second, res.Completed, want)
+		}
+	}
+}
