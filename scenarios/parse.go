@@ -332,20 +332,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 			}
 		}
 	}
-	if v := f.get("workers"); v != nil {
-		if c, ok := d.integer(v, f.key("workers"), 0, "a whole number of workers >= 0 (0 = unlimited)"); ok {
-			if c > 1<<31 {
-				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, 1<<31)
-			} else {
-				w.Workers = int(c)
-			}
-		}
-	}
-	if v := f.get("priority"); v != nil {
-		if p, ok := d.enum(v, f.key("priority"), "a worker priority", []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}); ok {
-			w.Priority = p
-		}
-	}
+	d.workers(f, w)
 	if v := f.get("behaviour"); v != nil {
 		bf := d.fields(f.key("behaviour"), v, workloadSchema.sub["behaviour"], "a mapping of probabilities such as {invalid_output: 0.05}")
 		b := &w.Behaviour
@@ -525,21 +512,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			}
 		}
 		if v := f.get("tool"); v != nil {
-			s, ok := d.text(v, f.key("tool"), "a tool name")
-			switch {
-			case ok && s == ModelTool && !contains(toolNames(tools), s):
-				// The model provider: it can be down, brown out or fail now and then.
-				if fault.Kind != FaultOutage && fault.Kind != FaultBrownout && fault.Kind != FaultTransient {
-					d.fail(v, f.key("tool"), "%s fault cannot name the model; the model takes outage, brownout and transient faults", withArticle(k))
-					good = false
-				} else {
-					fault.Tool = s
-				}
-			case ok && d.toolRef(v, f.key("tool"), s, tools):
-				fault.Tool = s
-			default:
-				good = false
-			}
+			good = d.faultTool(v, f.key("tool"), &fault, tools) && good
 		}
 		if v := f.get("probability"); v != nil {
 			if x, ok := d.prob(v, f.key("probability")); ok {
@@ -1210,4 +1183,42 @@ func (d *decoder) reviewTime(n *yaml.Node, key string, h *Humans) {
 			humanCase(h, class).ReviewTime = &dist
 		}
 	})
+}
+
+// workers reads workload.workers and workload.priority.
+func (d *decoder) workers(f *fields, w *Workload) {
+	if v := f.get("workers"); v != nil {
+		if c, ok := d.integer(v, f.key("workers"), 0, "a whole number of workers >= 0 (0 = unlimited)"); ok {
+			if c > 1<<31 {
+				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, 1<<31)
+			} else {
+				w.Workers = int(c)
+			}
+		}
+	}
+	if v := f.get("priority"); v != nil {
+		if p, ok := d.enum(v, f.key("priority"), "a worker priority", []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}); ok {
+			w.Priority = p
+		}
+	}
+}
+
+// faultTool reads a fault's tool: one of tools, or the model provider (ModelTool) for the
+// kinds that can hit it.
+func (d *decoder) faultTool(v *yaml.Node, key string, fault *Fault, tools []Tool) bool {
+	s, ok := d.text(v, key, "a tool name")
+	switch {
+	case ok && s == ModelTool && !contains(toolNames(tools), s):
+		// The model provider: it can be down, brown out or fail now and then.
+		if fault.Kind != FaultOutage && fault.Kind != FaultBrownout && fault.Kind != FaultTransient {
+			d.fail(v, key, "%s fault cannot name the model; the model takes outage, brownout and transient faults", withArticle(string(fault.Kind)))
+			return false
+		}
+		fault.Tool = s
+		return true
+	case ok && d.toolRef(v, key, s, tools):
+		fault.Tool = s
+		return true
+	}
+	return false
 }

@@ -140,25 +140,7 @@ func (s *Scenario) Validate() error {
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
 	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
 	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
-	v.check(r.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
-	if m := s.Model; m != nil {
-		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
-		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
-		v.check(m.LatencyPer1kTokens >= 0, "model.latency_per_1k_tokens", "%v; want >= 0", m.LatencyPer1kTokens)
-		v.prob(m.Failure, "model.failure")
-	}
-	if p := s.Prices; p != nil {
-		for _, m := range p.Models {
-			key := "prices.models." + m.Model
-			v.check(m.Model == w.Model, key, "unknown model %q; the workload's model is %q", m.Model, w.Model)
-			v.check(finite(m.Input) && m.Input >= 0 && finite(m.Output) && m.Output >= 0, key, "prices %v, %v; want >= 0", m.Input, m.Output)
-		}
-		for _, t := range p.Tools {
-			key := "prices.tools." + t.Tool
-			v.check(s.Tool(t.Tool) >= 0, key, "unknown tool %q", t.Tool)
-			v.check(finite(t.Call) && t.Call >= 0 && finite(t.ComputeSecond) && t.ComputeSecond >= 0, key, "prices %v, %v; want >= 0", t.Call, t.ComputeSecond)
-		}
-	}
+	v.modelAndPrices(s)
 	v.oneOf(r.OnExhaustion, "recovery.on_exhaustion", "pause", "reduce_scope", "terminate")
 	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
 	sv := r.Supervisor
@@ -170,20 +152,8 @@ func (s *Scenario) Validate() error {
 		v.check(h.Reviewers >= 0, "recovery.humans.reviewers", "%d; want >= 0", h.Reviewers)
 		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
 		v.prob(h.Approve, "recovery.humans.approve")
-		for _, c := range h.ByClass {
-			v.check(contains(FailureClasses, c.Class), "recovery.humans", "unknown failure class %q; want one of %s", c.Class, strings.Join(FailureClasses, ", "))
-			if c.Approve != nil {
-				v.prob(*c.Approve, "recovery.humans.approve."+c.Class)
-			}
-			if c.ReviewTime != nil {
-				v.dist(*c.ReviewTime, "recovery.humans.review_time."+c.Class, durationUnit, 0)
-			}
-		}
 	}
-	if df := sv.Difficulty; df != nil {
-		v.check(finite(df.PerAttempt) && finite(df.PerClass) && finite(df.PerStep), "recovery.supervisor.difficulty", "rates must be finite numbers")
-		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
-	}
+	v.judges(r)
 
 	for i, p := range s.Redact {
 		v.check(p != "", fmt.Sprintf("redact[%d]", i), "empty pattern")
@@ -266,3 +236,47 @@ func (v *validator) dist(d Dist, key string, u unit, min float64) {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// modelAndPrices checks the model provider, the cost budget and the price table.
+func (v *validator) modelAndPrices(s *Scenario) {
+	v.check(s.Recovery.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
+	if m := s.Model; m != nil {
+		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
+		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
+		v.check(m.LatencyPer1kTokens >= 0, "model.latency_per_1k_tokens", "%v; want >= 0", m.LatencyPer1kTokens)
+		v.prob(m.Failure, "model.failure")
+	}
+	p := s.Prices
+	if p == nil {
+		return
+	}
+	for _, m := range p.Models {
+		key := "prices.models." + m.Model
+		v.check(m.Model == s.Workload.Model, key, "unknown model %q; the workload's model is %q", m.Model, s.Workload.Model)
+		v.check(finite(m.Input) && m.Input >= 0 && finite(m.Output) && m.Output >= 0, key, "prices %v, %v; want >= 0", m.Input, m.Output)
+	}
+	for _, t := range p.Tools {
+		key := "prices.tools." + t.Tool
+		v.check(s.Tool(t.Tool) >= 0, key, "unknown tool %q", t.Tool)
+		v.check(finite(t.Call) && t.Call >= 0 && finite(t.ComputeSecond) && t.ComputeSecond >= 0, key, "prices %v, %v; want >= 0", t.Call, t.ComputeSecond)
+	}
+}
+
+// judges checks the case-dependent parts of the supervisor and the reviewers.
+func (v *validator) judges(r *Recovery) {
+	if h := r.Humans; h != nil {
+		for _, c := range h.ByClass {
+			v.check(contains(FailureClasses, c.Class), "recovery.humans", "unknown failure class %q; want one of %s", c.Class, strings.Join(FailureClasses, ", "))
+			if c.Approve != nil {
+				v.prob(*c.Approve, "recovery.humans.approve."+c.Class)
+			}
+			if c.ReviewTime != nil {
+				v.dist(*c.ReviewTime, "recovery.humans.review_time."+c.Class, durationUnit, 0)
+			}
+		}
+	}
+	if df := r.Supervisor.Difficulty; df != nil {
+		v.check(finite(df.PerAttempt) && finite(df.PerClass) && finite(df.PerStep), "recovery.supervisor.difficulty", "rates must be finite numbers")
+		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
+	}
+}
