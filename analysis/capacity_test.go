@@ -70,3 +70,62 @@ func TestBacklogGrowth(t *testing.T) {
 			over.MedianPendingTime, stable.MedianPendingTime, over.PeakBacklog, stable.PeakBacklog)
 	}
 }
+
+// TestLifecycleCountsSubagents: the lifecycle view has a row per minute for roots and one for
+// subagents, and each counts its own kind: at the last minute every investigation of the
+// kind is in its final state, so the rows sum to the roots and the subagents the simulator
+// started, and their completed counts to those that completed. With 2 workers the roots
+// also wait pending, which the view shows while they queue.
+func TestLifecycleCountsSubagents(t *testing.T) {
+	sc, err := scenarios.Parse("tree.yaml", []byte(`
+name: tree
+workload:
+  investigations: 60
+  steps: 3
+  think: {dist: exponential, mean: 10s}
+  subagents: {probability: 0.5, count: 2, max_depth: 1}
+  workers: 2
+tools: {svc: {latency: 5s}}
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c record.Collector
+	res, err := sim.Run(context.Background(), sc, 1, &c, sim.Options{Check: true})
+	if err != nil || len(res.Violations) > 0 {
+		t.Fatalf("run: %v %v", err, res.Violations)
+	}
+	want := map[string][2]int64{} // kind -> investigations, completed
+	for _, inv := range c.Investigations {
+		k := "root"
+		if inv.ParentID != 0 {
+			k = "subagent"
+		}
+		w := want[k]
+		w[0]++
+		if inv.FinalState == "completed" {
+			w[1]++
+		}
+		want[k] = w
+	}
+	if want["subagent"][0] == 0 {
+		t.Fatal("no subagents: the test sees nothing")
+	}
+	db := openTestDB(t)
+	if err := LoadCollector(db, "tree-s1", &c, traces.Run{Scenario: sc.Name, Seed: 1, Config: string(sc.JSON()),
+		ConfigHash: sc.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	for kind, w := range want {
+		var total, completed, maxPending int64
+		if err := db.SQL().QueryRow(`SELECT pending + running + waiting + recovering + awaiting_human + completed + terminated, completed,
+			(SELECT max(pending) FROM lifecycle WHERE agent = ?)
+			FROM lifecycle WHERE agent = ? ORDER BY minute DESC LIMIT 1`, kind, kind).Scan(&total, &completed, &maxPending); err != nil {
+			t.Fatal(err)
+		}
+		if total != w[0] || completed != w[1] || (kind == "root" && maxPending < 10) {
+			t.Errorf("%s: lifecycle ends with %d investigations, %d completed (most pending %d); simulator %d, %d",
+				kind, total, completed, maxPending, w[0], w[1])
+		}
+	}
+}
