@@ -478,3 +478,47 @@ func TestWorkerPriority(t *testing.T) {
 		}
 	}
 }
+
+// TestModelBreaker: the breaker guards the model like a tool. During a 30-minute model
+// outage, a breaker (window 1m, min_calls 10, failure_ratio 0.5, cooldown 2m) opens after
+// the first failed calls, and callers park instead of calling: far fewer calls reach the
+// model in the window than with no breaker, where every agent retries every 2 s at most.
+func TestModelBreaker(t *testing.T) {
+	mk := func(br *scenarios.Breaker) *scenarios.Scenario {
+		s := testScenario()
+		s.Workload.Investigations = 30
+		s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+		s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 20}
+		s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Second)}
+		s.Faults = []scenarios.Fault{{ID: "model-down", Kind: scenarios.FaultOutage, Tool: "model", At: time.Minute, For: 30 * time.Minute}}
+		s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 2, Max: 2 * time.Second,
+			Jitter: "none", OnExhausted: "escalate"}
+		s.Recovery.Breaker = br
+		return s
+	}
+	count := func(s *scenarios.Scenario) (calls, parked int) {
+		var c record.Collector
+		res := run(t, s, 1, &c)
+		if res.Completed != 30 {
+			t.Fatalf("%d of 30 completed", res.Completed)
+		}
+		for i := range c.Spans {
+			sp := &c.Spans[i]
+			if sp.FaultID == "model-down" {
+				calls++
+			}
+		}
+		for _, tr := range c.Transitions {
+			if tr.Reason == "breaker_open" {
+				parked++
+			}
+		}
+		return calls, parked
+	}
+	open, _ := count(mk(nil))
+	guarded, parked := count(mk(&scenarios.Breaker{Window: time.Minute, FailureRatio: 0.5, MinCalls: 10, Cooldown: 2 * time.Minute}))
+	t.Logf("calls refused by the outage: %d without a breaker, %d with one (%d parkings)", open, guarded, parked)
+	if parked == 0 || guarded*5 > open {
+		t.Errorf("calls refused by the outage: %d without a breaker, %d with one (%d parkings); want the breaker to hold back most", open, guarded, parked)
+	}
+}

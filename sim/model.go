@@ -144,6 +144,9 @@ func (w *sim) callModel(a *agent) {
 	a.modelRetry = true
 	a.modelCall = true
 	w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(w.model.index)})
+	// Whatever the engine answered (a send, carried out as the failure, or a parking), the
+	// next send it allows is the agent's own again.
+	a.modelCall = false
 }
 
 // grow applies tokens.growth for a's current step.
