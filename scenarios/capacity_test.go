@@ -11,7 +11,7 @@ func TestCapacityKeyErrors(t *testing.T) {
 		{"workload: {workers: -1}\n", "t.yaml:5: workload.workers: "},
 		{"workload: {priority: newest}\n", "t.yaml:5: workload.priority: \"newest\" is not a worker priority"},
 		{"workload: {tokens: {dist: constant, value: 10, growth: 0}}\n", "t.yaml:5: workload.tokens.growth: "},
-		{"workload: {tokens: {dist: constant, value: 10, grwth: 2}}\n", "t.yaml:5: workload.tokens.grwth: "},
+		{"workload: {tokens: {dist: constant, value: 10, grwth: 2}}\n", "t.yaml:5: workload.tokens.grwth: unknown key \"grwth\" (did you mean growth?); want one of dist, value, mean, min, max, median, p95, alpha, growth"},
 		{"faults:\n  - {kind: zone_crash, at: 1h, for: 10m}\n", "t.yaml:6: faults[0]: a zone_crash fault needs share"},
 		{"faults:\n  - {kind: zone_crash, for: 10m, share: 0}\n", "t.yaml:6: faults[0].share: share 0 crashes nothing"},
 		{"faults:\n  - {kind: zone_crash, for: 10m, share: 1.5}\n", "t.yaml:6: faults[0].share: 1.5 is not a probability"},

@@ -1076,7 +1076,13 @@ func (d *decoder) tokensGrowth(n *yaml.Node, key string, w *Workload) *yaml.Node
 	rest := *m
 	rest.Content = nil
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value != "growth" {
+		k := m.Content[i].Value
+		if !contains(tokensSchema.keys, k) {
+			// Reported here, so the hint lists growth too.
+			d.fail(m.Content[i], key+"."+k, "unknown key %q%s; want one of %s", k, didYouMean(k, tokensSchema.keys), strings.Join(tokensSchema.keys, ", "))
+			continue
+		}
+		if k != "growth" {
 			rest.Content = append(rest.Content, m.Content[i], m.Content[i+1])
 			continue
 		}
