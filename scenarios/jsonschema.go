@@ -67,6 +67,9 @@ func node(sch *schema) object {
 		}
 	case kindNumber:
 		o = object{"type": "number"}
+		if sch.signed {
+			break
+		}
 		if sch.above {
 			o["exclusiveMinimum"] = sch.min
 		} else {
@@ -83,9 +86,11 @@ func node(sch *schema) object {
 	case kindEnum:
 		o = object{"enum": sch.enum}
 	case kindDurDist:
-		o = distNode(durationUnit)
+		o = distNode(durationUnit, sch)
 	case kindCountDist:
-		o = distNode(countUnit)
+		o = distNode(countUnit, sch)
+	case kindProbByClass, kindDurDistByClass:
+		o = byClassNode(sch)
 	case kindCheck:
 		o = object{"type": "string"}
 	case kindCompute:
@@ -158,9 +163,22 @@ func faultRules() []any {
 	return rules
 }
 
+// byClassNode is a value given once (the default key's schema), or a mapping of default and
+// failure classes to such values.
+func byClassNode(sch *schema) object {
+	props := object{}
+	for _, k := range sch.keys {
+		props[k] = nullable(node(sch.sub[k]))
+	}
+	one := node(sch.sub["default"])
+	delete(one, "description")
+	return object{"anyOf": []any{one, object{"type": "object", "properties": props, "additionalProperties": false}}}
+}
+
 // distNode is a distribution: a single value (a constant), or {dist: FAMILY, ...} with the
-// parameters of that family (distParams), durations or numbers as u says.
-func distNode(u unit) object {
+// parameters of that family (distParams), durations or numbers as u says. Keys sch adds to
+// the distribution's own (workload.tokens.growth) are allowed beside the parameters.
+func distNode(u unit, sch *schema) object {
 	param := func(p string) object {
 		if u == durationUnit && p != "alpha" {
 			return durationNode()
@@ -168,13 +186,22 @@ func distNode(u unit) object {
 		return object{"type": "number", "minimum": 0}
 	}
 	props := object{"dist": object{"enum": distKinds, "description": "the family"}}
+	var extra []string
+	for _, k := range sch.keys {
+		if _, own := distSchema.sub[k]; !own {
+			extra = append(extra, k)
+			props[k] = nullable(node(sch.sub[k]))
+		}
+	}
 	var rules []any
 	for _, k := range distKinds {
 		params := distParams(DistKind(k))
 		for _, p := range params {
 			props[p] = param(p)
 		}
-		rules = append(rules, ifThen("dist", k, object{"required": params, "propertyNames": object{"enum": append([]string{"dist"}, params...)}}))
+		names := append([]string{"dist"}, params...)
+		names = append(names, extra...)
+		rules = append(rules, ifThen("dist", k, object{"required": params, "propertyNames": object{"enum": names}}))
 	}
 	families := slices.Clone(distKinds)
 	mapping := object{"type": "object", "required": []string{"dist"}, "properties": props, "additionalProperties": false, "allOf": rules,

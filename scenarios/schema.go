@@ -25,6 +25,7 @@ type schema struct {
 	min     float64  // kindInt, kindNumber: the least valid value
 	max     float64  // kindInt: the largest valid value, when > 0
 	above   bool     // kindNumber: strictly above min
+	signed  bool     // kindNumber: any finite number, min ignored
 	pattern string   // kindText: a regular expression the text must match
 	keyEnum []string // a map with free keys: the valid keys, when they are a fixed set
 	keyPat  string   // a map with free keys: a pattern the keys must match
@@ -35,21 +36,23 @@ type schema struct {
 type valueKind uint8
 
 const (
-	kindAny       valueKind = iota // not described: anything
-	kindMap                        // a mapping: keys/sub, or free keys with elem
-	kindList                       // a list of elem
-	kindText                       // a single value read as text (`version: 3.2` is "3.2")
-	kindInt                        // a whole number
-	kindNumber                     // a finite number
-	kindProb                       // a number in [0, 1]
-	kindBool                       // true or false
-	kindDuration                   // Go duration syntax plus d, or a bare 0
-	kindRate                       // N/unit
-	kindEnum                       // one of enum
-	kindDurDist                    // a distribution of durations
-	kindCountDist                  // a distribution of counts
-	kindCheck                      // an expectation such as ">= 0.95"
-	kindCompute                    // compute-unit seconds: a number or a duration
+	kindAny            valueKind = iota // not described: anything
+	kindMap                             // a mapping: keys/sub, or free keys with elem
+	kindList                            // a list of elem
+	kindText                            // a single value read as text (`version: 3.2` is "3.2")
+	kindInt                             // a whole number
+	kindNumber                          // a finite number
+	kindProb                            // a number in [0, 1]
+	kindBool                            // true or false
+	kindDuration                        // Go duration syntax plus d, or a bare 0
+	kindRate                            // N/unit
+	kindEnum                            // one of enum
+	kindDurDist                         // a distribution of durations
+	kindCountDist                       // a distribution of counts
+	kindCheck                           // an expectation such as ">= 0.95"
+	kindCompute                         // compute-unit seconds: a number or a duration
+	kindProbByClass                     // a probability, or {default: P, CLASS: P, ...}
+	kindDurDistByClass                  // a distribution of durations, or {default: DIST, CLASS: DIST, ...}
 )
 
 // leaf is a value the tree does not describe; JSONSchema accepts anything there, and a test
@@ -73,8 +76,59 @@ func integer(min, max float64, doc string) *schema {
 func number(min float64, above bool, doc string) *schema {
 	return &schema{kind: kindNumber, min: min, above: above, doc: doc}
 }
+func signedNumber(doc string) *schema {
+	return &schema{kind: kindNumber, signed: true, doc: doc}
+}
 func enum(options []string, doc string) *schema {
 	return &schema{kind: kindEnum, enum: options, doc: doc}
+}
+
+// withKeys adds fixed keys (name, subtree pairs) to a copy of base, such as growth beside a
+// distribution's parameters.
+func withKeys(base *schema, pairs ...any) *schema {
+	s := *base
+	s.keys = append([]string(nil), base.keys...)
+	s.sub = make(map[string]*schema, len(base.sub)+len(pairs)/2)
+	for k, v := range base.sub {
+		s.sub[k] = v
+	}
+	for i := 0; i < len(pairs); i += 2 {
+		k := pairs[i].(string)
+		s.keys = append(s.keys, k)
+		s.sub[k] = pairs[i+1].(*schema)
+	}
+	return &s
+}
+
+// byClass is a value given once, or per failure class with a default: the keys default and
+// every class of FailureClasses, each holding a probability or a distribution as k says.
+func byClass(k valueKind, doc string) *schema {
+	one := prob("for this failure class")
+	if k == kindDurDistByClass {
+		one = durDist("for this failure class")
+	}
+	pairs := []any{"default", withDoc(one, "for every failure class not named")}
+	for _, c := range FailureClasses {
+		pairs = append(pairs, c, one)
+	}
+	s := obj(doc, pairs...)
+	s.kind = k
+	return s
+}
+
+func withDoc(base *schema, doc string) *schema {
+	s := *base
+	s.doc = doc
+	return &s
+}
+
+// leaves builds a mapping whose fixed keys hold values the tree does not describe further.
+func leaves(keys ...string) *schema {
+	pairs := make([]any, 0, 2*len(keys))
+	for _, k := range keys {
+		pairs = append(pairs, k, leaf)
+	}
+	return obj("", pairs...)
 }
 
 // obj builds a mapping with fixed keys from name, subtree pairs.
@@ -103,6 +157,7 @@ var (
 	retryExhausted     = []string{"escalate", "terminate"}
 	exhaustionPolicies = []string{"pause", "reduce_scope", "terminate"}
 	supervisorKinds    = []string{"rules", "model"}
+	priorities         = []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}
 )
 
 var (
@@ -120,13 +175,14 @@ var (
 	faultSchema = obj("a fault to inject; the keys it takes depend on its kind",
 		"id", text("a unique id (letters, digits, _, . and -); default its position in the list"),
 		"kind", enum(faultKinds, "what fails"),
-		"tool", text("the tool it hits (a name under tools); default every tool"),
+		"tool", text("the tool it hits (a name under tools, or model for the model provider: outage, brownout, transient); default every tool"),
 		"probability", prob("per attempt (transient, lost_response, brownout) or per investigation (invalid_config, budget_spike)"),
 		"at", duration("start of the window, in simulated time since the start (default 0)"),
 		"for", duration("length of the window, > 0"),
 		"slowdown", number(1, false, "brownout: factor >= 1 on the service time of attempts that do not fail"),
 		"rate", val(kindRate, "worker_crash: crashes per running investigation, such as 1/24h"),
 		"factor", number(1, false, "budget_spike: factor >= 1 on the tokens of every model turn"),
+		"share", number(0, true, "zone_crash: share in (0, 1] of the running workers that die at `at`"),
 	)
 
 	workloadSchema = obj("the investigations and how the agents behave",
@@ -134,7 +190,8 @@ var (
 		"arrival", arrivalSchema,
 		"steps", countDist("tool steps per investigation, >= 1 (default constant 1)"),
 		"think", durDist("model time before each step (default constant 0)"),
-		"tokens", countDist("tokens per model turn (default constant 0)"),
+		"tokens", withKeys(countDist("tokens per model turn (default constant 0); a mapping may add growth"),
+			"growth", number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n (default 1)")),
 		"model", text("model name recorded on model turns and supervisor spans"),
 		"tools", dict("tool", number(0, true, "the tool's weight in the step mix, > 0"), false,
 			"the step mix: each step's tool is drawn with these weights (default every tool, weight 1)"),
@@ -148,6 +205,8 @@ var (
 			"policy_violation", prob("per step, on its first try: the agent attempts a forbidden operation"),
 			"stuck", prob("per investigation: from a random step on, it repeats one failing approach"),
 			"validation_miss", prob("the agent's own validation passes a result that is in fact wrong")),
+		"workers", integer(0, 1<<31, "workers that run investigations and subagents; the rest wait pending (default 0 = unlimited)"),
+		"priority", enum(priorities, "which pending work gets a free worker first (default fifo)"),
 	)
 
 	toolSchema = obj("a service the agents call",
@@ -159,6 +218,7 @@ var (
 		"compute", number(0, false, "compute units per second of service time (default 1)"),
 		"arguments", dict("argument", text("recorded on every attempt's span as arg.NAME, after redaction"), false,
 			"arguments recorded on every attempt's span"),
+		"queue_limit", integer(0, 1<<31, "attempts that may wait for a server; one more is refused at once as overloaded (default 0 = unbounded)"),
 	)
 
 	recoverySchema = obj("the recovery policy under test",
@@ -187,18 +247,24 @@ var (
 		"budgets", obj("per-investigation budgets (default unlimited)",
 			"tokens", integer(0, 0, "tokens the investigation may use; 0 = unlimited"),
 			"compute", val(kindCompute, "compute-unit seconds of tool executions: a number, or a duration read as seconds"),
-			"wall", duration("simulated time since the investigation arrived")),
+			"wall", duration("simulated time since the investigation arrived"),
+			"cost", number(0, false, "money the investigation may spend, in the currency of prices; 0 = unlimited (needs prices)")),
 		"on_exhaustion", enum(exhaustionPolicies, "what a spent budget does (default terminate)"),
 		"lease", duration("how long a crashed worker's investigation waits before another takes over, > 0 (default 5m)"),
 		"supervisor", obj("who decides escalations (default {kind: rules})",
 			"kind", enum(supervisorKinds, "rules: the engine's own default at once; model: a model is asked"),
 			"accuracy", prob("model: chance the model picks the right action (required for model)"),
 			"latency", duration("model: time per decision"),
-			"tokens", integer(0, 0, "model: tokens per decision")),
+			"tokens", integer(0, 0, "model: tokens per decision"),
+			"difficulty", obj("model: how much harder cases lower the accuracy (default none)",
+				"per_attempt", signedNumber("accuracy lost per attempt of the operation beyond the first (negative: gained)"),
+				"per_class", signedNumber("accuracy lost per distinct failure class in the trajectory beyond the first (negative: gained)"),
+				"per_step", signedNumber("accuracy lost per step done (negative: gained)"),
+				"floor", prob("the accuracy never drops below this"))),
 		"humans", obj("human reviewers for escalations (off when absent: escalations terminate)",
 			"reviewers", integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)"),
-			"review_time", durDist("time one review takes (required when reviewers > 0)"),
-			"approve", prob("chance a review approves")),
+			"review_time", byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class"),
+			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class (default 1)")),
 	)
 
 	rootSchema = func() *schema {
@@ -217,6 +283,19 @@ var (
 			"tolerances", dict("metric", number(0, false, "absolute tolerance in the metric's unit, >= 0"), false,
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
+			"model", obj("the model provider, a service all agents share (default unlimited, never failing)",
+				"requests_per_minute", number(0, false, "model calls admitted per minute; 0 = unlimited"),
+				"tokens_per_minute", number(0, false, "tokens admitted per minute; 0 = unlimited"),
+				"latency_per_1k_tokens", duration("time a model turn takes per 1000 tokens, on top of think time"),
+				"failure", prob("chance a model call fails fast (transient)")),
+			"prices", obj("prices for the money metrics and budgets.cost (default none)",
+				"currency", text("the currency code of every price, such as USD"),
+				"models", dict("model", obj("prices of one model",
+					"input", number(0, false, "per 1000 input tokens"),
+					"output", number(0, false, "per 1000 output tokens")), false, "prices per model"),
+				"tools", dict("tool", obj("prices of one tool",
+					"call", number(0, false, "per attempt sent"),
+					"compute_second", number(0, false, "per compute-unit second")), false, "prices per tool")),
 		)
 		s.sub["tools"].keyPat = entityName.String()
 		s.sub["expect"].keyEnum = Metrics

@@ -11,6 +11,7 @@ const (
 	nsTool
 	nsFault
 	nsHumans
+	nsModel
 )
 
 // mix64 is the SplitMix64 finaliser: a bijection that spreads nearby ids apart.

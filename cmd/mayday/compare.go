@@ -40,7 +40,7 @@ bootstrap confidence interval of it. Metrics whose interval excludes 0 are marke
 the side that is better.
 
 Because some 16 metrics are compared at once, the intervals are Bonferroni-corrected: each
-is at 1 − 0.05/m (99.69% for 16), so that all of them hold together with 95% confidence and
+is at 1 − 0.05/m (99.76% for the 21 default metrics), so that all of them hold together with 95% confidence and
 a mark is rarely a fluke of the seeds. With few seeds the percentile bootstrap is too narrow,
 so its intervals are widened to the width of Student's t interval. When both sides ran the
 same seeds, differences are taken seed by seed (both saw the same random draws), which finds
