@@ -161,30 +161,84 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			dir += fmt.Sprintf("-%dof%d", shard.Index, shard.Count)
 		}
 	}
-	folder, err := analysis.NewFolder(dir, opts.Force)
+	quiet := opts.Quiet || opts.Format == "json"
+	var table sweepTable
+	ranRuns := 0
+	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
+		res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+		if err != nil {
+			return false, internal(err)
+		}
+		defer res.Close()
+		for i, e := range res.Errs {
+			if e != nil {
+				return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
+			}
+		}
+		whole := true
+		for i, ran := range res.Ran {
+			if ran {
+				ranRuns++
+			}
+			if !ran || res.Outcomes[i].Status != "complete" {
+				whole = false
+			}
+		}
+		if ranRuns == 0 {
+			return false, interrupted("before the first sweep run finished; nothing was written")
+		}
+		// The runs are finished: storing them must not stop half-way because of the interrupt
+		// that ended the batch, or every finished run would be lost.
+		table, err = storeSweep(context.WithoutCancel(ctx), folder, res, specs, params, opts.Metrics)
+		if err != nil {
+			return false, internal(err)
+		}
+		table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
+		table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
+		if err := writeJSONFile(folder.Path(analysis.SweepFile), table); err != nil {
+			return false, internal(err)
+		}
+		return whole, nil
+	}}
+	txr, err := tx.run(ctx)
 	if err != nil {
 		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			folder.Abort()
-		}
-	}()
-	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
-	if err != nil {
-		return internal(err)
+	if txr.KeptOld {
+		return keptOldMessage("sweep folder", dir)
 	}
-	defer res.Close()
-	for i, e := range res.Errs {
-		if e != nil {
-			return internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
-		}
+	var stopped error
+	if ctx.Err() != nil {
+		stopped = interrupted("the sweep folder %s was stored with %d of %d runs (%s); runs that had started are stored with status 'partial'", dir, ranRuns, len(specs), sweepState(ranRuns, len(specs)))
 	}
+	if opts.Quiet {
+		return stopped
+	}
+	var perr error
+	if opts.Format == "json" {
+		perr = table.writeJSON(opts.io.Out)
+	} else {
+		perr = table.writeText(opts.io.Out)
+	}
+	if stopped != nil {
+		return stopped
+	}
+	return perr
+}
+
+func sweepState(ran, all int) string {
+	if ran == all {
+		return "every run finished, some possibly cut short"
+	}
+	return "a partial sweep: later points are missing"
+}
+
+// storeSweep copies the finished runs of a batch and their grid parameters into the sweep
+// folder's database and reads the sweep table back.
+func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (sweepTable, error) {
 	db, err := analysis.Create(folder.DBPath())
 	if err != nil {
-		return internal(err)
+		return sweepTable{}, err
 	}
 	order := make([]int, len(specs))
 	for i := range order {
@@ -202,35 +256,15 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	if err := errors.Join(res.CopyRuns(ctx, db, order), analysis.WriteSweepParams(ctx, db, ran)); err != nil {
 		db.Close()
-		return internal(err)
+		return sweepTable{}, err
 	}
-	table, err := readSweepTable(ctx, db, opts.Metrics)
+	table, err := readSweepTable(ctx, db, metrics)
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	if err != nil {
-		return internal(err)
-	}
-	table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
-	table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
-	if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
-		return internal(err)
-	}
-	if err := folder.Commit(); err != nil {
-		return internal(err)
-	}
-	committed = true
-	if ctx.Err() != nil {
-		fmt.Fprintln(opts.io.ErrOut, "mayday: interrupted; runs that had started are stored with status 'partial', later points are missing")
-	}
-	if opts.Quiet {
-		return nil
-	}
-	if opts.Format == "json" {
-		return table.writeJSON(opts.io.Out)
-	}
-	return table.writeText(opts.io.Out)
+	return table, err
 }
+
 
 // parseVary reads --vary flags into grid axes. Values are split at commas outside brackets,
 // braces and quotes, so a value may be a YAML flow mapping: {dist: constant, value: 1s}.
