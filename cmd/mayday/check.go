@@ -396,6 +396,10 @@ func writeJUnit(path string, report reports.CheckReport) error {
 // points, scenarios) have all their perUnit consecutive specs done; a single run shows its
 // investigations instead. Temporary worker databases go under dir ("" = the system's
 // temporary folder).
+// testHookRunDone, when set by a test, is called after each run of run, check and sweep
+// ends: a test cancels the context there to interrupt a command at a known point.
+var testHookRunDone func()
+
 func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
@@ -421,6 +425,9 @@ func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, spec
 				detail = fmt.Sprintf(" (%d/%d %s)", unitsDone, len(specs)/perUnit, unit)
 			}
 			bar.step(done, detail)
+		}
+		if testHookRunDone != nil {
+			testHookRunDone()
 		}
 	}}
 	res, err := b.Run(ctx, specs)

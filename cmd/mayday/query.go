@@ -12,7 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-		"time"
+	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"

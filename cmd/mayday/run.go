@@ -99,7 +99,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			dir = defaultRunDir(s.Name, seed, opts.Seeds)
 		}
 		if ctx.Err() != nil {
-			stored = append(stored, fmt.Sprintf("%s was not started", dir))
+			stored = append(stored, fmt.Sprintf("%s was not started, nothing was written there", dir))
 			continue
 		}
 		sum, res, err := runScenario(ctx, opts.io, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
@@ -156,6 +156,9 @@ func runScenario(ctx context.Context, io *ioStreams, s *scenarios.Scenario, seed
 				return false, internal(err)
 			}
 			outs = append(outs, out)
+			if testHookRunDone != nil {
+				testHookRunDone()
+			}
 		}
 		bar.done()
 		if err := db.Close(); err != nil {

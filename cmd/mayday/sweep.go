@@ -163,7 +163,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	quiet := opts.Quiet || opts.Format == "json"
 	var table sweepTable
-	ranRuns := 0
+	ranRuns, partialRuns := 0, 0
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
 		if err != nil {
@@ -179,6 +179,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		for i, ran := range res.Ran {
 			if ran {
 				ranRuns++
+				if res.Outcomes[i].Status != "complete" {
+					partialRuns++
+				}
 			}
 			if !ran || res.Outcomes[i].Status != "complete" {
 				whole = false
@@ -209,7 +212,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	var stopped error
 	if ctx.Err() != nil {
-		stopped = interrupted("the sweep folder %s was stored with %d of %d runs (%s); runs that had started are stored with status 'partial'", dir, ranRuns, len(specs), sweepState(ranRuns, len(specs)))
+		stopped = interrupted("%s", sweepStored(dir, ranRuns, partialRuns, len(specs)))
 	}
 	if opts.Quiet {
 		return stopped
@@ -226,11 +229,18 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	return perr
 }
 
-func sweepState(ran, all int) string {
-	if ran == all {
-		return "every run finished, some possibly cut short"
+// sweepStored says what an interrupted sweep stored.
+func sweepStored(dir string, ran, partial, all int) string {
+	msg := fmt.Sprintf("the sweep folder %s was stored with %d of %d runs", dir, ran, all)
+	if ran < all {
+		msg += fmt.Sprintf(" (a partial sweep: %d not run)", all-ran)
 	}
-	return "a partial sweep: later points are missing"
+	if partial > 0 {
+		msg += fmt.Sprintf("; %s cut short, stored with status 'partial'", plural(partial, "run was", "runs were"))
+	} else {
+		msg += "; every stored run is complete"
+	}
+	return msg
 }
 
 // storeSweep copies the finished runs of a batch and their grid parameters into the sweep
@@ -264,7 +274,6 @@ func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.Batc
 	}
 	return table, err
 }
-
 
 // parseVary reads --vary flags into grid axes. Values are split at commas outside brackets,
 // braces and quotes, so a value may be a YAML flow mapping: {dist: constant, value: 1s}.
