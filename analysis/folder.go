@@ -96,6 +96,7 @@ func cleanStale(parent, prefix, dir string) []string {
 			continue
 		}
 		pidText, old := strings.CutSuffix(rest, ".old")
+		pidText, _, _ = strings.Cut(pidText, "-") // a batch folder is named PID-random
 		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
 			continue

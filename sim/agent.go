@@ -144,7 +144,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 		parent.openChildren++
 	}
 	a.invokeSpan = w.newSpanID()
-	a.nsteps = int32(w.steps.count(a.rng, 1))
+	a.nsteps = satCount32(min(w.steps.count(a.rng, 1), scenarios.MaxSteps))
 	if p := w.behave.Stuck; p > 0 && a.rng.Float64() < p {
 		a.stuckFrom = int32(a.rng.IntN(int(a.nsteps)))
 	}
@@ -206,7 +206,7 @@ func (w *sim) scheduleArrival(i int32) {
 	switch arr.Kind {
 	case "poisson":
 		if arr.Rate.PerSecond > 0 {
-			at += int64(w.arrivals.ExpFloat64() / arr.Rate.PerSecond * 1e9)
+			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 		}
 	case "uniform":
 		// The next order statistic of n uniforms on [0, over): given the last one u with m
@@ -225,7 +225,7 @@ func (w *sim) scheduleArrival(i int32) {
 // spawn starts count subagents of a; their stream ids derive from a's, so they do not
 // depend on what else happens in the run.
 func (w *sim) spawn(a *agent) {
-	n := w.subCount.count(a.rng, 1)
+	n := min(w.subCount.count(a.rng, 1), scenarios.MaxSubagentCount)
 	for k := int64(0); k < n; k++ {
 		a.children++
 		c := w.newAgent(w.nextSubID, childKey(a.key, a.children), a)
@@ -249,8 +249,8 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
-	n := int64(float64(w.tokens.count(a.rng, 0)) * a.spike)
-	a.tokens += n
+	n := satInt(float64(w.tokens.count(a.rng, 0)) * a.spike)
+	a.tokens = satAdd(a.tokens, n)
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
 	s.Model = w.sc.Workload.Model
 	s.Start, s.End = a.thinkStart, w.now

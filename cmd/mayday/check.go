@@ -432,5 +432,10 @@ func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, spec
 	}}
 	res, err := b.Run(ctx, specs)
 	bar.done()
+	if res != nil {
+		for _, s := range res.Stale {
+			fmt.Fprintln(io.ErrOut, "mayday:", s)
+		}
+	}
 	return res, err
 }

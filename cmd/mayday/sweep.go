@@ -124,6 +124,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			return err
 		}
 	}
+	if err := scenarios.CheckSweepSize(axes, opts.Seeds); err != nil {
+		return err
+	}
 	points := scenarios.Expand(axes)
 	if len(points) == 0 {
 		return fmt.Errorf("%s: no sweep grid; add a sweep block to the scenario, e.g. sweep: {recovery.retry.max_attempts: [1, 3, 5]}, or pass --vary path=v1,v2,...", base.Source.File)
