@@ -136,20 +136,21 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	seed0 := scenarioSeed(base, opts.Seed, opts.SeedSet)
 	var specs []analysis.Spec
 	var params []analysis.SweepParam
+	redact := analysis.ParamRedactor(base) // grid values are stored and printed redacted
 	for p, point := range points {
 		if !shard.Has(p) {
 			continue
 		}
 		s, err := base.With(point...)
 		if err != nil {
-			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point), err)
+			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point, redact), err)
 		}
 		for k := range opts.Seeds {
 			seed := seed0 + uint64(k)
 			id := analysis.SweepRunID(base.Name, p, seed)
 			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version})
 			for _, o := range point {
-				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: o.Value})
+				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: redact(o.Path, o.Value)})
 			}
 		}
 	}
@@ -328,10 +329,10 @@ func splitTopLevel(s string) []string {
 	return append(out, s[start:])
 }
 
-func pointText(point []scenarios.Override) string {
+func pointText(point []scenarios.Override, redact func(path, value string) string) string {
 	parts := make([]string, len(point))
 	for i, o := range point {
-		parts[i] = o.String()
+		parts[i] = o.Path + "=" + redact(o.Path, o.Value)
 	}
 	return strings.Join(parts, " ")
 }
