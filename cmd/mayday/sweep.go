@@ -137,6 +137,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	var specs []analysis.Spec
 	var params []analysis.SweepParam
 	redact := analysis.ParamRedactor(base) // grid values are stored and printed redacted
+	baseSecrets := analysis.ScenarioOptions(base).Secrets
 	for p, point := range points {
 		if !shard.Has(p) {
 			continue
@@ -148,7 +149,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		for k := range opts.Seeds {
 			seed := seed0 + uint64(k)
 			id := analysis.SweepRunID(base.Name, p, seed)
-			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version})
+			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version, Secrets: baseSecrets})
 			for _, o := range point {
 				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: redact(o.Path, o.Value)})
 			}
