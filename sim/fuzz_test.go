@@ -147,6 +147,11 @@ func fuzzScenario(g *gen) *scenarios.Scenario {
 	return s
 }
 
+// maxFuzzEvents bounds the events of a generated scenario: at most 30 investigations of
+// at most 8 steps (x subagents) over at most ~49 hours, each open operation waking at most
+// about once a second while it waits, is far below it.
+const maxFuzzEvents = 20_000_000
+
 // FuzzSimulate runs generated scenarios through the simulator with its invariant checker
 // on. A scenario that Validate accepts must run without a panic, an error or a violation,
 // account for every investigation, write no negative tokens, inverted spans or non-finite
@@ -170,6 +175,11 @@ func FuzzSimulate(f *testing.F) {
 		}
 		var c record.Collector
 		res := run(t, s, seed, &c)
+		// A run this small needs a few hundred thousand events at most (one poll a second
+		// per open operation over the horizon); millions mean a storm of zero-length waits.
+		if res.Events > maxFuzzEvents {
+			t.Fatalf("%d events for %d investigations over %v: an event storm", res.Events, s.Workload.Investigations, s.Horizon)
+		}
 		if res.Completed+res.Terminated+res.AwaitingHuman+res.InFlight != res.Started || res.Started > s.Workload.Investigations {
 			t.Fatalf("accounting: %+v for %d investigations", res, s.Workload.Investigations)
 		}

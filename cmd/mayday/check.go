@@ -29,6 +29,7 @@ type checkOptions struct {
 	Sets           []string
 	Out            string
 	Force          bool
+	MemLimit       string
 	Baseline       string
 	UpdateBaseline bool
 	Tolerance      float64
@@ -78,6 +79,7 @@ scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value: path=value (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", "", "keep the run folders in this folder (default: a temporary folder, removed)")
 	f.BoolVar(&opts.Force, "force", false, "replace existing run folders inside --out")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	f.StringVar(&opts.Baseline, "baseline", "", "compare with a stored summary.json (or a folder of <scenario>.json)")
 	f.BoolVar(&opts.UpdateBaseline, "update-baseline", false, "write this run's summaries to --baseline instead of comparing")
 	f.Float64Var(&opts.Tolerance, "tolerance", reports.DefaultTolerance, "relative worsening --baseline accepts (0.05 = 5%); the scenario's tolerances block overrides it per metric")
@@ -139,11 +141,19 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		}
 	}
 	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "check", specs, opts.Jobs, opts.Out, "scenarios", opts.Seeds)
+	limit, err := memoryLimit(opts.MemLimit)
+	if err != nil {
+		return err
+	}
+	ctx, mw := watchMemory(ctx, limit)
+	res, err := runBatch(ctx, opts.io, mw, quiet, "check", specs, opts.Jobs, opts.Out, "scenarios", opts.Seeds)
 	if err != nil {
 		return internal(err)
 	}
 	defer res.Close()
+	if err := mw.stopped(ctx, "no check was evaluated and nothing was written"); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		return interrupted("no check was evaluated and nothing was written")
 	}
@@ -400,10 +410,13 @@ func writeJUnit(path string, report reports.CheckReport) error {
 // ends: a test cancels the context there to interrupt a command at a known point.
 var testHookRunDone func()
 
-func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
+func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
 		specs[0].Progress = bar.seed(0)
+	}
+	for i := range specs {
+		specs[i].Progress = mw.wrap(specs[i].Progress)
 	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -30,6 +30,7 @@ type runOptions struct {
 	Force     bool
 	Format    string
 	Quiet     bool
+	MemLimit  string
 }
 
 func newRunCmd(io *ioStreams) *cobra.Command {
@@ -65,6 +66,7 @@ an existing run folder is replaced only by a whole new run, and only a folder ma
 	f.BoolVar(&opts.Force, "force", false, "replace an existing run folder")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	return cmd
 }
 
@@ -87,6 +89,11 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		scens[i] = s
 	}
+	limit, err := memoryLimit(opts.MemLimit)
+	if err != nil {
+		return err
+	}
+	ctx, mw := watchMemory(ctx, limit)
 	var sums []reports.Summary
 	var stored []string // what an interrupt message lists
 	for _, s := range scens {
@@ -102,7 +109,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			stored = append(stored, fmt.Sprintf("%s was not started, nothing was written there", dir))
 			continue
 		}
-		sum, res, err := runScenario(ctx, opts.io, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
+		sum, res, err := runScenario(ctx, opts.io, mw, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
 		if err != nil {
 			return err
 		}
@@ -123,6 +130,9 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			}
 		}
 	}
+	if err := mw.stopped(ctx, strings.Join(stored, "; ")); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
 		return interrupted("%s", strings.Join(stored, "; "))
 	}
@@ -138,7 +148,7 @@ func defaultRunDir(name string, seed uint64, seeds int) string {
 }
 
 // runScenario runs seeds seed..seed+n-1 of s into a new run folder dir.
-func runScenario(ctx context.Context, io *ioStreams, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, txResult, error) {
+func runScenario(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, txResult, error) {
 	var sum reports.Summary
 	tx := folderTx{io: io, Dir: dir, Force: force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		db, err := analysis.Create(folder.DBPath())
@@ -149,7 +159,7 @@ func runScenario(ctx context.Context, io *ioStreams, s *scenarios.Scenario, seed
 		var outs []analysis.Outcome
 		for i := 0; i < n && ctx.Err() == nil; i++ {
 			out, err := analysis.Execute(ctx, db, analysis.Spec{
-				Scenario: s, Seed: seed + uint64(i), Version: version, Progress: bar.seed(i),
+				Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)),
 			})
 			if err != nil {
 				db.Close()
@@ -165,6 +175,9 @@ func runScenario(ctx context.Context, io *ioStreams, s *scenarios.Scenario, seed
 			return false, internal(err)
 		}
 		if len(outs) == 0 {
+			if err := mw.stopped(ctx, "nothing was written"); err != nil {
+				return false, err
+			}
 			return false, interrupted("before the first run started; nothing was written")
 		}
 		sum = reports.Summarize(s, version, outs)

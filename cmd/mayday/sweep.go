@@ -41,6 +41,7 @@ type sweepOptions struct {
 	Sets     []string
 	Out      string
 	Force    bool
+	MemLimit string
 	Metrics  []string
 	Shard    string
 	Jobs     int
@@ -84,6 +85,7 @@ their databases into the one the whole sweep would have written.`,
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value at every point: path=value (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", "", "sweep folder (default runs/<name>-sweep)")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing sweep folder")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics to show per point, comma-separated")
 	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
@@ -167,10 +169,15 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		}
 	}
 	quiet := opts.Quiet || opts.Format == "json"
+	limit, err := memoryLimit(opts.MemLimit)
+	if err != nil {
+		return err
+	}
+	ctx, mw := watchMemory(ctx, limit)
 	var table sweepTable
 	ranRuns, partialRuns := 0, 0
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
-		res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+		res, err := runBatch(ctx, opts.io, mw, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
 		if err != nil {
 			return false, internal(err)
 		}
@@ -193,6 +200,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			}
 		}
 		if ranRuns == 0 {
+			if err := mw.stopped(ctx, "nothing was written"); err != nil {
+				return false, err
+			}
 			return false, interrupted("before the first sweep run finished; nothing was written")
 		}
 		// The runs are finished: storing them must not stop half-way because of the interrupt
@@ -213,7 +223,13 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	if txr.KeptOld {
+		if err := mw.stopped(ctx, "the old sweep folder "+dir+" was left as it was"); err != nil {
+			return err
+		}
 		return keptOldMessage("sweep folder", dir)
+	}
+	if err := mw.stopped(ctx, sweepStored(dir, ranRuns, partialRuns, len(specs))); err != nil {
+		return err
 	}
 	var stopped error
 	if ctx.Err() != nil {
