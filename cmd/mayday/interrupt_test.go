@@ -360,3 +360,29 @@ func TestSignals(t *testing.T) {
 		t.Errorf("stale staging left: %v", left)
 	}
 }
+
+// The memory watchdog stops a run that passes its limit: exit 3, the run kept as partial,
+// a message naming the limit and the flag. The limit here is far below any real process.
+func TestMemoryWatchdog(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	_, errOut, code := execMayday(t, "run", "shared-outage", "--out", dir, "--memory-limit", "1MiB", "-q")
+	if code != 3 || !strings.Contains(errOut, "--memory-limit") || !strings.Contains(errOut, "status 'partial'") {
+		t.Fatalf("run over its memory limit: exit %d, %q", code, errOut)
+	}
+	if n := queryInt(t, filepath.Join(dir, "mayday.duckdb"), "SELECT count(*) FROM runs WHERE status = 'partial'"); n != 1 {
+		t.Errorf("partial runs stored: %d", n)
+	}
+	sweep := filepath.Join(t.TempDir(), "sweep")
+	_, errOut, code = execMayday(t, "sweep", "shared-outage", "--vary", "recovery.retry.max_attempts=1,2", "--seeds", "1", "--out", sweep, "--memory-limit", "1MiB", "-q")
+	if code != 3 || !strings.Contains(errOut, "--memory-limit") {
+		t.Errorf("sweep over its memory limit: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code = execMayday(t, "run", "shared-outage", "--memory-limit", "lots"); code != 2 {
+		t.Errorf("--memory-limit lots: exit %d, %q", code, errOut)
+	}
+	for in, want := range map[string]uint64{"512MB": 512e6, "4GiB": 4 << 30, "1000": 1000, "1.5 KiB": 1536} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
