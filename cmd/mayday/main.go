@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -16,9 +17,23 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	code := execute(ctx)
+	stop()
+	os.Exit(code)
+}
+
+// execute runs the command line. A panic is a bug, not bad input: it exits 3 (Go's own
+// exit status for a panic, 2, would read as bad input), after the deferred clean-ups of
+// the panicking command (its staging folder) have run.
+func execute(ctx context.Context) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "mayday: internal error (a bug, please report it): %v\n%s", r, debug.Stack())
+			code = 3
+		}
+	}()
 	err := newRootCmd(systemIO()).ExecuteContext(ctx)
-	os.Exit(exitCode(afterSignal(ctx, err), os.Stderr))
+	return exitCode(afterSignal(ctx, err), os.Stderr)
 }
 
 // exitCode prints err (without a stack trace) and maps it to mayday's exit codes:
