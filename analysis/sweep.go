@@ -254,7 +254,9 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 				}
 				if db == nil {
 					var err error
-					if db, err = openWorker(ctx, r.paths[w]); err != nil {
+					// Not ctx: an interrupt that lands while a worker opens its database
+					// must stop the batch, not fail it.
+					if db, err = openWorker(context.WithoutCancel(ctx), r.paths[w]); err != nil {
 						fail(err) // the environment, not a run: stop whatever KeepGoing says
 						continue
 					}
