@@ -174,49 +174,20 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
-	var table sweepTable
-	ranRuns, partialRuns := 0, 0
+	var st sweepStored
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		res, err := runBatch(ctx, opts.io, mw, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
 		if err != nil {
 			return false, internal(err)
 		}
 		defer res.Close()
-		for i, e := range res.Errs {
-			if e != nil {
-				return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
-			}
+		whole, err := st.store(ctx, mw, folder, res, specs, params, opts.Metrics)
+		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
+		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
+		if err == nil {
+			err = writeJSONFile(folder.Path(analysis.SweepFile), st.table)
 		}
-		whole := true
-		for i, ran := range res.Ran {
-			if ran {
-				ranRuns++
-				if res.Outcomes[i].Status != "complete" {
-					partialRuns++
-				}
-			}
-			if !ran || res.Outcomes[i].Status != "complete" {
-				whole = false
-			}
-		}
-		if ranRuns == 0 {
-			if err := mw.stopped(ctx, "nothing was written"); err != nil {
-				return false, err
-			}
-			return false, interrupted("before the first sweep run finished; nothing was written")
-		}
-		// The runs are finished: storing them must not stop half-way because of the interrupt
-		// that ended the batch, or every finished run would be lost.
-		table, err = storeSweep(context.WithoutCancel(ctx), folder, res, specs, params, opts.Metrics)
-		if err != nil {
-			return false, internal(err)
-		}
-		table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
-		table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
-		if err := writeJSONFile(folder.Path(analysis.SweepFile), table); err != nil {
-			return false, internal(err)
-		}
-		return whole, nil
+		return whole, err
 	}}
 	txr, err := tx.run(ctx)
 	if err != nil {
@@ -228,21 +199,21 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		}
 		return keptOldMessage("sweep folder", dir)
 	}
-	if err := mw.stopped(ctx, sweepStored(dir, ranRuns, partialRuns, len(specs))); err != nil {
+	if err := mw.stopped(ctx, st.message(dir, len(specs))); err != nil {
 		return err
 	}
 	var stopped error
 	if ctx.Err() != nil {
-		stopped = interrupted("%s", sweepStored(dir, ranRuns, partialRuns, len(specs)))
+		stopped = interrupted("%s", st.message(dir, len(specs)))
 	}
 	if opts.Quiet {
 		return stopped
 	}
 	var perr error
 	if opts.Format == "json" {
-		perr = table.writeJSON(opts.io.Out)
+		perr = st.table.writeJSON(opts.io.Out)
 	} else {
-		perr = table.writeText(opts.io.Out)
+		perr = st.table.writeText(opts.io.Out)
 	}
 	if stopped != nil {
 		return stopped
@@ -250,8 +221,49 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	return perr
 }
 
-// sweepStored says what an interrupted sweep stored.
-func sweepStored(dir string, ran, partial, all int) string {
+// sweepStored is what a sweep stored in its folder.
+type sweepStored struct {
+	table        sweepTable
+	ran, partial int // runs stored; of them, cut short
+}
+
+// store checks a finished batch and stores its runs in the sweep folder; it reports whether
+// every run ran whole.
+func (st *sweepStored) store(ctx context.Context, mw *memWatch, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (bool, error) {
+	for i, e := range res.Errs {
+		if e != nil {
+			return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
+		}
+	}
+	whole := true
+	for i, ran := range res.Ran {
+		if ran {
+			st.ran++
+			if res.Outcomes[i].Status != "complete" {
+				st.partial++
+			}
+		}
+		whole = whole && ran && res.Outcomes[i].Status == "complete"
+	}
+	if st.ran == 0 {
+		if err := mw.stopped(ctx, "nothing was written"); err != nil {
+			return false, err
+		}
+		return false, interrupted("before the first sweep run finished; nothing was written")
+	}
+	// The runs are finished: storing them must not stop half-way because of the interrupt
+	// that ended the batch, or every finished run would be lost.
+	table, err := storeSweep(context.WithoutCancel(ctx), folder, res, specs, params, metrics)
+	if err != nil {
+		return false, internal(err)
+	}
+	st.table = table
+	return whole, nil
+}
+
+// message says what an interrupted sweep stored.
+func (st *sweepStored) message(dir string, all int) string {
+	ran, partial := st.ran, st.partial
 	msg := fmt.Sprintf("the sweep folder %s was stored with %d of %d runs", dir, ran, all)
 	if ran < all {
 		msg += fmt.Sprintf(" (a partial sweep: %d not run)", all-ran)
