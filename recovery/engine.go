@@ -591,7 +591,10 @@ func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
 	if wait > d {
 		d = wait
 	}
-	if d <= 0 {
+	// A budget without a floor refills only from other callers' first attempts, which may
+	// never come: polling it at a backoff of microseconds would flood the run with events
+	// until the horizon, so it is polled no faster than defaultThrottleDelay.
+	if d <= 0 || wait < 0 && d < defaultThrottleDelay {
 		d = defaultThrottleDelay
 	}
 	return (d+1)/2 + int64N(r, d/2+1)

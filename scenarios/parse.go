@@ -55,6 +55,12 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	if err := d.errs.err(); err != nil {
 		return nil, err
 	}
+	// The size model (size.go) bounds what the run would cost, across keys.
+	v := &validator{file: name}
+	v.checkSize(s)
+	if err := v.errs.err(); err != nil {
+		return nil, err
+	}
 	s.Source = SourceInfo{File: name, Data: bytes.Clone(data), Overrides: append([]Override(nil), ovs...)}
 	return s, nil
 }

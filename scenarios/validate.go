@@ -175,6 +175,7 @@ func (s *Scenario) Validate() error {
 		v.check(ok, "sweep."+a.Path, "not a path")
 		v.check(len(a.Values) > 0, "sweep."+a.Path, "no values")
 	}
+	v.checkSize(s)
 	return v.errs.err()
 }
 

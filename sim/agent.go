@@ -153,7 +153,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 		parent.openChildren++
 	}
 	a.invokeSpan = w.newSpanID()
-	a.nsteps = int32(w.steps.count(a.rng, 1))
+	a.nsteps = satCount32(min(w.steps.count(a.rng, 1), scenarios.MaxSteps))
 	if p := w.behave.Stuck; p > 0 && a.rng.Float64() < p {
 		a.stuckFrom = int32(a.rng.IntN(int(a.nsteps)))
 	}
@@ -215,7 +215,7 @@ func (w *sim) scheduleArrival(i int32) {
 	switch arr.Kind {
 	case "poisson":
 		if arr.Rate.PerSecond > 0 {
-			at += int64(w.arrivals.ExpFloat64() / arr.Rate.PerSecond * 1e9)
+			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 		}
 	case "uniform":
 		// The next order statistic of n uniforms on [0, over): given the last one u with m
@@ -234,7 +234,7 @@ func (w *sim) scheduleArrival(i int32) {
 // spawn starts count subagents of a; their stream ids derive from a's, so they do not
 // depend on what else happens in the run.
 func (w *sim) spawn(a *agent) {
-	n := w.subCount.count(a.rng, 1)
+	n := min(w.subCount.count(a.rng, 1), scenarios.MaxSubagentCount)
 	for k := int64(0); k < n; k++ {
 		a.children++
 		c := w.newAgent(w.nextSubID, childKey(a.key, a.children), a)
@@ -267,9 +267,9 @@ func (w *sim) thought(slot, tok int32) {
 	if w.model.active {
 		n = a.turnTokens // drawn when the call was admitted
 	} else {
-		n = w.grow(a, int64(float64(w.tokens.count(a.rng, 0))*a.spike))
+		n = w.grow(a, satInt(float64(w.tokens.count(a.rng, 0))*a.spike))
 	}
-	a.tokens += n
+	a.tokens = satAdd(a.tokens, n)
 	a.cost += w.money.tokens(n)
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
 	s.Model = w.sc.Workload.Model

@@ -19,7 +19,7 @@ func (w *sim) scheduleCrashes(a *agent) {
 		if dt >= float64(w.horizon-w.now) {
 			continue
 		}
-		w.push(w.now+int64(dt), evCrash, a.slot, a.crashTok, fi)
+		w.push(satAdd(w.now, satInt(dt)), evCrash, a.slot, a.crashTok, fi)
 	}
 }
 

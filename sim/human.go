@@ -256,7 +256,7 @@ func (w *sim) supervised(slot, tok int32) {
 		s.Start = w.now - w.super.latency
 		s.Model = w.sc.Workload.Model
 		n := w.super.tokens
-		a.tokens += n
+		a.tokens = satAdd(a.tokens, n)
 		a.cost += w.money.tokens(n)
 		s.InputTokens, s.OutputTokens = n-n/4, n/4
 	}

@@ -116,7 +116,7 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 // callModel starts a's model turn at the provider: an admitted call takes the think time
 // plus the latency of its tokens; a refused one fails at once and goes to the engine.
 func (w *sim) callModel(a *agent) {
-	n := int64(float64(w.tokens.count(a.rng, 0)) * a.spike)
+	n := satInt(float64(w.tokens.count(a.rng, 0)) * a.spike)
 	n = w.grow(a, n)
 	why, fi, slow := w.admit(n)
 	if why == "" {
@@ -124,7 +124,7 @@ func (w *sim) callModel(a *agent) {
 		tok := a.await(phThink)
 		a.thinkStart = w.now
 		d := float64(w.thinkTime.duration(a.rng)) + w.model.perTok*float64(n)
-		w.push(w.now+int64(d*slow), evThought, a.slot, tok, 0)
+		w.push(satAdd(w.now, satInt(d*slow)), evThought, a.slot, tok, 0)
 		return
 	}
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
@@ -154,7 +154,7 @@ func (w *sim) grow(a *agent, n int64) int64 {
 	if g := w.sc.Workload.TokensGrowth; g > 0 && g != 1 {
 		// The context grows with every step: step s costs growth^s times as many tokens.
 		step, _ := a.eng.Op()
-		n = int64(float64(n) * math.Pow(g, float64(step)))
+		n = satInt(float64(n) * math.Pow(g, float64(step)))
 	}
 	return n
 }

@@ -14,6 +14,8 @@ import (
 // repeats and lookups.
 type tool struct {
 	cfg      *scenarios.Tool
+	sampled  bool          // a sample of this tool was emitted
+	lastSamp record.Sample // the last one emitted, with At zeroed
 	idem     scenarios.Idempotency
 	conc     int32
 	qlimit   int32 // queue_limit; 0 = unbounded
@@ -256,7 +258,7 @@ func (w *sim) startService(ri int32) {
 	}
 	d := t.lat.duration(t.rng)
 	if r.slow != 1 {
-		d = int64(float64(d) * r.slow)
+		d = satInt(float64(d) * r.slow)
 	}
 	w.push(w.now+d, evServiceDone, ri, 0, 0)
 }

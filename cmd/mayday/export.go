@@ -60,13 +60,6 @@ mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
 	return cmd
 }
 
-// errExportInterrupted is an export stopped by Ctrl-C: nothing was written. It counts as
-// errInterrupted for the exit code (130).
-type errExportInterrupted struct{}
-
-func (errExportInterrupted) Error() string   { return "interrupted; nothing was exported" }
-func (errExportInterrupted) Is(t error) bool { return t == errInterrupted }
-
 func exportRun(ctx context.Context, opts *exportOptions) error {
 	if opts.Format != analysis.FormatOTLP && opts.Format != analysis.FormatParquet {
 		return fmt.Errorf("--format %q: want otlp or parquet", opts.Format)
@@ -91,7 +84,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 		Version: version, Source: opts.Run,
 	})
 	if ctx.Err() != nil {
-		return errExportInterrupted{}
+		return interrupted("nothing was exported")
 	}
 	if err != nil {
 		if errors.Is(err, analysis.ErrExists) || errors.Is(err, analysis.ErrNotExport) {

@@ -17,14 +17,6 @@ import (
 // TestMain lets a test start this binary as the mayday command, so a test can run shard
 // processes exactly as a batch engine would: separate processes, the index in the
 // environment, separate folders.
-func TestMain(m *testing.M) {
-	if os.Getenv("MAYDAY_TEST_RUN_MAIN") == "1" {
-		main()
-		return
-	}
-	os.Exit(m.Run())
-}
-
 // batchEnv is the environment of this process without any batch-engine variable, plus extra.
 func batchEnv(extra ...string) []string {
 	var env []string

@@ -41,6 +41,7 @@ type sweepOptions struct {
 	Sets     []string
 	Out      string
 	Force    bool
+	MemLimit string
 	Metrics  []string
 	Shard    string
 	ShardSet bool
@@ -92,6 +93,7 @@ See docs/scale-out.md.`,
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value at every point: path=value (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", "", "sweep folder (default runs/<name>-sweep)")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing sweep folder")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics to show per point, comma-separated")
 	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N), or auto: from the batch engine's environment")
 	f.IntVar(&opts.Shards, "shards", 0, "with --shard auto: the number of slices N (a Kubernetes Indexed Job's completions)")
@@ -131,6 +133,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			return err
 		}
 	}
+	if err := scenarios.CheckSweepSize(axes, opts.Seeds); err != nil {
+		return err
+	}
 	points := scenarios.Expand(axes)
 	if len(points) == 0 {
 		return fmt.Errorf("%s: no sweep grid; add a sweep block to the scenario, e.g. sweep: {recovery.retry.max_attempts: [1, 3, 5]}, or pass --vary path=v1,v2,...", base.Source.File)
@@ -140,20 +145,22 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	seed0 := scenarioSeed(base, opts.Seed, opts.SeedSet)
 	var specs []analysis.Spec
 	var params []analysis.SweepParam
+	redact := analysis.ParamRedactor(base) // grid values are stored and printed redacted
+	baseSecrets := analysis.ScenarioOptions(base).Secrets
 	for p, point := range points {
 		if !shard.Has(p) {
 			continue
 		}
 		s, err := base.With(point...)
 		if err != nil {
-			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point), err)
+			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point, redact), err)
 		}
 		for k := range opts.Seeds {
 			seed := seed0 + uint64(k)
 			id := analysis.SweepRunID(base.Name, p, seed)
-			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version})
+			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version, Secrets: baseSecrets})
 			for _, o := range point {
-				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: o.Value})
+				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: redact(o.Path, o.Value)})
 			}
 		}
 	}
@@ -168,30 +175,121 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			dir += fmt.Sprintf("-%dof%d", shard.Index, shard.Count)
 		}
 	}
-	folder, err := analysis.NewFolder(dir, opts.Force)
+	quiet := opts.Quiet || opts.Format == "json"
+	limit, err := memoryLimit(opts.MemLimit)
 	if err != nil {
 		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			folder.Abort()
+	ctx, mw := watchMemory(ctx, limit)
+	var st sweepStored
+	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
+		res, err := runBatch(ctx, opts.io, mw, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+		if err != nil {
+			return false, internal(err)
 		}
-	}()
-	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+		defer res.Close()
+		whole, err := st.store(ctx, mw, folder, res, specs, params, opts.Metrics)
+		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
+		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
+		st.table.Provenance = prov
+		if err == nil {
+			err = writeJSONFile(folder.Path(analysis.SweepFile), st.table)
+		}
+		return whole, err
+	}}
+	txr, err := tx.run(ctx)
 	if err != nil {
-		return internal(err)
+		return err
 	}
-	defer res.Close()
+	if txr.KeptOld {
+		if err := mw.stopped(ctx, "the old sweep folder "+dir+" was left as it was"); err != nil {
+			return err
+		}
+		return keptOldMessage("sweep folder", dir)
+	}
+	if err := mw.stopped(ctx, st.message(dir, len(specs))); err != nil {
+		return err
+	}
+	var stopped error
+	if ctx.Err() != nil {
+		stopped = interrupted("%s", st.message(dir, len(specs)))
+	}
+	if opts.Quiet {
+		return stopped
+	}
+	var perr error
+	if opts.Format == "json" {
+		perr = st.table.writeJSON(opts.io.Out)
+	} else {
+		perr = st.table.writeText(opts.io.Out)
+	}
+	if stopped != nil {
+		return stopped
+	}
+	return perr
+}
+
+// sweepStored is what a sweep stored in its folder.
+type sweepStored struct {
+	table        sweepTable
+	ran, partial int // runs stored; of them, cut short
+}
+
+// store checks a finished batch and stores its runs in the sweep folder; it reports whether
+// every run ran whole.
+func (st *sweepStored) store(ctx context.Context, mw *memWatch, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (bool, error) {
 	for i, e := range res.Errs {
 		if e != nil {
-			return internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
+			return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
 		}
 	}
+	whole := true
+	for i, ran := range res.Ran {
+		if ran {
+			st.ran++
+			if res.Outcomes[i].Status != "complete" {
+				st.partial++
+			}
+		}
+		whole = whole && ran && res.Outcomes[i].Status == "complete"
+	}
+	if st.ran == 0 && len(specs) > 0 {
+		if err := mw.stopped(ctx, "nothing was written"); err != nil {
+			return false, err
+		}
+		return false, interrupted("before the first sweep run finished; nothing was written")
+	}
+	// The runs are finished: storing them must not stop half-way because of the interrupt
+	// that ended the batch, or every finished run would be lost.
+	table, err := storeSweep(context.WithoutCancel(ctx), folder, res, specs, params, metrics)
+	if err != nil {
+		return false, internal(err)
+	}
+	st.table = table
+	return whole, nil
+}
+
+// message says what an interrupted sweep stored.
+func (st *sweepStored) message(dir string, all int) string {
+	ran, partial := st.ran, st.partial
+	msg := fmt.Sprintf("the sweep folder %s was stored with %d of %d runs", dir, ran, all)
+	if ran < all {
+		msg += fmt.Sprintf(" (a partial sweep: %d not run)", all-ran)
+	}
+	if partial > 0 {
+		msg += fmt.Sprintf("; %s cut short, stored with status 'partial'", plural(partial, "run was", "runs were"))
+	} else {
+		msg += "; every stored run is complete"
+	}
+	return msg
+}
+
+// storeSweep copies the finished runs of a batch and their grid parameters into the sweep
+// folder's database and reads the sweep table back.
+func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (sweepTable, error) {
 	db, err := analysis.Create(folder.DBPath())
 	if err != nil {
-		return internal(err)
+		return sweepTable{}, err
 	}
 	order := make([]int, len(specs))
 	for i := range order {
@@ -209,35 +307,13 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	if err := errors.Join(res.CopyRuns(ctx, db, order), analysis.WriteSweepParams(ctx, db, ran)); err != nil {
 		db.Close()
-		return internal(err)
+		return sweepTable{}, err
 	}
-	table, err := readSweepTable(ctx, db, opts.Metrics)
+	table, err := readSweepTable(ctx, db, metrics)
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	if err != nil {
-		return internal(err)
-	}
-	table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
-	table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
-	table.Provenance = prov
-	if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
-		return internal(err)
-	}
-	if err := folder.Commit(); err != nil {
-		return internal(err)
-	}
-	committed = true
-	if ctx.Err() != nil {
-		fmt.Fprintln(opts.io.ErrOut, "mayday: interrupted; runs that had started are stored with status 'partial', later points are missing")
-	}
-	if opts.Quiet {
-		return nil
-	}
-	if opts.Format == "json" {
-		return table.writeJSON(opts.io.Out)
-	}
-	return table.writeText(opts.io.Out)
+	return table, err
 }
 
 // parseVary reads --vary flags into grid axes. Values are split at commas outside brackets,
@@ -290,10 +366,10 @@ func splitTopLevel(s string) []string {
 	return append(out, s[start:])
 }
 
-func pointText(point []scenarios.Override) string {
+func pointText(point []scenarios.Override, redact func(path, value string) string) string {
 	parts := make([]string, len(point))
 	for i, o := range point {
-		parts[i] = o.String()
+		parts[i] = o.Path + "=" + redact(o.Path, o.Value)
 	}
 	return strings.Join(parts, " ")
 }
