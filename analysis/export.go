@@ -103,7 +103,14 @@ func Export(ctx context.Context, db *DB, out string, opts ExportOptions) (*Manif
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("export: %s holds no runs", db.name())
 	}
-	folder, err := NewFolder(out, true)
+	// checkExportTarget refused anything but a previous export; the folder staging checks the
+	// same again, as late as possible.
+	folder, err := NewFolderOf(out, true, "export folder", func(dir string) error {
+		if _, err := ReadManifest(dir); err != nil {
+			return fmt.Errorf("it holds no readable %s", ManifestFile)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
