@@ -23,7 +23,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key with suggestion", base + "workload:\n  arival: {poisson: 50/m}\n",
 			nil, []string{`t.yaml:6: workload.arival: unknown key "arival" (did you mean arrival?); want one of investigations, arrival, steps, think, tokens, model, tools, subagents, behaviour`}},
 		{"unknown key without a close one", base + "colour: red\n",
-			nil, []string{`t.yaml:5: colour: unknown key "colour"; want one of name, description, seed, horizon, workload, tools, faults, recovery, redact, expect, tolerances, sweep`}},
+			nil, []string{`t.yaml:5: colour: unknown key "colour"; want one of name, description, seed, horizon, workload, tools, faults, recovery, validation, redact, expect, tolerances, sweep`}},
 		{"duplicate key", base + "name: u\n",
 			nil, []string{`t.yaml:5: name: duplicate key; it is first given at line 1`}},
 		{"wrong type: text for a number", base + "workload:\n  investigations: many\n",

@@ -95,6 +95,7 @@ var (
 		"tools", dict("tool", toolSchema, true),
 		"faults", list(faultSchema),
 		"recovery", recoverySchema,
+		"validation", obj("independent", leaves("false_accept", "false_reject")),
 		"redact", list(leaf),
 		"expect", dict("metric", leaf, false),
 		"tolerances", dict("metric", leaf, false),

@@ -11,6 +11,7 @@ const (
 	nsTool
 	nsFault
 	nsHumans
+	nsValidator // the independent validator's verdict per investigation
 )
 
 // mix64 is the SplitMix64 finaliser: a bijection that spreads nearby ids apart.

@@ -104,6 +104,7 @@ type sim struct {
 	freeOps  []*opState
 
 	humans   humans
+	valPCG   *rand.PCG // the independent validator's stream, reseeded per investigation
 	super    supervisor
 	behave   scenarios.Behaviour
 	maxDepth int
