@@ -3,8 +3,10 @@
 -- test (docs/metrics.md, incidents and correlated_failure_share).
 --
 -- baseline: the tool's own failure ratio in ordinary minutes, in two passes so that a
--- disruption does not raise the bar it is tested against: first the ratio over all the
--- tool's attempts (p_all), then the ratio over the minutes that pass 1 did not find hot.
+-- disruption does not raise the bar it is tested against. Pass 1 tests every minute against
+-- a reference ratio: the tool's failure ratio in the minutes before the run's first fault
+-- window (see goodput) when it was called then, else over all its attempts. The baseline is
+-- then the ratio over the minutes pass 1 did not find hot (0 when there are none).
 -- hot: the minute's failed attempts f out of n sent are far above the baseline p0: f >= 5
 -- (the minimum size, so a few unlucky failures never make an incident) and
 -- n·KL(f/n ‖ p0) >= ln(10^4), where KL is the Bernoulli relative entropy. By the Chernoff
@@ -55,9 +57,19 @@ grid AS (
     FULL JOIN samples s USING (run_id, tool, minute)
     WHERE coalesce(p.attempts, 0) > 0 OR coalesce(g.parked, 0) + coalesce(g.throttled, 0) > 0 OR coalesce(s.guarded, false)
 ),
+first_window AS (
+    SELECT run_id, (epoch_us(min(start)) - 1767225600000000) // 60000000 AS minute
+    FROM faults
+    WHERE json_extract(parameters, '$.duration_seconds') IS NOT NULL AND "end" > start
+    GROUP BY run_id
+),
 pass1 AS (
-    SELECT run_id, tool, sum(failed_attempts) / nullif(sum(attempts), 0) AS p_all
-    FROM grid GROUP BY run_id, tool
+    SELECT g.run_id, g.tool,
+           coalesce(sum(g.failed_attempts) FILTER (WHERE g.minute < w.minute)
+                        / nullif(sum(g.attempts) FILTER (WHERE g.minute < w.minute), 0),
+                    sum(g.failed_attempts) / nullif(sum(g.attempts), 0)) AS p_all
+    FROM grid g LEFT JOIN first_window w USING (run_id)
+    GROUP BY g.run_id, g.tool
 ),
 tested1 AS (
     SELECT g.*, p.p_all,
