@@ -15,7 +15,7 @@ import (
 // table, and worker crashes.
 var wantExamples = []string{
 	"budget-exhaustion", "invalid-configs", "lost-responses", "policy-violations",
-	"research-fleet", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",
+	"research-fleet", "retry-storm", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",
 }
 
 func TestEmbeddedExamples(t *testing.T) {
