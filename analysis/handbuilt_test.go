@@ -215,3 +215,50 @@ func TestGoodputRecoveryTime(t *testing.T) {
 		}
 	}
 }
+
+// wasted_token_ratio by hand. Investigation 1 completes: turn A (100 tokens) caused an
+// attempt whose result failed validation, turn B (200) caused the valid revision, turn C
+// (300) caused the same operation again (a repeated turn): A and C are waste, 400 of its
+// 600 tokens. Investigation 2 (1000 tokens) is terminated: all waste. Ratio 1400 / 1600.
+func TestWastedTokenRatio(t *testing.T) {
+	var c record.Collector
+	plan := func(id uint64, inv int64, at, tokens int64) {
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: id, InvestigationID: inv, Operation: record.OpPlan,
+			Start: at, End: at, Status: record.StatusOK, InputTokens: tokens / 2, OutputTokens: tokens - tokens/2})
+	}
+	call := func(id uint64, inv int64, key record.OpKey, at int64, cause uint64, valid bool) {
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: id, InvestigationID: inv, Operation: record.OpExecuteTool,
+			Tool: "api", HasKey: true, OpKey: key, Attempt: 1, Start: at, End: at + second, Status: record.StatusOK, CausedBy: []uint64{cause}})
+		st := record.StatusOK
+		if !valid {
+			st = record.StatusInvalid
+		}
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: id + 1, InvestigationID: inv, Operation: record.OpValidate,
+			HasKey: true, OpKey: key, Start: at + second, End: at + second, Status: st, CausedBy: []uint64{id}})
+	}
+	rev0, rev1 := record.OpKey{Investigation: 1}, record.OpKey{Investigation: 1, Revision: 1}
+	plan(1, 1, 0, 100)
+	call(2, 1, rev0, second, 1, false)
+	plan(4, 1, 10*second, 200)
+	call(5, 1, rev1, 11*second, 4, true)
+	plan(7, 1, 20*second, 300)
+	call(8, 1, rev1, 21*second, 7, true)
+	plan(10, 2, 0, 1000)
+	c.Investigations = append(c.Investigations,
+		record.Investigation{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 30 * second, FinalState: "completed", Tokens: 600},
+		record.Investigation{InvestigationID: 2, RootID: 2, Ended: true, EndedAt: 30 * second, FinalState: "terminated", Tokens: 1000})
+	db := openTestDB(t)
+	if err := LoadCollector(db, "tokens", &c, traces.Run{Scenario: "tokens", Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := db.Metrics(t.Context(), "tokens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1400.0 / 1600; math.Abs(m.WastedTokenRatio-want) > 1e-12 {
+		t.Errorf("wasted_token_ratio %v, want %v", m.WastedTokenRatio, want)
+	}
+	if w, all := refWastedTokens(&c, map[int64]*record.Investigation{1: &c.Investigations[0], 2: &c.Investigations[1]}); w != 1400 || all != 1600 {
+		t.Errorf("reference: %v of %v wasted, want 1400 of 1600", w, all)
+	}
+}
