@@ -246,3 +246,32 @@ sweep:
 		}
 	}
 }
+
+// The independent validator's error rates: read from the file or --set, 0 by default and
+// then absent from the resolved JSON (so existing scenarios keep their config hash).
+func TestValidationKeys(t *testing.T) {
+	const src = "name: t\ntools: {a: {}}\nvalidation: {independent: {false_accept: 0.02}}\n"
+	s, err := Parse("t.yaml", []byte(src), []string{"validation.independent.false_reject=0.01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Validation.Independent; v != (IndependentValidation{FalseAccept: 0.02, FalseReject: 0.01}) {
+		t.Errorf("validation = %+v", v)
+	}
+	plain, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := string(plain.JSON()); strings.Contains(js, `"validation":`) {
+		t.Errorf("default validation appears in the resolved JSON: %s", js)
+	}
+	for set, want := range map[string]string{
+		"validation.independent.false_accept=1.5": `t.yaml: --set validation.independent.false_accept=1.5: validation.independent.false_accept: 1.5 is not a probability; want a number in [0, 1]`,
+		"validation.independent.accept=0.1":       `t.yaml: --set validation.independent.accept=0.1: validation.independent.accept: unknown key "accept"; want one of false_accept, false_reject`,
+	} {
+		_, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\n"), []string{set})
+		if err == nil || err.Error() != want {
+			t.Errorf("--set %s: got %v\nwant %s", set, err, want)
+		}
+	}
+}
