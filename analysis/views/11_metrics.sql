@@ -71,16 +71,22 @@ corr AS (
     FROM incidents
     GROUP BY run_id
 ),
+gp_runs AS (
+    SELECT run_id, minute, start, fault_end_at, baseline,
+           sum(CASE WHEN recovered THEN 1 ELSE 0 END)
+               OVER (PARTITION BY run_id ORDER BY minute ROWS BETWEEN CURRENT ROW AND 4 FOLLOWING) AS good_ahead,
+           max(CASE WHEN arrivals_continue THEN minute END) OVER (PARTITION BY run_id) AS last_arrival_minute
+    FROM goodput
+    WHERE baseline > 0
+),
 gp AS (
-    SELECT g.run_id,
-           (epoch_us(min(g.start)) - epoch_us(any_value(g.fault_end_at))) / 1e6 AS since_fault_end
-    FROM goodput g
-    WHERE g.baseline > 0
-      AND g.start >= date_trunc('minute', g.fault_end_at)
-      AND g.minute + 4 <= (SELECT max(x.minute) FROM goodput x WHERE x.run_id = g.run_id AND x.arrivals_continue)
-      AND (SELECT count(*) FROM goodput y
-           WHERE y.run_id = g.run_id AND y.minute BETWEEN g.minute AND g.minute + 4 AND y.recovered) = 5
-    GROUP BY g.run_id
+    SELECT run_id,
+           (epoch_us(min(start)) - epoch_us(any_value(fault_end_at))) / 1e6 AS since_fault_end
+    FROM gp_runs
+    WHERE start >= date_trunc('minute', fault_end_at)
+      AND minute + 4 <= last_arrival_minute
+      AND good_ahead = 5
+    GROUP BY run_id
 ),
 ex AS (
     SELECT run_id,
