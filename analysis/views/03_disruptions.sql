@@ -50,24 +50,23 @@ marks AS (
     FROM transitions
     WHERE event = 'crashed' OR (action = 'park' AND reason IN ('breaker_open', 'retry_throttled'))
 ),
-after AS (
-    SELECT m.mark, k.op_key, k.tool
-    FROM marks m ASOF JOIN keyed k
-      ON k.run_id = m.run_id AND k.investigation_id = m.investigation_id AND k.start >= m."at"
-),
-before AS (
-    SELECT m.mark, k.op_key, k.tool
-    FROM marks m ASOF JOIN keyed k
-      ON k.run_id = m.run_id AND k.investigation_id = m.investigation_id AND k.start <= m."at"
+nearest AS (
+    SELECT m.mark,
+           arg_min(k.op_key, k.start) FILTER (WHERE k.start >= m."at") AS next_key,
+           arg_min(k.tool, k.start) FILTER (WHERE k.start >= m."at") AS next_tool,
+           arg_max(k.op_key, k.start) FILTER (WHERE k.start <= m."at") AS prev_key,
+           arg_max(k.tool, k.start) FILTER (WHERE k.start <= m."at") AS prev_tool
+    FROM marks m
+    JOIN keyed k ON k.run_id = m.run_id AND k.investigation_id = m.investigation_id
+    GROUP BY m.mark
 ),
 located AS (
     SELECT m.run_id, m.investigation_id,
-           coalesce(a.op_key, b.op_key) AS op_key,
-           CASE WHEN a.op_key IS NOT NULL THEN a.tool ELSE b.tool END AS tool,
+           coalesce(n.next_key, n.prev_key) AS op_key,
+           CASE WHEN n.next_key IS NOT NULL THEN n.next_tool ELSE n.prev_tool END AS tool,
            m.kind, m."at", m."at" AS known_at
     FROM marks m
-    LEFT JOIN after a USING (mark)
-    LEFT JOIN before b USING (mark)
+    LEFT JOIN nearest n USING (mark)
 ),
 everything AS (
     SELECT * FROM signs
