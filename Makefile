@@ -35,9 +35,11 @@ bench:
 bench-memory:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench PeakMemory100k -benchtime 1x ./analysis/
 
-# A short fuzz of the scenario parser; its seed corpus also runs in `make test`.
+# Short fuzzes of the scenario parser and of the simulator (generated valid scenarios run
+# with the invariant checker on); their seed corpora also run in `make test`.
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 5s ./scenarios
+	$(GO) test -run '^$$' -fuzz FuzzSimulate -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 5s ./sim
 
 # The project gates itself the way its users will: every embedded scenario's expectations.
 check: build

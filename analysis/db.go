@@ -122,7 +122,43 @@ func exists(path string) error {
 	return nil
 }
 
-func openDB(path string, readOnly bool) (*DB, error) {
+// OpenSandbox opens an existing database read-only for SQL typed by a user (mayday query).
+// Beyond Open, DuckDB itself is told to refuse every file and network access other than this
+// database (enable_external_access=false: no COPY TO, EXPORT, ATTACH, INSTALL, LOAD or
+// read_csv of other files) and to refuse every later SET (lock_configuration=true), so a
+// statement cannot turn the protection off. The handle keeps one connection: the lock is
+// per database instance, and the UTC time zone is set on that connection before locking.
+func OpenSandbox(path string) (*DB, error) {
+	if err := exists(path); err != nil {
+		return nil, err
+	}
+	db, err := openDBWith(path, true, initSandbox)
+	if err != nil {
+		return nil, err
+	}
+	db.db.SetMaxOpenConns(1)
+	db.db.SetMaxIdleConns(1)
+	db.db.SetConnMaxLifetime(0)
+	db.db.SetConnMaxIdleTime(0)
+	return db, nil
+}
+
+func initSandbox(execer driver.ExecerContext) error {
+	for _, q := range []string{
+		"SET TimeZone = 'UTC'",
+		"SET enable_external_access = false",
+		"SET lock_configuration = true",
+	} {
+		if _, err := execer.ExecContext(context.Background(), q, nil); err != nil {
+			return fmt.Errorf("analysis: locking down the query connection: %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+func openDB(path string, readOnly bool) (*DB, error) { return openDBWith(path, readOnly, initConn) }
+
+func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) error) (*DB, error) {
 	db := &DB{path: path, readOnly: readOnly, loads: map[*Load]struct{}{}}
 	dsn := path
 	if path != "" {
@@ -146,7 +182,7 @@ func openDB(path string, readOnly bool) (*DB, error) {
 			dsn += "?access_mode=READ_ONLY"
 		}
 	}
-	c, err := duckdb.NewConnector(dsn, initConn)
+	c, err := duckdb.NewConnector(dsn, init)
 	if err != nil {
 		db.release()
 		return nil, fmt.Errorf("analysis: opening %s: %w", db.name(), err)
@@ -256,4 +292,104 @@ func (db *DB) queryErr(err error) error {
 		return fmt.Errorf("analysis: %s: %w: %w", db.name(), ErrReadOnly, err)
 	}
 	return fmt.Errorf("analysis: query on %s: %w", db.name(), err)
+}
+
+// ErrNotQuery reports SQL that QueryEach refuses: several statements, or one that is not a
+// read (SELECT, EXPLAIN, PRAGMA, CALL or DESCRIBE/SHOW/SUMMARIZE, which are SELECTs).
+var ErrNotQuery = errors.New("not a single read-only statement")
+
+// QueryEach runs exactly one reading statement and hands its column names to head, then
+// each row to row as DuckDB's driver delivers it, so a caller can print a large result
+// without holding it. Several statements separated by ';' are refused before any runs.
+func (db *DB) QueryEach(ctx context.Context, query string, head func(cols []string) error, row func([]any) error) error {
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return db.queryErr(err)
+	}
+	defer conn.Close()
+	if err := conn.Raw(func(dc any) error { return checkOneRead(dc, query) }); err != nil {
+		return err
+	}
+	rs, err := conn.QueryContext(ctx, query)
+	if err != nil {
+		return db.queryErr(err)
+	}
+	defer rs.Close()
+	cols, err := rs.Columns()
+	if err != nil {
+		return db.queryErr(err)
+	}
+	if err := head(cols); err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for rs.Next() {
+		if err := rs.Scan(ptrs...); err != nil {
+			return db.queryErr(err)
+		}
+		if err := row(vals); err != nil {
+			return err
+		}
+	}
+	if err := rs.Err(); err != nil {
+		return db.queryErr(err)
+	}
+	return nil
+}
+
+// checkOneRead prepares query without running it (DuckDB's driver refuses to prepare
+// several statements at once without running all but the last) and checks its kind.
+func checkOneRead(dc any, query string) error {
+	c, ok := dc.(driver.Conn)
+	if !ok {
+		return fmt.Errorf("analysis: unexpected driver connection %T", dc)
+	}
+	if strings.TrimSpace(strings.Trim(strings.TrimSpace(query), ";")) == "" {
+		return fmt.Errorf("%w: the SQL is empty", ErrNotQuery)
+	}
+	st, err := c.Prepare(query)
+	if err != nil {
+		if strings.Contains(err.Error(), "multi-statement") {
+			return fmt.Errorf("%w: the SQL holds several statements; run one per call", ErrNotQuery)
+		}
+		return fmt.Errorf("analysis: query: %w", err)
+	}
+	defer st.Close()
+	ds, ok := st.(*duckdb.Stmt)
+	if !ok {
+		return fmt.Errorf("analysis: unexpected driver statement %T", st)
+	}
+	kind, err := ds.StatementType()
+	if err != nil {
+		return fmt.Errorf("analysis: query: %w", err)
+	}
+	switch kind {
+	case duckdb.STATEMENT_TYPE_SELECT, duckdb.STATEMENT_TYPE_EXPLAIN, duckdb.STATEMENT_TYPE_PRAGMA, duckdb.STATEMENT_TYPE_CALL:
+		return nil
+	}
+	return fmt.Errorf("%w: %s statements are refused; only SELECT, EXPLAIN, PRAGMA and CALL run here (files are written by mayday export)", ErrNotQuery, stmtKind(kind))
+}
+
+// stmtKind names a statement type the way SQL spells it.
+func stmtKind(k duckdb.StmtType) string {
+	names := map[duckdb.StmtType]string{
+		duckdb.STATEMENT_TYPE_INSERT: "INSERT", duckdb.STATEMENT_TYPE_UPDATE: "UPDATE",
+		duckdb.STATEMENT_TYPE_DELETE: "DELETE", duckdb.STATEMENT_TYPE_CREATE: "CREATE",
+		duckdb.STATEMENT_TYPE_ALTER: "ALTER", duckdb.STATEMENT_TYPE_DROP: "DROP",
+		duckdb.STATEMENT_TYPE_COPY: "COPY", duckdb.STATEMENT_TYPE_EXPORT: "EXPORT",
+		duckdb.STATEMENT_TYPE_ATTACH: "ATTACH", duckdb.STATEMENT_TYPE_DETACH: "DETACH",
+		duckdb.STATEMENT_TYPE_LOAD: "INSTALL/LOAD", duckdb.STATEMENT_TYPE_SET: "SET",
+		duckdb.STATEMENT_TYPE_VARIABLE_SET: "SET VARIABLE", duckdb.STATEMENT_TYPE_TRANSACTION: "transaction",
+		duckdb.STATEMENT_TYPE_VACUUM: "VACUUM", duckdb.STATEMENT_TYPE_PREPARE: "PREPARE",
+		duckdb.STATEMENT_TYPE_EXECUTE: "EXECUTE", duckdb.STATEMENT_TYPE_CREATE_FUNC: "CREATE FUNCTION",
+		duckdb.STATEMENT_TYPE_ANALYZE: "ANALYZE", duckdb.STATEMENT_TYPE_EXTENSION: "extension",
+	}
+	if n, ok := names[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("type-%d", int(k))
 }

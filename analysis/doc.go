@@ -31,4 +31,11 @@
 //     databases and refuses a run_id seen twice.
 //   - BootstrapCI and BootstrapDiff give percentile bootstrap intervals across seeds from a
 //     seeded source, so the same inputs always print the same interval.
+//
+// Export contract (docs/export.md):
+//   - Export writes every run of a database as OTLP/JSON (ExportTraceServiceRequest files of
+//     whole traces, ids derived from run and row ids, so the same run exports to the same
+//     ids) or as zstd Parquet files of every table (a hive layout by point and seed for a
+//     sweep). The folder is staged and renamed into place whole; a cancelled context leaves
+//     nothing. Values are copied as stored, so redacted values stay redacted.
 package analysis

@@ -20,6 +20,10 @@ type Spec struct {
 	RunID    string // "" = RunID(scenario name, seed)
 	Version  string // the binary's version, stored in runs.version
 	Progress func(done, total int)
+	// Secrets are more known secret values to scrub from the traces, on top of the
+	// scenario's own: a sweep passes its base scenario's, so a secret that a grid point
+	// replaces under its key is still scrubbed where it was reused (a model name, say).
+	Secrets []string
 }
 
 // Outcome is what Execute measured.
@@ -46,7 +50,9 @@ func Execute(ctx context.Context, db *DB, spec Spec) (Outcome, error) {
 		out.RunID = RunID(s.Name, spec.Seed)
 	}
 	start := time.Now()
-	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, ScenarioOptions(s))
+	opts := ScenarioOptions(s)
+	opts.Secrets = append(opts.Secrets, spec.Secrets...)
+	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, opts)
 	if err != nil {
 		return out, err
 	}

@@ -3,50 +3,177 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"syscall"
 )
 
-// DBFile and SummaryFile are the names of a run folder's two files.
+// DBFile and SummaryFile are the names of a run folder's two files; SweepFile is the table a
+// sweep folder adds.
 const (
 	DBFile      = "mayday.duckdb"
 	SummaryFile = "summary.json"
+	SweepFile   = "sweep.json"
 )
 
 // ErrExists reports a run folder that already exists (use --force to replace it).
 var ErrExists = errors.New("already exists")
 
-// Folder is a run folder being written. Everything goes into a hidden staging folder beside
-// the target, which Commit renames into place, so a failed or interrupted command never
-// leaves a half-written run folder, and a forced run replaces the old one only once the new
-// one is whole.
+// ErrNotRunFolder reports a path that --force will not replace: it is not recognisably
+// something mayday wrote.
+var ErrNotRunFolder = errors.New("not a mayday run or sweep folder")
+
+// Folder is a folder being written (a run, a sweep, a report). Everything goes into a hidden
+// staging folder beside the target, named after the target and this process's id, which
+// Commit renames into place, so a failed or interrupted command never leaves a half-written
+// folder, and a forced run replaces the old one only once the new one is whole.
 type Folder struct {
-	Dir   string // the final location
+	Dir string // the final location
+	// Replacing is true when Dir held a recognised folder when staging began.
+	Replacing bool
+	// Stale lists what was cleaned up from commands killed while writing the same place.
+	Stale []string
 	stage string
 	force bool
 }
 
-// NewFolder prepares to write the run folder dir. It refuses an existing dir unless force.
+// NewFolder prepares to write the run or sweep folder dir. It refuses an existing dir
+// unless force, and with force refuses anything IsRunFolder does not recognise.
 func NewFolder(dir string, force bool) (*Folder, error) {
+	return NewFolderOf(dir, force, "run folder", IsRunFolder)
+}
+
+// NewFolderOf is NewFolder for any kind of folder: recognise says whether an existing dir
+// may be replaced (nil) or why not; what names the kind in messages.
+func NewFolderOf(dir string, force bool, what string, recognise func(string) error) (*Folder, error) {
 	if dir == "" {
 		return nil, errors.New("--out: empty folder name")
 	}
-	if _, err := os.Stat(dir); err == nil && !force {
-		return nil, fmt.Errorf("run folder %s: %w; choose another --out or pass --force to replace it", dir, ErrExists)
-	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	f := &Folder{Dir: dir, force: force}
+	if _, err := os.Lstat(dir); err == nil {
+		if !force {
+			return nil, fmt.Errorf("%s %s: %w; choose another --out or pass --force to replace it", what, dir, ErrExists)
+		}
+		if err := recognise(dir); err != nil {
+			return nil, fmt.Errorf("%s %s: --force replaces only a folder mayday wrote, and %w; nothing was changed", what, dir, err)
+		}
+		f.Replacing = true
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	parent := filepath.Dir(filepath.Clean(dir))
+	parent, base := filepath.Split(filepath.Clean(dir))
+	if parent == "" {
+		parent = "."
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+		return nil, fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	stage := filepath.Join(parent, "."+filepath.Base(filepath.Clean(dir))+".tmp-"+strconv.Itoa(os.Getpid()))
-	_ = os.RemoveAll(stage)
-	if err := os.Mkdir(stage, 0o755); err != nil {
-		return nil, fmt.Errorf("run folder %s: %w", dir, err)
+	f.Stale = cleanStale(parent, "."+base+".tmp-", dir)
+	f.stage = filepath.Join(parent, "."+base+".tmp-"+strconv.Itoa(os.Getpid()))
+	_ = os.RemoveAll(f.stage)
+	if err := os.Mkdir(f.stage, 0o755); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", what, dir, err)
 	}
-	return &Folder{Dir: dir, stage: stage, force: force}, nil
+	return f, nil
+}
+
+// cleanStale removes the staging folders named prefix+PID of processes that no longer run
+// (a command killed with SIGKILL cannot clean up after itself). A ".old" folder is the
+// previous target parked by a Commit that was killed half-way: it is put back when the
+// target is missing. It returns what it did, for the command to report.
+func cleanStale(parent, prefix, dir string) []string {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil
+	}
+	var done []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pidText, old := strings.CutSuffix(rest, ".old")
+		pidText, _, _ = strings.Cut(pidText, "-") // a batch folder is named PID-random
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		p := filepath.Join(parent, e.Name())
+		if old {
+			if _, err := os.Lstat(dir); errors.Is(err, os.ErrNotExist) && os.Rename(p, dir) == nil {
+				done = append(done, fmt.Sprintf("put back %s from %s, left by a command that was killed while replacing it", dir, p))
+				continue
+			}
+		}
+		if os.RemoveAll(p) == nil {
+			done = append(done, fmt.Sprintf("removed %s, left by a command that was killed while writing %s", p, dir))
+		}
+	}
+	return done
+}
+
+// alive reports whether process pid exists (signal 0 checks without sending anything).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// IsRunFolder says whether dir is a run or sweep folder mayday wrote: a folder holding a
+// DuckDB database named DBFile and nothing but the files mayday puts there (summary.json,
+// sweep.json, the database's WAL, a report/ folder, hidden staging folders of mayday).
+func IsRunFolder(dir string) error {
+	entries, err := readFolder(dir)
+	if err != nil {
+		return err
+	}
+	db := false
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case name == DBFile && e.Type().IsRegular():
+			if err := isDuckDB(filepath.Join(dir, name)); err != nil {
+				return err
+			}
+			db = true
+		case (name == SummaryFile || name == SweepFile || name == DBFile+".wal") && e.Type().IsRegular():
+		case name == "report" && e.IsDir():
+		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") && e.IsDir():
+		default:
+			return fmt.Errorf("it holds %s, which mayday does not write there", name)
+		}
+	}
+	if !db {
+		return fmt.Errorf("it holds no %s", DBFile)
+	}
+	return nil
+}
+
+func readFolder(dir string) ([]os.DirEntry, error) {
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, errors.New("it is not a folder")
+	}
+	return os.ReadDir(dir)
+}
+
+// isDuckDB checks a DuckDB file's header: its magic bytes "DUCK" follow an 8-byte checksum.
+func isDuckDB(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var h [12]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil || string(h[8:12]) != "DUCK" {
+		return fmt.Errorf("its %s is not a DuckDB database", filepath.Base(path))
+	}
+	return nil
 }
 
 // Path returns the path of a file inside the folder being written.
@@ -58,20 +185,20 @@ func (f *Folder) DBPath() string { return f.Path(DBFile) }
 // Commit moves the finished folder into place, replacing an old one when forced.
 func (f *Folder) Commit() error {
 	var old string
-	if _, err := os.Stat(f.Dir); err == nil {
+	if _, err := os.Lstat(f.Dir); err == nil {
 		if !f.force {
-			return fmt.Errorf("run folder %s: %w", f.Dir, ErrExists)
+			return fmt.Errorf("folder %s: %w", f.Dir, ErrExists)
 		}
 		old = f.stage + ".old"
 		if err := os.Rename(f.Dir, old); err != nil {
-			return fmt.Errorf("run folder %s: %w", f.Dir, err)
+			return fmt.Errorf("folder %s: %w", f.Dir, err)
 		}
 	}
 	if err := os.Rename(f.stage, f.Dir); err != nil {
 		if old != "" {
 			_ = os.Rename(old, f.Dir)
 		}
-		return fmt.Errorf("run folder %s: %w", f.Dir, err)
+		return fmt.Errorf("folder %s: %w", f.Dir, err)
 	}
 	if old != "" {
 		return os.RemoveAll(old)

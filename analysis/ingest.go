@@ -380,6 +380,26 @@ func ScenarioOptions(s *scenarios.Scenario) traces.Options {
 	return opts
 }
 
+// ParamRedactor redacts the values a sweep varies before they are stored (sweep_params,
+// sweep.json) or printed: a value whose path ends in a secret-looking key (such as
+// tools.fetch.arguments.api_key) is replaced by its keyed hash, and every other value is
+// redacted as free text, with the scenario's known secrets, so a secret pasted into a grid
+// value (or a flow mapping {api_key: ...}) never appears in plain text.
+func ParamRedactor(s *scenarios.Scenario) func(path, value string) string {
+	opts := ScenarioOptions(s)
+	red := traces.NewRedactor(nil, opts.Redact, opts.Secrets)
+	return func(path, value string) string {
+		last := path
+		if i := strings.LastIndexByte(path, '.'); i >= 0 {
+			last = path[i+1:]
+		}
+		if red.SecretKey(last) {
+			return red.Hash(value)
+		}
+		return red.Text(value)
+	}
+}
+
 // LoadCollector loads the records of c as the run runID, table by table in Collector.Replay
 // order, with the options of the scenario in run.Config when it holds one.
 func LoadCollector(db *DB, runID string, c *record.Collector, run traces.Run) error {

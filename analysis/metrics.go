@@ -41,6 +41,15 @@ type Metrics struct {
 	Makespan                float64 `json:"makespan"` // seconds of simulated time
 	Events                  int64   `json:"events"`
 
+	// capacity
+	MedianPendingTime float64 `json:"median_pending_time"` // seconds
+	BacklogGrowth     float64 `json:"backlog_growth"`      // roots per hour
+	PeakBacklog       int64   `json:"peak_backlog"`
+
+	// money, in the scenario's currency
+	CostPerCompletion float64 `json:"cost_per_completion"`
+	WastedCostRatio   float64 `json:"wasted_cost_ratio"`
+
 	Started    int64 `json:"started"`
 	Completed  int64 `json:"completed"`
 	Terminated int64 `json:"terminated"`
@@ -119,7 +128,9 @@ func Better(name string) int {
 		"median_recovery_time", "p95_recovery_time", "human_intervention_rate",
 		"terminated_rate", "tokens_per_completion", "compute_per_completion",
 		"wasted_compute_ratio", "makespan", "terminated",
-		"goodput_recovery_time", "wasted_token_ratio":
+		"goodput_recovery_time", "wasted_token_ratio",
+		"median_pending_time", "backlog_growth", "peak_backlog",
+		"cost_per_completion", "wasted_cost_ratio":
 		return -1
 	case "correlated_failure_share", "events", "started":
 		return 0

@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -215,6 +216,9 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.ComputePerCompletion = ratio(compute, completed)
 	m.WastedComputeRatio = ratio(wasted, compute)
 	m.Makespan = float64(tsMicros(end)) / 1e6
+	referenceCapacity(&m, c, end)
+	// The reference runs carry no prices: the money metrics are undefined.
+	m.CostPerCompletion, m.WastedCostRatio = math.NaN(), math.NaN()
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 
@@ -299,4 +303,66 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 	}
 	slices.SortFunc(out, func(a, b refToolStats) int { return cmp.Compare(a.Tool, b.Tool) })
 	return out
+}
+
+// referenceCapacity computes the capacity metrics by their definitions in docs/metrics.md:
+// pending time from arrival to the first transition out of pending (censored at the run's
+// end), the open-root backlog's growth over the arrival window and its peak.
+func referenceCapacity(m *Metrics, c *record.Collector, end int64) {
+	started := map[int64]int64{}
+	for _, tr := range c.Transitions {
+		from := tr.From
+		if from == "" {
+			from = "pending"
+		}
+		if _, ok := started[tr.InvestigationID]; !ok && from == "pending" && tr.To != "pending" {
+			started[tr.InvestigationID] = tr.At
+		}
+	}
+	var pend []float64
+	for _, inv := range c.Investigations {
+		at, ok := started[inv.InvestigationID]
+		if !ok {
+			at = end
+		}
+		pend = append(pend, float64(tsMicros(at)-tsMicros(inv.ArrivedAt))/1e6)
+	}
+	m.MedianPendingTime = math.NaN()
+	if len(pend) > 0 {
+		slices.Sort(pend)
+		m.MedianPendingTime = quantile7(pend, 0.5)
+	}
+	var first, last int64 = math.MaxInt64, math.MinInt64
+	delta := map[int64]int64{}
+	for _, inv := range c.Investigations {
+		if inv.ParentID != 0 {
+			continue
+		}
+		a := tsMicros(inv.ArrivedAt)
+		first, last = min(first, a), max(last, a)
+		delta[a]++
+		if inv.Ended {
+			delta[tsMicros(inv.EndedAt)]--
+		}
+	}
+	m.BacklogGrowth = math.NaN()
+	if last > first {
+		arrived, ended := 0, 0
+		for _, inv := range c.Investigations {
+			if inv.ParentID != 0 {
+				continue
+			}
+			arrived++
+			if inv.Ended && tsMicros(inv.EndedAt) <= last {
+				ended++
+			}
+		}
+		m.BacklogGrowth = float64(arrived-ended) / (float64(last-first) / 3600e6)
+	}
+	times := slices.Sorted(maps.Keys(delta))
+	var open int64
+	for _, t := range times {
+		open += delta[t]
+		m.PeakBacklog = max(m.PeakBacklog, open)
+	}
 }

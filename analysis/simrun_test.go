@@ -89,7 +89,7 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 			// The lifecycle view ends with the simulator's tally of final states.
 			var total, completed, terminated, awaiting int64
 			if err := db.SQL().QueryRow(`SELECT pending + running + waiting + recovering + awaiting_human + completed + terminated,
-				completed, terminated, awaiting_human FROM lifecycle WHERE run_id = ? ORDER BY minute DESC LIMIT 1`, runID).
+				completed, terminated, awaiting_human FROM lifecycle WHERE run_id = ? AND agent = 'root' ORDER BY minute DESC LIMIT 1`, runID).
 				Scan(&total, &completed, &terminated, &awaiting); err != nil {
 				t.Fatal(err)
 			}

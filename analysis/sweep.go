@@ -43,7 +43,7 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, fmt.Errorf("--shard %q: want I/N with 1 <= I <= N, e.g. 2/4 for the second of four slices", s)
 	}
 	if i < 1 || i > n {
-		return Shard{}, fmt.Errorf("--shard %q: I counts from 1 to N (1/%d ... %d/%d); for a Kubernetes indexed Job pass $((JOB_COMPLETION_INDEX+1))/%d", s, n, n, n, n)
+		return Shard{}, fmt.Errorf("--shard %q: I counts from 1 to N (1/%d ... %d/%d); in a Kubernetes Indexed Job or Slurm array use --shard auto --shards %d", s, n, n, n, n)
 	}
 	return Shard{Index: i, Count: n}, nil
 }
@@ -179,11 +179,15 @@ type Batch struct {
 	Done func(i int, out Outcome, err error)
 }
 
+// batchPrefix starts the name of a batch's temporary folder.
+const batchPrefix = ".mayday-batch-"
+
 // BatchResult holds what a Batch ran until Close removes its temporary databases.
 type BatchResult struct {
 	Outcomes []Outcome // in spec order
 	Ran      []bool    // true for the runs that finished (possibly partial, when interrupted)
 	Errs     []error   // with KeepGoing: why spec i failed
+	Stale    []string  // batch folders of killed processes that were removed
 	holder   []int     // worker whose database holds spec i
 	paths    []string  // the workers' databases
 	dir      string
@@ -198,7 +202,14 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		workers = runtime.NumCPU()
 	}
 	workers = max(1, min(workers, len(specs)))
-	dir, err := os.MkdirTemp(b.Dir, ".mayday-batch-")
+	// The folder is named after this process, so the next batch in the same place can tell
+	// a folder left by a killed process from one of a batch still running.
+	parent := b.Dir
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	stale := cleanStale(parent, batchPrefix, "a batch")
+	dir, err := os.MkdirTemp(parent, batchPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return nil, fmt.Errorf("analysis: batch: %w", err)
 	}
@@ -208,6 +219,7 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		Errs:     make([]error, len(specs)),
 		holder:   make([]int, len(specs)),
 		dir:      dir,
+		Stale:    stale,
 	}
 	for w := range workers {
 		r.paths = append(r.paths, filepath.Join(dir, "worker-"+strconv.Itoa(w)+".duckdb"))
@@ -242,7 +254,9 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 				}
 				if db == nil {
 					var err error
-					if db, err = openWorker(ctx, r.paths[w]); err != nil {
+					// Not ctx: an interrupt that lands while a worker opens its database
+					// must stop the batch, not fail it.
+					if db, err = openWorker(context.WithoutCancel(ctx), r.paths[w]); err != nil {
 						fail(err) // the environment, not a run: stop whatever KeepGoing says
 						continue
 					}

@@ -322,7 +322,7 @@ func TestLifecycleMatchesTransitions(t *testing.T) {
 		}
 	}
 	rows, err := db.SQL().Query(`SELECT minute, pending, running, waiting, recovering, awaiting_human, completed, terminated
-		FROM lifecycle WHERE run_id = 'run' ORDER BY minute`)
+		FROM lifecycle WHERE run_id = 'run' AND agent = 'root' ORDER BY minute`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,6 +76,7 @@ const (
 	Tokens Resource = iota + 1
 	Compute
 	Wall
+	Cost // money, in the scenario's currency
 )
 
 // Action is what the engine tells its caller to do next.
@@ -140,11 +141,37 @@ const (
 	PointRetriesExhausted
 )
 
-// Judgement is what the engine asks the supervisor: which actions it would accept.
+// Judgement is what the engine asks the supervisor: which actions it would accept, and the
+// trajectory it judges. It carries only what a real platform knows of the investigation.
 type Judgement struct {
-	Point   Point
-	Allowed []Action // the actions the engine would accept; never nil for ActConsult
-	Truth   Action   // unused by the engine; the simulator may fill it for a model supervisor
+	Point      Point
+	Allowed    []Action // the actions the engine would accept; never nil for ActConsult
+	Trajectory Trajectory
+}
+
+// Trajectory summarises an investigation's path so far, from its journal: what a
+// supervisor would be shown.
+type Trajectory struct {
+	Steps       int32 // steps whose result was accepted (the current step's index)
+	Revision    int32 // revision of the current step
+	Attempts    int32 // attempts sent of the current operation
+	Sent        int32 // attempts sent in the whole investigation
+	Revisions   int32 // revisions spent from the revision budget
+	Escalations int32
+	// Failures counts the failures handled so far by class (indexed by Class; NoFailure
+	// unused).
+	Failures [NonProgress + 1]int32
+}
+
+// Classes is the number of distinct failure classes in t.
+func (t Trajectory) Classes() int {
+	n := 0
+	for c := Transient; c <= NonProgress; c++ {
+		if t.Failures[c] > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // Suggestion is a supervisor's answer. Fields other than Action are requests the engine

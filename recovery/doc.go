@@ -175,7 +175,10 @@
 //
 // At a judgement point (PointInvalidOutput once revisions are spent, PointNonProgress,
 // PointRetriesExhausted) with Policy.Supervisor set, the engine answers ActConsult with a
-// Judgement whose Allowed actions are static slices. The suggestion that comes back with
+// Judgement whose Allowed actions are static slices, and whose Trajectory summarises the
+// investigation as the journal knows it (steps done, attempts of the operation and in all,
+// revisions, escalations, failures handled per class): what a real supervisor would be
+// shown, and nothing a real platform could not know. The suggestion that comes back with
 // EvSupervisor is refused, and recorded as a note with the guardrail's reason, if it asks to
 // lift a block, to raise a budget, to retry or send (the operation's retries are spent, or
 // the point forbids it), or for an action outside Allowed; the engine then takes its own

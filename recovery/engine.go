@@ -71,6 +71,8 @@ type Engine struct {
 	esc       int32
 	revs      int32
 	refusals  int32
+	sent      int32                  // attempts sent in the investigation
+	failures  [NonProgress + 1]int32 // failures handled, by class
 }
 
 // Exhaustion ladder rungs, in order.
@@ -255,8 +257,8 @@ func (e *Engine) accepts(ev Event) error {
 	if ok && ev.Kind == EvInspected && (ev.Lookup < LookupCompleted || ev.Lookup > LookupFailed) {
 		return fmt.Errorf("%w: inspected with lookup %d, want completed, running, not_found or failed", ErrUnexpectedEvent, ev.Lookup)
 	}
-	if ok && ev.Kind == EvBudgetExceeded && (ev.Resource < Tokens || ev.Resource > Wall) {
-		return fmt.Errorf("%w: budget_exceeded with resource %d, want tokens, compute or wall", ErrUnexpectedEvent, ev.Resource)
+	if ok && ev.Kind == EvBudgetExceeded && (ev.Resource < Tokens || ev.Resource > Cost) {
+		return fmt.Errorf("%w: budget_exceeded with resource %d, want tokens, compute, wall or cost", ErrUnexpectedEvent, ev.Resource)
 	}
 	if ok {
 		return nil
@@ -363,6 +365,7 @@ func (e *Engine) apply(r *JournalRecord) error {
 		switch r.Action {
 		case ActSend:
 			e.ph, e.sendGen, e.wake = phInflight, uint32(r.Aux), 0
+			e.sent++
 		case ActRetry:
 			e.ph = phBackoff
 		case ActPark:
@@ -374,6 +377,12 @@ func (e *Engine) apply(r *JournalRecord) error {
 		}
 	case Recovering:
 		e.ph = phDecide
+		switch r.Event {
+		case EvFailed, EvTimedOut, EvInvalid, EvPolicyViolation, EvBudgetExceeded:
+			if r.Class > NoFailure && r.Class <= NonProgress {
+				e.failures[r.Class]++
+			}
+		}
 		switch r.Event {
 		case EvFailed, EvTimedOut, EvInvalid:
 			if fp := uint64(r.Aux); fp != 0 && !e.fpCounted {
@@ -582,7 +591,10 @@ func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
 	if wait > d {
 		d = wait
 	}
-	if d <= 0 {
+	// A budget without a floor refills only from other callers' first attempts, which may
+	// never come: polling it at a backoff of microseconds would flood the run with events
+	// until the horizon, so it is polled no faster than defaultThrottleDelay.
+	if d <= 0 || wait < 0 && d < defaultThrottleDelay {
 		d = defaultThrottleDelay
 	}
 	return (d+1)/2 + int64N(r, d/2+1)
@@ -810,7 +822,10 @@ func (e *Engine) fallback(pt Point) (Action, Decider) {
 
 // judgement is what the supervisor is asked at the current point; Allowed is static.
 func (e *Engine) judgement() Judgement {
-	j := Judgement{Point: e.point}
+	j := Judgement{Point: e.point, Trajectory: Trajectory{
+		Steps: e.step, Revision: e.rev, Attempts: e.attempt, Sent: e.sent,
+		Revisions: e.revs, Escalations: e.esc, Failures: e.failures,
+	}}
 	switch e.point {
 	case PointNonProgress:
 		j.Allowed = allowedNonProgress

@@ -38,7 +38,7 @@ var lookupNames = [...]string{
 	LookupFailed: "failed",
 }
 
-var resourceNames = [...]string{0: "", Tokens: "tokens", Compute: "compute", Wall: "wall"}
+var resourceNames = [...]string{0: "", Tokens: "tokens", Compute: "compute", Wall: "wall", Cost: "cost"}
 
 var pointNames = [...]string{
 	0: "", PointInvalidOutput: "invalid_output", PointNonProgress: "non_progress",

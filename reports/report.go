@@ -325,6 +325,13 @@ var metricHelp = map[string]string{
 	"started":                    "root investigations that arrived",
 	"completed":                  "root investigations completed",
 	"terminated":                 "root investigations terminated",
+	// capacity
+	"median_pending_time": "median wait for a worker, seconds",
+	"backlog_growth":      "root arrivals minus resolutions per hour of the arrival window",
+	"peak_backlog":        "most root investigations open at once",
+	// money
+	"cost_per_completion": "money spent (prices) / completed, in the scenario's currency",
+	"wasted_cost_ratio":   "money spent on wasted work / all money spent",
 }
 
 // commonFuncs format values for both templates.

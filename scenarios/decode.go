@@ -37,6 +37,9 @@ func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
 	d.errs = append(d.errs, e)
 }
 
+// suggest records the nearest valid word on the problem just reported.
+func (d *decoder) suggest(word string) { d.errs[len(d.errs)-1].Suggestion = word }
+
 // deref follows aliases to the anchored node; a chain that does not end is treated as absent.
 func deref(n *yaml.Node) *yaml.Node {
 	for i := 0; n != nil && n.Kind == yaml.AliasNode; i++ {
@@ -115,6 +118,7 @@ func (d *decoder) fields(path string, n *yaml.Node, sch *schema, want string) *f
 		if sch != nil && sch.sub != nil && sch.sub[k] == nil {
 			hint := didYouMean(k, sch.keys)
 			d.fail(kn, kp, "unknown key %q%s; want one of %s", k, hint, strings.Join(sch.keys, ", "))
+			d.suggest(closest(k, sch.keys))
 			continue
 		}
 		f.keys[k], f.vals[k] = kn, vn
@@ -341,6 +345,7 @@ func (d *decoder) enum(n *yaml.Node, key, what string, options []string) (string
 	}
 	hint := didYouMean(n.Value, options)
 	d.fail(n, key, "%s is not %s%s; want %s", describe(n), what, hint, want)
+	d.suggest(closest(n.Value, options))
 	return "", false
 }
 

@@ -88,7 +88,7 @@ faults:
 	if r.NonProgress == nil || r.NonProgress.Repeats != 3 {
 		t.Errorf("non_progress = %+v, want repeats 3", r.NonProgress)
 	}
-	if r.Humans == nil || *r.Humans != (Humans{Reviewers: 0, ReviewTime: Dist{Kind: DistConstant}, Approve: 1}) {
+	if r.Humans == nil || !reflect.DeepEqual(*r.Humans, Humans{Reviewers: 0, ReviewTime: Dist{Kind: DistConstant}, Approve: 1}) {
 		t.Errorf("humans = %+v, want 0 reviewers, approve 1", r.Humans)
 	}
 	if r.Supervisor != (Supervisor{Kind: "model", Accuracy: 0.75}) {

@@ -61,18 +61,21 @@
 //	workload.arrival            {at_once: true}
 //	workload.steps              constant 1
 //	workload.think              constant 0
-//	workload.tokens             constant 0
+//	workload.tokens             constant 0; growth 1 (no growth per step)
 //	workload.model              "" (none recorded)
 //	workload.tools (the mix)    every tool, weight 1 each
 //	workload.subagents          off (probability 0); a given block defaults count to
 //	                            constant 1 and max_depth to 1
 //	workload.behaviour.*        0
+//	workload.workers            0 = unlimited: every investigation starts on arrival
+//	workload.priority           fifo
 //	tools.T.version             ""
 //	tools.T.latency             constant 0
 //	tools.T.concurrency         0 = unlimited servers
 //	tools.T.idempotency         none (the safe assumption: every attempt executes)
 //	tools.T.timeout             0 = none (then lost_response and hang are refused)
 //	tools.T.compute             1.0 compute units per second of service
+//	tools.T.queue_limit         0 = unbounded queue, nothing shed
 //	faults                      none; fault ids default to their index ("0", "1", ...);
 //	                            a fault without tool hits every tool (kinds that take one);
 //	                            brownout slowdown 1 (at least probability or slowdown needed)
@@ -90,13 +93,17 @@
 //	                            100000; a given block fills the key it omits
 //	recovery.revisions          0
 //	recovery.non_progress       off; a given block: repeats 3
-//	recovery.budgets            0 = unlimited tokens, compute and wall time
+//	recovery.budgets            0 = unlimited tokens, compute, wall time and cost
 //	recovery.on_exhaustion      terminate (only reached when a budget is set)
 //	recovery.lease              5m
 //	recovery.supervisor         {kind: rules}; kind model requires accuracy, and its
-//	                            latency and tokens default to 0
+//	                            latency and tokens default to 0; no difficulty
 //	recovery.humans             off (escalations terminate); a given block requires
-//	                            reviewers, and review_time when reviewers > 0; approve 1
+//	                            reviewers, and review_time when reviewers > 0; approve 1;
+//	                            approve and review_time the same for every failure class
+//	model                       unlimited: no rate limits, no latency per token, failure 0
+//	prices                      none (money metrics undefined); a given block: currency
+//	                            USD, every price 0
 //	redact                      none beyond the built-in key, token, secret, password,
 //	                            credential (patterns are case-insensitive substrings,
 //	                            stored lower-case)

@@ -119,5 +119,7 @@ func read(ref string) (data []byte, file string, embedded bool, err error) {
 		return nil, "", false, fail("no such file; want a scenario file or one of the embedded scenarios: " + strings.Join(names, ", "))
 	}
 	hint := didYouMean(ref, names)
-	return nil, "", false, fail("no such file or embedded scenario" + hint + "; want a scenario file or one of: " + strings.Join(names, ", "))
+	err = fail("no such file or embedded scenario" + hint + "; want a scenario file or one of: " + strings.Join(names, ", "))
+	err.(ErrorList)[0].Suggestion = closest(ref, names)
+	return nil, "", false, err
 }

@@ -18,6 +18,9 @@ type Error struct {
 	// Override is the override the offending value came from, e.g.
 	// `--set recovery.retry.max_attempts=0` or `sweep faults[2].for=-5m`; "" for file content.
 	Override string
+	// Suggestion is the valid key or word nearest to a misspelt one (the "did you mean"),
+	// or "" when none is near enough.
+	Suggestion string
 }
 
 // Error reads like `research.yaml:12: workload.arrival.poisson: "50/x" is not a rate; ...`.
@@ -147,6 +150,15 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// Want is what would be valid, as the message states it after "; want ", or "" when the
+// message does not say.
+func (e *Error) Want() string {
+	if i := strings.LastIndex(e.Msg, "; want "); i >= 0 {
+		return e.Msg[i+len("; want "):]
+	}
+	return ""
 }
 
 // didYouMean is " (did you mean X?)" when a candidate is close to s, else "".

@@ -21,9 +21,9 @@ func TestParseErrors(t *testing.T) {
 		want []string // every error, in order, as Error() prints it
 	}{
 		{"unknown key with suggestion", base + "workload:\n  arival: {poisson: 50/m}\n",
-			nil, []string{`t.yaml:6: workload.arival: unknown key "arival" (did you mean arrival?); want one of investigations, arrival, steps, think, tokens, model, tools, subagents, behaviour`}},
+			nil, []string{`t.yaml:6: workload.arival: unknown key "arival" (did you mean arrival?); want one of investigations, arrival, steps, think, tokens, model, tools, subagents, behaviour, workers, priority`}},
 		{"unknown key without a close one", base + "colour: red\n",
-			nil, []string{`t.yaml:5: colour: unknown key "colour"; want one of name, description, seed, horizon, workload, tools, faults, recovery, validation, redact, expect, tolerances, sweep`}},
+			nil, []string{`t.yaml:5: colour: unknown key "colour"; want one of name, description, seed, horizon, workload, tools, faults, recovery, validation, redact, expect, tolerances, sweep, model, prices`}},
 		{"duplicate key", base + "name: u\n",
 			nil, []string{`t.yaml:5: name: duplicate key; it is first given at line 1`}},
 		{"wrong type: text for a number", base + "workload:\n  investigations: many\n",
@@ -103,7 +103,7 @@ func TestParseErrors(t *testing.T) {
 		{"fault missing a required key", base + "faults:\n  - {kind: outage, tool: search, at: 1h}\n",
 			nil, []string{`t.yaml:6: faults[0]: an outage fault needs for`}},
 		{"unknown fault kind", base + "faults:\n  - {kind: transent, probability: 0.1}\n",
-			nil, []string{`t.yaml:6: faults[0].kind: "transent" is not a fault kind (did you mean transient?); want transient, lost_response, outage, brownout, hang, worker_crash, invalid_config or budget_spike`}},
+			nil, []string{`t.yaml:6: faults[0].kind: "transent" is not a fault kind (did you mean transient?); want transient, lost_response, outage, brownout, hang, worker_crash, invalid_config, budget_spike or zone_crash`}},
 		{"duplicate fault ids", base + "faults:\n  - {id: x, kind: invalid_config, probability: 0.1}\n  - {id: x, kind: invalid_config, probability: 0.2}\n",
 			nil, []string{`t.yaml:7: faults[1]: id "x" is already used by the fault at line 6; want unique ids`}},
 		{"bad expectations", base + "expect:\n  completion_rate: \">= abc\"\n  events: 5\n  retry_amplification: \"between 2 and 1\"\n",
@@ -113,9 +113,9 @@ func TestParseErrors(t *testing.T) {
 				`t.yaml:8: expect.retry_amplification: "between 2 and 1" has its bounds reversed; want between A and B with A <= B`,
 			}},
 		{"unknown metric", base + "expect:\n  completion: \">= 1\"\n",
-			nil, []string{`t.yaml:6: expect.completion: unknown metric "completion" (did you mean completion_rate?); want one of completion_rate, correct_completion_rate, validation_pass_rate, retry_amplification, duplicate_side_effects, discarded_results, median_recovery_time, p95_recovery_time, goodput_recovery_time, full_scope_completion_rate, human_intervention_rate, terminated_rate, tokens_per_completion, compute_per_completion, wasted_compute_ratio, wasted_token_ratio, correlated_failure_share, makespan, events`}},
+			nil, []string{`t.yaml:6: expect.completion: unknown metric "completion" (did you mean completion_rate?); want one of completion_rate, correct_completion_rate, validation_pass_rate, retry_amplification, duplicate_side_effects, discarded_results, median_recovery_time, p95_recovery_time, goodput_recovery_time, full_scope_completion_rate, human_intervention_rate, terminated_rate, tokens_per_completion, compute_per_completion, wasted_compute_ratio, wasted_token_ratio, correlated_failure_share, makespan, events, median_pending_time, backlog_growth, peak_backlog, cost_per_completion, wasted_cost_ratio`}},
 		{"unknown metric in tolerances", base + "tolerances:\n  makespan: 1\n  latency: 2\n",
-			nil, []string{`t.yaml:7: tolerances.latency: unknown metric "latency"; want one of completion_rate, correct_completion_rate, validation_pass_rate, retry_amplification, duplicate_side_effects, discarded_results, median_recovery_time, p95_recovery_time, goodput_recovery_time, full_scope_completion_rate, human_intervention_rate, terminated_rate, tokens_per_completion, compute_per_completion, wasted_compute_ratio, wasted_token_ratio, correlated_failure_share, makespan, events`}},
+			nil, []string{`t.yaml:7: tolerances.latency: unknown metric "latency"; want one of completion_rate, correct_completion_rate, validation_pass_rate, retry_amplification, duplicate_side_effects, discarded_results, median_recovery_time, p95_recovery_time, goodput_recovery_time, full_scope_completion_rate, human_intervention_rate, terminated_rate, tokens_per_completion, compute_per_completion, wasted_compute_ratio, wasted_token_ratio, correlated_failure_share, makespan, events, median_pending_time, backlog_growth, peak_backlog, cost_per_completion, wasted_cost_ratio`}},
 		{"enum with suggestion and retry max below initial", base + "recovery:\n  retry: {jitter: ful, max: 1s, initial: 5s}\n",
 			nil, []string{
 				`t.yaml:6: recovery.retry.jitter: "ful" is not a jitter (did you mean full?); want none, full, equal or decorrelated`,

@@ -12,9 +12,9 @@ import (
 )
 
 // The examples the design asks for: the default, one per row of the article's failure
-// table, and worker crashes.
+// table, worker crashes, and a fleet that competes for capacity.
 var wantExamples = []string{
-	"budget-exhaustion", "invalid-configs", "lost-responses", "policy-violations",
+	"budget-exhaustion", "capacity-crunch", "invalid-configs", "lost-responses", "policy-violations",
 	"research-fleet", "retry-storm", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",
 }
 
@@ -77,8 +77,9 @@ func TestEmbeddedExamples(t *testing.T) {
 	for _, f := range def.Faults {
 		kinds[f.Kind] = true
 	}
-	if len(kinds) != len(faultKinds) {
-		t.Errorf("%s uses %d of the %d fault kinds", Default, len(kinds), len(faultKinds))
+	// zone_crash needs a fleet with limited workers; the capacity example shows it.
+	if len(kinds) != len(faultKinds)-1 || kinds[FaultZoneCrash] {
+		t.Errorf("%s uses %d of the %d fault kinds other than zone_crash", Default, len(kinds), len(faultKinds)-1)
 	}
 }
 

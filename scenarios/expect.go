@@ -29,12 +29,20 @@ var Metrics = []string{
 	"correlated_failure_share",
 	"makespan",
 	"events",
+	// capacity
+	"median_pending_time",
+	"backlog_growth",
+	"peak_backlog",
+	// money
+	"cost_per_completion",
+	"wasted_cost_ratio",
 }
 
 // TimeMetric reports whether a metric is measured in seconds of simulated time; an
 // expectation on one may be written with durations (`<= 5m`).
 func TimeMetric(m string) bool {
-	return m == "median_recovery_time" || m == "p95_recovery_time" || m == "goodput_recovery_time" || m == "makespan"
+	return m == "median_recovery_time" || m == "p95_recovery_time" || m == "goodput_recovery_time" || m == "makespan" ||
+		m == "median_pending_time"
 }
 
 // IsMetric reports whether m is one of Metrics.

@@ -256,7 +256,9 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 			next = sch.sub[sg.key]
 			if next == nil {
 				hint := didYouMean(sg.key, sch.keys)
-				return fail(at, "unknown key %q%s; want one of %s", sg.key, hint, strings.Join(sch.keys, ", "))
+				e := fail(at, "unknown key %q%s; want one of %s", sg.key, hint, strings.Join(sch.keys, ", "))
+				e.Suggestion = closest(sg.key, sch.keys)
+				return e
 			}
 		case sch.elem != nil:
 			next = sch.elem
@@ -291,7 +293,9 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 					return fail(at, "no %s %q: %s defines none", sch.entity, sg.key, walked)
 				}
 				hint := didYouMean(sg.key, existing)
-				return fail(at, "no %s %q in the file%s; want one of %s", sch.entity, sg.key, hint, strings.Join(existing, ", "))
+				e := fail(at, "no %s %q in the file%s; want one of %s", sch.entity, sg.key, hint, strings.Join(existing, ", "))
+				e.Suggestion = closest(sg.key, existing)
+				return e
 			}
 			cur.Content = append(cur.Content,
 				added(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: sg.key}),

@@ -111,7 +111,7 @@ faults:
 		want string
 	}{
 		{"recovery.retry.max_attemps=3", `t.yaml: --set recovery.retry.max_attemps=3: recovery.retry.max_attemps: unknown key "max_attemps" (did you mean max_attempts?); want one of max_attempts, initial, multiplier, max, jitter, on_exhausted`},
-		{"recovry.lease=1m", `t.yaml: --set recovry.lease=1m: recovry: unknown key "recovry" (did you mean recovery?); want one of name, description, seed, horizon, workload, tools, faults, recovery, validation, redact, expect, tolerances, sweep`},
+		{"recovry.lease=1m", `t.yaml: --set recovry.lease=1m: recovry: unknown key "recovry" (did you mean recovery?); want one of name, description, seed, horizon, workload, tools, faults, recovery, validation, redact, expect, tolerances, sweep, model, prices`},
 		{"tools.bactest.concurrency=5", `t.yaml: --set tools.bactest.concurrency=5: tools.bactest: no tool "bactest" in the file (did you mean backtest?); want one of backtest, notify`},
 		{"faults[3].for=1m", `t.yaml: --set faults[3].for=1m: faults[3]: no such item: faults has 1 item, faults[0]`},
 		{"faults.for=1m", `t.yaml: --set faults.for=1m: faults: faults is a list; name an item, such as faults[0].for`},

@@ -55,6 +55,12 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	if err := d.errs.err(); err != nil {
 		return nil, err
 	}
+	// The size model (size.go) bounds what the run would cost, across keys.
+	v := &validator{file: name}
+	v.checkSize(s)
+	if err := v.errs.err(); err != nil {
+		return nil, err
+	}
 	s.Source = SourceInfo{File: name, Data: bytes.Clone(data), Overrides: append([]Override(nil), ovs...)}
 	return s, nil
 }
@@ -151,6 +157,11 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	s.Faults = d.faults(f.get("faults"), s.Tools)
 	d.recovery(f.get("recovery"), &s.Recovery)
 	d.validation(f.get("validation"), &s.Validation)
+	s.Model = d.modelService(f.get("model"))
+	s.Prices = d.prices(f.get("prices"), s)
+	if s.Recovery.Budgets.Cost > 0 && s.Prices == nil {
+		d.fail(f.get("recovery"), "recovery.budgets.cost", "a cost budget needs prices; add prices: {models: ..., tools: ...}")
+	}
 	s.Redact = d.redact(f.get("redact"))
 	s.Expect = d.expect(f.get("expect"))
 	s.Tolerances = d.tolerances(f.get("tolerances"))
@@ -225,7 +236,7 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("idempotency"); v != nil {
-			if s, ok := d.enum(v, tf.key("idempotency"), "an idempotency", []string{string(Keyed), string(Natural), string(None)}); ok {
+			if s, ok := d.enum(v, tf.key("idempotency"), "an idempotency", idempotencies); ok {
 				t.Idempotency = Idempotency(s)
 			}
 		}
@@ -239,6 +250,15 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 		if v := tf.get("compute"); v != nil {
 			if c, ok := d.atLeast(v, tf.key("compute"), 0, false, "compute units per second of service, a number >= 0"); ok {
 				t.Compute = c
+			}
+		}
+		if v := tf.get("queue_limit"); v != nil {
+			if c, ok := d.integer(v, tf.key("queue_limit"), 0, "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
+				if c > 1<<31 {
+					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, 1<<31)
+				} else {
+					t.QueueLimit = int(c)
+				}
 			}
 		}
 		if v := tf.get("arguments"); v != nil {
@@ -279,6 +299,7 @@ func (d *decoder) toolRef(n *yaml.Node, key string, name string, tools []Tool) b
 		return false
 	}
 	d.fail(n, key, "unknown tool %q%s; want one of %s", name, hint, strings.Join(names, ", "))
+	d.suggest(closest(name, names))
 	return false
 }
 
@@ -310,6 +331,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 		}
 	}
 	if v := f.get("tokens"); v != nil {
+		v = d.tokensGrowth(v, f.key("tokens"), w)
 		if dist, ok := d.dist(v, f.key("tokens"), countUnit); ok {
 			w.Tokens = dist
 		}
@@ -345,6 +367,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 			}
 		}
 	}
+	d.workers(f, w)
 	if v := f.get("behaviour"); v != nil {
 		bf := d.fields(f.key("behaviour"), v, workloadSchema.sub["behaviour"], "a mapping of probabilities such as {invalid_output: 0.05}")
 		b := &w.Behaviour
@@ -440,6 +463,7 @@ func (d *decoder) mix(n *yaml.Node, key string, tools []Tool) []Weight {
 var faultKinds = []string{
 	string(FaultTransient), string(FaultLostResponse), string(FaultOutage), string(FaultBrownout),
 	string(FaultHang), string(FaultWorkerCrash), string(FaultInvalidConfig), string(FaultBudgetSpike),
+	string(FaultZoneCrash),
 }
 
 // faultKeys lists the keys each fault kind takes, and which of them it requires.
@@ -457,6 +481,8 @@ func faultKeys(k FaultKind) (allowed, required []string) {
 		return []string{"id", "kind", "probability"}, []string{"probability"}
 	case FaultBudgetSpike:
 		return []string{"id", "kind", "probability", "factor"}, []string{"probability", "factor"}
+	case FaultZoneCrash:
+		return []string{"id", "kind", "at", "for", "share"}, []string{"for", "share"}
 	}
 	return nil, nil
 }
@@ -521,11 +547,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			}
 		}
 		if v := f.get("tool"); v != nil {
-			if s, ok := d.text(v, f.key("tool"), "a tool name"); ok && d.toolRef(v, f.key("tool"), s, tools) {
-				fault.Tool = s
-			} else {
-				good = false
-			}
+			good = d.faultTool(v, f.key("tool"), &fault, tools) && good
 		}
 		if v := f.get("probability"); v != nil {
 			if x, ok := d.prob(v, f.key("probability")); ok {
@@ -569,6 +591,16 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			if x, ok := d.atLeast(v, f.key("factor"), 1, false, "a token factor >= 1"); ok {
 				fault.Factor = x
 			} else {
+				good = false
+			}
+		}
+		if v := f.get("share"); v != nil {
+			if x, ok := d.prob(v, f.key("share")); ok && x > 0 {
+				fault.Share = x
+			} else {
+				if ok {
+					d.fail(v, f.key("share"), "share 0 crashes nothing; want a share of the workers in (0, 1]")
+				}
 				good = false
 			}
 		}
@@ -643,12 +675,12 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 			d.fail(at, rf.key("max"), "max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
 		}
 		if x := rf.get("jitter"); x != nil {
-			if s, ok := d.enum(x, rf.key("jitter"), "a jitter", []string{"none", "full", "equal", "decorrelated"}); ok {
+			if s, ok := d.enum(x, rf.key("jitter"), "a jitter", jitters); ok {
 				rt.Jitter = s
 			}
 		}
 		if x := rf.get("on_exhausted"); x != nil {
-			if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", []string{"escalate", "terminate"}); ok {
+			if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", retryExhausted); ok {
 				rt.OnExhausted = s
 			}
 		}
@@ -771,9 +803,14 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 				r.Budgets.Wall = dur
 			}
 		}
+		if x := bf.get("cost"); x != nil {
+			if c, ok := d.atLeast(x, bf.key("cost"), 0, false, "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
+				r.Budgets.Cost = c
+			}
+		}
 	}
 	if v := f.get("on_exhaustion"); v != nil {
-		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", []string{"pause", "reduce_scope", "terminate"}); ok {
+		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", exhaustionPolicies); ok {
 			r.OnExhaustion = s
 		}
 	}
@@ -801,16 +838,12 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 			}
 		}
 		if x := hf.get("review_time"); x != nil {
-			if dist, ok := d.dist(x, hf.key("review_time"), durationUnit); ok {
-				h.ReviewTime = dist
-			}
+			d.reviewTime(x, hf.key("review_time"), &h)
 		} else if h.Reviewers > 0 && hf.node != nil {
 			d.fail(hf.at(), f.key("humans"), "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
 		}
 		if x := hf.get("approve"); x != nil {
-			if p, ok := d.prob(x, hf.key("approve")); ok {
-				h.Approve = p
-			}
+			d.approve(x, hf.key("approve"), &h)
 		}
 		r.Humans = &h
 	}
@@ -823,7 +856,7 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 	}
 	kind := "rules"
 	if v := f.get("kind"); v != nil {
-		k, ok := d.enum(v, f.key("kind"), "a supervisor kind", []string{"rules", "model"})
+		k, ok := d.enum(v, f.key("kind"), "a supervisor kind", supervisorKinds)
 		if !ok {
 			return
 		}
@@ -851,6 +884,30 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 	if v := f.get("tokens"); v != nil {
 		if c, ok := d.integer(v, f.key("tokens"), 0, "a whole number of tokens >= 0"); ok {
 			s.Tokens = c
+		}
+	}
+	if v := f.get("difficulty"); v != nil {
+		df := d.fields(f.key("difficulty"), v, recoverySchema.sub["supervisor"].sub["difficulty"], "a mapping such as {per_attempt: 0.05, per_class: 0.1, per_step: 0, floor: 0.5}")
+		if df.node != nil {
+			dif := &Difficulty{}
+			for _, p := range []struct {
+				key string
+				dst *float64
+			}{{"per_attempt", &dif.PerAttempt}, {"per_class", &dif.PerClass}, {"per_step", &dif.PerStep}} {
+				if x := df.get(p.key); x != nil {
+					if n, ok := d.number(x, df.key(p.key), "accuracy lost per unit, a number (negative gains)"); ok {
+						*p.dst = n
+					}
+				}
+			}
+			if x := df.get("floor"); x != nil {
+				if p, ok := d.prob(x, df.key("floor")); ok {
+					dif.Floor = p
+				}
+			}
+			if *dif != (Difficulty{}) {
+				s.Difficulty = dif
+			}
 		}
 	}
 }
@@ -892,6 +949,7 @@ func (d *decoder) metricKey(kn *yaml.Node, key, m string) bool {
 	}
 	hint := didYouMean(m, Metrics)
 	d.fail(kn, key, "unknown metric %q%s; want one of %s", m, hint, strings.Join(Metrics, ", "))
+	d.suggest(closest(m, Metrics))
 	return false
 }
 
@@ -984,4 +1042,225 @@ func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []sweepSource) {
 		srcs = append(srcs, sweepSource{key: f.keys[p], vals: vals})
 	}
 	return axes, srcs
+}
+
+// prices decodes the price table. Model names must be the workload's model, tool names
+// tools of the file.
+func (d *decoder) prices(n *yaml.Node, s *Scenario) *Prices {
+	if n == nil {
+		return nil
+	}
+	const want = "a mapping such as {currency: USD, models: {m: {input: 0.003, output: 0.015}}, tools: {search: {call: 0.001}}}"
+	f := d.fields("prices", n, rootSchema.sub["prices"], want)
+	if f.node == nil {
+		return nil
+	}
+	p := &Prices{Currency: "USD"}
+	if v := f.get("currency"); v != nil {
+		if c, ok := d.text(v, f.key("currency"), "a currency code such as USD"); ok {
+			p.Currency = c
+		}
+	}
+	price := func(n *yaml.Node, key string) float64 {
+		x, _ := d.atLeast(n, key, 0, false, "a price >= 0")
+		return x
+	}
+	if v := f.get("models"); v != nil {
+		mf := d.fields(f.key("models"), v, nil, "a mapping of model names to {input, output} prices per 1000 tokens")
+		for _, name := range mf.order {
+			if name != s.Workload.Model {
+				d.fail(mf.keys[name], mf.key(name), "unknown model %q; the workload's model is %q (workload.model)", name, s.Workload.Model)
+				continue
+			}
+			e := d.fields(mf.key(name), mf.vals[name], rootSchema.sub["prices"].sub["models"].elem, "a mapping such as {input: 0.003, output: 0.015}")
+			mp := ModelPrice{Model: name}
+			if x := e.get("input"); x != nil {
+				mp.Input = price(x, e.key("input"))
+			}
+			if x := e.get("output"); x != nil {
+				mp.Output = price(x, e.key("output"))
+			}
+			p.Models = append(p.Models, mp)
+		}
+	}
+	if v := f.get("tools"); v != nil {
+		tf := d.fields(f.key("tools"), v, nil, "a mapping of tool names to {call, compute_second} prices")
+		for _, name := range tf.order {
+			if !d.toolRef(tf.keys[name], tf.key(name), name, s.Tools) {
+				continue
+			}
+			e := d.fields(tf.key(name), tf.vals[name], rootSchema.sub["prices"].sub["tools"].elem, "a mapping such as {call: 0.001, compute_second: 0.0001}")
+			tp := ToolPrice{Tool: name}
+			if x := e.get("call"); x != nil {
+				tp.Call = price(x, e.key("call"))
+			}
+			if x := e.get("compute_second"); x != nil {
+				tp.ComputeSecond = price(x, e.key("compute_second"))
+			}
+			p.Tools = append(p.Tools, tp)
+		}
+	}
+	return p
+}
+
+// tokensGrowth reads workload.tokens.growth and returns the distribution's node without it.
+func (d *decoder) tokensGrowth(n *yaml.Node, key string, w *Workload) *yaml.Node {
+	m := deref(n)
+	if m.Kind != yaml.MappingNode {
+		return n
+	}
+	rest := *m
+	rest.Content = nil
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i].Value
+		if !contains(workloadSchema.sub["tokens"].keys, k) {
+			// Reported here, so the hint lists growth too.
+			d.fail(m.Content[i], key+"."+k, "unknown key %q%s; want one of %s", k, didYouMean(k, workloadSchema.sub["tokens"].keys), strings.Join(workloadSchema.sub["tokens"].keys, ", "))
+			continue
+		}
+		if k != "growth" {
+			rest.Content = append(rest.Content, m.Content[i], m.Content[i+1])
+			continue
+		}
+		if isNull(deref(m.Content[i+1])) {
+			continue
+		}
+		if g, ok := d.atLeast(m.Content[i+1], key+".growth", 0, true, "a factor per step > 0 (1 = no growth)"); ok && g != 1 {
+			w.TokensGrowth = g
+		}
+	}
+	return &rest
+}
+
+// modelService decodes the top-level model block.
+func (d *decoder) modelService(n *yaml.Node) *ModelService {
+	if n == nil {
+		return nil
+	}
+	f := d.fields("model", n, rootSchema.sub["model"], "a mapping such as {requests_per_minute: 600, tokens_per_minute: 2000000, latency_per_1k_tokens: 400ms, failure: 0.001}")
+	if f.node == nil {
+		return nil
+	}
+	m := &ModelService{}
+	if v := f.get("requests_per_minute"); v != nil {
+		m.RequestsPerMinute, _ = d.atLeast(v, f.key("requests_per_minute"), 0, false, "calls per minute >= 0 (0 = unlimited)")
+	}
+	if v := f.get("tokens_per_minute"); v != nil {
+		m.TokensPerMinute, _ = d.atLeast(v, f.key("tokens_per_minute"), 0, false, "tokens per minute >= 0 (0 = unlimited)")
+	}
+	if v := f.get("latency_per_1k_tokens"); v != nil {
+		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"), false)
+	}
+	if v := f.get("failure"); v != nil {
+		m.Failure, _ = d.prob(v, f.key("failure"))
+	}
+	return m
+}
+
+// humanCase returns h's entry for class, adding it.
+func humanCase(h *Humans, class string) *HumanCase {
+	if c := h.Case(class); c != nil {
+		return c
+	}
+	h.ByClass = append(h.ByClass, HumanCase{Class: class})
+	return &h.ByClass[len(h.ByClass)-1]
+}
+
+// classFields reads a {default: X, CLASS: X, ...} mapping, calling fn for each key.
+func (d *decoder) classFields(n *yaml.Node, key, want string, fn func(class string, v *yaml.Node, key string)) {
+	keys := append([]string{"default"}, FailureClasses...)
+	f := d.fields(key, n, leaves(keys...), want)
+	for _, k := range f.order {
+		if v := f.get(k); v != nil {
+			fn(k, v, f.key(k))
+		}
+	}
+}
+
+// approve reads humans.approve: a probability, or one per failure class with a default.
+func (d *decoder) approve(n *yaml.Node, key string, h *Humans) {
+	if deref(n).Kind != yaml.MappingNode {
+		if p, ok := d.prob(n, key); ok {
+			h.Approve = p
+		}
+		return
+	}
+	d.classFields(n, key, "a probability, or a mapping such as {default: 0.8, policy_violation: 0.02}", func(class string, v *yaml.Node, k string) {
+		p, ok := d.prob(v, k)
+		switch {
+		case !ok:
+		case class == "default":
+			h.Approve = p
+		default:
+			humanCase(h, class).Approve = &p
+		}
+	})
+}
+
+// reviewTime reads humans.review_time: a distribution, or one per failure class with a
+// default.
+func (d *decoder) reviewTime(n *yaml.Node, key string, h *Humans) {
+	m := deref(n)
+	perClass := false
+	if m.Kind == yaml.MappingNode {
+		for i := 0; i < len(m.Content); i += 2 {
+			if k := m.Content[i].Value; k == "default" || contains(FailureClasses, k) {
+				perClass = true
+			}
+		}
+	}
+	if !perClass {
+		if dist, ok := d.dist(n, key, durationUnit); ok {
+			h.ReviewTime = dist
+		}
+		return
+	}
+	d.classFields(n, key, "a distribution, or a mapping such as {default: {dist: exponential, mean: 20m}, policy_violation: 2h}", func(class string, v *yaml.Node, k string) {
+		dist, ok := d.dist(v, k, durationUnit)
+		switch {
+		case !ok:
+		case class == "default":
+			h.ReviewTime = dist
+		default:
+			humanCase(h, class).ReviewTime = &dist
+		}
+	})
+}
+
+// workers reads workload.workers and workload.priority.
+func (d *decoder) workers(f *fields, w *Workload) {
+	if v := f.get("workers"); v != nil {
+		if c, ok := d.integer(v, f.key("workers"), 0, "a whole number of workers >= 0 (0 = unlimited)"); ok {
+			if c > 1<<31 {
+				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, 1<<31)
+			} else {
+				w.Workers = int(c)
+			}
+		}
+	}
+	if v := f.get("priority"); v != nil {
+		if p, ok := d.enum(v, f.key("priority"), "a worker priority", priorities); ok {
+			w.Priority = p
+		}
+	}
+}
+
+// faultTool reads a fault's tool: one of tools, or the model provider (ModelTool) for the
+// kinds that can hit it.
+func (d *decoder) faultTool(v *yaml.Node, key string, fault *Fault, tools []Tool) bool {
+	s, ok := d.text(v, key, "a tool name")
+	switch {
+	case ok && s == ModelTool && !contains(toolNames(tools), s):
+		// The model provider: it can be down, brown out or fail now and then.
+		if fault.Kind != FaultOutage && fault.Kind != FaultBrownout && fault.Kind != FaultTransient {
+			d.fail(v, key, "%s fault cannot name the model; the model takes outage, brownout and transient faults", withArticle(string(fault.Kind)))
+			return false
+		}
+		fault.Tool = s
+		return true
+	case ok && d.toolRef(v, key, s, tools):
+		fault.Tool = s
+		return true
+	}
+	return false
 }

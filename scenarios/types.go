@@ -29,7 +29,12 @@ type Scenario struct {
 	// --baseline`), in file order.
 	Tolerances []Tolerance `json:"tolerances,omitempty"`
 	Sweep      []SweepAxis `json:"sweep,omitempty"`
-	Source     SourceInfo  `json:"-"`
+	// Model is the model provider as a shared, limited service; nil = unlimited, never
+	// failing (faults may still name it as `tool: model`).
+	Model *ModelService `json:"model,omitempty"`
+	// Prices turns usage into money (cost metrics, budgets.cost); nil = unpriced.
+	Prices *Prices    `json:"prices,omitempty"`
+	Source SourceInfo `json:"-"`
 }
 
 // SourceInfo says where a scenario came from, for error messages and for re-parsing it with
@@ -53,16 +58,30 @@ func (s *Scenario) Tool(name string) int {
 
 // Workload describes the root investigations and how their agents behave.
 type Workload struct {
-	Investigations int       `json:"investigations"`
-	Arrival        Arrival   `json:"arrival"`
-	Steps          Dist      `json:"steps"`  // count, >= 1 after rounding
-	Think          Dist      `json:"think"`  // duration
-	Tokens         Dist      `json:"tokens"` // count per model turn
-	Model          string    `json:"model,omitempty"`
-	Mix            []Weight  `json:"tools"` // step mix, file order, weights > 0
-	Subagents      Subagents `json:"subagents"`
-	Behaviour      Behaviour `json:"behaviour"`
+	Investigations int     `json:"investigations"`
+	Arrival        Arrival `json:"arrival"`
+	Steps          Dist    `json:"steps"`  // count, >= 1 after rounding
+	Think          Dist    `json:"think"`  // duration
+	Tokens         Dist    `json:"tokens"` // count per model turn
+	// TokensGrowth is the factor by which a model turn's tokens grow per step (the context
+	// grows): step s (from 0) uses Tokens × TokensGrowth^s. 0 stands for the default, 1.
+	TokensGrowth float64   `json:"tokens_growth,omitempty"`
+	Model        string    `json:"model,omitempty"`
+	Mix          []Weight  `json:"tools"` // step mix, file order, weights > 0
+	Subagents    Subagents `json:"subagents"`
+	Behaviour    Behaviour `json:"behaviour"`
+	// Workers is the number of workers that run investigations (roots and subagents) at
+	// once; the rest wait pending in Priority order. 0 = unlimited.
+	Workers  int    `json:"workers,omitempty"`
+	Priority string `json:"priority,omitempty"` // fifo (default) | roots_first | subagents_first
 }
+
+// Worker queue priorities (workload.priority).
+const (
+	PriorityFIFO           = "fifo"
+	PriorityRootsFirst     = "roots_first"
+	PrioritySubagentsFirst = "subagents_first"
+)
 
 // ArrivalKind is how root investigations arrive.
 type ArrivalKind string
@@ -151,6 +170,9 @@ type Tool struct {
 	Timeout     time.Duration `json:"timeout,omitempty"` // caller-side, per attempt; 0 = none
 	Compute     float64       `json:"compute"`           // compute units per second of service
 	Arguments   []Argument    `json:"arguments,omitempty"`
+	// QueueLimit bounds the FIFO queue in front of the servers: an attempt that finds it
+	// full is refused at once (an overload error). 0 = unbounded.
+	QueueLimit int `json:"queue_limit,omitempty"`
 }
 
 // Argument is one recorded tool argument (redacted before it reaches a trace).
@@ -171,6 +193,7 @@ const (
 	FaultOutage        FaultKind = "outage"         // window: every attempt fails fast
 	FaultBrownout      FaultKind = "brownout"       // window: Probability of fast error, Slowdown x latency
 	FaultHang          FaultKind = "hang"           // window: accepted, never answered
+	FaultZoneCrash     FaultKind = "zone_crash"     // at At: Share of running workers die; the zone's workers are gone For
 )
 
 // Correlated reports whether the fault is a time window that hits every caller of a tool.
@@ -190,6 +213,7 @@ type Fault struct {
 	Slowdown    float64       `json:"slowdown,omitempty"`
 	Rate        Rate          `json:"rate,omitzero"`
 	Factor      float64       `json:"factor,omitempty"`
+	Share       float64       `json:"share,omitempty"` // zone_crash: share of the workers in the zone
 }
 
 // Recovery is the policy under test: the recovery engine's configuration.
@@ -250,6 +274,68 @@ type Budgets struct {
 	Tokens  int64         `json:"tokens,omitempty"`
 	Compute float64       `json:"compute,omitempty"` // compute-unit seconds (`10h` = 36000)
 	Wall    time.Duration `json:"wall,omitempty"`
+	Cost    float64       `json:"cost,omitempty"` // in Prices.Currency
+}
+
+// ModelTool is the name by which a fault's `tool` names the model provider.
+const ModelTool = "model"
+
+// ModelService is the model provider every model turn calls: rate limits (token buckets
+// holding one minute's worth, starting full), a latency that grows with a turn's tokens, and
+// a failure probability. Zero values mean unlimited / none.
+type ModelService struct {
+	RequestsPerMinute  float64       `json:"requests_per_minute,omitempty"`
+	TokensPerMinute    float64       `json:"tokens_per_minute,omitempty"`
+	LatencyPer1kTokens time.Duration `json:"latency_per_1k_tokens,omitempty"`
+	Failure            float64       `json:"failure,omitempty"`
+}
+
+// Prices is the price table: per model, per 1000 input and output tokens; per tool, per
+// attempt sent and per compute-unit second of execution. Entries are in file order.
+type Prices struct {
+	Currency string       `json:"currency"`
+	Models   []ModelPrice `json:"models,omitempty"`
+	Tools    []ToolPrice  `json:"tools,omitempty"`
+}
+
+// ModelPrice is the price of one model's tokens, per 1000.
+type ModelPrice struct {
+	Model  string  `json:"model"`
+	Input  float64 `json:"input"`
+	Output float64 `json:"output"`
+}
+
+// ToolPrice is the price of one tool's use.
+type ToolPrice struct {
+	Tool          string  `json:"tool"`
+	Call          float64 `json:"call"`
+	ComputeSecond float64 `json:"compute_second"`
+}
+
+// Model returns the price of model name, or nil.
+func (p *Prices) Model(name string) *ModelPrice {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Models {
+		if p.Models[i].Model == name {
+			return &p.Models[i]
+		}
+	}
+	return nil
+}
+
+// Tool returns the price of tool name, or nil.
+func (p *Prices) Tool(name string) *ToolPrice {
+	if p == nil {
+		return nil
+	}
+	for i := range p.Tools {
+		if p.Tools[i].Tool == name {
+			return &p.Tools[i]
+		}
+	}
+	return nil
 }
 
 // Supervisor is consulted at judgement points.
@@ -258,13 +344,51 @@ type Supervisor struct {
 	Accuracy float64       `json:"accuracy,omitempty"`
 	Latency  time.Duration `json:"latency,omitempty"`
 	Tokens   int64         `json:"tokens,omitempty"`
+	// Difficulty makes a model supervisor's accuracy depend on the trajectory it judges;
+	// nil = the same accuracy whatever the case.
+	Difficulty *Difficulty `json:"difficulty,omitempty"`
 }
+
+// Difficulty is how a case's trajectory lowers a model supervisor's accuracy:
+// accuracy − per_attempt·(attempts − 1) − per_class·(classes − 1) − per_step·steps, with
+// attempts those sent of the operation judged, classes the distinct failure classes in the
+// investigation so far, steps those done; clamped to [floor, 1]. Negative rates raise it.
+type Difficulty struct {
+	PerAttempt float64 `json:"per_attempt,omitempty"`
+	PerClass   float64 `json:"per_class,omitempty"`
+	PerStep    float64 `json:"per_step,omitempty"`
+	Floor      float64 `json:"floor,omitempty"`
+}
+
+// FailureClasses are the failure classes an escalation may be about, as the engine names
+// them; humans.approve and humans.review_time may be given per class.
+var FailureClasses = []string{"transient", "uncertain_completion", "invalid_output", "resource_exhaustion", "policy_violation", "non_progress"}
 
 // Humans is the reviewer pool that works escalations in FIFO order.
 type Humans struct {
 	Reviewers  int     `json:"reviewers"`
-	ReviewTime Dist    `json:"review_time"` // duration
-	Approve    float64 `json:"approve"`
+	ReviewTime Dist    `json:"review_time"` // duration; the default for every case
+	Approve    float64 `json:"approve"`     // the default for every case
+	// ByClass overrides approve and review_time for escalations of one failure class
+	// (FailureClasses), in file order.
+	ByClass []HumanCase `json:"by_class,omitempty"`
+}
+
+// HumanCase is how reviewers treat the escalations of one failure class; nil = the default.
+type HumanCase struct {
+	Class      string   `json:"class"`
+	Approve    *float64 `json:"approve,omitempty"`
+	ReviewTime *Dist    `json:"review_time,omitempty"`
+}
+
+// Case returns the entry for class, or nil.
+func (h *Humans) Case(class string) *HumanCase {
+	for i := range h.ByClass {
+		if h.ByClass[i].Class == class {
+			return &h.ByClass[i]
+		}
+	}
+	return nil
 }
 
 // Expectation is one regression check of `expect`, e.g. `completion_rate: ">= 0.95"`.

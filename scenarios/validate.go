@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -42,6 +43,11 @@ func (s *Scenario) Validate() error {
 	v.prob(w.Subagents.Probability, "workload.subagents.probability")
 	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
 	v.check(w.Subagents.MaxDepth >= 0 && w.Subagents.MaxDepth <= 64, "workload.subagents.max_depth", "%d; want 0 to 64", w.Subagents.MaxDepth)
+	v.check(finite(w.TokensGrowth) && w.TokensGrowth >= 0, "workload.tokens.growth", "%v; want a factor > 0", w.TokensGrowth)
+	v.check(w.Workers >= 0, "workload.workers", "%d; want >= 0 (0 = unlimited)", w.Workers)
+	if w.Priority != "" {
+		v.oneOf(w.Priority, "workload.priority", PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst)
+	}
 	b := w.Behaviour
 	v.prob(b.InvalidOutput, "workload.behaviour.invalid_output")
 	v.prob(b.ReviseSuccess, "workload.behaviour.revise_success")
@@ -58,6 +64,7 @@ func (s *Scenario) Validate() error {
 		seen[t.Name] = true
 		v.dist(t.Latency, key+".latency", durationUnit, 0)
 		v.check(t.Concurrency >= 0, key+".concurrency", "%d; want >= 0 (0 = unlimited)", t.Concurrency)
+		v.check(t.QueueLimit >= 0, key+".queue_limit", "%d; want >= 0 (0 = unbounded)", t.QueueLimit)
 		v.check(t.Idempotency == Keyed || t.Idempotency == Natural || t.Idempotency == None, key+".idempotency", "%q; want keyed, natural or none", t.Idempotency)
 		v.check(t.Timeout >= 0, key+".timeout", "%v; want >= 0 (0 = none)", t.Timeout)
 		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
@@ -77,7 +84,8 @@ func (s *Scenario) Validate() error {
 		}
 		if f.Tool != "" {
 			v.check(contains(allowed, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
-			v.check(s.Tool(f.Tool) >= 0, key+".tool", "unknown tool %q", f.Tool)
+			v.check(s.Tool(f.Tool) >= 0 || f.Tool == ModelTool && (f.Kind == FaultOutage || f.Kind == FaultBrownout || f.Kind == FaultTransient),
+				key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
 		v.check(f.At >= 0, key+".at", "%v; want >= 0", f.At)
@@ -92,6 +100,9 @@ func (s *Scenario) Validate() error {
 			v.check(finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
 		case FaultBudgetSpike:
 			v.check(finite(f.Factor) && f.Factor >= 1, key+".factor", "%v; want >= 1", f.Factor)
+		case FaultZoneCrash:
+			v.check(f.For > 0, key+".for", "%v; a zone_crash needs a duration > 0", f.For)
+			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
 		case FaultLostResponse, FaultHang:
 			for _, t := range s.Tools {
 				if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 {
@@ -128,6 +139,8 @@ func (s *Scenario) Validate() error {
 	v.check(r.Budgets.Tokens >= 0, "recovery.budgets.tokens", "%d; want >= 0", r.Budgets.Tokens)
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
 	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
+	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
+	v.modelAndPrices(s)
 	v.oneOf(r.OnExhaustion, "recovery.on_exhaustion", "pause", "reduce_scope", "terminate")
 	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
 	sv := r.Supervisor
@@ -140,6 +153,7 @@ func (s *Scenario) Validate() error {
 		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
 		v.prob(h.Approve, "recovery.humans.approve")
 	}
+	v.judges(r)
 
 	for i, p := range s.Redact {
 		v.check(p != "", fmt.Sprintf("redact[%d]", i), "empty pattern")
@@ -161,6 +175,7 @@ func (s *Scenario) Validate() error {
 		v.check(ok, "sweep."+a.Path, "not a path")
 		v.check(len(a.Values) > 0, "sweep."+a.Path, "no values")
 	}
+	v.checkSize(s)
 	return v.errs.err()
 }
 
@@ -222,3 +237,47 @@ func (v *validator) dist(d Dist, key string, u unit, min float64) {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// modelAndPrices checks the model provider, the cost budget and the price table.
+func (v *validator) modelAndPrices(s *Scenario) {
+	v.check(s.Recovery.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
+	if m := s.Model; m != nil {
+		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
+		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
+		v.check(m.LatencyPer1kTokens >= 0, "model.latency_per_1k_tokens", "%v; want >= 0", m.LatencyPer1kTokens)
+		v.prob(m.Failure, "model.failure")
+	}
+	p := s.Prices
+	if p == nil {
+		return
+	}
+	for _, m := range p.Models {
+		key := "prices.models." + m.Model
+		v.check(m.Model == s.Workload.Model, key, "unknown model %q; the workload's model is %q", m.Model, s.Workload.Model)
+		v.check(finite(m.Input) && m.Input >= 0 && finite(m.Output) && m.Output >= 0, key, "prices %v, %v; want >= 0", m.Input, m.Output)
+	}
+	for _, t := range p.Tools {
+		key := "prices.tools." + t.Tool
+		v.check(s.Tool(t.Tool) >= 0, key, "unknown tool %q", t.Tool)
+		v.check(finite(t.Call) && t.Call >= 0 && finite(t.ComputeSecond) && t.ComputeSecond >= 0, key, "prices %v, %v; want >= 0", t.Call, t.ComputeSecond)
+	}
+}
+
+// judges checks the case-dependent parts of the supervisor and the reviewers.
+func (v *validator) judges(r *Recovery) {
+	if h := r.Humans; h != nil {
+		for _, c := range h.ByClass {
+			v.check(contains(FailureClasses, c.Class), "recovery.humans", "unknown failure class %q; want one of %s", c.Class, strings.Join(FailureClasses, ", "))
+			if c.Approve != nil {
+				v.prob(*c.Approve, "recovery.humans.approve."+c.Class)
+			}
+			if c.ReviewTime != nil {
+				v.dist(*c.ReviewTime, "recovery.humans.review_time."+c.Class, durationUnit, 0)
+			}
+		}
+	}
+	if df := r.Supervisor.Difficulty; df != nil {
+		v.check(finite(df.PerAttempt) && finite(df.PerClass) && finite(df.PerStep), "recovery.supervisor.difficulty", "rates must be finite numbers")
+		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
+	}
+}

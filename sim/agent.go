@@ -37,6 +37,8 @@ type attempt struct {
 	start int64 // service start, -1 while unknown
 	no    int32
 	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
+	// overload: the tool refused it because its queue was full (queue_limit).
+	overload bool
 }
 
 // agent is one investigation (a root or a subagent) and its worker.
@@ -80,6 +82,7 @@ type agent struct {
 	compute           float64
 	tokBase           int64
 	compBase          float64
+	cost, costBase    float64 // money spent (prices), and at the last budget renewal
 	wallBase          int64
 	attempts, crashes int32
 	trulyValid        bool
@@ -88,9 +91,15 @@ type agent struct {
 	blocked           record.OpKey
 	blockedSet        bool
 	judgement         recovery.Judgement
+	rightAction       recovery.Action // ground truth at the judgement point (the simulator's, not the engine's)
 	sugg              recovery.Suggestion
 	reduced           bool
-	fixing            bool // the current operation revises an invalid result
+	fixing            bool  // the current operation revises an invalid result
+	worker            bool  // holds one of the limited workers (workload.workers)
+	turnTokens        int64 // tokens of the model turn in progress (model provider active)
+	modelCall         bool  // the engine's next ActSend is the refused model call
+	modelRetry        bool  // the engine's next retry or parking ends with a new model turn
+	modelRetried      bool  // the turn in progress retries a refused model call
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -144,7 +153,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 		parent.openChildren++
 	}
 	a.invokeSpan = w.newSpanID()
-	a.nsteps = int32(w.steps.count(a.rng, 1))
+	a.nsteps = satCount32(min(w.steps.count(a.rng, 1), scenarios.MaxSteps))
 	if p := w.behave.Stuck; p > 0 && a.rng.Float64() < p {
 		a.stuckFrom = int32(a.rng.IntN(int(a.nsteps)))
 	}
@@ -191,7 +200,7 @@ func (w *sim) arrive(i int32) {
 		record.Attr{Key: "config_id", Value: a.cfgRef},
 		record.Attr{Key: "config_valid", Value: strconv.FormatBool(!a.cfgBad)})
 	w.sink.Span(s)
-	w.start(a)
+	w.acquire(a, contStart)
 }
 
 func (w *sim) start(a *agent) {
@@ -206,7 +215,7 @@ func (w *sim) scheduleArrival(i int32) {
 	switch arr.Kind {
 	case "poisson":
 		if arr.Rate.PerSecond > 0 {
-			at += int64(w.arrivals.ExpFloat64() / arr.Rate.PerSecond * 1e9)
+			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 		}
 	case "uniform":
 		// The next order statistic of n uniforms on [0, over): given the last one u with m
@@ -225,17 +234,22 @@ func (w *sim) scheduleArrival(i int32) {
 // spawn starts count subagents of a; their stream ids derive from a's, so they do not
 // depend on what else happens in the run.
 func (w *sim) spawn(a *agent) {
-	n := w.subCount.count(a.rng, 1)
+	n := min(w.subCount.count(a.rng, 1), scenarios.MaxSubagentCount)
 	for k := int64(0); k < n; k++ {
 		a.children++
 		c := w.newAgent(w.nextSubID, childKey(a.key, a.children), a)
 		w.nextSubID++
-		w.start(c)
+		w.acquire(c, contStart)
 	}
 }
 
 // think starts a model turn before a's next send.
 func (w *sim) think(a *agent) {
+	a.modelRetry = false
+	if w.model.active {
+		w.callModel(a)
+		return
+	}
 	tok := a.await(phThink)
 	a.thinkStart = w.now
 	w.push(w.now+w.thinkTime.duration(a.rng), evThought, a.slot, tok, 0)
@@ -249,8 +263,14 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
-	n := int64(float64(w.tokens.count(a.rng, 0)) * a.spike)
-	a.tokens += n
+	var n int64
+	if w.model.active {
+		n = a.turnTokens // drawn when the call was admitted
+	} else {
+		n = w.grow(a, satInt(float64(w.tokens.count(a.rng, 0))*a.spike))
+	}
+	a.tokens = satAdd(a.tokens, n)
+	a.cost += w.money.tokens(n)
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
 	s.Model = w.sc.Workload.Model
 	s.Start, s.End = a.thinkStart, w.now
@@ -284,6 +304,8 @@ func (w *sim) overBudget(a *agent) bool {
 		res = recovery.Compute
 	case b.Wall > 0 && w.now-a.wallBase > int64(b.Wall):
 		res = recovery.Wall
+	case b.Cost > 0 && a.cost-a.costBase > b.Cost:
+		res = recovery.Cost
 	default:
 		return false
 	}
@@ -296,8 +318,13 @@ func (w *sim) overBudget(a *agent) bool {
 func (w *sim) act(a *agent) {
 	w.syncOp(a)
 	op := a.op
+	retried := a.modelRetried
+	a.modelRetried = false
 	if op.key.Revision == 0 && op.attempts == 0 {
-		if p := w.behave.PolicyViolation; p > 0 && a.rng.Float64() < p {
+		// After a refused model call the engine is recovering the step and waits for a
+		// send: the agent cannot attempt a forbidden operation now (it is only drawn on a
+		// turn the engine asked for).
+		if p := w.behave.PolicyViolation; p > 0 && !retried && a.rng.Float64() < p {
 			w.block(a)
 			return
 		}
@@ -429,6 +456,7 @@ func (w *sim) validated(a *agent) bool {
 func (w *sim) finishOrJoin(a *agent) {
 	if a.openChildren > 0 {
 		a.await(phJoin)
+		w.releaseWorker(a)
 		return
 	}
 	w.observe(a, recovery.Event{Kind: recovery.EvFinished})
@@ -514,6 +542,7 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 		}
 	}
 	w.checker.ended(w, a, ended)
+	w.releaseWorker(a)
 	a.live = false
 	a.tok++
 	a.eng = nil

@@ -19,7 +19,7 @@ func (w *sim) scheduleCrashes(a *agent) {
 		if dt >= float64(w.horizon-w.now) {
 			continue
 		}
-		w.push(w.now+int64(dt), evCrash, a.slot, a.crashTok, fi)
+		w.push(satAdd(w.now, satInt(dt)), evCrash, a.slot, a.crashTok, fi)
 	}
 }
 
@@ -34,11 +34,15 @@ func (w *sim) crashed(slot, ctok, fi int32) {
 	}
 	w.last = w.now
 	a.crashTok++
-	st := a.eng.State()
-	if st == recovery.Pending || st == recovery.AwaitingHuman || st.Final() || a.phase == phJoin || a.phase == phHuman {
+	if !crashable(a) {
 		w.scheduleCrashes(a)
 		return
 	}
+	w.kill(a, fi)
+}
+
+// kill takes a's worker down under fault fi; the lease then runs.
+func (w *sim) kill(a *agent, fi int32) {
 	a.crashes++
 	if a.phase == phAttempt {
 		// The attempt's outcome dies with the worker: its span ends here, uncertain.
@@ -48,6 +52,7 @@ func (w *sim) crashed(slot, ctok, fi int32) {
 	}
 	a.tok++
 	a.phase, a.down = phDown, true
+	w.releaseWorker(a)
 	w.push(w.now+int64(w.sc.Recovery.Lease), evLease, a.slot, a.crashTok, 0)
 }
 
@@ -59,6 +64,12 @@ func (w *sim) leaseExpired(slot, ctok int32) {
 		return
 	}
 	w.last = w.now
+	// With limited workers the takeover waits for a free one; a stays down until then.
+	w.acquire(a, contTakeOver)
+}
+
+// takeOver is a new worker taking over a crashed investigation.
+func (w *sim) takeOver(a *agent) {
 	a.down = false
 	a.phase = phIdle
 	e, err := recovery.Replay(a.id, &w.policy, a.journal)

@@ -36,6 +36,12 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActNone:
 		// Nothing to do until the event the engine waits for.
 	case recovery.ActSend:
+		if a.modelCall {
+			// The model call the engine let through was refused by the provider.
+			a.modelCall = false
+			w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(w.model.index)})
+			return
+		}
 		w.syncOp(a)
 		w.send(a)
 	case recovery.ActValidate:
@@ -63,7 +69,7 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActConsult:
 		w.consult(a, d.Judgement)
 	case recovery.ActEscalate:
-		w.humans.enqueue(w, a)
+		w.humans.enqueue(w, a, d.Class)
 	case recovery.ActReduceScope:
 		// Drop the remaining optional steps: finish with what is done, or make the step in
 		// hand the last one when nothing is done yet.
@@ -97,9 +103,15 @@ func (w *sim) timer(slot, tok int32) {
 		w.inspect(a)
 	case recovery.ActPause:
 		// The pause renews the budget allotment it waited for.
-		a.tokBase, a.compBase, a.wallBase = a.tokens, a.compute, w.now
+		a.tokBase, a.compBase, a.wallBase, a.costBase = a.tokens, a.compute, w.now, a.cost
 		w.observe(a, recovery.Event{Kind: recovery.EvTimer})
 	default:
+		if a.modelRetry {
+			// The refused model turn is tried again.
+			w.think(a)
+			a.modelRetried = true
+			return
+		}
 		// A retry or parking is over: ask to send again, naming the tool (after a crash
 		// in a new step's model turn, the engine's last tool is the previous step's).
 		w.syncOp(a)
@@ -121,6 +133,9 @@ func (w *sim) inspect(a *agent) {
 	if l == recovery.LookupFailed {
 		s.Status = record.StatusError
 		s.FailureClass = recovery.UncertainCompletion.String()
+		if fi := w.toolDown(t); fi >= 0 {
+			s.FaultID = w.faults[fi].id
+		}
 	}
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "lookup", Value: l.String()})

@@ -23,6 +23,8 @@ type fault struct {
 	slowdown float64
 	rate     float64 // worker_crash: crashes per ns of running time
 	factor   float64
+	share    float64 // zone_crash
+	lost     int     // zone_crash: workers taken away while it lasts
 	key      uint64
 	rng      *rand.Rand
 }
@@ -46,8 +48,10 @@ func buildFaults(sc *scenarios.Scenario, seed uint64, horizon int64) ([]fault, e
 			id = strconv.Itoa(i)
 		}
 		f := fault{id: id, kind: c.Kind, tool: -1, p: c.Probability, slowdown: c.Slowdown,
-			factor: c.Factor, key: nameKey("fault:" + id), start: 0, end: math.MaxInt64}
-		if c.Tool != "" {
+			factor: c.Factor, share: c.Share, key: nameKey("fault:" + id), start: 0, end: math.MaxInt64}
+		if c.Tool == scenarios.ModelTool && sc.Tool(c.Tool) < 0 {
+			f.tool = int32(len(sc.Tools)) // the model provider
+		} else if c.Tool != "" {
 			t := sc.Tool(c.Tool)
 			if t < 0 {
 				return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "].tool", Msg: "unknown tool " + strconv.Quote(c.Tool) + "; valid: " + toolNames(sc)}
@@ -63,7 +67,7 @@ func buildFaults(sc *scenarios.Scenario, seed uint64, horizon int64) ([]fault, e
 				}
 			}
 		}
-		if c.Kind.Correlated() {
+		if c.Kind.Correlated() || c.Kind == scenarios.FaultZoneCrash {
 			f.start = int64(c.At)
 			f.end = int64(c.At + c.For)
 		}
@@ -94,10 +98,12 @@ func toolNames(sc *scenarios.Scenario) string {
 // others spanning the run; Parameters is a small JSON object with the fields that matter.
 func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	*r = record.Fault{FaultID: f.id, Kind: string(f.kind), Start: 0, End: horizon}
-	if f.tool >= 0 {
+	if f.tool >= 0 && int(f.tool) < len(sc.Tools) {
 		r.Tool = sc.Tools[f.tool].Name
+	} else if f.tool >= 0 {
+		r.Tool = scenarios.ModelTool
 	}
-	if f.kind.Correlated() {
+	if f.kind.Correlated() || f.kind == scenarios.FaultZoneCrash {
 		r.Start, r.End = f.start, f.end
 	}
 	var b strings.Builder
@@ -123,6 +129,9 @@ func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 		field("slowdown", f.slowdown)
 		field("duration_seconds", float64(f.end-f.start)/1e9)
 	case scenarios.FaultOutage, scenarios.FaultHang:
+		field("duration_seconds", float64(f.end-f.start)/1e9)
+	case scenarios.FaultZoneCrash:
+		field("share", f.share)
 		field("duration_seconds", float64(f.end-f.start)/1e9)
 	}
 	b.WriteByte('}')

@@ -17,6 +17,9 @@ const (
 	evSupervised                  // the supervisor answered (ent: agent, a: token)
 	evReviewed                    // a reviewer finished a review (ent: reviewer, a: agent, b: token)
 	evSample                      // periodic tool samples
+	evWorker                      // workers were freed: hand them to waiting investigations
+	evZoneCrash                   // a zone_crash fault begins (ent: fault)
+	evZoneBack                    // a zone_crash fault ends (ent: fault)
 )
 
 // event is one scheduled happening. Events are ordered by (at, seq): seq is the order of

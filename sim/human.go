@@ -14,14 +14,19 @@ type humans struct {
 	n       int
 	review  dist
 	approve float64
-	rng     *rand.Rand
-	queue   []review // FIFO: queue[head:]
-	head    int
-	desk    []review // the review each reviewer is doing
-	free    []int32  // idle reviewers
+	// Per failure class (indexed by recovery.Class): the review time and approval
+	// probability of its escalations; the defaults where the scenario gives none.
+	reviewBy  [recovery.NonProgress + 1]dist
+	approveBy [recovery.NonProgress + 1]float64
+	rng       *rand.Rand
+	queue     []review // FIFO: queue[head:]
+	head      int
+	desk      []review // the review each reviewer is doing
+	free      []int32  // idle reviewers
 }
 
 type review struct {
+	class    recovery.Class
 	slot     int32
 	id       int64
 	tok      int32
@@ -36,6 +41,17 @@ func (h *humans) init(c *scenarios.Humans, seed uint64) {
 	}
 	h.n, h.review, h.approve = c.Reviewers, newDist(c.ReviewTime), c.Approve
 	h.rng = stream(seed, nsHumans, 0)
+	for cl := recovery.NoFailure; cl <= recovery.NonProgress; cl++ {
+		h.reviewBy[cl], h.approveBy[cl] = h.review, h.approve
+		if e := c.Case(cl.String()); e != nil {
+			if e.Approve != nil {
+				h.approveBy[cl] = *e.Approve
+			}
+			if e.ReviewTime != nil {
+				h.reviewBy[cl] = newDist(*e.ReviewTime)
+			}
+		}
+	}
 	h.desk = make([]review, c.Reviewers)
 	for i := c.Reviewers - 1; i >= 0; i-- {
 		h.free = append(h.free, int32(i))
@@ -43,7 +59,7 @@ func (h *humans) init(c *scenarios.Humans, seed uint64) {
 }
 
 // enqueue queues a for a human review.
-func (h *humans) enqueue(w *sim, a *agent) {
+func (h *humans) enqueue(w *sim, a *agent, class recovery.Class) {
 	tok := a.await(phHuman)
 	if h.n == 0 {
 		// No one to ask: the engine terminates escalations itself when no human is
@@ -52,7 +68,10 @@ func (h *humans) enqueue(w *sim, a *agent) {
 		w.push(w.now, evReviewed, -1, a.slot, tok)
 		return
 	}
-	r := review{slot: a.slot, id: a.id, tok: tok, queued: w.now}
+	if class > recovery.NonProgress {
+		class = recovery.NoFailure
+	}
+	r := review{class: class, slot: a.slot, id: a.id, tok: tok, queued: w.now}
 	if n := len(h.free); n > 0 {
 		i := h.free[n-1]
 		h.free = h.free[:n-1]
@@ -68,8 +87,10 @@ func (h *humans) enqueue(w *sim, a *agent) {
 
 func (h *humans) start(w *sim, i int32, r review) {
 	r.started = w.now
-	d := h.review.duration(h.rng)
-	r.approved = h.rng.Float64() < h.approve
+	// The case decides the review: its class's time and approval rate (the defaults when
+	// the scenario gives none, so the draws are the same as without classes).
+	d := h.reviewBy[r.class].duration(h.rng)
+	r.approved = h.rng.Float64() < h.approveBy[r.class]
 	h.desk[i] = r
 	w.push(w.now+d, evReviewed, i, r.slot, r.tok)
 }
@@ -116,14 +137,29 @@ type supervisor struct {
 	accuracy float64
 	latency  int64
 	tokens   int64
+	diff     *scenarios.Difficulty
 }
 
 func (s *supervisor) init(c *scenarios.Supervisor) {
 	s.model = c.Kind == "model"
 	s.accuracy, s.latency, s.tokens = c.Accuracy, int64(c.Latency), c.Tokens
+	s.diff = c.Difficulty
 	if !s.model {
 		s.accuracy = 1
 	}
+}
+
+// accuracyFor is the chance of a right answer on the case the trajectory describes: the
+// base accuracy, lowered by each attempt of the operation beyond the first, each failure
+// class beyond the first and each step done (see scenarios.Difficulty).
+func (s *supervisor) accuracyFor(t recovery.Trajectory) float64 {
+	d := s.diff
+	if d == nil {
+		return s.accuracy
+	}
+	p := s.accuracy - d.PerAttempt*float64(max(t.Attempts-1, 0)) -
+		d.PerClass*float64(max(t.Classes()-1, 0)) - d.PerStep*float64(t.Steps)
+	return min(max(p, d.Floor), 1)
 }
 
 // truth is the action that serves the investigation best at a judgement point, as only the
@@ -164,28 +200,28 @@ func allowedAction(as []recovery.Action, a recovery.Action) bool {
 
 // consult asks the supervisor about a's judgement point.
 func (w *sim) consult(a *agent, j recovery.Judgement) {
-	j.Truth = w.truth(a, j)
-	a.judgement = j
-	sg := recovery.Suggestion{Action: j.Truth}
-	if w.super.model && !(a.rng.Float64() < w.super.accuracy) {
+	right := w.truth(a, j)
+	a.judgement, a.rightAction = j, right
+	sg := recovery.Suggestion{Action: right}
+	if w.super.model && !(a.rng.Float64() < w.super.accuracyFor(j.Trajectory)) {
 		// A wrong answer: another allowed action, or a request the guardrails must refuse
 		// (more budget, lifting a block, retrying what the policy stopped).
 		u := a.rng.Float64()
 		others := len(j.Allowed)
-		if allowedAction(j.Allowed, j.Truth) {
+		if allowedAction(j.Allowed, right) {
 			others--
 		}
 		switch {
 		case u < 0.2 || (others == 0 && u < 0.6):
-			sg = recovery.Suggestion{Action: j.Truth, RaiseBudget: true}
+			sg = recovery.Suggestion{Action: right, RaiseBudget: true}
 		case u < 0.3 || others == 0:
-			sg = recovery.Suggestion{Action: j.Truth, LiftBlock: true}
+			sg = recovery.Suggestion{Action: right, LiftBlock: true}
 		case u < 0.45:
 			sg = recovery.Suggestion{Action: recovery.ActRetry}
 		default:
 			k := a.rng.IntN(others)
 			for _, x := range j.Allowed {
-				if x == j.Truth {
+				if x == right {
 					continue
 				}
 				if k == 0 {
@@ -220,7 +256,8 @@ func (w *sim) supervised(slot, tok int32) {
 		s.Start = w.now - w.super.latency
 		s.Model = w.sc.Workload.Model
 		n := w.super.tokens
-		a.tokens += n
+		a.tokens = satAdd(a.tokens, n)
+		a.cost += w.money.tokens(n)
 		s.InputTokens, s.OutputTokens = n-n/4, n/4
 	}
 	s.Status = record.StatusOK
@@ -229,8 +266,8 @@ func (w *sim) supervised(slot, tok int32) {
 		record.Attr{Key: "decided_by", Value: recovery.BySupervisor.String()},
 		record.Attr{Key: "point", Value: j.Point.String()},
 		record.Attr{Key: "suggestion", Value: sg.Action.String()},
-		record.Attr{Key: "right_action", Value: j.Truth.String()},
-		record.Attr{Key: "correct", Value: strconv.FormatBool(sg.Action == j.Truth && !sg.RaiseBudget && !sg.LiftBlock)})
+		record.Attr{Key: "right_action", Value: a.rightAction.String()},
+		record.Attr{Key: "correct", Value: strconv.FormatBool(sg.Action == a.rightAction && !sg.RaiseBudget && !sg.LiftBlock)})
 	if sg.RaiseBudget {
 		s.Attrs = append(s.Attrs, record.Attr{Key: "requests", Value: "raise_budget"})
 	}

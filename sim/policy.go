@@ -64,7 +64,9 @@ func jitter(s string) recovery.Jitter {
 }
 
 // guards builds the fleet guards shared by all investigations, one per tool.
-func guards(s *scenarios.Scenario) *recovery.Guards {
+// guards builds the fleet guards: one per tool, and one for the model provider (the index
+// past the last tool) when it is active.
+func guards(s *scenarios.Scenario, model bool) *recovery.Guards {
 	var b *recovery.BudgetConfig
 	if rb := s.Recovery.RetryBudget; rb != nil {
 		b = &recovery.BudgetConfig{Ratio: rb.Ratio, MinPerSecond: rb.MinPerSecond}
@@ -73,5 +75,9 @@ func guards(s *scenarios.Scenario) *recovery.Guards {
 	if br := s.Recovery.Breaker; br != nil {
 		c = &recovery.BreakerConfig{Window: br.Window, FailureRatio: br.FailureRatio, MinCalls: br.MinCalls, Cooldown: br.Cooldown}
 	}
-	return recovery.NewGuards(len(s.Tools), b, c)
+	n := len(s.Tools)
+	if model {
+		n++
+	}
+	return recovery.NewGuards(n, b, c)
 }

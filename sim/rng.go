@@ -11,6 +11,7 @@ const (
 	nsTool
 	nsFault
 	nsHumans
+	nsModel
 	nsValidator // the independent validator's verdict per investigation
 )
 

@@ -8,7 +8,9 @@ func (w *sim) active() bool {
 	return w.open > 0 || w.res.Started < w.roots || w.reqLive > 0
 }
 
-// sample emits one Sample per tool, then schedules the next one while there is activity.
+// sample emits one Sample per tool whose state changed since its last sample (a row that
+// would repeat the previous one is left out, so an idle tool costs nothing however long
+// the horizon), then schedules the next one while there is activity.
 func (w *sim) sample() {
 	if !w.active() {
 		return
@@ -22,6 +24,12 @@ func (w *sim) sample() {
 			Attempts:     t.attempts, Failures: t.failures, Retries: t.retries,
 		}
 		t.attempts, t.failures, t.retries = 0, 0, 0
+		same := w.samp
+		same.At = 0
+		if t.sampled && same == t.lastSamp {
+			continue
+		}
+		t.sampled, t.lastSamp = true, same
 		w.sink.Sample(&w.samp)
 	}
 	w.push(w.now+sampleEvery, evSample, 0, 0, 0)

@@ -91,6 +91,7 @@ type sim struct {
 	faults []fault
 	crash  []int32 // indices of worker_crash faults
 	perInv []int32 // indices of invalid_config and budget_spike faults
+	zones  []int32 // indices of zone_crash faults
 
 	agents    []*agent // by slot; nil or !live = free
 	freeSlots []int32
@@ -103,6 +104,9 @@ type sim struct {
 	reqLive  int // requests queued or in service
 	freeOps  []*opState
 
+	pool     workerPool
+	money    money
+	model    provider
 	humans   humans
 	valPCG   *rand.PCG // the independent validator's stream, reseeded per investigation
 	super    supervisor
@@ -184,6 +188,8 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 			}
 		case scenarios.FaultInvalidConfig, scenarios.FaultBudgetSpike:
 			w.perInv = append(w.perInv, int32(i))
+		case scenarios.FaultZoneCrash:
+			w.zones = append(w.zones, int32(i))
 		default:
 			for t := range w.tools {
 				if f.tool < 0 || f.tool == int32(t) {
@@ -202,8 +208,14 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	if br := sc.Recovery.Breaker; br != nil && (br.FailureRatio < 0 || br.FailureRatio > 1 || br.MinCalls < 0 || br.Window < 0 || br.Cooldown < 0) {
 		return nil, &Error{Scenario: sc.Name, Key: "recovery.breaker", Msg: "want window, cooldown >= 0, failure_ratio in (0, 1], min_calls >= 0"}
 	}
-	w.guards = guards(sc)
+	w.model.init(sc, w.faults, seed)
+	w.guards = guards(sc, w.model.active)
 	w.env.Guards = w.guards
+	if wl.Workers < 0 {
+		return nil, &Error{Scenario: sc.Name, Key: "workload.workers", Msg: "want >= 0 (0 = unlimited)"}
+	}
+	w.pool.capacity, w.pool.priority = wl.Workers, wl.Priority
+	w.money.init(sc)
 	w.humans.init(sc.Recovery.Humans, seed)
 	w.super.init(&sc.Recovery.Supervisor)
 	w.checker.init(w)
@@ -222,6 +234,11 @@ func (w *sim) run(ctx context.Context) {
 	if w.roots > 0 {
 		w.scheduleArrival(0)
 		w.push(sampleEvery, evSample, 0, 0, 0)
+		for _, fi := range w.zones {
+			f := &w.faults[fi]
+			w.push(f.start, evZoneCrash, fi, 0, 0)
+			w.push(f.end, evZoneBack, fi, 0, 0)
+		}
 	}
 	w.loop(ctx)
 	w.finish()
@@ -269,6 +286,12 @@ func (w *sim) loop(ctx context.Context) {
 			w.reviewed(e.ent, e.a, e.b)
 		case evSample:
 			w.sample()
+		case evWorker:
+			w.dispatch()
+		case evZoneCrash:
+			w.zoneCrash(e.ent)
+		case evZoneBack:
+			w.zoneBack(e.ent)
 		}
 		if !w.active() {
 			// Drained: what is left in the heap is stale (timeouts of answered attempts,

@@ -14,8 +14,11 @@ import (
 // repeats and lookups.
 type tool struct {
 	cfg      *scenarios.Tool
+	sampled  bool          // a sample of this tool was emitted
+	lastSamp record.Sample // the last one emitted, with At zeroed
 	idem     scenarios.Idempotency
 	conc     int32
+	qlimit   int32 // queue_limit; 0 = unbounded
 	timeout  int64
 	compute  float64 // compute units per ns of service
 	lat      dist
@@ -32,6 +35,7 @@ type tool struct {
 func (t *tool) init(c *scenarios.Tool, seed uint64) {
 	t.cfg, t.idem = c, c.Idempotency
 	t.conc = int32(c.Concurrency)
+	t.qlimit = int32(c.QueueLimit)
 	t.timeout = int64(c.Timeout)
 	t.compute = c.Compute / 1e9
 	t.lat = newDist(c.Latency)
@@ -133,8 +137,12 @@ func (w *sim) newRequest() int32 {
 }
 
 // replyRecord marks a fast reply answered from a keyed tool's record (evFastReply.b);
-// negative values name the fault that failed the attempt (-1 - fault index).
-const replyRecord = 1 << 30
+// replyOverload one refused because the tool's queue was full; negative values name the
+// fault that failed the attempt (-1 - fault index).
+const (
+	replyRecord   = 1 << 30
+	replyOverload = replyRecord + 1
+)
 
 // send sends one attempt of a's current operation to its tool. Faults are decided here, in
 // configuration order: a fast failure answers at once, without queueing or service time.
@@ -146,6 +154,7 @@ func (w *sim) send(a *agent) {
 	}
 	op.attempts++
 	a.attempts++
+	a.cost += w.money.call[op.tool]
 	t.attempts++
 	if op.attempts > 1 {
 		t.retries++
@@ -206,6 +215,11 @@ func (w *sim) send(a *agent) {
 		w.armTimeout(a, t, tok)
 		return
 	}
+	if t.qlimit > 0 && t.conc > 0 && t.busy >= t.conc && t.queue.size >= int(t.qlimit) {
+		// Load shedding: the tool refuses the attempt at once; nothing executes.
+		w.push(w.now, evFastReply, a.slot, tok, replyOverload)
+		return
+	}
 	ri := w.newRequest()
 	op.refs++
 	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, slow: slow, lost: lost}
@@ -244,7 +258,7 @@ func (w *sim) startService(ri int32) {
 	}
 	d := t.lat.duration(t.rng)
 	if r.slow != 1 {
-		d = int64(float64(d) * r.slow)
+		d = satInt(float64(d) * r.slow)
 	}
 	w.push(w.now+d, evServiceDone, ri, 0, 0)
 }
@@ -265,6 +279,7 @@ func (w *sim) serviceDone(ri int32) {
 	a := w.agentFor(r.agent, r.invID)
 	if a != nil {
 		a.compute += cpu
+		a.cost += cpu * w.money.compute[r.tool]
 	}
 	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
 		Start: r.start, End: w.now, Outcome: "ok", Compute: cpu}
@@ -357,6 +372,12 @@ func (w *sim) fastReply(slot, tok, code int32) {
 	}
 	t.failures++
 	a.att.start = w.now
+	if code == replyOverload {
+		a.att.overload = true
+		w.toolSpan(a, t, record.StatusError, recovery.Transient, "", false, 0)
+		w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
+		return
+	}
 	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id, false, 0)
 	w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
@@ -390,6 +411,9 @@ func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, fa
 	if fromRecord {
 		s.Attrs = append(s.Attrs, record.Attr{Key: "answered_from", Value: "record"})
 	}
+	if a.att.overload {
+		s.Attrs = append(s.Attrs, record.Attr{Key: "error", Value: "overloaded"})
+	}
 	s.Tool, s.ToolVersion = t.cfg.Name, t.cfg.Version
 	s.HasKey, s.OpKey, s.Attempt = true, a.op.key, a.att.no
 	s.Start, s.End = a.att.sent, w.now
@@ -415,7 +439,13 @@ func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, fa
 // lookup answers an inspection of a's current operation by its idempotency key.
 func (w *sim) lookup(a *agent) recovery.Lookup {
 	op := a.op
-	switch w.tools[op.tool].idem {
+	t := &w.tools[op.tool]
+	if w.toolDown(t) >= 0 {
+		// A tool that is down or hanging answers no lookup either: the caller cannot learn
+		// what became of the operation, and the engine treats it as an impossible lookup.
+		return recovery.LookupFailed
+	}
+	switch t.idem {
 	case scenarios.Keyed:
 		switch {
 		case op.completed:
@@ -429,4 +459,15 @@ func (w *sim) lookup(a *agent) recovery.Lookup {
 		return recovery.LookupNotFound
 	}
 	return recovery.LookupFailed
+}
+
+// toolDown returns the outage or hang of t active now, or -1.
+func (w *sim) toolDown(t *tool) int32 {
+	for _, fi := range t.faults {
+		f := &w.faults[fi]
+		if (f.kind == scenarios.FaultOutage || f.kind == scenarios.FaultHang) && f.active(w.now) {
+			return fi
+		}
+	}
+	return -1
 }

@@ -12,8 +12,12 @@ import (
 )
 
 // DefaultSecretPatterns are the attribute-key substrings (case-insensitive) whose values are
-// always redacted.
-var DefaultSecretPatterns = []string{"key", "token", "secret", "password", "credential"}
+// always redacted. Besides them, Text redacts the credential after "Bearer " or "Basic "
+// (an HTTP Authorization value) wherever it appears. docs/traces.md lists both.
+var DefaultSecretPatterns = []string{"key", "token", "secret", "password", "passwd", "pwd", "credential", "authorization", "cookie"}
+
+// authSchemes are the HTTP authorization schemes whose next word is a credential.
+var authSchemes = []string{"bearer ", "basic "}
 
 // RedactedPrefix starts every redacted value: "redacted:hmac-sha256:" and 16 hex digits.
 const RedactedPrefix = "redacted:hmac-sha256:"
@@ -139,12 +143,64 @@ func (r *Redactor) Text(s string) string {
 	if strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0 {
 		s = r.keyValues(s)
 	}
+	if strings.IndexByte(s, ' ') >= 0 {
+		s = r.schemes(s)
+	}
 	for _, sec := range r.secrets {
 		if strings.Contains(s, sec) {
 			s = strings.ReplaceAll(s, sec, r.Hash(sec))
 		}
 	}
 	return s
+}
+
+// schemes redacts the credential that follows "Bearer " or "Basic " (any case) in s.
+func (r *Redactor) schemes(s string) string {
+	for _, sc := range authSchemes {
+		from := 0
+		for {
+			i := indexFold(s[from:], sc)
+			if i < 0 {
+				break
+			}
+			i += from
+			// Only a whole word: "Bearer" not preceded by a letter.
+			if i > 0 && isIdent(s[i-1]) {
+				from = i + len(sc)
+				continue
+			}
+			vs := i + len(sc)
+			for vs < len(s) && s[vs] == ' ' {
+				vs++
+			}
+			ve := vs
+			for ve < len(s) && !isDelim(s[ve]) {
+				ve++
+			}
+			v := s[vs:ve]
+			if v == "" || strings.HasPrefix(v, RedactedPrefix) {
+				from = max(ve, vs+1)
+				if from >= len(s) {
+					break
+				}
+				continue
+			}
+			h := r.Hash(v)
+			s = s[:vs] + h + s[ve:]
+			from = vs + len(h)
+		}
+	}
+	return s
+}
+
+// indexFold is the index of the lower-case ASCII pattern p in s, ignoring ASCII case, or -1.
+func indexFold(s, p string) int {
+	for i := 0; i+len(p) <= len(s); i++ {
+		if containsFold(s[i:i+len(p)], []byte(p)) {
+			return i
+		}
+	}
+	return -1
 }
 
 func isIdent(c byte) bool {
@@ -227,6 +283,15 @@ func (r *Redactor) keyValues(s string) string {
 			ve = vs
 			for ve < len(s) && !isDelim(s[ve]) {
 				ve++
+			}
+			// "authorization: Bearer abc": the scheme and its credential are one value.
+			for _, sc := range authSchemes {
+				if ve < len(s) && s[ve] == ' ' && strings.EqualFold(s[vs:ve+1], sc) {
+					ve++
+					for ve < len(s) && !isDelim(s[ve]) {
+						ve++
+					}
+				}
 			}
 		}
 		v := s[vs:ve]

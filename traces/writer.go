@@ -387,8 +387,10 @@ func (w *Writer) Span(r *record.Span) {
 	c.agent.Append(s.AgentID)
 	c.operation.Append(string(s.Operation))
 	appendOpt(c.tool, s.Tool)
-	appendOpt(c.toolVersion, s.ToolVersion)
-	appendOpt(c.model, s.Model)
+	// Both are copied from the scenario, where a secret may have been pasted: known secrets
+	// are scrubbed here as everywhere else.
+	appendOpt(c.toolVersion, w.red.Text(s.ToolVersion))
+	appendOpt(c.model, w.red.Text(s.Model))
 	if s.HasKey {
 		c.opKey.BinaryBuilder.Append(w.opKey(s.OpKey))
 	} else {

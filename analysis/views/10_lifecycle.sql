@@ -1,28 +1,32 @@
--- lifecycle: per run and minute (0 .. run_clock.minutes-1), how many root investigations
--- are in each lifecycle state at the end of that minute (`at`), from the transitions
--- (design section 4), for charts.
+-- lifecycle: per run, minute (0 .. run_clock.minutes-1) and agent ('root' or 'subagent'),
+-- how many investigations of that kind are in each lifecycle state at the end of that
+-- minute (`at`), from the transitions, for charts. Every minute has both rows.
 --
 -- A root counts as pending from its arrival (arrived_at); each transition then moves it
 -- from from_state to to_state. A transition without a from_state leaves the initial state,
 -- pending. Transitions that change no state (refusals and audit notes, from = to; an
 -- arrival record NULL -> pending) move nothing. Summing moves, not ordering them, keeps the
--- counts independent of the order of transitions that share a timestamp. Subagents are not
--- counted (root investigations only).
+-- counts independent of the order of transitions that share a timestamp.
 CREATE OR REPLACE VIEW lifecycle AS
-WITH root_transitions AS (
-    SELECT t.run_id, t."at", coalesce(nullif(t.from_state, ''), 'pending') AS from_state, t.to_state
+WITH kinds AS (
+    SELECT run_id, investigation_id, arrived_at,
+           CASE WHEN coalesce(parent_id, 0) = 0 THEN 'root' ELSE 'subagent' END AS agent
+    FROM investigations
+),
+kind_transitions AS (
+    SELECT t.run_id, k.agent, t."at", coalesce(nullif(t.from_state, ''), 'pending') AS from_state, t.to_state
     FROM transitions t
-    SEMI JOIN roots r ON r.run_id = t.run_id AND r.investigation_id = t.investigation_id
+    JOIN kinds k ON k.run_id = t.run_id AND k.investigation_id = t.investigation_id
 ),
 moves AS (
-    SELECT run_id, arrived_at AS "at", 'pending' AS state, 1 AS delta FROM roots
+    SELECT run_id, agent, arrived_at AS "at", 'pending' AS state, 1 AS delta FROM kinds
     UNION ALL
-    SELECT run_id, "at", from_state, -1 FROM root_transitions WHERE from_state <> to_state
+    SELECT run_id, agent, "at", from_state, -1 FROM kind_transitions WHERE from_state <> to_state
     UNION ALL
-    SELECT run_id, "at", to_state, 1 FROM root_transitions WHERE from_state <> to_state
+    SELECT run_id, agent, "at", to_state, 1 FROM kind_transitions WHERE from_state <> to_state
 ),
 per_minute AS (
-    SELECT run_id,
+    SELECT run_id, agent,
            (epoch_us("at") - 1767225600000000) // 60000000 AS minute,
            sum(delta) FILTER (WHERE state = 'pending') AS pending,
            sum(delta) FILTER (WHERE state = 'running') AS running,
@@ -35,9 +39,10 @@ per_minute AS (
     GROUP BY ALL
 ),
 grid AS (
-    SELECT run_id, unnest(range(minutes)) AS minute FROM run_clock
+    SELECT run_id, a.agent, unnest(range(minutes)) AS minute
+    FROM run_clock CROSS JOIN (VALUES ('root'), ('subagent')) a(agent)
 )
-SELECT g.run_id, g.minute,
+SELECT g.run_id, g.minute, g.agent,
        TIMESTAMP '2026-01-01 00:00:00' + to_microseconds((g.minute + 1) * 60000000) AS "at",
        sum(coalesce(p.pending, 0)) OVER w AS pending,
        sum(coalesce(p.running, 0)) OVER w AS running,
@@ -47,5 +52,5 @@ SELECT g.run_id, g.minute,
        sum(coalesce(p.completed, 0)) OVER w AS completed,
        sum(coalesce(p.terminated, 0)) OVER w AS terminated
 FROM grid g
-LEFT JOIN per_minute p USING (run_id, minute)
-WINDOW w AS (PARTITION BY g.run_id ORDER BY g.minute ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);
+LEFT JOIN per_minute p USING (run_id, agent, minute)
+WINDOW w AS (PARTITION BY g.run_id, g.agent ORDER BY g.minute ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW);

@@ -41,6 +41,20 @@
 --                         incidents) / failed attempts.
 -- makespan                run_clock.makespan (seconds of simulated time).
 -- events                  runs.events (simulation events processed).
+--
+-- Capacity (workload.workers):
+-- median_pending_time     median (quantile_cont) over every investigation, roots and
+--                         subagents, of the seconds from arrived_at to its first transition
+--                         out of pending (when it got a worker); one that never started counts
+--                         until the run's end (censored). NULL for a run without investigations.
+-- backlog_growth          (roots arrived - roots ended by the last arrival) per hour of the
+--                         arrival window (first to last arrival); positive means the fleet
+--                         falls behind. NULL when all roots arrive at one instant.
+-- Money (prices; see costs):
+-- cost_per_completion     costs.cost / completed; NULL for an unpriced run or nothing completed.
+-- wasted_cost_ratio       costs.wasted_cost / costs.cost; NULL when unpriced or nothing cost.
+-- peak_backlog            the most roots open at once (arrived, not yet ended); arrivals and
+--                         ends at one instant are netted before the running count is taken.
 CREATE OR REPLACE VIEW metrics AS
 WITH inv AS (
     SELECT run_id,
@@ -104,6 +118,44 @@ rec AS (
     FROM recovery_episodes
     GROUP BY run_id
 ),
+pend AS (
+    SELECT i.run_id,
+           quantile_cont(epoch_us(coalesce(s.started_at, c.end_at)) - epoch_us(i.arrived_at), 0.5) / 1e6 AS median_pending_time
+    FROM investigations i
+    JOIN run_clock c USING (run_id)
+    LEFT JOIN (
+        SELECT run_id, investigation_id, min("at") AS started_at
+        FROM transitions
+        WHERE coalesce(nullif(from_state, ''), 'pending') = 'pending' AND to_state <> 'pending'
+        GROUP BY ALL
+    ) s USING (run_id, investigation_id)
+    GROUP BY i.run_id
+),
+arrivals AS (
+    SELECT run_id, min(arrived_at) AS first_at, max(arrived_at) AS last_at, count(*) AS arrived
+    FROM roots GROUP BY run_id
+),
+backlog AS (
+    SELECT a.run_id,
+           (a.arrived - count(r.ended_at) FILTER (WHERE r.ended_at <= a.last_at))
+               / nullif((epoch_us(a.last_at) - epoch_us(a.first_at)) / 3600e6, 0) AS backlog_growth
+    FROM arrivals a JOIN roots r USING (run_id)
+    GROUP BY a.run_id, a.arrived, a.first_at, a.last_at
+),
+open_moves AS (
+    SELECT run_id, "at", sum(delta) AS delta
+    FROM (
+        SELECT run_id, arrived_at AS "at", 1 AS delta FROM roots
+        UNION ALL
+        SELECT run_id, ended_at, -1 FROM roots WHERE ended_at IS NOT NULL
+    )
+    GROUP BY ALL
+),
+peak AS (
+    SELECT run_id, max(open_roots)::BIGINT AS peak_backlog
+    FROM (SELECT run_id, sum(delta) OVER (PARTITION BY run_id ORDER BY "at") AS open_roots FROM open_moves)
+    GROUP BY run_id
+),
 reasons AS (
     SELECT run_id, map_from_entries(list((reason, investigations) ORDER BY reason)) AS termination_reasons
     FROM termination_reasons
@@ -132,7 +184,14 @@ SELECT r.run_id,
        coalesce(inv.started, 0) AS started,
        coalesce(inv.completed, 0) AS completed,
        coalesce(inv.terminated, 0) AS terminated,
-       coalesce(reasons.termination_reasons, MAP {}::MAP(VARCHAR, BIGINT)) AS termination_reasons
+       coalesce(reasons.termination_reasons, MAP {}::MAP(VARCHAR, BIGINT)) AS termination_reasons,
+       -- capacity
+       pend.median_pending_time,
+       backlog.backlog_growth,
+       coalesce(peak.peak_backlog, 0) AS peak_backlog,
+       -- money
+       money.cost / nullif(coalesce(inv.completed, 0), 0) AS cost_per_completion,
+       money.wasted_cost / nullif(money.cost, 0) AS wasted_cost_ratio
 FROM runs r
 JOIN run_clock c USING (run_id)
 LEFT JOIN inv USING (run_id)
@@ -142,4 +201,8 @@ LEFT JOIN corr USING (run_id)
 LEFT JOIN ex USING (run_id)
 LEFT JOIN rec USING (run_id)
 LEFT JOIN gp USING (run_id)
-LEFT JOIN reasons USING (run_id);
+LEFT JOIN reasons USING (run_id)
+LEFT JOIN pend USING (run_id)
+LEFT JOIN backlog USING (run_id)
+LEFT JOIN peak USING (run_id)
+LEFT JOIN costs money USING (run_id);

@@ -29,6 +29,7 @@ type checkOptions struct {
 	Sets           []string
 	Out            string
 	Force          bool
+	MemLimit       string
 	Baseline       string
 	UpdateBaseline bool
 	Tolerance      float64
@@ -78,6 +79,7 @@ scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value: path=value (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", "", "keep the run folders in this folder (default: a temporary folder, removed)")
 	f.BoolVar(&opts.Force, "force", false, "replace existing run folders inside --out")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	f.StringVar(&opts.Baseline, "baseline", "", "compare with a stored summary.json (or a folder of <scenario>.json)")
 	f.BoolVar(&opts.UpdateBaseline, "update-baseline", false, "write this run's summaries to --baseline instead of comparing")
 	f.Float64Var(&opts.Tolerance, "tolerance", reports.DefaultTolerance, "relative worsening --baseline accepts (0.05 = 5%); the scenario's tolerances block overrides it per metric")
@@ -112,11 +114,18 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Out != "" && !opts.Force {
+	if opts.Out != "" {
+		// Refuse a folder that cannot be replaced before anything runs.
 		for _, s := range scens {
 			dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, scenarioSeed(s, opts.Seed, opts.SeedSet), opts.Seeds)))
-			if _, err := os.Stat(dir); err == nil {
+			if _, err := os.Lstat(dir); err != nil {
+				continue
+			}
+			if !opts.Force {
 				return fmt.Errorf("run folder %s: %w; choose another --out or pass --force to replace it", dir, analysis.ErrExists)
+			}
+			if err := analysis.IsRunFolder(dir); err != nil {
+				return fmt.Errorf("run folder %s: --force replaces only a folder mayday wrote, and %w; nothing was changed", dir, err)
 			}
 		}
 	}
@@ -132,16 +141,25 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		}
 	}
 	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "check", specs, opts.Jobs, opts.Out, "scenarios", opts.Seeds)
+	limit, err := memoryLimit(opts.MemLimit)
+	if err != nil {
+		return err
+	}
+	ctx, mw := watchMemory(ctx, limit)
+	res, err := runBatch(ctx, opts.io, mw, quiet, "check", specs, opts.Jobs, opts.Out, "scenarios", opts.Seeds)
 	if err != nil {
 		return internal(err)
 	}
 	defer res.Close()
+	if err := mw.stopped(ctx, "no check was evaluated and nothing was written"); err != nil {
+		return err
+	}
 	if ctx.Err() != nil {
-		return errors.New("interrupted; no check was evaluated")
+		return interrupted("no check was evaluated and nothing was written")
 	}
 
 	var report reports.CheckReport
+	var kept []string // run folders written, for an interrupt message
 	broken := 0
 	for i, s := range scens {
 		sc := reports.ScenarioCheck{Scenario: s.Name, Source: s.Source.File, Seed: specs[first[i]].Seed, Seeds: opts.Seeds}
@@ -170,10 +188,11 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		sc.Digest, sc.Status = sum.Digest, sum.Status
 		if opts.Out != "" {
 			dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, sc.Seed, opts.Seeds)))
-			if err := keepRunFolder(ctx, res, idx, dir, opts.Force, &sum); err != nil {
+			if err := keepRunFolder(ctx, opts.io, res, idx, dir, opts.Force, &sum); err != nil {
 				return err
 			}
 			sc.RunFolder = dir
+			kept = append(kept, dir)
 		}
 		sc.Expectations = reports.CheckExpectations(sum, s.Expect)
 		if b := baselines[i]; b.path != "" {
@@ -209,6 +228,14 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	}
 	if opts.UpdateBaseline && !opts.Quiet && opts.Format != "json" {
 		fmt.Fprintf(opts.io.ErrOut, "baseline written to %s\n", opts.Baseline)
+	}
+	if ctx.Err() != nil {
+		// Every check was evaluated (the batch had finished); the signal came while storing.
+		what := "every check was evaluated and reported"
+		if len(kept) > 0 {
+			what += "; run folders stored: " + strings.Join(kept, ", ")
+		}
+		return interrupted("%s", what)
 	}
 	if broken > 0 {
 		return internal(fmt.Errorf("%s could not run", plural(broken, "scenario", "scenarios")))
@@ -265,38 +292,30 @@ func scenarioSeed(s *scenarios.Scenario, seed uint64, set bool) uint64 {
 	return s.Seed
 }
 
-// keepRunFolder writes the runs idx of res into the run folder dir with its summary.
-func keepRunFolder(ctx context.Context, res *analysis.BatchResult, idx []int, dir string, force bool, sum *reports.Summary) error {
-	folder, err := analysis.NewFolder(dir, force)
-	if err != nil {
-		return err
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			folder.Abort()
+// keepRunFolder writes the runs idx of res into the run folder dir with its summary. The
+// runs are finished, so an interrupt does not stop the copy half-way.
+func keepRunFolder(ctx context.Context, io *ioStreams, res *analysis.BatchResult, idx []int, dir string, force bool, sum *reports.Summary) error {
+	ctx = context.WithoutCancel(ctx)
+	tx := folderTx{io: io, Dir: dir, Force: force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
+		db, err := analysis.Create(folder.DBPath())
+		if err != nil {
+			return false, internal(err)
 		}
-	}()
-	db, err := analysis.Create(folder.DBPath())
-	if err != nil {
-		return internal(err)
-	}
-	if err := res.CopyRuns(ctx, db, idx); err != nil {
-		db.Close()
-		return internal(err)
-	}
-	if err := db.Close(); err != nil {
-		return internal(err)
-	}
-	sum.Database = filepath.Join(dir, analysis.DBFile)
-	if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
-		return internal(err)
-	}
-	if err := folder.Commit(); err != nil {
-		return internal(err)
-	}
-	committed = true
-	return nil
+		if err := res.CopyRuns(ctx, db, idx); err != nil {
+			db.Close()
+			return false, internal(err)
+		}
+		if err := db.Close(); err != nil {
+			return false, internal(err)
+		}
+		sum.Database = filepath.Join(dir, analysis.DBFile)
+		if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
+			return false, internal(err)
+		}
+		return true, nil
+	}}
+	_, err := tx.run(ctx)
+	return err
 }
 
 // baselineRef is where one scenario's baseline lives and, when comparing, what it holds.
@@ -387,10 +406,17 @@ func writeJUnit(path string, report reports.CheckReport) error {
 // points, scenarios) have all their perUnit consecutive specs done; a single run shows its
 // investigations instead. Temporary worker databases go under dir ("" = the system's
 // temporary folder).
-func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
+// testHookRunDone, when set by a test, is called after each run of run, check and sweep
+// ends: a test cancels the context there to interrupt a command at a known point.
+var testHookRunDone func()
+
+func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
 		specs[0].Progress = bar.seed(0)
+	}
+	for i := range specs {
+		specs[i].Progress = mw.wrap(specs[i].Progress)
 	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -413,8 +439,16 @@ func runBatch(ctx context.Context, io *ioStreams, quiet bool, label string, spec
 			}
 			bar.step(done, detail)
 		}
+		if testHookRunDone != nil {
+			testHookRunDone()
+		}
 	}}
 	res, err := b.Run(ctx, specs)
 	bar.done()
+	if res != nil {
+		for _, s := range res.Stale {
+			fmt.Fprintln(io.ErrOut, "mayday:", s)
+		}
+	}
 	return res, err
 }

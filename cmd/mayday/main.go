@@ -8,27 +8,44 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
-// version is set at build time (-ldflags "-X main.version=...").
+// version is set at build time (-ldflags "-X main.version=..."); without it, version.go takes
+// it from the build information the Go toolchain records.
 var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	code := execute(ctx)
+	stop()
+	os.Exit(code)
+}
+
+// execute runs the command line. A panic is a bug, not bad input: it exits 3 (Go's own
+// exit status for a panic, 2, would read as bad input), after the deferred clean-ups of
+// the panicking command (its staging folder) have run.
+func execute(ctx context.Context) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "mayday: internal error (a bug, please report it): %v\n%s", r, debug.Stack())
+			code = 3
+		}
+	}()
 	err := newRootCmd(systemIO()).ExecuteContext(ctx)
-	os.Exit(exitCode(err, os.Stderr))
+	return exitCode(afterSignal(ctx, err), os.Stderr)
 }
 
 // exitCode prints err (without a stack trace) and maps it to mayday's exit codes:
 // 0 ok, 1 an expectation failed, 2 bad input or usage, 3 an internal failure, 130 interrupted
-// (Ctrl-C; what was simulated so far is kept, with status 'partial').
+// (SIGINT or SIGTERM, whenever it arrives; the message says what was stored).
 func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	if err == nil {
 		return 0
 	}
-	if errors.Is(err, errInterrupted) {
+	var stopped *interruptedError
+	if errors.As(err, &stopped) {
 		fmt.Fprintln(stderr, "mayday:", err)
 		return 130
 	}
@@ -47,8 +64,32 @@ func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	return 2
 }
 
-// errInterrupted reports a run stopped by Ctrl-C; its run folder was kept as 'partial'.
-var errInterrupted = errors.New("interrupted; the run was stored with status 'partial'")
+// afterSignal makes any command that saw SIGINT or SIGTERM exit 130, whenever the signal
+// came: the commands that write say what they stored themselves; for the others the signal
+// either cut them short (err) or came after they finished.
+func afterSignal(ctx context.Context, err error) error {
+	var stopped *interruptedError
+	if ctx.Err() == nil || errors.As(err, &stopped) {
+		return err
+	}
+	if err != nil {
+		return interrupted("%v", err)
+	}
+	return interrupted("the signal came after the command had finished; its output is complete")
+}
+
+// interruptedError reports a command stopped by SIGINT or SIGTERM (exit 130); its message
+// says exactly what was stored, and only that.
+type interruptedError struct{ msg string }
+
+func (e *interruptedError) Error() string { return "interrupted; " + e.msg }
+
+func interrupted(format string, a ...any) error {
+	return &interruptedError{fmt.Sprintf(format, a...)}
+}
+
+// errQueryInterrupted: query and the other read-only commands never write anything.
+var errQueryInterrupted = interrupted("nothing was written")
 
 // expectationError reports that a check ran and at least one expectation did not hold.
 type expectationError struct{ msg string }

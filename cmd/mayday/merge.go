@@ -25,6 +25,7 @@ type mergeOptions struct {
 	Force   bool
 	Metrics []string
 	Format  string
+	Partial bool // --allow-partial
 	Quiet   bool
 }
 
@@ -37,7 +38,13 @@ func newMergeCmd(io *ioStreams) *cobra.Command {
 OUT, a new folder holding mayday.duckdb (or a new .duckdb file when OUT ends in .duckdb).
 Every table is copied with its run_id; a run_id found twice is refused and nothing is
 written. Shards of one sweep ('mayday sweep --shard I/N') are merged in grid order, so the
-result equals the database of the whole sweep, and the sweep table is printed.`,
+result equals the database of the whole sweep, and the sweep table is printed.
+
+Before writing anything, merge checks sweep folders against the provenance each recorded in
+its sweep.json: every shard must come from the same scenario, --set overrides, grid, seeds
+and mayday version, be cut into the same number of slices, appear once and hold all its
+runs. Missing, duplicated or mismatched shards are refused, naming them; --allow-partial
+merges an incomplete set and marks the result partial in its sweep.json.`,
 		Example: `  mayday merge runs/fleet-sweep runs/fleet-sweep-1of2 runs/fleet-sweep-2of2
   mayday merge all.duckdb runs/a-s1 runs/b-s1`,
 		Args:              cobra.MinimumNArgs(2),
@@ -49,6 +56,7 @@ result equals the database of the whole sweep, and the sweep table is printed.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.Force, "force", false, "replace an existing OUT")
+	f.BoolVar(&opts.Partial, "allow-partial", false, "merge an incomplete set of shards and mark the sweep partial")
 	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics of the sweep table, comma-separated")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
@@ -71,6 +79,10 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		}
 		paths = append(paths, p)
 	}
+	prov, err := mergeProvenance(opts.Inputs, paths, opts.Partial)
+	if err != nil {
+		return err
+	}
 
 	// OUT is staged and moved into place only when whole, like every run folder.
 	var folder *analysis.Folder
@@ -83,7 +95,6 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		_ = os.Remove(dbPath)
 		defer os.Remove(dbPath)
 	} else {
-		var err error
 		if folder, err = analysis.NewFolder(opts.Out, opts.Force); err != nil {
 			return err
 		}
@@ -129,6 +140,10 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		if hasSweep {
 			table.Scenario = runs[0].Scenario
 			table.Database = filepath.Join(opts.Out, analysis.DBFile)
+			table.Provenance = prov
+			if prov != nil {
+				table.Points, table.Seeds, table.Shard = prov.GridPoints, prov.Seeds, prov.Shard
+			}
 			if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
 				return internal(err)
 			}
@@ -139,6 +154,10 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		out = filepath.Join(opts.Out, analysis.DBFile)
 	} else if err := os.Rename(dbPath, opts.Out); err != nil {
 		return internal(err)
+	}
+	if prov != nil && prov.Partial {
+		fmt.Fprintf(opts.io.ErrOut, "mayday: merged a partial sweep of %s: %s missing or incomplete; %s\n",
+			prov.Scenario, pathList(prov.MissingShards), partialWhere(folder != nil))
 	}
 	if opts.Quiet {
 		return nil
@@ -167,4 +186,33 @@ func same(a, b string) bool {
 	aa, _ := filepath.Abs(a)
 	ab, _ := filepath.Abs(b)
 	return aa == ab
+}
+
+// mergeProvenance checks the inputs that are sweep folders against each other (see
+// checkShards) and returns the provenance of the merged sweep, nil when no input is one.
+func mergeProvenance(args, paths []string, allowPartial bool) (*sweepProvenance, error) {
+	var ins []*shardInput
+	for i, p := range paths {
+		in, err := readShardInput(args[i], p)
+		if errors.Is(err, errNoProvenance) && allowPartial {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if in != nil {
+			ins = append(ins, in)
+		}
+	}
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	return checkShards(ins, allowPartial)
+}
+
+func partialWhere(folder bool) string {
+	if folder {
+		return "sweep.json says partial: true"
+	}
+	return "a bare .duckdb file has no sweep.json to record that"
 }

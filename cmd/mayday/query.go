@@ -3,6 +3,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -10,8 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -27,8 +29,12 @@ func newQueryCmd(ios *ioStreams) *cobra.Command {
 		Short: "Run a read-only SQL query against a run's database",
 		Long: `Open RUN (a run folder, or a mayday.duckdb file) read-only and print the result of SQL
 as a table, CSV or JSON. Tables: runs, investigations, spans, transitions, executions, faults,
-tool_samples; views: metrics, incidents, recovery_episodes, tool_stats, lifecycle. Statements that would
-write are refused.`,
+tool_samples; views: metrics, incidents, recovery_episodes, tool_stats, lifecycle.
+
+One statement per call. Only reads run (SELECT, EXPLAIN, PRAGMA, CALL): the database is
+opened read-only and DuckDB is told to refuse every other file (no COPY TO, EXPORT DATABASE,
+ATTACH, INSTALL, LOAD, read_csv of other files) and every SET; to write files, use
+mayday export. Rows print as they arrive.`,
 		Example: `  mayday query runs/research-fleet-s42 "SELECT * FROM metrics"
   mayday query runs/research-fleet-s42 "SELECT tool, count(*) FROM spans GROUP BY tool" --format csv`,
 		Args: cobra.ExactArgs(2),
@@ -46,20 +52,30 @@ write are refused.`,
 			if err != nil {
 				return err
 			}
-			db, err := analysis.Open(path)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			cols, rows, err := db.Query(c.Context(), args[1])
-			if err != nil {
-				return err
-			}
-			return printRows(ios.Out, format, cols, rows)
+			return runQuery(c.Context(), ios, path, args[1], format)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "output format: table, csv or json")
 	return cmd
+}
+
+// runQuery runs one statement on a locked-down read-only handle (see analysis.OpenSandbox)
+// and streams its rows. An interrupt stops it with exit 130; nothing is ever written.
+func runQuery(ctx context.Context, ios *ioStreams, path, query, format string) error {
+	db, err := analysis.OpenSandbox(path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	p := newRowPrinter(ios.Out, format)
+	err = db.QueryEach(ctx, query, p.head, p.row)
+	if ctx.Err() != nil {
+		return errQueryInterrupted
+	}
+	if err != nil {
+		return err
+	}
+	return p.done()
 }
 
 // resolveDB turns a run folder or database path into the database path.
@@ -78,65 +94,125 @@ func resolveDB(ref string) (string, error) {
 	return ref, nil
 }
 
-func printRows(w io.Writer, format string, cols []string, rows [][]any) error {
-	switch format {
+// rowPrinter writes a result row by row: csv and json at once, the table in blocks whose
+// column widths only grow, so the first rows of a large result appear without waiting for
+// the last.
+type rowPrinter struct {
+	w      io.Writer
+	format string
+	cols   []string
+	n      int
+	csv    *csv.Writer
+	buf    *bufio.Writer
+	widths []int
+	block  [][]string
+}
+
+// tableBlock is how many rows the table format holds to size its columns.
+const tableBlock = 256
+
+func newRowPrinter(w io.Writer, format string) *rowPrinter {
+	return &rowPrinter{w: w, format: format, buf: bufio.NewWriter(w)}
+}
+
+func (p *rowPrinter) head(cols []string) error {
+	p.cols = append([]string(nil), cols...)
+	switch p.format {
 	case "csv":
-		cw := csv.NewWriter(w)
-		_ = cw.Write(cols)
-		rec := make([]string, len(cols))
-		for _, r := range rows {
-			for i, v := range r {
-				rec[i] = cell(v)
-			}
-			_ = cw.Write(rec)
-		}
-		cw.Flush()
-		return cw.Error()
+		p.csv = csv.NewWriter(p.buf)
+		return p.csv.Write(cols)
 	case "json":
-		// An array of objects with keys in column order.
-		var b strings.Builder
-		b.WriteString("[")
-		for ri, r := range rows {
-			if ri > 0 {
-				b.WriteString(",")
-			}
-			b.WriteString("\n  {")
-			for i, v := range r {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				k, _ := json.Marshal(cols[i])
-				val, err := json.Marshal(jsonValue(v))
-				if err != nil {
-					val, _ = json.Marshal(cell(v))
-				}
-				b.Write(k)
-				b.WriteString(": ")
-				b.Write(val)
-			}
-			b.WriteString("}")
-		}
-		b.WriteString("\n]\n")
-		_, err := io.WriteString(w, b.String())
-		return err
-	default:
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(cols, "\t"))
-		for _, r := range rows {
-			for i, v := range r {
-				if i > 0 {
-					fmt.Fprint(tw, "\t")
-				}
-				fmt.Fprint(tw, cell(v))
-			}
-			fmt.Fprintln(tw)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintf(w, "(%s)\n", plural(len(rows), "row", "rows"))
+		_, err := p.buf.WriteString("[")
 		return err
 	}
+	p.widths = make([]int, len(cols))
+	p.block = append(p.block, p.cols)
+	return nil
+}
+
+func (p *rowPrinter) row(vals []any) error {
+	p.n++
+	switch p.format {
+	case "csv":
+		rec := make([]string, len(vals))
+		for i, v := range vals {
+			rec[i] = cell(v)
+		}
+		return p.csv.Write(rec)
+	case "json":
+		return p.jsonRow(vals)
+	}
+	rec := make([]string, len(vals))
+	for i, v := range vals {
+		rec[i] = cell(v)
+	}
+	p.block = append(p.block, rec)
+	if len(p.block) >= tableBlock {
+		return p.flushTable()
+	}
+	return nil
+}
+
+func (p *rowPrinter) jsonRow(vals []any) error {
+	if p.n > 1 {
+		p.buf.WriteString(",")
+	}
+	p.buf.WriteString("\n  {")
+	for i, v := range vals {
+		if i > 0 {
+			p.buf.WriteString(", ")
+		}
+		k, _ := json.Marshal(p.cols[i])
+		val, err := json.Marshal(jsonValue(v))
+		if err != nil {
+			val, _ = json.Marshal(cell(v))
+		}
+		p.buf.Write(k)
+		p.buf.WriteString(": ")
+		p.buf.Write(val)
+	}
+	_, err := p.buf.WriteString("}")
+	return err
+}
+
+// flushTable prints the held rows padded to the widest cell seen so far.
+func (p *rowPrinter) flushTable() error {
+	for _, r := range p.block {
+		for i, c := range r {
+			p.widths[i] = max(p.widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, r := range p.block {
+		for i, c := range r {
+			if i == len(r)-1 {
+				p.buf.WriteString(c)
+				break
+			}
+			p.buf.WriteString(c)
+			p.buf.WriteString(strings.Repeat(" ", p.widths[i]-utf8.RuneCountInString(c)+2))
+		}
+		p.buf.WriteString("\n")
+	}
+	p.block = p.block[:0]
+	return p.buf.Flush()
+}
+
+func (p *rowPrinter) done() error {
+	switch p.format {
+	case "csv":
+		p.csv.Flush()
+		if err := p.csv.Error(); err != nil {
+			return err
+		}
+	case "json":
+		p.buf.WriteString("\n]\n")
+	default:
+		if err := p.flushTable(); err != nil {
+			return err
+		}
+		fmt.Fprintf(p.buf, "(%s)\n", plural(p.n, "row", "rows"))
+	}
+	return p.buf.Flush()
 }
 
 func jsonValue(v any) any {

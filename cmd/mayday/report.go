@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/reports"
 )
 
@@ -46,7 +47,8 @@ investigation ids.
 
 Given several runs (both sides of a comparison, the points of a sweep), the charts overlay
 them and the metrics table has a column per run. The default folder is report/ inside the
-first RUN.`,
+first RUN. The report is written to a hidden folder beside it and moved into place whole,
+replacing an earlier report (and only a folder holding nothing but a report).`,
 		Example: `  mayday report runs/research-fleet-s42
   mayday report runs/before runs/after --out review/
   mayday report runs/fleet-sweep --format json`,
@@ -84,9 +86,24 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := reports.New(runs, version).Write(dir)
-	if err != nil {
-		return internal(err)
+	var files reports.Files
+	tx := folderTx{io: opts.io, Dir: dir, Force: true, What: "report folder", Recognise: isReportFolder,
+		Fill: func(f *analysis.Folder) (bool, error) {
+			staged, err := reports.New(runs, version).Write(f.Path(""))
+			if err != nil {
+				return false, internal(err)
+			}
+			files = reports.Files{Dir: dir, HTML: filepath.Join(dir, reports.HTMLFile), Markdown: filepath.Join(dir, reports.MarkdownFile)}
+			for _, img := range staged.Images {
+				files.Images = append(files.Images, filepath.Join(dir, filepath.Base(img)))
+			}
+			return true, nil
+		}}
+	if _, err := tx.run(ctx); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return interrupted("the report was written whole to %s", dir)
 	}
 	if opts.Quiet {
 		return nil
@@ -101,6 +118,22 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	}
 	_, err = fmt.Fprintf(opts.io.Out, "report: %s\n        %s (%d PNG charts beside it)\n", files.HTML, files.Markdown, len(files.Images))
 	return err
+}
+
+// isReportFolder says whether dir is a report folder mayday wrote, which a new report
+// replaces: only report.html, report.md and PNG charts.
+func isReportFolder(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("it cannot be read: %w", err)
+	}
+	for _, e := range entries {
+		n := e.Name()
+		if !e.Type().IsRegular() || (n != reports.HTMLFile && n != reports.MarkdownFile && filepath.Ext(n) != ".png") {
+			return fmt.Errorf("it holds %s, which a report does not", n)
+		}
+	}
+	return nil
 }
 
 // defaultReportDir is report/ inside the run folder, or beside the database file.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,7 @@ type runOptions struct {
 	Force     bool
 	Format    string
 	Quiet     bool
+	MemLimit  string
 }
 
 func newRunCmd(io *ioStreams) *cobra.Command {
@@ -41,8 +43,10 @@ folder holding mayday.duckdb (every trace table and the metric views) and summar
 
 The default folder is runs/<name>-s<seed>; an existing folder is refused unless --force.
 With --seeds N the seeds seed, seed+1, ... run into one database and the summary shows 95%
-bootstrap confidence intervals. Ctrl-C stops the simulation and keeps a consistent database
-whose runs.status is 'partial'.`,
+bootstrap confidence intervals. Ctrl-C (or SIGTERM) stops the simulation, keeps a consistent
+database whose runs.status is 'partial', says what was stored and exits 130. With --force
+an existing run folder is replaced only by a whole new run, and only a folder mayday wrote
+(a database and its summary) is replaced: anything else is refused.`,
 		Example: `  mayday run research-fleet
   mayday run fleet.yaml --seed 7 --set recovery.retry.max_attempts=5
   mayday run shared-outage --seeds 5 --format json`,
@@ -62,6 +66,7 @@ whose runs.status is 'partial'.`,
 	f.BoolVar(&opts.Force, "force", false, "replace an existing run folder")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	return cmd
 }
 
@@ -84,7 +89,13 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		}
 		scens[i] = s
 	}
+	limit, err := memoryLimit(opts.MemLimit)
+	if err != nil {
+		return err
+	}
+	ctx, mw := watchMemory(ctx, limit)
 	var sums []reports.Summary
+	var stored []string // what an interrupt message lists
 	for _, s := range scens {
 		seed := s.Seed
 		if opts.SeedSet {
@@ -94,28 +105,36 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		if dir == "" {
 			dir = defaultRunDir(s.Name, seed, opts.Seeds)
 		}
-		sum, err := runScenario(ctx, opts.io, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
+		if ctx.Err() != nil {
+			stored = append(stored, fmt.Sprintf("%s was not started, nothing was written there", dir))
+			continue
+		}
+		sum, res, err := runScenario(ctx, opts.io, mw, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
 		if err != nil {
 			return err
 		}
-		sums = append(sums, sum)
-		if ctx.Err() != nil {
-			break
+		switch {
+		case res.KeptOld:
+			stored = append(stored, fmt.Sprintf("the old run folder %s was left as it was (the new run was not whole)", dir))
+		case !res.Stored:
+			stored = append(stored, fmt.Sprintf("nothing was written to %s", dir))
+		default:
+			sums = append(sums, sum)
+			stored = append(stored, fmt.Sprintf("%s was stored with status '%s' (%s)", dir, sum.Status, plural(max(1, len(sum.Seeds)), "seed", "seeds")))
 		}
 	}
-	if opts.Quiet {
-		if ctx.Err() != nil {
-			return errInterrupted
+	if !opts.Quiet {
+		for _, sum := range sums {
+			if err := printSummary(opts.io, opts.Format, sum); err != nil {
+				return err
+			}
 		}
-		return nil
 	}
-	for _, sum := range sums {
-		if err := printSummary(opts.io, opts.Format, sum); err != nil {
-			return err
-		}
+	if err := mw.stopped(ctx, strings.Join(stored, "; ")); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
-		return errInterrupted
+		return interrupted("%s", strings.Join(stored, "; "))
 	}
 	return nil
 }
@@ -129,53 +148,47 @@ func defaultRunDir(name string, seed uint64, seeds int) string {
 }
 
 // runScenario runs seeds seed..seed+n-1 of s into a new run folder dir.
-func runScenario(ctx context.Context, io *ioStreams, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, error) {
-	folder, err := analysis.NewFolder(dir, force)
-	if err != nil {
-		return reports.Summary{}, err
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			folder.Abort()
-		}
-	}()
-	db, err := analysis.Create(folder.DBPath())
-	if err != nil {
-		return reports.Summary{}, internal(err)
-	}
-	bar := newProgress(io, quiet, s.Name, n)
-	var outs []analysis.Outcome
-	for i := 0; i < n; i++ {
-		if ctx.Err() != nil {
-			break
-		}
-		out, err := analysis.Execute(ctx, db, analysis.Spec{
-			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: bar.seed(i),
-		})
+func runScenario(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, txResult, error) {
+	var sum reports.Summary
+	tx := folderTx{io: io, Dir: dir, Force: force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
+		db, err := analysis.Create(folder.DBPath())
 		if err != nil {
-			db.Close()
-			return reports.Summary{}, internal(err)
+			return false, internal(err)
 		}
-		outs = append(outs, out)
-	}
-	bar.done()
-	if err := db.Close(); err != nil {
-		return reports.Summary{}, internal(err)
-	}
-	if len(outs) == 0 {
-		return reports.Summary{}, errors.New("interrupted before the first run started; nothing was written")
-	}
-	sum := reports.Summarize(s, version, outs)
-	sum.Database = filepath.Join(dir, analysis.DBFile)
-	if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
-		return sum, internal(err)
-	}
-	if err := folder.Commit(); err != nil {
-		return sum, internal(err)
-	}
-	committed = true
-	return sum, nil
+		bar := newProgress(io, quiet, s.Name, n)
+		var outs []analysis.Outcome
+		for i := 0; i < n && ctx.Err() == nil; i++ {
+			out, err := analysis.Execute(ctx, db, analysis.Spec{
+				Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)),
+			})
+			if err != nil {
+				db.Close()
+				return false, internal(err)
+			}
+			outs = append(outs, out)
+			if testHookRunDone != nil {
+				testHookRunDone()
+			}
+		}
+		bar.done()
+		if err := db.Close(); err != nil {
+			return false, internal(err)
+		}
+		if len(outs) == 0 {
+			if err := mw.stopped(ctx, "nothing was written"); err != nil {
+				return false, err
+			}
+			return false, interrupted("before the first run started; nothing was written")
+		}
+		sum = reports.Summarize(s, version, outs)
+		sum.Database = filepath.Join(dir, analysis.DBFile)
+		if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
+			return false, internal(err)
+		}
+		return len(outs) == n && sum.Status == "complete", nil
+	}}
+	res, err := tx.run(ctx)
+	return sum, res, err
 }
 
 func printSummary(io *ioStreams, format string, sum reports.Summary) error {

@@ -43,15 +43,38 @@ func newScenariosCmd(io *ioStreams) *cobra.Command {
 	return cmd
 }
 
-// validation is one scenario's verdict, as `mayday validate --format json` prints it.
-type validation struct {
-	Ref            string `json:"ref"`
-	Name           string `json:"name,omitempty"`
-	OK             bool   `json:"ok"`
-	Error          string `json:"error,omitempty"`
-	Investigations int    `json:"investigations,omitempty"`
-	Tools          int    `json:"tools,omitempty"`
-	Faults         int    `json:"faults,omitempty"`
+// problem is one thing wrong in a scenario, as `mayday validate --format json` prints it:
+// one object per problem, placed for an editor or a CI annotation. Line and column are 0
+// when the problem has no place in the file (a missing file, a bad --set value).
+type problem struct {
+	Ref        string `json:"ref"`  // the argument as given: a path or an embedded name
+	File       string `json:"file"` // the file, or embedded:NAME
+	Line       int    `json:"line"`
+	Column     int    `json:"column"`
+	Key        string `json:"key"` // dotted path, e.g. faults[2].for
+	Message    string `json:"message"`
+	Suggestion string `json:"suggestion"`         // the nearest valid key or word, if one is close
+	Want       string `json:"want,omitempty"`     // what would be valid, when the message says
+	Override   string `json:"override,omitempty"` // the --set or sweep value it came from
+}
+
+// problems lists what Load reported about ref, one entry per problem.
+func problems(ref string, err error) []problem {
+	var list scenarios.ErrorList
+	var one *scenarios.Error
+	switch {
+	case errors.As(err, &list):
+	case errors.As(err, &one):
+		list = scenarios.ErrorList{one}
+	default:
+		return []problem{{Ref: ref, File: ref, Message: err.Error()}}
+	}
+	out := make([]problem, len(list))
+	for i, e := range list {
+		out[i] = problem{Ref: ref, File: e.File, Line: e.Line, Column: e.Column, Key: e.Key,
+			Message: e.Msg, Suggestion: e.Suggestion, Want: e.Want(), Override: e.Override}
+	}
+	return out
 }
 
 func newValidateCmd(io *ioStreams) *cobra.Command {
@@ -64,36 +87,35 @@ func newValidateCmd(io *ioStreams) *cobra.Command {
 		Use:   "validate SCENARIO...",
 		Short: "Check scenario files without running them",
 		Long: `Parse and check each scenario (a YAML file or an embedded name): unknown keys, wrong types,
-impossible values and dangling tool references are reported with file, line and key.`,
+impossible values and dangling tool references are reported with file, line and key.
+
+--format json prints a JSON array with one object per problem (ref, file, line, column, key,
+message, suggestion, want, override), an empty array when every scenario is valid, for
+editors and CI annotations; the exit code is 2 when there is any problem.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(_ *cobra.Command, args []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
 			}
-			var out []validation
+			found := []problem{}
 			bad := 0
 			for _, ref := range args {
-				v := validation{Ref: ref}
 				s, err := scenarios.Load(ref, sets)
-				if err != nil {
+				switch {
+				case err != nil:
 					bad++
-					v.Error = err.Error()
+					found = append(found, problems(ref, err)...)
 					if format == "text" {
 						fmt.Fprintln(io.ErrOut, err)
 					}
-				} else {
-					v.OK, v.Name = true, s.Name
-					v.Investigations, v.Tools, v.Faults = s.Workload.Investigations, len(s.Tools), len(s.Faults)
-					if format == "text" && !quiet {
-						fmt.Fprintf(io.Out, "ok  %s (%s: %d investigations, %d tools, %d faults)\n",
-							ref, s.Name, v.Investigations, v.Tools, v.Faults)
-					}
+				case format == "text" && !quiet:
+					fmt.Fprintf(io.Out, "ok  %s (%s: %d investigations, %d tools, %d faults)\n",
+						ref, s.Name, s.Workload.Investigations, len(s.Tools), len(s.Faults))
 				}
-				out = append(out, v)
 			}
-			if format == "json" && !quiet {
-				if err := reports.WriteJSON(io.Out, out); err != nil {
+			if format == "json" {
+				if err := reports.WriteJSON(io.Out, found); err != nil {
 					return err
 				}
 			}

@@ -41,8 +41,11 @@ type sweepOptions struct {
 	Sets     []string
 	Out      string
 	Force    bool
+	MemLimit string
 	Metrics  []string
 	Shard    string
+	ShardSet bool
+	Shards   int
 	Jobs     int
 	Format   string
 	Quiet    bool
@@ -65,15 +68,21 @@ shows the chosen metrics per point with 95% intervals over the seeds.
 
 --shard I/N runs only grid points p with p mod N = I-1 (I counts from 1), so N machines (a CI
 matrix, a Kubernetes indexed Job) can share a large sweep; 'mayday merge' then combines
-their databases into the one the whole sweep would have written.`,
+their databases into the one the whole sweep would have written, after checking that they
+are all the shards of one sweep. --shard auto reads the slice from the batch engine:
+JOB_COMPLETION_INDEX with --shards N (Kubernetes), or SLURM_ARRAY_TASK_ID and
+SLURM_ARRAY_TASK_COUNT (Slurm). A slice with no grid points writes an empty shard.
+See docs/scale-out.md.`,
 		Example: `  mayday sweep shared-outage --seeds 5
   mayday sweep fleet.yaml --vary recovery.retry.max_attempts=1,3,5 --vary 'faults[0].for=10m,1h'
-  mayday sweep fleet.yaml --shard 2/4 --out sweep-2     # then: mayday merge sweep sweep-*`,
+  mayday sweep fleet.yaml --shard 2/4 --out sweep-2     # then: mayday merge sweep sweep-*
+  mayday sweep fleet.yaml --shard auto --shards 8 --out /shards/$JOB_COMPLETION_INDEX`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Scenario = args[0]
 			opts.SeedSet = c.Flags().Changed("seed")
+			opts.ShardSet = c.Flags().Changed("shard")
 			return sweepRun(c.Context(), opts)
 		},
 	}
@@ -84,12 +93,15 @@ their databases into the one the whole sweep would have written.`,
 	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value at every point: path=value (repeatable)")
 	f.StringVarP(&opts.Out, "out", "o", "", "sweep folder (default runs/<name>-sweep)")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing sweep folder")
+	addMemoryFlag(cmd, &opts.MemLimit)
 	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics to show per point, comma-separated")
-	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N)")
+	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N), or auto: from the batch engine's environment")
+	f.IntVar(&opts.Shards, "shards", 0, "with --shard auto: the number of slices N (a Kubernetes Indexed Job's completions)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
+	_ = cmd.RegisterFlagCompletionFunc("shard", cobra.FixedCompletions([]string{"auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagDirname("out")
 	return cmd
 }
@@ -107,12 +119,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
 		return err
 	}
-	var shard analysis.Shard
-	if opts.Shard != "" {
-		var err error
-		if shard, err = analysis.ParseShard(opts.Shard); err != nil {
-			return err
-		}
+	shard, err := resolveShard(opts.Shard, opts.ShardSet, opts.Shards, os.Getenv)
+	if err != nil {
+		return err
 	}
 	base, err := scenarios.Load(opts.Scenario, opts.Sets)
 	if err != nil {
@@ -124,6 +133,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			return err
 		}
 	}
+	if err := scenarios.CheckSweepSize(axes, opts.Seeds); err != nil {
+		return err
+	}
 	points := scenarios.Expand(axes)
 	if len(points) == 0 {
 		return fmt.Errorf("%s: no sweep grid; add a sweep block to the scenario, e.g. sweep: {recovery.retry.max_attempts: [1, 3, 5]}, or pass --vary path=v1,v2,...", base.Source.File)
@@ -133,26 +145,28 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	seed0 := scenarioSeed(base, opts.Seed, opts.SeedSet)
 	var specs []analysis.Spec
 	var params []analysis.SweepParam
+	redact := analysis.ParamRedactor(base) // grid values are stored and printed redacted
+	baseSecrets := analysis.ScenarioOptions(base).Secrets
 	for p, point := range points {
 		if !shard.Has(p) {
 			continue
 		}
 		s, err := base.With(point...)
 		if err != nil {
-			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point), err)
+			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point, redact), err)
 		}
 		for k := range opts.Seeds {
 			seed := seed0 + uint64(k)
 			id := analysis.SweepRunID(base.Name, p, seed)
-			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version})
+			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version, Secrets: baseSecrets})
 			for _, o := range point {
-				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: o.Value})
+				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: redact(o.Path, o.Value)})
 			}
 		}
 	}
-	if len(specs) == 0 {
-		return fmt.Errorf("--shard %s: the grid has %d points, so this slice is empty; use at most %d slices", shard, len(points), len(points))
-	}
+	// A slice with no points (--shard 6/8 of a 4-point grid) is an empty shard, not an error,
+	// so a fixed-size Job keeps working when the grid shrinks; merge still sees it.
+	prov := newProvenance(base, opts.Sets, axes, len(points), seed0, opts.Seeds, shard)
 
 	dir := opts.Out
 	if dir == "" {
@@ -161,30 +175,121 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 			dir += fmt.Sprintf("-%dof%d", shard.Index, shard.Count)
 		}
 	}
-	folder, err := analysis.NewFolder(dir, opts.Force)
+	quiet := opts.Quiet || opts.Format == "json"
+	limit, err := memoryLimit(opts.MemLimit)
 	if err != nil {
 		return err
 	}
-	committed := false
-	defer func() {
-		if !committed {
-			folder.Abort()
+	ctx, mw := watchMemory(ctx, limit)
+	var st sweepStored
+	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
+		res, err := runBatch(ctx, opts.io, mw, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+		if err != nil {
+			return false, internal(err)
 		}
-	}()
-	quiet := opts.Quiet || opts.Format == "json"
-	res, err := runBatch(ctx, opts.io, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+		defer res.Close()
+		whole, err := st.store(ctx, mw, folder, res, specs, params, opts.Metrics)
+		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
+		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
+		st.table.Provenance = prov
+		if err == nil {
+			err = writeJSONFile(folder.Path(analysis.SweepFile), st.table)
+		}
+		return whole, err
+	}}
+	txr, err := tx.run(ctx)
 	if err != nil {
-		return internal(err)
+		return err
 	}
-	defer res.Close()
+	if txr.KeptOld {
+		if err := mw.stopped(ctx, "the old sweep folder "+dir+" was left as it was"); err != nil {
+			return err
+		}
+		return keptOldMessage("sweep folder", dir)
+	}
+	if err := mw.stopped(ctx, st.message(dir, len(specs))); err != nil {
+		return err
+	}
+	var stopped error
+	if ctx.Err() != nil {
+		stopped = interrupted("%s", st.message(dir, len(specs)))
+	}
+	if opts.Quiet {
+		return stopped
+	}
+	var perr error
+	if opts.Format == "json" {
+		perr = st.table.writeJSON(opts.io.Out)
+	} else {
+		perr = st.table.writeText(opts.io.Out)
+	}
+	if stopped != nil {
+		return stopped
+	}
+	return perr
+}
+
+// sweepStored is what a sweep stored in its folder.
+type sweepStored struct {
+	table        sweepTable
+	ran, partial int // runs stored; of them, cut short
+}
+
+// store checks a finished batch and stores its runs in the sweep folder; it reports whether
+// every run ran whole.
+func (st *sweepStored) store(ctx context.Context, mw *memWatch, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (bool, error) {
 	for i, e := range res.Errs {
 		if e != nil {
-			return internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
+			return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
 		}
 	}
+	whole := true
+	for i, ran := range res.Ran {
+		if ran {
+			st.ran++
+			if res.Outcomes[i].Status != "complete" {
+				st.partial++
+			}
+		}
+		whole = whole && ran && res.Outcomes[i].Status == "complete"
+	}
+	if st.ran == 0 && len(specs) > 0 {
+		if err := mw.stopped(ctx, "nothing was written"); err != nil {
+			return false, err
+		}
+		return false, interrupted("before the first sweep run finished; nothing was written")
+	}
+	// The runs are finished: storing them must not stop half-way because of the interrupt
+	// that ended the batch, or every finished run would be lost.
+	table, err := storeSweep(context.WithoutCancel(ctx), folder, res, specs, params, metrics)
+	if err != nil {
+		return false, internal(err)
+	}
+	st.table = table
+	return whole, nil
+}
+
+// message says what an interrupted sweep stored.
+func (st *sweepStored) message(dir string, all int) string {
+	ran, partial := st.ran, st.partial
+	msg := fmt.Sprintf("the sweep folder %s was stored with %d of %d runs", dir, ran, all)
+	if ran < all {
+		msg += fmt.Sprintf(" (a partial sweep: %d not run)", all-ran)
+	}
+	if partial > 0 {
+		msg += fmt.Sprintf("; %s cut short, stored with status 'partial'", plural(partial, "run was", "runs were"))
+	} else {
+		msg += "; every stored run is complete"
+	}
+	return msg
+}
+
+// storeSweep copies the finished runs of a batch and their grid parameters into the sweep
+// folder's database and reads the sweep table back.
+func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (sweepTable, error) {
 	db, err := analysis.Create(folder.DBPath())
 	if err != nil {
-		return internal(err)
+		return sweepTable{}, err
 	}
 	order := make([]int, len(specs))
 	for i := range order {
@@ -202,34 +307,13 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	if err := errors.Join(res.CopyRuns(ctx, db, order), analysis.WriteSweepParams(ctx, db, ran)); err != nil {
 		db.Close()
-		return internal(err)
+		return sweepTable{}, err
 	}
-	table, err := readSweepTable(ctx, db, opts.Metrics)
+	table, err := readSweepTable(ctx, db, metrics)
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	if err != nil {
-		return internal(err)
-	}
-	table.Scenario, table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
-	table.Points, table.Seeds, table.Shard = len(points), opts.Seeds, shard.String()
-	if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
-		return internal(err)
-	}
-	if err := folder.Commit(); err != nil {
-		return internal(err)
-	}
-	committed = true
-	if ctx.Err() != nil {
-		fmt.Fprintln(opts.io.ErrOut, "mayday: interrupted; runs that had started are stored with status 'partial', later points are missing")
-	}
-	if opts.Quiet {
-		return nil
-	}
-	if opts.Format == "json" {
-		return table.writeJSON(opts.io.Out)
-	}
-	return table.writeText(opts.io.Out)
+	return table, err
 }
 
 // parseVary reads --vary flags into grid axes. Values are split at commas outside brackets,
@@ -282,10 +366,10 @@ func splitTopLevel(s string) []string {
 	return append(out, s[start:])
 }
 
-func pointText(point []scenarios.Override) string {
+func pointText(point []scenarios.Override, redact func(path, value string) string) string {
 	parts := make([]string, len(point))
 	for i, o := range point {
-		parts[i] = o.String()
+		parts[i] = o.Path + "=" + redact(o.Path, o.Value)
 	}
 	return strings.Join(parts, " ")
 }
@@ -310,6 +394,8 @@ type sweepTable struct {
 	Shard    string       `json:"shard,omitempty"`
 	Metrics  []string     `json:"metrics"`
 	Rows     []sweepPoint `json:"points"`
+	// Provenance says how the sweep was made; merge checks shards against it.
+	Provenance *sweepProvenance `json:"provenance,omitempty"`
 }
 
 type sweepPoint struct {
@@ -395,6 +481,9 @@ func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (swe
 		}
 	}
 	t.Rows = rows
+	if t.Rows == nil {
+		t.Rows = []sweepPoint{} // an empty shard still lists its points: none
+	}
 	return t, nil
 }
 

@@ -1,0 +1,192 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Export formats: OpenTelemetry traces (OTLP/JSON) or Parquet files of every trace table.
+const (
+	FormatOTLP    = "otlp"
+	FormatParquet = "parquet"
+)
+
+// ManifestFile is written last into every export folder. It lists what the export holds,
+// and it is how --force recognises a folder as a previous export that may be replaced.
+const ManifestFile = "export.json"
+
+// ErrNotExport reports an --out folder that exists but holds no export manifest, so it is
+// not replaced even with --force.
+var ErrNotExport = errors.New("is not a mayday export")
+
+// DefaultChunkSpans is how many spans an OTLP file holds at most (whole traces are kept in
+// one file, so a file over the limit holds a single large trace). 10,000 spans make files of
+// about 13 MB, under the 20 MiB request limit of the OpenTelemetry Collector's OTLP/HTTP
+// receiver (which Jaeger uses too).
+const DefaultChunkSpans = 10_000
+
+// ExportOptions controls Export.
+type ExportOptions struct {
+	Format     string // FormatOTLP or FormatParquet
+	Force      bool   // replace an existing folder, if it is a previous export
+	ChunkSpans int    // OTLP: spans per file at most (whole traces); 0 = DefaultChunkSpans
+	Version    string // the mayday version, recorded in the manifest and the OTLP scope
+	Source     string // the database as the user named it, for the manifest
+}
+
+// Manifest describes an export folder.
+type Manifest struct {
+	Format        string       `json:"format"`
+	Source        string       `json:"source"`
+	MaydayVersion string       `json:"mayday_version"`
+	Runs          []string     `json:"runs"`
+	Files         []ExportFile `json:"files"`
+}
+
+// ExportFile is one file of an export: its path relative to the folder, what it holds and
+// its size.
+type ExportFile struct {
+	Path  string `json:"path"`
+	Table string `json:"table,omitempty"` // Parquet: the trace table; OTLP: "spans"
+	Run   string `json:"run,omitempty"`   // the run, when the file holds one run only
+	Rows  int64  `json:"rows"`            // rows (Parquet) or spans (OTLP)
+	Bytes int64  `json:"bytes"`
+}
+
+// Rows returns the total rows (or spans) of the export.
+func (m *Manifest) Rows() int64 {
+	var n int64
+	for _, f := range m.Files {
+		n += f.Rows
+	}
+	return n
+}
+
+// Bytes returns the total size of the export's data files.
+func (m *Manifest) Bytes() int64 {
+	var n int64
+	for _, f := range m.Files {
+		n += f.Bytes
+	}
+	return n
+}
+
+// Export writes every run of db into the folder out, in opts.Format. Everything is written
+// into a hidden staging folder beside out and renamed into place when whole, so an error or
+// a cancelled ctx (Ctrl-C) leaves nothing behind; an existing out is refused (ErrExists)
+// unless opts.Force and it holds a previous export's manifest.
+func Export(ctx context.Context, db *DB, out string, opts ExportOptions) (*Manifest, error) {
+	if opts.Format != FormatOTLP && opts.Format != FormatParquet {
+		return nil, fmt.Errorf("--format %q: want otlp or parquet", opts.Format)
+	}
+	if opts.ChunkSpans < 0 {
+		return nil, fmt.Errorf("--chunk-spans %d: want a positive number of spans per file", opts.ChunkSpans)
+	}
+	if opts.ChunkSpans == 0 {
+		opts.ChunkSpans = DefaultChunkSpans
+	}
+	if err := checkExportTarget(out, opts.Force); err != nil {
+		return nil, err
+	}
+	runs, err := ListRuns(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("export: %s holds no runs", db.name())
+	}
+	folder, err := NewFolder(out, true)
+	if err != nil {
+		return nil, err
+	}
+	m := &Manifest{Format: opts.Format, Source: opts.Source, MaydayVersion: opts.Version}
+	for _, r := range runs {
+		m.Runs = append(m.Runs, r.RunID)
+	}
+	if opts.Format == FormatOTLP {
+		err = exportOTLP(ctx, db, folder, runs, opts, m)
+	} else {
+		err = exportParquet(ctx, db, folder, runs, m)
+	}
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		err = writeManifest(folder.Path(ManifestFile), m)
+	}
+	if err == nil {
+		err = folder.Commit()
+	}
+	if err != nil {
+		folder.Abort()
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkExportTarget refuses an existing out, unless force and it is a previous export.
+func checkExportTarget(out string, force bool) error {
+	if out == "" {
+		return errors.New("--out: empty folder name")
+	}
+	st, err := os.Stat(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("export folder %s: %w", out, err)
+	}
+	if !force {
+		return fmt.Errorf("export folder %s: %w; choose another --out or pass --force to replace a previous export", out, ErrExists)
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("export folder %s: %w (it is a file); refusing to replace it", out, ErrNotExport)
+	}
+	if _, err := ReadManifest(out); err != nil {
+		return fmt.Errorf("export folder %s: %w (no readable %s inside); refusing to replace it, even with --force", out, ErrNotExport, ManifestFile)
+	}
+	return nil
+}
+
+// ReadManifest reads the manifest of the export folder dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ManifestFile), err)
+	}
+	if m.Format != FormatOTLP && m.Format != FormatParquet {
+		return nil, fmt.Errorf("%s: format %q is not an export format", filepath.Join(dir, ManifestFile), m.Format)
+	}
+	return &m, nil
+}
+
+func writeManifest(path string, m *Manifest) error {
+	slices.SortFunc(m.Files, func(a, b ExportFile) int { return strings.Compare(a.Path, b.Path) })
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// addFile records a written file in the manifest, with its size.
+func (m *Manifest) addFile(folder *Folder, rel, table, run string, rows int64) error {
+	st, err := os.Stat(folder.Path(rel))
+	if err != nil {
+		return err
+	}
+	m.Files = append(m.Files, ExportFile{Path: filepath.ToSlash(rel), Table: table, Run: run, Rows: rows, Bytes: st.Size()})
+	return nil
+}

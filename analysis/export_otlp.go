@@ -1,0 +1,420 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	duckdb "github.com/duckdb/duckdb-go/v2"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/mayday-sim/mayday/scenarios"
+)
+
+// OTLP export: each run becomes one resource (its scenario, seed and run id), each root
+// investigation one trace, each row of spans one OTLP span. The mapping is documented in
+// docs/export.md; this file is its one implementation.
+
+// OTLPTraceID is the OTLP trace id of root investigation root in run runID: the first 16
+// bytes of SHA-256("mayday/trace/<run_id>/<root>"). Ids derive from the run id, so the
+// traces of different runs (seeds, sweep points) never collide, and the same run exports to
+// the same ids every time.
+func OTLPTraceID(runID string, root int64) []byte {
+	return derivedID("mayday/trace/"+runID+"/"+strconv.FormatInt(root, 10), 16)
+}
+
+// OTLPSpanID is the OTLP span id of span spanID of run runID: the first 8 bytes of
+// SHA-256("mayday/span/<run_id>/<span_id>").
+func OTLPSpanID(runID string, spanID int64) []byte {
+	return derivedID("mayday/span/"+runID+"/"+strconv.FormatInt(spanID, 10), 8)
+}
+
+func derivedID(s string, n int) []byte {
+	h := sha256.Sum256([]byte(s))
+	id := h[:n]
+	if !slices.ContainsFunc(id, func(b byte) bool { return b != 0 }) {
+		id[n-1] = 1 // an all-zero id is invalid in OTLP; 2^-64 likely, but cheap to rule out
+	}
+	return id
+}
+
+// otlpRun is what every span of one run needs from the runs row.
+type otlpRun struct {
+	info       RunInfo
+	version    string
+	digest     string
+	configHash string
+	status     string
+	idem       map[string]string // tool -> idempotency, from the resolved scenario
+	traces     map[int64]int64   // span id -> trace id, for links
+}
+
+// exportOTLP writes the spans of each run, one resource per run, in files of whole traces.
+func exportOTLP(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, opts ExportOptions, m *Manifest) error {
+	mo := protojson.MarshalOptions{UseEnumNumbers: true} // OTLP/JSON wants enums as integers
+	for _, r := range runs {
+		run, err := readOTLPRun(ctx, db, r)
+		if err != nil {
+			return err
+		}
+		w := &otlpWriter{folder: folder, m: m, run: run, opts: opts, mo: mo,
+			resource: otlpResource(run),
+			scope:    &commonpb.InstrumentationScope{Name: "mayday", Version: opts.Version}}
+		if err := w.spans(ctx, db); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
+	run := &otlpRun{info: r, idem: map[string]string{}, traces: map[int64]int64{}}
+	var version, hash, config sql.NullString
+	err := db.SQL().QueryRowContext(ctx,
+		"SELECT version, digest, config_hash, config, status FROM runs WHERE run_id = $1", r.RunID).
+		Scan(&version, &run.digest, &hash, &config, &run.status)
+	if err != nil {
+		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
+	}
+	run.version, run.configHash = version.String, hash.String
+	var s scenarios.Scenario
+	if config.Valid && json.Unmarshal([]byte(config.String), &s) == nil {
+		for _, t := range s.Tools {
+			run.idem[t.Name] = string(t.Idempotency)
+		}
+	}
+	rows, err := db.SQL().QueryContext(ctx, "SELECT span_id, trace_id FROM spans WHERE run_id = $1", r.RunID)
+	if err != nil {
+		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var span, trace int64
+		if err := rows.Scan(&span, &trace); err != nil {
+			return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
+		}
+		run.traces[span] = trace
+	}
+	return run, rows.Err()
+}
+
+func otlpResource(run *otlpRun) *resourcepb.Resource {
+	attrs := []*commonpb.KeyValue{
+		kvString("service.name", "mayday"),
+		kvString("service.version", run.version),
+		kvString("mayday.run_id", run.info.RunID),
+		kvString("mayday.scenario", run.info.Scenario),
+		kvSeed("mayday.seed", run.info.Seed),
+		kvString("mayday.run.status", run.status),
+		kvString("mayday.digest", run.digest),
+		kvString("mayday.config_hash", run.configHash),
+	}
+	if run.info.Point >= 0 {
+		attrs = append(attrs, kvInt("mayday.sweep.point", int64(run.info.Point)))
+		for _, p := range run.info.Params {
+			attrs = append(attrs, kvString("mayday.sweep."+p.Path, p.Value))
+		}
+	}
+	return &resourcepb.Resource{Attributes: attrs}
+}
+
+// otlpWriter turns the spans of one run into files of whole traces.
+type otlpWriter struct {
+	folder   *Folder
+	m        *Manifest
+	run      *otlpRun
+	opts     ExportOptions
+	mo       protojson.MarshalOptions
+	resource *resourcepb.Resource
+	scope    *commonpb.InstrumentationScope
+	files    int // written so far; owned by the encoding goroutine
+}
+
+const otlpSpanQuery = `SELECT trace_id, span_id, parent_span_id, investigation_id, agent_id, operation,
+ tool, tool_version, model, op_key, attempt, start, "end", queue_wait, status, failure_class,
+ fault_id, input_tokens, output_tokens, compute, input_ref, output_ref, caused_by, attrs
+ FROM spans WHERE run_id = $1 ORDER BY trace_id, rowid`
+
+// spanRow is one row of otlpSpanQuery.
+type spanRow struct {
+	trace, span, inv, agent          int64
+	parent                           sql.NullInt64
+	operation, status                string
+	tool, toolVersion, model, opKey  sql.NullString
+	failure, fault, inputRef, outRef sql.NullString
+	attempt                          sql.NullInt32
+	start, end                       time.Time
+	queueWait, compute               float64
+	inTokens, outTokens              int64
+	causedBy                         any
+	attrs                            duckdb.OrderedMap
+}
+
+// spans reads the run's spans trace by trace and hands each full chunk to a second
+// goroutine, which encodes and writes it while the next chunk is read: encoding is most of
+// the work, and the two halves then use two cores. Files are numbered in reading order, so
+// the output does not depend on timing.
+func (w *otlpWriter) spans(ctx context.Context, db *DB) error {
+	chunks := make(chan []*tracepb.Span, 1)
+	done := make(chan error, 1)
+	go func() {
+		var err error
+		for c := range chunks {
+			if err == nil {
+				err = w.flush(ctx, c)
+			}
+		}
+		done <- err
+	}()
+	err := w.read(ctx, db, chunks)
+	close(chunks)
+	if werr := <-done; err == nil {
+		err = werr
+	}
+	return err
+}
+
+func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.Span) error {
+	rows, err := db.SQL().QueryContext(ctx, otlpSpanQuery, w.run.info.RunID)
+	if err != nil {
+		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
+	}
+	defer rows.Close()
+	var r spanRow
+	var chunk, trace []*tracepb.Span // the file being filled; the trace being read
+	current := int64(-1)
+	var traceID []byte
+	// endTrace adds the trace just read to the chunk, first sending the chunk off when the
+	// trace would take it past the limit: a file holds whole traces and at most ChunkSpans
+	// spans, unless one trace alone is larger.
+	endTrace := func() error {
+		if len(chunk) > 0 && len(chunk)+len(trace) > w.opts.ChunkSpans {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			chunks <- chunk
+			chunk = nil
+		}
+		chunk = append(chunk, trace...)
+		trace = trace[:0]
+		return nil
+	}
+	for rows.Next() {
+		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
+			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
+			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
+			&r.outRef, &r.causedBy, &r.attrs); err != nil {
+			return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
+		}
+		if r.trace != current {
+			if err := endTrace(); err != nil {
+				return err
+			}
+			current, traceID = r.trace, OTLPTraceID(w.run.info.RunID, r.trace)
+		}
+		trace = append(trace, w.span(&r, traceID))
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
+	}
+	if err := endTrace(); err != nil {
+		return err
+	}
+	if len(chunk) > 0 {
+		chunks <- chunk
+	}
+	return nil
+}
+
+// flush writes one chunk of spans as an ExportTraceServiceRequest file.
+func (w *otlpWriter) flush(ctx context.Context, chunk []*tracepb.Span) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w.files++
+	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
+		Resource:   w.resource,
+		ScopeSpans: []*tracepb.ScopeSpans{{Scope: w.scope, Spans: chunk}},
+	}}}
+	b, err := w.mo.Marshal(req)
+	if err != nil {
+		return fmt.Errorf("export: encoding spans of %s: %w", w.run.info.RunID, err)
+	}
+	b, err = hexIDs(b)
+	if err != nil {
+		return fmt.Errorf("export: encoding spans of %s: %w", w.run.info.RunID, err)
+	}
+	rel := fmt.Sprintf("%s-%04d.json", w.run.info.RunID, w.files)
+	if err := os.WriteFile(w.folder.Path(rel), b, 0o644); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	if err := w.m.addFile(w.folder, rel, "spans", w.run.info.RunID, int64(len(chunk))); err != nil {
+		return err
+	}
+	if exportFileWritten != nil {
+		exportFileWritten(rel)
+	}
+	return nil
+}
+
+// exportFileWritten, when set (by tests), is called after each data file is written.
+var exportFileWritten func(rel string)
+
+// span maps one row to an OTLP span.
+func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
+	run := w.run
+	s := &tracepb.Span{
+		TraceId:           traceID,
+		SpanId:            OTLPSpanID(run.info.RunID, r.span),
+		Name:              spanName(r, run.info.Scenario),
+		Kind:              tracepb.Span_SPAN_KIND_INTERNAL,
+		StartTimeUnixNano: uint64(r.start.UnixNano()),
+		EndTimeUnixNano:   uint64(r.end.UnixNano()),
+		Attributes:        w.attributes(r),
+		Status:            spanStatus(r),
+	}
+	if r.operation == "execute_tool" || r.operation == "inspect" {
+		s.Kind = tracepb.Span_SPAN_KIND_CLIENT // a call to a service outside the agent
+	}
+	if r.parent.Valid {
+		s.ParentSpanId = OTLPSpanID(run.info.RunID, r.parent.Int64)
+	}
+	causes, _ := r.causedBy.([]any)
+	for _, c := range causes {
+		id, ok := c.(int64)
+		if !ok {
+			continue
+		}
+		trace := r.trace
+		if t, ok := run.traces[id]; ok {
+			trace = t
+		}
+		s.Links = append(s.Links, &tracepb.Span_Link{
+			TraceId:    OTLPTraceID(run.info.RunID, trace),
+			SpanId:     OTLPSpanID(run.info.RunID, id),
+			Attributes: []*commonpb.KeyValue{kvString("mayday.link", "caused_by")},
+		})
+	}
+	return s
+}
+
+// spanName follows the GenAI conventions: "<operation> <tool>", "<operation> <model>",
+// "invoke_agent <agent name>".
+func spanName(r *spanRow, agent string) string {
+	switch {
+	case r.tool.Valid:
+		return r.operation + " " + r.tool.String
+	case r.operation == "invoke_agent":
+		return r.operation + " " + agent
+	case r.model.Valid:
+		return r.operation + " " + r.model.String
+	}
+	return r.operation
+}
+
+func spanStatus(r *spanRow) *tracepb.Status {
+	switch r.status {
+	case "ok":
+		return &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+	case "", "unset":
+		return &tracepb.Status{Code: tracepb.Status_STATUS_CODE_UNSET}
+	}
+	msg := r.status
+	if r.failure.Valid {
+		msg += ": " + r.failure.String
+	}
+	return &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+}
+
+// attributes are the GenAI convention's attributes, then mayday's own under mayday.*.
+func (w *otlpWriter) attributes(r *spanRow) []*commonpb.KeyValue {
+	a := []*commonpb.KeyValue{
+		kvString("gen_ai.operation.name", r.operation),
+		kvString("gen_ai.agent.id", strconv.FormatInt(r.agent, 10)),
+		kvString("gen_ai.agent.name", w.run.info.Scenario),
+	}
+	if r.tool.Valid {
+		a = append(a, kvString("gen_ai.tool.name", r.tool.String))
+	}
+	if r.model.Valid {
+		a = append(a, kvString("gen_ai.request.model", r.model.String))
+	}
+	if r.model.Valid || r.inTokens != 0 || r.outTokens != 0 {
+		a = append(a, kvInt("gen_ai.usage.input_tokens", r.inTokens), kvInt("gen_ai.usage.output_tokens", r.outTokens))
+	}
+	if r.failure.Valid {
+		a = append(a, kvString("error.type", r.failure.String))
+	} else if r.status != "ok" && r.status != "" && r.status != "unset" {
+		a = append(a, kvString("error.type", r.status))
+	}
+	a = append(a,
+		kvString("mayday.status", r.status),
+		kvInt("mayday.span_id", r.span),
+		kvInt("mayday.investigation_id", r.inv))
+	// Zero is the common value of both (absent means 0), and a span's bytes count at scale.
+	if r.compute != 0 {
+		a = append(a, kvDouble("mayday.compute", r.compute))
+	}
+	if r.queueWait != 0 {
+		a = append(a, kvDouble("mayday.queue_wait", r.queueWait))
+	}
+	a = optString(a, "mayday.failure_class", r.failure)
+	a = optString(a, "mayday.fault_id", r.fault)
+	a = optString(a, "mayday.op_key", r.opKey)
+	if r.attempt.Valid {
+		a = append(a, kvInt("mayday.attempt", int64(r.attempt.Int32)))
+	}
+	if idem, ok := w.run.idem[r.tool.String]; ok && r.tool.Valid {
+		a = append(a, kvString("mayday.idempotency", idem))
+	}
+	a = optString(a, "mayday.tool_version", r.toolVersion)
+	a = optString(a, "mayday.input_ref", r.inputRef)
+	a = optString(a, "mayday.output_ref", r.outRef)
+	keys, vals := r.attrs.Keys(), r.attrs.Values()
+	for i, k := range keys {
+		ks, _ := k.(string)
+		vs, _ := vals[i].(string)
+		a = append(a, kvString("mayday.attr."+ks, vs))
+	}
+	return a
+}
+
+func optString(a []*commonpb.KeyValue, key string, v sql.NullString) []*commonpb.KeyValue {
+	if !v.Valid {
+		return a
+	}
+	return append(a, kvString(key, v.String))
+}
+
+func kvString(k, v string) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+}
+
+func kvInt(k string, v int64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+}
+
+func kvDouble(k string, v float64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
+}
+
+// kvSeed stores a seed as an integer attribute; the rare seed past int64 as its decimal text.
+func kvSeed(k string, seed uint64) *commonpb.KeyValue {
+	if seed > math.MaxInt64 {
+		return kvString(k, strconv.FormatUint(seed, 10))
+	}
+	return kvInt(k, int64(seed))
+}

@@ -1,0 +1,122 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/analysis"
+)
+
+func init() { subcommands = append(subcommands, newExportCmd) }
+
+type exportOptions struct {
+	io         *ioStreams
+	Run        string
+	Format     string
+	Out        string
+	Force      bool
+	ChunkSpans int
+}
+
+func newExportCmd(io *ioStreams) *cobra.Command {
+	opts := &exportOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "export RUN --format otlp|parquet --out DIR",
+		Short: "Write a run's or a sweep's traces as OpenTelemetry (OTLP/JSON) or Parquet files",
+		Long: `Export every run in RUN (a run folder, a sweep folder or a .duckdb file) into the new
+folder DIR, for tools that read OpenTelemetry traces or Parquet.
+
+  otlp     ExportTraceServiceRequest JSON files, one trace per root investigation, at most
+           --chunk-spans spans per file (whole traces), ready to POST to an OTLP/HTTP
+           JSON endpoint (/v1/traces): Jaeger's, or an OpenTelemetry Collector's, which
+           forwards them to Phoenix, Tempo and backends that take protobuf only.
+  parquet  one zstd-compressed Parquet file per trace table; a sweep in a hive layout
+           <table>/point=P/seed=S/<run_id>.parquet.
+
+DIR is written in a hidden folder beside it and renamed into place when whole; an existing
+DIR is refused unless --force and it is a previous export (it holds export.json). The
+mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
+		Example: `  mayday export runs/research-fleet-s42 --format otlp --out exports/otlp
+  mayday export runs/fleet-sweep --format parquet --out exports/sweep-parquet`,
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeRunDirs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Run = args[0]
+			return exportRun(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Format, "format", "", "what to write: otlp or parquet (required)")
+	f.StringVar(&opts.Out, "out", "", "the export folder to create (required)")
+	f.BoolVar(&opts.Force, "force", false, "replace DIR if it holds a previous export")
+	f.IntVar(&opts.ChunkSpans, "chunk-spans", analysis.DefaultChunkSpans, "otlp: spans per file at most (a file ends between traces)")
+	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
+		[]string{analysis.FormatOTLP, analysis.FormatParquet}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func exportRun(ctx context.Context, opts *exportOptions) error {
+	if opts.Format != analysis.FormatOTLP && opts.Format != analysis.FormatParquet {
+		return fmt.Errorf("--format %q: want otlp or parquet", opts.Format)
+	}
+	if opts.Out == "" {
+		return errors.New("--out: name the export folder to create, e.g. --out exports/" + opts.Format)
+	}
+	if opts.ChunkSpans < 1 {
+		return fmt.Errorf("--chunk-spans %d: want at least 1 span per file", opts.ChunkSpans)
+	}
+	path, err := resolveDB(opts.Run)
+	if err != nil {
+		return err
+	}
+	db, err := analysis.Open(path)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	m, err := analysis.Export(ctx, db, opts.Out, analysis.ExportOptions{
+		Format: opts.Format, Force: opts.Force, ChunkSpans: opts.ChunkSpans,
+		Version: version, Source: opts.Run,
+	})
+	if ctx.Err() != nil {
+		return interrupted("nothing was exported")
+	}
+	if err != nil {
+		if errors.Is(err, analysis.ErrExists) || errors.Is(err, analysis.ErrNotExport) {
+			return err
+		}
+		return internal(err)
+	}
+	_, err = fmt.Fprintf(opts.io.Out, "exported %s (%s) as %s: %s, %s, %s\n",
+		opts.Run, plural(len(m.Runs), "run", "runs"), opts.Format,
+		plural(len(m.Files), "file", "files"), plural(int(m.Rows()), rowWord(opts.Format), rowWord(opts.Format)+"s"),
+		byteSize(m.Bytes()))
+	if err == nil {
+		_, err = fmt.Fprintf(opts.io.Out, "  %s\n", opts.Out)
+	}
+	return err
+}
+
+func rowWord(format string) string {
+	if format == analysis.FormatOTLP {
+		return "span"
+	}
+	return "row"
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

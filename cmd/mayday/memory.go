@@ -1,0 +1,157 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+)
+
+// The memory watchdog. A run checks its process's resident memory (the simulator's heap and
+// DuckDB's buffers alike) each time the simulator reports progress, every few thousand
+// events, and cancels the run before the machine's limit: the run stops as a consistent
+// partial run and the command exits 3 saying so. The check is driven by the event count,
+// not a timer, and only ever stops a run early, exactly as Ctrl-C does.
+
+// memoryShare is the part of the machine's (or container's) memory a run may use.
+const memoryShare = 0.9
+
+// errMemory is the cause of a run stopped by the watchdog.
+var errMemory = errors.New("memory limit")
+
+type memWatch struct {
+	limit  uint64 // bytes; 0 = off
+	cancel context.CancelCauseFunc
+	peak   atomic.Uint64
+	hit    atomic.Bool
+	read   func() uint64 // resident bytes
+}
+
+// watchMemory returns a context that the watchdog cancels when the process's resident
+// memory passes limit bytes (0: memoryShare of the machine's or container's memory).
+func watchMemory(ctx context.Context, limit uint64) (context.Context, *memWatch) {
+	if limit == 0 {
+		limit = uint64(float64(machineMemory()) * memoryShare)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	return ctx, &memWatch{limit: limit, cancel: cancel, read: residentBytes}
+}
+
+// wrap adds the check to a progress callback (nil is fine). Safe for concurrent use.
+func (m *memWatch) wrap(f func(done, total int)) func(done, total int) {
+	if m == nil || m.limit == 0 {
+		return f
+	}
+	return func(done, total int) {
+		m.check()
+		if f != nil {
+			f(done, total)
+		}
+	}
+}
+
+func (m *memWatch) check() {
+	used := m.read()
+	if used > m.peak.Load() {
+		m.peak.Store(used)
+	}
+	if used > m.limit && !m.hit.Swap(true) {
+		m.cancel(errMemory)
+	}
+}
+
+// stopped reports whether the watchdog stopped the run, and says so.
+func (m *memWatch) stopped(ctx context.Context, stored string) error {
+	if m == nil || !errors.Is(context.Cause(ctx), errMemory) {
+		return nil
+	}
+	return internal(fmt.Errorf("stopped before running out of memory: the process used %s, above its limit of %s (--memory-limit); %s; lower workload.investigations or the scenario's size, or raise --memory-limit",
+		fmtBytes(m.peak.Load()), fmtBytes(m.limit), stored))
+}
+
+// residentBytes reads the process's resident set size from /proc (0 where there is none,
+// which leaves the watchdog idle).
+func residentBytes() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+// machineMemory is the smaller of the container's memory limit (cgroup v2 or v1) and the
+// machine's memory; 0 when neither can be read.
+func machineMemory() uint64 {
+	total := uint64(0)
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				total = kb * 1024
+			}
+		}
+	}
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		if b, err := os.ReadFile(p); err == nil {
+			if n, err := strconv.ParseUint(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 && (total == 0 || n < total) {
+				total = n
+			}
+		}
+	}
+	return total
+}
+
+// parseBytes reads a size such as 512MB, 4GiB or 1000000 (bytes).
+func parseBytes(s string) (uint64, error) {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := 1.0
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0) || v*mult > 1<<62 {
+		return 0, fmt.Errorf("--memory-limit %q: want a size such as 512MB or 4GiB", s)
+	}
+	return uint64(v * mult), nil
+}
+
+func fmtBytes(b uint64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%d KiB", b>>10)
+}
+
+// addMemoryFlag adds --memory-limit to a command that simulates.
+func addMemoryFlag(cmd *cobra.Command, v *string) {
+	cmd.Flags().StringVar(v, "memory-limit", "", "stop cleanly (exit 3, runs kept as 'partial') when the process's memory passes this size, e.g. 8GiB (default: 90% of the machine's or container's memory)")
+}
+
+func memoryLimit(flag string) (uint64, error) {
+	if flag == "" {
+		return 0, nil
+	}
+	return parseBytes(flag)
+}

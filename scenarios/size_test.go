@@ -1,0 +1,70 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Scenarios that would exhaust memory or time, or overflow the simulator's arithmetic, are
+// refused at parse time with a message naming the key to change; before the size model
+// each of these was accepted.
+func TestSizeModel(t *testing.T) {
+	base, _ := Embedded("transient-errors")
+	long := strings.Repeat("a", MaxNameLen+1)
+	for _, c := range []struct{ set, key, says string }{
+		{"workload.steps=1e15", "workload.steps", "steps per investigation"},
+		{"workload.steps=4294967297", "workload.steps", "want at most"},
+		{"workload.steps={dist: exponential, mean: 1e9}", "workload.steps", "steps per investigation"},
+		{"workload.investigations=1000000000000", "workload.investigations", "want at most"},
+		{"workload.subagents={probability: 1, count: 1000, max_depth: 64}", "workload.subagents", "agents"},
+		{"workload.subagents={probability: 1, count: 1e15}", "workload.subagents.count", "subagents per spawn"},
+		{"workload.investigations=5000000 && workload.steps=100", "workload", "steps"},
+		{"name=" + long, "name", "characters"},
+		{"workload.model=" + long, "workload.model", "characters"},
+		{"tools.search.compute=1e308", "tools.search.compute", "at most"},
+		{"faults[0]={kind: budget_spike, probability: 1, factor: 1e300}", "faults[0].factor", "at most"},
+		{"faults[0]={kind: brownout, at: 0s, for: 1h, probability: 0, slowdown: 1e300}", "faults[0].slowdown", "at most"},
+		{"horizon=30000d", "horizon", "50 years"},
+	} {
+		_, err := Parse("f.yaml", base, strings.Split(c.set, " && "))
+		var list ErrorList
+		if !errors.As(err, &list) {
+			t.Errorf("--set %.60s: %v; want a refusal", c.set, err)
+			continue
+		}
+		found := false
+		for _, e := range list {
+			if e.Key == c.key && strings.Contains(e.Msg, c.says) && e.File == "f.yaml" {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("--set %.60s: %v; want an error at %s saying %q", c.set, err, c.key, c.says)
+		}
+	}
+	// Within the limits: fine.
+	for _, set := range []string{"workload.steps=1000", "workload.subagents={probability: 0.5, count: 2, max_depth: 3}", "horizon=3650d"} {
+		if _, err := Parse("f.yaml", base, []string{set}); err != nil {
+			t.Errorf("--set %s: %v", set, err)
+		}
+	}
+}
+
+func TestSweepGridBound(t *testing.T) {
+	vals := make([]string, 20)
+	for i := range vals {
+		vals[i] = "1"
+	}
+	var axes []SweepAxis
+	for i := range 8 {
+		axes = append(axes, SweepAxis{Path: "p" + string(rune('a'+i)), Values: vals})
+	}
+	err := CheckSweepSize(axes, 3)
+	if err == nil || !strings.Contains(err.Error(), "2.56e+10 points") {
+		t.Errorf("8 axes x 20 values: %v; want a refusal counting 2.56e+10 points", err)
+	}
+	if err := CheckSweepSize(axes[:2], 3); err != nil {
+		t.Errorf("400 points: %v", err)
+	}
+}

@@ -1,0 +1,160 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// provider is the model provider as a shared, limited service. Every model turn is a call:
+// it is admitted or refused when the turn starts. Rate limits are token buckets that hold one
+// minute's worth and start full; a call needs one request and its tokens (at most a full
+// bucket, so a turn larger than a minute's worth is admitted once the bucket is full, and
+// leaves it in debt). A refused call is a transient failure of the turn, reported to the
+// engine as a failed attempt at the model, which is guards index `index` (one past the last
+// tool): the retry policy, retry budget and breaker apply to it as to a tool.
+//
+// It is active only when the scenario has a `model` block or a fault names the model; then
+// a turn's tokens are drawn when it starts (they decide admission and latency), not when it
+// ends. Inactive, nothing here runs and runs are as they always were.
+type provider struct {
+	active  bool
+	index   int32
+	rpm     float64 // requests per ns and bucket size (a minute's worth)
+	rCap    float64
+	rLevel  float64
+	tpm     float64
+	tCap    float64
+	tLevel  float64
+	last    int64
+	perTok  float64 // ns of latency per token
+	failure float64
+	rng     *rand.Rand
+	faults  []int32
+}
+
+func (p *provider) init(sc *scenarios.Scenario, faults []fault, seed uint64) {
+	p.index = int32(len(sc.Tools))
+	for i := range faults {
+		if faults[i].tool == p.index {
+			p.faults = append(p.faults, int32(i))
+		}
+	}
+	m := sc.Model
+	p.active = m != nil || len(p.faults) > 0
+	if m == nil {
+		return
+	}
+	p.rCap, p.rpm = m.RequestsPerMinute, m.RequestsPerMinute/60e9
+	p.tCap, p.tpm = m.TokensPerMinute, m.TokensPerMinute/60e9
+	p.rLevel, p.tLevel = p.rCap, p.tCap
+	p.perTok = float64(m.LatencyPer1kTokens) / 1000
+	p.failure = m.Failure
+	p.rng = stream(seed, nsModel, 0)
+}
+
+// refill brings both buckets up to now.
+func (p *provider) refill(now int64) {
+	dt := float64(now - p.last)
+	p.last = now
+	if p.rCap > 0 {
+		p.rLevel = math.Min(p.rCap, p.rLevel+dt*p.rpm)
+	}
+	if p.tCap > 0 {
+		p.tLevel = math.Min(p.tCap, p.tLevel+dt*p.tpm)
+	}
+}
+
+// admit decides a call of n tokens at now: "" and the latency factor of an active brownout
+// when admitted, else the refusal's error and the fault that caused it (-1 none).
+func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
+	p := &w.model
+	slow = 1
+	for _, fi := range p.faults {
+		f := &w.faults[fi]
+		switch f.kind {
+		case scenarios.FaultOutage:
+			if f.active(w.now) {
+				return "unavailable", fi, 1
+			}
+		case scenarios.FaultBrownout:
+			if f.active(w.now) {
+				if f.rng.Float64() < f.p {
+					return "unavailable", fi, 1
+				}
+				slow *= f.slowdown
+			}
+		case scenarios.FaultTransient:
+			if f.p > 0 && f.rng.Float64() < f.p {
+				return "model_error", fi, 1
+			}
+		}
+	}
+	p.refill(w.now)
+	need := float64(n)
+	if p.tCap > 0 {
+		need = math.Min(need, p.tCap)
+	}
+	if p.rCap > 0 && p.rLevel < 1 || p.tCap > 0 && p.tLevel < need {
+		return "rate_limited", -1, 1
+	}
+	if p.failure > 0 && p.rng.Float64() < p.failure {
+		return "model_error", -1, 1
+	}
+	if p.rCap > 0 {
+		p.rLevel--
+	}
+	if p.tCap > 0 {
+		p.tLevel -= float64(n)
+	}
+	return "", -1, slow
+}
+
+// callModel starts a's model turn at the provider: an admitted call takes the think time
+// plus the latency of its tokens; a refused one fails at once and goes to the engine.
+func (w *sim) callModel(a *agent) {
+	n := satInt(float64(w.tokens.count(a.rng, 0)) * a.spike)
+	n = w.grow(a, n)
+	why, fi, slow := w.admit(n)
+	if why == "" {
+		a.turnTokens = n
+		tok := a.await(phThink)
+		a.thinkStart = w.now
+		d := float64(w.thinkTime.duration(a.rng)) + w.model.perTok*float64(n)
+		w.push(satAdd(w.now, satInt(d*slow)), evThought, a.slot, tok, 0)
+		return
+	}
+	s := w.spanFor(a, record.OpPlan, w.newSpanID())
+	s.Model = w.sc.Workload.Model
+	s.Start, s.End = w.now, w.now
+	s.Status = record.StatusError
+	s.FailureClass = recovery.Transient.String()
+	if fi >= 0 {
+		s.FaultID = w.faults[fi].id
+	}
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "kind", Value: "model_turn"}, record.Attr{Key: "error", Value: why})
+	w.sink.Span(s)
+	// The engine sees an attempt at the model that failed: it answers the send with
+	// ActSend (carried out as the failure below) or a parking, and the failure with its
+	// retry policy. The retried turn starts again when the engine's timer comes.
+	a.modelRetry = true
+	a.modelCall = true
+	w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(w.model.index)})
+	// Whatever the engine answered (a send, carried out as the failure, or a parking), the
+	// next send it allows is the agent's own again.
+	a.modelCall = false
+}
+
+// grow applies tokens.growth for a's current step.
+func (w *sim) grow(a *agent, n int64) int64 {
+	if g := w.sc.Workload.TokensGrowth; g > 0 && g != 1 {
+		// The context grows with every step: step s costs growth^s times as many tokens.
+		step, _ := a.eng.Op()
+		n = satInt(float64(n) * math.Pow(g, float64(step)))
+	}
+	return n
+}
