@@ -20,22 +20,26 @@ import (
 type Metrics struct {
 	RunID string `json:"run_id"`
 
-	CompletionRate         float64 `json:"completion_rate"`
-	CorrectCompletionRate  float64 `json:"correct_completion_rate"`
-	ValidationPassRate     float64 `json:"validation_pass_rate"`
-	RetryAmplification     float64 `json:"retry_amplification"`
-	DuplicateSideEffects   int64   `json:"duplicate_side_effects"`
-	DiscardedResults       int64   `json:"discarded_results"`
-	MedianRecoveryTime     float64 `json:"median_recovery_time"` // seconds
-	P95RecoveryTime        float64 `json:"p95_recovery_time"`    // seconds
-	HumanInterventionRate  float64 `json:"human_intervention_rate"`
-	TerminatedRate         float64 `json:"terminated_rate"`
-	TokensPerCompletion    float64 `json:"tokens_per_completion"`
-	ComputePerCompletion   float64 `json:"compute_per_completion"` // compute-unit seconds
-	WastedComputeRatio     float64 `json:"wasted_compute_ratio"`
-	CorrelatedFailureShare float64 `json:"correlated_failure_share"`
-	Makespan               float64 `json:"makespan"` // seconds of simulated time
-	Events                 int64   `json:"events"`
+	CompletionRate        float64 `json:"completion_rate"`
+	CorrectCompletionRate float64 `json:"correct_completion_rate"`
+	ValidationPassRate    float64 `json:"validation_pass_rate"`
+	RetryAmplification    float64 `json:"retry_amplification"`
+	DuplicateSideEffects  int64   `json:"duplicate_side_effects"`
+	DiscardedResults      int64   `json:"discarded_results"`
+	MedianRecoveryTime    float64 `json:"median_recovery_time"` // seconds
+	P95RecoveryTime       float64 `json:"p95_recovery_time"`    // seconds
+	// GoodputRecoveryTime is NaN (null) when goodput never came back, or without a fault window.
+	GoodputRecoveryTime     float64 `json:"goodput_recovery_time"` // seconds
+	FullScopeCompletionRate float64 `json:"full_scope_completion_rate"`
+	HumanInterventionRate   float64 `json:"human_intervention_rate"`
+	TerminatedRate          float64 `json:"terminated_rate"`
+	TokensPerCompletion     float64 `json:"tokens_per_completion"`
+	ComputePerCompletion    float64 `json:"compute_per_completion"` // compute-unit seconds
+	WastedComputeRatio      float64 `json:"wasted_compute_ratio"`
+	WastedTokenRatio        float64 `json:"wasted_token_ratio"`
+	CorrelatedFailureShare  float64 `json:"correlated_failure_share"`
+	Makespan                float64 `json:"makespan"` // seconds of simulated time
+	Events                  int64   `json:"events"`
 
 	// capacity
 	MedianPendingTime float64 `json:"median_pending_time"` // seconds
@@ -117,12 +121,14 @@ func (m Metrics) Value(name string) (v float64, ok bool) {
 // A CI gate flags a change against this direction as a regression.
 func Better(name string) int {
 	switch name {
-	case "completion_rate", "correct_completion_rate", "validation_pass_rate", "completed":
+	case "completion_rate", "correct_completion_rate", "validation_pass_rate", "completed",
+		"full_scope_completion_rate":
 		return +1
 	case "retry_amplification", "duplicate_side_effects", "discarded_results",
 		"median_recovery_time", "p95_recovery_time", "human_intervention_rate",
 		"terminated_rate", "tokens_per_completion", "compute_per_completion",
 		"wasted_compute_ratio", "makespan", "terminated",
+		"goodput_recovery_time", "wasted_token_ratio",
 		"median_pending_time", "backlog_growth", "peak_backlog",
 		"cost_per_completion", "wasted_cost_ratio":
 		return -1

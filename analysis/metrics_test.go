@@ -82,12 +82,13 @@ func TestValueByName(t *testing.T) {
 	}
 }
 
-// The design's section 5 lists these names in this order; MetricNames must start with them.
+// docs/metrics.md lists these names in this order; MetricNames must start with them.
 func TestMetricNamesFollowDesign(t *testing.T) {
 	design := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate",
 		"retry_amplification", "duplicate_side_effects", "discarded_results",
-		"median_recovery_time", "p95_recovery_time", "human_intervention_rate", "terminated_rate",
-		"tokens_per_completion", "compute_per_completion", "wasted_compute_ratio",
+		"median_recovery_time", "p95_recovery_time", "goodput_recovery_time", "full_scope_completion_rate",
+		"human_intervention_rate", "terminated_rate",
+		"tokens_per_completion", "compute_per_completion", "wasted_compute_ratio", "wasted_token_ratio",
 		"correlated_failure_share", "makespan", "events"}
 	if !slices.Equal(MetricNames[:len(design)], design) {
 		t.Errorf("MetricNames starts with %v, want the design's order %v", MetricNames[:len(design)], design)
@@ -95,7 +96,7 @@ func TestMetricNamesFollowDesign(t *testing.T) {
 }
 
 func TestBetter(t *testing.T) {
-	higher := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate", "completed"}
+	higher := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate", "completed", "full_scope_completion_rate"}
 	neutral := []string{"correlated_failure_share", "events", "started", "no_such_metric"}
 	for _, name := range append(MetricNames, "terminated_policy_violation", "no_such_metric") {
 		want := -1

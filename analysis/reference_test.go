@@ -117,7 +117,7 @@ func reference(run refRun, c *record.Collector) refResult {
 		treeEscalations[inv.RootID] += int64(inv.Escalations)
 		tokens += inv.Tokens
 	}
-	var correct, validated, escalated int64
+	var correct, validated, escalated, full int64
 	for _, inv := range c.Investigations {
 		if inv.ParentID != 0 {
 			continue
@@ -131,6 +131,9 @@ func reference(run refRun, c *record.Collector) refResult {
 			}
 			if inv.Validated {
 				validated++
+			}
+			if inv.Scope != record.ScopeReduced {
+				full++
 			}
 		case "terminated":
 			m.Terminated++
@@ -148,19 +151,14 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.CompletionRate = ratio(float64(m.Completed), started)
 	m.CorrectCompletionRate = ratio(float64(correct), started)
 	m.ValidationPassRate = ratio(float64(validated), completed)
+	m.FullScopeCompletionRate = ratio(float64(full), started)
 	m.HumanInterventionRate = ratio(float64(escalated), started)
 	m.TerminatedRate = ratio(float64(m.Terminated), started)
 	m.TokensPerCompletion = ratio(float64(tokens), completed)
 
 	// Tool attempts: execute_tool spans that were sent.
-	type minuteKey struct {
-		tool   string
-		minute int64
-	}
 	var attempts []*record.Span
 	ops := map[record.OpKey]bool{}
-	failedPerTool := map[string]int64{}
-	failedPerMinute := map[minuteKey]int64{}
 	var failed int64
 	for i := range c.Spans {
 		s := &c.Spans[i]
@@ -171,141 +169,25 @@ func reference(run refRun, c *record.Collector) refResult {
 		ops[s.OpKey] = true
 		if isFailed(s) {
 			failed++
-			failedPerTool[s.Tool]++
-			failedPerMinute[minuteKey{s.Tool, minuteOf(s.Start)}]++
 		}
 	}
 	m.RetryAmplification = ratio(float64(len(attempts)), float64(len(ops)))
 
-	// Incidents: minutes whose failures exceed mu + 4 sqrt(mu), mu over all of the run's minutes.
-	minutes := minuteOf(end) + 1
-	incidentMinute := map[minuteKey]bool{}
-	var inIncidents int64
-	for k, n := range failedPerMinute {
-		mu := float64(failedPerTool[k.tool]) / float64(minutes)
-		if float64(n) > mu+4*math.Sqrt(mu) {
-			incidentMinute[k] = true
-			inIncidents += n
-		}
-	}
+	// Incidents, signs of trouble and recovery episodes (reference2_test.go).
+	signs := refSigns(c, invByID)
+	incidents, inIncidents := refIncidents(c, attempts, signs)
 	m.CorrelatedFailureShare = ratio(float64(inIncidents), float64(failed))
-	incidentKeys := make([]minuteKey, 0, len(incidentMinute))
-	for k := range incidentMinute {
-		incidentKeys = append(incidentKeys, k)
-	}
-	slices.SortFunc(incidentKeys, func(a, b minuteKey) int {
-		return cmp.Or(cmp.Compare(a.tool, b.tool), cmp.Compare(a.minute, b.minute))
-	})
-	var incidents []refIncident
-	for _, k := range incidentKeys {
-		if n := len(incidents); n > 0 && incidents[n-1].Tool == k.tool && incidents[n-1].EndMinute == k.minute {
-			incidents[n-1].EndMinute++
-			continue
-		}
-		incidents = append(incidents, refIncident{Tool: k.tool, FirstMinute: k.minute, EndMinute: k.minute + 1})
-	}
-	for i := range incidents {
-		inc := &incidents[i]
-		roots := map[int64]bool{}
-		faults := map[string]bool{}
-		for _, s := range attempts {
-			if mm := minuteOf(s.Start); s.Tool != inc.Tool || mm < inc.FirstMinute || mm >= inc.EndMinute {
-				continue
-			}
-			if isFailed(s) {
-				inc.Failed++
-				roots[s.TraceID] = true
-				if s.FaultID != "" {
-					faults[s.FaultID] = true
-				}
-			}
-			if s.Attempt > 1 {
-				inc.Retries++
-			}
-		}
-		inc.Affected = int64(len(roots))
-		for f := range faults {
-			inc.FaultIDs = append(inc.FaultIDs, f)
-		}
-		slices.Sort(inc.FaultIDs)
-	}
-	slices.SortFunc(incidents, func(a, b refIncident) int {
-		return cmp.Or(cmp.Compare(a.FirstMinute, b.FirstMinute), cmp.Compare(a.Tool, b.Tool))
-	})
-
-	// Recovery episodes: first failure of an operation to its success (or that of a later
-	// revision of its step), or to the end of its investigation, or (in flight) to the end
-	// of the run.
-	type opFail struct {
-		tool     string
-		inv      int64
-		failedAt int64
-	}
-	firstFail := map[record.OpKey]*opFail{}
-	for _, s := range attempts {
-		if !isFailed(s) {
-			continue
-		}
-		if f, ok := firstFail[s.OpKey]; !ok || s.End < f.failedAt {
-			firstFail[s.OpKey] = &opFail{tool: s.Tool, inv: s.InvestigationID, failedAt: s.End}
-		}
-	}
-	// Deliveries close the episodes of their own operation and of earlier revisions of
-	// the same step; the earliest delivery wins, the operation's own on a tie.
-	type stepKey struct {
-		inv  int64
-		step int32
-	}
-	type closing struct{ own, revised int64 } // ns; -1 = none
-	failedOfStep := map[stepKey][]record.OpKey{}
-	closes := map[record.OpKey]*closing{}
-	for key := range firstFail {
-		sk := stepKey{key.Investigation, key.Step}
-		failedOfStep[sk] = append(failedOfStep[sk], key)
-		closes[key] = &closing{-1, -1}
-	}
-	for i := range c.Spans {
-		s := &c.Spans[i]
-		if !s.HasKey || s.Status != record.StatusOK || !(s.Operation == record.OpExecuteTool || s.Operation == record.OpInspect && foundByLookup(s)) {
-			continue
-		}
-		for _, key := range failedOfStep[stepKey{s.OpKey.Investigation, s.OpKey.Step}] {
-			if key.Revision > s.OpKey.Revision || tsMicros(s.End) < tsMicros(firstFail[key].failedAt) {
-				continue
-			}
-			at := &closes[key].revised
-			if key.Revision == s.OpKey.Revision {
-				at = &closes[key].own
-			}
-			if *at < 0 || tsMicros(s.End) < *at {
-				*at = tsMicros(s.End)
-			}
-		}
-	}
-	var episodes []refEpisode
+	episodes := refEpisodes(c, signs, invByID, end)
 	var recSeconds []float64
-	for key, f := range firstFail {
-		e := refEpisode{OpKey: opKeyString(key), Tool: f.tool, Start: tsMicros(f.failedAt)}
-		inv := invByID[f.inv]
-		cl := closes[key]
-		switch {
-		case cl.own >= 0 && (cl.revised < 0 || cl.own <= cl.revised):
-			e.End, e.Outcome = cl.own, "recovered"
-		case cl.revised >= 0:
-			e.End, e.Outcome = cl.revised, "revised"
-		case inv != nil && inv.Ended:
-			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
-		default:
-			e.End, e.Outcome = tsMicros(end), "in_flight"
-		}
-		e.Seconds = float64(e.End-e.Start) / 1e6
-		episodes = append(episodes, e)
+	for _, e := range episodes {
 		recSeconds = append(recSeconds, e.Seconds)
 	}
-	slices.SortFunc(episodes, func(a, b refEpisode) int { return cmp.Compare(a.OpKey, b.OpKey) })
 	slices.Sort(recSeconds)
 	m.MedianRecoveryTime = quantile7(recSeconds, 0.5)
 	m.P95RecoveryTime = quantile7(recSeconds, 0.95)
+	m.GoodputRecoveryTime = refGoodputRecovery(c, tsMicros(end))
+	wastedTokens, allTokens := refWastedTokens(c, invByID)
+	m.WastedTokenRatio = ratio(wastedTokens, allTokens)
 
 	// Executions: duplicates, discarded results, compute and its waste.
 	completedInv := func(id int64) bool {

@@ -36,6 +36,14 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 					t.Errorf("want retries and an incident: %+v, %d incidents", want.Metrics, len(want.Incidents))
 				}
 			}},
+		{"shared-outage", 1, []string{"workload.investigations=600"},
+			func(t *testing.T, want refResult, res sim.Result) {
+				// The breaker parks callers and the budget throttles retries: the outage is
+				// still one incident of at least its 30 minutes.
+				if len(want.Incidents) != 1 || want.Incidents[0].EndMinute-want.Incidents[0].FirstMinute < 30 {
+					t.Errorf("want one incident of >= 30 minutes: %+v", want.Incidents)
+				}
+			}},
 		{"lost-responses", 1, []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"},
 			func(t *testing.T, want refResult, res sim.Result) {
 				if want.Metrics.DuplicateSideEffects == 0 || res.InFlight+res.AwaitingHuman == 0 {

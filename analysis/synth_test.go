@@ -133,7 +133,7 @@ func (s *synth) operation(inv, root int64, key record.OpKey, ti int, t int64, st
 		case record.StatusOK:
 			s.execution(tool, key, sp.Start+sp.QueueWait, sp.End, "ok", true)
 			move(sp.End, "running", "succeeded")
-			return sp.End, true
+			return s.validate(inv, root, key, sp.End, state)
 		case record.StatusTimeout:
 			// The work may still have happened: done but its reply lost, still running
 			// (hung), or done late and never delivered.
@@ -162,7 +162,7 @@ func (s *synth) operation(inv, root int64, key record.OpKey, ti int, t int64, st
 				s.emitSpan(in)
 				if lookup == "completed" {
 					move(in.End, "running", "inspected")
-					return in.End, true
+					return s.validate(inv, root, key, in.End, state)
 				}
 				t = in.End
 			} else {
@@ -175,6 +175,25 @@ func (s *synth) operation(inv, root int64, key record.OpKey, ti int, t int64, st
 		t += second + s.r.Int64N(5*second) // backoff
 	}
 	return t, false
+}
+
+// validate checks a delivered result at t: one in ten fails validation (an invalid result,
+// a sign of trouble of its step), the others are valid.
+func (s *synth) validate(inv, root int64, key record.OpKey, t int64, state *string) (int64, bool) {
+	v := s.newSpan(inv, root, record.OpValidate)
+	v.HasKey, v.OpKey = true, key
+	v.Start, v.End = t, t
+	v.Status = record.StatusOK
+	if s.r.IntN(10) == 0 {
+		v.Status, v.FailureClass = record.StatusInvalid, "invalid_output"
+	}
+	s.emitSpan(v)
+	if v.Status == record.StatusInvalid {
+		s.transition(inv, t, *state, "recovering", "invalid")
+		*state = "recovering"
+		return t, false
+	}
+	return t, true
 }
 
 // investigation simulates one investigation arriving at t; it returns when it ended and

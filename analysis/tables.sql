@@ -45,7 +45,8 @@ CREATE TABLE investigations (
     compute            DOUBLE,
     truly_valid        BOOLEAN,
     validated          BOOLEAN,
-    crashes            INTEGER
+    crashes            INTEGER,
+    scope              VARCHAR     -- full | reduced (reduce_scope dropped the remaining optional steps)
 );
 
 CREATE TABLE spans (

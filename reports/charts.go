@@ -251,7 +251,7 @@ func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		ID:    ChartFailures,
 		Title: "Failed tool attempts per minute",
 		Caption: "Failed attempts (errors and timeouts) per tool in each simulated minute. Shaded: incidents, " +
-			"runs of minutes whose failures exceed μ + 4√μ for that tool.",
+			"minutes whose failures are far above the tool's own baseline, with the breaker-open and throttled time around them.",
 	}
 	p := newPanel("", tu.label(), "failed attempts / min")
 	top := 1.0
@@ -352,7 +352,7 @@ func recoveryChart(runs []*Run) *Chart {
 	c := &Chart{
 		ID:    ChartRecovery,
 		Title: "Recovery time",
-		Caption: "Share of recovery episodes (an operation's first failure to its success, or to the " +
+		Caption: "Share of recovery episodes (a step's first sign of trouble to its valid result, or to the " +
 			"investigation's end) that lasted at most x seconds; dashed: median, dotted: p95.",
 	}
 	p := newPanel("", "recovery time (s)", "share of episodes ≤ x")

@@ -18,7 +18,7 @@ import (
 
 // FamilyConfidence is the confidence with which all intervals of one comparison hold
 // together; CompareResamples is the bootstrap resample count of a comparison. Bonferroni
-// intervals sit far in the tails (99.7% for 16 metrics), so they need many more resamples
+// intervals sit far in the tails (99.8% for 24 metrics), so they need many more resamples
 // than a single 95% interval to place their ends steadily.
 const (
 	FamilyConfidence = 0.95

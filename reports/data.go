@@ -146,8 +146,8 @@ type Refusal struct {
 	Example int64 // the first investigation it happened to, to query its transitions
 }
 
-// Episode is one row of the `recovery_episodes` view: from an operation's first failure to
-// its success, or to the investigation's end.
+// Episode is one row of the `recovery_episodes` view: from a step's first sign of trouble to
+// its valid result, or to the investigation's end.
 type Episode struct {
 	InvestigationID int64
 	RootID          int64

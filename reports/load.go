@@ -277,8 +277,8 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 }
 
 // metricRows turns the seeds' metrics rows into the table's cells: the value itself for one
-// seed; for several, the mean and the bootstrap interval Summarize computes, with the same
-// seed, so a report and the run folder's summary.json agree.
+// seed; for several, the mean and the interval of MetricCI (the one run, check, sweep and
+// compare use), with the same seed, so a report and the run folder's summary.json agree.
 func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
 	out := make([]Metric, 0, len(analysis.MetricNames))
 	for _, name := range analysis.MetricNames {
@@ -293,7 +293,7 @@ func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
 		case len(ms) == 1 && len(vals) == 1:
 			m.Value = vals[0]
 		case len(vals) > 0:
-			m.Value, m.Lo, m.Hi = analysis.BootstrapCI(vals, Confidence, Resamples, seed)
+			m.Value, m.Lo, m.Hi = MetricCI(name, vals, seed)
 			m.Range = "[" + Format(name, m.Lo) + ", " + Format(name, m.Hi) + "]"
 		}
 		m.Text = Format(name, m.Value)

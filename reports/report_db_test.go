@@ -375,7 +375,8 @@ func testReportOverlay(t *testing.T, a, b string) {
 }
 
 // TestReportSeeds checks the metrics table of a folder with several seeds: each cell is the
-// mean of the seeds' metrics view values with the interval Summarize computes.
+// mean of the seeds' metrics view values with the interval run, check and sweep print
+// (MetricCI), not a narrower one of its own.
 func TestReportSeeds(t *testing.T) {
 	dir := runFolder(t, "shared-outage", []string{"workload.investigations=150", "faults[0].at=2m", "faults[0].for=5m"}, 7, 3)
 	r, _, page := writeReport(t, dir)
@@ -393,7 +394,7 @@ func TestReportSeeds(t *testing.T) {
 		if len(vals) == 0 {
 			continue
 		}
-		mean, lo, hi := analysis.BootstrapCI(vals, Confidence, Resamples, 7)
+		mean, lo, hi := MetricCI(c.metric, vals, 7)
 		if c.data != strconv.FormatFloat(mean, 'g', -1, 64) {
 			t.Errorf("%s: table %s, mean of the seeds %v", c.metric, c.data, mean)
 		}

@@ -31,6 +31,8 @@ type Summary struct {
 	TerminationReasons map[string]int64    `json:"termination_reasons,omitempty"`
 	Seeds              []SeedRun           `json:"seeds,omitempty"`
 	Intervals          map[string]Interval `json:"intervals,omitempty"`
+
+	windows int // the scenario's fault windows, so the text can say goodput never came back
 }
 
 // SeedRun is one seed's run inside a multi-seed summary.
@@ -80,6 +82,11 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 		Digest:     first.Digest,
 		Status:     "complete",
 		Metrics:    MetricMap(first.Metrics),
+	}
+	for _, f := range sc.Faults {
+		if f.Kind.Correlated() && f.For > 0 {
+			s.windows++
+		}
 	}
 	reasons := map[string]int64{}
 	for _, o := range outs {
@@ -170,6 +177,7 @@ func (s Summary) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	s.writeScopeAndGoodput(w)
 	if len(s.TerminationReasons) > 0 {
 		fmt.Fprintf(w, "  terminated by reason:")
 		for _, k := range sortedKeys(s.TerminationReasons) {
@@ -181,6 +189,19 @@ func (s Summary) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "database: %s\n", s.Database)
 	}
 	return nil
+}
+
+// writeScopeAndGoodput says in words what two metrics hide when read alone: completions at
+// reduced scope (completion_rate counts them, full_scope_completion_rate does not), and a
+// goodput that never came back after the faults (goodput_recovery_time is then undefined).
+func (s Summary) writeScopeAndGoodput(w io.Writer) {
+	done, full := s.Metrics["completion_rate"], s.Metrics["full_scope_completion_rate"]
+	if reduced := done - full; reduced > 1e-12 {
+		fmt.Fprintf(w, "  reduced scope: %s of started completed with less than their plan (counted by completion_rate, not by full_scope_completion_rate)\n", Format("completion_rate", reduced))
+	}
+	if _, ok := s.Metrics["goodput_recovery_time"]; !ok && s.windows > 0 {
+		fmt.Fprintf(w, "  goodput_recovery_time: never: goodput did not come back to 90%% of its pre-fault level while arrivals continued\n")
+	}
 }
 
 // Format prints a metric value the way people read it: counts as integers, rates with four

@@ -15,7 +15,7 @@ import (
 // table, worker crashes, and a fleet that competes for capacity.
 var wantExamples = []string{
 	"budget-exhaustion", "capacity-crunch", "invalid-configs", "lost-responses", "policy-violations",
-	"research-fleet", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",
+	"research-fleet", "retry-storm", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",
 }
 
 func TestEmbeddedExamples(t *testing.T) {

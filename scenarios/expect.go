@@ -18,11 +18,14 @@ var Metrics = []string{
 	"discarded_results",
 	"median_recovery_time",
 	"p95_recovery_time",
+	"goodput_recovery_time",
+	"full_scope_completion_rate",
 	"human_intervention_rate",
 	"terminated_rate",
 	"tokens_per_completion",
 	"compute_per_completion",
 	"wasted_compute_ratio",
+	"wasted_token_ratio",
 	"correlated_failure_share",
 	"makespan",
 	"events",
@@ -38,7 +41,7 @@ var Metrics = []string{
 // TimeMetric reports whether a metric is measured in seconds of simulated time; an
 // expectation on one may be written with durations (`<= 5m`).
 func TimeMetric(m string) bool {
-	return m == "median_recovery_time" || m == "p95_recovery_time" || m == "makespan" ||
+	return m == "median_recovery_time" || m == "p95_recovery_time" || m == "goodput_recovery_time" || m == "makespan" ||
 		m == "median_pending_time"
 }
 

@@ -111,7 +111,7 @@ faults:
 		want string
 	}{
 		{"recovery.retry.max_attemps=3", `t.yaml: --set recovery.retry.max_attemps=3: recovery.retry.max_attemps: unknown key "max_attemps" (did you mean max_attempts?); want one of max_attempts, initial, multiplier, max, jitter, on_exhausted`},
-		{"recovry.lease=1m", `t.yaml: --set recovry.lease=1m: recovry: unknown key "recovry" (did you mean recovery?); want one of name, description, seed, horizon, workload, tools, faults, recovery, redact, expect, tolerances, sweep, model, prices`},
+		{"recovry.lease=1m", `t.yaml: --set recovry.lease=1m: recovry: unknown key "recovry" (did you mean recovery?); want one of name, description, seed, horizon, workload, tools, faults, recovery, validation, redact, expect, tolerances, sweep, model, prices`},
 		{"tools.bactest.concurrency=5", `t.yaml: --set tools.bactest.concurrency=5: tools.bactest: no tool "bactest" in the file (did you mean backtest?); want one of backtest, notify`},
 		{"faults[3].for=1m", `t.yaml: --set faults[3].for=1m: faults[3]: no such item: faults has 1 item, faults[0]`},
 		{"faults.for=1m", `t.yaml: --set faults.for=1m: faults: faults is a list; name an item, such as faults[0].for`},
@@ -243,6 +243,35 @@ sweep:
 		}
 		if got := ps.Tools[0].Latency.Value; got != float64(time.Second)*float64(1+i%2) {
 			t.Errorf("point %v: latency %v", p, time.Duration(got))
+		}
+	}
+}
+
+// The independent validator's error rates: read from the file or --set, 0 by default and
+// then absent from the resolved JSON (so existing scenarios keep their config hash).
+func TestValidationKeys(t *testing.T) {
+	const src = "name: t\ntools: {a: {}}\nvalidation: {independent: {false_accept: 0.02}}\n"
+	s, err := Parse("t.yaml", []byte(src), []string{"validation.independent.false_reject=0.01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Validation.Independent; v != (IndependentValidation{FalseAccept: 0.02, FalseReject: 0.01}) {
+		t.Errorf("validation = %+v", v)
+	}
+	plain, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := string(plain.JSON()); strings.Contains(js, `"validation":`) {
+		t.Errorf("default validation appears in the resolved JSON: %s", js)
+	}
+	for set, want := range map[string]string{
+		"validation.independent.false_accept=1.5": `t.yaml: --set validation.independent.false_accept=1.5: validation.independent.false_accept: 1.5 is not a probability; want a number in [0, 1]`,
+		"validation.independent.accept=0.1":       `t.yaml: --set validation.independent.accept=0.1: validation.independent.accept: unknown key "accept"; want one of false_accept, false_reject`,
+	} {
+		_, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\n"), []string{set})
+		if err == nil || err.Error() != want {
+			t.Errorf("--set %s: got %v\nwant %s", set, err, want)
 		}
 	}
 }

@@ -156,6 +156,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	d.workload(f.get("workload"), s)
 	s.Faults = d.faults(f.get("faults"), s.Tools)
 	d.recovery(f.get("recovery"), &s.Recovery)
+	d.validation(f.get("validation"), &s.Validation)
 	s.Model = d.modelService(f.get("model"))
 	s.Prices = d.prices(f.get("prices"), s)
 	if s.Recovery.Budgets.Cost > 0 && s.Prices == nil {
@@ -167,6 +168,33 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	var sweep []sweepSource
 	s.Sweep, sweep = d.sweep(f.get("sweep"))
 	return s, sweep
+}
+
+// validation reads {independent: {false_accept: p, false_reject: p}}.
+func (d *decoder) validation(n *yaml.Node, v *Validation) {
+	if n == nil {
+		return
+	}
+	const want = "a mapping such as {independent: {false_accept: 0.02, false_reject: 0.01}}"
+	f := d.fields("validation", n, rootSchema.sub["validation"], want)
+	in := f.get("independent")
+	if in == nil {
+		return
+	}
+	sub := d.fields(f.key("independent"), in, rootSchema.sub["validation"].sub["independent"], "a mapping of probabilities such as {false_accept: 0.02}")
+	for _, p := range []struct {
+		key string
+		dst *float64
+	}{
+		{"false_accept", &v.Independent.FalseAccept},
+		{"false_reject", &v.Independent.FalseReject},
+	} {
+		if x := sub.get(p.key); x != nil {
+			if pr, ok := d.prob(x, sub.key(p.key)); ok {
+				*p.dst = pr
+			}
+		}
+	}
 }
 
 func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {

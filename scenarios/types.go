@@ -20,6 +20,7 @@ type Scenario struct {
 	Tools       []Tool        `json:"tools"`
 	Faults      []Fault       `json:"faults,omitempty"`
 	Recovery    Recovery      `json:"recovery"`
+	Validation  Validation    `json:"validation,omitzero"`
 	// Redact lists extra argument-key patterns (case-insensitive substrings) that are
 	// redacted on top of the built-in ones (key, token, secret, password, credential).
 	Redact []string      `json:"redact,omitempty"`
@@ -412,4 +413,17 @@ type Tolerance struct {
 type SweepAxis struct {
 	Path   string   `json:"path"`
 	Values []string `json:"values"`
+}
+
+// Validation describes the independent validator that sets investigations.validated for a
+// completed investigation. It is a check, not the ground truth (truly_valid): it passes a
+// wrong result with probability FalseAccept and rejects a right one with FalseReject.
+type Validation struct {
+	Independent IndependentValidation `json:"independent,omitzero"`
+}
+
+// IndependentValidation holds the independent validator's error rates (probabilities).
+type IndependentValidation struct {
+	FalseAccept float64 `json:"false_accept,omitempty"`
+	FalseReject float64 `json:"false_reject,omitempty"`
 }

@@ -431,6 +431,27 @@ func (w *sim) validate(a *agent) {
 	w.observe(a, recovery.Event{Kind: recovery.EvValid, Tool: int(op.tool)})
 }
 
+// validated is the independent validator's verdict on a's completed result: it rejects a
+// right result with probability false_reject and passes a wrong one with false_accept. The
+// draw comes from the validator's own stream for a, so scenarios that leave both at 0 make
+// no draw and keep their traces.
+func (w *sim) validated(a *agent) bool {
+	v := &w.sc.Validation.Independent
+	p := v.FalseReject
+	if !a.trulyValid {
+		p = v.FalseAccept
+	}
+	if p == 0 {
+		return a.trulyValid
+	}
+	if w.valPCG == nil {
+		w.valPCG = rand.NewPCG(0, 0)
+	}
+	reseed(w.valPCG, w.seed, nsValidator, a.key)
+	flip := rand.New(w.valPCG).Float64() < p
+	return a.trulyValid != flip
+}
+
 // finishOrJoin finishes a whose last step is valid, once its subagents have ended.
 func (w *sim) finishOrJoin(a *agent) {
 	if a.openChildren > 0 {
@@ -495,7 +516,10 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 		ArrivedAt: a.arrived, Ended: ended, EndedAt: w.now, FinalState: state.String(),
 		Steps: a.accepted, Attempts: a.attempts, Revisions: int32(a.eng.Revisions()),
 		Escalations: int32(a.eng.Escalations()), Tokens: a.tokens, Compute: a.compute,
-		TrulyValid: completed && a.trulyValid, Validated: completed && a.trulyValid, Crashes: a.crashes,
+		TrulyValid: completed && a.trulyValid, Validated: completed && w.validated(a), Crashes: a.crashes,
+	}
+	if a.reduced {
+		w.inv.Scope = record.ScopeReduced
 	}
 	if state == recovery.Terminated {
 		w.inv.TerminationReason = reason

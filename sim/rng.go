@@ -12,6 +12,7 @@ const (
 	nsFault
 	nsHumans
 	nsModel
+	nsValidator // the independent validator's verdict per investigation
 )
 
 // mix64 is the SplitMix64 finaliser: a bijection that spreads nearby ids apart.

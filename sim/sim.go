@@ -108,6 +108,7 @@ type sim struct {
 	money    money
 	model    provider
 	humans   humans
+	valPCG   *rand.PCG // the independent validator's stream, reseeded per investigation
 	super    supervisor
 	behave   scenarios.Behaviour
 	maxDepth int

@@ -59,6 +59,7 @@ type invCols struct {
 	compute                                 *array.Float64Builder
 	trulyValid, validated                   *array.BooleanBuilder
 	crashes                                 *array.Int32Builder
+	scope                                   *array.StringBuilder
 }
 
 func (c *invCols) bind(b *array.RecordBuilder) {
@@ -70,6 +71,7 @@ func (c *invCols) bind(b *array.RecordBuilder) {
 		steps: i32b(b, "steps"), attempts: i32b(b, "attempts"), revisions: i32b(b, "revisions"),
 		escalations: i32b(b, "escalations"), tokens: i64b(b, "tokens"), compute: f64b(b, "compute"),
 		trulyValid: boolb(b, "truly_valid"), validated: boolb(b, "validated"), crashes: i32b(b, "crashes"),
+		scope: str(b, "scope"),
 	}
 }
 

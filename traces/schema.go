@@ -100,6 +100,7 @@ var schemas = [numTables]*arrow.Schema{
 		req("truly_valid", boolean),
 		req("validated", boolean),
 		req("crashes", i32),
+		req("scope", utf8),
 	}, nil),
 	Spans: arrow.NewSchema([]arrow.Field{
 		req("run_id", utf8),

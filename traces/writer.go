@@ -350,6 +350,11 @@ func (w *Writer) Investigation(r *record.Investigation) {
 	c.trulyValid.Append(r.TrulyValid)
 	c.validated.Append(r.Validated)
 	c.crashes.Append(r.Crashes)
+	scope := r.Scope
+	if scope == "" {
+		scope = record.ScopeFull
+	}
+	c.scope.Append(scope)
 	w.row(Investigations)
 }
 

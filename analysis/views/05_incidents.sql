@@ -1,38 +1,66 @@
--- incidents: correlated failures (design section 5). An incident minute of a tool is a
--- tool_minutes row with incident = true (failed attempts > mu + 4·sqrt(mu)); consecutive
--- incident minutes of the same tool merge into one incident.
+-- incidents: contiguous correlated disruptions of a tool (docs/metrics.md, incidents).
 --
--- start / end: the first incident minute's start and the last one's end (end exclusive).
--- failed_attempts: failed attempts sent during the incident's minutes (see attempts).
+-- A tool's minute is active when it is hot (failures far above the tool's own baseline,
+-- see tool_minutes) or guarded (its breaker open or half open, operations parked on it, or
+-- retries throttled). Active minutes of a tool with gaps of at most 2 inactive minutes
+-- between them form a run; a run that holds at least one hot minute is an incident, for as
+-- long as it lasts (guarded time included, a sustained collapse after a fault included).
+-- A run of guarded minutes without a hot one is no incident: a guard alone shows no
+-- correlated failure.
+--
+-- start / end: the first active minute's start and the last one's end (end exclusive).
+-- hot_minutes, guarded_minutes: how many of its minutes were hot / guarded.
+-- failed_attempts: failed attempts sent to the tool during the incident (see attempts).
 -- affected_investigations: distinct root investigations (a subagent counts as its root)
--- with at least one failed attempt at the tool during the incident.
+-- disrupted at the tool during it: an attempt failed or timed out, or an operation was
+-- parked on the breaker or throttled by the retry budget (see disruptions).
+-- parked, throttled: parks on the breaker / throttles of the retry budget during it.
 -- retries_sent: attempts with attempt > 1 sent to the tool during the incident.
 -- fault_ids: the faults the failed attempts carried (sorted; empty when none was tagged).
 -- incident: 1, 2, ... per run, in order of start, then tool.
 CREATE OR REPLACE VIEW incidents AS
-WITH marked AS (
-    SELECT run_id, tool, minute, failed_attempts,
-           minute - row_number() OVER (PARTITION BY run_id, tool ORDER BY minute) AS island
+WITH active AS (
+    SELECT run_id, tool, minute, hot, guarded, failed_attempts, parked, throttled,
+           minute - lag(minute) OVER (PARTITION BY run_id, tool ORDER BY minute) AS gap
     FROM tool_minutes
-    WHERE incident
+    WHERE hot OR guarded
+),
+islands AS (
+    SELECT *,
+           sum(CASE WHEN gap IS NULL OR gap > 3 THEN 1 ELSE 0 END)
+               OVER (PARTITION BY run_id, tool ORDER BY minute ROWS UNBOUNDED PRECEDING) AS island
+    FROM active
 ),
 merged AS (
-    SELECT run_id, tool,
+    SELECT run_id, tool, island,
            min(minute) AS first_minute,
            max(minute) + 1 AS end_minute,
-           sum(failed_attempts) AS failed_attempts
-    FROM marked
+           count(*) FILTER (WHERE hot) AS hot_minutes,
+           count(*) FILTER (WHERE guarded) AS guarded_minutes,
+           sum(parked) AS parked,
+           sum(throttled) AS throttled
+    FROM islands
     GROUP BY run_id, tool, island
+    HAVING count(*) FILTER (WHERE hot) > 0
 ),
-touched AS (
+sent AS (
     SELECT m.run_id, m.tool, m.first_minute,
-           count(DISTINCT a.root_id) FILTER (WHERE a.failed) AS affected_investigations,
+           count(*) FILTER (WHERE a.failed) AS failed_attempts,
            count(*) FILTER (WHERE a.retry) AS retries_sent,
            list_sort(list(DISTINCT a.fault_id) FILTER (WHERE a.failed AND coalesce(a.fault_id, '') <> '')) AS fault_ids
     FROM merged m
     JOIN attempts a
       ON a.run_id = m.run_id AND a.tool = m.tool
      AND a.minute >= m.first_minute AND a.minute < m.end_minute
+    GROUP BY m.run_id, m.tool, m.first_minute
+),
+hit AS (
+    SELECT m.run_id, m.tool, m.first_minute, count(DISTINCT d.root_id) AS affected_investigations
+    FROM merged m
+    JOIN disruptions d
+      ON d.run_id = m.run_id AND d.tool = m.tool
+     AND d.minute >= m.first_minute AND d.minute < m.end_minute
+     AND d.kind IN ('failed', 'timed_out', 'parked', 'throttled')
     GROUP BY m.run_id, m.tool, m.first_minute
 )
 SELECT m.run_id,
@@ -41,9 +69,12 @@ SELECT m.run_id,
        TIMESTAMP '2026-01-01 00:00:00' + to_microseconds(m.first_minute * 60000000) AS start,
        TIMESTAMP '2026-01-01 00:00:00' + to_microseconds(m.end_minute * 60000000) AS "end",
        m.end_minute - m.first_minute AS minutes,
-       m.failed_attempts,
-       t.affected_investigations,
-       t.retries_sent,
-       coalesce(t.fault_ids, []::VARCHAR[]) AS fault_ids
+       m.hot_minutes, m.guarded_minutes,
+       coalesce(s.failed_attempts, 0) AS failed_attempts,
+       coalesce(h.affected_investigations, 0) AS affected_investigations,
+       m.parked, m.throttled,
+       coalesce(s.retries_sent, 0) AS retries_sent,
+       coalesce(s.fault_ids, []::VARCHAR[]) AS fault_ids
 FROM merged m
-JOIN touched t USING (run_id, tool, first_minute);
+LEFT JOIN sent s USING (run_id, tool, first_minute)
+LEFT JOIN hit h USING (run_id, tool, first_minute);

@@ -1,77 +1,72 @@
--- recovery_episodes: one row per logical tool operation that failed at least once (design
--- section 5: "from the first failure of an operation to its success, or to the
--- investigation's end"; seconds).
+-- recovery_episodes: one row per disrupted step of an investigation (docs/metrics.md,
+-- median_recovery_time): from its first sign of trouble (see disruptions: a failed or
+-- timed-out attempt from its send, parking on an open breaker or an empty retry budget,
+-- an invalid result, a block, a worker crash) until a valid result of the step is
+-- delivered, or the investigation ends. Retries and revisions of a step (its op_keys
+-- '<investigation>/<step>/<revision>') belong to one episode: the operation is the step's
+-- work, and a revision is how an invalid result is recovered. Human review waits fall
+-- inside the episode and count. Signs without an operation (disruptions.op_key NULL) are
+-- not episodes.
 --
--- start: the end of the operation's first failed attempt (see attempts: status error or
--- timeout), i.e. when the failure became known.
--- A delivery is a span that brought an operation's result to its investigation: an
--- execute_tool attempt with status 'ok' (a keyed tool's answer from its record included),
--- or an inspection with status 'ok' whose lookup found the operation completed
--- (attrs['lookup'] = 'completed'; 'running' and 'not_found' deliver nothing).
--- end, outcome: the first of these that applies:
---   'recovered'  the end of the operation's first delivery at or after start;
---   'revised'    the end of the first delivery at or after start of a later revision of
---                the same step (same investigation and step, higher revision), when that
---                comes first. After retries run out, an approved escalation goes on with
---                the step as a new logical operation (design section 4): the step's
---                success is the failed operation's recovery, not the investigation's end;
---   'ended'      the end of the investigation that owns the operation;
+-- start: the first sign's at; detected_at: its known_at (the end of a failed attempt, when
+-- its failure was known; the sign itself otherwise).
+-- end, outcome:
+--   'recovered'  the end of the step's first validate span with status 'ok' at or after
+--                start (any revision of the step): a valid result was delivered;
+--   'ended'      the end of the investigation that owns the step (ended_as: its
+--                final_state, e.g. completed after the step was dropped, or terminated);
 --   'in_flight'  the run's end (run_clock.end_at), for an investigation still open at the
 --                horizon. These censored episodes are kept: dropping them would hide the
 --                longest recoveries.
--- Operations of subagents count like those of roots.
+-- seconds = end - start; detection_seconds = detected_at - start; repair_seconds = end -
+-- detected_at. signs: how many signs the episode saw; first_kind: the first sign's kind.
+-- tool: the first sign's tool. Steps of subagents count like those of roots.
 CREATE OR REPLACE VIEW recovery_episodes AS
-WITH first_failure AS (
-    SELECT run_id, op_key,
-           any_value(tool) AS tool,
-           any_value(investigation_id) AS investigation_id,
+WITH firsts AS (
+    SELECT run_id, step_key,
            any_value(root_id) AS root_id,
-           min("end") AS failed_at,
-           count(*) AS failed_attempts,
-           split_part(op_key, '/', 1) || '/' || split_part(op_key, '/', 2) AS step_key,
-           CAST(split_part(op_key, '/', 3) AS INTEGER) AS revision
-    FROM attempts
-    WHERE failed
-    GROUP BY run_id, op_key
+           any_value(investigation_id) AS investigation_id,
+           arg_min(op_key, "at") AS op_key,
+           arg_min(tool, "at") AS tool,
+           arg_min(kind, "at") AS first_kind,
+           min("at") AS start,
+           arg_min(known_at, "at") AS detected_at,
+           count(*) AS signs,
+           count(*) FILTER (WHERE kind IN ('failed', 'timed_out')) AS failed_attempts
+    FROM disruptions
+    WHERE op_key IS NOT NULL
+    GROUP BY run_id, step_key
 ),
-deliveries AS (
-    SELECT run_id, "end",
+valid AS (
+    SELECT run_id,
            split_part(op_key, '/', 1) || '/' || split_part(op_key, '/', 2) AS step_key,
-           CAST(split_part(op_key, '/', 3) AS INTEGER) AS revision
+           "end"
     FROM spans
-    WHERE op_key IS NOT NULL AND status = 'ok'
-      AND (operation = 'execute_tool' OR (operation = 'inspect' AND attrs['lookup'] = 'completed'))
+    WHERE operation = 'validate' AND status = 'ok' AND op_key IS NOT NULL
 ),
 recovered AS (
-    SELECT f.run_id, f.op_key,
-           min(d."end") FILTER (WHERE d.revision = f.revision) AS own_at,
-           min(d."end") FILTER (WHERE d.revision > f.revision) AS revision_at
-    FROM first_failure f
-    JOIN deliveries d
-      ON d.run_id = f.run_id AND d.step_key = f.step_key
-     AND d.revision >= f.revision AND d."end" >= f.failed_at
-    GROUP BY f.run_id, f.op_key
+    SELECT f.run_id, f.step_key, min(v."end") AS valid_at
+    FROM firsts f
+    JOIN valid v ON v.run_id = f.run_id AND v.step_key = f.step_key AND v."end" >= f.start
+    GROUP BY f.run_id, f.step_key
 ),
 bounded AS (
-    SELECT f.run_id, f.root_id, f.investigation_id, f.tool, f.op_key, f.failed_attempts,
-           f.failed_at AS start,
-           CASE
-               WHEN r.own_at IS NOT NULL AND (r.revision_at IS NULL OR r.own_at <= r.revision_at) THEN r.own_at
-               WHEN r.revision_at IS NOT NULL THEN r.revision_at
-               WHEN i.ended_at IS NOT NULL THEN i.ended_at
-               ELSE c.end_at
-           END AS "end",
-           CASE
-               WHEN r.own_at IS NOT NULL AND (r.revision_at IS NULL OR r.own_at <= r.revision_at) THEN 'recovered'
-               WHEN r.revision_at IS NOT NULL THEN 'revised'
-               WHEN i.ended_at IS NOT NULL THEN 'ended'
-               ELSE 'in_flight'
-           END AS outcome
-    FROM first_failure f
+    SELECT f.*,
+           CASE WHEN r.valid_at IS NOT NULL THEN r.valid_at
+                WHEN i.ended_at IS NOT NULL THEN i.ended_at
+                ELSE c.end_at END AS "end",
+           CASE WHEN r.valid_at IS NOT NULL THEN 'recovered'
+                WHEN i.ended_at IS NOT NULL THEN 'ended'
+                ELSE 'in_flight' END AS outcome,
+           i.final_state AS ended_as
+    FROM firsts f
     JOIN run_clock c ON c.run_id = f.run_id
-    LEFT JOIN recovered r ON r.run_id = f.run_id AND r.op_key = f.op_key
+    LEFT JOIN recovered r ON r.run_id = f.run_id AND r.step_key = f.step_key
     LEFT JOIN investigations i ON i.run_id = f.run_id AND i.investigation_id = f.investigation_id
 )
-SELECT run_id, root_id, investigation_id, tool, op_key, failed_attempts, start, "end", outcome,
-       (epoch_us("end") - epoch_us(start)) / 1e6 AS seconds
+SELECT run_id, root_id, investigation_id, tool, op_key, step_key, first_kind, signs,
+       failed_attempts, start, detected_at, "end", outcome, ended_as,
+       (epoch_us("end") - epoch_us(start)) / 1e6 AS seconds,
+       (epoch_us(detected_at) - epoch_us(start)) / 1e6 AS detection_seconds,
+       (epoch_us("end") - epoch_us(detected_at)) / 1e6 AS repair_seconds
 FROM bounded;

@@ -7,7 +7,8 @@
 -- (a fast failure answers without queueing, with queue_wait 0).
 -- executions, duplicate_executions, duplicate_side_effects, discarded_results, compute,
 -- wasted_compute: over the tool's executions (see execution_costs).
--- incident_minutes, incidents, incident_failed_attempts: see tool_minutes and incidents.
+-- incident_minutes, incidents, incident_failed_attempts: the tool's incidents' minutes,
+-- count and failed attempts (see incidents).
 -- recovery_episodes, median_recovery_time, p95_recovery_time: see recovery_episodes.
 -- Ratios and quantiles are NULL when undefined (no attempt, no episode).
 CREATE OR REPLACE VIEW tool_stats AS
@@ -51,13 +52,11 @@ ex AS (
 ),
 mins AS (
     SELECT run_id, tool,
-           count(*) FILTER (WHERE incident) AS incident_minutes,
-           coalesce(sum(failed_attempts) FILTER (WHERE incident), 0) AS incident_failed_attempts
-    FROM tool_minutes
+           sum(minutes) AS incident_minutes,
+           count(*) AS incidents,
+           sum(failed_attempts) AS incident_failed_attempts
+    FROM incidents
     GROUP BY run_id, tool
-),
-inc AS (
-    SELECT run_id, tool, count(*) AS incidents FROM incidents GROUP BY run_id, tool
 ),
 rec AS (
     SELECT run_id, tool,
@@ -87,7 +86,7 @@ SELECT t.run_id, t.tool,
        coalesce(ex.compute, 0) AS compute,
        coalesce(ex.wasted_compute, 0) AS wasted_compute,
        coalesce(mins.incident_minutes, 0) AS incident_minutes,
-       coalesce(inc.incidents, 0) AS incidents,
+       coalesce(mins.incidents, 0) AS incidents,
        coalesce(mins.incident_failed_attempts, 0) AS incident_failed_attempts,
        coalesce(rec.recovery_episodes, 0) AS recovery_episodes,
        rec.median_recovery_time,
@@ -97,5 +96,4 @@ LEFT JOIN att USING (run_id, tool)
 LEFT JOIN other USING (run_id, tool)
 LEFT JOIN ex USING (run_id, tool)
 LEFT JOIN mins USING (run_id, tool)
-LEFT JOIN inc USING (run_id, tool)
 LEFT JOIN rec USING (run_id, tool);

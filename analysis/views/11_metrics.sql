@@ -16,6 +16,15 @@
 -- p95_recovery_time       interpolated quantiles (quantile_cont) of recovery_episodes.seconds
 --                         over every operation that failed at least once (censored in-flight
 --                         episodes included).
+-- goodput_recovery_time   seconds from the end of the last fault window to the start of the
+--                         first minute m, starting at or after the minute in which the window
+--                         ended, such that minutes m .. m+4 each have goodput.recovered
+--                         (valid results >= 90% of the pre-fault baseline) and m+4 is no
+--                         later than the last minute with an arrival; 0 when that minute is
+--                         the window's own last minute. NULL when no such minute exists
+--                         (goodput never came back while arrivals continued), when the run
+--                         has no fault window, or when the baseline is NULL or 0.
+-- full_scope_completion_rate completed roots with scope 'full' / started.
 -- human_intervention_rate roots whose tree (root or a subagent) has escalations > 0 / started.
 -- terminated_rate         terminated / started.
 -- termination_reasons     MAP reason -> terminated roots (see termination_reasons).
@@ -26,8 +35,10 @@
 -- wasted_compute_ratio    compute of executions that are duplicate, discarded or for an
 --                         investigation that did not complete (see execution_costs) / all
 --                         execution compute.
--- correlated_failure_share failed attempts sent in incident minutes (tool_minutes.incident)
---                         / failed attempts.
+-- wasted_token_ratio      wasted tokens / all tokens of every investigation (see
+--                         token_costs).
+-- correlated_failure_share failed attempts sent to a tool during one of its incidents (see
+--                         incidents) / failed attempts.
 -- makespan                run_clock.makespan (seconds of simulated time).
 -- events                  runs.events (simulation events processed).
 --
@@ -51,13 +62,15 @@ WITH inv AS (
            count(*) FILTER (WHERE final_state = 'completed') AS completed,
            count(*) FILTER (WHERE final_state = 'completed' AND truly_valid) AS completed_valid,
            count(*) FILTER (WHERE final_state = 'completed' AND validated) AS completed_validated,
+           count(*) FILTER (WHERE final_state = 'completed' AND coalesce(scope, 'full') = 'full') AS completed_full,
            count(*) FILTER (WHERE final_state = 'terminated') AS terminated,
            count(*) FILTER (WHERE tree_escalations > 0) AS escalated
     FROM roots
     GROUP BY run_id
 ),
 tok AS (
-    SELECT run_id, sum(tokens) AS tokens FROM investigations GROUP BY run_id
+    SELECT run_id, sum(tokens) AS tokens, sum(wasted_tokens) AS wasted_tokens
+    FROM token_costs GROUP BY run_id
 ),
 att AS (
     SELECT run_id,
@@ -68,8 +81,25 @@ att AS (
     GROUP BY run_id
 ),
 corr AS (
-    SELECT run_id, sum(failed_attempts) FILTER (WHERE incident) AS incident_failed_attempts
-    FROM tool_minutes
+    SELECT run_id, sum(failed_attempts) AS incident_failed_attempts
+    FROM incidents
+    GROUP BY run_id
+),
+gp_runs AS (
+    SELECT run_id, minute, start, fault_end_at, baseline,
+           sum(CASE WHEN recovered THEN 1 ELSE 0 END)
+               OVER (PARTITION BY run_id ORDER BY minute ROWS BETWEEN CURRENT ROW AND 4 FOLLOWING) AS good_ahead,
+           max(CASE WHEN arrivals_continue THEN minute END) OVER (PARTITION BY run_id) AS last_arrival_minute
+    FROM goodput
+    WHERE baseline > 0
+),
+gp AS (
+    SELECT run_id,
+           (epoch_us(min(start)) - epoch_us(any_value(fault_end_at))) / 1e6 AS since_fault_end
+    FROM gp_runs
+    WHERE start >= date_trunc('minute', fault_end_at)
+      AND minute + 4 <= last_arrival_minute
+      AND good_ahead = 5
     GROUP BY run_id
 ),
 ex AS (
@@ -140,11 +170,14 @@ SELECT r.run_id,
        coalesce(ex.discarded_results, 0) AS discarded_results,
        rec.median_recovery_time,
        rec.p95_recovery_time,
+       CASE WHEN gp.since_fault_end < 0 THEN 0 ELSE gp.since_fault_end END AS goodput_recovery_time,
+       coalesce(inv.completed_full, 0) / nullif(coalesce(inv.started, 0), 0) AS full_scope_completion_rate,
        coalesce(inv.escalated, 0) / nullif(coalesce(inv.started, 0), 0) AS human_intervention_rate,
        coalesce(inv.terminated, 0) / nullif(coalesce(inv.started, 0), 0) AS terminated_rate,
        coalesce(tok.tokens, 0) / nullif(coalesce(inv.completed, 0), 0) AS tokens_per_completion,
        coalesce(ex.compute, 0) / nullif(coalesce(inv.completed, 0), 0) AS compute_per_completion,
        coalesce(ex.wasted_compute, 0) / nullif(coalesce(ex.compute, 0), 0) AS wasted_compute_ratio,
+       coalesce(tok.wasted_tokens, 0) / nullif(coalesce(tok.tokens, 0), 0) AS wasted_token_ratio,
        coalesce(corr.incident_failed_attempts, 0) / nullif(coalesce(att.failed_attempts, 0), 0) AS correlated_failure_share,
        c.makespan,
        r.events,
@@ -167,6 +200,7 @@ LEFT JOIN att USING (run_id)
 LEFT JOIN corr USING (run_id)
 LEFT JOIN ex USING (run_id)
 LEFT JOIN rec USING (run_id)
+LEFT JOIN gp USING (run_id)
 LEFT JOIN reasons USING (run_id)
 LEFT JOIN pend USING (run_id)
 LEFT JOIN backlog USING (run_id)

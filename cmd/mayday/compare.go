@@ -39,8 +39,8 @@ func newCompareCmd(io *ioStreams) *cobra.Command {
 bootstrap confidence interval of it. Metrics whose interval excludes 0 are marked with * and
 the side that is better.
 
-Because some 16 metrics are compared at once, the intervals are Bonferroni-corrected: each
-is at 1 − 0.05/m (99.76% for the 21 default metrics), so that all of them hold together with 95% confidence and
+Because some 24 metrics are compared at once, the intervals are Bonferroni-corrected: each
+is at 1 − 0.05/m (99.79% for the 24 default metrics), so that all of them hold together with 95% confidence and
 a mark is rarely a fluke of the seeds. With few seeds the percentile bootstrap is too narrow,
 so its intervals are widened to the width of Student's t interval. When both sides ran the
 same seeds, differences are taken seed by seed (both saw the same random draws), which finds
@@ -61,7 +61,7 @@ side; run with --seeds 5 or more.`,
 	f := cmd.Flags()
 	f.IntVar(&opts.PointA, "point-a", -1, "grid point of RUN_A when it is a sweep")
 	f.IntVar(&opts.PointB, "point-b", -1, "grid point of RUN_B when it is a sweep")
-	f.StringSliceVar(&opts.Metrics, "metrics", nil, "metrics to compare, comma-separated (default: the 16 metrics of a run's summary, without the counts)")
+	f.StringSliceVar(&opts.Metrics, "metrics", nil, "metrics to compare, comma-separated (default: the 24 metrics of a run's summary, without the counts)")
 	f.BoolVar(&opts.Unpaired, "unpaired", false, "treat the sides as independent even when they ran the same seeds")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print only the metrics that differ")

@@ -68,6 +68,10 @@ func (d *Digest) Investigation(r *Investigation) {
 	d.b(r.TrulyValid)
 	d.b(r.Validated)
 	d.i64(int64(r.Crashes))
+	if r.Scope == ScopeReduced {
+		// Only a reduced scope is hashed, so traces without reduced work keep their digests.
+		d.str(r.Scope)
+	}
 	d.flush()
 }
 

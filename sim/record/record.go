@@ -108,7 +108,15 @@ type Investigation struct {
 	TrulyValid        bool // ground truth: the result is correct
 	Validated         bool // the result passes independent validation
 	Crashes           int32
+	Scope             string // ScopeFull ("" is read as full) or ScopeReduced
 }
+
+// Investigation scopes: reduced when the recovery engine dropped the remaining optional
+// steps (reduce_scope), so the investigation finished with less than its plan.
+const (
+	ScopeFull    = "full"
+	ScopeReduced = "reduced"
+)
 
 // Transition is one durable lifecycle change (a journal record of the recovery engine).
 type Transition struct {

@@ -1,0 +1,137 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// simulate runs sc with seed into db and returns the run id.
+func simulate(t *testing.T, db *DB, sc *scenarios.Scenario, seed uint64, suffix string) string {
+	t.Helper()
+	var c record.Collector
+	res, err := sim.Run(context.Background(), sc, seed, &c, sim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := RunID(sc.Name+suffix, seed)
+	if err := LoadCollector(db, id, &c, traces.Run{Scenario: sc.Name, Seed: seed, Config: string(sc.JSON()),
+		ConfigHash: sc.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func count(t *testing.T, db *DB, q string, args ...any) float64 {
+	t.Helper()
+	var v *float64
+	if err := db.SQL().QueryRow(q, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	if v == nil {
+		return math.NaN()
+	}
+	return *v
+}
+
+// Independent failures only (10%/5% transient errors and 2% lost replies, no fault window):
+// the incident test keeps false incidents rare (each tool-minute is a false positive with
+// probability <= 1e-4 by the Chernoff bound), so three seeds give at most one incident, and
+// correlated_failure_share stays near 0.
+func TestIndependentFailuresMakeNoIncidents(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	sc, err := scenarios.Load("transient-errors", []string{"workload.investigations=1500"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Faults = append(sc.Faults, scenarios.Fault{ID: "lost-search", Index: len(sc.Faults), Kind: scenarios.FaultLostResponse, Tool: "search", Probability: 0.02})
+	total, shares := 0.0, 0.0
+	for seed := uint64(1); seed <= 3; seed++ {
+		id := simulate(t, db, sc, seed, "")
+		total += count(t, db, "SELECT count(*)::DOUBLE FROM incidents WHERE run_id = ?", id)
+		shares += count(t, db, "SELECT correlated_failure_share FROM metrics WHERE run_id = ?", id)
+		if f := count(t, db, "SELECT count(*)::DOUBLE FROM attempts WHERE run_id = ? AND failed", id); f < 500 {
+			t.Fatalf("seed %d: only %v failed attempts; the test needs independent failures", seed, f)
+		}
+	}
+	if total > 1 || shares/3 > 0.05 {
+		t.Errorf("independent failures: %v incidents over 3 seeds (want <= 1), mean correlated_failure_share %.3f (want ~0)", total, shares/3)
+	}
+}
+
+// A 30-minute outage is one incident of at least 25 minutes with the breaker and retry
+// budget and without them, and the guards do not make the disrupted investigations vanish:
+// affected investigations and recovery episodes stay within a factor 1.5.
+func TestOutageIsOneIncidentWithOrWithoutGuards(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	type got struct{ incidents, minutes, affected, episodes float64 }
+	measure := func(sets []string, suffix string) got {
+		sc, err := scenarios.Load("shared-outage", sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := simulate(t, db, sc, 1, suffix)
+		return got{
+			count(t, db, "SELECT count(*)::DOUBLE FROM incidents WHERE run_id = ?", id),
+			count(t, db, "SELECT max(minutes)::DOUBLE FROM incidents WHERE run_id = ?", id),
+			count(t, db, "SELECT max(affected_investigations)::DOUBLE FROM incidents WHERE run_id = ?", id),
+			count(t, db, "SELECT count(*)::DOUBLE FROM recovery_episodes WHERE run_id = ?", id),
+		}
+	}
+	guarded := measure(nil, "")
+	bare := measure([]string{"recovery.breaker=", "recovery.retry_budget="}, "-bare")
+	t.Logf("with guards %+v, without %+v", guarded, bare)
+	for name, g := range map[string]got{"with guards": guarded, "without guards": bare} {
+		if g.incidents != 1 || g.minutes < 25 {
+			t.Errorf("%s: %v incidents, longest %v minutes; want one of >= 25", name, g.incidents, g.minutes)
+		}
+	}
+	near := func(a, b float64) bool { return a > 0 && b > 0 && math.Max(a, b)/math.Min(a, b) <= 1.5 }
+	if !near(guarded.affected, bare.affected) || !near(guarded.episodes, bare.episodes) {
+		t.Errorf("affected %v vs %v, episodes %v vs %v: want comparable", guarded.affected, bare.affected, guarded.episodes, bare.episodes)
+	}
+}
+
+// retry-storm: without a retry budget the brownout's retries keep the service saturated
+// after the fault (goodput never comes back: NULL, and one incident lasting to the end of
+// the arrivals); with the budget goodput is back within 15 minutes.
+func TestMetastableRetryStorm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	sc, err := scenarios.Load("retry-storm", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := simulate(t, db, sc, 1, "")
+	bare, err := scenarios.Load("retry-storm", []string{"recovery.retry_budget="})
+	if err != nil {
+		t.Fatal(err)
+	}
+	without := simulate(t, db, bare, 1, "-bare")
+	q := "SELECT goodput_recovery_time FROM metrics WHERE run_id = ?"
+	if g := count(t, db, q, with); !(g <= 15*60) {
+		t.Errorf("with a retry budget goodput_recovery_time = %v s, want <= 900", g)
+	}
+	if g := count(t, db, q, without); !math.IsNaN(g) {
+		t.Errorf("without a retry budget goodput_recovery_time = %v s, want NULL (never back)", g)
+	}
+	if n, m := count(t, db, "SELECT count(*)::DOUBLE FROM incidents WHERE run_id = ?", without),
+		count(t, db, "SELECT max(minutes)::DOUBLE FROM incidents WHERE run_id = ?", without); n != 1 || m < 120 {
+		t.Errorf("the collapse after the brownout: %v incidents, longest %v minutes; want one of >= 120", n, m)
+	}
+}

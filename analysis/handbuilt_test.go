@@ -1,0 +1,264 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// handBuilt is a small trace whose episodes, incident and goodput are worked out by hand
+// in the tests below.
+func handBuilt() *record.Collector {
+	var c record.Collector
+	var span uint64
+	sp := func(inv int64, op record.Operation, tool string, key record.OpKey, attempt int32, start, end int64, st record.Status) {
+		span++
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: span, InvestigationID: inv, AgentID: inv, Operation: op,
+			Tool: tool, HasKey: true, OpKey: key, Attempt: attempt, Start: start, End: end, Status: st})
+	}
+	inv := func(id int64, ended int64, state string, scope string) {
+		c.Investigations = append(c.Investigations, record.Investigation{InvestigationID: id, RootID: id, ArrivedAt: 0,
+			Ended: true, EndedAt: ended, FinalState: state, Tokens: 1000, Scope: scope})
+	}
+	k := func(inv int64, step, rev int32) record.OpKey {
+		return record.OpKey{Investigation: inv, Step: step, Revision: rev}
+	}
+	// 1: an attempt sent at 10 s times out at 70 s; the retry at 75 s answers at 80 s, valid.
+	sp(1, record.OpExecuteTool, "api", k(1, 0, 0), 1, 10*second, 70*second, record.StatusTimeout)
+	sp(1, record.OpExecuteTool, "api", k(1, 0, 0), 2, 75*second, 80*second, record.StatusOK)
+	sp(1, record.OpValidate, "", k(1, 0, 0), 2, 80*second, 80*second, record.StatusOK)
+	inv(1, 90*second, "completed", "")
+	// 2: parked on an open breaker at 100 s, sent at 160 s, valid at 165 s.
+	c.Transitions = append(c.Transitions, record.Transition{InvestigationID: 2, At: 100 * second, From: "running",
+		To: "waiting", Event: "send", Action: "park", Reason: "breaker_open"})
+	sp(2, record.OpExecuteTool, "api", k(2, 0, 0), 1, 160*second, 165*second, record.StatusOK)
+	sp(2, record.OpValidate, "", k(2, 0, 0), 1, 165*second, 165*second, record.StatusOK)
+	inv(2, 170*second, "completed", record.ScopeReduced)
+	// 3: a result at 200 s fails validation; revision 1 is valid at 220 s.
+	sp(3, record.OpExecuteTool, "api", k(3, 0, 0), 1, 190*second, 200*second, record.StatusOK)
+	sp(3, record.OpValidate, "", k(3, 0, 0), 1, 200*second, 200*second, record.StatusInvalid)
+	sp(3, record.OpExecuteTool, "api", k(3, 0, 1), 1, 210*second, 220*second, record.StatusOK)
+	sp(3, record.OpValidate, "", k(3, 0, 1), 1, 220*second, 220*second, record.StatusOK)
+	inv(3, 230*second, "completed", "")
+	// 4: blocked by policy at 300 s; the investigation is terminated at 900 s.
+	sp(4, record.OpExecuteTool, "api", k(4, 0, 0), 0, 300*second, 300*second, record.StatusBlocked)
+	inv(4, 900*second, "terminated", "")
+	return &c
+}
+
+func TestEpisodesFromTheFirstSignOfTrouble(t *testing.T) {
+	db := openTestDB(t)
+	if err := LoadCollector(db, "hand", handBuilt(), traces.Run{Scenario: "hand", Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	type ep struct {
+		step, kind, outcome  string
+		seconds, detect, fix float64
+	}
+	want := []ep{
+		{"1/0", "timed_out", "recovered", 70, 60, 10}, // the wait for the timeout counts
+		{"2/0", "parked", "recovered", 65, 0, 65},     // parking is an episode
+		{"3/0", "invalid", "recovered", 20, 0, 20},    // a revision recovers the step
+		{"4/0", "blocked", "ended", 600, 0, 600},      // the investigation ended
+	}
+	rows, err := db.SQL().Query(`SELECT step_key, first_kind, outcome, seconds, detection_seconds, repair_seconds
+		FROM recovery_episodes WHERE run_id = 'hand' ORDER BY step_key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []ep
+	for rows.Next() {
+		var e ep
+		if err := rows.Scan(&e.step, &e.kind, &e.outcome, &e.seconds, &e.detect, &e.fix); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("episodes %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("episode %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// Median of 20, 65, 70, 600 = (65 + 70) / 2; full scope: 2 of 4 started (2 reduced, 4
+	// terminated).
+	m, err := db.Metrics(t.Context(), "hand")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.MedianRecoveryTime != 67.5 || m.FullScopeCompletionRate != 0.5 {
+		t.Errorf("median_recovery_time %v (want 67.5), full_scope_completion_rate %v (want 0.5)", m.MedianRecoveryTime, m.FullScopeCompletionRate)
+	}
+	if !math.IsNaN(m.GoodputRecoveryTime) {
+		t.Errorf("no fault window: goodput_recovery_time %v, want NULL", m.GoodputRecoveryTime)
+	}
+}
+
+// An outage of minutes 10-11 followed by 20 minutes of an open breaker is one incident of
+// 22 minutes: guarded time joins the hot minutes; every parked investigation is affected.
+// Before it, 10 minutes of 100 attempts with 1 failure each set the baseline at 1%.
+func TestIncidentIncludesGuardedTime(t *testing.T) {
+	var c record.Collector
+	var span uint64
+	id := int64(0)
+	attempt := func(minute int64, fail bool) {
+		span++
+		id++
+		st := record.StatusOK
+		if fail {
+			st = record.StatusError
+		}
+		at := minute*minute0 + int64(span%50)*second
+		c.Spans = append(c.Spans, record.Span{TraceID: id, SpanID: span, InvestigationID: id, Operation: record.OpExecuteTool,
+			Tool: "api", HasKey: true, OpKey: record.OpKey{Investigation: id}, Attempt: 1, Start: at, End: at, Status: st})
+		c.Investigations = append(c.Investigations, record.Investigation{InvestigationID: id, RootID: id, Ended: true,
+			EndedAt: 40 * minute0, FinalState: "completed", Tokens: 10})
+	}
+	for m := int64(0); m < 10; m++ {
+		for i := 0; i < 100; i++ {
+			attempt(m, i == 0)
+		}
+	}
+	for m := int64(10); m < 12; m++ {
+		for i := 0; i < 50; i++ {
+			attempt(m, true)
+		}
+	}
+	for m := int64(12); m < 32; m++ {
+		c.Samples = append(c.Samples, record.Sample{Tool: "api", At: (m + 1) * minute0, BreakerState: "open", Parked: 5})
+		for i := 0; i < 3; i++ { // parked callers: one park each, sent once the breaker closes
+			attempt(m, false)
+			id := c.Spans[len(c.Spans)-1].InvestigationID
+			c.Transitions = append(c.Transitions, record.Transition{InvestigationID: id, At: m*minute0 + second,
+				Action: "park", Reason: "breaker_open", Event: "send"})
+		}
+	}
+	db := openTestDB(t)
+	if err := LoadCollector(db, "guarded", &c, traces.Run{Scenario: "guarded", Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	var n, minutes, failed, affected, parked int64
+	if err := db.SQL().QueryRow(`SELECT count(*), max(minutes), max(failed_attempts), max(affected_investigations), max(parked)
+		FROM incidents WHERE run_id = 'guarded'`).Scan(&n, &minutes, &failed, &affected, &parked); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 || minutes != 22 || failed != 100 || affected != 100+60 || parked != 60 {
+		t.Errorf("incidents %d, minutes %d, failed %d, affected %d, parked %d; want 1, 22, 100, 160, 60", n, minutes, failed, affected, parked)
+	}
+	// The 10 background failures are outside the incident: share = 100 / 110.
+	m, err := db.Metrics(t.Context(), "guarded")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(m.CorrelatedFailureShare-100.0/110) > 1e-12 {
+		t.Errorf("correlated_failure_share %v, want 100/110", m.CorrelatedFailureShare)
+	}
+}
+
+const minute0 = 60 * second
+
+// goodput_recovery_time on valid results per minute: 10 a minute before a fault window of
+// minutes 20-21 (baseline 10), none during and until minute 29, then 9 a minute (90%: enough)
+// except 8 at minute 34, so the first 5 good minutes in a row start at minute 35: 35·60 −
+// 22·60 = 780 s. When the last arrival is at minute 38, five good minutes cannot be seen
+// while arrivals continue: NULL.
+func TestGoodputRecoveryTime(t *testing.T) {
+	build := func(lastArrival int64) *record.Collector {
+		var c record.Collector
+		c.Faults = append(c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: 20 * minute0,
+			End: 22 * minute0, Parameters: `{"duration_seconds":120}`})
+		var span uint64
+		for m := int64(0); m < 50; m++ {
+			n := 10
+			switch {
+			case m >= 20 && m < 30:
+				n = 0
+			case m == 34:
+				n = 8
+			case m >= 30:
+				n = 9
+			}
+			for i := 0; i < n; i++ {
+				span++
+				at := m*minute0 + int64(i+1)*second
+				c.Spans = append(c.Spans, record.Span{TraceID: 1, SpanID: span, InvestigationID: 1, Operation: record.OpValidate,
+					HasKey: true, OpKey: record.OpKey{Investigation: 1, Step: int32(span)}, Start: at, End: at, Status: record.StatusOK})
+			}
+		}
+		c.Investigations = append(c.Investigations,
+			record.Investigation{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 50 * minute0, FinalState: "completed"},
+			record.Investigation{InvestigationID: 2, RootID: 2, ArrivedAt: lastArrival * minute0, Ended: true, EndedAt: 50 * minute0, FinalState: "completed"})
+		return &c
+	}
+	db := openTestDB(t)
+	for _, tc := range []struct {
+		run     string
+		arrival int64
+		want    float64
+	}{{"late", 45, 780}, {"early", 38, math.NaN()}} {
+		if err := LoadCollector(db, tc.run, build(tc.arrival), traces.Run{Scenario: tc.run, Status: traces.StatusComplete}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := db.Metrics(t.Context(), tc.run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := m.GoodputRecoveryTime; !(g == tc.want || math.IsNaN(g) && math.IsNaN(tc.want)) {
+			t.Errorf("%s: goodput_recovery_time %v, want %v", tc.run, g, tc.want)
+		}
+	}
+}
+
+// wasted_token_ratio by hand. Investigation 1 completes: turn A (100 tokens) caused an
+// attempt whose result failed validation, turn B (200) caused the valid revision, turn C
+// (300) caused the same operation again (a repeated turn): A and C are waste, 400 of its
+// 600 tokens. Investigation 2 (1000 tokens) is terminated: all waste. Ratio 1400 / 1600.
+func TestWastedTokenRatio(t *testing.T) {
+	var c record.Collector
+	plan := func(id uint64, inv int64, at, tokens int64) {
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: id, InvestigationID: inv, Operation: record.OpPlan,
+			Start: at, End: at, Status: record.StatusOK, InputTokens: tokens / 2, OutputTokens: tokens - tokens/2})
+	}
+	call := func(id uint64, inv int64, key record.OpKey, at int64, cause uint64, valid bool) {
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: id, InvestigationID: inv, Operation: record.OpExecuteTool,
+			Tool: "api", HasKey: true, OpKey: key, Attempt: 1, Start: at, End: at + second, Status: record.StatusOK, CausedBy: []uint64{cause}})
+		st := record.StatusOK
+		if !valid {
+			st = record.StatusInvalid
+		}
+		c.Spans = append(c.Spans, record.Span{TraceID: inv, SpanID: id + 1, InvestigationID: inv, Operation: record.OpValidate,
+			HasKey: true, OpKey: key, Start: at + second, End: at + second, Status: st, CausedBy: []uint64{id}})
+	}
+	rev0, rev1 := record.OpKey{Investigation: 1}, record.OpKey{Investigation: 1, Revision: 1}
+	plan(1, 1, 0, 100)
+	call(2, 1, rev0, second, 1, false)
+	plan(4, 1, 10*second, 200)
+	call(5, 1, rev1, 11*second, 4, true)
+	plan(7, 1, 20*second, 300)
+	call(8, 1, rev1, 21*second, 7, true)
+	plan(10, 2, 0, 1000)
+	c.Investigations = append(c.Investigations,
+		record.Investigation{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 30 * second, FinalState: "completed", Tokens: 600},
+		record.Investigation{InvestigationID: 2, RootID: 2, Ended: true, EndedAt: 30 * second, FinalState: "terminated", Tokens: 1000})
+	db := openTestDB(t)
+	if err := LoadCollector(db, "tokens", &c, traces.Run{Scenario: "tokens", Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := db.Metrics(t.Context(), "tokens")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 1400.0 / 1600; math.Abs(m.WastedTokenRatio-want) > 1e-12 {
+		t.Errorf("wasted_token_ratio %v, want %v", m.WastedTokenRatio, want)
+	}
+	if w, all := refWastedTokens(&c, map[int64]*record.Investigation{1: &c.Investigations[0], 2: &c.Investigations[1]}); w != 1400 || all != 1600 {
+		t.Errorf("reference: %v of %v wasted, want 1400 of 1600", w, all)
+	}
+}

@@ -1,0 +1,438 @@
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// This file holds the reference computations of the definitions revised in docs/metrics.md
+// (signs of trouble, incidents against a tool's own baseline, recovery episodes per step,
+// goodput after faults, wasted tokens), written from those definitions in plain Go.
+
+// refSign is one sign of trouble of an operation (docs/metrics.md, recovery episodes).
+type refSign struct {
+	inv, root   int64
+	key         record.OpKey
+	hasKey      bool
+	tool        string
+	kind        string
+	at, knownAt int64 // µs
+}
+
+type refStep struct {
+	inv  int64
+	step int32
+}
+
+// refSigns lists every sign: failed and timed-out attempts from their send, invalid
+// results, blocks, parks on a breaker, throttles of the retry budget and worker crashes;
+// a lifecycle record is charged to the investigation's next keyed tool span, else its last.
+func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []refSign {
+	type keyed struct {
+		start int64
+		key   record.OpKey
+		tool  string
+	}
+	byInv := map[int64][]keyed{}
+	opTool := map[record.OpKey]string{}
+	var out []refSign
+	root := func(id int64) int64 {
+		if inv := invByID[id]; inv != nil {
+			return inv.RootID
+		}
+		return 0
+	}
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if s.HasKey && (s.Operation == record.OpExecuteTool || s.Operation == record.OpInspect) {
+			byInv[s.InvestigationID] = append(byInv[s.InvestigationID], keyed{tsMicros(s.Start), s.OpKey, s.Tool})
+			if _, ok := opTool[s.OpKey]; !ok {
+				opTool[s.OpKey] = s.Tool
+			}
+		}
+	}
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		sg := refSign{inv: s.InvestigationID, root: root(s.InvestigationID), key: s.OpKey, hasKey: s.HasKey, tool: s.Tool,
+			at: tsMicros(s.Start), knownAt: tsMicros(s.End)}
+		switch {
+		case s.Operation == record.OpExecuteTool && s.Status == record.StatusError:
+			sg.kind = "failed"
+		case s.Operation == record.OpExecuteTool && s.Status == record.StatusTimeout:
+			sg.kind = "timed_out"
+		case s.Operation == record.OpExecuteTool && s.Status == record.StatusBlocked:
+			sg.kind = "blocked"
+		case s.Operation == record.OpValidate && s.Status == record.StatusInvalid:
+			sg.kind = "invalid"
+			if sg.tool == "" {
+				sg.tool = opTool[s.OpKey]
+			}
+		default:
+			continue
+		}
+		out = append(out, sg)
+	}
+	for _, tr := range c.Transitions {
+		var kind string
+		switch {
+		case tr.Event == "crashed":
+			kind = "crashed"
+		case tr.Action == "park" && tr.Reason == "breaker_open":
+			kind = "parked"
+		case tr.Action == "park" && tr.Reason == "retry_throttled":
+			kind = "throttled"
+		default:
+			continue
+		}
+		at := tsMicros(tr.At)
+		sg := refSign{inv: tr.InvestigationID, root: root(tr.InvestigationID), kind: kind, at: at, knownAt: at}
+		var next, prev *keyed
+		for i, k := range byInv[tr.InvestigationID] {
+			if k.start >= at && (next == nil || k.start < next.start) {
+				next = &byInv[tr.InvestigationID][i]
+			}
+			if k.start <= at && (prev == nil || k.start > prev.start) {
+				prev = &byInv[tr.InvestigationID][i]
+			}
+		}
+		if next == nil {
+			next = prev
+		}
+		if next != nil {
+			sg.key, sg.hasKey, sg.tool = next.key, true, next.tool
+		}
+		out = append(out, sg)
+	}
+	return out
+}
+
+// refWindows returns the first fault window's start and the last one's end (µs), ok false
+// without a window (a fault with a duration).
+func refWindows(c *record.Collector) (first, last int64, ok bool) {
+	for _, f := range c.Faults {
+		if !strings.Contains(f.Parameters, `"duration_seconds"`) || f.End <= f.Start {
+			continue
+		}
+		if !ok || tsMicros(f.Start) < first {
+			first = tsMicros(f.Start)
+		}
+		if !ok || tsMicros(f.End) > last {
+			last = tsMicros(f.End)
+		}
+		ok = true
+	}
+	return first, last, ok
+}
+
+// hotMinute is the incident test: at least 5 failures of n, and a Chernoff bound on the
+// binomial tail at the baseline p0 of at most 1e-4.
+func hotMinute(f, n int64, p0 float64, defined bool) bool {
+	if f < 5 || !defined || float64(f) <= float64(n)*p0 {
+		return false
+	}
+	if p0 <= 0 {
+		return true
+	}
+	if p0 >= 1 {
+		return false
+	}
+	q := float64(f) / float64(n)
+	kl := q * math.Log(q/p0)
+	if q < 1 {
+		kl += (1 - q) * math.Log((1-q)/(1-p0))
+	}
+	return float64(n)*kl >= math.Log(1e4)
+}
+
+type refMinute struct {
+	attempts, failed int64
+	guarded, hot     bool
+}
+
+// refIncidents finds the incidents and the failed attempts inside them.
+func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign) ([]refIncident, int64) {
+	type tm struct {
+		tool string
+		m    int64
+	}
+	mins := map[tm]*refMinute{}
+	get := func(k tm) *refMinute {
+		if mins[k] == nil {
+			mins[k] = &refMinute{}
+		}
+		return mins[k]
+	}
+	for _, s := range attempts {
+		r := get(tm{s.Tool, minuteOf(s.Start)})
+		r.attempts++
+		if isFailed(s) {
+			r.failed++
+		}
+	}
+	for _, sg := range signs {
+		if (sg.kind == "parked" || sg.kind == "throttled") && sg.tool != "" {
+			get(tm{sg.tool, sg.at / 60_000_000}).guarded = true
+		}
+	}
+	for _, sm := range c.Samples {
+		if sm.BreakerState == "open" || sm.BreakerState == "half_open" || sm.Parked > 0 {
+			get(tm{sm.Tool, minuteOf(sm.At) - 1}).guarded = true
+		}
+	}
+	firstWin, _, hasWin := refWindows(c)
+	perTool := map[string][]int64{}
+	for k := range mins {
+		perTool[k.tool] = append(perTool[k.tool], k.m)
+	}
+	var incidents []refIncident
+	var inside int64
+	for tool, ms := range perTool {
+		slices.Sort(ms)
+		var f, n, fPre, nPre int64
+		for _, m := range ms {
+			r := mins[tm{tool, m}]
+			f, n = f+r.failed, n+r.attempts
+			if hasWin && m < firstWin/60_000_000 {
+				fPre, nPre = fPre+r.failed, nPre+r.attempts
+			}
+		}
+		pRef, okRef := float64(f)/float64(n), n > 0
+		if nPre > 0 {
+			pRef, okRef = float64(fPre)/float64(nPre), true
+		}
+		var fq, nq int64
+		for _, m := range ms {
+			r := mins[tm{tool, m}]
+			if !hotMinute(r.failed, r.attempts, pRef, okRef) {
+				fq, nq = fq+r.failed, nq+r.attempts
+			}
+		}
+		base := 0.0
+		if nq > 0 {
+			base = float64(fq) / float64(nq)
+		}
+		var run []int64
+		flush := func() {
+			hot := false
+			for _, m := range run {
+				hot = hot || mins[tm{tool, m}].hot
+			}
+			if hot {
+				incidents = append(incidents, refIncident{Tool: tool, FirstMinute: run[0], EndMinute: run[len(run)-1] + 1})
+			}
+			run = run[:0]
+		}
+		for _, m := range ms {
+			r := mins[tm{tool, m}]
+			r.hot = hotMinute(r.failed, r.attempts, base, true)
+			if !r.hot && !r.guarded {
+				continue
+			}
+			if len(run) > 0 && m-run[len(run)-1] > 3 {
+				flush()
+			}
+			run = append(run, m)
+		}
+		if len(run) > 0 {
+			flush()
+		}
+	}
+	for i := range incidents {
+		inc := &incidents[i]
+		roots := map[int64]bool{}
+		faults := map[string]bool{}
+		in := func(tool string, m int64) bool { return tool == inc.Tool && m >= inc.FirstMinute && m < inc.EndMinute }
+		for _, s := range attempts {
+			if !in(s.Tool, minuteOf(s.Start)) {
+				continue
+			}
+			if isFailed(s) {
+				inc.Failed++
+				if s.FaultID != "" {
+					faults[s.FaultID] = true
+				}
+			}
+			if s.Attempt > 1 {
+				inc.Retries++
+			}
+		}
+		for _, sg := range signs {
+			switch sg.kind {
+			case "failed", "timed_out", "parked", "throttled":
+				if in(sg.tool, sg.at/60_000_000) {
+					roots[sg.root] = true
+				}
+			}
+		}
+		inc.Affected = int64(len(roots))
+		for f := range faults {
+			inc.FaultIDs = append(inc.FaultIDs, f)
+		}
+		slices.Sort(inc.FaultIDs)
+		inside += inc.Failed
+	}
+	slices.SortFunc(incidents, func(a, b refIncident) int {
+		return cmp.Or(cmp.Compare(a.FirstMinute, b.FirstMinute), cmp.Compare(a.Tool, b.Tool))
+	})
+	return incidents, inside
+}
+
+// refEpisodes builds one episode per disrupted step: from its first sign to its first
+// valid result, else its investigation's end, else the run's end.
+func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record.Investigation, end int64) []refEpisode {
+	first := map[refStep]refSign{}
+	for _, sg := range signs {
+		if !sg.hasKey {
+			continue
+		}
+		k := refStep{sg.key.Investigation, sg.key.Step}
+		if f, ok := first[k]; !ok || sg.at < f.at {
+			first[k] = sg
+		}
+	}
+	valid := map[refStep][]int64{}
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if s.Operation == record.OpValidate && s.Status == record.StatusOK && s.HasKey {
+			k := refStep{s.OpKey.Investigation, s.OpKey.Step}
+			valid[k] = append(valid[k], tsMicros(s.End))
+		}
+	}
+	var out []refEpisode
+	for k, sg := range first {
+		e := refEpisode{OpKey: stepKeyString(k), Tool: sg.tool, Start: sg.at, Outcome: "in_flight", End: tsMicros(end)}
+		best := int64(-1)
+		for _, v := range valid[k] {
+			if v >= sg.at && (best < 0 || v < best) {
+				best = v
+			}
+		}
+		inv := invByID[sg.inv]
+		switch {
+		case best >= 0:
+			e.End, e.Outcome = best, "recovered"
+		case inv != nil && inv.Ended:
+			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
+		}
+		e.Seconds = float64(e.End-e.Start) / 1e6
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b refEpisode) int { return cmp.Compare(a.OpKey, b.OpKey) })
+	return out
+}
+
+func stepKeyString(k refStep) string {
+	return strconv.FormatInt(k.inv, 10) + "/" + strconv.FormatInt(int64(k.step), 10)
+}
+
+// refGoodputRecovery is goodput_recovery_time from valid results per minute.
+func refGoodputRecovery(c *record.Collector, end int64) float64 {
+	first, last, ok := refWindows(c)
+	if !ok {
+		return math.NaN()
+	}
+	minutes := end/60_000_000 + 1
+	valid := make([]float64, minutes)
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if s.Operation == record.OpValidate && s.Status == record.StatusOK {
+			valid[minuteOf(s.End)]++
+		}
+	}
+	start := int64(-1)
+	for m, v := range valid {
+		if v > 0 {
+			start = int64(m)
+			break
+		}
+	}
+	var pre []float64
+	for m := start; start >= 0 && m < first/60_000_000; m++ {
+		pre = append(pre, valid[m])
+	}
+	if len(pre) == 0 {
+		return math.NaN()
+	}
+	slices.Sort(pre)
+	base := quantile7(pre, 0.5)
+	if base <= 0 {
+		return math.NaN()
+	}
+	lastArrival := int64(-1)
+	for _, inv := range c.Investigations {
+		if inv.ParentID == 0 {
+			lastArrival = max(lastArrival, minuteOf(inv.ArrivedAt))
+		}
+	}
+	for m := last / 60_000_000; m+4 <= lastArrival && m+4 < minutes; m++ {
+		ok := true
+		for j := m; j <= m+4; j++ {
+			ok = ok && valid[j] >= 0.9*base
+		}
+		if ok {
+			return math.Max(0, float64(m*60_000_000-last)/1e6)
+		}
+	}
+	return math.NaN()
+}
+
+// refWastedTokens counts the tokens of investigations that did not complete (or whose root
+// did not) and, for the others, of model turns that caused work that never passed
+// validation or was already caused by an earlier turn.
+func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigation) (wasted, all float64) {
+	plans := map[uint64]*record.Span{}
+	for i := range c.Spans {
+		if s := &c.Spans[i]; s.Operation == record.OpPlan {
+			plans[s.SpanID] = s
+		}
+	}
+	validOp := map[record.OpKey]bool{}
+	for i := range c.Spans {
+		if s := &c.Spans[i]; s.Operation == record.OpValidate && s.Status == record.StatusOK && s.HasKey {
+			validOp[s.OpKey] = true
+		}
+	}
+	causers := map[record.OpKey][]*record.Span{}
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if s.Operation != record.OpExecuteTool || !s.HasKey {
+			continue
+		}
+		for _, id := range s.CausedBy {
+			if p := plans[id]; p != nil && !slices.Contains(causers[s.OpKey], p) {
+				causers[s.OpKey] = append(causers[s.OpKey], p)
+			}
+		}
+	}
+	bad := map[uint64]bool{}
+	for key, ps := range causers {
+		slices.SortFunc(ps, func(a, b *record.Span) int {
+			return cmp.Or(cmp.Compare(tsMicros(a.Start), tsMicros(b.Start)), cmp.Compare(a.SpanID, b.SpanID))
+		})
+		for i, p := range ps {
+			if i > 0 || !validOp[key] {
+				bad[p.SpanID] = true
+			}
+		}
+	}
+	turnWaste := map[int64]float64{}
+	for id := range bad {
+		p := plans[id]
+		turnWaste[p.InvestigationID] += float64(p.InputTokens + p.OutputTokens)
+	}
+	done := func(id int64) bool { inv := invByID[id]; return inv != nil && inv.FinalState == "completed" }
+	for _, inv := range c.Investigations {
+		all += float64(inv.Tokens)
+		if !(done(inv.InvestigationID) && done(inv.RootID)) {
+			wasted += float64(inv.Tokens)
+		} else {
+			wasted += math.Min(turnWaste[inv.InvestigationID], float64(inv.Tokens))
+		}
+	}
+	return wasted, all
+}

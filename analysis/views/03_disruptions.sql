@@ -1,0 +1,85 @@
+-- disruptions: every first-hand sign of trouble of an operation (docs/metrics.md, recovery
+-- episodes and incidents), one row per sign. A guard changes which signs occur, never
+-- whether a disrupted operation leaves one.
+--
+-- kind, at (when the sign began), known_at (when the trouble was known), from:
+--   'failed'     a sent attempt with status 'error' (see attempts): at = its send, known_at =
+--                its end;
+--   'timed_out'  a sent attempt with status 'timeout': at = its send (the wait for the
+--                timeout counts), known_at = its end;
+--   'invalid'    a validate span with status 'invalid' (the result failed validation);
+--   'blocked'    an execute_tool span with status 'blocked' (policy stopped it before sending);
+--   'parked'     a transition with action 'park' and reason 'breaker_open' (the tool's
+--                breaker was open);
+--   'throttled'  a transition with action 'park' and reason 'retry_throttled' (the retry
+--                budget was empty);
+--   'crashed'    a transition with event 'crashed' (the investigation's worker crashed).
+-- For the last four, known_at = at. Transitions carry no operation: a transition's op_key
+-- and tool are those of the investigation's first keyed tool span (execute_tool or
+-- inspect) at or after it, else of its last one before it (a park is followed by the send
+-- it waited for; a crash by the inspection or the retry of the operation in hand). A sign of
+-- an investigation that never had a keyed tool span has op_key and tool NULL.
+-- A validate span names no tool: its tool is that of its operation's tool spans.
+-- step_key: '<investigation>/<step>' of op_key; minute: the minute of at.
+CREATE OR REPLACE VIEW disruptions AS
+WITH keyed AS (
+    SELECT run_id, investigation_id, start, op_key, tool
+    FROM spans
+    WHERE operation IN ('execute_tool', 'inspect') AND op_key IS NOT NULL
+),
+signs AS (
+    SELECT run_id, investigation_id, op_key, tool,
+           CASE WHEN status = 'timeout' THEN 'timed_out' ELSE 'failed' END AS kind,
+           start AS "at", "end" AS known_at
+    FROM attempts
+    WHERE failed
+    UNION ALL
+    SELECT run_id, investigation_id, op_key, tool,
+           CASE WHEN operation = 'validate' THEN 'invalid' ELSE 'blocked' END,
+           start, "end"
+    FROM spans
+    WHERE (operation = 'validate' AND status = 'invalid')
+       OR (operation = 'execute_tool' AND status = 'blocked')
+),
+marks AS (
+    SELECT run_id, investigation_id, "at",
+           CASE WHEN event = 'crashed' THEN 'crashed'
+                WHEN reason = 'retry_throttled' THEN 'throttled'
+                ELSE 'parked' END AS kind,
+           row_number() OVER () AS mark
+    FROM transitions
+    WHERE event = 'crashed' OR (action = 'park' AND reason IN ('breaker_open', 'retry_throttled'))
+),
+nearest AS (
+    SELECT m.mark,
+           arg_min(k.op_key, k.start) FILTER (WHERE k.start >= m."at") AS next_key,
+           arg_min(k.tool, k.start) FILTER (WHERE k.start >= m."at") AS next_tool,
+           arg_max(k.op_key, k.start) FILTER (WHERE k.start <= m."at") AS prev_key,
+           arg_max(k.tool, k.start) FILTER (WHERE k.start <= m."at") AS prev_tool
+    FROM marks m
+    JOIN keyed k ON k.run_id = m.run_id AND k.investigation_id = m.investigation_id
+    GROUP BY m.mark
+),
+located AS (
+    SELECT m.run_id, m.investigation_id,
+           coalesce(n.next_key, n.prev_key) AS op_key,
+           CASE WHEN n.next_key IS NOT NULL THEN n.next_tool ELSE n.prev_tool END AS tool,
+           m.kind, m."at", m."at" AS known_at
+    FROM marks m
+    LEFT JOIN nearest n USING (mark)
+),
+everything AS (
+    SELECT * FROM signs
+    UNION ALL
+    SELECT * FROM located
+),
+op_tools AS (
+    SELECT run_id, op_key, any_value(tool) AS tool FROM keyed GROUP BY run_id, op_key
+)
+SELECT e.run_id, i.root_id, e.investigation_id, e.op_key,
+       split_part(e.op_key, '/', 1) || '/' || split_part(e.op_key, '/', 2) AS step_key,
+       coalesce(e.tool, o.tool) AS tool, e.kind, e."at", e.known_at,
+       (epoch_us(e."at") - 1767225600000000) // 60000000 AS minute
+FROM everything e
+LEFT JOIN op_tools o ON o.run_id = e.run_id AND o.op_key = e.op_key
+LEFT JOIN investigations i ON i.run_id = e.run_id AND i.investigation_id = e.investigation_id;

@@ -1,0 +1,53 @@
+-- token_costs: the model tokens of every investigation, and how many of them were wasted
+-- (docs/metrics.md, wasted_token_ratio; the token counterpart of execution_costs).
+--
+-- tokens: investigations.tokens (the agent's own model turns and supervisor consultations).
+-- incomplete: the investigation did not complete, or its root did not: all its tokens are
+-- wasted.
+-- Otherwise a model turn (plan span) is wasted when the work it caused was thrown away or
+-- repeated: it caused (spans.caused_by) an execute_tool span of an operation whose result
+-- never passed validation (no validate span with status 'ok' for its op_key: an invalid
+-- result that was revised, or a step dropped), or of an operation another, earlier turn
+-- had already caused (the same operation thought out again, e.g. after a crash).
+-- wasted_tokens: tokens counted as wasted (each turn once).
+CREATE OR REPLACE VIEW token_costs AS
+WITH plans AS (
+    SELECT run_id, investigation_id, span_id, start,
+           coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens
+    FROM spans
+    WHERE operation = 'plan'
+),
+caused AS (
+    SELECT DISTINCT s.run_id, unnest(s.caused_by) AS plan_span, s.op_key
+    FROM spans s
+    WHERE s.operation = 'execute_tool' AND s.op_key IS NOT NULL
+),
+valid_ops AS (
+    SELECT DISTINCT run_id, op_key FROM spans
+    WHERE operation = 'validate' AND status = 'ok' AND op_key IS NOT NULL
+),
+turns AS (
+    SELECT p.run_id, p.investigation_id, p.span_id, p.tokens, c.op_key,
+           v.op_key IS NULL AS discarded,
+           row_number() OVER (PARTITION BY p.run_id, c.op_key ORDER BY p.start, p.span_id) > 1 AS duplicate
+    FROM plans p
+    JOIN caused c ON c.run_id = p.run_id AND c.plan_span = p.span_id
+    LEFT JOIN valid_ops v ON v.run_id = c.run_id AND v.op_key = c.op_key
+),
+wasted_turns AS (
+    SELECT run_id, investigation_id, span_id, any_value(tokens) AS tokens
+    FROM turns
+    WHERE discarded OR duplicate
+    GROUP BY run_id, investigation_id, span_id
+),
+per_inv AS (
+    SELECT run_id, investigation_id, sum(tokens) AS turn_waste
+    FROM wasted_turns GROUP BY run_id, investigation_id
+)
+SELECT i.run_id, i.investigation_id, i.root_id, i.tokens,
+       NOT coalesce(i.final_state = 'completed' AND r.final_state = 'completed', false) AS incomplete,
+       CASE WHEN NOT coalesce(i.final_state = 'completed' AND r.final_state = 'completed', false) THEN i.tokens
+            ELSE least(coalesce(w.turn_waste, 0), i.tokens) END AS wasted_tokens
+FROM investigations i
+LEFT JOIN investigations r ON r.run_id = i.run_id AND r.investigation_id = i.root_id
+LEFT JOIN per_inv w ON w.run_id = i.run_id AND w.investigation_id = i.investigation_id;
