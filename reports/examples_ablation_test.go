@@ -28,6 +28,9 @@ type ablation struct {
 var ablations = []ablation{
 	{"budget-exhaustion", []string{"recovery.budgets="}, 2,
 		map[string]int{"tokens_per_completion": +1, "full_scope_completion_rate": +1}, nil},
+	{"capacity-crunch", []string{"workload.workers=0"}, 2,
+		// Unlimited workers flood the rate-limited model and the load-shedding backtest tool.
+		map[string]int{"completion_rate": -1, "median_pending_time": -1}, nil},
 	{"invalid-configs", []string{"recovery.revisions=0"}, 2,
 		map[string]int{"completion_rate": -1, "human_intervention_rate": +1}, nil},
 	{"lost-responses", []string{"tools.backtest.idempotency=none"}, 3,
