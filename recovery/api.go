@@ -182,13 +182,6 @@ type Suggestion struct {
 	LiftBlock   bool // asks to send a blocked operation: always refused
 }
 
-// Refusal is a supervisor suggestion the engine refused, with the guardrail that refused it.
-type Refusal struct {
-	At         int64
-	Suggestion Suggestion
-	Reason     string
-}
-
 // Errors of the engine. An illegal transition is refused with a *TransitionError wrapping
 // ErrIllegalTransition.
 var (
@@ -308,13 +301,26 @@ type JournalRecord struct {
 	Class     Class
 	Action    Action
 	DecidedBy Decider
-	Reason    string
+	Reason    string // audit text only: replay never reads it
 	Attempt   int32
 	Step      int32
 	Revision  int32
 	Tool      int32
-	Aux       int64 // event-specific payload needed for replay (e.g. fingerprint)
-	Note      bool  // no state change: From == To (refusals, audit records)
+	Note      bool // no state change: From == To (refusals, audit records)
+
+	// What replay needs besides the state, each in its own field (zero when it does not
+	// apply), so that no decision depends on the audit text in Reason.
+	Wake        int64    // into waiting (ActRetry, ActPark, ActInspect, ActPause) or a re-parking note: when it ends
+	Gen         uint32   // ActSend: the breaker generation the attempt was admitted in
+	Fingerprint uint64   // a failure into recovering (EvFailed, EvTimedOut, EvInvalid): the agent's fingerprint
+	Point       Point    // a consultation note: the judgement point asked about
+	Lookup      Lookup   // EvInspected into recovering: what the lookup said
+	Resource    Resource // EvBudgetExceeded into recovering: the budget exceeded
+	Breaker     bool     // ActPark: parked on the tool's open breaker (false: on the retry budget)
+	Backoff     bool     // ActRetry: Wake - At is a delay drawn by the backoff policy
+	Resumed     bool     // a takeover re-arming a wait decided before the crash: it charges nothing
+	RaiseBudget bool     // a refusal note: the suggestion asked for more budget
+	LiftBlock   bool     // a refusal note: the suggestion asked to lift a block
 }
 
 // Journal receives every journal record as it is made, in order. Records with Note set

@@ -65,12 +65,10 @@
 // forbidden operation (ActBlock), a consultation (ActConsult), a re-parking, and every
 // supervisor suggestion the guardrails refused.
 //
-// JournalRecord.Aux carries what replay needs besides the state: the fingerprint on a
-// failure record (EvFailed, EvTimedOut, EvInvalid into recovering), the Lookup on an
-// EvInspected record, the Resource on an EvBudgetExceeded record, the wake time on a record
-// into waiting for ActRetry, ActPark, ActInspect or ActPause (and on a re-parking note), the
-// breaker generation on an ActSend record, the Point on a consultation note, and the refused
-// requests (1 raise budget, 2 lift block) on a refusal note.
+// Besides the state, a record carries what replay needs in typed fields (Wake, Gen,
+// Fingerprint, Point, Lookup, Resource, Breaker, Backoff, Resumed, RaiseBudget, LiftBlock;
+// see JournalRecord). Reason is audit text for the `transitions` table: replay never reads
+// it, so renaming a reason cannot change what a replay rebuilds.
 //
 // # Protocol
 //

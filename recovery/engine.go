@@ -178,7 +178,7 @@ func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
 		if err := e.outcome(now, ev, env, false); err != nil {
 			return Decision{}, err
 		}
-		e.fail(now, EvFailed, Transient, ReasonFailed, int64(ev.Fingerprint), env)
+		e.fail(now, EvFailed, Transient, ReasonFailed, ev.Fingerprint, env)
 		if e.stuck() {
 			return e.nonProgress(now, EvFailed, env), nil
 		}
@@ -187,13 +187,13 @@ func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
 		if err := e.outcome(now, ev, env, false); err != nil {
 			return Decision{}, err
 		}
-		e.fail(now, EvTimedOut, UncertainCompletion, ReasonTimedOut, int64(ev.Fingerprint), env)
+		e.fail(now, EvTimedOut, UncertainCompletion, ReasonTimedOut, ev.Fingerprint, env)
 		if e.stuck() {
 			return e.nonProgress(now, EvTimedOut, env), nil
 		}
 		return e.uncertain(now, EvTimedOut, env), nil
 	case EvInvalid:
-		e.fail(now, EvInvalid, InvalidOutput, ReasonInvalidOutput, int64(ev.Fingerprint), env)
+		e.fail(now, EvInvalid, InvalidOutput, ReasonInvalidOutput, ev.Fingerprint, env)
 		if e.stuck() {
 			return e.nonProgress(now, EvInvalid, env), nil
 		}
@@ -214,7 +214,7 @@ func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
 			// same idempotency key: a keyed tool answers it from its record, and whatever
 			// else it causes is a repeat of the same operation, not new work.
 			e.begin(now, EvHuman, Running, ActRetry, ByHuman, ReasonApproved)
-			e.rec.Aux = now
+			e.rec.Wake = now
 			e.commit(env.Guards)
 			return Decision{Action: ActRetry, At: now, Class: e.cls, DecidedBy: ByHuman, Reason: ReasonApproved}, nil
 		}
@@ -348,9 +348,9 @@ func (e *Engine) apply(r *JournalRecord) error {
 		case ActBlock:
 			e.blocked = true
 		case ActConsult:
-			e.ph, e.point = phConsult, Point(r.Aux)
+			e.ph, e.point = phConsult, r.Point
 		case ActPark:
-			e.ph, e.wake, e.breaker = phParked, r.Aux, r.Reason == ReasonBreakerOpen
+			e.ph, e.wake, e.breaker = phParked, r.Wake, r.Breaker
 		}
 		return nil
 	}
@@ -361,15 +361,15 @@ func (e *Engine) apply(r *JournalRecord) error {
 			e.ph = phValidate
 		}
 	case Waiting:
-		e.wake = r.Aux
+		e.wake = r.Wake
 		switch r.Action {
 		case ActSend:
-			e.ph, e.sendGen, e.wake = phInflight, uint32(r.Aux), 0
+			e.ph, e.sendGen, e.wake = phInflight, r.Gen, 0
 			e.sent++
 		case ActRetry:
 			e.ph = phBackoff
 		case ActPark:
-			e.ph, e.breaker = phParked, r.Reason == ReasonBreakerOpen
+			e.ph, e.breaker = phParked, r.Breaker
 		case ActInspect:
 			e.ph = phInspect
 		case ActPause:
@@ -385,7 +385,7 @@ func (e *Engine) apply(r *JournalRecord) error {
 		}
 		switch r.Event {
 		case EvFailed, EvTimedOut, EvInvalid:
-			if fp := uint64(r.Aux); fp != 0 && !e.fpCounted {
+			if fp := r.Fingerprint; fp != 0 && !e.fpCounted {
 				e.fpCounted = true
 				if fp == e.fp {
 					e.fpRun++
@@ -412,8 +412,8 @@ func (e *Engine) apply(r *JournalRecord) error {
 	}
 	switch r.Action {
 	case ActRetry:
-		if r.Reason == ReasonBackoff || r.Reason == ReasonRetry {
-			e.prevDelay = r.Aux - r.At
+		if r.Backoff {
+			e.prevDelay = r.Wake - r.At
 		}
 		if r.DecidedBy == ByHuman {
 			// An approved resend: a fresh allotment of attempts and lookups, and the backoff
@@ -421,7 +421,7 @@ func (e *Engine) apply(r *JournalRecord) error {
 			e.base, e.inspections, e.prevDelay = r.Attempt, 0, 0
 		}
 	case ActInspect:
-		if r.Reason != ReasonResumed {
+		if !r.Resumed {
 			e.inspections++
 		}
 	case ActRevise:
@@ -461,10 +461,10 @@ func (e *Engine) outcome(now int64, ev Event, env Env, success bool) error {
 }
 
 // fail records the move into recovering for a failure of class c.
-func (e *Engine) fail(now int64, ev EventKind, c Class, reason string, aux int64, env Env) {
+func (e *Engine) fail(now int64, ev EventKind, c Class, reason string, fp uint64, env Env) {
 	e.cls = c
 	e.begin(now, ev, Recovering, ActNone, ByEngine, reason)
-	e.rec.Aux = aux
+	e.rec.Fingerprint = fp
 	e.commit(env.Guards)
 }
 
@@ -542,12 +542,12 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 		if retry {
 			if ok, wait := g.retryWait(tool, now); !ok {
 				at := g.throttleSlot(tool, now+e.throttleDelay(wait, env.Rand))
-				return e.park(now, ev.Kind, tool, at, ReasonThrottled, env), nil
+				return e.park(now, ev.Kind, tool, at, false, env), nil
 			}
 		}
 		ok, at, gn := g.allow(tool, now)
 		if !ok {
-			return e.park(now, ev.Kind, tool, at, ReasonBreakerOpen, env), nil
+			return e.park(now, ev.Kind, tool, at, true, env), nil
 		}
 		gen = gn
 		if retry {
@@ -566,19 +566,24 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 		e.commit(g)
 	}
 	e.begin(now, ev.Kind, Waiting, ActSend, ByEngine, ReasonAttemptSent)
-	e.rec.Attempt, e.rec.Tool, e.rec.Aux = e.attempt+1, tool, int64(gen)
+	e.rec.Attempt, e.rec.Tool, e.rec.Gen = e.attempt+1, tool, gen
 	e.commit(g)
 	return Decision{Action: ActSend, At: now, Class: NoFailure, Reason: ReasonAttemptSent}, nil
 }
 
-// park makes the operation wait until at without spending an attempt.
-func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, reason string, env Env) Decision {
+// park makes the operation wait until at without spending an attempt: on the tool's open
+// breaker, or else on its retry budget.
+func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, breaker bool, env Env) Decision {
+	reason := ReasonThrottled
+	if breaker {
+		reason = ReasonBreakerOpen
+	}
 	if e.state == Running {
 		e.begin(now, ev, Waiting, ActPark, ByEngine, reason)
 	} else {
 		e.note(now, ev, ActPark, ByEngine, reason)
 	}
-	e.rec.Tool, e.rec.Aux, e.rec.Class = tool, at, Transient
+	e.rec.Tool, e.rec.Wake, e.rec.Breaker, e.rec.Class = tool, at, breaker, Transient
 	e.commit(env.Guards)
 	return Decision{Action: ActPark, At: at, Class: Transient, Reason: reason}
 }
@@ -611,7 +616,7 @@ func (e *Engine) retry(now int64, ev EventKind, env Env) Decision {
 	} else {
 		e.begin(now, ev, Waiting, ActRetry, ByEngine, ReasonBackoff)
 	}
-	e.rec.Aux = now + d
+	e.rec.Wake, e.rec.Backoff = now+d, true
 	e.commit(env.Guards)
 	return Decision{Action: ActRetry, At: now + d, Class: e.cls, Reason: e.rec.Reason}
 }
@@ -622,7 +627,7 @@ func (e *Engine) uncertain(now int64, ev EventKind, env Env) Decision {
 		return e.retry(now, ev, env)
 	}
 	e.begin(now, ev, Waiting, ActInspect, ByEngine, ReasonInspectBeforeRetry)
-	e.rec.Aux = now
+	e.rec.Wake = now
 	e.commit(env.Guards)
 	return Decision{Action: ActInspect, At: now, Class: e.cls, Reason: ReasonInspectBeforeRetry}
 }
@@ -631,7 +636,7 @@ func (e *Engine) uncertain(now int64, ev EventKind, env Env) Decision {
 func (e *Engine) inspected(now int64, ev Event, env Env) Decision {
 	e.cls = UncertainCompletion
 	e.begin(now, EvInspected, Recovering, ActNone, ByEngine, lookupReasons[ev.Lookup])
-	e.rec.Aux = int64(ev.Lookup)
+	e.rec.Lookup = ev.Lookup
 	e.commit(env.Guards)
 	switch ev.Lookup {
 	case LookupCompleted:
@@ -646,7 +651,7 @@ func (e *Engine) inspected(now int64, ev Event, env Env) Decision {
 		// (no draw; lookups are cheap reads), until MaxInspections lookups say running.
 		at := now + e.inspectEvery()
 		e.begin(now, EvInspected, Waiting, ActInspect, ByEngine, ReasonStillRunning)
-		e.rec.Aux = at
+		e.rec.Wake = at
 		e.commit(env.Guards)
 		return Decision{Action: ActInspect, At: at, Class: UncertainCompletion, Reason: ReasonStillRunning}
 	case LookupNotFound:
@@ -694,7 +699,7 @@ func (e *Engine) violation(now int64, env Env) Decision {
 func (e *Engine) exhausted(now int64, ev Event, env Env) Decision {
 	e.cls = ResourceExhaustion
 	e.begin(now, EvBudgetExceeded, Recovering, ActNone, ByPolicy, ReasonBudgetExceeded)
-	e.rec.Aux = int64(ev.Resource)
+	e.rec.Resource = ev.Resource
 	e.commit(env.Guards)
 	rung := rungTerminate
 	switch e.p.OnExhaustion {
@@ -713,7 +718,7 @@ func (e *Engine) exhausted(now int64, ev Event, env Env) Decision {
 			pause = int64(defaultPause)
 		}
 		e.begin(now, EvBudgetExceeded, Waiting, ActPause, ByPolicy, ReasonBudgetExceeded)
-		e.rec.Aux = now + pause
+		e.rec.Wake = now + pause
 		e.commit(env.Guards)
 		return Decision{Action: ActPause, At: now + pause, Class: ResourceExhaustion, DecidedBy: ByPolicy, Reason: ReasonBudgetExceeded}
 	case rungReduce:
@@ -739,7 +744,7 @@ func (e *Engine) resume(now int64, env Env) Decision {
 		return Decision{Action: ActValidate, At: now, Reason: ReasonResumed}
 	}
 	e.begin(now, EvTimer, Running, ActRetry, ByEngine, ReasonResumed)
-	e.rec.Aux = now
+	e.rec.Wake, e.rec.Resumed = now, true
 	e.commit(env.Guards)
 	return Decision{Action: ActRetry, At: now, Reason: ReasonResumed}
 }
@@ -790,7 +795,8 @@ func (e *Engine) crashed(now int64, env Env) Decision {
 		d.Reason = ReasonResumed
 	}
 	d.Class = e.cls
-	e.rec.Aux = d.At
+	e.rec.Wake, e.rec.Breaker = d.At, ph == phParked && breaker
+	e.rec.Resumed = ph != phParked
 	e.commit(env.Guards)
 	return d
 }
@@ -802,7 +808,7 @@ func (e *Engine) judge(now int64, ev EventKind, pt Point, env Env) Decision {
 		return e.act(now, ev, act, by, pointReasons[pt], env)
 	}
 	e.note(now, ev, ActConsult, ByEngine, pointReasons[pt])
-	e.rec.Aux = int64(pt)
+	e.rec.Point = pt
 	e.commit(env.Guards)
 	return Decision{Action: ActConsult, At: now, Class: e.cls, Reason: pointReasons[pt], Judgement: e.judgement()}
 }
@@ -858,12 +864,7 @@ func (e *Engine) supervised(now int64, s Suggestion, env Env) Decision {
 		return e.act(now, EvSupervisor, s.Action, BySupervisor, pointReasons[e.point], env)
 	}
 	e.note(now, EvSupervisor, s.Action, BySupervisor, reason)
-	if s.RaiseBudget {
-		e.rec.Aux |= 1
-	}
-	if s.LiftBlock {
-		e.rec.Aux |= 2
-	}
+	e.rec.RaiseBudget, e.rec.LiftBlock = s.RaiseBudget, s.LiftBlock
 	e.commit(env.Guards)
 	act, by := e.fallback(e.point)
 	return e.act(now, EvSupervisor, act, by, pointReasons[e.point], env)

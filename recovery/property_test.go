@@ -344,3 +344,52 @@ func TestPropertyReplayDecides(t *testing.T) {
 		}
 	})
 }
+
+// TestPropertyReplayIgnoresReasons checks that replay decides on typed fields alone: every
+// record's Reason is replaced (renamed, blanked, or swapped for another reason's text, such
+// as breaker_open on a throttled parking), and the engine rebuilt from that journal must
+// still decide exactly like the original from then on, which exercises the state that
+// fullState cannot see (backoff delay, breaker parking, lookups spent).
+func TestPropertyReplayIgnoresReasons(t *testing.T) {
+	others := []string{"", recovery.ReasonBreakerOpen, recovery.ReasonBackoff, recovery.ReasonRetry,
+		recovery.ReasonResumed, recovery.ReasonThrottled, "renamed"}
+	rapid.Check(t, func(t *rapid.T) {
+		f := newFleet(t)
+		for i, n := 0, rapid.IntRange(0, 150).Draw(t, "prefix"); i < n; i++ {
+			o := f.pick(t)
+			ev, now := f.nextEvent(t, o)
+			f.step(t, o, ev, now)
+		}
+		m := f.members[0]
+		recs := slices.Clone(m.j.recs)
+		for i := range recs {
+			if k := rapid.IntRange(0, len(others)).Draw(t, "perturb"); k < len(others) {
+				recs[i].Reason = others[k]
+			} else {
+				recs[i].Reason = "x_" + recs[i].Reason
+			}
+		}
+		e2, err := recovery.Replay(int64(m.seed), &f.p, recs)
+		if err != nil {
+			t.Fatalf("replay with perturbed reasons: %v", err)
+		}
+		if got, want := fullState(e2), fullState(m.e); got != want {
+			t.Fatalf("replay with perturbed reasons differs:\n  replayed %s\n  original %s", got, want)
+		}
+		g2 := f.g.Clone()
+		seed := rapid.Uint64().Draw(t, "seed")
+		r1, r2 := rand.New(rand.NewPCG(seed, 1)), rand.New(rand.NewPCG(seed, 1))
+		m.rng = r1
+		for i, n := 0, rapid.IntRange(1, 60).Draw(t, "suffix"); i < n; i++ {
+			ev, now := f.nextEvent(t, m)
+			d1, err1 := m.e.Observe(now, ev, recovery.Env{Rand: r1, Guards: f.g})
+			d2, err2 := e2.Observe(now, ev, recovery.Env{Rand: r2, Guards: g2})
+			if fmt.Sprint(d1, err1) != fmt.Sprint(d2, err2) {
+				t.Fatalf("after a replay with perturbed reasons, %s at %d: original %+v %v, replayed %+v %v", ev.Kind, now, d1, err1, d2, err2)
+			}
+			if err1 == nil {
+				f.now, m.last = now, d1
+			}
+		}
+	})
+}
