@@ -160,17 +160,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 	a.stuckFP = mix64(a.key ^ 0x5717c4)
 	for _, fi := range w.perInv {
 		f := &w.faults[fi]
-		u := hashUnit(w.seed, f.key, a.key, 0)
-		if !(u < f.p) {
-			continue
-		}
-		switch {
-		case f.kind == scenarios.FaultInvalidConfig && parent == nil:
-			a.cfgBad, a.cfgFault = true, f.id
-		case f.kind == scenarios.FaultBudgetSpike && f.factor > 0:
-			a.spike *= f.factor
-			a.spikeFault = f.id
-		}
+		f.fk.investigation(w, f, a, parent)
 	}
 	a.eng = recovery.New(id, &w.policy, (*journal)(w))
 	w.open++

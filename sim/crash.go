@@ -1,25 +1,15 @@
 package sim
 
 import (
-	"math"
-
 	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// scheduleCrashes draws when a's worker next dies under each worker_crash fault. Draws are
-// stateless hashes of (seed, fault, investigation, n), so crashes do not shift any other
-// draw of the investigation.
+// scheduleCrashes tells the faults that kill workers (worker_crash) that a worker now
+// works for a: each schedules when it next dies.
 func (w *sim) scheduleCrashes(a *agent) {
 	for _, fi := range w.crash {
-		f := &w.faults[fi]
-		u := hashUnit(w.seed, f.key, a.key, a.crashDraws)
-		a.crashDraws++
-		dt := -math.Log(u) / f.rate
-		if dt >= float64(w.horizon-w.now) {
-			continue
-		}
-		w.push(satAdd(w.now, satInt(dt)), evCrash, a.slot, a.crashTok, fi)
+		w.faults[fi].fk.worker(w, fi, a)
 	}
 }
 

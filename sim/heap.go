@@ -18,8 +18,8 @@ const (
 	evReviewed                    // a reviewer finished a review (ent: reviewer, a: agent, b: token)
 	evSample                      // periodic tool samples
 	evWorker                      // workers were freed: hand them to waiting investigations
-	evZoneCrash                   // a zone_crash fault begins (ent: fault)
-	evZoneBack                    // a zone_crash fault ends (ent: fault)
+	evFaultBegin                  // a fault's window begins (ent: fault)
+	evFaultEnd                    // a fault's window ends (ent: fault)
 )
 
 // event is one scheduled happening. Events are ordered by (at, seq): seq is the order of

@@ -33,18 +33,22 @@ type provider struct {
 	perTok  float64 // ns of latency per token
 	failure float64
 	rng     *rand.Rand
-	faults  []int32
+	faults  []int32 // faults naming the model that have a model hook, in configuration order
 }
 
 func (p *provider) init(sc *scenarios.Scenario, faults []fault, seed uint64) {
 	p.index = int32(len(sc.Tools))
+	named := false
 	for i := range faults {
 		if faults[i].tool == p.index {
-			p.faults = append(p.faults, int32(i))
+			named = true
+			if faults[i].fk.model != nil {
+				p.faults = append(p.faults, int32(i))
+			}
 		}
 	}
 	m := sc.Model
-	p.active = m != nil || len(p.faults) > 0
+	p.active = m != nil || named
 	if m == nil {
 		return
 	}
@@ -72,27 +76,13 @@ func (p *provider) refill(now int64) {
 // when admitted, else the refusal's error and the fault that caused it (-1 none).
 func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	p := &w.model
-	slow = 1
+	x := admission{fault: -1, slow: 1}
 	for _, fi := range p.faults {
-		f := &w.faults[fi]
-		switch f.kind {
-		case scenarios.FaultOutage:
-			if f.active(w.now) {
-				return "unavailable", fi, 1
-			}
-		case scenarios.FaultBrownout:
-			if f.active(w.now) {
-				if f.rng.Float64() < f.p {
-					return "unavailable", fi, 1
-				}
-				slow *= f.slowdown
-			}
-		case scenarios.FaultTransient:
-			if f.p > 0 && f.rng.Float64() < f.p {
-				return "model_error", fi, 1
-			}
+		if w.faults[fi].fk.model(w, fi, &x) {
+			return x.why, x.fault, 1
 		}
 	}
+	slow = x.slow
 	p.refill(w.now)
 	need := float64(n)
 	if p.tCap > 0 {

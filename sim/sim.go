@@ -89,9 +89,9 @@ type sim struct {
 
 	tools  []tool
 	faults []fault
-	crash  []int32 // indices of worker_crash faults
-	perInv []int32 // indices of invalid_config and budget_spike faults
-	zones  []int32 // indices of zone_crash faults
+	crash  []int32 // faults with a worker hook (worker_crash)
+	perInv []int32 // faults with an investigation hook (invalid_config, budget_spike)
+	timed  []int32 // faults with begin or end hooks at their window (zone_crash)
 
 	agents    []*agent // by slot; nil or !live = free
 	freeSlots []int32
@@ -169,7 +169,7 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 			w.mixCum = append(w.mixCum, float64(i+1))
 		}
 	}
-	faults, err := buildFaults(sc, seed, w.horizon)
+	faults, err := buildFaults(sc, seed)
 	if err != nil {
 		err.(*Error).Scenario = sc.Name
 		return nil, err
@@ -179,25 +179,7 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	for i := range sc.Tools {
 		w.tools[i].init(&sc.Tools[i], seed)
 	}
-	for i := range w.faults {
-		f := &w.faults[i]
-		switch f.kind {
-		case scenarios.FaultWorkerCrash:
-			if f.rate > 0 {
-				w.crash = append(w.crash, int32(i))
-			}
-		case scenarios.FaultInvalidConfig, scenarios.FaultBudgetSpike:
-			w.perInv = append(w.perInv, int32(i))
-		case scenarios.FaultZoneCrash:
-			w.zones = append(w.zones, int32(i))
-		default:
-			for t := range w.tools {
-				if f.tool < 0 || f.tool == int32(t) {
-					w.tools[t].faults = append(w.tools[t].faults, int32(i))
-				}
-			}
-		}
-	}
+	w.fileFaults()
 	w.policy = Policy(&sc.Recovery)
 	if err := w.policy.Validate(); err != nil {
 		return nil, &Error{Scenario: sc.Name, Key: "recovery", Msg: err.Error()}
@@ -234,10 +216,10 @@ func (w *sim) run(ctx context.Context) {
 	if w.roots > 0 {
 		w.scheduleArrival(0)
 		w.push(sampleEvery, evSample, 0, 0, 0)
-		for _, fi := range w.zones {
+		for _, fi := range w.timed {
 			f := &w.faults[fi]
-			w.push(f.start, evZoneCrash, fi, 0, 0)
-			w.push(f.end, evZoneBack, fi, 0, 0)
+			w.push(f.start, evFaultBegin, fi, 0, 0)
+			w.push(f.end, evFaultEnd, fi, 0, 0)
 		}
 	}
 	w.loop(ctx)
@@ -288,10 +270,14 @@ func (w *sim) loop(ctx context.Context) {
 			w.sample()
 		case evWorker:
 			w.dispatch()
-		case evZoneCrash:
-			w.zoneCrash(e.ent)
-		case evZoneBack:
-			w.zoneBack(e.ent)
+		case evFaultBegin:
+			if h := w.faults[e.ent].fk.begin; h != nil {
+				h(w, e.ent)
+			}
+		case evFaultEnd:
+			if h := w.faults[e.ent].fk.end; h != nil {
+				h(w, e.ent)
+			}
 		}
 		if !w.active() {
 			// Drained: what is left in the heap is stale (timeouts of answered attempts,

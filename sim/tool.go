@@ -25,7 +25,8 @@ type tool struct {
 	rng      *rand.Rand
 	busy     int32
 	queue    ring
-	faults   []int32 // transient, lost_response and window faults that apply to this tool
+	faults   []int32 // faults with an attempt hook that hit this tool, in configuration order
+	down     []int32 // faults that make this tool unreachable while active
 	args     []record.Attr
 	attempts int32 // since the last sample
 	failures int32
@@ -161,44 +162,13 @@ func (w *sim) send(a *agent) {
 	}
 	tok := a.await(phAttempt)
 	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
-	slow := 1.0
-	lost := false
+	x := attemptEffects{slow: 1}
 	for _, fi := range t.faults {
-		f := &w.faults[fi]
-		switch f.kind {
-		case scenarios.FaultOutage:
-			if f.active(w.now) {
-				w.failFast(a, tok, fi)
-				return
-			}
-		case scenarios.FaultHang:
-			if f.active(w.now) {
-				// Accepted and never answered: nothing executes; the caller times out.
-				a.att.fault = fi
-				w.armTimeout(a, t, tok)
-				return
-			}
-		case scenarios.FaultBrownout:
-			if f.active(w.now) {
-				if f.rng.Float64() < f.p {
-					w.failFast(a, tok, fi)
-					return
-				}
-				slow *= f.slowdown
-				a.att.fault = fi
-			}
-		case scenarios.FaultTransient:
-			if f.p > 0 && f.rng.Float64() < f.p {
-				w.failFast(a, tok, fi)
-				return
-			}
-		case scenarios.FaultLostResponse:
-			if f.p > 0 && f.rng.Float64() < f.p {
-				lost = true
-				a.att.fault = fi
-			}
+		if w.faults[fi].fk.attempt(w, fi, a, tok, &x) {
+			return
 		}
 	}
+	slow, lost := x.slow, x.lost
 	if t.idem == scenarios.Keyed && op.recorded {
 		// The key is known: answer from the record, or wait for its running execution.
 		if op.completed {
@@ -461,11 +431,10 @@ func (w *sim) lookup(a *agent) recovery.Lookup {
 	return recovery.LookupFailed
 }
 
-// toolDown returns the outage or hang of t active now, or -1.
+// toolDown returns the first fault that makes t unreachable now (an outage, a hang), or -1.
 func (w *sim) toolDown(t *tool) int32 {
-	for _, fi := range t.faults {
-		f := &w.faults[fi]
-		if (f.kind == scenarios.FaultOutage || f.kind == scenarios.FaultHang) && f.active(w.now) {
+	for _, fi := range t.down {
+		if w.faults[fi].active(w.now) {
 			return fi
 		}
 	}

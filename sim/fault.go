@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// fault is one configured fault, ready to fire. Faults are plain values built once from
+// the scenario; each draws from its own stream, or from a stateless hash of (seed, fault,
+// entity), so adding a fault shifts no other entity's draws. What a fault does is its
+// kind's (see faultKind); the fields below are the parameters the kinds use.
+type fault struct {
+	id       string
+	kind     scenarios.FaultKind
+	fk       *faultKind
+	tool     int32 // -1 = every tool
+	p        float64
+	start    int64 // windows: [start, end)
+	end      int64
+	slowdown float64
+	rate     float64 // worker_crash: crashes per ns of running time
+	factor   float64
+	share    float64 // zone_crash
+	lost     int     // zone_crash: workers taken away while it lasts
+	key      uint64
+	rng      *rand.Rand
+}
+
+func (f *fault) active(now int64) bool { return now >= f.start && now < f.end }
+
+// faultKind is the behaviour of one kind of fault: the hooks the simulator calls at its
+// hook points, in the manner of an error injector. Each kind lives in its own file
+// (fault_<kind>.go) and registers itself; a hook it leaves nil is never called. At start
+// the simulator files every fault under the hooks its kind has (per tool, per model, per
+// investigation, per worker, timed), so the event loop calls plain functions through
+// fixed tables: no interface boxing, no allocation, no switch on the kind.
+type faultKind struct {
+	// window: the fault acts during [at, at+for) and its record spans that window;
+	// otherwise it acts, and its record spans, the whole run.
+	window bool
+	// toolWindow: a window every caller of a tool sees, drawn on the tool's charts
+	// (reports/sql/faults.sql).
+	toolWindow bool
+	// needsTimeout: a caller may get no reply, so every tool it hits needs a timeout.
+	needsTimeout bool
+	// build reads the kind's own parameters from the scenario's entry.
+	build func(f *fault, c *scenarios.Fault)
+	// params writes the parameters the `faults` record shows.
+	params func(f *fault, p *params)
+
+	// attempt is called for each attempt sent to a tool the fault hits, in configuration
+	// order; it returns true when it settled the attempt (it then scheduled the reply or
+	// the caller's timeout itself).
+	attempt func(w *sim, fi int32, a *agent, tok int32, x *attemptEffects) bool
+	// model is called for each model call when the fault names the model; it returns
+	// true when it refused the call (x.why says why).
+	model func(w *sim, fi int32, x *admission) bool
+	// unreachable: while active, the tool cannot answer lookups either.
+	unreachable bool
+	// investigation is called once when an investigation starts (parent nil for a root).
+	investigation func(w *sim, f *fault, a, parent *agent)
+	// worker is called whenever a worker starts working for a (at start and takeover).
+	worker func(w *sim, fi int32, a *agent)
+	// begin and end are called at the start and end of a window.
+	begin, end func(w *sim, fi int32)
+}
+
+// attemptEffects is what faults did to an attempt that still goes to the tool.
+type attemptEffects struct {
+	slow float64 // latency factor
+	lost bool    // the reply will be lost
+}
+
+// admission is the outcome of the faults on one model call.
+type admission struct {
+	why   string  // the refusal's error, "" when admitted
+	fault int32   // the fault that refused it, -1 none
+	slow  float64 // latency factor when admitted
+}
+
+var faultKinds = map[scenarios.FaultKind]*faultKind{}
+
+// registerFault is called by each fault_<kind>.go file's init.
+func registerFault(k scenarios.FaultKind, fk *faultKind) {
+	if faultKinds[k] != nil {
+		panic("sim: fault kind " + string(k) + " registered twice")
+	}
+	faultKinds[k] = fk
+}
+
+// ToolWindowKinds lists, sorted, the fault kinds that are windows on a tool (outages and
+// the like): what a report draws on a tool's charts.
+func ToolWindowKinds() []string {
+	var ks []string
+	for k, fk := range faultKinds {
+		if fk.toolWindow {
+			ks = append(ks, string(k))
+		}
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// hashUnit is a stateless uniform draw in (0, 1) for (seed, a, b, n): used for decisions
+// made once per (fault, investigation) pair, so they do not depend on any draw order.
+func hashUnit(seed, a, b, n uint64) float64 {
+	x := mix64(seed ^ mix64(a^mix64(b^mix64(n+0x2545f4914f6cdd1d))))
+	return (float64(x>>11) + 0.5) / (1 << 53)
+}
+
+// hits reports whether per-investigation fault f applies to a: one stateless draw.
+func (f *fault) hits(w *sim, a *agent) bool { return hashUnit(w.seed, f.key, a.key, 0) < f.p }
+
+// buildFaults resolves the scenario's faults against its tools.
+func buildFaults(sc *scenarios.Scenario, seed uint64) ([]fault, error) {
+	fs := make([]fault, len(sc.Faults))
+	for i := range sc.Faults {
+		c := &sc.Faults[i]
+		fk := faultKinds[c.Kind]
+		if fk == nil {
+			return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "].kind", Msg: "unknown fault kind " + strconv.Quote(string(c.Kind))}
+		}
+		id := c.ID
+		if id == "" {
+			id = strconv.Itoa(i)
+		}
+		f := fault{id: id, kind: c.Kind, fk: fk, tool: -1, p: c.Probability, slowdown: c.Slowdown,
+			factor: c.Factor, share: c.Share, key: nameKey("fault:" + id), start: 0, end: math.MaxInt64}
+		if c.Tool == scenarios.ModelTool && sc.Tool(c.Tool) < 0 {
+			f.tool = int32(len(sc.Tools)) // the model provider
+		} else if c.Tool != "" {
+			t := sc.Tool(c.Tool)
+			if t < 0 {
+				return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "].tool", Msg: "unknown tool " + strconv.Quote(c.Tool) + "; valid: " + toolNames(sc)}
+			}
+			f.tool = int32(t)
+		}
+		if fk.needsTimeout {
+			for t := range sc.Tools {
+				if (f.tool < 0 || f.tool == int32(t)) && sc.Tools[t].Timeout <= 0 {
+					return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "]", Msg: string(c.Kind) + " on tool " +
+						strconv.Quote(sc.Tools[t].Name) + ", which has no timeout: its callers would wait for ever; set tools." +
+						sc.Tools[t].Name + ".timeout"}
+				}
+			}
+		}
+		if fk.window {
+			f.start = int64(c.At)
+			f.end = int64(c.At + c.For)
+		}
+		if f.slowdown <= 0 {
+			f.slowdown = 1
+		}
+		if fk.build != nil {
+			fk.build(&f, c)
+		}
+		f.rng = stream(seed, nsFault, f.key)
+		fs[i] = f
+	}
+	return fs, nil
+}
+
+// fileFaults files every fault under the hooks its kind has, in configuration order.
+func (w *sim) fileFaults() {
+	for i := range w.faults {
+		fk, fi := w.faults[i].fk, int32(i)
+		if fk.attempt != nil || fk.unreachable {
+			for t := range w.tools {
+				if tl := w.faults[i].tool; tl < 0 || tl == int32(t) {
+					if fk.attempt != nil {
+						w.tools[t].faults = append(w.tools[t].faults, fi)
+					}
+					if fk.unreachable {
+						w.tools[t].down = append(w.tools[t].down, fi)
+					}
+				}
+			}
+		}
+		if fk.investigation != nil {
+			w.perInv = append(w.perInv, fi)
+		}
+		if fk.worker != nil {
+			w.crash = append(w.crash, fi)
+		}
+		if fk.begin != nil || fk.end != nil {
+			w.timed = append(w.timed, fi)
+		}
+	}
+}
+
+func toolNames(sc *scenarios.Scenario) string {
+	names := make([]string, len(sc.Tools))
+	for i := range sc.Tools {
+		names[i] = sc.Tools[i].Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// params builds the small JSON object of a `faults` record's parameters.
+type params struct{ b strings.Builder }
+
+func (p *params) field(k string, v float64) {
+	if p.b.Len() > 1 {
+		p.b.WriteByte(',')
+	}
+	p.b.WriteString(strconv.Quote(k))
+	p.b.WriteByte(':')
+	p.b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+}
+
+// record fills r with the fault as configured: windows with their start and end, the
+// others spanning the run; Parameters is a small JSON object with the fields that matter.
+func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
+	*r = record.Fault{FaultID: f.id, Kind: string(f.kind), Start: 0, End: horizon}
+	if f.tool >= 0 && int(f.tool) < len(sc.Tools) {
+		r.Tool = sc.Tools[f.tool].Name
+	} else if f.tool >= 0 {
+		r.Tool = scenarios.ModelTool
+	}
+	if f.fk.window {
+		r.Start, r.End = f.start, f.end
+	}
+	var p params
+	p.b.WriteByte('{')
+	if f.fk.params != nil {
+		f.fk.params(f, &p)
+	}
+	p.b.WriteByte('}')
+	r.Parameters = p.b.String()
+}
+
+// duration writes a window's length.
+func (f *fault) duration(p *params) { p.field("duration_seconds", float64(f.end-f.start)/1e9) }

@@ -1,0 +1,41 @@
+package sim
+
+import "github.com/mayday-sim/mayday/scenarios"
+
+// brownout: during its window an attempt (or model call) fails fast with the fault's
+// probability; the others take slowdown times as long.
+func init() {
+	registerFault(scenarios.FaultBrownout, &faultKind{
+		window: true, toolWindow: true,
+		params: func(f *fault, p *params) {
+			p.field("probability", f.p)
+			p.field("slowdown", f.slowdown)
+			f.duration(p)
+		},
+		attempt: func(w *sim, fi int32, a *agent, tok int32, x *attemptEffects) bool {
+			f := &w.faults[fi]
+			if !f.active(w.now) {
+				return false
+			}
+			if f.rng.Float64() < f.p {
+				w.failFast(a, tok, fi)
+				return true
+			}
+			x.slow *= f.slowdown
+			a.att.fault = fi
+			return false
+		},
+		model: func(w *sim, fi int32, x *admission) bool {
+			f := &w.faults[fi]
+			if !f.active(w.now) {
+				return false
+			}
+			if f.rng.Float64() < f.p {
+				x.why, x.fault, x.slow = "unavailable", fi, 1
+				return true
+			}
+			x.slow *= f.slowdown
+			return false
+		},
+	})
+}

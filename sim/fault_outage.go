@@ -1,0 +1,27 @@
+package sim
+
+import "github.com/mayday-sim/mayday/scenarios"
+
+// outage: during its window every attempt at the tool (or model call) fails fast, and the
+// tool answers no lookups.
+func init() {
+	registerFault(scenarios.FaultOutage, &faultKind{
+		window: true, toolWindow: true, unreachable: true,
+		build:  func(f *fault, _ *scenarios.Fault) { f.p = 1 },
+		params: func(f *fault, p *params) { f.duration(p) },
+		attempt: func(w *sim, fi int32, a *agent, tok int32, _ *attemptEffects) bool {
+			if w.faults[fi].active(w.now) {
+				w.failFast(a, tok, fi)
+				return true
+			}
+			return false
+		},
+		model: func(w *sim, fi int32, x *admission) bool {
+			if w.faults[fi].active(w.now) {
+				x.why, x.fault = "unavailable", fi
+				return true
+			}
+			return false
+		},
+	})
+}
