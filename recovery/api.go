@@ -25,7 +25,8 @@ const (
 // Final reports whether no transition may leave s.
 func (s State) Final() bool { return s == Completed || s == Terminated }
 
-// Class is a failure class of the design's failure table.
+// Class is a failure class: how a failure is handled depends on it (docs/traces.md lists
+// the spellings of `failure_class`).
 type Class uint8
 
 const (

@@ -632,7 +632,8 @@ func (e *Engine) uncertain(now int64, ev EventKind, env Env) Decision {
 	return Decision{Action: ActInspect, At: now, Class: e.cls, Reason: ReasonInspectBeforeRetry}
 }
 
-// inspected follows Figure 3 from "Operation Completed?".
+// inspected decides on the lookup's answer: "was the operation completed?" in the state machine
+// of docs/architecture.md.
 func (e *Engine) inspected(now int64, ev Event, env Env) Decision {
 	e.cls = UncertainCompletion
 	e.begin(now, EvInspected, Recovering, ActNone, ByEngine, lookupReasons[ev.Lookup])

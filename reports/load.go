@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/sim"
 )
 
 // The report's queries live in sql/*.sql, one query a file, each reading the views of
@@ -343,7 +344,8 @@ func loadStates(ctx context.Context, q *sql.DB, id string, r *Run) error {
 }
 
 func loadFaults(ctx context.Context, q *sql.DB, id string, r *Run) error {
-	return each(ctx, q, "faults", []any{id}, func(rows *sql.Rows) error {
+	kinds := strings.Join(sim.ToolWindowKinds(), ",")
+	return each(ctx, q, "faults", []any{id, kinds}, func(rows *sql.Rows) error {
 		var fid, kind, tool string
 		var w Window
 		if err := rows.Scan(&fid, &kind, &tool, &w.Start, &w.End); err != nil {
