@@ -337,23 +337,35 @@ func (e *Engine) apply(r *JournalRecord) error {
 	e.step, e.rev, e.attempt, e.tool = r.Step, r.Revision, r.Attempt, r.Tool
 	e.state, e.cls = r.To, r.Class
 	if r.Note {
-		if r.Event == EvSupervisor { // a refused suggestion: whatever it asked, nothing moves
-			e.refusals++
-			return nil
-		}
-		switch r.Action {
-		case ActNextStep: // a valid step is progress
-			e.fp, e.fpRun = 0, 0
-			e.ph = phWork
-		case ActBlock:
-			e.blocked = true
-		case ActConsult:
-			e.ph, e.point = phConsult, r.Point
-		case ActPark:
-			e.ph, e.wake, e.breaker = phParked, r.Wake, r.Breaker
-		}
+		e.applyNote(r)
 		return nil
 	}
+	e.applyState(r, prev)
+	e.applyAction(r)
+	return nil
+}
+
+// applyNote applies a record that changes no lifecycle state.
+func (e *Engine) applyNote(r *JournalRecord) {
+	if r.Event == EvSupervisor { // a refused suggestion: whatever it asked, nothing moves
+		e.refusals++
+		return
+	}
+	switch r.Action {
+	case ActNextStep: // a valid step is progress
+		e.fp, e.fpRun = 0, 0
+		e.ph = phWork
+	case ActBlock:
+		e.blocked = true
+	case ActConsult:
+		e.ph, e.point = phConsult, r.Point
+	case ActPark:
+		e.ph, e.wake, e.breaker = phParked, r.Wake, r.Breaker
+	}
+}
+
+// applyState applies what entering r.To means; prev is the phase before the record.
+func (e *Engine) applyState(r *JournalRecord, prev phase) {
 	switch r.To {
 	case Running:
 		e.ph = phWork
@@ -410,6 +422,10 @@ func (e *Engine) apply(r *JournalRecord) error {
 	default:
 		e.ph = phNone
 	}
+}
+
+// applyAction applies what the record's action changes besides the state.
+func (e *Engine) applyAction(r *JournalRecord) {
 	switch r.Action {
 	case ActRetry:
 		if r.Backoff {
@@ -443,7 +459,6 @@ func (e *Engine) apply(r *JournalRecord) error {
 			e.rung = rungTerminate
 		}
 	}
-	return nil
 }
 
 // outcome checks an attempt's tool and feeds its outcome to the tool's breaker.

@@ -56,11 +56,11 @@ type faultKind struct {
 
 	// attempt is called for each attempt sent to a tool the fault hits, in configuration
 	// order; it returns true when it settled the attempt (it then scheduled the reply or
-	// the caller's timeout itself).
-	attempt func(w *sim, fi int32, a *agent, tok int32, x *attemptEffects) bool
+	// the caller's timeout itself), else it may slow the attempt or lose its reply (w.fx).
+	attempt func(w *sim, fi int32, a *agent, tok int32) bool
 	// model is called for each model call when the fault names the model; it returns
-	// true when it refused the call (x.why says why).
-	model func(w *sim, fi int32, x *admission) bool
+	// true when it refused the call (w.adm says why), else it may slow the call (w.adm).
+	model func(w *sim, fi int32) bool
 	// unreachable: while active, the tool cannot answer lookups either.
 	unreachable bool
 	// investigation is called once when an investigation starts (parent nil for a root).

@@ -12,7 +12,7 @@ func init() {
 			p.field("slowdown", f.slowdown)
 			f.duration(p)
 		},
-		attempt: func(w *sim, fi int32, a *agent, tok int32, x *attemptEffects) bool {
+		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
 			f := &w.faults[fi]
 			if !f.active(w.now) {
 				return false
@@ -21,20 +21,20 @@ func init() {
 				w.failFast(a, tok, fi)
 				return true
 			}
-			x.slow *= f.slowdown
+			w.fx.slow *= f.slowdown
 			a.att.fault = fi
 			return false
 		},
-		model: func(w *sim, fi int32, x *admission) bool {
+		model: func(w *sim, fi int32) bool {
 			f := &w.faults[fi]
 			if !f.active(w.now) {
 				return false
 			}
 			if f.rng.Float64() < f.p {
-				x.why, x.fault, x.slow = "unavailable", fi, 1
+				w.adm.why, w.adm.fault = "unavailable", fi
 				return true
 			}
-			x.slow *= f.slowdown
+			w.adm.slow *= f.slowdown
 			return false
 		},
 	})

@@ -9,7 +9,7 @@ func init() {
 		window: true, toolWindow: true, unreachable: true, needsTimeout: true,
 		build:  func(f *fault, _ *scenarios.Fault) { f.p = 1 },
 		params: func(f *fault, p *params) { f.duration(p) },
-		attempt: func(w *sim, fi int32, a *agent, tok int32, _ *attemptEffects) bool {
+		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
 			if w.faults[fi].active(w.now) {
 				a.att.fault = fi
 				w.armTimeout(a, &w.tools[a.op.tool], tok)

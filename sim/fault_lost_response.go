@@ -8,9 +8,9 @@ func init() {
 	registerFault(scenarios.FaultLostResponse, &faultKind{
 		needsTimeout: true,
 		params:       func(f *fault, p *params) { p.field("probability", f.p) },
-		attempt: func(w *sim, fi int32, a *agent, _ int32, x *attemptEffects) bool {
+		attempt: func(w *sim, fi int32, a *agent, _ int32) bool {
 			if f := &w.faults[fi]; f.p > 0 && f.rng.Float64() < f.p {
-				x.lost = true
+				w.fx.lost = true
 				a.att.fault = fi
 			}
 			return false

@@ -9,16 +9,16 @@ func init() {
 		window: true, toolWindow: true, unreachable: true,
 		build:  func(f *fault, _ *scenarios.Fault) { f.p = 1 },
 		params: func(f *fault, p *params) { f.duration(p) },
-		attempt: func(w *sim, fi int32, a *agent, tok int32, _ *attemptEffects) bool {
+		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
 			if w.faults[fi].active(w.now) {
 				w.failFast(a, tok, fi)
 				return true
 			}
 			return false
 		},
-		model: func(w *sim, fi int32, x *admission) bool {
+		model: func(w *sim, fi int32) bool {
 			if w.faults[fi].active(w.now) {
-				x.why, x.fault = "unavailable", fi
+				w.adm.why, w.adm.fault = "unavailable", fi
 				return true
 			}
 			return false

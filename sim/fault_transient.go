@@ -7,16 +7,16 @@ import "github.com/mayday-sim/mayday/scenarios"
 func init() {
 	registerFault(scenarios.FaultTransient, &faultKind{
 		params: func(f *fault, p *params) { p.field("probability", f.p) },
-		attempt: func(w *sim, fi int32, a *agent, tok int32, _ *attemptEffects) bool {
+		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
 			if f := &w.faults[fi]; f.p > 0 && f.rng.Float64() < f.p {
 				w.failFast(a, tok, fi)
 				return true
 			}
 			return false
 		},
-		model: func(w *sim, fi int32, x *admission) bool {
+		model: func(w *sim, fi int32) bool {
 			if f := &w.faults[fi]; f.p > 0 && f.rng.Float64() < f.p {
-				x.why, x.fault = "model_error", fi
+				w.adm.why, w.adm.fault = "model_error", fi
 				return true
 			}
 			return false

@@ -76,13 +76,13 @@ func (p *provider) refill(now int64) {
 // when admitted, else the refusal's error and the fault that caused it (-1 none).
 func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	p := &w.model
-	x := admission{fault: -1, slow: 1}
+	w.adm = admission{fault: -1, slow: 1}
 	for _, fi := range p.faults {
-		if w.faults[fi].fk.model(w, fi, &x) {
-			return x.why, x.fault, 1
+		if w.faults[fi].fk.model(w, fi) {
+			return w.adm.why, w.adm.fault, 1
 		}
 	}
-	slow = x.slow
+	slow = w.adm.slow
 	p.refill(w.now)
 	need := float64(n)
 	if p.tCap > 0 {

@@ -92,6 +92,10 @@ type sim struct {
 	crash  []int32 // faults with a worker hook (worker_crash)
 	perInv []int32 // faults with an investigation hook (invalid_config, budget_spike)
 	timed  []int32 // faults with begin or end hooks at their window (zone_crash)
+	// What the attempt or model hooks of the faults did to the current attempt or call:
+	// fields of the simulator, not locals, so that no hook call makes them escape.
+	fx  attemptEffects
+	adm admission
 
 	agents    []*agent // by slot; nil or !live = free
 	freeSlots []int32

@@ -162,13 +162,13 @@ func (w *sim) send(a *agent) {
 	}
 	tok := a.await(phAttempt)
 	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
-	x := attemptEffects{slow: 1}
+	w.fx = attemptEffects{slow: 1}
 	for _, fi := range t.faults {
-		if w.faults[fi].fk.attempt(w, fi, a, tok, &x) {
+		if w.faults[fi].fk.attempt(w, fi, a, tok) {
 			return
 		}
 	}
-	slow, lost := x.slow, x.lost
+	slow, lost := w.fx.slow, w.fx.lost
 	if t.idem == scenarios.Keyed && op.recorded {
 		// The key is known: answer from the record, or wait for its running execution.
 		if op.completed {
