@@ -48,7 +48,7 @@ const (
 	EvSucceeded                            // the attempt's reply arrived (waiting → running); validate next
 	EvValid                                // the step's result passed in-loop validation; go on
 	EvFinished                             // the last step is valid: running → completed
-	EvFailed                               // fast error (transient fault, outage, brownout error)
+	EvFailed                               // the attempt failed fast: an error reply, or the tool unavailable
 	EvTimedOut                             // caller-side timeout: completion uncertain
 	EvCrashed                              // the worker died; sent when the lease expires and a new worker takes over
 	EvInspected                            // answer to an inspection (Event.Lookup)

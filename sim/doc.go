@@ -44,6 +44,11 @@
 // attempt that reaches them, and keep no record (a lookup finds nothing at a natural tool
 // and is impossible at a none tool).
 //
+// Each fault kind is one faultKind in its own file (fault_<kind>.go) with the hooks the
+// simulator calls: per attempt at a tool, per model call, per investigation, per worker,
+// at a window's edges. Faults are filed under their kinds' hooks at start, so the event loop
+// calls plain functions from fixed tables (docs/architecture.md, "Faults").
+//
 // Simplifications: validation, inspection and the answer from a keyed record take no
 // simulated time; a hang swallows the attempts sent during its window without executing
 // them; a pause renews the exhausted budget when it ends; budgets are checked at the end of
