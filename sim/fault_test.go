@@ -2,6 +2,7 @@ package sim
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -55,5 +56,49 @@ func TestUnknownFaultKind(t *testing.T) {
 	}
 	if e, ok := err.(*Error); !ok || e.Key != "faults[0].kind" {
 		t.Errorf("error %v, want key faults[0].kind", err)
+	}
+}
+
+// faultYAML is a valid entry of each kind, without a tool; {tool} is where one goes.
+var faultYAML = map[scenarios.FaultKind]string{
+	scenarios.FaultTransient:     "{kind: transient{tool}, probability: 0.1}",
+	scenarios.FaultLostResponse:  "{kind: lost_response{tool}, probability: 0.1}",
+	scenarios.FaultOutage:        "{kind: outage{tool}, at: 1h, for: 10m}",
+	scenarios.FaultBrownout:      "{kind: brownout{tool}, at: 1h, for: 10m, probability: 0.1, slowdown: 2}",
+	scenarios.FaultHang:          "{kind: hang{tool}, at: 1h, for: 10m}",
+	scenarios.FaultWorkerCrash:   "{kind: worker_crash{tool}, rate: 1/h}",
+	scenarios.FaultInvalidConfig: "{kind: invalid_config{tool}, probability: 0.1}",
+	scenarios.FaultBudgetSpike:   "{kind: budget_spike{tool}, probability: 0.1, factor: 2}",
+	scenarios.FaultZoneCrash:     "{kind: zone_crash{tool}, at: 1h, for: 10m, share: 0.5}",
+}
+
+// TestFaultKindsAgreeWithScenarioRules checks the kinds' behaviour against the scenario
+// rules, so that neither can drift: a fault may name the model exactly when its kind has a
+// model hook, and a tool without a timeout is refused exactly for the kinds that need one.
+func TestFaultKindsAgreeWithScenarioRules(t *testing.T) {
+	if len(faultYAML) != len(faultKinds) {
+		t.Fatalf("faultYAML has %d kinds, %d are registered", len(faultYAML), len(faultKinds))
+	}
+	for k, y := range faultYAML {
+		fk := faultKinds[k]
+		onModel := strings.Replace(y, "{tool}", ", tool: model", 1)
+		_, err := scenarios.Load("capacity-crunch", []string{"faults=[" + onModel + "]"})
+		if (err == nil) != (fk.model != nil) {
+			t.Errorf("%s on the model: scenario error %v, but model hook present = %t", k, err, fk.model != nil)
+		}
+		onTool := strings.Replace(y, "{tool}", "", 1)
+		if fk.attempt != nil {
+			onTool = strings.Replace(y, "{tool}", ", tool: fetch_data", 1)
+		}
+		_, err = scenarios.Load("capacity-crunch", []string{"tools.fetch_data.timeout=0", "faults=[" + onTool + "]"})
+		if (err != nil) != fk.needsTimeout {
+			t.Errorf("%s on a tool without timeout: scenario error %v, but needsTimeout = %t", k, err, fk.needsTimeout)
+		}
+		if err == nil {
+			sc, _ := scenarios.Load("capacity-crunch", []string{"tools.fetch_data.timeout=0", "faults=[" + onTool + "]"})
+			if _, err := buildFaults(sc, 1); err != nil {
+				t.Errorf("%s: the scenario accepts it, buildFaults says %v", k, err)
+			}
+		}
 	}
 }
