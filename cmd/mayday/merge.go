@@ -16,8 +16,6 @@ import (
 	"github.com/mayday-sim/mayday/reports"
 )
 
-func init() { subcommands = append(subcommands, newMergeCmd) }
-
 type mergeOptions struct {
 	io      *ioStreams
 	Out     string
@@ -29,7 +27,9 @@ type mergeOptions struct {
 	Quiet   bool
 }
 
-func newMergeCmd(io *ioStreams) *cobra.Command {
+// newMergeCmd builds 'mayday merge'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newMergeCmd(io *ioStreams, runF func(*mergeOptions) error) *cobra.Command {
 	opts := &mergeOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "merge OUT DB...",
@@ -51,13 +51,16 @@ merges an incomplete set and marks the result partial in its sweep.json.`,
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Out, opts.Inputs = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
 			return mergeRun(c.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.Force, "force", false, "replace an existing OUT")
 	f.BoolVar(&opts.Partial, "allow-partial", false, "merge an incomplete set of shards and mark the sweep partial")
-	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics of the sweep table, comma-separated")
+	f.StringSliceVar(&opts.Metrics, "metrics", reports.DefaultSweepMetrics, "metrics of the sweep table, comma-separated")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
@@ -81,7 +84,7 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	}
 	prov, err := mergeProvenance(opts.Inputs, paths, opts.Partial)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 
 	// OUT is staged and moved into place only when whole, like every run folder.
@@ -89,21 +92,21 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	var dbPath string
 	if strings.HasSuffix(opts.Out, ".duckdb") {
 		if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
-			return fmt.Errorf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
+			return badInputf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
 		}
 		dbPath = opts.Out + ".tmp-merge"
 		_ = os.Remove(dbPath)
 		defer os.Remove(dbPath)
 	} else {
 		if folder, err = analysis.NewFolder(opts.Out, opts.Force); err != nil {
-			return err
+			return badInput(err)
 		}
 		defer folder.Abort() // a no-op once committed: the stage has moved
 		dbPath = folder.DBPath()
 	}
 	for i, p := range paths {
 		if same(p, opts.Out) || same(p, filepath.Join(opts.Out, analysis.DBFile)) {
-			return fmt.Errorf("%s: OUT is also input %d; merge into a new folder", opts.Out, i+1)
+			return badInputf("%s: OUT is also input %d; merge into a new folder", opts.Out, i+1)
 		}
 	}
 	db, err := analysis.Create(dbPath)
@@ -114,11 +117,11 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	if err != nil {
 		db.Close()
 		if errors.Is(err, analysis.ErrDuplicateRun) {
-			return err
+			return badInput(err)
 		}
 		return internal(err)
 	}
-	var table sweepTable
+	var table reports.SweepTable
 	hasSweep := false
 	runs, err := analysis.ListRuns(ctx, db)
 	if err == nil {
@@ -126,7 +129,7 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 			hasSweep = hasSweep || r.Point >= 0
 		}
 		if hasSweep {
-			table, err = readSweepTable(ctx, db, opts.Metrics)
+			table, err = reports.ReadSweepTable(ctx, db, opts.Metrics)
 		}
 	}
 	if cerr := db.Close(); err == nil {
@@ -164,14 +167,14 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	}
 	if opts.Format == "json" {
 		if hasSweep {
-			return table.writeJSON(opts.io.Out)
+			return table.WriteJSON(opts.io.Out)
 		}
 		return reports.WriteJSON(opts.io.Out, map[string]any{"database": out, "runs": ids, "sources": opts.Inputs})
 	}
 	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(len(paths), "database", "databases"), out)
 	if hasSweep {
 		table.Database = ""
-		return table.writeText(opts.io.Out)
+		return table.WriteText(opts.io.Out)
 	}
 	return nil
 }
@@ -190,7 +193,7 @@ func same(a, b string) bool {
 
 // mergeProvenance checks the inputs that are sweep folders against each other (see
 // checkShards) and returns the provenance of the merged sweep, nil when no input is one.
-func mergeProvenance(args, paths []string, allowPartial bool) (*sweepProvenance, error) {
+func mergeProvenance(args, paths []string, allowPartial bool) (*reports.SweepProvenance, error) {
 	var ins []*shardInput
 	for i, p := range paths {
 		in, err := readShardInput(args[i], p)
