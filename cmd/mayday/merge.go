@@ -158,9 +158,25 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	} else if err := os.Rename(dbPath, opts.Out); err != nil {
 		return internal(err)
 	}
+	return printMerge(opts, mergeResult{prov: prov, table: table, sweep: hasSweep, ids: ids, inputs: len(paths), out: out, folder: folder != nil})
+}
+
+// mergeResult is what a merge wrote, for printMerge.
+type mergeResult struct {
+	prov   *reports.SweepProvenance
+	table  reports.SweepTable
+	sweep  bool // the inputs held sweep runs: table is the merged sweep's
+	ids    []string
+	inputs int
+	out    string // the database written
+	folder bool   // OUT is a folder (with sweep.json), not a bare .duckdb file
+}
+
+func printMerge(opts *mergeOptions, m mergeResult) error {
+	prov, table, hasSweep, ids := m.prov, m.table, m.sweep, m.ids
 	if prov != nil && prov.Partial {
 		fmt.Fprintf(opts.io.ErrOut, "mayday: merged a partial sweep of %s: %s missing or incomplete; %s\n",
-			prov.Scenario, pathList(prov.MissingShards), partialWhere(folder != nil))
+			prov.Scenario, pathList(prov.MissingShards), partialWhere(m.folder))
 	}
 	if opts.Quiet {
 		return nil
@@ -169,9 +185,9 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		if hasSweep {
 			return table.WriteJSON(opts.io.Out)
 		}
-		return reports.WriteJSON(opts.io.Out, map[string]any{"database": out, "runs": ids, "sources": opts.Inputs})
+		return reports.WriteJSON(opts.io.Out, map[string]any{"database": m.out, "runs": ids, "sources": opts.Inputs})
 	}
-	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(len(paths), "database", "databases"), out)
+	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(m.inputs, "database", "databases"), m.out)
 	if hasSweep {
 		table.Database = ""
 		return table.WriteText(opts.io.Out)
