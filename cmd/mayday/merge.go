@@ -87,23 +87,52 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		return badInput(err)
 	}
 
-	// OUT is staged and moved into place only when whole, like every run folder.
-	var folder *analysis.Folder
-	var dbPath string
+	m := mergeResult{prov: prov, inputs: len(paths), out: opts.Out}
 	if strings.HasSuffix(opts.Out, ".duckdb") {
+		// A bare database file has no folder to stage: it is written beside OUT and renamed.
 		if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
 			return badInputf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
 		}
-		dbPath = opts.Out + ".tmp-merge"
+		dbPath := opts.Out + ".tmp-merge"
 		_ = os.Remove(dbPath)
 		defer os.Remove(dbPath)
-	} else {
-		if folder, err = analysis.NewFolder(opts.Out, opts.Force); err != nil {
-			return badInput(err)
+		if err := mergeInto(ctx, opts, paths, dbPath, &m); err != nil {
+			return err
 		}
-		defer folder.Abort() // a no-op once committed: the stage has moved
-		dbPath = folder.DBPath()
+		if err := os.Rename(dbPath, opts.Out); err != nil {
+			return internal(err)
+		}
+		return printMerge(opts, m)
 	}
+	// OUT is a folder: staged and moved into place only when whole, like every run folder.
+	m.folder = true
+	tx := folderTx{io: opts.io, Dir: opts.Out, Force: opts.Force, What: "run folder", Fill: func(f *analysis.Folder) (bool, error) {
+		if err := mergeInto(ctx, opts, paths, f.DBPath(), &m); err != nil {
+			return false, err
+		}
+		if m.sweep {
+			m.table.Scenario = m.scenario
+			m.table.Database = filepath.Join(opts.Out, analysis.DBFile)
+			m.table.Provenance = prov
+			if prov != nil {
+				m.table.Points, m.table.Seeds, m.table.Shard = prov.GridPoints, prov.Seeds, prov.Shard
+			}
+			if err := writeJSONFile(f.Path(analysis.SweepFile), m.table); err != nil {
+				return false, internal(err)
+			}
+		}
+		return true, nil
+	}}
+	if _, err := tx.run(ctx); err != nil {
+		return err
+	}
+	m.out = filepath.Join(opts.Out, analysis.DBFile)
+	return printMerge(opts, m)
+}
+
+// mergeInto copies the runs of the databases at paths into a new database at dbPath and,
+// when they are sweep runs, reads the merged sweep's table.
+func mergeInto(ctx context.Context, opts *mergeOptions, paths []string, dbPath string, m *mergeResult) error {
 	for i, p := range paths {
 		if same(p, opts.Out) || same(p, filepath.Join(opts.Out, analysis.DBFile)) {
 			return badInputf("%s: OUT is also input %d; merge into a new folder", opts.Out, i+1)
@@ -113,7 +142,7 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	if err != nil {
 		return internal(err)
 	}
-	ids, err := analysis.Merge(ctx, db, paths)
+	m.ids, err = analysis.Merge(ctx, db, paths)
 	if err != nil {
 		db.Close()
 		if errors.Is(err, analysis.ErrDuplicateRun) {
@@ -121,55 +150,32 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		}
 		return internal(err)
 	}
-	var table reports.SweepTable
-	hasSweep := false
 	runs, err := analysis.ListRuns(ctx, db)
 	if err == nil {
 		for _, r := range runs {
-			hasSweep = hasSweep || r.Point >= 0
+			m.sweep = m.sweep || r.Point >= 0
 		}
-		if hasSweep {
-			table, err = reports.ReadSweepTable(ctx, db, opts.Metrics)
+		if m.sweep {
+			m.scenario = runs[0].Scenario
+			m.table, err = reports.ReadSweepTable(ctx, db, opts.Metrics)
 		}
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return internal(err)
-	}
-	out := opts.Out
-	if folder != nil {
-		if hasSweep {
-			table.Scenario = runs[0].Scenario
-			table.Database = filepath.Join(opts.Out, analysis.DBFile)
-			table.Provenance = prov
-			if prov != nil {
-				table.Points, table.Seeds, table.Shard = prov.GridPoints, prov.Seeds, prov.Shard
-			}
-			if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
-				return internal(err)
-			}
-		}
-		if err := folder.Commit(); err != nil {
-			return internal(err)
-		}
-		out = filepath.Join(opts.Out, analysis.DBFile)
-	} else if err := os.Rename(dbPath, opts.Out); err != nil {
-		return internal(err)
-	}
-	return printMerge(opts, mergeResult{prov: prov, table: table, sweep: hasSweep, ids: ids, inputs: len(paths), out: out, folder: folder != nil})
+	return internal(err)
 }
 
 // mergeResult is what a merge wrote, for printMerge.
 type mergeResult struct {
-	prov   *reports.SweepProvenance
-	table  reports.SweepTable
-	sweep  bool // the inputs held sweep runs: table is the merged sweep's
-	ids    []string
-	inputs int
-	out    string // the database written
-	folder bool   // OUT is a folder (with sweep.json), not a bare .duckdb file
+	prov     *reports.SweepProvenance
+	table    reports.SweepTable
+	sweep    bool // the inputs held sweep runs: table is the merged sweep's
+	ids      []string
+	inputs   int
+	out      string // the database written
+	folder   bool   // OUT is a folder (with sweep.json), not a bare .duckdb file
+	scenario string
 }
 
 func printMerge(opts *mergeOptions, m mergeResult) error {
