@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -209,6 +210,54 @@ func TestRootUsageErrors(t *testing.T) {
 		_, stderr, code := execMayday(t, args...)
 		if code != 2 {
 			t.Errorf("mayday %v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+}
+
+// TestUserMistakesExit2: mistakes caught before anything runs are all marked bad input. (The
+// refusals that need a database, such as a query that writes or a duplicate run in a merge,
+// are pinned in query's, merge's and shard's own tests.)
+func TestUserMistakesExit2(t *testing.T) {
+	dir := t.TempDir()
+	bad := dir + "/bad.yaml"
+	if err := os.WriteFile(bad, []byte("name: x\nworkload: {investigations: -1}\nno_such_key: 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	existing := dir + "/existing"
+	if err := os.Mkdir(existing, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", bad},
+		{"run", "no-such-scenario"},
+		{"run", "research-fleet", "--seeds", "0"},
+		{"run", "research-fleet", "--format", "yaml"},
+		{"run", "research-fleet", "--memory-limit", "lots"},
+		{"run", "research-fleet", "--set", "recovery.retry.max_attempts=many"},
+		{"run", "research-fleet", "--out", existing},
+		{"run", "research-fleet", "--out", existing, "--force"}, // not a folder mayday wrote
+		{"check", "--all", "research-fleet"},
+		{"check", "research-fleet", "--tolerance", "-1"},
+		{"check", "research-fleet", "--baseline", dir + "/none.json"},
+		{"sweep", "research-fleet", "--shard", "3/2"},
+		{"sweep", "research-fleet", "--shard", "auto"},
+		{"sweep", "research-fleet", "--vary", "novalue"},
+		{"sweep", "research-fleet", "--metrics", "no_such_metric"},
+		{"sweep", "shared-outage"}, // no grid
+		{"validate", bad},
+		{"query", dir + "/missing", "SELECT 1"},
+		{"query", existing, "SELECT 1"}, // a folder without a database
+		{"query", existing, "SELECT 1", "--format", "xml"},
+		{"export", existing, "--format", "zip", "--out", dir + "/e"},
+		{"merge", dir + "/out", dir + "/missing"},
+		{"compare", dir + "/missing", dir + "/missing"},
+		{"report", dir + "/missing"},
+	} {
+		t.Setenv("JOB_COMPLETION_INDEX", "")
+		t.Setenv("SLURM_ARRAY_TASK_ID", "")
+		_, stderr, code := execMayday(t, args...)
+		if code != 2 || !strings.Contains(stderr, "mayday: ") || strings.Contains(stderr, "goroutine") {
+			t.Errorf("mayday %v: exit %d, stderr %q; want 2, a message and no stack trace", args, code, stderr)
 		}
 	}
 }
