@@ -32,7 +32,7 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return badInputf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	// Every command, in the order 'mayday --help' lists them (cobra sorts them by name). Each
+	// Every command of mayday ('mayday --help' lists them sorted by name). Each
 	// takes a nil runF here: tests pass their own to stop after flag parsing.
 	root.AddCommand(
 		newVersionCmd(io),
