@@ -17,29 +17,21 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-func init() { subcommands = append(subcommands, newCheckCmd) }
-
 type checkOptions struct {
 	io             *ioStreams
 	Scenarios      []string
 	All            bool
-	Seed           uint64
-	SeedSet        bool
-	Seeds          int
-	Sets           []string
-	Out            string
-	Force          bool
-	MemLimit       string
 	Baseline       string
 	UpdateBaseline bool
 	Tolerance      float64
 	JUnit          string
-	Format         string
-	Quiet          bool
 	Jobs           int
+	runFlags
 }
 
-func newCheckCmd(io *ioStreams) *cobra.Command {
+// newCheckCmd builds 'mayday check'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newCheckCmd(io *ioStreams, runF func(*checkOptions) error) *cobra.Command {
 	opts := &checkOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "check [SCENARIO...]",
@@ -68,24 +60,28 @@ scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`
 		ValidArgsFunction: completeScenarios,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Scenarios = args
-			opts.SeedSet = c.Flags().Changed("seed")
+			opts.parsed(c)
+			if runF != nil {
+				return runF(opts)
+			}
 			return checkRun(c.Context(), opts)
 		},
 	}
+	opts.add(cmd, runFlagText{
+		Seed:         "random seed (default: each scenario's seed)",
+		Seeds:        "number of seeds per scenario, starting at --seed",
+		SeedsDefault: 1,
+		Set:          "override a scenario value: path=value (repeatable)",
+		Out:          "keep the run folders in this folder (default: a temporary folder, removed)",
+		Force:        "replace existing run folders inside --out",
+		Quiet:        "print only the checks that fail",
+	})
 	f := cmd.Flags()
 	f.BoolVar(&opts.All, "all", false, "check every embedded example scenario")
-	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (default: each scenario's seed)")
-	f.IntVar(&opts.Seeds, "seeds", 1, "number of seeds per scenario, starting at --seed")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value: path=value (repeatable)")
-	f.StringVarP(&opts.Out, "out", "o", "", "keep the run folders in this folder (default: a temporary folder, removed)")
-	f.BoolVar(&opts.Force, "force", false, "replace existing run folders inside --out")
-	addMemoryFlag(cmd, &opts.MemLimit)
 	f.StringVar(&opts.Baseline, "baseline", "", "compare with a stored summary.json (or a folder of <scenario>.json)")
 	f.BoolVar(&opts.UpdateBaseline, "update-baseline", false, "write this run's summaries to --baseline instead of comparing")
 	f.Float64Var(&opts.Tolerance, "tolerance", reports.DefaultTolerance, "relative worsening --baseline accepts (0.05 = 5%); the scenario's tolerances block overrides it per metric")
 	f.StringVar(&opts.JUnit, "junit", "", "write a JUnit XML report to this file")
-	addFormatFlag(cmd, &opts.Format)
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print only the checks that fail")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
 	_ = cmd.RegisterFlagCompletionFunc("junit", cobra.FixedCompletions([]string{"xml"}, cobra.ShellCompDirectiveFilterFileExt))
 	_ = cmd.RegisterFlagCompletionFunc("baseline", cobra.FixedCompletions([]string{"json"}, cobra.ShellCompDirectiveFilterFileExt))
@@ -97,47 +93,17 @@ scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`
 // checkRun runs the scenarios, evaluates them and reports. Everything that could be bad input
 // (flags, scenario files, baseline files) is checked before the first simulation starts.
 func checkRun(ctx context.Context, opts *checkOptions) error {
-	if err := checkFlags(opts); err != nil {
-		return err
-	}
-	refs := opts.Scenarios
-	if opts.All {
-		for _, info := range scenarios.List() {
-			refs = append(refs, info.Name)
-		}
-	}
-	scens, err := loadAll(refs, opts.Sets)
+	scens, baselines, err := checkInputs(opts)
 	if err != nil {
 		return err
 	}
-	baselines, err := findBaselines(opts, scens)
-	if err != nil {
-		return err
-	}
-	if opts.Out != "" {
-		// Refuse a folder that cannot be replaced before anything runs.
-		for _, s := range scens {
-			dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, scenarioSeed(s, opts.Seed, opts.SeedSet), opts.Seeds)))
-			if _, err := os.Lstat(dir); err != nil {
-				continue
-			}
-			if !opts.Force {
-				return fmt.Errorf("run folder %s: %w; choose another --out or pass --force to replace it", dir, analysis.ErrExists)
-			}
-			if err := analysis.IsRunFolder(dir); err != nil {
-				return fmt.Errorf("run folder %s: --force replaces only a folder mayday wrote, and %w; nothing was changed", dir, err)
-			}
-		}
-	}
-
 	// One batch of every scenario × seed, so a slow scenario does not leave cores idle.
 	var specs []analysis.Spec
 	first := make([]int, len(scens)) // index of each scenario's first spec
 	for i, s := range scens {
 		first[i] = len(specs)
 		for k := range opts.Seeds {
-			seed := scenarioSeed(s, opts.Seed, opts.SeedSet) + uint64(k)
-			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, Version: version})
+			specs = append(specs, analysis.Spec{Scenario: s, Seed: opts.seedOf(s) + uint64(k), Version: version})
 		}
 	}
 	quiet := opts.Quiet || opts.Format == "json"
@@ -157,64 +123,121 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	if ctx.Err() != nil {
 		return interrupted("no check was evaluated and nothing was written")
 	}
-
 	var report reports.CheckReport
 	var kept []string // run folders written, for an interrupt message
 	broken := 0
 	for i, s := range scens {
-		sc := reports.ScenarioCheck{Scenario: s.Name, Source: s.Source.File, Seed: specs[first[i]].Seed, Seeds: opts.Seeds}
-		idx := make([]int, opts.Seeds)
-		var outs []analysis.Outcome
-		for k := range idx {
-			idx[k] = first[i] + k
-			if e := res.Errs[idx[k]]; e != nil && sc.Error == "" {
-				sc.Error = e.Error()
-			}
-			if res.Ran[idx[k]] {
-				outs = append(outs, res.Outcomes[idx[k]])
-				sc.WallSeconds += res.Outcomes[idx[k]].Wall.Seconds()
-			}
+		sc, err := evalScenario(ctx, opts, s, res, first[i], baselines[i])
+		if err != nil {
+			return err
 		}
-		if sc.Error != "" || len(outs) < opts.Seeds {
-			if sc.Error == "" {
-				sc.Error = "not every seed ran"
-			}
+		if sc.Error != "" {
 			broken++
-			sc.Expectations = reports.CheckExpectations(reports.Summary{}, s.Expect)
-			report.Scenarios = append(report.Scenarios, sc)
-			continue
 		}
-		sum := reports.Summarize(s, version, outs)
-		sc.Digest, sc.Status = sum.Digest, sum.Status
-		if opts.Out != "" {
-			dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, sc.Seed, opts.Seeds)))
-			if err := keepRunFolder(ctx, opts.io, res, idx, dir, opts.Force, &sum); err != nil {
-				return err
-			}
-			sc.RunFolder = dir
-			kept = append(kept, dir)
-		}
-		sc.Expectations = reports.CheckExpectations(sum, s.Expect)
-		if b := baselines[i]; b.path != "" {
-			switch {
-			case opts.UpdateBaseline:
-				if err := writeBaseline(b.path, sum); err != nil {
-					return internal(err)
-				}
-			case b.missing:
-				sc.Baseline = &reports.BaselineCheck{File: b.path, Missing: true}
-			default:
-				sc.Baseline = reports.NewBaselineCheck(b.path, sum, b.sum, opts.Tolerance, s.Tolerances)
-			}
+		if sc.RunFolder != "" {
+			kept = append(kept, sc.RunFolder)
 		}
 		report.Scenarios = append(report.Scenarios, sc)
 	}
+	return writeCheckReport(ctx, opts, report, kept, broken)
+}
 
+// checkInputs reads and checks everything a check needs before anything runs: its flags, its
+// scenarios, its baselines, and that --out can hold the run folders.
+func checkInputs(opts *checkOptions) ([]*scenarios.Scenario, []baselineRef, error) {
+	if err := checkFlags(opts); err != nil {
+		return nil, nil, badInput(err)
+	}
+	refs := opts.Scenarios
+	if opts.All {
+		for _, info := range scenarios.List() {
+			refs = append(refs, info.Name)
+		}
+	}
+	scens, err := loadAll(refs, opts.Sets)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	baselines, err := findBaselines(opts, scens)
+	if err != nil {
+		return nil, nil, badInput(err)
+	}
+	if opts.Out == "" {
+		return scens, baselines, nil
+	}
+	// Refuse a folder that cannot be replaced before anything runs.
+	for _, s := range scens {
+		dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, opts.seedOf(s), opts.Seeds)))
+		if _, err := os.Lstat(dir); err != nil {
+			continue
+		}
+		if !opts.Force {
+			return nil, nil, badInputf("run folder %s: %w; choose another --out or pass --force to replace it", dir, analysis.ErrExists)
+		}
+		if err := analysis.IsRunFolder(dir); err != nil {
+			return nil, nil, badInputf("run folder %s: --force replaces only a folder mayday wrote, and %w; nothing was changed", dir, err)
+		}
+	}
+	return scens, baselines, nil
+}
+
+// evalScenario evaluates one scenario's runs (opts.Seeds specs from first on): its
+// expectations, its baseline, and with --out its run folder.
+func evalScenario(ctx context.Context, opts *checkOptions, s *scenarios.Scenario, res *analysis.BatchResult, first int, b baselineRef) (reports.ScenarioCheck, error) {
+	sc := reports.ScenarioCheck{Scenario: s.Name, Source: s.Source.File, Seed: opts.seedOf(s), Seeds: opts.Seeds}
+	idx := make([]int, opts.Seeds)
+	var outs []analysis.Outcome
+	for k := range idx {
+		idx[k] = first + k
+		if e := res.Errs[idx[k]]; e != nil && sc.Error == "" {
+			sc.Error = e.Error()
+		}
+		if res.Ran[idx[k]] {
+			outs = append(outs, res.Outcomes[idx[k]])
+			sc.WallSeconds += res.Outcomes[idx[k]].Wall.Seconds()
+		}
+	}
+	if sc.Error != "" || len(outs) < opts.Seeds {
+		if sc.Error == "" {
+			sc.Error = "not every seed ran"
+		}
+		sc.Expectations = reports.CheckExpectations(reports.Summary{}, s.Expect)
+		return sc, nil
+	}
+	sum := reports.Summarize(s, version, outs)
+	sc.Digest, sc.Status = sum.Digest, sum.Status
+	if opts.Out != "" {
+		dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, sc.Seed, opts.Seeds)))
+		if err := keepRunFolder(ctx, opts.io, res, idx, dir, opts.Force, &sum); err != nil {
+			return sc, err
+		}
+		sc.RunFolder = dir
+	}
+	sc.Expectations = reports.CheckExpectations(sum, s.Expect)
+	if b.path != "" {
+		switch {
+		case opts.UpdateBaseline:
+			if err := writeBaseline(b.path, sum); err != nil {
+				return sc, internal(err)
+			}
+		case b.missing:
+			sc.Baseline = &reports.BaselineCheck{File: b.path, Missing: true}
+		default:
+			sc.Baseline = reports.NewBaselineCheck(b.path, sum, b.sum, opts.Tolerance, s.Tolerances)
+		}
+	}
+	return sc, nil
+}
+
+// writeCheckReport writes the report (JUnit, text or JSON) and turns its outcome into the
+// command's error: interrupted, a scenario that could not run, or a failed expectation.
+func writeCheckReport(ctx context.Context, opts *checkOptions, report reports.CheckReport, kept []string, broken int) error {
 	if opts.JUnit != "" {
 		if err := writeJUnit(opts.JUnit, report); err != nil {
 			return err
 		}
 	}
+	var err error
 	switch {
 	case opts.Quiet:
 		err = report.WriteText(opts.io.Out, true)
@@ -247,9 +270,10 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 }
 
 func checkFlags(opts *checkOptions) error {
+	if err := opts.check(); err != nil {
+		return err
+	}
 	switch {
-	case opts.Seeds < 1:
-		return fmt.Errorf("--seeds %d: want 1 or more", opts.Seeds)
 	case opts.Tolerance < 0:
 		return fmt.Errorf("--tolerance %g: want a relative tolerance >= 0, e.g. 0.05 for 5%%", opts.Tolerance)
 	case opts.UpdateBaseline && opts.Baseline == "":
@@ -261,7 +285,7 @@ func checkFlags(opts *checkOptions) error {
 	case !opts.All && len(opts.Scenarios) == 0:
 		return errors.New("no scenario to check: name scenario files or embedded examples, or pass --all")
 	}
-	return checkFormat(opts.Format)
+	return nil
 }
 
 // loadAll loads every scenario, reporting every one that is wrong rather than the first.
@@ -283,13 +307,6 @@ func loadAll(refs, sets []string) ([]*scenarios.Scenario, error) {
 		scens = append(scens, s)
 	}
 	return scens, errors.Join(errs...)
-}
-
-func scenarioSeed(s *scenarios.Scenario, seed uint64, set bool) uint64 {
-	if set {
-		return seed
-	}
-	return s.Seed
 }
 
 // keepRunFolder writes the runs idx of res into the run folder dir with its summary. The
@@ -384,71 +401,19 @@ func writeBaseline(path string, sum reports.Summary) error {
 func writeJUnit(path string, report reports.CheckReport) error {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("--junit %s: %w", path, err)
+			return badInputf("--junit %s: %w", path, err)
 		}
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
+		return badInputf("--junit %s: %w", path, err)
 	}
 	if err := report.WriteJUnit(f); err != nil {
 		f.Close()
 		return internal(err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("--junit %s: %w", path, err)
+		return badInputf("--junit %s: %w", path, err)
 	}
 	return nil
-}
-
-// runBatch runs specs in parallel (jobs workers, 0 = all cores) with a progress line on a
-// terminal: runs done, rate and time left, and with perUnit > 1 also how many units (sweep
-// points, scenarios) have all their perUnit consecutive specs done; a single run shows its
-// investigations instead. Temporary worker databases go under dir ("" = the system's
-// temporary folder).
-// testHookRunDone, when set by a test, is called after each run of run, check and sweep
-// ends: a test cancels the context there to interrupt a command at a known point.
-var testHookRunDone func()
-
-func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
-	bar := newProgress(io, quiet, label, len(specs))
-	if len(specs) == 1 {
-		specs[0].Progress = bar.seed(0)
-	}
-	for i := range specs {
-		specs[i].Progress = mw.wrap(specs[i].Progress)
-	}
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, err
-		}
-	}
-	done, unitsDone := 0, 0
-	perUnitDone := map[int]int{}
-	b := analysis.Batch{Workers: jobs, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
-		done++
-		if perUnit > 1 {
-			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {
-				unitsDone++
-			}
-		}
-		if len(specs) > 1 {
-			detail := ""
-			if perUnit > 1 {
-				detail = fmt.Sprintf(" (%d/%d %s)", unitsDone, len(specs)/perUnit, unit)
-			}
-			bar.step(done, detail)
-		}
-		if testHookRunDone != nil {
-			testHookRunDone()
-		}
-	}}
-	res, err := b.Run(ctx, specs)
-	bar.done()
-	if res != nil {
-		for _, s := range res.Stale {
-			fmt.Fprintln(io.ErrOut, "mayday:", s)
-		}
-	}
-	return res, err
 }

@@ -20,7 +20,7 @@ func execMayday(t *testing.T, args ...string) (stdout, stderr string, code int) 
 	var out, errOut bytes.Buffer
 	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
+	err := runRoot(context.Background(), root)
 	code = exitCode(err, &errOut)
 	return out.String(), errOut.String(), code
 }

@@ -16,8 +16,6 @@ import (
 	"github.com/mayday-sim/mayday/reports"
 )
 
-func init() { subcommands = append(subcommands, newCompareCmd) }
-
 type compareOptions struct {
 	io       *ioStreams
 	A, B     string
@@ -29,7 +27,9 @@ type compareOptions struct {
 	Quiet    bool
 }
 
-func newCompareCmd(io *ioStreams) *cobra.Command {
+// newCompareCmd builds 'mayday compare'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newCompareCmd(io *ioStreams, runF func(*compareOptions) error) *cobra.Command {
 	opts := &compareOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
@@ -55,6 +55,9 @@ side; run with --seeds 5 or more.`,
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.A, opts.B = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
+			}
 			return compareRun(c.Context(), opts)
 		},
 	}
@@ -87,13 +90,13 @@ func compareRun(ctx context.Context, opts *compareOptions) error {
 	// DuckDB opens a file once per process: two points of one sweep share the handle.
 	da, err := analysis.Open(pa)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	defer da.Close()
 	db := da
 	if !same(pa, pb) {
 		if db, err = analysis.Open(pb); err != nil {
-			return err
+			return badInput(err)
 		}
 		defer db.Close()
 	}
@@ -135,7 +138,7 @@ func loadSample(ctx context.Context, db *analysis.DB, label string, point int, f
 	}
 	runs, label, err = selectRuns(runs, label, point, flag)
 	if err != nil {
-		return reports.Sample{}, err
+		return reports.Sample{}, badInput(err)
 	}
 	all, err := db.AllMetrics(ctx)
 	if err != nil {

@@ -12,8 +12,6 @@ import (
 	"github.com/mayday-sim/mayday/analysis"
 )
 
-func init() { subcommands = append(subcommands, newExportCmd) }
-
 type exportOptions struct {
 	io         *ioStreams
 	Run        string
@@ -23,7 +21,9 @@ type exportOptions struct {
 	ChunkSpans int
 }
 
-func newExportCmd(io *ioStreams) *cobra.Command {
+// newExportCmd builds 'mayday export'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newExportCmd(io *ioStreams, runF func(*exportOptions) error) *cobra.Command {
 	opts := &exportOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "export RUN --format otlp|parquet --out DIR",
@@ -47,6 +47,9 @@ mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Run = args[0]
+			if runF != nil {
+				return runF(opts)
+			}
 			return exportRun(c.Context(), opts)
 		},
 	}
@@ -62,13 +65,13 @@ mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
 
 func exportRun(ctx context.Context, opts *exportOptions) error {
 	if opts.Format != analysis.FormatOTLP && opts.Format != analysis.FormatParquet {
-		return fmt.Errorf("--format %q: want otlp or parquet", opts.Format)
+		return badInputf("--format %q: want otlp or parquet", opts.Format)
 	}
 	if opts.Out == "" {
-		return errors.New("--out: name the export folder to create, e.g. --out exports/" + opts.Format)
+		return badInputf("--out: name the export folder to create, e.g. --out exports/%s", opts.Format)
 	}
 	if opts.ChunkSpans < 1 {
-		return fmt.Errorf("--chunk-spans %d: want at least 1 span per file", opts.ChunkSpans)
+		return badInputf("--chunk-spans %d: want at least 1 span per file", opts.ChunkSpans)
 	}
 	path, err := resolveDB(opts.Run)
 	if err != nil {
@@ -76,7 +79,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 	}
 	db, err := analysis.Open(path)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	defer db.Close()
 	m, err := analysis.Export(ctx, db, opts.Out, analysis.ExportOptions{
@@ -88,7 +91,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 	}
 	if err != nil {
 		if errors.Is(err, analysis.ErrExists) || errors.Is(err, analysis.ErrNotExport) {
-			return err
+			return badInput(err)
 		}
 		return internal(err)
 	}

@@ -59,7 +59,7 @@ func TestExportInterrupted(t *testing.T) {
 	var out, errOut bytes.Buffer
 	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	root.SetArgs([]string{"export", run, "--format", "parquet", "--out", filepath.Join(tmp, "pq")})
-	if code := exitCode(root.ExecuteContext(ctx), &errOut); code != 130 || !strings.Contains(errOut.String(), "nothing was exported") {
+	if code := exitCode(runRoot(ctx, root), &errOut); code != 130 || !strings.Contains(errOut.String(), "nothing was exported") {
 		t.Errorf("interrupted export: exit %d, %q; want 130", code, errOut.String())
 	}
 	ents, _ := os.ReadDir(tmp)

@@ -35,7 +35,7 @@ func (t folderTx) run(ctx context.Context) (txResult, error) {
 	}
 	f, err := analysis.NewFolderOf(t.Dir, t.Force, t.What, rec)
 	if err != nil {
-		return txResult{}, err
+		return txResult{}, badInput(err) // the folder exists, is not ours, or cannot be made there
 	}
 	for _, s := range f.Stale {
 		fmt.Fprintln(t.io.ErrOut, "mayday:", s)

@@ -40,7 +40,7 @@ func execMaydayCtx(t *testing.T, ctx context.Context, args ...string) (stdout, s
 	var out, errOut bytes.Buffer
 	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := runRoot(ctx, root)
 	code = exitCode(afterSignal(ctx, err), &errOut)
 	return out.String(), errOut.String(), code
 }

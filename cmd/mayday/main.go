@@ -33,13 +33,15 @@ func execute(ctx context.Context) (code int) {
 			code = 3
 		}
 	}()
-	err := newRootCmd(systemIO()).ExecuteContext(ctx)
+	err := runRoot(ctx, newRootCmd(systemIO()))
 	return exitCode(afterSignal(ctx, err), os.Stderr)
 }
 
 // exitCode prints err (without a stack trace) and maps it to mayday's exit codes:
-// 0 ok, 1 an expectation failed, 2 bad input or usage, 3 an internal failure, 130 interrupted
-// (SIGINT or SIGTERM, whenever it arrives; the message says what was stored).
+// 0 ok, 1 an expectation failed, 2 bad input or usage (only errors marked with badInput),
+// 3 an internal failure or any error nobody marked, 130 interrupted (SIGINT or SIGTERM,
+// whenever it arrives; the message says what was stored). An unmarked error is never taken
+// for the user's mistake: a bug must not tell the user to fix their input.
 func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	if err == nil {
 		return 0
@@ -58,10 +60,11 @@ func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	}
 	fmt.Fprintln(stderr, "mayday:", err)
 	var internal *internalError
-	if errors.As(err, &internal) {
-		return 3
+	var bad *badInputError
+	if !errors.As(err, &internal) && errors.As(err, &bad) {
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // afterSignal makes any command that saw SIGINT or SIGTERM exit 130, whenever the signal
@@ -95,6 +98,25 @@ var errQueryInterrupted = interrupted("nothing was written")
 type expectationError struct{ msg string }
 
 func (e *expectationError) Error() string { return e.msg }
+
+// badInputError marks a mistake in what the user gave (flags, arguments, scenario files,
+// run folders, queries): exit 2. Like cli/cli's cmdutil.FlagError, it is the only way to
+// exit 2, so every place that judges input says so explicitly.
+type badInputError struct{ err error }
+
+func (e *badInputError) Error() string { return e.err.Error() }
+func (e *badInputError) Unwrap() error { return e.err }
+
+// badInput marks err as the user's mistake; nil stays nil.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &badInputError{err}
+}
+
+// badInputf is fmt.Errorf marked as the user's mistake.
+func badInputf(format string, a ...any) error { return badInput(fmt.Errorf(format, a...)) }
 
 // internalError marks a failure that is not the user's input: a bug or the environment.
 type internalError struct{ err error }

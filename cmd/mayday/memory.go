@@ -129,7 +129,7 @@ func parseBytes(s string) (uint64, error) {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v > 0) || v*mult > 1<<62 {
-		return 0, fmt.Errorf("--memory-limit %q: want a size such as 512MB or 4GiB", s)
+		return 0, badInputf("--memory-limit %q: want a size such as 512MB or 4GiB", s)
 	}
 	return uint64(v * mult), nil
 }

@@ -16,8 +16,6 @@ import (
 	"github.com/mayday-sim/mayday/reports"
 )
 
-func init() { subcommands = append(subcommands, newMergeCmd) }
-
 type mergeOptions struct {
 	io      *ioStreams
 	Out     string
@@ -29,7 +27,9 @@ type mergeOptions struct {
 	Quiet   bool
 }
 
-func newMergeCmd(io *ioStreams) *cobra.Command {
+// newMergeCmd builds 'mayday merge'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newMergeCmd(io *ioStreams, runF func(*mergeOptions) error) *cobra.Command {
 	opts := &mergeOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "merge OUT DB...",
@@ -51,13 +51,16 @@ merges an incomplete set and marks the result partial in its sweep.json.`,
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Out, opts.Inputs = args[0], args[1:]
+			if runF != nil {
+				return runF(opts)
+			}
 			return mergeRun(c.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&opts.Force, "force", false, "replace an existing OUT")
 	f.BoolVar(&opts.Partial, "allow-partial", false, "merge an incomplete set of shards and mark the sweep partial")
-	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics of the sweep table, comma-separated")
+	f.StringSliceVar(&opts.Metrics, "metrics", reports.DefaultSweepMetrics, "metrics of the sweep table, comma-separated")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
@@ -81,97 +84,119 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 	}
 	prov, err := mergeProvenance(opts.Inputs, paths, opts.Partial)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 
-	// OUT is staged and moved into place only when whole, like every run folder.
-	var folder *analysis.Folder
-	var dbPath string
+	m := mergeResult{prov: prov, inputs: len(paths), out: opts.Out}
 	if strings.HasSuffix(opts.Out, ".duckdb") {
+		// A bare database file has no folder to stage: it is written beside OUT and renamed.
 		if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
-			return fmt.Errorf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
+			return badInputf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
 		}
-		dbPath = opts.Out + ".tmp-merge"
+		dbPath := opts.Out + ".tmp-merge"
 		_ = os.Remove(dbPath)
 		defer os.Remove(dbPath)
-	} else {
-		if folder, err = analysis.NewFolder(opts.Out, opts.Force); err != nil {
+		if err := mergeInto(ctx, opts, paths, dbPath, &m); err != nil {
 			return err
 		}
-		defer folder.Abort() // a no-op once committed: the stage has moved
-		dbPath = folder.DBPath()
+		if err := os.Rename(dbPath, opts.Out); err != nil {
+			return internal(err)
+		}
+		return printMerge(opts, m)
 	}
+	// OUT is a folder: staged and moved into place only when whole, like every run folder.
+	m.folder = true
+	tx := folderTx{io: opts.io, Dir: opts.Out, Force: opts.Force, What: "run folder", Fill: func(f *analysis.Folder) (bool, error) {
+		if err := mergeInto(ctx, opts, paths, f.DBPath(), &m); err != nil {
+			return false, err
+		}
+		if m.sweep {
+			m.table.Scenario = m.scenario
+			m.table.Database = filepath.Join(opts.Out, analysis.DBFile)
+			m.table.Provenance = prov
+			if prov != nil {
+				m.table.Points, m.table.Seeds, m.table.Shard = prov.GridPoints, prov.Seeds, prov.Shard
+			}
+			if err := writeJSONFile(f.Path(analysis.SweepFile), m.table); err != nil {
+				return false, internal(err)
+			}
+		}
+		return true, nil
+	}}
+	if _, err := tx.run(ctx); err != nil {
+		return err
+	}
+	m.out = filepath.Join(opts.Out, analysis.DBFile)
+	return printMerge(opts, m)
+}
+
+// mergeInto copies the runs of the databases at paths into a new database at dbPath and,
+// when they are sweep runs, reads the merged sweep's table.
+func mergeInto(ctx context.Context, opts *mergeOptions, paths []string, dbPath string, m *mergeResult) error {
 	for i, p := range paths {
 		if same(p, opts.Out) || same(p, filepath.Join(opts.Out, analysis.DBFile)) {
-			return fmt.Errorf("%s: OUT is also input %d; merge into a new folder", opts.Out, i+1)
+			return badInputf("%s: OUT is also input %d; merge into a new folder", opts.Out, i+1)
 		}
 	}
 	db, err := analysis.Create(dbPath)
 	if err != nil {
 		return internal(err)
 	}
-	ids, err := analysis.Merge(ctx, db, paths)
+	m.ids, err = analysis.Merge(ctx, db, paths)
 	if err != nil {
 		db.Close()
 		if errors.Is(err, analysis.ErrDuplicateRun) {
-			return err
+			return badInput(err)
 		}
 		return internal(err)
 	}
-	var table sweepTable
-	hasSweep := false
 	runs, err := analysis.ListRuns(ctx, db)
 	if err == nil {
 		for _, r := range runs {
-			hasSweep = hasSweep || r.Point >= 0
+			m.sweep = m.sweep || r.Point >= 0
 		}
-		if hasSweep {
-			table, err = readSweepTable(ctx, db, opts.Metrics)
+		if m.sweep {
+			m.scenario = runs[0].Scenario
+			m.table, err = reports.ReadSweepTable(ctx, db, opts.Metrics)
 		}
 	}
 	if cerr := db.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return internal(err)
-	}
-	out := opts.Out
-	if folder != nil {
-		if hasSweep {
-			table.Scenario = runs[0].Scenario
-			table.Database = filepath.Join(opts.Out, analysis.DBFile)
-			table.Provenance = prov
-			if prov != nil {
-				table.Points, table.Seeds, table.Shard = prov.GridPoints, prov.Seeds, prov.Shard
-			}
-			if err := writeJSONFile(folder.Path("sweep.json"), table); err != nil {
-				return internal(err)
-			}
-		}
-		if err := folder.Commit(); err != nil {
-			return internal(err)
-		}
-		out = filepath.Join(opts.Out, analysis.DBFile)
-	} else if err := os.Rename(dbPath, opts.Out); err != nil {
-		return internal(err)
-	}
+	return internal(err)
+}
+
+// mergeResult is what a merge wrote, for printMerge.
+type mergeResult struct {
+	prov     *reports.SweepProvenance
+	table    reports.SweepTable
+	sweep    bool // the inputs held sweep runs: table is the merged sweep's
+	ids      []string
+	inputs   int
+	out      string // the database written
+	folder   bool   // OUT is a folder (with sweep.json), not a bare .duckdb file
+	scenario string
+}
+
+func printMerge(opts *mergeOptions, m mergeResult) error {
+	prov, table, hasSweep, ids := m.prov, m.table, m.sweep, m.ids
 	if prov != nil && prov.Partial {
 		fmt.Fprintf(opts.io.ErrOut, "mayday: merged a partial sweep of %s: %s missing or incomplete; %s\n",
-			prov.Scenario, pathList(prov.MissingShards), partialWhere(folder != nil))
+			prov.Scenario, pathList(prov.MissingShards), partialWhere(m.folder))
 	}
 	if opts.Quiet {
 		return nil
 	}
 	if opts.Format == "json" {
 		if hasSweep {
-			return table.writeJSON(opts.io.Out)
+			return table.WriteJSON(opts.io.Out)
 		}
-		return reports.WriteJSON(opts.io.Out, map[string]any{"database": out, "runs": ids, "sources": opts.Inputs})
+		return reports.WriteJSON(opts.io.Out, map[string]any{"database": m.out, "runs": ids, "sources": opts.Inputs})
 	}
-	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(len(paths), "database", "databases"), out)
+	fmt.Fprintf(opts.io.Out, "merged %s from %s into %s\n", plural(len(ids), "run", "runs"), plural(m.inputs, "database", "databases"), m.out)
 	if hasSweep {
 		table.Database = ""
-		return table.writeText(opts.io.Out)
+		return table.WriteText(opts.io.Out)
 	}
 	return nil
 }
@@ -190,7 +215,7 @@ func same(a, b string) bool {
 
 // mergeProvenance checks the inputs that are sweep folders against each other (see
 // checkShards) and returns the provenance of the merged sweep, nil when no input is one.
-func mergeProvenance(args, paths []string, allowPartial bool) (*sweepProvenance, error) {
+func mergeProvenance(args, paths []string, allowPartial bool) (*reports.SweepProvenance, error) {
 	var ins []*shardInput
 	for i, p := range paths {
 		in, err := readShardInput(args[i], p)

@@ -14,36 +14,12 @@ import (
 	"strings"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-// sweepProvenance is what a sweep folder's sweep.json records about how it was made, so
-// `mayday merge` can tell whether shards belong to one sweep. Values that could carry a secret
-// (override values, grid values) are kept only as hashes.
-type sweepProvenance struct {
-	Scenario      string     `json:"scenario"`
-	ScenarioHash  string     `json:"scenario_hash"` // of the resolved scenario, --set overrides applied
-	OverridePaths []string   `json:"override_paths"`
-	OverridesHash string     `json:"overrides_hash"` // of the --set flags, in order
-	Grid          []gridAxis `json:"grid"`
-	GridHash      string     `json:"grid_hash"` // of every axis path and value, in order
-	GridPoints    int        `json:"grid_points"`
-	FirstSeed     uint64     `json:"first_seed"`
-	Seeds         int        `json:"seeds"`
-	Version       string     `json:"version"`
-	Shard         string     `json:"shard"`        // I/N; 1/1 for a whole sweep or a full merge
-	ShardPoints   []int      `json:"shard_points"` // the grid points this shard owns
-	Partial       bool       `json:"partial"`      // a merge that lacks shards (--allow-partial)
-	MissingShards []string   `json:"missing_shards,omitempty"`
-}
-
-type gridAxis struct {
-	Path   string `json:"path"`
-	Values int    `json:"values"`
-}
-
-func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.SweepAxis, points int, seed0 uint64, seeds int, shard analysis.Shard) *sweepProvenance {
-	p := &sweepProvenance{
+func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.SweepAxis, points int, seed0 uint64, seeds int, shard analysis.Shard) *reports.SweepProvenance {
+	p := &reports.SweepProvenance{
 		Scenario: base.Name, ScenarioHash: base.Hash(), OverridePaths: []string{},
 		OverridesHash: hashStrings(sets), GridPoints: points, FirstSeed: seed0, Seeds: seeds,
 		Version: version, Shard: shard.String(),
@@ -54,7 +30,7 @@ func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.Swe
 		p.OverridePaths = append(p.OverridePaths, strings.TrimSpace(path))
 	}
 	for _, a := range axes {
-		p.Grid = append(p.Grid, gridAxis{Path: a.Path, Values: len(a.Values)})
+		p.Grid = append(p.Grid, reports.GridAxis{Path: a.Path, Values: len(a.Values)})
 		flat = append(flat, "axis "+a.Path)
 		flat = append(flat, a.Values...)
 	}
@@ -88,7 +64,7 @@ var errNoProvenance = errors.New("sweep.json records no provenance")
 // shardInput is one input of a merge that is a sweep (or shard) folder.
 type shardInput struct {
 	arg   string // as given on the command line
-	prov  *sweepProvenance
+	prov  *reports.SweepProvenance
 	index int // the I of I/N
 	count int // the N
 	runs  int // runs its sweep table lists
@@ -108,7 +84,7 @@ func readShardInput(arg, dbPath string) (*shardInput, error) {
 	if err != nil {
 		return nil, err
 	}
-	var t sweepTable
+	var t reports.SweepTable
 	if err := json.Unmarshal(b, &t); err != nil {
 		return nil, fmt.Errorf("%s: sweep.json is not valid JSON: %v", arg, err)
 	}
@@ -130,7 +106,7 @@ func readShardInput(arg, dbPath string) (*shardInput, error) {
 // overrides, grid, seeds or binary than the first; cut into another number of slices; given
 // twice; incomplete; or missing. With allowPartial only missing or incomplete shards are
 // accepted, and the returned provenance says which are missing.
-func checkShards(ins []*shardInput, allowPartial bool) (*sweepProvenance, error) {
+func checkShards(ins []*shardInput, allowPartial bool) (*reports.SweepProvenance, error) {
 	first := ins[0]
 	var problems []string
 	seen := map[int]string{}
@@ -189,7 +165,7 @@ func checkShards(ins []*shardInput, allowPartial bool) (*sweepProvenance, error)
 }
 
 // provenanceDiff names what differs between two shards' provenance, as "another X" phrases.
-func provenanceDiff(a, b *sweepProvenance) []string {
+func provenanceDiff(a, b *reports.SweepProvenance) []string {
 	var d []string
 	if a.Scenario != b.Scenario || a.ScenarioHash != b.ScenarioHash {
 		d = append(d, fmt.Sprintf("another scenario (%s %.12s vs %s %.12s)", b.Scenario, b.ScenarioHash, a.Scenario, a.ScenarioHash))

@@ -20,10 +20,17 @@ import (
 	"github.com/mayday-sim/mayday/analysis"
 )
 
-func init() { subcommands = append(subcommands, newQueryCmd) }
+type queryOptions struct {
+	io     *ioStreams
+	Run    string
+	SQL    string
+	Format string
+}
 
-func newQueryCmd(ios *ioStreams) *cobra.Command {
-	var format string
+// newQueryCmd builds 'mayday query'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newQueryCmd(ios *ioStreams, runF func(*queryOptions) error) *cobra.Command {
+	opts := &queryOptions{io: ios}
 	cmd := &cobra.Command{
 		Use:   "query RUN SQL",
 		Short: "Run a read-only SQL query against a run's database",
@@ -45,18 +52,26 @@ mayday export. Rows print as they arrive.`,
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			if format != "table" && format != "csv" && format != "json" {
-				return fmt.Errorf("--format %q: want table, csv or json", format)
+			opts.Run, opts.SQL = args[0], args[1]
+			if runF != nil {
+				return runF(opts)
 			}
-			path, err := resolveDB(args[0])
-			if err != nil {
-				return err
-			}
-			return runQuery(c.Context(), ios, path, args[1], format)
+			return queryRun(c.Context(), opts)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "table", "output format: table, csv or json")
+	cmd.Flags().StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
 	return cmd
+}
+
+func queryRun(ctx context.Context, opts *queryOptions) error {
+	if opts.Format != "table" && opts.Format != "csv" && opts.Format != "json" {
+		return badInputf("--format %q: want table, csv or json", opts.Format)
+	}
+	path, err := resolveDB(opts.Run)
+	if err != nil {
+		return err
+	}
+	return runQuery(ctx, opts.io, path, opts.SQL, opts.Format)
 }
 
 // runQuery runs one statement on a locked-down read-only handle (see analysis.OpenSandbox)
@@ -64,7 +79,7 @@ mayday export. Rows print as they arrive.`,
 func runQuery(ctx context.Context, ios *ioStreams, path, query, format string) error {
 	db, err := analysis.OpenSandbox(path)
 	if err != nil {
-		return err
+		return badInput(err) // not a mayday database, or one this version cannot read
 	}
 	defer db.Close()
 	p := newRowPrinter(ios.Out, format)
@@ -73,7 +88,7 @@ func runQuery(ctx context.Context, ios *ioStreams, path, query, format string) e
 		return errQueryInterrupted
 	}
 	if err != nil {
-		return err
+		return badInput(err) // the query: refused (it writes), or not valid SQL for this database
 	}
 	return p.done()
 }
@@ -82,12 +97,12 @@ func runQuery(ctx context.Context, ios *ioStreams, path, query, format string) e
 func resolveDB(ref string) (string, error) {
 	st, err := os.Stat(ref)
 	if err != nil {
-		return "", fmt.Errorf("%s: no run folder or database there", ref)
+		return "", badInputf("%s: no run folder or database there", ref)
 	}
 	if st.IsDir() {
 		p := filepath.Join(ref, analysis.DBFile)
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("%s: a folder, but not a run folder (no %s inside)", ref, analysis.DBFile)
+			return "", badInputf("%s: a folder, but not a run folder (no %s inside)", ref, analysis.DBFile)
 		}
 		return p, nil
 	}

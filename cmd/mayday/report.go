@@ -15,8 +15,6 @@ import (
 	"github.com/mayday-sim/mayday/reports"
 )
 
-func init() { subcommands = append(subcommands, newReportCmd) }
-
 type reportOptions struct {
 	io     *ioStreams
 	Runs   []string
@@ -25,7 +23,9 @@ type reportOptions struct {
 	Quiet  bool
 }
 
-func newReportCmd(io *ioStreams) *cobra.Command {
+// newReportCmd builds 'mayday report'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newReportCmd(io *ioStreams, runF func(*reportOptions) error) *cobra.Command {
 	opts := &reportOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "report RUN...",
@@ -56,6 +56,9 @@ replacing an earlier report (and only a folder holding nothing but a report).`,
 		ValidArgsFunction: completeRunDirs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Runs = args
+			if runF != nil {
+				return runF(opts)
+			}
 			return reportRun(c.Context(), opts)
 		},
 	}
@@ -73,7 +76,7 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	// Check every argument before reading any, so a typo in the last is reported at once.
 	for _, r := range opts.Runs {
 		if _, err := reports.DBPath(r); err != nil {
-			return err
+			return badInput(err)
 		}
 	}
 	dir := opts.Out
@@ -84,7 +87,7 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	// incompatible version); failing to draw or write what was read is ours.
 	runs, err := reports.Load(ctx, opts.Runs)
 	if err != nil {
-		return err
+		return badInput(err)
 	}
 	var files reports.Files
 	tx := folderTx{io: opts.io, Dir: dir, Force: true, What: "report folder", Recognise: isReportFolder,

@@ -24,8 +24,10 @@ func reportRunFolder(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "outage")
 	ios := &ioStreams{In: strings.NewReader(""), Out: io.Discard, ErrOut: io.Discard}
 	err := runRun(context.Background(), &runOptions{
-		io: ios, Scenarios: []string{"shared-outage"}, Seeds: 1, Out: dir, Format: "text", Quiet: true,
-		Sets: []string{"workload.investigations=200", "faults[0].at=3m", "faults[0].for=5m"},
+		io: ios, Scenarios: []string{"shared-outage"}, runFlags: runFlags{
+			Seeds: 1, Out: dir, Format: "text", Quiet: true,
+			Sets: []string{"workload.investigations=200", "faults[0].at=3m", "faults[0].for=5m"},
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +40,7 @@ func reportCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	var out, errOut bytes.Buffer
 	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	root.SetArgs(args)
-	code = exitCode(root.ExecuteContext(context.Background()), &errOut) // prints the error
+	code = exitCode(runRoot(context.Background(), root), &errOut) // prints the error
 	return out.String(), errOut.String(), code
 }
 

@@ -1,6 +1,9 @@
+//go:build duckdb_arrow
+
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -27,17 +30,51 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return fmt.Errorf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())
+		return badInputf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())
 	})
-	root.AddCommand(newVersionCmd(io))
-	for _, add := range subcommands {
-		root.AddCommand(add(io))
-	}
+	// Every command of mayday ('mayday --help' lists them sorted by name). Each
+	// takes a nil runF here: tests pass their own to stop after flag parsing.
+	root.AddCommand(
+		newVersionCmd(io),
+		newRunCmd(io, nil),
+		newCheckCmd(io, nil),
+		newSweepCmd(io, nil),
+		newMergeCmd(io, nil),
+		newCompareCmd(io, nil),
+		newReportCmd(io, nil),
+		newQueryCmd(io, nil),
+		newExportCmd(io, nil),
+		newScenariosCmd(io),
+		newValidateCmd(io, nil),
+		newSchemaCmd(io),
+	)
 	return root
 }
 
-// subcommands is filled by each command's file, so adding a command touches one file only.
-var subcommands []func(*ioStreams) *cobra.Command
+// runRoot executes the command line. An error cobra returns before a command's RunE ran
+// (an unknown command or flag, a wrong number of arguments) is a usage error, so bad input;
+// what a command returns keeps its own mark.
+func runRoot(ctx context.Context, root *cobra.Command) error {
+	ran := false
+	markRan(root, &ran)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !ran {
+		return badInput(err)
+	}
+	return err
+}
+
+func markRan(c *cobra.Command, ran *bool) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(c *cobra.Command, args []string) error {
+			*ran = true
+			return run(c, args)
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRan(sub, ran)
+	}
+}
 
 func newVersionCmd(io *ioStreams) *cobra.Command {
 	return &cobra.Command{

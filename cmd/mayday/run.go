@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -17,23 +16,15 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-func init() { subcommands = append(subcommands, newRunCmd) }
-
 type runOptions struct {
 	io        *ioStreams
 	Scenarios []string
-	Seed      uint64
-	SeedSet   bool
-	Seeds     int
-	Sets      []string
-	Out       string
-	Force     bool
-	Format    string
-	Quiet     bool
-	MemLimit  string
+	runFlags
 }
 
-func newRunCmd(io *ioStreams) *cobra.Command {
+// newRunCmd builds 'mayday run'; runF, when not nil, gets the parsed options instead of
+// running them (tests of flag parsing pass one).
+func newRunCmd(io *ioStreams, runF func(*runOptions) error) *cobra.Command {
 	opts := &runOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "run SCENARIO...",
@@ -54,38 +45,38 @@ an existing run folder is replaced only by a whole new run, and only a folder ma
 		ValidArgsFunction: completeScenarios,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Scenarios = args
-			opts.SeedSet = c.Flags().Changed("seed")
+			opts.parsed(c)
+			if runF != nil {
+				return runF(opts)
+			}
 			return runRun(c.Context(), opts)
 		},
 	}
-	f := cmd.Flags()
-	f.Uint64Var(&opts.Seed, "seed", 0, "random seed (default: the scenario's seed)")
-	f.IntVar(&opts.Seeds, "seeds", 1, "number of seeds to run, starting at --seed")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value: path=value (repeatable), e.g. recovery.retry.max_attempts=5")
-	f.StringVarP(&opts.Out, "out", "o", "", "run folder (default runs/<name>-s<seed>)")
-	f.BoolVar(&opts.Force, "force", false, "replace an existing run folder")
-	addFormatFlag(cmd, &opts.Format)
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
-	addMemoryFlag(cmd, &opts.MemLimit)
+	opts.add(cmd, runFlagText{
+		Seed:         "random seed (default: the scenario's seed)",
+		Seeds:        "number of seeds to run, starting at --seed",
+		SeedsDefault: 1,
+		Set:          "override a scenario value: path=value (repeatable), e.g. recovery.retry.max_attempts=5",
+		Out:          "run folder (default runs/<name>-s<seed>)",
+		Force:        "replace an existing run folder",
+		Quiet:        "print nothing but errors",
+	})
 	return cmd
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
-	if opts.Seeds < 1 {
-		return fmt.Errorf("--seeds %d: want 1 or more", opts.Seeds)
-	}
-	if err := checkFormat(opts.Format); err != nil {
+	if err := opts.check(); err != nil {
 		return err
 	}
 	if opts.Out != "" && len(opts.Scenarios) > 1 {
-		return errors.New("--out names one run folder, but several scenarios were given; run them one by one or drop --out")
+		return badInputf("--out names one run folder, but several scenarios were given; run them one by one or drop --out")
 	}
 	// Load every scenario first, so a typo in the last one does not cost the first one's run.
 	scens := make([]*scenarios.Scenario, len(opts.Scenarios))
 	for i, ref := range opts.Scenarios {
 		s, err := scenarios.Load(ref, opts.Sets)
 		if err != nil {
-			return err
+			return badInput(err)
 		}
 		scens[i] = s
 	}
@@ -97,10 +88,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	var sums []reports.Summary
 	var stored []string // what an interrupt message lists
 	for _, s := range scens {
-		seed := s.Seed
-		if opts.SeedSet {
-			seed = opts.Seed
-		}
+		seed := opts.seedOf(s)
 		dir := opts.Out
 		if dir == "" {
 			dir = defaultRunDir(s.Name, seed, opts.Seeds)

@@ -11,8 +11,6 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-func init() { subcommands = append(subcommands, newScenariosCmd, newValidateCmd) }
-
 func newScenariosCmd(io *ioStreams) *cobra.Command {
 	var format string
 	cmd := &cobra.Command{
@@ -77,12 +75,18 @@ func problems(ref string, err error) []problem {
 	return out
 }
 
-func newValidateCmd(io *ioStreams) *cobra.Command {
-	var (
-		sets   []string
-		format string
-		quiet  bool
-	)
+type validateOptions struct {
+	io        *ioStreams
+	Scenarios []string
+	Sets      []string
+	Format    string
+	Quiet     bool
+}
+
+// newValidateCmd builds 'mayday validate'; runF, when not nil, gets the parsed options
+// instead of running them.
+func newValidateCmd(io *ioStreams, runF func(*validateOptions) error) *cobra.Command {
+	opts := &validateOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "validate SCENARIO...",
 		Short: "Check scenario files without running them",
@@ -95,40 +99,49 @@ editors and CI annotations; the exit code is 2 when there is any problem.`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeScenarios,
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := checkFormat(format); err != nil {
-				return err
+			opts.Scenarios = args
+			if runF != nil {
+				return runF(opts)
 			}
-			found := []problem{}
-			bad := 0
-			for _, ref := range args {
-				s, err := scenarios.Load(ref, sets)
-				switch {
-				case err != nil:
-					bad++
-					found = append(found, problems(ref, err)...)
-					if format == "text" {
-						fmt.Fprintln(io.ErrOut, err)
-					}
-				case format == "text" && !quiet:
-					fmt.Fprintf(io.Out, "ok  %s (%s: %d investigations, %d tools, %d faults)\n",
-						ref, s.Name, s.Workload.Investigations, len(s.Tools), len(s.Faults))
-				}
-			}
-			if format == "json" {
-				if err := reports.WriteJSON(io.Out, found); err != nil {
-					return err
-				}
-			}
-			if bad > 0 {
-				return errors.New(plural(bad, "scenario is", "scenarios are") + " invalid")
-			}
-			return nil
+			return validateRun(opts)
 		},
 	}
-	cmd.Flags().StringArrayVar(&sets, "set", nil, "override a value before checking: path=value (repeatable)")
-	addFormatFlag(cmd, &format)
-	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print only errors")
+	cmd.Flags().StringArrayVar(&opts.Sets, "set", nil, "override a value before checking: path=value (repeatable)")
+	addFormatFlag(cmd, &opts.Format)
+	cmd.Flags().BoolVarP(&opts.Quiet, "quiet", "q", false, "print only errors")
 	return cmd
+}
+
+func validateRun(opts *validateOptions) error {
+	if err := checkFormat(opts.Format); err != nil {
+		return err
+	}
+	io := opts.io
+	found := []problem{}
+	bad := 0
+	for _, ref := range opts.Scenarios {
+		s, err := scenarios.Load(ref, opts.Sets)
+		switch {
+		case err != nil:
+			bad++
+			found = append(found, problems(ref, err)...)
+			if opts.Format == "text" {
+				fmt.Fprintln(io.ErrOut, err)
+			}
+		case opts.Format == "text" && !opts.Quiet:
+			fmt.Fprintf(io.Out, "ok  %s (%s: %d investigations, %d tools, %d faults)\n",
+				ref, s.Name, s.Workload.Investigations, len(s.Tools), len(s.Faults))
+		}
+	}
+	if opts.Format == "json" {
+		if err := reports.WriteJSON(io.Out, found); err != nil {
+			return err
+		}
+	}
+	if bad > 0 {
+		return badInputf("%s invalid", plural(bad, "scenario is", "scenarios are"))
+	}
+	return nil
 }
 
 func plural(n int, one, many string) string {

@@ -6,8 +6,6 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-func init() { subcommands = append(subcommands, newSchemaCmd) }
-
 func newSchemaCmd(io *ioStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "schema",

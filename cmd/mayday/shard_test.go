@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
 )
 
 // TestMain lets a test start this binary as the mayday command, so a test can run shard
@@ -121,8 +122,8 @@ func TestSweepShardFlagValues(t *testing.T) {
 
 // sweepJSON is the part of sweep.json the shard tests read.
 type sweepJSON struct {
-	Points     []json.RawMessage `json:"points"`
-	Provenance sweepProvenance   `json:"provenance"`
+	Points     []json.RawMessage       `json:"points"`
+	Provenance reports.SweepProvenance `json:"provenance"`
 }
 
 func readSweepJSON(t *testing.T, dir string) sweepJSON {

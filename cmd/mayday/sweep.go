@@ -7,13 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -22,36 +19,21 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-func init() { subcommands = append(subcommands, newSweepCmd) }
-
-// defaultSweepMetrics are the columns of a sweep table unless --metrics says otherwise: did
-// the work finish, what did recovery cost in retries and compute, did it duplicate side
-// effects, how long did recovering take.
-var defaultSweepMetrics = []string{
-	"completion_rate", "retry_amplification", "duplicate_side_effects", "p95_recovery_time", "wasted_compute_ratio",
-}
-
 type sweepOptions struct {
 	io       *ioStreams
 	Scenario string
 	Vary     []string
-	Seed     uint64
-	SeedSet  bool
-	Seeds    int
-	Sets     []string
-	Out      string
-	Force    bool
-	MemLimit string
 	Metrics  []string
 	Shard    string
 	ShardSet bool
 	Shards   int
 	Jobs     int
-	Format   string
-	Quiet    bool
+	runFlags
 }
 
-func newSweepCmd(io *ioStreams) *cobra.Command {
+// newSweepCmd builds 'mayday sweep'; runF, when not nil, gets the parsed options instead of
+// running them.
+func newSweepCmd(io *ioStreams, runF func(*sweepOptions) error) *cobra.Command {
 	opts := &sweepOptions{io: io}
 	cmd := &cobra.Command{
 		Use:   "sweep SCENARIO",
@@ -81,25 +63,29 @@ See docs/scale-out.md.`,
 		ValidArgsFunction: completeScenarios,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Scenario = args[0]
-			opts.SeedSet = c.Flags().Changed("seed")
+			opts.parsed(c)
 			opts.ShardSet = c.Flags().Changed("shard")
+			if runF != nil {
+				return runF(opts)
+			}
 			return sweepRun(c.Context(), opts)
 		},
 	}
+	opts.add(cmd, runFlagText{
+		Seed:         "first random seed (default: the scenario's seed)",
+		Seeds:        "seeds per grid point, starting at --seed; every point runs the same seeds",
+		SeedsDefault: 3,
+		Set:          "override a scenario value at every point: path=value (repeatable)",
+		Out:          "sweep folder (default runs/<name>-sweep)",
+		Force:        "replace an existing sweep folder",
+		Quiet:        "print nothing but errors",
+	})
 	f := cmd.Flags()
 	f.StringArrayVar(&opts.Vary, "vary", nil, "a grid axis path=v1,v2,... (repeatable); replaces the file's sweep grid")
-	f.Uint64Var(&opts.Seed, "seed", 0, "first random seed (default: the scenario's seed)")
-	f.IntVar(&opts.Seeds, "seeds", 3, "seeds per grid point, starting at --seed; every point runs the same seeds")
-	f.StringArrayVar(&opts.Sets, "set", nil, "override a scenario value at every point: path=value (repeatable)")
-	f.StringVarP(&opts.Out, "out", "o", "", "sweep folder (default runs/<name>-sweep)")
-	f.BoolVar(&opts.Force, "force", false, "replace an existing sweep folder")
-	addMemoryFlag(cmd, &opts.MemLimit)
-	f.StringSliceVar(&opts.Metrics, "metrics", defaultSweepMetrics, "metrics to show per point, comma-separated")
+	f.StringSliceVar(&opts.Metrics, "metrics", reports.DefaultSweepMetrics, "metrics to show per point, comma-separated")
 	f.StringVar(&opts.Shard, "shard", "", "run only slice I of N of the grid, as I/N (1 <= I <= N), or auto: from the batch engine's environment")
 	f.IntVar(&opts.Shards, "shards", 0, "with --shard auto: the number of slices N (a Kubernetes Indexed Job's completions)")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
-	addFormatFlag(cmd, &opts.Format)
-	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	_ = cmd.RegisterFlagCompletionFunc("metrics", completeMetrics)
 	_ = cmd.RegisterFlagCompletionFunc("shard", cobra.FixedCompletions([]string{"auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagDirname("out")
@@ -107,42 +93,12 @@ See docs/scale-out.md.`,
 }
 
 func sweepRun(ctx context.Context, opts *sweepOptions) error {
-	if opts.Seeds < 1 {
-		return fmt.Errorf("--seeds %d: want 1 or more", opts.Seeds)
-	}
-	if opts.Jobs < 0 {
-		return fmt.Errorf("--jobs %d: want 0 (all cores) or more", opts.Jobs)
-	}
-	if err := checkFormat(opts.Format); err != nil {
-		return err
-	}
-	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
-		return err
-	}
-	shard, err := resolveShard(opts.Shard, opts.ShardSet, opts.Shards, os.Getenv)
+	base, axes, points, shard, err := sweepInputs(opts)
 	if err != nil {
 		return err
 	}
-	base, err := scenarios.Load(opts.Scenario, opts.Sets)
-	if err != nil {
-		return err
-	}
-	axes := base.Sweep
-	if len(opts.Vary) > 0 {
-		if axes, err = parseVary(opts.Vary); err != nil {
-			return err
-		}
-	}
-	if err := scenarios.CheckSweepSize(axes, opts.Seeds); err != nil {
-		return err
-	}
-	points := scenarios.Expand(axes)
-	if len(points) == 0 {
-		return fmt.Errorf("%s: no sweep grid; add a sweep block to the scenario, e.g. sweep: {recovery.retry.max_attempts: [1, 3, 5]}, or pass --vary path=v1,v2,...", base.Source.File)
-	}
-
 	// Resolve every point before running any, so a bad value is bad input, not a late failure.
-	seed0 := scenarioSeed(base, opts.Seed, opts.SeedSet)
+	seed0 := opts.seedOf(base)
 	var specs []analysis.Spec
 	var params []analysis.SweepParam
 	redact := analysis.ParamRedactor(base) // grid values are stored and printed redacted
@@ -153,7 +109,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		}
 		s, err := base.With(point...)
 		if err != nil {
-			return fmt.Errorf("sweep point %d (%s): %w", p, pointText(point, redact), err)
+			return badInputf("sweep point %d (%s): %w", p, pointText(point, redact), err)
 		}
 		for k := range opts.Seeds {
 			seed := seed0 + uint64(k)
@@ -219,9 +175,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	var perr error
 	if opts.Format == "json" {
-		perr = st.table.writeJSON(opts.io.Out)
+		perr = st.table.WriteJSON(opts.io.Out)
 	} else {
-		perr = st.table.writeText(opts.io.Out)
+		perr = st.table.WriteText(opts.io.Out)
 	}
 	if stopped != nil {
 		return stopped
@@ -229,9 +185,45 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	return perr
 }
 
+// sweepInputs checks the flags and the scenario and expands the grid, before anything runs.
+func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis, [][]scenarios.Override, analysis.Shard, error) {
+	var none analysis.Shard
+	if err := opts.check(); err != nil {
+		return nil, nil, nil, none, err
+	}
+	if opts.Jobs < 0 {
+		return nil, nil, nil, none, badInputf("--jobs %d: want 0 (all cores) or more", opts.Jobs)
+	}
+	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
+		return nil, nil, nil, none, err
+	}
+	shard, err := resolveShard(opts.Shard, opts.ShardSet, opts.Shards, os.Getenv)
+	if err != nil {
+		return nil, nil, nil, none, badInput(err)
+	}
+	base, err := scenarios.Load(opts.Scenario, opts.Sets)
+	if err != nil {
+		return nil, nil, nil, none, badInput(err)
+	}
+	axes := base.Sweep
+	if len(opts.Vary) > 0 {
+		if axes, err = parseVary(opts.Vary); err != nil {
+			return nil, nil, nil, none, badInput(err)
+		}
+	}
+	if err := scenarios.CheckSweepSize(axes, opts.Seeds); err != nil {
+		return nil, nil, nil, none, badInput(err)
+	}
+	points := scenarios.Expand(axes)
+	if len(points) == 0 {
+		return nil, nil, nil, none, badInputf("%s: no sweep grid; add a sweep block to the scenario, e.g. sweep: {recovery.retry.max_attempts: [1, 3, 5]}, or pass --vary path=v1,v2,...", base.Source.File)
+	}
+	return base, axes, points, shard, nil
+}
+
 // sweepStored is what a sweep stored in its folder.
 type sweepStored struct {
-	table        sweepTable
+	table        reports.SweepTable
 	ran, partial int // runs stored; of them, cut short
 }
 
@@ -286,10 +278,10 @@ func (st *sweepStored) message(dir string, all int) string {
 
 // storeSweep copies the finished runs of a batch and their grid parameters into the sweep
 // folder's database and reads the sweep table back.
-func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (sweepTable, error) {
+func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (reports.SweepTable, error) {
 	db, err := analysis.Create(folder.DBPath())
 	if err != nil {
-		return sweepTable{}, err
+		return reports.SweepTable{}, err
 	}
 	order := make([]int, len(specs))
 	for i := range order {
@@ -307,9 +299,9 @@ func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.Batc
 	}
 	if err := errors.Join(res.CopyRuns(ctx, db, order), analysis.WriteSweepParams(ctx, db, ran)); err != nil {
 		db.Close()
-		return sweepTable{}, err
+		return reports.SweepTable{}, err
 	}
-	table, err := readSweepTable(ctx, db, metrics)
+	table, err := reports.ReadSweepTable(ctx, db, metrics)
 	if cerr := db.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -378,164 +370,8 @@ func pointText(point []scenarios.Override, redact func(path, value string) strin
 func checkMetricNames(flag string, names []string) error {
 	for _, n := range names {
 		if !analysis.IsMetric(n) {
-			return fmt.Errorf("%s %s: unknown metric; want any of %s, or terminated_<reason>", flag, n, strings.Join(analysis.MetricNames, ", "))
+			return badInputf("%s %s: unknown metric; want any of %s, or terminated_<reason>", flag, n, strings.Join(analysis.MetricNames, ", "))
 		}
-	}
-	return nil
-}
-
-// sweepTable is the result of a sweep: per grid point its values and each chosen metric's
-// mean over the seeds with a 95% interval.
-type sweepTable struct {
-	Scenario string       `json:"scenario"`
-	Database string       `json:"database,omitempty"`
-	Points   int          `json:"grid_points,omitempty"` // of the whole grid
-	Seeds    int          `json:"seeds,omitempty"`
-	Shard    string       `json:"shard,omitempty"`
-	Metrics  []string     `json:"metrics"`
-	Rows     []sweepPoint `json:"points"`
-	// Provenance says how the sweep was made; merge checks shards against it.
-	Provenance *sweepProvenance `json:"provenance,omitempty"`
-}
-
-type sweepPoint struct {
-	Point   int                    `json:"point"`
-	Params  []sweepValue           `json:"params"`
-	RunIDs  []string               `json:"run_ids"`
-	Seeds   []uint64               `json:"seeds"`
-	Metrics map[string]sweepMetric `json:"metrics"`
-}
-
-type sweepValue struct {
-	Path  string `json:"path"`
-	Value string `json:"value"`
-}
-
-type sweepMetric struct {
-	Mean, Lo, Hi float64
-	N            int
-}
-
-func (m sweepMetric) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		Mean *float64 `json:"mean"`
-		Lo   *float64 `json:"lo"`
-		Hi   *float64 `json:"hi"`
-		N    int      `json:"n"`
-	}{jsonNum(m.Mean), jsonNum(m.Lo), jsonNum(m.Hi), m.N})
-}
-
-func jsonNum(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
-// readSweepTable builds the table from a database holding sweep runs (sweep_params), in
-// point order; intervals come from reports.MeanCI over each point's seeds.
-func readSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (sweepTable, error) {
-	t := sweepTable{Metrics: metrics}
-	runs, err := analysis.ListRuns(ctx, db)
-	if err != nil {
-		return t, err
-	}
-	all, err := db.AllMetrics(ctx)
-	if err != nil {
-		return t, err
-	}
-	byRun := map[string]analysis.Metrics{}
-	for _, m := range all {
-		byRun[m.RunID] = m
-	}
-	var rows []sweepPoint
-	at := map[int]int{}
-	for _, r := range runs {
-		if r.Point < 0 {
-			continue
-		}
-		i, ok := at[r.Point]
-		if !ok {
-			sp := sweepPoint{Point: r.Point, Metrics: map[string]sweepMetric{}}
-			for _, p := range r.Params {
-				sp.Params = append(sp.Params, sweepValue{p.Path, p.Value})
-			}
-			i = len(rows)
-			at[r.Point] = i
-			rows = append(rows, sp)
-		}
-		rows[i].RunIDs = append(rows[i].RunIDs, r.RunID)
-		rows[i].Seeds = append(rows[i].Seeds, r.Seed)
-	}
-	slices.SortStableFunc(rows, func(a, b sweepPoint) int { return a.Point - b.Point })
-	for i := range rows {
-		for mi, name := range metrics {
-			var vals []float64
-			for _, id := range rows[i].RunIDs {
-				if v, ok := byRun[id].Value(name); ok {
-					vals = append(vals, v)
-				}
-			}
-			mean, lo, hi := reports.MetricCI(name, vals, uint64(rows[i].Point*1000+mi))
-			rows[i].Metrics[name] = sweepMetric{Mean: mean, Lo: lo, Hi: hi, N: len(vals)}
-		}
-	}
-	t.Rows = rows
-	if t.Rows == nil {
-		t.Rows = []sweepPoint{} // an empty shard still lists its points: none
-	}
-	return t, nil
-}
-
-func (t sweepTable) writeJSON(w io.Writer) error { return reports.WriteJSON(w, t) }
-
-func (t sweepTable) writeText(w io.Writer) error {
-	runs := 0
-	for _, r := range t.Rows {
-		runs += len(r.RunIDs)
-	}
-	head := fmt.Sprintf("sweep %s: %s", t.Scenario, plural(len(t.Rows), "point", "points"))
-	if t.Shard != "" && t.Shard != "1/1" {
-		head += fmt.Sprintf(" (shard %s of a %d-point grid)", t.Shard, t.Points)
-	}
-	fmt.Fprintf(w, "%s, %s; mean over seeds with %d%% interval\n", head, plural(runs, "run", "runs"), int(reports.Confidence*100))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	var paths []string
-	if len(t.Rows) > 0 {
-		for _, p := range t.Rows[0].Params {
-			paths = append(paths, p.Path)
-		}
-	}
-	fmt.Fprint(tw, "point\t")
-	for _, p := range paths {
-		fmt.Fprintf(tw, "%s\t", p)
-	}
-	fmt.Fprint(tw, "seeds\t")
-	for _, m := range t.Metrics {
-		fmt.Fprintf(tw, "%s\t", m)
-	}
-	fmt.Fprintln(tw)
-	for _, r := range t.Rows {
-		fmt.Fprintf(tw, "%d\t", r.Point)
-		for _, p := range r.Params {
-			fmt.Fprintf(tw, "%s\t", p.Value)
-		}
-		fmt.Fprintf(tw, "%d\t", len(r.RunIDs))
-		for _, name := range t.Metrics {
-			m := r.Metrics[name]
-			cell := reports.Format(name, m.Mean)
-			if !math.IsNaN(m.Lo) {
-				cell += fmt.Sprintf(" [%s, %s]", reports.Format(name, m.Lo), reports.Format(name, m.Hi))
-			}
-			fmt.Fprintf(tw, "%s\t", cell)
-		}
-		fmt.Fprintln(tw)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if t.Database != "" {
-		fmt.Fprintf(w, "database: %s (run_id <name>-p<point>-s<seed>; table sweep_params)\n", t.Database)
 	}
 	return nil
 }

@@ -1,0 +1,63 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/mayday-sim/mayday/analysis"
+)
+
+// testHookRunDone, when set by a test, is called after each run of run, check and sweep
+// ends: a test cancels the context there to interrupt a command at a known point.
+var testHookRunDone func()
+
+// runBatch runs specs in parallel (jobs workers, 0 = all cores) with a progress line on a
+// terminal: runs done, rate and time left, and with perUnit > 1 also how many units (sweep
+// points, scenarios) have all their perUnit consecutive specs done; a single run shows its
+// investigations instead. Temporary worker databases go under dir ("" = the system's
+// temporary folder).
+func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
+	bar := newProgress(io, quiet, label, len(specs))
+	if len(specs) == 1 {
+		specs[0].Progress = bar.seed(0)
+	}
+	for i := range specs {
+		specs[i].Progress = mw.wrap(specs[i].Progress)
+	}
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	done, unitsDone := 0, 0
+	perUnitDone := map[int]int{}
+	b := analysis.Batch{Workers: jobs, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
+		done++
+		if perUnit > 1 {
+			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {
+				unitsDone++
+			}
+		}
+		if len(specs) > 1 {
+			detail := ""
+			if perUnit > 1 {
+				detail = fmt.Sprintf(" (%d/%d %s)", unitsDone, len(specs)/perUnit, unit)
+			}
+			bar.step(done, detail)
+		}
+		if testHookRunDone != nil {
+			testHookRunDone()
+		}
+	}}
+	res, err := b.Run(ctx, specs)
+	bar.done()
+	if res != nil {
+		for _, s := range res.Stale {
+			fmt.Fprintln(io.ErrOut, "mayday:", s)
+		}
+	}
+	return res, err
+}
