@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/metric"
 )
 
-// Metrics is one row of the `metrics` view: every metric of design section 5 for one run.
+// Metrics is one row of the `metrics` view: every metric of docs/metrics.md for one run.
 // The SQL in views/*.sql is the definition; this struct only carries its values.
 //
 // A ratio whose denominator is zero (no completion, no failed attempt, no recovery episode,
@@ -58,13 +58,10 @@ type Metrics struct {
 	TerminationReasons map[string]int64 `json:"termination_reasons"`
 }
 
-// MetricNames lists the metrics in design order (section 5), then the counts behind the
-// rates. Each is a column of the `metrics` view and a key of Metrics' JSON.
-var MetricNames = append(slices.Clone(scenarios.Metrics), "started", "completed", "terminated")
-
-// reasonPrefix names a per-reason termination count in Value, IsMetric and Better:
-// "terminated_policy_violation" is TerminationReasons["policy_violation"].
-const reasonPrefix = "terminated_"
+// MetricNames lists the metrics in the order of the table in package metric: the metrics
+// of docs/metrics.md, then the counts behind the rates. Each is a column of the `metrics`
+// view and a key of Metrics' JSON.
+var MetricNames = metric.Names()
 
 // metricIndex maps a metric name to its field index in Metrics.
 var metricIndex = func() map[string]int {
@@ -88,15 +85,9 @@ func jsonName(f reflect.StructField) string {
 
 // IsMetric reports whether name is a metric Value knows: one of MetricNames, or
 // "terminated_<reason>" for any termination reason.
-func IsMetric(name string) bool {
-	if slices.Contains(MetricNames, name) {
-		return true
-	}
-	reason, ok := strings.CutPrefix(name, reasonPrefix)
-	return ok && reason != ""
-}
+func IsMetric(name string) bool { return metric.Known(name) }
 
-// Value returns the metric called name (a design name from MetricNames, or
+// Value returns the metric called name (one of MetricNames, or
 // "terminated_<reason>"). ok is false when the name is not a metric, or when the metric is
 // undefined for this run (its denominator is zero); the value is then NaN.
 func (m Metrics) Value(name string) (v float64, ok bool) {
@@ -109,7 +100,7 @@ func (m Metrics) Value(name string) (v float64, ok bool) {
 		}
 		return v, !math.IsNaN(v)
 	}
-	if reason, found := strings.CutPrefix(name, reasonPrefix); found && reason != "" {
+	if reason, found := strings.CutPrefix(name, metric.ReasonPrefix); found && reason != "" {
 		return float64(m.TerminationReasons[reason]), true
 	}
 	return math.NaN(), false
@@ -117,29 +108,9 @@ func (m Metrics) Value(name string) (v float64, ok bool) {
 
 // Better says which direction of a metric is an improvement of the recovery policy: +1 when
 // higher is better, −1 when lower is better, 0 when the metric describes the scenario rather
-// than the policy (started, events, correlated_failure_share) or the name is unknown.
-// A CI gate flags a change against this direction as a regression.
-func Better(name string) int {
-	switch name {
-	case "completion_rate", "correct_completion_rate", "validation_pass_rate", "completed",
-		"full_scope_completion_rate":
-		return +1
-	case "retry_amplification", "duplicate_side_effects", "discarded_results",
-		"median_recovery_time", "p95_recovery_time", "human_intervention_rate",
-		"terminated_rate", "tokens_per_completion", "compute_per_completion",
-		"wasted_compute_ratio", "makespan", "terminated",
-		"goodput_recovery_time", "wasted_token_ratio",
-		"median_pending_time", "backlog_growth", "peak_backlog",
-		"cost_per_completion", "wasted_cost_ratio":
-		return -1
-	case "correlated_failure_share", "events", "started":
-		return 0
-	}
-	if reason, ok := strings.CutPrefix(name, reasonPrefix); ok && reason != "" {
-		return -1
-	}
-	return 0
-}
+// than the policy or the name is unknown (the table in package metric). A CI gate flags a
+// change against this direction as a regression.
+func Better(name string) int { return int(metric.Better(name)) }
 
 // MarshalJSON writes the metrics in field order, with undefined (NaN) values as null, which
 // encoding/json would otherwise refuse.

@@ -14,11 +14,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 )
 
 // FamilyConfidence is the confidence with which all intervals of one comparison hold
 // together; CompareResamples is the bootstrap resample count of a comparison. Bonferroni
-// intervals sit far in the tails (99.8% for 24 metrics), so they need many more resamples
+// intervals sit far in the tails (99.8% for two dozen metrics), so they need many more resamples
 // than a single 95% interval to place their ends steadily.
 const (
 	FamilyConfidence = 0.95
@@ -87,24 +88,9 @@ func MetricCI(metric string, values []float64, seed uint64) (mean, lo, hi float6
 	return mean, lo, hi
 }
 
-// Clamp narrows an interval of a metric's mean to the values the metric can take: every
-// metric is >= 0, retry_amplification >= 1, and rates, ratios and shares are <= 1. The true
-// mean lies in that range, so cutting the interval there loses no coverage; it only removes
-// the part that widening a symmetric interval pushed past a bound (a negative rate).
-func Clamp(metric string, lo, hi float64) (float64, float64) {
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		return lo, hi
-	}
-	floor := 0.0
-	if metric == "retry_amplification" {
-		floor = 1
-	}
-	lo, hi = math.Max(lo, floor), math.Max(hi, floor)
-	if strings.HasSuffix(metric, "_rate") || strings.HasSuffix(metric, "_ratio") || strings.HasSuffix(metric, "_share") {
-		lo, hi = math.Min(lo, 1), math.Min(hi, 1)
-	}
-	return lo, hi
-}
+// Clamp narrows an interval of a metric's mean to the values the metric can take (its
+// range in the table of package metric).
+func Clamp(name string, lo, hi float64) (float64, float64) { return metric.Clamp(name, lo, hi) }
 
 // tOverZ is the ratio of Student's t quantile (df degrees of freedom) to the normal quantile
 // at the two-sided level conf: how much wider a t interval is than a z interval.
@@ -126,7 +112,7 @@ type Sample struct {
 	Values map[string][]float64 `json:"-"`
 }
 
-// CompareOptions tunes Compare; the zero value compares the metrics of design section 5 at
+// CompareOptions tunes Compare; the zero value compares SectionFiveMetrics at
 // FamilyConfidence with CompareResamples resamples, paired by seed when possible.
 type CompareOptions struct {
 	Metrics   []string
@@ -248,7 +234,7 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 		d.Verdict = VerdictTooFewSeeds
 	case d.Lo > 0 || d.Hi < 0:
 		d.Verdict = VerdictDiffers
-		switch dir := analysis.Better(name); {
+		switch dir := metric.Better(name); {
 		case dir == 0:
 		case (d.Diff > 0) == (dir > 0):
 			d.Better = "b"
@@ -261,18 +247,9 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 	return d
 }
 
-// SectionFiveMetrics are the metrics a comparison covers by default: those of design
-// section 5 (analysis.MetricNames without the counts behind the rates).
-func SectionFiveMetrics() []string {
-	var out []string
-	for _, n := range analysis.MetricNames {
-		if n == "started" || n == "completed" || n == "terminated" {
-			continue
-		}
-		out = append(out, n)
-	}
-	return out
-}
+// SectionFiveMetrics are the metrics a comparison covers by default: the table's metrics
+// without the counts behind the rates (metric.Compared).
+func SectionFiveMetrics() []string { return metric.Compared() }
 
 func definedValues(x []float64) []float64 {
 	out := make([]float64, 0, len(x))
