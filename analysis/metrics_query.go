@@ -91,14 +91,15 @@ func scanMetrics(rows *sql.Rows) (Metrics, error) {
 	if err := rows.Scan(dest...); err != nil {
 		return m, fmt.Errorf("analysis: reading the metrics view: %w", err)
 	}
-	for i, name := range MetricNames {
-		v := math.NaN()
+	vals := make([]float64, len(MetricNames))
+	for i := range floats {
+		vals[i] = math.NaN()
 		if floats[i].Valid {
-			v = floats[i].Float64
+			vals[i] = floats[i].Float64
 		}
-		if err := m.set(name, v); err != nil {
-			return m, err
-		}
+	}
+	if err := metricValues(&m, vals); err != nil {
+		return m, err
 	}
 	return m, nil
 }

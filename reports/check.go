@@ -9,7 +9,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -177,7 +177,7 @@ type BaselineResult struct {
 	Metric    string
 	Baseline  float64 // NaN when the baseline has no value
 	Value     float64 // NaN when undefined now
-	Direction int     // analysis.Better
+	Direction int     // metric.Better
 	// Allowed is how far the metric may move in its worse direction: an absolute tolerance
 	// from the scenario's `tolerances`, else Relative × |Baseline|.
 	Allowed  float64
@@ -236,7 +236,7 @@ func (r BaselineResult) MarshalJSON() ([]byte, error) {
 	}{r.Metric, jsonFloat(r.Baseline), jsonFloat(r.Value), r.Direction, r.Allowed, r.Absolute, r.Pass, r.Message()})
 }
 
-// CheckBaseline compares each metric with a direction (analysis.Better) against the
+// CheckBaseline compares each metric with a direction (metric.Better) against the
 // baseline summary: it fails when the metric moved in its worse direction by more than the
 // tolerance, an absolute one from tols (the scenario's `tolerances`, in the metric's unit)
 // or else relative × |baseline|. A baseline of zero with no absolute tolerance therefore
@@ -245,7 +245,7 @@ func (r BaselineResult) MarshalJSON() ([]byte, error) {
 func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Tolerance) []BaselineResult {
 	var out []BaselineResult
 	for _, name := range SectionFiveMetrics() {
-		dir := analysis.Better(name)
+		dir := int(metric.Better(name))
 		if dir == 0 {
 			continue
 		}

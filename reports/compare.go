@@ -142,7 +142,7 @@ type MetricDiff struct {
 	Lo      float64 `json:"lo"`   // interval of Diff at Comparison.Each; NaN when none
 	Hi      float64 `json:"hi"`
 	Verdict string  `json:"verdict"`
-	// Better is "a" or "b" when the metric differs and has a direction (analysis.Better),
+	// Better is "a" or "b" when the metric differs and has a direction (metric.Better),
 	// the side whose value is the improvement; "" otherwise.
 	Better string `json:"better,omitempty"`
 }

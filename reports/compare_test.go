@@ -95,7 +95,7 @@ func TestCompareFamilyWiseErrorUnderNull(t *testing.T) {
 
 // A true difference of 5 standard deviations between sides of 5 values each is far beyond
 // the Bonferroni interval's half-width (about t(8, 0.9984)·sqrt(2/5) ≈ 2.6 deviations), so
-// it is marked, and the side whose value is better per analysis.Better is named.
+// it is marked, and the side whose value is better per metric.Better is named.
 func TestCompareMarksARealDifference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	a := Sample{Label: "a", Values: map[string][]float64{

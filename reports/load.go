@@ -271,7 +271,7 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 		r.Terminations = append(r.Terminations, Count{Key: k, N: reasons[k]})
 	}
 	slices.SortStableFunc(r.Terminations, func(a, b Count) int { return cmp.Compare(b.N, a.N) })
-	r.Makespan = ms[0].Makespan
+	r.Makespan = ms[0].Get("makespan")
 	setCost(r, ms[0])
 	return r, nil
 }
@@ -505,8 +505,8 @@ func loadWaste(ctx context.Context, q *sql.DB, id string, r *Run) error {
 // completions as compute_per_completion, so that the parts add up to it.
 func setCost(r *Run, m analysis.Metrics) {
 	k := &r.Cost
-	k.Tokens, k.Compute, k.Wasted = m.TokensPerCompletion, m.ComputePerCompletion, m.WastedComputeRatio
-	completed := float64(m.Completed)
+	k.Tokens, k.Compute, k.Wasted = m.Get("tokens_per_completion"), m.Get("compute_per_completion"), m.Get("wasted_compute_ratio")
+	completed := float64(m.Get("completed"))
 	if completed == 0 {
 		k.Duplicate, k.Discarded, k.Incomplete = math.NaN(), math.NaN(), math.NaN()
 		return
