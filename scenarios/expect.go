@@ -90,11 +90,17 @@ func (e Expectation) Holds(x float64) bool {
 }
 
 // String is the expectation as the user wrote it, after the metric's name, e.g.
-// `makespan <= 5m`; without that text (an Expectation built in code), `metric op value`.
+// `makespan <= 5m`; without that text (an Expectation built in code), Canonical.
 func (e Expectation) String() string {
 	if t := strings.TrimSpace(e.Text); t != "" {
 		return e.Metric + " " + t
 	}
+	return e.Canonical()
+}
+
+// Canonical is the expectation as `metric op value` with the bound as a plain number
+// (seconds for a duration), e.g. `makespan <= 300`: the stable form machine output uses.
+func (e Expectation) Canonical() string {
 	if e.Op == "between" {
 		return fmt.Sprintf("%s between %s and %s", e.Metric, fmtNumber(e.Value), fmtNumber(e.Upper))
 	}
