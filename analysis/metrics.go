@@ -22,6 +22,9 @@ type Metrics struct {
 	// TerminationReasons counts terminated root investigations by reason ("unspecified"
 	// when the engine gave none). Its values sum to the terminated count.
 	TerminationReasons map[string]int64
+	// Currency is the currency of the money metrics, from the run's prices; "" when
+	// unpriced. Text output prints it; JSON leaves it out (summary.json has its own).
+	Currency string
 
 	values []float64 // by metric.Index; nil reads as all zero
 }

@@ -73,11 +73,16 @@ prices:
 			t.Errorf("growth %v: cost_per_completion %.9f, wasted_cost_ratio %v; want %.9f and 0", g, m.Get("cost_per_completion"), m.Get("wasted_cost_ratio"), w)
 		}
 		t.Logf("growth %v: cost_per_completion %.6f EUR (closed form %.6f)", g, m.Get("cost_per_completion"), want(g))
+		if m.Currency != "EUR" {
+			t.Errorf("growth %v: currency %q, want EUR from prices.currency", g, m.Currency)
+		}
 	}
 	// Unpriced: undefined, not 0.
 	sc, _ := scenarios.Parse("free.yaml", []byte("name: free\ntools: {svc: {}}\n"), nil)
 	if m := runMetrics(t, sc); !math.IsNaN(m.Get("cost_per_completion")) || !math.IsNaN(m.Get("wasted_cost_ratio")) {
 		t.Errorf("unpriced run: cost_per_completion %v, wasted_cost_ratio %v; want NULL", m.Get("cost_per_completion"), m.Get("wasted_cost_ratio"))
+	} else if m.Currency != "" {
+		t.Errorf("unpriced run: currency %q, want none", m.Currency)
 	}
 }
 

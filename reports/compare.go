@@ -110,6 +110,8 @@ type Sample struct {
 	// Values holds, per metric, one value per run in RunIDs order; NaN where the metric is
 	// undefined for that run (its denominator is zero).
 	Values map[string][]float64 `json:"-"`
+	// Currency is the currency of the money metrics ("" when unpriced), for text output.
+	Currency string `json:"-"`
 }
 
 // CompareOptions tunes Compare; the zero value compares SectionFiveMetrics at
@@ -326,7 +328,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 		case VerdictNotMeasured, VerdictTooFewSeeds, VerdictNoDifference:
 			iv = d.Verdict
 		default:
-			iv = fmt.Sprintf("[%s, %s]", signedValue(d.Metric, d.Lo), signedValue(d.Metric, d.Hi))
+			iv = fmt.Sprintf("[%s, %s]", c.signed(d.Metric, d.Lo), c.signed(d.Metric, d.Hi))
 		}
 		mark := ""
 		if d.Significant() {
@@ -335,11 +337,11 @@ func (c Comparison) WriteText(w io.Writer) error {
 				mark += " " + strings.ToUpper(d.Better) + " better"
 			}
 		}
-		diff := signedValue(d.Metric, d.Diff)
+		diff := c.signed(d.Metric, d.Diff)
 		if d.Verdict == VerdictNotMeasured {
 			diff = "n/a"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, Format(d.Metric, d.A), Format(d.Metric, d.B), diff, iv, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, c.format(d.Metric, d.A), c.format(d.Metric, d.B), diff, iv, mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -425,9 +427,18 @@ func jsonFloat(v float64) *float64 {
 	return &v
 }
 
+// format prints a value with its unit, and money with the currency when both sides agree.
+func (c Comparison) format(name string, v float64) string {
+	cur := c.A.Currency
+	if c.B.Currency != cur {
+		cur = ""
+	}
+	return metric.FormatMoney(name, v, cur)
+}
+
 // signed formats a difference with its sign.
-func signedValue(name string, v float64) string {
-	s := Format(name, v)
+func (c Comparison) signed(name string, v float64) string {
+	s := c.format(name, v)
 	if v > 0 {
 		return "+" + s
 	}

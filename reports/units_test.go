@@ -69,3 +69,18 @@ func TestCheckEchoesExpectation(t *testing.T) {
 		t.Errorf("Canonical() = %q", e.Canonical())
 	}
 }
+
+// compare prints money with the currency only when both sides are in the same one.
+func TestCompareCurrency(t *testing.T) {
+	c := Comparison{A: Sample{Currency: "USD"}, B: Sample{Currency: "USD"}}
+	if got := c.signed("cost_per_completion", 0.25); got != "+0.2500 USD" {
+		t.Errorf("same currency: %q, want +0.2500 USD", got)
+	}
+	c.B.Currency = "EUR"
+	if got := c.format("cost_per_completion", 0.25); got != "0.2500" {
+		t.Errorf("two currencies: %q, want a bare number", got)
+	}
+	if got := c.format("makespan", 90); got != "1m30s" {
+		t.Errorf("makespan: %q, want 1m30s", got)
+	}
+}

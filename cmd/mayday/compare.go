@@ -149,7 +149,8 @@ func loadSample(ctx context.Context, db *analysis.DB, label string, point int, f
 	for _, m := range all {
 		byRun[m.RunID] = m
 	}
-	s := reports.Sample{Label: label, Scenario: runs[0].Scenario, Values: map[string][]float64{}}
+	s := reports.Sample{Label: label, Scenario: runs[0].Scenario, Values: map[string][]float64{},
+		Currency: byRun[runs[0].RunID].Currency}
 	for _, r := range runs {
 		s.RunIDs = append(s.RunIDs, r.RunID)
 		s.Seeds = append(s.Seeds, r.Seed)
