@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/mayday
 # Packages that never link DuckDB are cheap enough to test with the race detector.
-PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/...
+PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 

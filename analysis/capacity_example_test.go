@@ -73,25 +73,25 @@ func TestCapacityCrunchAblation(t *testing.T) {
 		noShed := runCrunch(t, seed, "tools.backtest.queue_limit=0")
 		noCrash := runCrunch(t, seed, "faults=[{id: model-brownout, kind: brownout, tool: model, at: 2h, for: 20m, probability: 0.3, slowdown: 2}]")
 		b := base.m
-		t.Logf("seed %d base: pending %.0f s, backlog_growth %.1f/h, peak %d, completion %.3f, makespan %.0f s, cost %.4f, rate_limited %d, shed %d, crashes %d",
-			seed, b.MedianPendingTime, b.BacklogGrowth, b.PeakBacklog, b.CompletionRate, b.Makespan, b.CostPerCompletion, base.rateLimited, base.overload, base.crashes)
+		t.Logf("seed %v base: pending %.0f s, backlog_growth %.1f/h, peak %v, completion %.3f, makespan %.0f s, cost %.4f, rate_limited %v, shed %v, crashes %v",
+			seed, b.Get("median_pending_time"), b.Get("backlog_growth"), b.Get("peak_backlog"), b.Get("completion_rate"), b.Get("makespan"), b.Get("cost_per_completion"), base.rateLimited, base.overload, base.crashes)
 		t.Logf("seed %d unlimited workers: pending %.0f s, completion %.3f, makespan %.0f s, rate_limited %d, shed %d",
-			seed, unlimited.m.MedianPendingTime, unlimited.m.CompletionRate, unlimited.m.Makespan, unlimited.rateLimited, unlimited.overload)
+			seed, unlimited.m.Get("median_pending_time"), unlimited.m.Get("completion_rate"), unlimited.m.Get("makespan"), unlimited.rateLimited, unlimited.overload)
 		t.Logf("seed %d tight model: pending %.0f s, backlog_growth %.1f/h, rate_limited %d; growth 1: cost %.4f; no queue_limit: shed %d; no zone crash: crashes %d",
-			seed, tight.m.MedianPendingTime, tight.m.BacklogGrowth, tight.rateLimited, flat.m.CostPerCompletion, noShed.overload, noCrash.crashes)
-		if !(b.BacklogGrowth > 0 && b.PeakBacklog > 100) {
-			t.Errorf("seed %d: backlog_growth %.1f, peak %d; want the fleet falling behind", seed, b.BacklogGrowth, b.PeakBacklog)
+			seed, tight.m.Get("median_pending_time"), tight.m.Get("backlog_growth"), tight.rateLimited, flat.m.Get("cost_per_completion"), noShed.overload, noCrash.crashes)
+		if !(b.Get("backlog_growth") > 0 && b.Get("peak_backlog") > 100) {
+			t.Errorf("seed %v: backlog_growth %.1f, peak %v; want the fleet falling behind", seed, b.Get("backlog_growth"), b.Get("peak_backlog"))
 		}
 		u := unlimited.m
-		if !(b.MedianPendingTime > 0 && u.MedianPendingTime == 0 && unlimited.rateLimited > base.rateLimited &&
-			unlimited.overload > base.overload && u.CompletionRate < b.CompletionRate && u.Makespan > b.Makespan) {
+		if !(b.Get("median_pending_time") > 0 && u.Get("median_pending_time") == 0 && unlimited.rateLimited > base.rateLimited &&
+			unlimited.overload > base.overload && u.Get("completion_rate") < b.Get("completion_rate") && u.Get("makespan") > b.Get("makespan")) {
 			t.Errorf("seed %d: workers do not protect the shared services: base %+v, unlimited %+v", seed, base, unlimited)
 		}
-		if !(tight.rateLimited > base.rateLimited && tight.m.MedianPendingTime > b.MedianPendingTime && tight.m.BacklogGrowth > b.BacklogGrowth) {
+		if !(tight.rateLimited > base.rateLimited && tight.m.Get("median_pending_time") > b.Get("median_pending_time") && tight.m.Get("backlog_growth") > b.Get("backlog_growth")) {
 			t.Errorf("seed %d: a tighter model limit does not slow the fleet: base %+v, tight %+v", seed, base, tight)
 		}
-		if !(b.CostPerCompletion > flat.m.CostPerCompletion) {
-			t.Errorf("seed %d: cost_per_completion %.4f with growth, %.4f without", seed, b.CostPerCompletion, flat.m.CostPerCompletion)
+		if !(b.Get("cost_per_completion") > flat.m.Get("cost_per_completion")) {
+			t.Errorf("seed %d: cost_per_completion %.4f with growth, %.4f without", seed, b.Get("cost_per_completion"), flat.m.Get("cost_per_completion"))
 		}
 		if !(base.overload > 0 && noShed.overload == 0) {
 			t.Errorf("seed %d: shed attempts %d with queue_limit, %d without", seed, base.overload, noShed.overload)

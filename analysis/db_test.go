@@ -122,3 +122,29 @@ func TestOpenReadOnly(t *testing.T) {
 		t.Errorf("reading a read-only database: %v %v", rows, err)
 	}
 }
+
+// The metrics view has exactly the columns of the metric table (metric.All) besides run_id
+// and termination_reasons: a metric added to one and not the other fails here. (The view
+// keeps its own column order, which `SELECT *` users see.)
+func TestMetricsViewMatchesTable(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, rows, err := db.Query(context.Background(),
+		"SELECT column_name FROM information_schema.columns WHERE table_name = 'metrics' ORDER BY ordinal_position")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r[0].(string))
+	}
+	want := slices.Concat([]string{"run_id", "termination_reasons"}, MetricNames)
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("the metrics view has columns\n%v\nthe metric table says\n%v", got, want)
+	}
+}

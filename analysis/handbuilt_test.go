@@ -93,11 +93,11 @@ func TestEpisodesFromTheFirstSignOfTrouble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.MedianRecoveryTime != 67.5 || m.FullScopeCompletionRate != 0.5 {
-		t.Errorf("median_recovery_time %v (want 67.5), full_scope_completion_rate %v (want 0.5)", m.MedianRecoveryTime, m.FullScopeCompletionRate)
+	if m.Get("median_recovery_time") != 67.5 || m.Get("full_scope_completion_rate") != 0.5 {
+		t.Errorf("median_recovery_time %v (want 67.5), full_scope_completion_rate %v (want 0.5)", m.Get("median_recovery_time"), m.Get("full_scope_completion_rate"))
 	}
-	if !math.IsNaN(m.GoodputRecoveryTime) {
-		t.Errorf("no fault window: goodput_recovery_time %v, want NULL", m.GoodputRecoveryTime)
+	if !math.IsNaN(m.Get("goodput_recovery_time")) {
+		t.Errorf("no fault window: goodput_recovery_time %v, want NULL", m.Get("goodput_recovery_time"))
 	}
 }
 
@@ -157,8 +157,8 @@ func TestIncidentIncludesGuardedTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(m.CorrelatedFailureShare-100.0/110) > 1e-12 {
-		t.Errorf("correlated_failure_share %v, want 100/110", m.CorrelatedFailureShare)
+	if math.Abs(m.Get("correlated_failure_share")-100.0/110) > 1e-12 {
+		t.Errorf("correlated_failure_share %v, want 100/110", m.Get("correlated_failure_share"))
 	}
 }
 
@@ -210,7 +210,7 @@ func TestGoodputRecoveryTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g := m.GoodputRecoveryTime; !(g == tc.want || math.IsNaN(g) && math.IsNaN(tc.want)) {
+		if g := m.Get("goodput_recovery_time"); !(g == tc.want || math.IsNaN(g) && math.IsNaN(tc.want)) {
 			t.Errorf("%s: goodput_recovery_time %v, want %v", tc.run, g, tc.want)
 		}
 	}
@@ -255,8 +255,8 @@ func TestWastedTokenRatio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := 1400.0 / 1600; math.Abs(m.WastedTokenRatio-want) > 1e-12 {
-		t.Errorf("wasted_token_ratio %v, want %v", m.WastedTokenRatio, want)
+	if want := 1400.0 / 1600; math.Abs(m.Get("wasted_token_ratio")-want) > 1e-12 {
+		t.Errorf("wasted_token_ratio %v, want %v", m.Get("wasted_token_ratio"), want)
 	}
 	if w, all := refWastedTokens(&c, map[int64]*record.Investigation{1: &c.Investigations[0], 2: &c.Investigations[1]}); w != 1400 || all != 1600 {
 		t.Errorf("reference: %v of %v wasted, want 1400 of 1600", w, all)

@@ -42,8 +42,8 @@ func BenchmarkPeakMemory100k(b *testing.B) {
 		if err := db.Close(); err != nil {
 			b.Fatal(err)
 		}
-		if out.Metrics.Started != 100_000 {
-			b.Fatalf("started %d investigations, want 100000", out.Metrics.Started)
+		if out.Metrics.Get("started") != 100_000 {
+			b.Fatalf("started %v investigations, want 100000", out.Metrics.Get("started"))
 		}
 		events = out.Sim.Events
 	}

@@ -5,202 +5,152 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/metric"
 )
 
-// Metrics is one row of the `metrics` view: every metric of design section 5 for one run.
-// The SQL in views/*.sql is the definition; this struct only carries its values.
+// Metrics is one row of the `metrics` view: every metric of the table in package metric
+// for one run. The SQL in views/*.sql is the definition; Metrics only carries its values,
+// by name, so a new metric needs no change here.
 //
 // A ratio whose denominator is zero (no completion, no failed attempt, no recovery episode,
 // ...) is undefined: NULL in SQL, NaN here, null in JSON, and Value reports it as absent.
 type Metrics struct {
-	RunID string `json:"run_id"`
-
-	CompletionRate        float64 `json:"completion_rate"`
-	CorrectCompletionRate float64 `json:"correct_completion_rate"`
-	ValidationPassRate    float64 `json:"validation_pass_rate"`
-	RetryAmplification    float64 `json:"retry_amplification"`
-	DuplicateSideEffects  int64   `json:"duplicate_side_effects"`
-	DiscardedResults      int64   `json:"discarded_results"`
-	MedianRecoveryTime    float64 `json:"median_recovery_time"` // seconds
-	P95RecoveryTime       float64 `json:"p95_recovery_time"`    // seconds
-	// GoodputRecoveryTime is NaN (null) when goodput never came back, or without a fault window.
-	GoodputRecoveryTime     float64 `json:"goodput_recovery_time"` // seconds
-	FullScopeCompletionRate float64 `json:"full_scope_completion_rate"`
-	HumanInterventionRate   float64 `json:"human_intervention_rate"`
-	TerminatedRate          float64 `json:"terminated_rate"`
-	TokensPerCompletion     float64 `json:"tokens_per_completion"`
-	ComputePerCompletion    float64 `json:"compute_per_completion"` // compute-unit seconds
-	WastedComputeRatio      float64 `json:"wasted_compute_ratio"`
-	WastedTokenRatio        float64 `json:"wasted_token_ratio"`
-	CorrelatedFailureShare  float64 `json:"correlated_failure_share"`
-	Makespan                float64 `json:"makespan"` // seconds of simulated time
-	Events                  int64   `json:"events"`
-
-	// capacity
-	MedianPendingTime float64 `json:"median_pending_time"` // seconds
-	BacklogGrowth     float64 `json:"backlog_growth"`      // roots per hour
-	PeakBacklog       int64   `json:"peak_backlog"`
-
-	// money, in the scenario's currency
-	CostPerCompletion float64 `json:"cost_per_completion"`
-	WastedCostRatio   float64 `json:"wasted_cost_ratio"`
-
-	Started    int64 `json:"started"`
-	Completed  int64 `json:"completed"`
-	Terminated int64 `json:"terminated"`
+	RunID string
 	// TerminationReasons counts terminated root investigations by reason ("unspecified"
-	// when the engine gave none). Its values sum to Terminated.
-	TerminationReasons map[string]int64 `json:"termination_reasons"`
+	// when the engine gave none). Its values sum to the terminated count.
+	TerminationReasons map[string]int64
+	// Currency is the currency of the money metrics, from the run's prices; "" when
+	// unpriced. Text output prints it; JSON leaves it out (summary.json has its own).
+	Currency string
+
+	values []float64 // by metric.Index; nil reads as all zero
 }
 
-// MetricNames lists the metrics in design order (section 5), then the counts behind the
-// rates. Each is a column of the `metrics` view and a key of Metrics' JSON.
-var MetricNames = append(slices.Clone(scenarios.Metrics), "started", "completed", "terminated")
-
-// reasonPrefix names a per-reason termination count in Value, IsMetric and Better:
-// "terminated_policy_violation" is TerminationReasons["policy_violation"].
-const reasonPrefix = "terminated_"
-
-// metricIndex maps a metric name to its field index in Metrics.
-var metricIndex = func() map[string]int {
-	t := reflect.TypeFor[Metrics]()
-	idx := make(map[string]int, t.NumField())
-	for i := range t.NumField() {
-		idx[jsonName(t.Field(i))] = i
-	}
-	for _, name := range MetricNames {
-		if _, ok := idx[name]; !ok {
-			panic("analysis: metric " + name + " has no field in Metrics")
-		}
-	}
-	return idx
-}()
-
-func jsonName(f reflect.StructField) string {
-	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-	return name
-}
+// MetricNames lists the metrics in the order of the table in package metric: the metrics
+// of docs/metrics.md, then the counts behind the rates. Each is a column of the `metrics`
+// view and a key of Metrics' JSON.
+var MetricNames = metric.Names()
 
 // IsMetric reports whether name is a metric Value knows: one of MetricNames, or
 // "terminated_<reason>" for any termination reason.
-func IsMetric(name string) bool {
-	if slices.Contains(MetricNames, name) {
-		return true
-	}
-	reason, ok := strings.CutPrefix(name, reasonPrefix)
-	return ok && reason != ""
-}
+func IsMetric(name string) bool { return metric.Known(name) }
 
-// Value returns the metric called name (a design name from MetricNames, or
-// "terminated_<reason>"). ok is false when the name is not a metric, or when the metric is
-// undefined for this run (its denominator is zero); the value is then NaN.
+// Value returns the metric called name (one of MetricNames, or "terminated_<reason>"). ok
+// is false when the name is not a metric, or when the metric is undefined for this run (its
+// denominator is zero); the value is then NaN.
 func (m Metrics) Value(name string) (v float64, ok bool) {
-	if i, found := metricIndex[name]; found && slices.Contains(MetricNames, name) {
-		switch f := reflect.ValueOf(m).Field(i); f.Kind() {
-		case reflect.Float64:
-			v = f.Float()
-		case reflect.Int64:
-			v = float64(f.Int())
+	if i := metric.Index(name); i >= 0 {
+		if m.values != nil {
+			v = m.values[i]
 		}
 		return v, !math.IsNaN(v)
 	}
-	if reason, found := strings.CutPrefix(name, reasonPrefix); found && reason != "" {
+	if reason, found := strings.CutPrefix(name, metric.ReasonPrefix); found && reason != "" {
 		return float64(m.TerminationReasons[reason]), true
 	}
 	return math.NaN(), false
 }
 
-// Better says which direction of a metric is an improvement of the recovery policy: +1 when
-// higher is better, −1 when lower is better, 0 when the metric describes the scenario rather
-// than the policy (started, events, correlated_failure_share) or the name is unknown.
-// A CI gate flags a change against this direction as a regression.
-func Better(name string) int {
-	switch name {
-	case "completion_rate", "correct_completion_rate", "validation_pass_rate", "completed",
-		"full_scope_completion_rate":
-		return +1
-	case "retry_amplification", "duplicate_side_effects", "discarded_results",
-		"median_recovery_time", "p95_recovery_time", "human_intervention_rate",
-		"terminated_rate", "tokens_per_completion", "compute_per_completion",
-		"wasted_compute_ratio", "makespan", "terminated",
-		"goodput_recovery_time", "wasted_token_ratio",
-		"median_pending_time", "backlog_growth", "peak_backlog",
-		"cost_per_completion", "wasted_cost_ratio":
-		return -1
-	case "correlated_failure_share", "events", "started":
-		return 0
-	}
-	if reason, ok := strings.CutPrefix(name, reasonPrefix); ok && reason != "" {
-		return -1
-	}
-	return 0
+// Get is Value without the flag: NaN when undefined or not a metric.
+func (m Metrics) Get(name string) float64 {
+	v, _ := m.Value(name)
+	return v
 }
 
-// MarshalJSON writes the metrics in field order, with undefined (NaN) values as null, which
-// encoding/json would otherwise refuse.
+// Set stores the value of the metric called name, one of MetricNames; a count must be a
+// whole number. Metrics is a value: Set copies the values, so a copy made before it keeps
+// its own.
+func (m *Metrics) Set(name string, v float64) error {
+	i := metric.Index(name)
+	if i < 0 {
+		return fmt.Errorf("analysis: %s is not a metric", name)
+	}
+	if all := metric.All[i]; all.Unit == metric.Count && v != math.Trunc(v) {
+		return fmt.Errorf("analysis: metric %s = %v, want a whole count", name, v)
+	}
+	vals := make([]float64, len(metric.All))
+	copy(vals, m.values)
+	vals[i] = v
+	m.values = vals
+	return nil
+}
+
+// MarshalJSON writes run_id, the metrics in table order and termination_reasons, with
+// undefined (NaN) values as null, which encoding/json would otherwise refuse.
 func (m Metrics) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
-	buf.WriteByte('{')
-	v := reflect.ValueOf(m)
-	t := v.Type()
-	for i := range t.NumField() {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		key, _ := json.Marshal(jsonName(t.Field(i)))
+	id, _ := json.Marshal(m.RunID)
+	buf.WriteString(`{"run_id":`)
+	buf.Write(id)
+	for _, name := range MetricNames {
+		key, _ := json.Marshal(name)
+		buf.WriteByte(',')
 		buf.Write(key)
 		buf.WriteByte(':')
-		val := v.Field(i).Interface()
-		if f, ok := val.(float64); ok && (math.IsNaN(f) || math.IsInf(f, 0)) {
-			val = nil
+		v, _ := m.Value(name)
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			buf.WriteString("null")
+			continue
 		}
-		b, err := json.Marshal(val)
+		b, err := json.Marshal(v)
 		if err != nil {
-			return nil, fmt.Errorf("analysis: metric %s: %w", jsonName(t.Field(i)), err)
+			return nil, fmt.Errorf("analysis: metric %s: %w", name, err)
 		}
 		buf.Write(b)
 	}
+	reasons, err := json.Marshal(m.TerminationReasons)
+	if err != nil {
+		return nil, err
+	}
+	buf.WriteString(`,"termination_reasons":`)
+	buf.Write(reasons)
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
 }
 
-// UnmarshalJSON reads what MarshalJSON wrote; a null or missing ratio becomes NaN.
+// UnmarshalJSON reads what MarshalJSON wrote; a null or missing metric becomes NaN.
 func (m *Metrics) UnmarshalJSON(b []byte) error {
-	type plain Metrics
-	p := plain{}
-	v := reflect.ValueOf(&p).Elem()
-	for i := range v.NumField() {
-		if f := v.Field(i); f.Kind() == reflect.Float64 {
-			f.SetFloat(math.NaN())
-		}
-	}
-	// A null leaves a field untouched, so pre-set NaNs survive exactly for nulls.
-	if err := json.Unmarshal(b, &p); err != nil {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
 		return err
 	}
-	*m = Metrics(p)
+	out := Metrics{values: make([]float64, len(metric.All))}
+	if id, ok := raw["run_id"]; ok {
+		if err := json.Unmarshal(id, &out.RunID); err != nil {
+			return fmt.Errorf("analysis: run_id: %w", err)
+		}
+	}
+	if r, ok := raw["termination_reasons"]; ok {
+		if err := json.Unmarshal(r, &out.TerminationReasons); err != nil {
+			return fmt.Errorf("analysis: termination_reasons: %w", err)
+		}
+	}
+	for i, name := range MetricNames {
+		var v *float64
+		if r, ok := raw[name]; ok {
+			if err := json.Unmarshal(r, &v); err != nil {
+				return fmt.Errorf("analysis: metric %s: %w", name, err)
+			}
+		}
+		out.values[i] = math.NaN()
+		if v != nil {
+			out.values[i] = *v
+		}
+	}
+	*m = out
 	return nil
 }
 
-// set stores the value of the metric called name (one of MetricNames).
-func (m *Metrics) set(name string, v float64) error {
-	i, ok := metricIndex[name]
-	if !ok {
-		return fmt.Errorf("analysis: %s is not a metric", name)
-	}
-	switch f := reflect.ValueOf(m).Elem().Field(i); f.Kind() {
-	case reflect.Float64:
-		f.SetFloat(v)
-	case reflect.Int64:
-		if v != math.Trunc(v) {
-			return fmt.Errorf("analysis: metric %s = %v, want a whole count", name, v)
+// metricValues checks a whole row read from the view (in MetricNames order) and keeps it.
+func metricValues(m *Metrics, vals []float64) error {
+	for i, v := range vals {
+		if metric.All[i].Unit == metric.Count && v != math.Trunc(v) && !math.IsNaN(v) {
+			return fmt.Errorf("analysis: metric %s = %v, want a whole count", MetricNames[i], v)
 		}
-		f.SetInt(int64(v))
 	}
+	m.values = slices.Clip(vals)
 	return nil
 }

@@ -14,10 +14,12 @@ import (
 // ErrNoRun reports a run id that is not in the database.
 var ErrNoRun = errors.New("analysis: no such run")
 
-// metricsQuery reads the metrics view's scalar columns in MetricNames order; the
-// termination reasons come from the termination_reasons view (the view's MAP column holds
-// the same counts for SQL users).
-var metricsQuery = "SELECT run_id, " + strings.Join(MetricNames, ", ") + " FROM metrics"
+// metricsQuery reads the metrics view's scalar columns in MetricNames order, then the
+// currency of the run's prices (NULL when unpriced); the termination reasons come from the
+// termination_reasons view (the view's MAP column holds the same counts for SQL users).
+var metricsQuery = "SELECT run_id, " + strings.Join(MetricNames, ", ") +
+	", (SELECT json_extract_string(r.config, '$.prices.currency') FROM runs r WHERE r.run_id = metrics.run_id)" +
+	" FROM metrics"
 
 // Metrics returns the metrics row of one run.
 func (db *DB) Metrics(ctx context.Context, runID string) (Metrics, error) {
@@ -83,23 +85,27 @@ func (db *DB) queryMetrics(ctx context.Context, where string, args ...any) ([]Me
 func scanMetrics(rows *sql.Rows) (Metrics, error) {
 	m := Metrics{TerminationReasons: map[string]int64{}}
 	floats := make([]sql.NullFloat64, len(MetricNames))
-	dest := make([]any, 0, len(MetricNames)+1)
+	var currency sql.NullString
+	dest := make([]any, 0, len(MetricNames)+2)
 	dest = append(dest, &m.RunID)
 	for i := range floats {
 		dest = append(dest, &floats[i])
 	}
+	dest = append(dest, &currency)
 	if err := rows.Scan(dest...); err != nil {
 		return m, fmt.Errorf("analysis: reading the metrics view: %w", err)
 	}
-	for i, name := range MetricNames {
-		v := math.NaN()
+	vals := make([]float64, len(MetricNames))
+	for i := range floats {
+		vals[i] = math.NaN()
 		if floats[i].Valid {
-			v = floats[i].Float64
-		}
-		if err := m.set(name, v); err != nil {
-			return m, err
+			vals[i] = floats[i].Float64
 		}
 	}
+	if err := metricValues(&m, vals); err != nil {
+		return m, err
+	}
+	m.Currency = currency.String
 	return m, nil
 }
 

@@ -3,22 +3,19 @@ package analysis
 import (
 	"encoding/json"
 	"math"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
-// sampleMetrics has a distinct value in every field, so a mix-up of two fields shows.
+// sampleMetrics has a distinct value in every metric, so a mix-up of two shows.
 func sampleMetrics() Metrics {
 	m := Metrics{RunID: "fleet-s1", TerminationReasons: map[string]int64{"policy_violation": 2, "retries_exhausted": 5}}
-	v := reflect.ValueOf(&m).Elem()
-	for i := range v.NumField() {
-		switch f := v.Field(i); f.Kind() {
-		case reflect.Float64:
-			f.SetFloat(float64(i) + 0.25)
-		case reflect.Int64:
-			f.SetInt(int64(100 + i))
+	for i, name := range MetricNames {
+		if err := m.Set(name, float64(100+i)); err != nil {
+			panic(err)
 		}
 	}
 	return m
@@ -26,41 +23,35 @@ func sampleMetrics() Metrics {
 
 func TestValueByName(t *testing.T) {
 	m := sampleMetrics()
-	typ := reflect.TypeFor[Metrics]()
 	seen := map[string]bool{}
-	for _, name := range MetricNames {
+	for i, name := range MetricNames {
 		if seen[name] {
 			t.Errorf("MetricNames lists %s twice", name)
 		}
 		seen[name] = true
-		i := metricIndex[name]
-		want := reflect.ValueOf(m).Field(i)
 		got, ok := m.Value(name)
-		if !ok {
-			t.Errorf("Value(%q): not found", name)
-			continue
-		}
-		switch want.Kind() {
-		case reflect.Float64:
-			if got != want.Float() {
-				t.Errorf("Value(%q) = %v, want field %s = %v", name, got, typ.Field(i).Name, want.Float())
-			}
-		case reflect.Int64:
-			if got != float64(want.Int()) {
-				t.Errorf("Value(%q) = %v, want field %s = %v", name, got, typ.Field(i).Name, want.Int())
-			}
-		default:
-			t.Errorf("metric %s is field %s of kind %s; want float64 or int64", name, typ.Field(i).Name, want.Kind())
+		if !ok || got != float64(100+i) {
+			t.Errorf("Value(%q) = %v, %v; want %d, true", name, got, ok, 100+i)
 		}
 		if !IsMetric(name) {
 			t.Errorf("IsMetric(%q) = false", name)
 		}
 	}
-	// Every numeric field is a listed metric, so no metric is silently missing from the list.
-	for i := range typ.NumField() {
-		if k := typ.Field(i).Type.Kind(); (k == reflect.Float64 || k == reflect.Int64) && !seen[jsonName(typ.Field(i))] {
-			t.Errorf("field %s (%s) is not in MetricNames", typ.Field(i).Name, jsonName(typ.Field(i)))
-		}
+	if err := m.Set("started", 1.5); err == nil {
+		t.Error("Set(started, 1.5): no error for a fractional count")
+	}
+	if err := m.Set("no_such_metric", 1); err == nil {
+		t.Error("Set(no_such_metric): no error")
+	}
+	// Set copies: a copy taken before keeps its value.
+	before := m
+	m.Set("makespan", 1)
+	if before.Get("makespan") == 1 {
+		t.Error("Set changed a copy of the metrics")
+	}
+	var zero Metrics
+	if v, ok := zero.Value("completion_rate"); !ok || v != 0 {
+		t.Errorf("zero Metrics: Value = %v, %v; want 0, true", v, ok)
 	}
 	if v, ok := m.Value("terminated_retries_exhausted"); !ok || v != 5 {
 		t.Errorf("Value(terminated_retries_exhausted) = %v, %v; want 5, true", v, ok)
@@ -76,22 +67,22 @@ func TestValueByName(t *testing.T) {
 			t.Errorf("IsMetric(%q) = true", bad)
 		}
 	}
-	m.P95RecoveryTime = math.NaN()
+	m.Set("p95_recovery_time", math.NaN())
 	if v, ok := m.Value("p95_recovery_time"); ok || !math.IsNaN(v) {
 		t.Errorf("undefined p95_recovery_time: Value = %v, %v; want NaN, false", v, ok)
 	}
 }
 
 // docs/metrics.md lists these names in this order; MetricNames must start with them.
-func TestMetricNamesFollowDesign(t *testing.T) {
-	design := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate",
+func TestMetricNamesFollowDocs(t *testing.T) {
+	documented := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate",
 		"retry_amplification", "duplicate_side_effects", "discarded_results",
 		"median_recovery_time", "p95_recovery_time", "goodput_recovery_time", "full_scope_completion_rate",
 		"human_intervention_rate", "terminated_rate",
 		"tokens_per_completion", "compute_per_completion", "wasted_compute_ratio", "wasted_token_ratio",
 		"correlated_failure_share", "makespan", "events"}
-	if !slices.Equal(MetricNames[:len(design)], design) {
-		t.Errorf("MetricNames starts with %v, want the design's order %v", MetricNames[:len(design)], design)
+	if !slices.Equal(MetricNames[:len(documented)], documented) {
+		t.Errorf("MetricNames starts with %v, want the order of docs/metrics.md %v", MetricNames[:len(documented)], documented)
 	}
 }
 
@@ -106,7 +97,7 @@ func TestBetter(t *testing.T) {
 		case slices.Contains(neutral, name):
 			want = 0
 		}
-		if got := Better(name); got != want {
+		if got := int(metric.Better(name)); got != want {
 			t.Errorf("Better(%q) = %d, want %d", name, got, want)
 		}
 	}
@@ -114,8 +105,8 @@ func TestBetter(t *testing.T) {
 
 func TestMetricsJSON(t *testing.T) {
 	m := sampleMetrics()
-	m.MedianRecoveryTime = math.NaN()
-	m.TokensPerCompletion = math.NaN()
+	m.Set("median_recovery_time", math.NaN())
+	m.Set("tokens_per_completion", math.NaN())
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatalf("marshal: %v", err)
@@ -139,10 +130,11 @@ func TestMetricsJSON(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatalf("round trip: %v", err)
 	}
-	if !math.IsNaN(back.MedianRecoveryTime) || !math.IsNaN(back.TokensPerCompletion) {
+	if !math.IsNaN(back.Get("median_recovery_time")) || !math.IsNaN(back.Get("tokens_per_completion")) {
 		t.Errorf("null did not come back as NaN: %+v", back)
 	}
-	back.MedianRecoveryTime, back.TokensPerCompletion = m.MedianRecoveryTime, m.TokensPerCompletion
+	back.Set("median_recovery_time", m.Get("median_recovery_time"))
+	back.Set("tokens_per_completion", m.Get("tokens_per_completion"))
 	bb, _ := json.Marshal(back)
 	if string(bb) != string(b) {
 		t.Errorf("round trip changed the metrics:\n got %s\nwant %s", bb, b)

@@ -69,15 +69,20 @@ prices:
 			t.Fatal(err)
 		}
 		m := runMetrics(t, sc)
-		if w := want(g); math.Abs(m.CostPerCompletion-w) > 1e-9*w || m.WastedCostRatio != 0 {
-			t.Errorf("growth %v: cost_per_completion %.9f, wasted_cost_ratio %v; want %.9f and 0", g, m.CostPerCompletion, m.WastedCostRatio, w)
+		if w := want(g); math.Abs(m.Get("cost_per_completion")-w) > 1e-9*w || m.Get("wasted_cost_ratio") != 0 {
+			t.Errorf("growth %v: cost_per_completion %.9f, wasted_cost_ratio %v; want %.9f and 0", g, m.Get("cost_per_completion"), m.Get("wasted_cost_ratio"), w)
 		}
-		t.Logf("growth %v: cost_per_completion %.6f EUR (closed form %.6f)", g, m.CostPerCompletion, want(g))
+		t.Logf("growth %v: cost_per_completion %.6f EUR (closed form %.6f)", g, m.Get("cost_per_completion"), want(g))
+		if m.Currency != "EUR" {
+			t.Errorf("growth %v: currency %q, want EUR from prices.currency", g, m.Currency)
+		}
 	}
 	// Unpriced: undefined, not 0.
 	sc, _ := scenarios.Parse("free.yaml", []byte("name: free\ntools: {svc: {}}\n"), nil)
-	if m := runMetrics(t, sc); !math.IsNaN(m.CostPerCompletion) || !math.IsNaN(m.WastedCostRatio) {
-		t.Errorf("unpriced run: cost_per_completion %v, wasted_cost_ratio %v; want NULL", m.CostPerCompletion, m.WastedCostRatio)
+	if m := runMetrics(t, sc); !math.IsNaN(m.Get("cost_per_completion")) || !math.IsNaN(m.Get("wasted_cost_ratio")) {
+		t.Errorf("unpriced run: cost_per_completion %v, wasted_cost_ratio %v; want NULL", m.Get("cost_per_completion"), m.Get("wasted_cost_ratio"))
+	} else if m.Currency != "" {
+		t.Errorf("unpriced run: currency %q, want none", m.Currency)
 	}
 }
 
@@ -115,7 +120,7 @@ prices: {models: {m: {input: 0.003, output: 0.015}}, tools: {svc: {call: 0.01}}}
 		t.Fatal(err)
 	}
 	// 750 input and 250 output tokens, one call: 0.00225 + 0.00375 + 0.01.
-	if strings.Contains(cfg, tracetest.Canary) || !strings.Contains(cfg, `"prices"`) || math.Abs(m.CostPerCompletion-0.016) > 1e-12 {
-		t.Errorf("config %s; cost_per_completion %v, want the secret redacted, the prices kept and 0.016", cfg, m.CostPerCompletion)
+	if strings.Contains(cfg, tracetest.Canary) || !strings.Contains(cfg, `"prices"`) || math.Abs(m.Get("cost_per_completion")-0.016) > 1e-12 {
+		t.Errorf("config %s; cost_per_completion %v, want the secret redacted, the prices kept and 0.016", cfg, m.Get("cost_per_completion"))
 	}
 }

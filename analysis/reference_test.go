@@ -103,7 +103,8 @@ func runEnd(c *record.Collector) int64 {
 }
 
 func reference(run refRun, c *record.Collector) refResult {
-	m := Metrics{RunID: run.ID, Events: run.Events, TerminationReasons: map[string]int64{}}
+	m := Metrics{RunID: run.ID, TerminationReasons: map[string]int64{}}
+	m.Set("events", float64(run.Events))
 	end := runEnd(c)
 
 	// Root investigations and their trees.
@@ -122,10 +123,10 @@ func reference(run refRun, c *record.Collector) refResult {
 		if inv.ParentID != 0 {
 			continue
 		}
-		m.Started++
+		m.Set("started", m.Get("started")+1)
 		switch inv.FinalState {
 		case "completed":
-			m.Completed++
+			m.Set("completed", m.Get("completed")+1)
 			if inv.TrulyValid {
 				correct++
 			}
@@ -136,7 +137,7 @@ func reference(run refRun, c *record.Collector) refResult {
 				full++
 			}
 		case "terminated":
-			m.Terminated++
+			m.Set("terminated", m.Get("terminated")+1)
 			reason := inv.TerminationReason
 			if reason == "" {
 				reason = "unspecified"
@@ -147,14 +148,14 @@ func reference(run refRun, c *record.Collector) refResult {
 			escalated++
 		}
 	}
-	started, completed := float64(m.Started), float64(m.Completed)
-	m.CompletionRate = ratio(float64(m.Completed), started)
-	m.CorrectCompletionRate = ratio(float64(correct), started)
-	m.ValidationPassRate = ratio(float64(validated), completed)
-	m.FullScopeCompletionRate = ratio(float64(full), started)
-	m.HumanInterventionRate = ratio(float64(escalated), started)
-	m.TerminatedRate = ratio(float64(m.Terminated), started)
-	m.TokensPerCompletion = ratio(float64(tokens), completed)
+	started, completed := float64(m.Get("started")), float64(m.Get("completed"))
+	m.Set("completion_rate", ratio(float64(m.Get("completed")), started))
+	m.Set("correct_completion_rate", ratio(float64(correct), started))
+	m.Set("validation_pass_rate", ratio(float64(validated), completed))
+	m.Set("full_scope_completion_rate", ratio(float64(full), started))
+	m.Set("human_intervention_rate", ratio(float64(escalated), started))
+	m.Set("terminated_rate", ratio(float64(m.Get("terminated")), started))
+	m.Set("tokens_per_completion", ratio(float64(tokens), completed))
 
 	// Tool attempts: execute_tool spans that were sent.
 	var attempts []*record.Span
@@ -171,23 +172,23 @@ func reference(run refRun, c *record.Collector) refResult {
 			failed++
 		}
 	}
-	m.RetryAmplification = ratio(float64(len(attempts)), float64(len(ops)))
+	m.Set("retry_amplification", ratio(float64(len(attempts)), float64(len(ops))))
 
 	// Incidents, signs of trouble and recovery episodes (reference2_test.go).
 	signs := refSigns(c, invByID)
 	incidents, inIncidents := refIncidents(c, attempts, signs)
-	m.CorrelatedFailureShare = ratio(float64(inIncidents), float64(failed))
+	m.Set("correlated_failure_share", ratio(float64(inIncidents), float64(failed)))
 	episodes := refEpisodes(c, signs, invByID, end)
 	var recSeconds []float64
 	for _, e := range episodes {
 		recSeconds = append(recSeconds, e.Seconds)
 	}
 	slices.Sort(recSeconds)
-	m.MedianRecoveryTime = quantile7(recSeconds, 0.5)
-	m.P95RecoveryTime = quantile7(recSeconds, 0.95)
-	m.GoodputRecoveryTime = refGoodputRecovery(c, tsMicros(end))
+	m.Set("median_recovery_time", quantile7(recSeconds, 0.5))
+	m.Set("p95_recovery_time", quantile7(recSeconds, 0.95))
+	m.Set("goodput_recovery_time", refGoodputRecovery(c, tsMicros(end)))
 	wastedTokens, allTokens := refWastedTokens(c, invByID)
-	m.WastedTokenRatio = ratio(wastedTokens, allTokens)
+	m.Set("wasted_token_ratio", ratio(wastedTokens, allTokens))
 
 	// Executions: duplicates, discarded results, compute and its waste.
 	completedInv := func(id int64) bool {
@@ -199,10 +200,10 @@ func reference(run refRun, c *record.Collector) refResult {
 		duplicate := e.Execution > 1
 		discarded := (e.Outcome == "ok" || e.Outcome == "lost") && !e.Delivered
 		if duplicate && (e.SideEffects || run.SideEffects[e.Tool]) {
-			m.DuplicateSideEffects++
+			m.Set("duplicate_side_effects", m.Get("duplicate_side_effects")+1)
 		}
 		if discarded {
-			m.DiscardedResults++
+			m.Set("discarded_results", m.Get("discarded_results")+1)
 		}
 		incomplete := true
 		if inv := invByID[e.InvestigationID]; inv != nil {
@@ -213,12 +214,13 @@ func reference(run refRun, c *record.Collector) refResult {
 			wasted += e.Compute
 		}
 	}
-	m.ComputePerCompletion = ratio(compute, completed)
-	m.WastedComputeRatio = ratio(wasted, compute)
-	m.Makespan = float64(tsMicros(end)) / 1e6
+	m.Set("compute_per_completion", ratio(compute, completed))
+	m.Set("wasted_compute_ratio", ratio(wasted, compute))
+	m.Set("makespan", float64(tsMicros(end))/1e6)
 	referenceCapacity(&m, c, end)
 	// The reference runs carry no prices: the money metrics are undefined.
-	m.CostPerCompletion, m.WastedCostRatio = math.NaN(), math.NaN()
+	m.Set("cost_per_completion", math.NaN())
+	m.Set("wasted_cost_ratio", math.NaN())
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 
@@ -327,10 +329,10 @@ func referenceCapacity(m *Metrics, c *record.Collector, end int64) {
 		}
 		pend = append(pend, float64(tsMicros(at)-tsMicros(inv.ArrivedAt))/1e6)
 	}
-	m.MedianPendingTime = math.NaN()
+	m.Set("median_pending_time", math.NaN())
 	if len(pend) > 0 {
 		slices.Sort(pend)
-		m.MedianPendingTime = quantile7(pend, 0.5)
+		m.Set("median_pending_time", quantile7(pend, 0.5))
 	}
 	var first, last int64 = math.MaxInt64, math.MinInt64
 	delta := map[int64]int64{}
@@ -345,7 +347,7 @@ func referenceCapacity(m *Metrics, c *record.Collector, end int64) {
 			delta[tsMicros(inv.EndedAt)]--
 		}
 	}
-	m.BacklogGrowth = math.NaN()
+	m.Set("backlog_growth", math.NaN())
 	if last > first {
 		arrived, ended := 0, 0
 		for _, inv := range c.Investigations {
@@ -357,12 +359,12 @@ func referenceCapacity(m *Metrics, c *record.Collector, end int64) {
 				ended++
 			}
 		}
-		m.BacklogGrowth = float64(arrived-ended) / (float64(last-first) / 3600e6)
+		m.Set("backlog_growth", float64(arrived-ended)/(float64(last-first)/3600e6))
 	}
 	times := slices.Sorted(maps.Keys(delta))
 	var open int64
 	for _, t := range times {
 		open += delta[t]
-		m.PeakBacklog = max(m.PeakBacklog, open)
+		m.Set("peak_backlog", max(m.Get("peak_backlog"), float64(open)))
 	}
 }

@@ -32,7 +32,7 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 	}{
 		{"research-fleet", 42, []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"},
 			func(t *testing.T, want refResult, res sim.Result) {
-				if want.Metrics.RetryAmplification <= 1 || len(want.Incidents) == 0 {
+				if want.Metrics.Get("retry_amplification") <= 1 || len(want.Incidents) == 0 {
 					t.Errorf("want retries and an incident: %+v, %d incidents", want.Metrics, len(want.Incidents))
 				}
 			}},
@@ -46,7 +46,7 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 			}},
 		{"lost-responses", 1, []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"},
 			func(t *testing.T, want refResult, res sim.Result) {
-				if want.Metrics.DuplicateSideEffects == 0 || res.InFlight+res.AwaitingHuman == 0 {
+				if want.Metrics.Get("duplicate_side_effects") == 0 || res.InFlight+res.AwaitingHuman == 0 {
 					t.Errorf("want duplicate side effects and investigations in flight: %+v, %+v", want.Metrics, res)
 				}
 			}},
@@ -77,14 +77,14 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 			}
 			want := checkRunRecords(t, db, refRun{ID: runID, Events: res.Events, SideEffects: side}, &c)
 			m := want.Metrics
-			if m.Started != int64(res.Started) || m.Completed != int64(res.Completed) || m.Terminated != int64(res.Terminated) {
-				t.Errorf("reference started/completed/terminated %d/%d/%d, simulator %d/%d/%d",
-					m.Started, m.Completed, m.Terminated, res.Started, res.Completed, res.Terminated)
+			if m.Get("started") != float64(res.Started) || m.Get("completed") != float64(res.Completed) || m.Get("terminated") != float64(res.Terminated) {
+				t.Errorf("reference started/completed/terminated %v/%v/%v, simulator %v/%v/%v",
+					m.Get("started"), m.Get("completed"), m.Get("terminated"), res.Started, res.Completed, res.Terminated)
 			}
 			// makespan, derived from the trace, is the simulator's end of the run (to the
 			// microsecond resolution of a TIMESTAMP).
-			if d := math.Abs(m.Makespan - float64(res.Makespan)/1e9); d > 1e-6 {
-				t.Errorf("makespan %.6f s from the trace, simulator %.9f s", m.Makespan, float64(res.Makespan)/1e9)
+			if d := math.Abs(m.Get("makespan") - float64(res.Makespan)/1e9); d > 1e-6 {
+				t.Errorf("makespan %.6f s from the trace, simulator %.9f s", m.Get("makespan"), float64(res.Makespan)/1e9)
 			}
 			// The lifecycle view ends with the simulator's tally of final states.
 			var total, completed, terminated, awaiting int64

@@ -129,7 +129,7 @@ func TestBatchEqualsSerial(t *testing.T) {
 		if o.RunID != want[i].RunID || o.Digest != want[i].Digest {
 			t.Errorf("spec %d: %s digest %s, alone %s digest %s", i, o.RunID, o.Digest, want[i].RunID, want[i].Digest)
 		}
-		if a, b := o.Metrics.CompletionRate, want[i].Metrics.CompletionRate; a != b {
+		if a, b := o.Metrics.Get("completion_rate"), want[i].Metrics.Get("completion_rate"); a != b {
 			t.Errorf("spec %d: completion_rate %v in the batch, %v alone", i, a, b)
 		}
 	}
@@ -173,7 +173,7 @@ func TestBatchEqualsSerial(t *testing.T) {
 	}
 	for i := range got {
 		g, r := got[i], ref[i]
-		if g.RunID != r.RunID || g.Events != r.Events || g.CompletionRate != r.CompletionRate || g.Started != r.Started {
+		if g.RunID != r.RunID || g.Get("events") != r.Get("events") || g.Get("completion_rate") != r.Get("completion_rate") || g.Get("started") != r.Get("started") {
 			t.Errorf("metrics of %s after the copy differ from the serial run: %+v vs %+v", g.RunID, g, r)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
@@ -25,13 +26,12 @@ func compareMetrics(t *testing.T, got, want Metrics) {
 	for _, name := range MetricNames {
 		g, _ := got.Value(name)
 		w, _ := want.Value(name)
-		field := reflect.ValueOf(got).Field(metricIndex[name])
 		switch {
 		case math.IsNaN(w) || math.IsNaN(g):
 			if math.IsNaN(w) != math.IsNaN(g) {
 				t.Errorf("%s: view %v, reference %v", name, g, w)
 			}
-		case field.Kind() == reflect.Int64:
+		case metric.All[metric.Index(name)].Unit == metric.Count:
 			if g != w {
 				t.Errorf("%s: view %v, reference %v", name, g, w)
 			}
@@ -229,13 +229,13 @@ func TestMetricsMatchReference(t *testing.T) {
 		if !found {
 			t.Errorf("no backtest incident covers minutes 40-44: %+v", want.Incidents)
 		}
-		if !(m.CorrelatedFailureShare > 0 && m.CorrelatedFailureShare < 1) {
-			t.Errorf("correlated_failure_share %v: want strictly between 0 and 1 (burst and background failures)", m.CorrelatedFailureShare)
+		if !(m.Get("correlated_failure_share") > 0 && m.Get("correlated_failure_share") < 1) {
+			t.Errorf("correlated_failure_share %v: want strictly between 0 and 1 (burst and background failures)", m.Get("correlated_failure_share"))
 		}
-		if m.Completed == 0 || m.Terminated == 0 || m.Completed+m.Terminated == m.Started {
-			t.Errorf("want completed, terminated and in-flight roots: %d started, %d completed, %d terminated", m.Started, m.Completed, m.Terminated)
+		if m.Get("completed") == 0 || m.Get("terminated") == 0 || m.Get("completed")+m.Get("terminated") == m.Get("started") {
+			t.Errorf("want completed, terminated and in-flight roots: %v started, %v completed, %v terminated", m.Get("started"), m.Get("completed"), m.Get("terminated"))
 		}
-		if m.DuplicateSideEffects == 0 || m.DiscardedResults == 0 || m.HumanInterventionRate == 0 || len(m.TerminationReasons) < 3 {
+		if m.Get("duplicate_side_effects") == 0 || m.Get("discarded_results") == 0 || m.Get("human_intervention_rate") == 0 || len(m.TerminationReasons) < 3 {
 			t.Errorf("want duplicates, discards, escalations and several reasons: %+v", m)
 		}
 		outcomes := map[string]int{}
@@ -248,18 +248,18 @@ func TestMetricsMatchReference(t *testing.T) {
 	})
 	t.Run("flat", func(t *testing.T) {
 		want := checkRun(t, db, runs[1].run, flat)
-		if len(want.Incidents) != 0 || want.Metrics.CorrelatedFailureShare != 0 {
-			t.Errorf("a flat run has no incident: %+v, share %v", want.Incidents, want.Metrics.CorrelatedFailureShare)
+		if len(want.Incidents) != 0 || want.Metrics.Get("correlated_failure_share") != 0 {
+			t.Errorf("a flat run has no incident: %+v, share %v", want.Incidents, want.Metrics.Get("correlated_failure_share"))
 		}
 		// 3 tools x 120 minutes, each one operation of 3 attempts that recovers in 6 s.
-		if m := want.Metrics; m.Started != 360 || m.RetryAmplification != 3 || m.MedianRecoveryTime == 0 {
+		if m := want.Metrics; m.Get("started") != 360 || m.Get("retry_amplification") != 3 || m.Get("median_recovery_time") == 0 {
 			t.Errorf("flat run: %+v", m)
 		}
 	})
 	t.Run("idle", func(t *testing.T) {
 		want := checkRun(t, db, runs[2].run, idle)
 		m := want.Metrics
-		if m.Started != 1 || m.CompletionRate != 0 || !math.IsNaN(m.RetryAmplification) || !math.IsNaN(m.TokensPerCompletion) || !math.IsNaN(m.MedianRecoveryTime) {
+		if m.Get("started") != 1 || m.Get("completion_rate") != 0 || !math.IsNaN(m.Get("retry_amplification")) || !math.IsNaN(m.Get("tokens_per_completion")) || !math.IsNaN(m.Get("median_recovery_time")) {
 			t.Errorf("idle run: %+v", m)
 		}
 	})

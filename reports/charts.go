@@ -94,7 +94,7 @@ func translucent(c color.RGBA, alpha uint8) color.Color {
 	return color.NRGBA{R: c.R, G: c.G, B: c.B, A: alpha}
 }
 
-// Lifecycle states: those in progress, and the final ones (design section 4).
+// Lifecycle states: those in progress, and the final ones (docs/architecture.md).
 var (
 	activeStates = []string{"pending", "running", "waiting", "recovering", "awaiting_human"}
 	finalStates  = []string{"completed", "terminated"}

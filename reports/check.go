@@ -9,7 +9,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -49,6 +49,11 @@ type ExpectationResult struct {
 	N           int     // seeds the value is measured over
 	Lo, Hi      float64 // Confidence interval of Value; NaN with a single seed
 	Pass        bool
+	Currency    string // of a money metric, from the summary; "" when unpriced
+}
+
+func (r ExpectationResult) format(v float64) string {
+	return metric.FormatMoney(r.Expectation.Metric, v, r.Currency)
 }
 
 // Regression says, for a failed expectation with an interval, whether the whole interval is
@@ -86,11 +91,11 @@ func (r ExpectationResult) Message() string {
 		b.WriteString("not measured (the metric is undefined for this run: its denominator is zero)")
 		return b.String()
 	}
-	fmt.Fprintf(&b, "measured %s", Format(e.Metric, r.Value))
+	fmt.Fprintf(&b, "measured %s", r.format(r.Value))
 	if r.N > 1 {
 		fmt.Fprintf(&b, " (mean of %d seeds", r.N)
 		if !math.IsNaN(r.Lo) {
-			fmt.Fprintf(&b, ", %s interval [%s, %s]", percent(Confidence), Format(e.Metric, r.Lo), Format(e.Metric, r.Hi))
+			fmt.Fprintf(&b, ", %s interval [%s, %s]", percent(Confidence), r.format(r.Lo), r.format(r.Hi))
 		}
 		b.WriteString(")")
 	}
@@ -111,7 +116,7 @@ func (r ExpectationResult) Message() string {
 // MarshalJSON writes the result with undefined numbers as null.
 func (r ExpectationResult) MarshalJSON() ([]byte, error) {
 	e := r.Expectation
-	expect := strings.TrimPrefix(e.String(), e.Metric+" ")
+	expect := strings.TrimPrefix(e.Canonical(), e.Metric+" ")
 	return json.Marshal(struct {
 		Metric     string   `json:"metric"`
 		Expect     string   `json:"expect"`
@@ -131,7 +136,7 @@ func (r ExpectationResult) MarshalJSON() ([]byte, error) {
 func CheckExpectations(sum Summary, exps []scenarios.Expectation) []ExpectationResult {
 	out := make([]ExpectationResult, 0, len(exps))
 	for _, e := range exps {
-		r := ExpectationResult{Expectation: e, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+		r := ExpectationResult{Expectation: e, Value: math.NaN(), Lo: math.NaN(), Hi: math.NaN(), Currency: sum.Currency}
 		vals := seedValues(sum, e.Metric)
 		r.N = len(vals)
 		switch {
@@ -177,13 +182,18 @@ type BaselineResult struct {
 	Metric    string
 	Baseline  float64 // NaN when the baseline has no value
 	Value     float64 // NaN when undefined now
-	Direction int     // analysis.Better
+	Direction int     // metric.Better
 	// Allowed is how far the metric may move in its worse direction: an absolute tolerance
 	// from the scenario's `tolerances`, else Relative × |Baseline|.
 	Allowed  float64
 	Absolute bool // Allowed came from the scenario's tolerances
 	Relative float64
 	Pass     bool
+	Currency string // of a money metric, from the summary; "" when unpriced
+}
+
+func (r BaselineResult) format(v float64) string {
+	return metric.FormatMoney(r.Metric, v, r.Currency)
 }
 
 // Worse is how far the metric moved in its worse direction (negative when it improved).
@@ -195,7 +205,7 @@ func (r BaselineResult) Worse() float64 {
 func (r BaselineResult) Message() string {
 	if math.IsNaN(r.Baseline) || math.IsNaN(r.Value) {
 		return fmt.Sprintf("%s: %s now, %s in the baseline: not compared", r.Metric,
-			Format(r.Metric, r.Value), Format(r.Metric, r.Baseline))
+			r.format(r.Value), r.format(r.Baseline))
 	}
 	better := "higher is better"
 	if r.Direction < 0 {
@@ -205,9 +215,9 @@ func (r BaselineResult) Message() string {
 	if r.Baseline != 0 {
 		change = fmt.Sprintf(" (%+.1f%%)", (r.Value-r.Baseline)/math.Abs(r.Baseline)*100)
 	}
-	tol := fmt.Sprintf("tolerance %s", Format(r.Metric, r.Allowed))
+	tol := fmt.Sprintf("tolerance %s", r.format(r.Allowed))
 	if !r.Absolute {
-		tol = fmt.Sprintf("tolerance %s = %g%% of the baseline", Format(r.Metric, r.Allowed), r.Relative*100)
+		tol = fmt.Sprintf("tolerance %s = %g%% of the baseline", r.format(r.Allowed), r.Relative*100)
 	}
 	verdict := "within tolerance"
 	switch {
@@ -218,8 +228,8 @@ func (r BaselineResult) Message() string {
 	case r.Worse() == 0:
 		verdict = "unchanged"
 	}
-	return fmt.Sprintf("%s: %s, baseline %s%s; %s, %s: %s", r.Metric, Format(r.Metric, r.Value),
-		Format(r.Metric, r.Baseline), change, better, tol, verdict)
+	return fmt.Sprintf("%s: %s, baseline %s%s; %s, %s: %s", r.Metric, r.format(r.Value),
+		r.format(r.Baseline), change, better, tol, verdict)
 }
 
 // MarshalJSON writes the result with undefined numbers as null.
@@ -236,7 +246,7 @@ func (r BaselineResult) MarshalJSON() ([]byte, error) {
 	}{r.Metric, jsonFloat(r.Baseline), jsonFloat(r.Value), r.Direction, r.Allowed, r.Absolute, r.Pass, r.Message()})
 }
 
-// CheckBaseline compares each metric with a direction (analysis.Better) against the
+// CheckBaseline compares each metric with a direction (metric.Better) against the
 // baseline summary: it fails when the metric moved in its worse direction by more than the
 // tolerance, an absolute one from tols (the scenario's `tolerances`, in the metric's unit)
 // or else relative × |baseline|. A baseline of zero with no absolute tolerance therefore
@@ -245,11 +255,11 @@ func (r BaselineResult) MarshalJSON() ([]byte, error) {
 func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Tolerance) []BaselineResult {
 	var out []BaselineResult
 	for _, name := range SectionFiveMetrics() {
-		dir := analysis.Better(name)
+		dir := int(metric.Better(name))
 		if dir == 0 {
 			continue
 		}
-		r := BaselineResult{Metric: name, Direction: dir, Relative: relative, Baseline: math.NaN(), Value: math.NaN(), Pass: true}
+		r := BaselineResult{Metric: name, Direction: dir, Relative: relative, Baseline: math.NaN(), Value: math.NaN(), Pass: true, Currency: cur.Currency}
 		bv, inBase := base.Metrics[name]
 		cv, inCur := cur.Metrics[name]
 		if !inBase && !inCur {
@@ -335,12 +345,12 @@ func (s ScenarioCheck) cases() []checkCase {
 			return []checkCase{{name: "run", err: msg}}
 		}
 		for _, e := range s.Expectations {
-			cases = append(cases, checkCase{name: e.Expectation.String(), err: msg, line: e.Expectation.Line})
+			cases = append(cases, checkCase{name: e.Expectation.Canonical(), err: msg, line: e.Expectation.Line})
 		}
 		return cases
 	}
 	for _, e := range s.Expectations {
-		c := checkCase{name: e.Expectation.String(), detail: e.Message(), line: e.Expectation.Line}
+		c := checkCase{name: e.Expectation.Canonical(), detail: e.Message(), line: e.Expectation.Line}
 		if !e.Pass {
 			c.failure = e.Message()
 		}

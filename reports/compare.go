@@ -14,11 +14,12 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 )
 
 // FamilyConfidence is the confidence with which all intervals of one comparison hold
 // together; CompareResamples is the bootstrap resample count of a comparison. Bonferroni
-// intervals sit far in the tails (99.8% for 24 metrics), so they need many more resamples
+// intervals sit far in the tails (99.8% for two dozen metrics), so they need many more resamples
 // than a single 95% interval to place their ends steadily.
 const (
 	FamilyConfidence = 0.95
@@ -87,24 +88,9 @@ func MetricCI(metric string, values []float64, seed uint64) (mean, lo, hi float6
 	return mean, lo, hi
 }
 
-// Clamp narrows an interval of a metric's mean to the values the metric can take: every
-// metric is >= 0, retry_amplification >= 1, and rates, ratios and shares are <= 1. The true
-// mean lies in that range, so cutting the interval there loses no coverage; it only removes
-// the part that widening a symmetric interval pushed past a bound (a negative rate).
-func Clamp(metric string, lo, hi float64) (float64, float64) {
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		return lo, hi
-	}
-	floor := 0.0
-	if metric == "retry_amplification" {
-		floor = 1
-	}
-	lo, hi = math.Max(lo, floor), math.Max(hi, floor)
-	if strings.HasSuffix(metric, "_rate") || strings.HasSuffix(metric, "_ratio") || strings.HasSuffix(metric, "_share") {
-		lo, hi = math.Min(lo, 1), math.Min(hi, 1)
-	}
-	return lo, hi
-}
+// Clamp narrows an interval of a metric's mean to the values the metric can take (its
+// range in the table of package metric).
+func Clamp(name string, lo, hi float64) (float64, float64) { return metric.Clamp(name, lo, hi) }
 
 // tOverZ is the ratio of Student's t quantile (df degrees of freedom) to the normal quantile
 // at the two-sided level conf: how much wider a t interval is than a z interval.
@@ -124,9 +110,11 @@ type Sample struct {
 	// Values holds, per metric, one value per run in RunIDs order; NaN where the metric is
 	// undefined for that run (its denominator is zero).
 	Values map[string][]float64 `json:"-"`
+	// Currency is the currency of the money metrics ("" when unpriced), for text output.
+	Currency string `json:"-"`
 }
 
-// CompareOptions tunes Compare; the zero value compares the metrics of design section 5 at
+// CompareOptions tunes Compare; the zero value compares SectionFiveMetrics at
 // FamilyConfidence with CompareResamples resamples, paired by seed when possible.
 type CompareOptions struct {
 	Metrics   []string
@@ -156,7 +144,7 @@ type MetricDiff struct {
 	Lo      float64 `json:"lo"`   // interval of Diff at Comparison.Each; NaN when none
 	Hi      float64 `json:"hi"`
 	Verdict string  `json:"verdict"`
-	// Better is "a" or "b" when the metric differs and has a direction (analysis.Better),
+	// Better is "a" or "b" when the metric differs and has a direction (metric.Better),
 	// the side whose value is the improvement; "" otherwise.
 	Better string `json:"better,omitempty"`
 }
@@ -248,7 +236,7 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 		d.Verdict = VerdictTooFewSeeds
 	case d.Lo > 0 || d.Hi < 0:
 		d.Verdict = VerdictDiffers
-		switch dir := analysis.Better(name); {
+		switch dir := metric.Better(name); {
 		case dir == 0:
 		case (d.Diff > 0) == (dir > 0):
 			d.Better = "b"
@@ -261,18 +249,9 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 	return d
 }
 
-// SectionFiveMetrics are the metrics a comparison covers by default: those of design
-// section 5 (analysis.MetricNames without the counts behind the rates).
-func SectionFiveMetrics() []string {
-	var out []string
-	for _, n := range analysis.MetricNames {
-		if n == "started" || n == "completed" || n == "terminated" {
-			continue
-		}
-		out = append(out, n)
-	}
-	return out
-}
+// SectionFiveMetrics are the metrics a comparison covers by default: the table's metrics
+// without the counts behind the rates (metric.Compared).
+func SectionFiveMetrics() []string { return metric.Compared() }
 
 func definedValues(x []float64) []float64 {
 	out := make([]float64, 0, len(x))
@@ -349,7 +328,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 		case VerdictNotMeasured, VerdictTooFewSeeds, VerdictNoDifference:
 			iv = d.Verdict
 		default:
-			iv = fmt.Sprintf("[%s, %s]", signedValue(d.Metric, d.Lo), signedValue(d.Metric, d.Hi))
+			iv = fmt.Sprintf("[%s, %s]", c.signed(d.Metric, d.Lo), c.signed(d.Metric, d.Hi))
 		}
 		mark := ""
 		if d.Significant() {
@@ -358,11 +337,11 @@ func (c Comparison) WriteText(w io.Writer) error {
 				mark += " " + strings.ToUpper(d.Better) + " better"
 			}
 		}
-		diff := signedValue(d.Metric, d.Diff)
+		diff := c.signed(d.Metric, d.Diff)
 		if d.Verdict == VerdictNotMeasured {
 			diff = "n/a"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, Format(d.Metric, d.A), Format(d.Metric, d.B), diff, iv, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, c.format(d.Metric, d.A), c.format(d.Metric, d.B), diff, iv, mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -448,9 +427,18 @@ func jsonFloat(v float64) *float64 {
 	return &v
 }
 
+// format prints a value with its unit, and money with the currency when both sides agree.
+func (c Comparison) format(name string, v float64) string {
+	cur := c.A.Currency
+	if c.B.Currency != cur {
+		cur = ""
+	}
+	return metric.FormatMoney(name, v, cur)
+}
+
 // signed formats a difference with its sign.
-func signedValue(name string, v float64) string {
-	s := Format(name, v)
+func (c Comparison) signed(name string, v float64) string {
+	s := c.format(name, v)
 	if v > 0 {
 		return "+" + s
 	}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/sim"
 )
 
@@ -272,7 +273,7 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 		r.Terminations = append(r.Terminations, Count{Key: k, N: reasons[k]})
 	}
 	slices.SortStableFunc(r.Terminations, func(a, b Count) int { return cmp.Compare(b.N, a.N) })
-	r.Makespan = ms[0].Makespan
+	r.Makespan = ms[0].Get("makespan")
 	setCost(r, ms[0])
 	return r, nil
 }
@@ -282,6 +283,10 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 // compare use), with the same seed, so a report and the run folder's summary.json agree.
 func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
 	out := make([]Metric, 0, len(analysis.MetricNames))
+	currency := ""
+	if len(ms) > 0 {
+		currency = ms[0].Currency
+	}
 	for _, name := range analysis.MetricNames {
 		var vals []float64
 		for _, m := range ms {
@@ -295,9 +300,9 @@ func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
 			m.Value = vals[0]
 		case len(vals) > 0:
 			m.Value, m.Lo, m.Hi = MetricCI(name, vals, seed)
-			m.Range = "[" + Format(name, m.Lo) + ", " + Format(name, m.Hi) + "]"
+			m.Range = "[" + metric.FormatMoney(name, m.Lo, currency) + ", " + metric.FormatMoney(name, m.Hi, currency) + "]"
 		}
-		m.Text = Format(name, m.Value)
+		m.Text = metric.FormatMoney(name, m.Value, currency)
 		out = append(out, m)
 	}
 	return out
@@ -507,8 +512,8 @@ func loadWaste(ctx context.Context, q *sql.DB, id string, r *Run) error {
 // completions as compute_per_completion, so that the parts add up to it.
 func setCost(r *Run, m analysis.Metrics) {
 	k := &r.Cost
-	k.Tokens, k.Compute, k.Wasted = m.TokensPerCompletion, m.ComputePerCompletion, m.WastedComputeRatio
-	completed := float64(m.Completed)
+	k.Tokens, k.Compute, k.Wasted = m.Get("tokens_per_completion"), m.Get("compute_per_completion"), m.Get("wasted_compute_ratio")
+	completed := m.Get("completed")
 	if completed == 0 {
 		k.Duplicate, k.Discarded, k.Incomplete = math.NaN(), math.NaN(), math.NaN()
 		return

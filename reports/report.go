@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	ttemplate "text/template"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
 //go:embed templates/*.tmpl
@@ -261,7 +263,7 @@ func (r *Report) view() view {
 		}
 	}
 	for _, name := range names {
-		row := metricRow{Name: name, Help: metricHelp[name]}
+		row := metricRow{Name: name, Help: metricHelp(name)}
 		for _, run := range r.Runs {
 			cell := metricCell{Run: run.Name(), Metric: Metric{Name: name, Value: math.NaN(), Text: "n/a"}}
 			for _, m := range run.Metrics {
@@ -301,37 +303,10 @@ func (r *Report) view() view {
 	return v
 }
 
-// metricHelp explains each metric in a line (design section 5).
-var metricHelp = map[string]string{
-	"completion_rate":            "completed root investigations / started",
-	"correct_completion_rate":    "completed and truly valid / started",
-	"validation_pass_rate":       "completed results that pass independent validation / completed",
-	"retry_amplification":        "tool attempts sent / logical tool operations",
-	"duplicate_side_effects":     "executions beyond the first of one operation at tools with side effects",
-	"discarded_results":          "successful executions whose result never reached the investigation",
-	"median_recovery_time":       "median recovery episode, seconds",
-	"p95_recovery_time":          "95th percentile recovery episode, seconds",
-	"goodput_recovery_time":      "seconds from the last fault window's end until valid results per minute are back to 90% of their pre-fault level for 5 minutes; n/a when they never came back (or no window)",
-	"full_scope_completion_rate": "completed at full scope / started (a reduced-scope finish is not a full completion)",
-	"human_intervention_rate":    "root investigations with an escalation / started",
-	"terminated_rate":            "terminated / started",
-	"tokens_per_completion":      "tokens of every investigation / completed",
-	"compute_per_completion":     "compute-unit seconds of every execution / completed",
-	"wasted_compute_ratio":       "compute on duplicates, discarded results and incomplete investigations / all compute",
-	"wasted_token_ratio":         "tokens of discarded or repeated model turns and incomplete investigations / all tokens",
-	"correlated_failure_share":   "failed attempts sent during a tool's incidents / failed attempts",
-	"makespan":                   "seconds of simulated time",
-	"events":                     "simulation events processed",
-	"started":                    "root investigations that arrived",
-	"completed":                  "root investigations completed",
-	"terminated":                 "root investigations terminated",
-	// capacity
-	"median_pending_time": "median wait for a worker, seconds",
-	"backlog_growth":      "root arrivals minus resolutions per hour of the arrival window",
-	"peak_backlog":        "most root investigations open at once",
-	// money
-	"cost_per_completion": "money spent (prices) / completed, in the scenario's currency",
-	"wasted_cost_ratio":   "money spent on wasted work / all money spent",
+// metricHelp explains a metric in a line, from the table of package metric.
+func metricHelp(name string) string {
+	m, _ := metric.Lookup(name)
+	return m.Help
 }
 
 // commonFuncs format values for both templates.

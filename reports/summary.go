@@ -10,10 +10,10 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -27,7 +27,8 @@ type Summary struct {
 	Seed               uint64              `json:"seed"`
 	Digest             string              `json:"digest"`
 	Status             string              `json:"status"`
-	Metrics            map[string]float64  `json:"metrics"` // the mean over seeds when several
+	Currency           string              `json:"currency,omitempty"` // of the money metrics; "" when unpriced
+	Metrics            map[string]float64  `json:"metrics"`            // the mean over seeds when several
 	TerminationReasons map[string]int64    `json:"termination_reasons,omitempty"`
 	Seeds              []SeedRun           `json:"seeds,omitempty"`
 	Intervals          map[string]Interval `json:"intervals,omitempty"`
@@ -60,7 +61,7 @@ const (
 	Resamples  = 2000
 )
 
-// MetricMap turns a metrics row into name → value for every metric of design section 5.
+// MetricMap turns a metrics row into name → value for every metric of the table.
 func MetricMap(m analysis.Metrics) map[string]float64 {
 	out := make(map[string]float64, len(analysis.MetricNames))
 	for _, name := range analysis.MetricNames {
@@ -82,6 +83,9 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 		Digest:     first.Digest,
 		Status:     "complete",
 		Metrics:    MetricMap(first.Metrics),
+	}
+	if sc.Prices != nil {
+		s.Currency = sc.Prices.Currency
 	}
 	for _, f := range sc.Faults {
 		if f.Kind.Correlated() && f.For > 0 {
@@ -169,9 +173,9 @@ func (s Summary) WriteText(w io.Writer) error {
 			continue
 		}
 		if iv, ok := s.Intervals[name]; ok {
-			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", name, Format(name, v), Format(name, iv.Lo), Format(name, iv.Hi))
+			fmt.Fprintf(tw, "  %s\t%s\t[%s, %s]\n", name, s.format(name, v), s.format(name, iv.Lo), s.format(name, iv.Hi))
 		} else {
-			fmt.Fprintf(tw, "  %s\t%s\n", name, Format(name, v))
+			fmt.Fprintf(tw, "  %s\t%s\n", name, s.format(name, v))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -204,21 +208,13 @@ func (s Summary) writeScopeAndGoodput(w io.Writer) {
 	}
 }
 
-// Format prints a metric value the way people read it: counts as integers, rates with four
-// decimals, seconds with two.
-func Format(name string, v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "n/a"
-	case v == math.Trunc(v) && math.Abs(v) < 1e15:
-		return fmt.Sprintf("%.0f", v)
-	case strings.HasSuffix(name, "_time") || name == "makespan":
-		return fmt.Sprintf("%.2f", v)
-	case math.Abs(v) >= 100:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.4f", v)
-	}
+// Format prints a metric value the way people read it, with its unit (durations for
+// seconds); metric.Format is the one definition. Money prints without a currency here.
+func Format(name string, v float64) string { return metric.Format(name, v) }
+
+// format prints a value with its unit and, for money, the summary's currency.
+func (s Summary) format(name string, v float64) string {
+	return metric.FormatMoney(name, v, s.Currency)
 }
 
 func short(d string) string {

@@ -5,45 +5,13 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
-// Metrics are the metric names of design section 5, the columns of the `metrics` view and
-// the keys `expect` and `tolerances` accept.
-var Metrics = []string{
-	"completion_rate",
-	"correct_completion_rate",
-	"validation_pass_rate",
-	"retry_amplification",
-	"duplicate_side_effects",
-	"discarded_results",
-	"median_recovery_time",
-	"p95_recovery_time",
-	"goodput_recovery_time",
-	"full_scope_completion_rate",
-	"human_intervention_rate",
-	"terminated_rate",
-	"tokens_per_completion",
-	"compute_per_completion",
-	"wasted_compute_ratio",
-	"wasted_token_ratio",
-	"correlated_failure_share",
-	"makespan",
-	"events",
-	// capacity
-	"median_pending_time",
-	"backlog_growth",
-	"peak_backlog",
-	// money
-	"cost_per_completion",
-	"wasted_cost_ratio",
-}
-
-// TimeMetric reports whether a metric is measured in seconds of simulated time; an
-// expectation on one may be written with durations (`<= 5m`).
-func TimeMetric(m string) bool {
-	return m == "median_recovery_time" || m == "p95_recovery_time" || m == "goodput_recovery_time" || m == "makespan" ||
-		m == "median_pending_time"
-}
+// Metrics are the keys `expect` and `tolerances` accept: the metrics of the table in
+// package metric, without the counts behind the rates.
+var Metrics = metric.Compared()
 
 // IsMetric reports whether m is one of Metrics.
 func IsMetric(m string) bool { return contains(Metrics, m) }
@@ -93,7 +61,7 @@ func expectValue(m, s string) (float64, bool) {
 		}
 		return v, true
 	}
-	if TimeMetric(m) {
+	if metric.IsTime(m) {
 		if d, err := parseDuration(s); err == nil {
 			return d.Seconds(), true
 		}
@@ -121,8 +89,18 @@ func (e Expectation) Holds(x float64) bool {
 	return false
 }
 
-// String is the expectation as `metric op value`, e.g. `completion_rate >= 0.95`.
+// String is the expectation as the user wrote it, after the metric's name, e.g.
+// `makespan <= 5m`; without that text (an Expectation built in code), Canonical.
 func (e Expectation) String() string {
+	if t := strings.TrimSpace(e.Text); t != "" {
+		return e.Metric + " " + t
+	}
+	return e.Canonical()
+}
+
+// Canonical is the expectation as `metric op value` with the bound as a plain number
+// (seconds for a duration), e.g. `makespan <= 300`: the stable form machine output uses.
+func (e Expectation) Canonical() string {
 	if e.Op == "between" {
 		return fmt.Sprintf("%s between %s and %s", e.Metric, fmtNumber(e.Value), fmtNumber(e.Upper))
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/reports"
 )
 
@@ -27,6 +28,9 @@ type compareOptions struct {
 	Quiet    bool
 }
 
+// nCompared is how many metrics a comparison covers by default, for the help text.
+var nCompared = len(metric.Compared())
+
 // newCompareCmd builds 'mayday compare'; runF, when not nil, gets the parsed options instead of
 // running them.
 func newCompareCmd(io *ioStreams, runF func(*compareOptions) error) *cobra.Command {
@@ -34,19 +38,19 @@ func newCompareCmd(io *ioStreams, runF func(*compareOptions) error) *cobra.Comma
 	cmd := &cobra.Command{
 		Use:   "compare RUN_A RUN_B",
 		Short: "Compare the metrics of two runs with several seeds: which differences are real",
-		Long: `Compare RUN_B against RUN_A (run folders, .duckdb files, or sweep folders with --point-a and
+		Long: fmt.Sprintf(`Compare RUN_B against RUN_A (run folders, .duckdb files, or sweep folders with --point-a and
 --point-b): for each metric the mean over each side's seeds, the difference B − A and a
 bootstrap confidence interval of it. Metrics whose interval excludes 0 are marked with * and
 the side that is better.
 
-Because some 24 metrics are compared at once, the intervals are Bonferroni-corrected: each
-is at 1 − 0.05/m (99.79% for the 24 default metrics), so that all of them hold together with 95% confidence and
+Because some %d metrics are compared at once, the intervals are Bonferroni-corrected: each
+is at 1 − 0.05/m (%.2f%% for the %d default metrics), so that all of them hold together with 95%% confidence and
 a mark is rarely a fluke of the seeds. With few seeds the percentile bootstrap is too narrow,
 so its intervals are widened to the width of Student's t interval. When both sides ran the
 same seeds, differences are taken seed by seed (both saw the same random draws), which finds
 smaller effects with the same seeds; --unpaired turns this off. A metric that is the same
 constant in every run of both sides shows "no difference". Intervals need two seeds per
-side; run with --seeds 5 or more.`,
+side; run with --seeds 5 or more.`, nCompared, 100*(1-0.05/float64(nCompared)), nCompared),
 		Example: `  mayday run fleet.yaml --seeds 10 --out runs/before
   mayday run fleet.yaml --seeds 10 --set recovery.retry.max_attempts=5 --out runs/after
   mayday compare runs/before runs/after
@@ -64,7 +68,7 @@ side; run with --seeds 5 or more.`,
 	f := cmd.Flags()
 	f.IntVar(&opts.PointA, "point-a", -1, "grid point of RUN_A when it is a sweep")
 	f.IntVar(&opts.PointB, "point-b", -1, "grid point of RUN_B when it is a sweep")
-	f.StringSliceVar(&opts.Metrics, "metrics", nil, "metrics to compare, comma-separated (default: the 24 metrics of a run's summary, without the counts)")
+	f.StringSliceVar(&opts.Metrics, "metrics", nil, fmt.Sprintf("metrics to compare, comma-separated (default: the %d metrics of a run's summary, without the counts)", nCompared))
 	f.BoolVar(&opts.Unpaired, "unpaired", false, "treat the sides as independent even when they ran the same seeds")
 	addFormatFlag(cmd, &opts.Format)
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print only the metrics that differ")
@@ -148,7 +152,8 @@ func loadSample(ctx context.Context, db *analysis.DB, label string, point int, f
 	for _, m := range all {
 		byRun[m.RunID] = m
 	}
-	s := reports.Sample{Label: label, Scenario: runs[0].Scenario, Values: map[string][]float64{}}
+	s := reports.Sample{Label: label, Scenario: runs[0].Scenario, Values: map[string][]float64{},
+		Currency: byRun[runs[0].RunID].Currency}
 	for _, r := range runs {
 		s.RunIDs = append(s.RunIDs, r.RunID)
 		s.Seeds = append(s.Seeds, r.Seed)
