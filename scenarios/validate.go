@@ -20,6 +20,17 @@ func (s *Scenario) Validate() error {
 	v.check(scenarioName.MatchString(s.Name), "name", "%q is not a valid name; want [a-z0-9-]+", s.Name)
 	v.check(s.Horizon > 0, "horizon", "%v is not positive; want a duration > 0", s.Horizon)
 
+	v.workload(s)
+	v.tools(s)
+	v.faults(s)
+	v.recovery(s)
+	v.checks(s)
+	v.checkSize(s)
+	return v.errs.err()
+}
+
+// workload checks the workload section and its references to tools.
+func (v *validator) workload(s *Scenario) {
 	w := &s.Workload
 	v.check(w.Investigations >= 1, "workload.investigations", "%d; want >= 1", w.Investigations)
 	switch w.Arrival.Kind {
@@ -55,6 +66,10 @@ func (s *Scenario) Validate() error {
 	v.prob(b.Stuck, "workload.behaviour.stuck")
 	v.prob(b.ValidationMiss, "workload.behaviour.validation_miss")
 
+}
+
+// tools checks each tool's settings.
+func (v *validator) tools(s *Scenario) {
 	v.check(len(s.Tools) > 0, "tools", "none; want at least one tool")
 	seen := map[string]bool{}
 	for _, t := range s.Tools {
@@ -70,6 +85,10 @@ func (s *Scenario) Validate() error {
 		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
 	}
 
+}
+
+// faults checks each fault against its kind and the tools it names.
+func (v *validator) faults(s *Scenario) {
 	ids := map[string]bool{}
 	for i, f := range s.Faults {
 		key := fmt.Sprintf("faults[%d]", i)
@@ -103,15 +122,16 @@ func (s *Scenario) Validate() error {
 		case FaultZoneCrash:
 			v.check(f.For > 0, key+".for", "%v; a zone_crash needs a duration > 0", f.For)
 			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
-		case FaultLostResponse, FaultHang:
-			for _, t := range s.Tools {
-				if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 {
-					v.check(false, key, "%s on tool %s, which has no timeout: the caller would wait forever", f.Kind, t.Name)
-				}
-			}
+		}
+		for _, msg := range waitsForever(&f, s.Tools, nil) {
+			v.check(false, key, "%s", msg)
 		}
 	}
 
+}
+
+// recovery checks the recovery section.
+func (v *validator) recovery(s *Scenario) {
 	r := &s.Recovery
 	rt := r.Retry
 	v.check(rt.MaxAttempts >= 1, "recovery.retry.max_attempts", "%d; want >= 1", rt.MaxAttempts)
@@ -155,6 +175,10 @@ func (s *Scenario) Validate() error {
 	}
 	v.judges(r)
 
+}
+
+// checks checks redaction, expectations, tolerances and sweep axes.
+func (v *validator) checks(s *Scenario) {
 	for i, p := range s.Redact {
 		v.check(p != "", fmt.Sprintf("redact[%d]", i), "empty pattern")
 	}
@@ -175,8 +199,6 @@ func (s *Scenario) Validate() error {
 		v.check(ok, "sweep."+a.Path, "not a path")
 		v.check(len(a.Values) > 0, "sweep."+a.Path, "no values")
 	}
-	v.checkSize(s)
-	return v.errs.err()
 }
 
 type validator struct {
