@@ -58,15 +58,6 @@ func buildFaults(sc *scenarios.Scenario, seed uint64, horizon int64) ([]fault, e
 			}
 			f.tool = int32(t)
 		}
-		if c.Kind == scenarios.FaultLostResponse || c.Kind == scenarios.FaultHang {
-			for t := range sc.Tools {
-				if (f.tool < 0 || f.tool == int32(t)) && sc.Tools[t].Timeout <= 0 {
-					return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "]", Msg: string(c.Kind) + " on tool " +
-						strconv.Quote(sc.Tools[t].Name) + ", which has no timeout: its callers would wait for ever; set tools." +
-						sc.Tools[t].Name + ".timeout"}
-				}
-			}
-		}
 		if c.Kind.Correlated() || c.Kind == scenarios.FaultZoneCrash {
 			f.start = int64(c.At)
 			f.end = int64(c.At + c.For)

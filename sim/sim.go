@@ -51,6 +51,11 @@ func Run(ctx context.Context, s *scenarios.Scenario, seed uint64, sink record.Si
 	if s == nil {
 		return Result{}, ErrNoScenario
 	}
+	// The scenario's rules are checked here once (scenarios.Validate); nothing downstream
+	// re-checks or clamps them.
+	if err := s.Validate(); err != nil {
+		return Result{}, err
+	}
 	if sink == nil {
 		sink = record.Discard{}
 	}
@@ -198,22 +203,12 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 			}
 		}
 	}
-	w.policy = Policy(&sc.Recovery)
-	if err := w.policy.Validate(); err != nil {
+	if w.policy, err = Policy(&sc.Recovery); err != nil {
 		return nil, &Error{Scenario: sc.Name, Key: "recovery", Msg: err.Error()}
-	}
-	if rb := sc.Recovery.RetryBudget; rb != nil && (rb.Ratio < 0 || rb.MinPerSecond < 0) {
-		return nil, &Error{Scenario: sc.Name, Key: "recovery.retry_budget", Msg: "ratio and min_per_second must be >= 0"}
-	}
-	if br := sc.Recovery.Breaker; br != nil && (br.FailureRatio < 0 || br.FailureRatio > 1 || br.MinCalls < 0 || br.Window < 0 || br.Cooldown < 0) {
-		return nil, &Error{Scenario: sc.Name, Key: "recovery.breaker", Msg: "want window, cooldown >= 0, failure_ratio in (0, 1], min_calls >= 0"}
 	}
 	w.model.init(sc, w.faults, seed)
 	w.guards = guards(sc, w.model.active)
 	w.env.Guards = w.guards
-	if wl.Workers < 0 {
-		return nil, &Error{Scenario: sc.Name, Key: "workload.workers", Msg: "want >= 0 (0 = unlimited)"}
-	}
 	w.pool.capacity, w.pool.priority = wl.Workers, wl.Priority
 	w.money.init(sc)
 	w.humans.init(sc.Recovery.Humans, seed)
