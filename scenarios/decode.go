@@ -172,8 +172,9 @@ func (d *decoder) notNumber(n *yaml.Node, key, want string) {
 	d.fail(n, key, "%s is not a number; want %s", describe(n), want)
 }
 
-// integer reads a whole number >= min.
-func (d *decoder) integer(n *yaml.Node, key string, min int64, want string) (int64, bool) {
+// integer reads a whole number no smaller than the key tree's least value for key.
+func (d *decoder) integer(n *yaml.Node, key string, want string) (int64, bool) {
+	min, _ := bounds(key)
 	if !d.scalar(n, key, want) {
 		return 0, false
 	}

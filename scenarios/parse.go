@@ -227,9 +227,9 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("concurrency"); v != nil {
-			if c, ok := d.integer(v, tf.key("concurrency"), 0, "a whole number of servers >= 0 (0 = unlimited)"); ok {
-				if c > 1<<31 {
-					d.fail(v, tf.key("concurrency"), "%d is too large; want at most %d servers", c, 1<<31)
+			if c, ok := d.integer(v, tf.key("concurrency"), "a whole number of servers >= 0 (0 = unlimited)"); ok {
+				if _, hi := bounds(tf.key("concurrency")); c > hi {
+					d.fail(v, tf.key("concurrency"), "%d is too large; want at most %d servers", c, hi)
 				} else {
 					t.Concurrency = int(c)
 				}
@@ -253,9 +253,9 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("queue_limit"); v != nil {
-			if c, ok := d.integer(v, tf.key("queue_limit"), 0, "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
-				if c > 1<<31 {
-					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, 1<<31)
+			if c, ok := d.integer(v, tf.key("queue_limit"), "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
+				if _, hi := bounds(tf.key("queue_limit")); c > hi {
+					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, hi)
 				} else {
 					t.QueueLimit = int(c)
 				}
@@ -307,7 +307,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 	w := &s.Workload
 	f := d.fields("workload", n, workloadSchema, "a mapping such as {investigations: 1000, arrival: {poisson: 100/h}}")
 	if v := f.get("investigations"); v != nil {
-		if c, ok := d.integer(v, f.key("investigations"), 1, "a whole number >= 1"); ok {
+		if c, ok := d.integer(v, f.key("investigations"), "a whole number >= 1"); ok {
 			if c > 1<<40 {
 				d.fail(v, f.key("investigations"), "%d is too large; want at most %d", c, int64(1)<<40)
 			} else {
@@ -358,7 +358,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 			}
 		}
 		if m := sf.get("max_depth"); m != nil {
-			if x, ok := d.integer(m, sf.key("max_depth"), 0, "a whole number >= 0"); ok {
+			if x, ok := d.integer(m, sf.key("max_depth"), "a whole number >= 0"); ok {
 				if x > 64 {
 					d.fail(m, sf.key("max_depth"), "%d is too deep; want at most 64", x)
 				} else {
@@ -679,9 +679,9 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		d.inspection(v, f.key("inspection"), &r.Inspection)
 	}
 	if v := f.get("revisions"); v != nil {
-		if c, ok := d.integer(v, f.key("revisions"), 0, "a whole number >= 0"); ok {
-			if c > 1000 {
-				d.fail(v, f.key("revisions"), "%d is too many; want at most 1000", c)
+		if c, ok := d.integer(v, f.key("revisions"), "a whole number >= 0"); ok {
+			if _, hi := bounds(f.key("revisions")); c > hi {
+				d.fail(v, f.key("revisions"), "%d is too many; want at most %d", c, hi)
 			} else {
 				r.Revisions = int(c)
 			}
@@ -715,9 +715,9 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
 	rf := d.fields(key, v, recoverySchema.sub["retry"], "a mapping such as {max_attempts: 5, initial: 1s, multiplier: 2, max: 5m, jitter: full}")
 	if x := rf.get("max_attempts"); x != nil {
-		if c, ok := d.integer(x, rf.key("max_attempts"), 1, "a whole number >= 1 (1 = never retry)"); ok {
-			if c > 1000 {
-				d.fail(x, rf.key("max_attempts"), "%d is too many; want at most 1000", c)
+		if c, ok := d.integer(x, rf.key("max_attempts"), "a whole number >= 1 (1 = never retry)"); ok {
+			if _, hi := bounds(rf.key("max_attempts")); c > hi {
+				d.fail(x, rf.key("max_attempts"), "%d is too many; want at most %d", c, hi)
 			} else {
 				rt.MaxAttempts = int(c)
 			}
@@ -793,9 +793,9 @@ func (d *decoder) breaker(v *yaml.Node, key string, r *Recovery) {
 		}
 	}
 	if x := bf.get("min_calls"); x != nil {
-		if c, ok := d.integer(x, bf.key("min_calls"), 1, "a whole number >= 1"); ok {
-			if c > 1<<31 {
-				d.fail(x, bf.key("min_calls"), "%d is too large; want at most %d", c, 1<<31)
+		if c, ok := d.integer(x, bf.key("min_calls"), "a whole number >= 1"); ok {
+			if _, hi := bounds(bf.key("min_calls")); c > hi {
+				d.fail(x, bf.key("min_calls"), "%d is too large; want at most %d", c, hi)
 			} else {
 				br.MinCalls = int(c)
 			}
@@ -818,9 +818,9 @@ func (d *decoder) inspection(v *yaml.Node, key string, in *Inspection) {
 		}
 	}
 	if x := nf.get("max"); x != nil {
-		if c, ok := d.integer(x, nf.key("max"), 1, "a whole number of lookups >= 1"); ok {
-			if c > maxInspections {
-				d.fail(x, nf.key("max"), "%d is too many; want at most %d", c, maxInspections)
+		if c, ok := d.integer(x, nf.key("max"), "a whole number of lookups >= 1"); ok {
+			if _, hi := bounds(nf.key("max")); c > hi {
+				d.fail(x, nf.key("max"), "%d is too many; want at most %d", c, hi)
 			} else {
 				in.Max = int(c)
 			}
@@ -833,9 +833,9 @@ func (d *decoder) nonProgress(v *yaml.Node, key string, r *Recovery) {
 	np := defaultNonProgress()
 	nf := d.fields(key, v, recoverySchema.sub["non_progress"], "a mapping such as {repeats: 3}")
 	if x := nf.get("repeats"); x != nil {
-		if c, ok := d.integer(x, nf.key("repeats"), 1, "a whole number >= 1"); ok {
-			if c > 1000 {
-				d.fail(x, nf.key("repeats"), "%d is too many; want at most 1000", c)
+		if c, ok := d.integer(x, nf.key("repeats"), "a whole number >= 1"); ok {
+			if _, hi := bounds(nf.key("repeats")); c > hi {
+				d.fail(x, nf.key("repeats"), "%d is too many; want at most %d", c, hi)
 			} else {
 				np.Repeats = int(c)
 			}
@@ -848,7 +848,7 @@ func (d *decoder) nonProgress(v *yaml.Node, key string, r *Recovery) {
 func (d *decoder) budgets(v *yaml.Node, key string, b *Budgets) {
 	bf := d.fields(key, v, recoverySchema.sub["budgets"], "a mapping such as {tokens: 2000000, compute: 10h, wall: 24h}")
 	if x := bf.get("tokens"); x != nil {
-		if c, ok := d.integer(x, bf.key("tokens"), 0, "a whole number of tokens >= 0 (0 = unlimited)"); ok {
+		if c, ok := d.integer(x, bf.key("tokens"), "a whole number of tokens >= 0 (0 = unlimited)"); ok {
 			b.Tokens = c
 		}
 	}
@@ -883,9 +883,9 @@ func (d *decoder) humans(v *yaml.Node, key string, r *Recovery) {
 		// Not a mapping: already reported.
 	} else if rv == nil {
 		d.fail(hf.at(), key, "missing reviewers; want reviewers: N (0 = escalations terminate)")
-	} else if c, ok := d.integer(rv, hf.key("reviewers"), 0, "a whole number >= 0 (0 = escalations terminate)"); ok {
-		if c > 1<<31 {
-			d.fail(rv, hf.key("reviewers"), "%d is too many; want at most %d", c, 1<<31)
+	} else if c, ok := d.integer(rv, hf.key("reviewers"), "a whole number >= 0 (0 = escalations terminate)"); ok {
+		if _, hi := bounds(hf.key("reviewers")); c > hi {
+			d.fail(rv, hf.key("reviewers"), "%d is too many; want at most %d", c, hi)
 		} else {
 			h.Reviewers = int(c)
 		}
@@ -934,7 +934,7 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 		}
 	}
 	if v := f.get("tokens"); v != nil {
-		if c, ok := d.integer(v, f.key("tokens"), 0, "a whole number of tokens >= 0"); ok {
+		if c, ok := d.integer(v, f.key("tokens"), "a whole number of tokens >= 0"); ok {
 			s.Tokens = c
 		}
 	}
@@ -1282,9 +1282,9 @@ func (d *decoder) reviewTime(n *yaml.Node, key string, h *Humans) {
 // workers reads workload.workers and workload.priority.
 func (d *decoder) workers(f *fields, w *Workload) {
 	if v := f.get("workers"); v != nil {
-		if c, ok := d.integer(v, f.key("workers"), 0, "a whole number of workers >= 0 (0 = unlimited)"); ok {
-			if c > 1<<31 {
-				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, 1<<31)
+		if c, ok := d.integer(v, f.key("workers"), "a whole number of workers >= 0 (0 = unlimited)"); ok {
+			if _, hi := bounds(f.key("workers")); c > hi {
+				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, hi)
 			} else {
 				w.Workers = int(c)
 			}

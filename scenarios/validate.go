@@ -32,7 +32,7 @@ func (s *Scenario) Validate() error {
 // workload checks the workload section and its references to tools.
 func (v *validator) workload(s *Scenario) {
 	w := &s.Workload
-	v.check(w.Investigations >= 1, "workload.investigations", "%d; want >= 1", w.Investigations)
+	v.whole(int64(w.Investigations), "workload.investigations")
 	switch w.Arrival.Kind {
 	case ArrivalPoisson:
 		v.check(finite(w.Arrival.Rate.PerSecond) && w.Arrival.Rate.PerSecond > 0, "workload.arrival.poisson", "rate %v per second; want > 0", w.Arrival.Rate.PerSecond)
@@ -53,11 +53,11 @@ func (v *validator) workload(s *Scenario) {
 	}
 	v.prob(w.Subagents.Probability, "workload.subagents.probability")
 	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
-	v.check(w.Subagents.MaxDepth >= 0 && w.Subagents.MaxDepth <= 64, "workload.subagents.max_depth", "%d; want 0 to 64", w.Subagents.MaxDepth)
+	v.whole(int64(w.Subagents.MaxDepth), "workload.subagents.max_depth")
 	v.check(finite(w.TokensGrowth) && w.TokensGrowth >= 0, "workload.tokens.growth", "%v; want a factor > 0", w.TokensGrowth)
-	v.check(w.Workers >= 0, "workload.workers", "%d; want >= 0 (0 = unlimited)", w.Workers)
+	v.whole(int64(w.Workers), "workload.workers")
 	if w.Priority != "" {
-		v.oneOf(w.Priority, "workload.priority", PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst)
+		v.enum(w.Priority, "workload.priority")
 	}
 	b := w.Behaviour
 	v.prob(b.InvalidOutput, "workload.behaviour.invalid_output")
@@ -78,9 +78,9 @@ func (v *validator) tools(s *Scenario) {
 		v.check(!seen[t.Name], key, "tool %q defined twice", t.Name)
 		seen[t.Name] = true
 		v.dist(t.Latency, key+".latency", durationUnit, 0)
-		v.check(t.Concurrency >= 0, key+".concurrency", "%d; want >= 0 (0 = unlimited)", t.Concurrency)
-		v.check(t.QueueLimit >= 0, key+".queue_limit", "%d; want >= 0 (0 = unbounded)", t.QueueLimit)
-		v.check(t.Idempotency == Keyed || t.Idempotency == Natural || t.Idempotency == None, key+".idempotency", "%q; want keyed, natural or none", t.Idempotency)
+		v.whole(int64(t.Concurrency), key+".concurrency")
+		v.whole(int64(t.QueueLimit), key+".queue_limit")
+		v.enum(string(t.Idempotency), key+".idempotency")
 		v.check(t.Timeout >= 0, key+".timeout", "%v; want >= 0 (0 = none)", t.Timeout)
 		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
 	}
@@ -134,12 +134,12 @@ func (v *validator) faults(s *Scenario) {
 func (v *validator) recovery(s *Scenario) {
 	r := &s.Recovery
 	rt := r.Retry
-	v.check(rt.MaxAttempts >= 1, "recovery.retry.max_attempts", "%d; want >= 1", rt.MaxAttempts)
+	v.whole(int64(rt.MaxAttempts), "recovery.retry.max_attempts")
 	v.check(rt.Initial >= 0, "recovery.retry.initial", "%v; want >= 0", rt.Initial)
 	v.check(finite(rt.Multiplier) && rt.Multiplier >= 1, "recovery.retry.multiplier", "%v; want >= 1", rt.Multiplier)
 	v.check(rt.Max >= rt.Initial, "recovery.retry.max", "%v is below initial %v", rt.Max, rt.Initial)
-	v.oneOf(rt.Jitter, "recovery.retry.jitter", "none", "full", "equal", "decorrelated")
-	v.oneOf(rt.OnExhausted, "recovery.retry.on_exhausted", "escalate", "terminate")
+	v.enum(rt.Jitter, "recovery.retry.jitter")
+	v.enum(rt.OnExhausted, "recovery.retry.on_exhausted")
 	if rb := r.RetryBudget; rb != nil {
 		v.check(finite(rb.Ratio) && rb.Ratio >= 0, "recovery.retry_budget.ratio", "%v; want >= 0", rb.Ratio)
 		v.check(finite(rb.MinPerSecond) && rb.MinPerSecond >= 0, "recovery.retry_budget.min_per_second", "%v; want >= 0", rb.MinPerSecond)
@@ -147,29 +147,29 @@ func (v *validator) recovery(s *Scenario) {
 	if br := r.Breaker; br != nil {
 		v.check(br.Window > 0, "recovery.breaker.window", "%v; want > 0", br.Window)
 		v.check(br.FailureRatio > 0 && br.FailureRatio <= 1, "recovery.breaker.failure_ratio", "%v; want a ratio in (0, 1]", br.FailureRatio)
-		v.check(br.MinCalls >= 1, "recovery.breaker.min_calls", "%d; want >= 1", br.MinCalls)
+		v.whole(int64(br.MinCalls), "recovery.breaker.min_calls")
 		v.check(br.Cooldown > 0, "recovery.breaker.cooldown", "%v; want > 0", br.Cooldown)
 	}
 	v.check(r.Inspection.Interval > 0, "recovery.inspection.interval", "%v; want > 0", r.Inspection.Interval)
-	v.check(r.Inspection.Max >= 1 && r.Inspection.Max <= maxInspections, "recovery.inspection.max", "%d; want 1 to %d", r.Inspection.Max, maxInspections)
-	v.check(r.Revisions >= 0, "recovery.revisions", "%d; want >= 0", r.Revisions)
+	v.whole(int64(r.Inspection.Max), "recovery.inspection.max")
+	v.whole(int64(r.Revisions), "recovery.revisions")
 	if np := r.NonProgress; np != nil {
-		v.check(np.Repeats >= 1, "recovery.non_progress.repeats", "%d; want >= 1", np.Repeats)
+		v.whole(int64(np.Repeats), "recovery.non_progress.repeats")
 	}
-	v.check(r.Budgets.Tokens >= 0, "recovery.budgets.tokens", "%d; want >= 0", r.Budgets.Tokens)
+	v.whole(r.Budgets.Tokens, "recovery.budgets.tokens")
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
 	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
 	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
 	v.modelAndPrices(s)
-	v.oneOf(r.OnExhaustion, "recovery.on_exhaustion", "pause", "reduce_scope", "terminate")
+	v.enum(r.OnExhaustion, "recovery.on_exhaustion")
 	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
 	sv := r.Supervisor
-	v.oneOf(sv.Kind, "recovery.supervisor.kind", "rules", "model")
+	v.enum(sv.Kind, "recovery.supervisor.kind")
 	v.prob(sv.Accuracy, "recovery.supervisor.accuracy")
 	v.check(sv.Latency >= 0, "recovery.supervisor.latency", "%v; want >= 0", sv.Latency)
-	v.check(sv.Tokens >= 0, "recovery.supervisor.tokens", "%d; want >= 0", sv.Tokens)
+	v.whole(int64(sv.Tokens), "recovery.supervisor.tokens")
 	if h := r.Humans; h != nil {
-		v.check(h.Reviewers >= 0, "recovery.humans.reviewers", "%d; want >= 0", h.Reviewers)
+		v.whole(int64(h.Reviewers), "recovery.humans.reviewers")
 		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
 		v.prob(h.Approve, "recovery.humans.approve")
 	}
@@ -216,8 +216,48 @@ func (v *validator) prob(p float64, key string) {
 	v.check(p >= 0 && p <= 1, key, "%v is not a probability; want a number in [0, 1]", p)
 }
 
-func (v *validator) oneOf(s, key string, options ...string) {
+// enum checks a word against the enum of its key in the key tree, the list the decoder
+// and the JSON Schema use.
+func (v *validator) enum(s, key string) {
+	options := ruleAt(key).enum
 	v.check(contains(options, s), key, "%q; want %s", s, orList(options))
+}
+
+// whole checks a whole number against the bounds of its key in the key tree, the bounds the
+// decoder and the JSON Schema use.
+func (v *validator) whole(x int64, key string) {
+	sch := ruleAt(key)
+	lo, hi := int64(sch.min), int64(sch.max)
+	switch {
+	case hi > 0:
+		v.check(x >= lo && x <= hi, key, "%d; want %d to %d", x, lo, hi)
+	default:
+		v.check(x >= lo, key, "%d; want >= %d", x, lo)
+	}
+}
+
+// bounds are the least and largest whole number the key tree allows at key (largest 0: none).
+func bounds(key string) (lo, hi int64) {
+	sch := ruleAt(key)
+	return int64(sch.min), int64(sch.max)
+}
+
+// ruleAt is the key tree's entry for a resolved key such as tools.search.timeout (free keys
+// such as the tool name step into the map's elements). A key the tree lacks is a mistake
+// in this package, caught by any test that validates a scenario.
+func ruleAt(key string) *schema {
+	sch := rootSchema
+	for _, k := range strings.Split(key, ".") {
+		switch {
+		case sch.sub != nil && sch.sub[k] != nil:
+			sch = sch.sub[k]
+		case sch.elem != nil:
+			sch = sch.elem
+		default:
+			panic("scenarios: no key " + key + " in the key tree")
+		}
+	}
+	return sch
 }
 
 // dist checks a distribution's parameters; min is the least value a constant count may take.
