@@ -343,3 +343,7 @@ func (v *validator) judges(r *Recovery) {
 		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
 	}
 }
+
+// Enum is the list of words the file format accepts at a key such as recovery.retry.jitter
+// (nil when the key is not an enum), for packages that map the words to their own values.
+func Enum(key string) []string { return append([]string(nil), ruleAt(key).enum...) }
