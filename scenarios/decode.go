@@ -255,7 +255,13 @@ const durationSyntax = "Go syntax plus d, such as 90s, 2h30m, 3d"
 
 // duration reads a duration >= 0 (> 0 when positive). A bare 0 is accepted; any other bare
 // number is refused, since its unit would be a guess.
-func (d *decoder) duration(n *yaml.Node, key string, positive bool) (time.Duration, bool) {
+// duration reads a duration at a key of the key tree, > 0 where the tree says so.
+func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
+	return d.durationAtLeast(n, key, ruleAt(key).above)
+}
+
+// durationAtLeast reads a duration >= 0, or > 0 when positive.
+func (d *decoder) durationAtLeast(n *yaml.Node, key string, positive bool) (time.Duration, bool) {
 	want := "a duration >= 0, such as 30s"
 	if positive {
 		want = "a duration > 0, such as 30s"
@@ -484,7 +490,7 @@ func (d *decoder) dist(n *yaml.Node, key string, u unit) (Dist, bool) {
 // number >= 0 (alpha is always a plain number).
 func (d *decoder) distParam(n *yaml.Node, key string, u unit, plain bool) (float64, bool) {
 	if u == durationUnit && !plain {
-		v, ok := d.duration(n, key, false)
+		v, ok := d.durationAtLeast(n, key, false)
 		return float64(v), ok
 	}
 	return d.atLeast(n, key, 0, false, "a number >= 0")

@@ -146,7 +146,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 		}
 	}
 	if n := f.get("horizon"); n != nil {
-		if v, ok := d.duration(n, "horizon", true); ok {
+		if v, ok := d.duration(n, "horizon"); ok {
 			s.Horizon = v
 		}
 	}
@@ -241,7 +241,7 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("timeout"); v != nil {
-			if dur, ok := d.duration(v, tf.key("timeout"), false); ok {
+			if dur, ok := d.duration(v, tf.key("timeout")); ok {
 				t.Timeout = dur
 			} else {
 				d.badTimeout[name] = true
@@ -415,7 +415,7 @@ func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
 		r, ok := d.rate(v, f.key(k), true)
 		return Arrival{Kind: ArrivalPoisson, Rate: r}, ok
 	case "uniform":
-		dur, ok := d.duration(v, f.key(k), true)
+		dur, ok := d.duration(v, f.key(k))
 		return Arrival{Kind: ArrivalUniform, Over: dur}, ok
 	default: // at_once
 		b, ok := d.boolean(v, f.key(k))
@@ -590,14 +590,14 @@ func (d *decoder) faultValues(f *fields, fault *Fault) bool {
 		}
 	}
 	if v := f.get("at"); v != nil {
-		if x, ok := d.duration(v, f.key("at"), false); ok {
+		if x, ok := d.duration(v, f.key("at")); ok {
 			fault.At = x
 		} else {
 			good = false
 		}
 	}
 	if v := f.get("for"); v != nil {
-		if x, ok := d.duration(v, f.key("for"), true); ok {
+		if x, ok := d.duration(v, f.key("for")); ok {
 			fault.For = x
 		} else {
 			good = false
@@ -699,7 +699,7 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		}
 	}
 	if v := f.get("lease"); v != nil {
-		if dur, ok := d.duration(v, f.key("lease"), true); ok {
+		if dur, ok := d.duration(v, f.key("lease")); ok {
 			r.Lease = dur
 		}
 	}
@@ -724,7 +724,7 @@ func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
 		}
 	}
 	if x := rf.get("initial"); x != nil {
-		if dur, ok := d.duration(x, rf.key("initial"), false); ok {
+		if dur, ok := d.duration(x, rf.key("initial")); ok {
 			rt.Initial = dur
 		}
 	}
@@ -734,7 +734,7 @@ func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
 		}
 	}
 	if x := rf.get("max"); x != nil {
-		if dur, ok := d.duration(x, rf.key("max"), false); ok {
+		if dur, ok := d.duration(x, rf.key("max")); ok {
 			rt.Max = dur
 		}
 	}
@@ -779,7 +779,7 @@ func (d *decoder) breaker(v *yaml.Node, key string, r *Recovery) {
 	br := defaultBreaker()
 	bf := d.fields(key, v, recoverySchema.sub["breaker"], "a mapping such as {window: 1m, failure_ratio: 0.5, min_calls: 20, cooldown: 2m}")
 	if x := bf.get("window"); x != nil {
-		if dur, ok := d.duration(x, bf.key("window"), true); ok {
+		if dur, ok := d.duration(x, bf.key("window")); ok {
 			br.Window = dur
 		}
 	}
@@ -802,7 +802,7 @@ func (d *decoder) breaker(v *yaml.Node, key string, r *Recovery) {
 		}
 	}
 	if x := bf.get("cooldown"); x != nil {
-		if dur, ok := d.duration(x, bf.key("cooldown"), true); ok {
+		if dur, ok := d.duration(x, bf.key("cooldown")); ok {
 			br.Cooldown = dur
 		}
 	}
@@ -813,7 +813,7 @@ func (d *decoder) breaker(v *yaml.Node, key string, r *Recovery) {
 func (d *decoder) inspection(v *yaml.Node, key string, in *Inspection) {
 	nf := d.fields(key, v, recoverySchema.sub["inspection"], "a mapping such as {interval: 1m, max: 60}")
 	if x := nf.get("interval"); x != nil {
-		if dur, ok := d.duration(x, nf.key("interval"), true); ok {
+		if dur, ok := d.duration(x, nf.key("interval")); ok {
 			in.Interval = dur
 		}
 	}
@@ -858,12 +858,12 @@ func (d *decoder) budgets(v *yaml.Node, key string, b *Budgets) {
 			if c, ok := d.atLeast(x, bf.key("compute"), 0, false, "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
 				b.Compute = c
 			}
-		} else if dur, ok := d.duration(x, bf.key("compute"), false); ok {
+		} else if dur, ok := d.durationAtLeast(x, bf.key("compute"), false); ok {
 			b.Compute = dur.Seconds()
 		}
 	}
 	if x := bf.get("wall"); x != nil {
-		if dur, ok := d.duration(x, bf.key("wall"), false); ok {
+		if dur, ok := d.duration(x, bf.key("wall")); ok {
 			b.Wall = dur
 		}
 	}
@@ -929,7 +929,7 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 		s.Accuracy = p
 	}
 	if v := f.get("latency"); v != nil {
-		if dur, ok := d.duration(v, f.key("latency"), false); ok {
+		if dur, ok := d.duration(v, f.key("latency")); ok {
 			s.Latency = dur
 		}
 	}
@@ -1201,7 +1201,7 @@ func (d *decoder) modelService(n *yaml.Node) *ModelService {
 		m.TokensPerMinute, _ = d.atLeast(v, f.key("tokens_per_minute"), 0, false, "tokens per minute >= 0 (0 = unlimited)")
 	}
 	if v := f.get("latency_per_1k_tokens"); v != nil {
-		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"), false)
+		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"))
 	}
 	if v := f.get("failure"); v != nil {
 		m.Failure, _ = d.prob(v, f.key("failure"))

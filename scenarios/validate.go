@@ -18,7 +18,7 @@ const maxInspections = 100_000
 func (s *Scenario) Validate() error {
 	v := &validator{file: s.Source.File}
 	v.check(scenarioName.MatchString(s.Name), "name", "%q is not a valid name; want [a-z0-9-]+", s.Name)
-	v.check(s.Horizon > 0, "horizon", "%v is not positive; want a duration > 0", s.Horizon)
+	v.dur(s.Horizon, "horizon")
 
 	v.workload(s)
 	v.tools(s)
@@ -37,7 +37,7 @@ func (v *validator) workload(s *Scenario) {
 	case ArrivalPoisson:
 		v.check(finite(w.Arrival.Rate.PerSecond) && w.Arrival.Rate.PerSecond > 0, "workload.arrival.poisson", "rate %v per second; want > 0", w.Arrival.Rate.PerSecond)
 	case ArrivalUniform:
-		v.check(w.Arrival.Over > 0, "workload.arrival.uniform", "%v; want a duration > 0", w.Arrival.Over)
+		v.dur(w.Arrival.Over, "workload.arrival.uniform")
 	case ArrivalAtOnce:
 	default:
 		v.check(false, "workload.arrival", "unknown kind %q; want poisson, at_once or uniform", w.Arrival.Kind)
@@ -81,7 +81,7 @@ func (v *validator) tools(s *Scenario) {
 		v.whole(int64(t.Concurrency), key+".concurrency")
 		v.whole(int64(t.QueueLimit), key+".queue_limit")
 		v.enum(string(t.Idempotency), key+".idempotency")
-		v.check(t.Timeout >= 0, key+".timeout", "%v; want >= 0 (0 = none)", t.Timeout)
+		v.dur(t.Timeout, key+".timeout")
 		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
 	}
 
@@ -96,7 +96,7 @@ func (v *validator) faults(s *Scenario) {
 		v.check(f.ID != "" && faultID.MatchString(f.ID), key+".id", "%q; want letters, digits, _, . and -", f.ID)
 		v.check(!ids[f.ID], key+".id", "%q is used twice; want unique ids", f.ID)
 		ids[f.ID] = true
-		allowed, _ := faultKeys(f.Kind)
+		allowed, required := faultKeys(f.Kind)
 		if allowed == nil {
 			v.check(false, key+".kind", "%q is not a fault kind; want %s", f.Kind, orList(faultKinds))
 			continue
@@ -107,10 +107,11 @@ func (v *validator) faults(s *Scenario) {
 				key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
-		v.check(f.At >= 0, key+".at", "%v; want >= 0", f.At)
-		v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
-		if f.Kind.Correlated() {
-			v.check(f.For > 0, key+".for", "%v; a %s needs a duration > 0", f.For, f.Kind)
+		v.dur(f.At, key+".at")
+		if contains(required, "for") {
+			v.dur(f.For, key+".for")
+		} else {
+			v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
 		}
 		switch f.Kind {
 		case FaultBrownout:
@@ -120,7 +121,6 @@ func (v *validator) faults(s *Scenario) {
 		case FaultBudgetSpike:
 			v.check(finite(f.Factor) && f.Factor >= 1, key+".factor", "%v; want >= 1", f.Factor)
 		case FaultZoneCrash:
-			v.check(f.For > 0, key+".for", "%v; a zone_crash needs a duration > 0", f.For)
 			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
 		}
 		for _, msg := range waitsForever(&f, s.Tools, nil) {
@@ -135,7 +135,7 @@ func (v *validator) recovery(s *Scenario) {
 	r := &s.Recovery
 	rt := r.Retry
 	v.whole(int64(rt.MaxAttempts), "recovery.retry.max_attempts")
-	v.check(rt.Initial >= 0, "recovery.retry.initial", "%v; want >= 0", rt.Initial)
+	v.dur(rt.Initial, "recovery.retry.initial")
 	v.check(finite(rt.Multiplier) && rt.Multiplier >= 1, "recovery.retry.multiplier", "%v; want >= 1", rt.Multiplier)
 	v.check(rt.Max >= rt.Initial, "recovery.retry.max", "%v is below initial %v", rt.Max, rt.Initial)
 	v.enum(rt.Jitter, "recovery.retry.jitter")
@@ -145,12 +145,12 @@ func (v *validator) recovery(s *Scenario) {
 		v.check(finite(rb.MinPerSecond) && rb.MinPerSecond >= 0, "recovery.retry_budget.min_per_second", "%v; want >= 0", rb.MinPerSecond)
 	}
 	if br := r.Breaker; br != nil {
-		v.check(br.Window > 0, "recovery.breaker.window", "%v; want > 0", br.Window)
+		v.dur(br.Window, "recovery.breaker.window")
 		v.check(br.FailureRatio > 0 && br.FailureRatio <= 1, "recovery.breaker.failure_ratio", "%v; want a ratio in (0, 1]", br.FailureRatio)
 		v.whole(int64(br.MinCalls), "recovery.breaker.min_calls")
-		v.check(br.Cooldown > 0, "recovery.breaker.cooldown", "%v; want > 0", br.Cooldown)
+		v.dur(br.Cooldown, "recovery.breaker.cooldown")
 	}
-	v.check(r.Inspection.Interval > 0, "recovery.inspection.interval", "%v; want > 0", r.Inspection.Interval)
+	v.dur(r.Inspection.Interval, "recovery.inspection.interval")
 	v.whole(int64(r.Inspection.Max), "recovery.inspection.max")
 	v.whole(int64(r.Revisions), "recovery.revisions")
 	if np := r.NonProgress; np != nil {
@@ -158,15 +158,15 @@ func (v *validator) recovery(s *Scenario) {
 	}
 	v.whole(r.Budgets.Tokens, "recovery.budgets.tokens")
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
-	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
+	v.dur(r.Budgets.Wall, "recovery.budgets.wall")
 	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
 	v.modelAndPrices(s)
 	v.enum(r.OnExhaustion, "recovery.on_exhaustion")
-	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
+	v.dur(r.Lease, "recovery.lease")
 	sv := r.Supervisor
 	v.enum(sv.Kind, "recovery.supervisor.kind")
 	v.prob(sv.Accuracy, "recovery.supervisor.accuracy")
-	v.check(sv.Latency >= 0, "recovery.supervisor.latency", "%v; want >= 0", sv.Latency)
+	v.dur(sv.Latency, "recovery.supervisor.latency")
 	v.whole(int64(sv.Tokens), "recovery.supervisor.tokens")
 	if h := r.Humans; h != nil {
 		v.whole(int64(h.Reviewers), "recovery.humans.reviewers")
@@ -236,6 +236,16 @@ func (v *validator) whole(x int64, key string) {
 	}
 }
 
+// dur checks a duration against its key in the key tree: > 0 where the tree says so (the
+// rule the decoder applies to the file), else >= 0.
+func (v *validator) dur(x time.Duration, key string) {
+	if ruleAt(key).above {
+		v.check(x > 0, key, "%v; want a duration > 0", x)
+	} else {
+		v.check(x >= 0, key, "%v; want a duration >= 0", x)
+	}
+}
+
 // bounds are the least and largest whole number the key tree allows at key (largest 0: none).
 func bounds(key string) (lo, hi int64) {
 	sch := ruleAt(key)
@@ -248,16 +258,26 @@ func bounds(key string) (lo, hi int64) {
 func ruleAt(key string) *schema {
 	sch := rootSchema
 	for _, k := range strings.Split(key, ".") {
-		switch {
-		case sch.sub != nil && sch.sub[k] != nil:
-			sch = sch.sub[k]
-		case sch.elem != nil:
-			sch = sch.elem
-		default:
-			panic("scenarios: no key " + key + " in the key tree")
+		k, items, _ := strings.Cut(k, "[") // faults[2]: the key, then one step per index
+		sch = step(sch, k, key)
+		if items != "" {
+			for _, i := range strings.Split(items, "[") {
+				sch = step(sch, i, key)
+			}
 		}
 	}
 	return sch
+}
+
+// step goes from sch to its key k; "" (or an index such as "2]") steps into the elements.
+func step(sch *schema, k, key string) *schema {
+	switch {
+	case sch.sub != nil && sch.sub[k] != nil:
+		return sch.sub[k]
+	case sch.elem != nil:
+		return sch.elem
+	}
+	panic("scenarios: no key " + key + " in the key tree")
 }
 
 // dist checks a distribution's parameters; min is the least value a constant count may take.
@@ -306,7 +326,7 @@ func (v *validator) modelAndPrices(s *Scenario) {
 	if m := s.Model; m != nil {
 		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
 		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
-		v.check(m.LatencyPer1kTokens >= 0, "model.latency_per_1k_tokens", "%v; want >= 0", m.LatencyPer1kTokens)
+		v.dur(m.LatencyPer1kTokens, "model.latency_per_1k_tokens")
 		v.prob(m.Failure, "model.failure")
 	}
 	p := s.Prices
