@@ -52,11 +52,7 @@ func buildFaults(sc *scenarios.Scenario, seed uint64, horizon int64) ([]fault, e
 		if c.Tool == scenarios.ModelTool && sc.Tool(c.Tool) < 0 {
 			f.tool = int32(len(sc.Tools)) // the model provider
 		} else if c.Tool != "" {
-			t := sc.Tool(c.Tool)
-			if t < 0 {
-				return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "].tool", Msg: "unknown tool " + strconv.Quote(c.Tool) + "; valid: " + toolNames(sc)}
-			}
-			f.tool = int32(t)
+			f.tool = int32(sc.Tool(c.Tool))
 		}
 		if c.Kind.Correlated() || c.Kind == scenarios.FaultZoneCrash {
 			f.start = int64(c.At)
@@ -75,14 +71,6 @@ func buildFaults(sc *scenarios.Scenario, seed uint64, horizon int64) ([]fault, e
 		fs[i] = f
 	}
 	return fs, nil
-}
-
-func toolNames(sc *scenarios.Scenario) string {
-	names := make([]string, len(sc.Tools))
-	for i := range sc.Tools {
-		names[i] = sc.Tools[i].Name
-	}
-	return strings.Join(names, ", ")
 }
 
 // record fills r with the fault as configured: windows with their start and end, the

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
@@ -151,15 +150,9 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	w.maxDepth = wl.Subagents.MaxDepth
 	w.behave = wl.Behaviour
 	w.arrivals = stream(seed, nsArrival, 0)
-	if len(sc.Tools) == 0 {
-		return nil, &Error{Scenario: sc.Name, Key: "tools", Msg: "no tools; a scenario needs at least one"}
-	}
 	sum := 0.0
-	for i, m := range wl.Mix {
+	for _, m := range wl.Mix {
 		t := sc.Tool(m.Tool)
-		if t < 0 {
-			return nil, &Error{Scenario: sc.Name, Key: "workload.tools[" + strconv.Itoa(i) + "]", Msg: "unknown tool " + strconv.Quote(m.Tool) + "; valid: " + toolNames(sc)}
-		}
 		if !(m.Weight > 0) {
 			continue
 		}
