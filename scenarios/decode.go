@@ -221,6 +221,13 @@ func (d *decoder) number(n *yaml.Node, key, want string) (float64, bool) {
 }
 
 // atLeast reads a number >= min (strictly above when strict).
+// numberAt reads a number no smaller than (or, where the tree says so, above) the key
+// tree's least value for key.
+func (d *decoder) numberAt(n *yaml.Node, key, want string) (float64, bool) {
+	sch := ruleAt(key)
+	return d.atLeast(n, key, sch.min, sch.above, want)
+}
+
 func (d *decoder) atLeast(n *yaml.Node, key string, min float64, strict bool, want string) (float64, bool) {
 	f, ok := d.number(n, key, want)
 	if !ok {

@@ -248,7 +248,7 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("compute"); v != nil {
-			if c, ok := d.atLeast(v, tf.key("compute"), 0, false, "compute units per second of service, a number >= 0"); ok {
+			if c, ok := d.numberAt(v, tf.key("compute"), "compute units per second of service, a number >= 0"); ok {
 				t.Compute = c
 			}
 		}
@@ -607,7 +607,7 @@ func (d *decoder) faultValues(f *fields, fault *Fault) bool {
 		fault.Slowdown = 1
 	}
 	if v := f.get("slowdown"); v != nil {
-		if x, ok := d.atLeast(v, f.key("slowdown"), 1, false, "a latency factor >= 1"); ok {
+		if x, ok := d.numberAt(v, f.key("slowdown"), "a latency factor >= 1"); ok {
 			fault.Slowdown = x
 		} else {
 			good = false
@@ -621,7 +621,7 @@ func (d *decoder) faultValues(f *fields, fault *Fault) bool {
 		}
 	}
 	if v := f.get("factor"); v != nil {
-		if x, ok := d.atLeast(v, f.key("factor"), 1, false, "a token factor >= 1"); ok {
+		if x, ok := d.numberAt(v, f.key("factor"), "a token factor >= 1"); ok {
 			fault.Factor = x
 		} else {
 			good = false
@@ -729,7 +729,7 @@ func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
 		}
 	}
 	if x := rf.get("multiplier"); x != nil {
-		if m, ok := d.atLeast(x, rf.key("multiplier"), 1, false, "a number >= 1"); ok {
+		if m, ok := d.numberAt(x, rf.key("multiplier"), "a number >= 1"); ok {
 			rt.Multiplier = m
 		}
 	}
@@ -738,12 +738,12 @@ func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
 			rt.Max = dur
 		}
 	}
-	if rt.Max < rt.Initial {
+	if msg := rt.maxBelowInitial(); msg != "" {
 		at := rf.get("max")
 		if at == nil {
 			at = rf.get("initial")
 		}
-		d.fail(at, rf.key("max"), "max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
+		d.fail(at, rf.key("max"), "%s", msg)
 	}
 	if x := rf.get("jitter"); x != nil {
 		if s, ok := d.enum(x, rf.key("jitter"), "a jitter", jitters); ok {
@@ -762,12 +762,12 @@ func (d *decoder) retryBudget(v *yaml.Node, key string, r *Recovery) {
 	rb := defaultRetryBudget()
 	bf := d.fields(key, v, recoverySchema.sub["retry_budget"], "a mapping such as {ratio: 0.1, min_per_second: 1}")
 	if x := bf.get("ratio"); x != nil {
-		if c, ok := d.atLeast(x, bf.key("ratio"), 0, false, "retries earned per first attempt, a number >= 0"); ok {
+		if c, ok := d.numberAt(x, bf.key("ratio"), "retries earned per first attempt, a number >= 0"); ok {
 			rb.Ratio = c
 		}
 	}
 	if x := bf.get("min_per_second"); x != nil {
-		if c, ok := d.atLeast(x, bf.key("min_per_second"), 0, false, "retries per second always allowed, a number >= 0"); ok {
+		if c, ok := d.numberAt(x, bf.key("min_per_second"), "retries per second always allowed, a number >= 0"); ok {
 			rb.MinPerSecond = c
 		}
 	}
@@ -855,7 +855,7 @@ func (d *decoder) budgets(v *yaml.Node, key string, b *Budgets) {
 	if x := bf.get("compute"); x != nil {
 		// Compute-unit seconds, written as a number or as a duration (10h = 36000).
 		if x.Kind == yaml.ScalarNode && isNumberTag(x) {
-			if c, ok := d.atLeast(x, bf.key("compute"), 0, false, "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
+			if c, ok := d.numberAt(x, bf.key("compute"), "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
 				b.Compute = c
 			}
 		} else if dur, ok := d.durationAtLeast(x, bf.key("compute"), false); ok {
@@ -868,7 +868,7 @@ func (d *decoder) budgets(v *yaml.Node, key string, b *Budgets) {
 		}
 	}
 	if x := bf.get("cost"); x != nil {
-		if c, ok := d.atLeast(x, bf.key("cost"), 0, false, "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
+		if c, ok := d.numberAt(x, bf.key("cost"), "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
 			b.Cost = c
 		}
 	}
@@ -1195,10 +1195,10 @@ func (d *decoder) modelService(n *yaml.Node) *ModelService {
 	}
 	m := &ModelService{}
 	if v := f.get("requests_per_minute"); v != nil {
-		m.RequestsPerMinute, _ = d.atLeast(v, f.key("requests_per_minute"), 0, false, "calls per minute >= 0 (0 = unlimited)")
+		m.RequestsPerMinute, _ = d.numberAt(v, f.key("requests_per_minute"), "calls per minute >= 0 (0 = unlimited)")
 	}
 	if v := f.get("tokens_per_minute"); v != nil {
-		m.TokensPerMinute, _ = d.atLeast(v, f.key("tokens_per_minute"), 0, false, "tokens per minute >= 0 (0 = unlimited)")
+		m.TokensPerMinute, _ = d.numberAt(v, f.key("tokens_per_minute"), "tokens per minute >= 0 (0 = unlimited)")
 	}
 	if v := f.get("latency_per_1k_tokens"); v != nil {
 		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"))

@@ -82,7 +82,7 @@ func (v *validator) tools(s *Scenario) {
 		v.whole(int64(t.QueueLimit), key+".queue_limit")
 		v.enum(string(t.Idempotency), key+".idempotency")
 		v.dur(t.Timeout, key+".timeout")
-		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
+		v.num(t.Compute, key+".compute")
 	}
 
 }
@@ -115,11 +115,11 @@ func (v *validator) faults(s *Scenario) {
 		}
 		switch f.Kind {
 		case FaultBrownout:
-			v.check(finite(f.Slowdown) && f.Slowdown >= 1, key+".slowdown", "%v; want >= 1", f.Slowdown)
+			v.num(f.Slowdown, key+".slowdown")
 		case FaultWorkerCrash:
 			v.check(finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
 		case FaultBudgetSpike:
-			v.check(finite(f.Factor) && f.Factor >= 1, key+".factor", "%v; want >= 1", f.Factor)
+			v.num(f.Factor, key+".factor")
 		case FaultZoneCrash:
 			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
 		}
@@ -136,13 +136,15 @@ func (v *validator) recovery(s *Scenario) {
 	rt := r.Retry
 	v.whole(int64(rt.MaxAttempts), "recovery.retry.max_attempts")
 	v.dur(rt.Initial, "recovery.retry.initial")
-	v.check(finite(rt.Multiplier) && rt.Multiplier >= 1, "recovery.retry.multiplier", "%v; want >= 1", rt.Multiplier)
-	v.check(rt.Max >= rt.Initial, "recovery.retry.max", "%v is below initial %v", rt.Max, rt.Initial)
+	v.num(rt.Multiplier, "recovery.retry.multiplier")
+	if msg := rt.maxBelowInitial(); msg != "" {
+		v.check(false, "recovery.retry.max", "%s", msg)
+	}
 	v.enum(rt.Jitter, "recovery.retry.jitter")
 	v.enum(rt.OnExhausted, "recovery.retry.on_exhausted")
 	if rb := r.RetryBudget; rb != nil {
-		v.check(finite(rb.Ratio) && rb.Ratio >= 0, "recovery.retry_budget.ratio", "%v; want >= 0", rb.Ratio)
-		v.check(finite(rb.MinPerSecond) && rb.MinPerSecond >= 0, "recovery.retry_budget.min_per_second", "%v; want >= 0", rb.MinPerSecond)
+		v.num(rb.Ratio, "recovery.retry_budget.ratio")
+		v.num(rb.MinPerSecond, "recovery.retry_budget.min_per_second")
 	}
 	if br := r.Breaker; br != nil {
 		v.dur(br.Window, "recovery.breaker.window")
@@ -159,7 +161,7 @@ func (v *validator) recovery(s *Scenario) {
 	v.whole(r.Budgets.Tokens, "recovery.budgets.tokens")
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
 	v.dur(r.Budgets.Wall, "recovery.budgets.wall")
-	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
+	v.num(r.Budgets.Cost, "recovery.budgets.cost")
 	v.modelAndPrices(s)
 	v.enum(r.OnExhaustion, "recovery.on_exhaustion")
 	v.dur(r.Lease, "recovery.lease")
@@ -233,6 +235,26 @@ func (v *validator) whole(x int64, key string) {
 		v.check(x >= lo && x <= hi, key, "%d; want %d to %d", x, lo, hi)
 	default:
 		v.check(x >= lo, key, "%d; want >= %d", x, lo)
+	}
+}
+
+// maxBelowInitial is the rule that the backoff's cap is not below its first step, for Parse
+// (with the line) and Validate alike; "" when it holds.
+func (rt *Retry) maxBelowInitial() string {
+	if rt.Max >= rt.Initial {
+		return ""
+	}
+	return fmt.Sprintf("max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
+}
+
+// num checks a finite number against its key in the key tree: >= its least value, or above
+// it where the tree says so (the rule the decoder applies to the file).
+func (v *validator) num(x float64, key string) {
+	sch := ruleAt(key)
+	if sch.above {
+		v.check(finite(x) && x > sch.min, key, "%v; want a number > %v", x, sch.min)
+	} else {
+		v.check(finite(x) && x >= sch.min, key, "%v; want a number >= %v", x, sch.min)
 	}
 }
 
@@ -324,8 +346,8 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 func (v *validator) modelAndPrices(s *Scenario) {
 	v.check(s.Recovery.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
 	if m := s.Model; m != nil {
-		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
-		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
+		v.num(m.RequestsPerMinute, "model.requests_per_minute")
+		v.num(m.TokensPerMinute, "model.tokens_per_minute")
 		v.dur(m.LatencyPer1kTokens, "model.latency_per_1k_tokens")
 		v.prob(m.Failure, "model.failure")
 	}
