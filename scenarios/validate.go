@@ -274,32 +274,46 @@ func bounds(key string) (lo, hi int64) {
 	return int64(sch.min), int64(sch.max)
 }
 
-// ruleAt is the key tree's entry for a resolved key such as tools.search.timeout (free keys
-// such as the tool name step into the map's elements). A key the tree lacks is a mistake
-// in this package, caught by any test that validates a scenario.
+// ruleAt is the key tree's entry for a resolved key such as tools.search.timeout or
+// faults[2].for. A free key (a tool's name) may hold dots in a scenario built in Go, which
+// Validate reports separately; a key the tree lacks gets leaf, no rule (TestRuleKeys checks
+// that every key this package asks for is in the tree).
 func ruleAt(key string) *schema {
-	sch := rootSchema
-	for _, k := range strings.Split(key, ".") {
-		k, items, _ := strings.Cut(k, "[") // faults[2]: the key, then one step per index
-		sch = step(sch, k, key)
-		if items != "" {
-			for _, i := range strings.Split(items, "[") {
-				sch = step(sch, i, key)
+	if sch := resolve(rootSchema, strings.Split(key, ".")); sch != nil {
+		return sch
+	}
+	return leaf
+}
+
+// resolve walks segs down from sch; nil when they lead nowhere.
+func resolve(sch *schema, segs []string) *schema {
+	if len(segs) == 0 {
+		return sch
+	}
+	k := segs[0]
+	if name, items, ok := strings.Cut(k, "["); ok && sch.sub != nil && sch.sub[name] != nil && sch.sub[name].seq {
+		s := sch.sub[name]
+		for range strings.Split(items, "[") { // one step into the items per index
+			if s = s.elem; s == nil {
+				return nil
+			}
+		}
+		return resolve(s, segs[1:])
+	}
+	if sch.sub != nil && sch.sub[k] != nil {
+		if r := resolve(sch.sub[k], segs[1:]); r != nil {
+			return r
+		}
+	}
+	if sch.elem != nil && !sch.seq {
+		// A free key such as a tool's name: it may span several segments.
+		for i := 1; i <= len(segs); i++ {
+			if r := resolve(sch.elem, segs[i:]); r != nil {
+				return r
 			}
 		}
 	}
-	return sch
-}
-
-// step goes from sch to its key k; "" (or an index such as "2]") steps into the elements.
-func step(sch *schema, k, key string) *schema {
-	switch {
-	case sch.sub != nil && sch.sub[k] != nil:
-		return sch.sub[k]
-	case sch.elem != nil:
-		return sch.elem
-	}
-	panic("scenarios: no key " + key + " in the key tree")
+	return nil
 }
 
 // dist checks a distribution's parameters; min is the least value a constant count may take.
