@@ -190,7 +190,6 @@ var (
 	ErrFinal             = errors.New("recovery: investigation already ended")
 	ErrUnexpectedEvent   = errors.New("recovery: event not expected in this state")
 	ErrUnknownTool       = errors.New("recovery: tool index out of range")
-	ErrBadPolicy         = errors.New("recovery: invalid policy")
 	ErrBadJournal        = errors.New("recovery: journal does not replay")
 	ErrClock             = errors.New("recovery: time went backwards")
 )
@@ -356,7 +355,6 @@ type Journal interface {
 //	func (g *Guards) Tools() int
 //	func (g *Guards) Clone() *Guards                        // an independent copy (what-if runs)
 //	func Legal(from, to State) bool                         // the edge table of doc.go
-//	func (p *Policy) Validate() error                       // and BudgetConfig, BreakerConfig
 //	var DefaultBudget, DefaultBreaker                       // recommended guard settings
 //	func ParseJitter, ParseExhausted, ParseOnExhaustion     // scenario spellings
 //	String() on every enumeration (trace spellings); Reason* constants for Decision.Reason

@@ -224,9 +224,6 @@ func (h *harness) newEngine(t *testing.T, td *datadriven.TestData) string {
 			td.Fatalf(t, "unknown argument %q", a.Key)
 		}
 	}
-	if err := h.p.Validate(); err != nil {
-		return "error: " + err.Error()
-	}
 	h.g = recovery.NewGuards(tools, budget, breaker)
 	h.now, h.seed, h.nextID = 0, seed, 0
 	h.units = map[string]*unit{}

@@ -228,7 +228,7 @@
 // further Cooldown if the probe's outcome never comes), closes on its success and re-opens
 // on its failure. Outcomes of attempts admitted before the breaker last changed state are
 // ignored. Defaults for zero fields (DefaultBreaker): window 1m, failure ratio 0.5; its
-// recommended min calls 20 and cooldown 1m apply only when a caller copies DefaultBreaker.
+// recommended min calls 20 and cooldown 2m apply only when a caller copies DefaultBreaker.
 // Tokens, Breaker and Parked read the guards without changing them, for charts; Clone copies
 // them for a what-if run.
 //

@@ -483,12 +483,9 @@ func (e *Engine) fail(now int64, ev EventKind, c Class, reason string, fp uint64
 	e.commit(env.Guards)
 }
 
-func (e *Engine) maxAttempts() int32 {
-	if e.p.Retry.MaxAttempts < 1 {
-		return 1
-	}
-	return int32(e.p.Retry.MaxAttempts)
-}
+// maxAttempts is the policy's limit as given: the scenario rule (scenarios.Validate, which
+// sim.Run calls) keeps it in 1..1000, and the engine does not re-check it.
+func (e *Engine) maxAttempts() int32 { return int32(e.p.Retry.MaxAttempts) }
 
 // spent reports whether the operation's attempts are used up: max_attempts since the
 // operation began, or since a human last approved a resend of it.

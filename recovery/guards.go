@@ -21,7 +21,7 @@ type Guards struct {
 // for how this compares with gRPC retry throttling and Finagle's RetryBudget.
 var (
 	DefaultBudget  = BudgetConfig{Ratio: 0.1, MinPerSecond: 1, MaxTokens: 10}
-	DefaultBreaker = BreakerConfig{Window: time.Minute, FailureRatio: 0.5, MinCalls: 20, Cooldown: time.Minute}
+	DefaultBreaker = BreakerConfig{Window: time.Minute, FailureRatio: 0.5, MinCalls: 20, Cooldown: 2 * time.Minute}
 )
 
 // NewGuards returns the guards of tools tools. A nil config turns that guard off for every

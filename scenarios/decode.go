@@ -172,8 +172,9 @@ func (d *decoder) notNumber(n *yaml.Node, key, want string) {
 	d.fail(n, key, "%s is not a number; want %s", describe(n), want)
 }
 
-// integer reads a whole number >= min.
-func (d *decoder) integer(n *yaml.Node, key string, min int64, want string) (int64, bool) {
+// integer reads a whole number no smaller than the key tree's least value for key.
+func (d *decoder) integer(n *yaml.Node, key string, want string) (int64, bool) {
+	min, _ := bounds(key)
 	if !d.scalar(n, key, want) {
 		return 0, false
 	}
@@ -220,6 +221,13 @@ func (d *decoder) number(n *yaml.Node, key, want string) (float64, bool) {
 }
 
 // atLeast reads a number >= min (strictly above when strict).
+// numberAt reads a number no smaller than (or, where the tree says so, above) the key
+// tree's least value for key.
+func (d *decoder) numberAt(n *yaml.Node, key, want string) (float64, bool) {
+	sch := ruleAt(key)
+	return d.atLeast(n, key, sch.min, sch.above, want)
+}
+
 func (d *decoder) atLeast(n *yaml.Node, key string, min float64, strict bool, want string) (float64, bool) {
 	f, ok := d.number(n, key, want)
 	if !ok {
@@ -254,7 +262,13 @@ const durationSyntax = "Go syntax plus d, such as 90s, 2h30m, 3d"
 
 // duration reads a duration >= 0 (> 0 when positive). A bare 0 is accepted; any other bare
 // number is refused, since its unit would be a guess.
-func (d *decoder) duration(n *yaml.Node, key string, positive bool) (time.Duration, bool) {
+// duration reads a duration at a key of the key tree, > 0 where the tree says so.
+func (d *decoder) duration(n *yaml.Node, key string) (time.Duration, bool) {
+	return d.durationAtLeast(n, key, ruleAt(key).above)
+}
+
+// durationAtLeast reads a duration >= 0, or > 0 when positive.
+func (d *decoder) durationAtLeast(n *yaml.Node, key string, positive bool) (time.Duration, bool) {
 	want := "a duration >= 0, such as 30s"
 	if positive {
 		want = "a duration > 0, such as 30s"
@@ -483,7 +497,7 @@ func (d *decoder) dist(n *yaml.Node, key string, u unit) (Dist, bool) {
 // number >= 0 (alpha is always a plain number).
 func (d *decoder) distParam(n *yaml.Node, key string, u unit, plain bool) (float64, bool) {
 	if u == durationUnit && !plain {
-		v, ok := d.duration(n, key, false)
+		v, ok := d.durationAtLeast(n, key, false)
 		return float64(v), ok
 	}
 	return d.atLeast(n, key, 0, false, "a number >= 0")

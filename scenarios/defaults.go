@@ -13,6 +13,11 @@ const (
 	DefaultHorizon = 30 * 24 * time.Hour
 )
 
+// Defaults is the resolved scenario before any key of a file is read: the one set of
+// defaults, for a scenario built in Go (a simulator test, say) to start from. It has no
+// name and no tools; Validate says what it still lacks.
+func Defaults() *Scenario { return defaultScenario() }
+
 // defaultScenario is the resolved scenario before any key of the file is read. Tools and the
 // tool mix are filled in by defaultTool and defaultMix once the file's tools are known.
 func defaultScenario() *Scenario {

@@ -1,4 +1,4 @@
-// Package scenarios reads mayday scenario files (design section 3): it parses the YAML,
+// Package scenarios reads mayday scenario files (docs/scenarios.md): it parses the YAML,
 // applies `--set` overrides and sweep points, checks everything, fills in defaults and
 // returns a resolved *Scenario, the only form the simulator reads.
 //
@@ -22,6 +22,17 @@
 //     item that does not exist is an error naming the closest valid key.
 //   - A sweep (`sweep:` in the file) expands with Expand into points in file order, the last
 //     axis varying fastest; each value of each axis is checked when the file is parsed.
+//   - One rule per key. The key tree (schema.go) holds each key's kind, enum, bounds and
+//     whether a duration must be > 0; the decoder reads it to report file errors with line
+//     and key, Validate reads the same entries for a resolved scenario, and JSONSchema
+//     publishes them. Rules across keys (retry max >= initial, a lost_response or hang
+//     fault needs a timeout) are one function each, called by both. sim.Run calls Validate
+//     once; neither sim nor recovery re-checks or clamps a scenario rule.
+//   - Defaults live in defaults.go; Defaults() returns them for a scenario built in Go, and
+//     a test in sim pins the engine's own defaults (recovery.DefaultBreaker, DefaultBudget,
+//     the inspection defaults) to them.
+//   - The error cases are datadriven files in testdata/*.txt: a `parse [set=PATH=VALUE]`
+//     directive, the YAML, `----`, every error in order (regenerate with -rewrite).
 //   - The examples in this folder (*.yaml) are embedded: List, Embedded, and Load, which
 //     takes a file path or an example's name (an existing file of that name wins).
 //

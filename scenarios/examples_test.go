@@ -11,8 +11,8 @@ import (
 	"testing"
 )
 
-// The examples the design asks for: the default, one per row of the article's failure
-// table, worker crashes, and a fleet that competes for capacity.
+// The embedded examples: the default, one per failure class of docs/scenarios.md, worker
+// crashes, and a fleet that competes for capacity.
 var wantExamples = []string{
 	"budget-exhaustion", "capacity-crunch", "invalid-configs", "lost-responses", "policy-violations",
 	"research-fleet", "retry-storm", "runaway-loops", "shared-outage", "transient-errors", "worker-crashes",

@@ -304,30 +304,9 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 		}
 		slot = &cur.Content[idx+1]
 		walked = at
-		for _, i := range sg.idx {
-			item := fmt.Sprintf("%s[%d]", walked, i)
-			if !next.seq {
-				return fail(item, "%s is not a list; it has no item [%d]", walked, i)
-			}
-			c := deref(*slot)
-			count := 0
-			if c != nil && c.Kind == yaml.SequenceNode {
-				count = len(c.Content)
-			}
-			if i >= count {
-				switch count {
-				case 0:
-					return fail(item, "no such item: %s has no items in the file", walked)
-				case 1:
-					return fail(item, "no such item: %s has 1 item, %s[0]", walked, walked)
-				}
-				return fail(item, "no such item: %s has %d items, %s[0] to %s[%d]", walked, count, walked, walked, count-1)
-			}
-			c = cow(c)
-			*slot = c
-			slot = &c.Content[i]
-			walked = item
-			next = next.elem
+		var e *Error
+		if slot, walked, next, e = walkItems(slot, walked, next, sg.idx, fail); e != nil {
+			return e
 		}
 		sch = next
 	}
@@ -429,4 +408,35 @@ func flowText(b *strings.Builder, n *yaml.Node, depth int) {
 			b.WriteString(n.Value)
 		}
 	}
+}
+
+// walkItems follows the [i] indexes of one path segment from slot, copying each list it
+// enters so the file's own tree is left as parsed.
+func walkItems(slot **yaml.Node, walked string, next *schema, idx []int, fail func(key, format string, args ...any) *Error) (**yaml.Node, string, *schema, *Error) {
+	for _, i := range idx {
+		item := fmt.Sprintf("%s[%d]", walked, i)
+		if !next.seq {
+			return nil, "", nil, fail(item, "%s is not a list; it has no item [%d]", walked, i)
+		}
+		c := deref(*slot)
+		count := 0
+		if c != nil && c.Kind == yaml.SequenceNode {
+			count = len(c.Content)
+		}
+		if i >= count {
+			switch count {
+			case 0:
+				return nil, "", nil, fail(item, "no such item: %s has no items in the file", walked)
+			case 1:
+				return nil, "", nil, fail(item, "no such item: %s has 1 item, %s[0]", walked, walked)
+			}
+			return nil, "", nil, fail(item, "no such item: %s has %d items, %s[0] to %s[%d]", walked, count, walked, walked, count-1)
+		}
+		c = cow(c)
+		*slot = c
+		slot = &c.Content[i]
+		walked = item
+		next = next.elem
+	}
+	return slot, walked, next, nil
 }

@@ -146,7 +146,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 		}
 	}
 	if n := f.get("horizon"); n != nil {
-		if v, ok := d.duration(n, "horizon", true); ok {
+		if v, ok := d.duration(n, "horizon"); ok {
 			s.Horizon = v
 		}
 	}
@@ -227,9 +227,9 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("concurrency"); v != nil {
-			if c, ok := d.integer(v, tf.key("concurrency"), 0, "a whole number of servers >= 0 (0 = unlimited)"); ok {
-				if c > 1<<31 {
-					d.fail(v, tf.key("concurrency"), "%d is too large; want at most %d servers", c, 1<<31)
+			if c, ok := d.integer(v, tf.key("concurrency"), "a whole number of servers >= 0 (0 = unlimited)"); ok {
+				if _, hi := bounds(tf.key("concurrency")); c > hi {
+					d.fail(v, tf.key("concurrency"), "%d is too large; want at most %d servers", c, hi)
 				} else {
 					t.Concurrency = int(c)
 				}
@@ -241,21 +241,21 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 			}
 		}
 		if v := tf.get("timeout"); v != nil {
-			if dur, ok := d.duration(v, tf.key("timeout"), false); ok {
+			if dur, ok := d.duration(v, tf.key("timeout")); ok {
 				t.Timeout = dur
 			} else {
 				d.badTimeout[name] = true
 			}
 		}
 		if v := tf.get("compute"); v != nil {
-			if c, ok := d.atLeast(v, tf.key("compute"), 0, false, "compute units per second of service, a number >= 0"); ok {
+			if c, ok := d.numberAt(v, tf.key("compute"), "compute units per second of service, a number >= 0"); ok {
 				t.Compute = c
 			}
 		}
 		if v := tf.get("queue_limit"); v != nil {
-			if c, ok := d.integer(v, tf.key("queue_limit"), 0, "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
-				if c > 1<<31 {
-					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, 1<<31)
+			if c, ok := d.integer(v, tf.key("queue_limit"), "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
+				if _, hi := bounds(tf.key("queue_limit")); c > hi {
+					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, hi)
 				} else {
 					t.QueueLimit = int(c)
 				}
@@ -307,7 +307,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 	w := &s.Workload
 	f := d.fields("workload", n, workloadSchema, "a mapping such as {investigations: 1000, arrival: {poisson: 100/h}}")
 	if v := f.get("investigations"); v != nil {
-		if c, ok := d.integer(v, f.key("investigations"), 1, "a whole number >= 1"); ok {
+		if c, ok := d.integer(v, f.key("investigations"), "a whole number >= 1"); ok {
 			if c > 1<<40 {
 				d.fail(v, f.key("investigations"), "%d is too large; want at most %d", c, int64(1)<<40)
 			} else {
@@ -358,7 +358,7 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 			}
 		}
 		if m := sf.get("max_depth"); m != nil {
-			if x, ok := d.integer(m, sf.key("max_depth"), 0, "a whole number >= 0"); ok {
+			if x, ok := d.integer(m, sf.key("max_depth"), "a whole number >= 0"); ok {
 				if x > 64 {
 					d.fail(m, sf.key("max_depth"), "%d is too deep; want at most 64", x)
 				} else {
@@ -415,7 +415,7 @@ func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
 		r, ok := d.rate(v, f.key(k), true)
 		return Arrival{Kind: ArrivalPoisson, Rate: r}, ok
 	case "uniform":
-		dur, ok := d.duration(v, f.key(k), true)
+		dur, ok := d.duration(v, f.key(k))
 		return Arrival{Kind: ArrivalUniform, Over: dur}, ok
 	default: // at_once
 		b, ok := d.boolean(v, f.key(k))
@@ -549,61 +549,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 		if v := f.get("tool"); v != nil {
 			good = d.faultTool(v, f.key("tool"), &fault, tools) && good
 		}
-		if v := f.get("probability"); v != nil {
-			if x, ok := d.prob(v, f.key("probability")); ok {
-				fault.Probability = x
-			} else {
-				good = false
-			}
-		}
-		if v := f.get("at"); v != nil {
-			if x, ok := d.duration(v, f.key("at"), false); ok {
-				fault.At = x
-			} else {
-				good = false
-			}
-		}
-		if v := f.get("for"); v != nil {
-			if x, ok := d.duration(v, f.key("for"), true); ok {
-				fault.For = x
-			} else {
-				good = false
-			}
-		}
-		if fault.Kind == FaultBrownout {
-			fault.Slowdown = 1
-		}
-		if v := f.get("slowdown"); v != nil {
-			if x, ok := d.atLeast(v, f.key("slowdown"), 1, false, "a latency factor >= 1"); ok {
-				fault.Slowdown = x
-			} else {
-				good = false
-			}
-		}
-		if v := f.get("rate"); v != nil {
-			if r, ok := d.rate(v, f.key("rate"), false); ok {
-				fault.Rate = r
-			} else {
-				good = false
-			}
-		}
-		if v := f.get("factor"); v != nil {
-			if x, ok := d.atLeast(v, f.key("factor"), 1, false, "a token factor >= 1"); ok {
-				fault.Factor = x
-			} else {
-				good = false
-			}
-		}
-		if v := f.get("share"); v != nil {
-			if x, ok := d.prob(v, f.key("share")); ok && x > 0 {
-				fault.Share = x
-			} else {
-				if ok {
-					d.fail(v, f.key("share"), "share 0 crashes nothing; want a share of the workers in (0, 1]")
-				}
-				good = false
-			}
-		}
+		good = d.faultValues(f, &fault) && good
 		if !good {
 			continue
 		}
@@ -611,17 +557,14 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			d.fail(f.at(), key, "a brownout with probability 0 and slowdown 1 does nothing; want probability > 0 or slowdown > 1")
 			continue
 		}
-		// An attempt that is never answered is only noticed by the caller's timeout.
 		if fault.Kind == FaultLostResponse || fault.Kind == FaultHang {
 			at := f.keys["tool"]
 			if at == nil {
 				at = f.at()
 			}
-			for _, t := range tools {
-				if (fault.Tool == "" || fault.Tool == t.Name) && t.Timeout == 0 && !d.badTimeout[t.Name] {
-					d.fail(at, key, "%s on tool %s, which has no timeout: the caller would wait forever; set tools.%s.timeout (such as 1h)", k, t.Name, t.Name)
-					good = false
-				}
+			for _, msg := range waitsForever(&fault, tools, d.badTimeout) {
+				d.fail(at, key, "%s", msg)
+				good = false
 			}
 		}
 		if first, dup := ids[fault.ID]; dup {
@@ -636,104 +579,96 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 	return faults
 }
 
+// faultValues reads a fault's numeric keys into fault; it reports whether all were valid.
+func (d *decoder) faultValues(f *fields, fault *Fault) bool {
+	good := true
+	if v := f.get("probability"); v != nil {
+		if x, ok := d.prob(v, f.key("probability")); ok {
+			fault.Probability = x
+		} else {
+			good = false
+		}
+	}
+	if v := f.get("at"); v != nil {
+		if x, ok := d.duration(v, f.key("at")); ok {
+			fault.At = x
+		} else {
+			good = false
+		}
+	}
+	if v := f.get("for"); v != nil {
+		if x, ok := d.duration(v, f.key("for")); ok {
+			fault.For = x
+		} else {
+			good = false
+		}
+	}
+	if fault.Kind == FaultBrownout {
+		fault.Slowdown = 1
+	}
+	if v := f.get("slowdown"); v != nil {
+		if x, ok := d.numberAt(v, f.key("slowdown"), "a latency factor >= 1"); ok {
+			fault.Slowdown = x
+		} else {
+			good = false
+		}
+	}
+	if v := f.get("rate"); v != nil {
+		if r, ok := d.rate(v, f.key("rate"), false); ok {
+			fault.Rate = r
+		} else {
+			good = false
+		}
+	}
+	if v := f.get("factor"); v != nil {
+		if x, ok := d.numberAt(v, f.key("factor"), "a token factor >= 1"); ok {
+			fault.Factor = x
+		} else {
+			good = false
+		}
+	}
+	if v := f.get("share"); v != nil {
+		if x, ok := d.prob(v, f.key("share")); ok && x > 0 {
+			fault.Share = x
+		} else {
+			if ok {
+				d.fail(v, f.key("share"), "share 0 crashes nothing; want a share of the workers in (0, 1]")
+			}
+			good = false
+		}
+	}
+	return good
+}
+
+// waitsForever is the rule that a lost_response or hang fault needs a timeout on every tool it
+// applies to: an attempt that is never answered is only noticed by the caller's timeout.
+// Tools in skip already have a reported bad timeout. Parse and Validate both use it.
+func waitsForever(f *Fault, tools []Tool, skip map[string]bool) []string {
+	if f.Kind != FaultLostResponse && f.Kind != FaultHang {
+		return nil
+	}
+	var msgs []string
+	for _, t := range tools {
+		if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 && !skip[t.Name] {
+			msgs = append(msgs, fmt.Sprintf("%s on tool %s, which has no timeout: the caller would wait forever; set tools.%s.timeout (such as 1h)", f.Kind, t.Name, t.Name))
+		}
+	}
+	return msgs
+}
+
 func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 	f := d.fields("recovery", n, recoverySchema, "a mapping such as {retry: {max_attempts: 5}, breaker: {}}")
-	sub := recoverySchema.sub
 
 	if v := f.get("retry"); v != nil {
-		rf := d.fields(f.key("retry"), v, sub["retry"], "a mapping such as {max_attempts: 5, initial: 1s, multiplier: 2, max: 5m, jitter: full}")
-		rt := &r.Retry
-		if x := rf.get("max_attempts"); x != nil {
-			if c, ok := d.integer(x, rf.key("max_attempts"), 1, "a whole number >= 1 (1 = never retry)"); ok {
-				if c > 1000 {
-					d.fail(x, rf.key("max_attempts"), "%d is too many; want at most 1000", c)
-				} else {
-					rt.MaxAttempts = int(c)
-				}
-			}
-		}
-		if x := rf.get("initial"); x != nil {
-			if dur, ok := d.duration(x, rf.key("initial"), false); ok {
-				rt.Initial = dur
-			}
-		}
-		if x := rf.get("multiplier"); x != nil {
-			if m, ok := d.atLeast(x, rf.key("multiplier"), 1, false, "a number >= 1"); ok {
-				rt.Multiplier = m
-			}
-		}
-		if x := rf.get("max"); x != nil {
-			if dur, ok := d.duration(x, rf.key("max"), false); ok {
-				rt.Max = dur
-			}
-		}
-		if rt.Max < rt.Initial {
-			at := rf.get("max")
-			if at == nil {
-				at = rf.get("initial")
-			}
-			d.fail(at, rf.key("max"), "max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
-		}
-		if x := rf.get("jitter"); x != nil {
-			if s, ok := d.enum(x, rf.key("jitter"), "a jitter", jitters); ok {
-				rt.Jitter = s
-			}
-		}
-		if x := rf.get("on_exhausted"); x != nil {
-			if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", retryExhausted); ok {
-				rt.OnExhausted = s
-			}
-		}
+		d.retry(v, f.key("retry"), &r.Retry)
 	}
 	// A block given as `{}` is switched on with its defaults; only an absent or null key
 	// leaves it off.
 	if v := f.get("retry_budget"); v != nil {
-		rb := defaultRetryBudget()
-		bf := d.fields(f.key("retry_budget"), v, sub["retry_budget"], "a mapping such as {ratio: 0.1, min_per_second: 1}")
-		if x := bf.get("ratio"); x != nil {
-			if c, ok := d.atLeast(x, bf.key("ratio"), 0, false, "retries earned per first attempt, a number >= 0"); ok {
-				rb.Ratio = c
-			}
-		}
-		if x := bf.get("min_per_second"); x != nil {
-			if c, ok := d.atLeast(x, bf.key("min_per_second"), 0, false, "retries per second always allowed, a number >= 0"); ok {
-				rb.MinPerSecond = c
-			}
-		}
-		r.RetryBudget = &rb
+		d.retryBudget(v, f.key("retry_budget"), r)
 	}
 	if v := f.get("breaker"); v != nil {
-		br := defaultBreaker()
-		bf := d.fields(f.key("breaker"), v, sub["breaker"], "a mapping such as {window: 1m, failure_ratio: 0.5, min_calls: 20, cooldown: 2m}")
-		if x := bf.get("window"); x != nil {
-			if dur, ok := d.duration(x, bf.key("window"), true); ok {
-				br.Window = dur
-			}
-		}
-		if x := bf.get("failure_ratio"); x != nil {
-			if p, ok := d.prob(x, bf.key("failure_ratio")); ok {
-				if p == 0 {
-					d.fail(x, bf.key("failure_ratio"), "0 would open the breaker on success; want a ratio in (0, 1]")
-				} else {
-					br.FailureRatio = p
-				}
-			}
-		}
-		if x := bf.get("min_calls"); x != nil {
-			if c, ok := d.integer(x, bf.key("min_calls"), 1, "a whole number >= 1"); ok {
-				if c > 1<<31 {
-					d.fail(x, bf.key("min_calls"), "%d is too large; want at most %d", c, 1<<31)
-				} else {
-					br.MinCalls = int(c)
-				}
-			}
-		}
-		if x := bf.get("cooldown"); x != nil {
-			if dur, ok := d.duration(x, bf.key("cooldown"), true); ok {
-				br.Cooldown = dur
-			}
-		}
-		r.Breaker = &br
+		d.breaker(v, f.key("breaker"), r)
 	}
 	if v := f.get("inspect_before_retry"); v != nil {
 		if b, ok := d.boolean(v, f.key("inspect_before_retry")); ok {
@@ -741,73 +676,22 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		}
 	}
 	if v := f.get("inspection"); v != nil {
-		in := &r.Inspection
-		nf := d.fields(f.key("inspection"), v, sub["inspection"], "a mapping such as {interval: 1m, max: 60}")
-		if x := nf.get("interval"); x != nil {
-			if dur, ok := d.duration(x, nf.key("interval"), true); ok {
-				in.Interval = dur
-			}
-		}
-		if x := nf.get("max"); x != nil {
-			if c, ok := d.integer(x, nf.key("max"), 1, "a whole number of lookups >= 1"); ok {
-				if c > maxInspections {
-					d.fail(x, nf.key("max"), "%d is too many; want at most %d", c, maxInspections)
-				} else {
-					in.Max = int(c)
-				}
-			}
-		}
+		d.inspection(v, f.key("inspection"), &r.Inspection)
 	}
 	if v := f.get("revisions"); v != nil {
-		if c, ok := d.integer(v, f.key("revisions"), 0, "a whole number >= 0"); ok {
-			if c > 1000 {
-				d.fail(v, f.key("revisions"), "%d is too many; want at most 1000", c)
+		if c, ok := d.integer(v, f.key("revisions"), "a whole number >= 0"); ok {
+			if _, hi := bounds(f.key("revisions")); c > hi {
+				d.fail(v, f.key("revisions"), "%d is too many; want at most %d", c, hi)
 			} else {
 				r.Revisions = int(c)
 			}
 		}
 	}
 	if v := f.get("non_progress"); v != nil {
-		np := defaultNonProgress()
-		nf := d.fields(f.key("non_progress"), v, sub["non_progress"], "a mapping such as {repeats: 3}")
-		if x := nf.get("repeats"); x != nil {
-			if c, ok := d.integer(x, nf.key("repeats"), 1, "a whole number >= 1"); ok {
-				if c > 1000 {
-					d.fail(x, nf.key("repeats"), "%d is too many; want at most 1000", c)
-				} else {
-					np.Repeats = int(c)
-				}
-			}
-		}
-		r.NonProgress = &np
+		d.nonProgress(v, f.key("non_progress"), r)
 	}
 	if v := f.get("budgets"); v != nil {
-		bf := d.fields(f.key("budgets"), v, sub["budgets"], "a mapping such as {tokens: 2000000, compute: 10h, wall: 24h}")
-		if x := bf.get("tokens"); x != nil {
-			if c, ok := d.integer(x, bf.key("tokens"), 0, "a whole number of tokens >= 0 (0 = unlimited)"); ok {
-				r.Budgets.Tokens = c
-			}
-		}
-		if x := bf.get("compute"); x != nil {
-			// Compute-unit seconds, written as a number or as a duration (10h = 36000).
-			if x.Kind == yaml.ScalarNode && isNumberTag(x) {
-				if c, ok := d.atLeast(x, bf.key("compute"), 0, false, "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
-					r.Budgets.Compute = c
-				}
-			} else if dur, ok := d.duration(x, bf.key("compute"), false); ok {
-				r.Budgets.Compute = dur.Seconds()
-			}
-		}
-		if x := bf.get("wall"); x != nil {
-			if dur, ok := d.duration(x, bf.key("wall"), false); ok {
-				r.Budgets.Wall = dur
-			}
-		}
-		if x := bf.get("cost"); x != nil {
-			if c, ok := d.atLeast(x, bf.key("cost"), 0, false, "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
-				r.Budgets.Cost = c
-			}
-		}
+		d.budgets(v, f.key("budgets"), &r.Budgets)
 	}
 	if v := f.get("on_exhaustion"); v != nil {
 		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", exhaustionPolicies); ok {
@@ -815,7 +699,7 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		}
 	}
 	if v := f.get("lease"); v != nil {
-		if dur, ok := d.duration(v, f.key("lease"), true); ok {
+		if dur, ok := d.duration(v, f.key("lease")); ok {
 			r.Lease = dur
 		}
 	}
@@ -823,30 +707,198 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 		d.supervisor(v, f.key("supervisor"), &r.Supervisor)
 	}
 	if v := f.get("humans"); v != nil {
-		h := defaultHumans()
-		hf := d.fields(f.key("humans"), v, sub["humans"], "a mapping such as {reviewers: 5, review_time: {dist: lognormal, median: 20m, p95: 2h}, approve: 0.8}")
-		rv := hf.get("reviewers")
-		if hf.node == nil {
-			// Not a mapping: already reported.
-		} else if rv == nil {
-			d.fail(hf.at(), f.key("humans"), "missing reviewers; want reviewers: N (0 = escalations terminate)")
-		} else if c, ok := d.integer(rv, hf.key("reviewers"), 0, "a whole number >= 0 (0 = escalations terminate)"); ok {
-			if c > 1<<31 {
-				d.fail(rv, hf.key("reviewers"), "%d is too many; want at most %d", c, 1<<31)
+		d.humans(v, f.key("humans"), r)
+	}
+}
+
+// retry reads recovery.retry into rt, which holds the defaults.
+func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
+	rf := d.fields(key, v, recoverySchema.sub["retry"], "a mapping such as {max_attempts: 5, initial: 1s, multiplier: 2, max: 5m, jitter: full}")
+	if x := rf.get("max_attempts"); x != nil {
+		if c, ok := d.integer(x, rf.key("max_attempts"), "a whole number >= 1 (1 = never retry)"); ok {
+			if _, hi := bounds(rf.key("max_attempts")); c > hi {
+				d.fail(x, rf.key("max_attempts"), "%d is too many; want at most %d", c, hi)
 			} else {
-				h.Reviewers = int(c)
+				rt.MaxAttempts = int(c)
 			}
 		}
-		if x := hf.get("review_time"); x != nil {
-			d.reviewTime(x, hf.key("review_time"), &h)
-		} else if h.Reviewers > 0 && hf.node != nil {
-			d.fail(hf.at(), f.key("humans"), "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
-		}
-		if x := hf.get("approve"); x != nil {
-			d.approve(x, hf.key("approve"), &h)
-		}
-		r.Humans = &h
 	}
+	if x := rf.get("initial"); x != nil {
+		if dur, ok := d.duration(x, rf.key("initial")); ok {
+			rt.Initial = dur
+		}
+	}
+	if x := rf.get("multiplier"); x != nil {
+		if m, ok := d.numberAt(x, rf.key("multiplier"), "a number >= 1"); ok {
+			rt.Multiplier = m
+		}
+	}
+	if x := rf.get("max"); x != nil {
+		if dur, ok := d.duration(x, rf.key("max")); ok {
+			rt.Max = dur
+		}
+	}
+	if msg := rt.maxBelowInitial(); msg != "" {
+		at := rf.get("max")
+		if at == nil {
+			at = rf.get("initial")
+		}
+		d.fail(at, rf.key("max"), "%s", msg)
+	}
+	if x := rf.get("jitter"); x != nil {
+		if s, ok := d.enum(x, rf.key("jitter"), "a jitter", jitters); ok {
+			rt.Jitter = s
+		}
+	}
+	if x := rf.get("on_exhausted"); x != nil {
+		if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", retryExhausted); ok {
+			rt.OnExhausted = s
+		}
+	}
+}
+
+// retryBudget switches on the fleet retry budget, filling the keys it omits from the defaults.
+func (d *decoder) retryBudget(v *yaml.Node, key string, r *Recovery) {
+	rb := defaultRetryBudget()
+	bf := d.fields(key, v, recoverySchema.sub["retry_budget"], "a mapping such as {ratio: 0.1, min_per_second: 1}")
+	if x := bf.get("ratio"); x != nil {
+		if c, ok := d.numberAt(x, bf.key("ratio"), "retries earned per first attempt, a number >= 0"); ok {
+			rb.Ratio = c
+		}
+	}
+	if x := bf.get("min_per_second"); x != nil {
+		if c, ok := d.numberAt(x, bf.key("min_per_second"), "retries per second always allowed, a number >= 0"); ok {
+			rb.MinPerSecond = c
+		}
+	}
+	r.RetryBudget = &rb
+}
+
+// breaker switches the circuit breaker on, filling the keys it omits from the defaults.
+func (d *decoder) breaker(v *yaml.Node, key string, r *Recovery) {
+	br := defaultBreaker()
+	bf := d.fields(key, v, recoverySchema.sub["breaker"], "a mapping such as {window: 1m, failure_ratio: 0.5, min_calls: 20, cooldown: 2m}")
+	if x := bf.get("window"); x != nil {
+		if dur, ok := d.duration(x, bf.key("window")); ok {
+			br.Window = dur
+		}
+	}
+	if x := bf.get("failure_ratio"); x != nil {
+		if p, ok := d.prob(x, bf.key("failure_ratio")); ok {
+			if p == 0 {
+				d.fail(x, bf.key("failure_ratio"), "0 would open the breaker on success; want a ratio in (0, 1]")
+			} else {
+				br.FailureRatio = p
+			}
+		}
+	}
+	if x := bf.get("min_calls"); x != nil {
+		if c, ok := d.integer(x, bf.key("min_calls"), "a whole number >= 1"); ok {
+			if _, hi := bounds(bf.key("min_calls")); c > hi {
+				d.fail(x, bf.key("min_calls"), "%d is too large; want at most %d", c, hi)
+			} else {
+				br.MinCalls = int(c)
+			}
+		}
+	}
+	if x := bf.get("cooldown"); x != nil {
+		if dur, ok := d.duration(x, bf.key("cooldown")); ok {
+			br.Cooldown = dur
+		}
+	}
+	r.Breaker = &br
+}
+
+// inspection reads how a running operation is polled.
+func (d *decoder) inspection(v *yaml.Node, key string, in *Inspection) {
+	nf := d.fields(key, v, recoverySchema.sub["inspection"], "a mapping such as {interval: 1m, max: 60}")
+	if x := nf.get("interval"); x != nil {
+		if dur, ok := d.duration(x, nf.key("interval")); ok {
+			in.Interval = dur
+		}
+	}
+	if x := nf.get("max"); x != nil {
+		if c, ok := d.integer(x, nf.key("max"), "a whole number of lookups >= 1"); ok {
+			if _, hi := bounds(nf.key("max")); c > hi {
+				d.fail(x, nf.key("max"), "%d is too many; want at most %d", c, hi)
+			} else {
+				in.Max = int(c)
+			}
+		}
+	}
+}
+
+// nonProgress switches on the detection of repeated identical steps.
+func (d *decoder) nonProgress(v *yaml.Node, key string, r *Recovery) {
+	np := defaultNonProgress()
+	nf := d.fields(key, v, recoverySchema.sub["non_progress"], "a mapping such as {repeats: 3}")
+	if x := nf.get("repeats"); x != nil {
+		if c, ok := d.integer(x, nf.key("repeats"), "a whole number >= 1"); ok {
+			if _, hi := bounds(nf.key("repeats")); c > hi {
+				d.fail(x, nf.key("repeats"), "%d is too many; want at most %d", c, hi)
+			} else {
+				np.Repeats = int(c)
+			}
+		}
+	}
+	r.NonProgress = &np
+}
+
+// budgets reads the per-investigation resource limits (0 = unlimited).
+func (d *decoder) budgets(v *yaml.Node, key string, b *Budgets) {
+	bf := d.fields(key, v, recoverySchema.sub["budgets"], "a mapping such as {tokens: 2000000, compute: 10h, wall: 24h}")
+	if x := bf.get("tokens"); x != nil {
+		if c, ok := d.integer(x, bf.key("tokens"), "a whole number of tokens >= 0 (0 = unlimited)"); ok {
+			b.Tokens = c
+		}
+	}
+	if x := bf.get("compute"); x != nil {
+		// Compute-unit seconds, written as a number or as a duration (10h = 36000).
+		if x.Kind == yaml.ScalarNode && isNumberTag(x) {
+			if c, ok := d.numberAt(x, bf.key("compute"), "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
+				b.Compute = c
+			}
+		} else if dur, ok := d.durationAtLeast(x, bf.key("compute"), false); ok {
+			b.Compute = dur.Seconds()
+		}
+	}
+	if x := bf.get("wall"); x != nil {
+		if dur, ok := d.duration(x, bf.key("wall")); ok {
+			b.Wall = dur
+		}
+	}
+	if x := bf.get("cost"); x != nil {
+		if c, ok := d.numberAt(x, bf.key("cost"), "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
+			b.Cost = c
+		}
+	}
+}
+
+// humans switches on human review; reviewers (and, with reviewers, review_time) are required.
+func (d *decoder) humans(v *yaml.Node, key string, r *Recovery) {
+	h := defaultHumans()
+	hf := d.fields(key, v, recoverySchema.sub["humans"], "a mapping such as {reviewers: 5, review_time: {dist: lognormal, median: 20m, p95: 2h}, approve: 0.8}")
+	rv := hf.get("reviewers")
+	if hf.node == nil {
+		// Not a mapping: already reported.
+	} else if rv == nil {
+		d.fail(hf.at(), key, "missing reviewers; want reviewers: N (0 = escalations terminate)")
+	} else if c, ok := d.integer(rv, hf.key("reviewers"), "a whole number >= 0 (0 = escalations terminate)"); ok {
+		if _, hi := bounds(hf.key("reviewers")); c > hi {
+			d.fail(rv, hf.key("reviewers"), "%d is too many; want at most %d", c, hi)
+		} else {
+			h.Reviewers = int(c)
+		}
+	}
+	if x := hf.get("review_time"); x != nil {
+		d.reviewTime(x, hf.key("review_time"), &h)
+	} else if h.Reviewers > 0 && hf.node != nil {
+		d.fail(hf.at(), key, "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
+	}
+	if x := hf.get("approve"); x != nil {
+		d.approve(x, hf.key("approve"), &h)
+	}
+	r.Humans = &h
 }
 
 func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
@@ -877,12 +929,12 @@ func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
 		s.Accuracy = p
 	}
 	if v := f.get("latency"); v != nil {
-		if dur, ok := d.duration(v, f.key("latency"), false); ok {
+		if dur, ok := d.duration(v, f.key("latency")); ok {
 			s.Latency = dur
 		}
 	}
 	if v := f.get("tokens"); v != nil {
-		if c, ok := d.integer(v, f.key("tokens"), 0, "a whole number of tokens >= 0"); ok {
+		if c, ok := d.integer(v, f.key("tokens"), "a whole number of tokens >= 0"); ok {
 			s.Tokens = c
 		}
 	}
@@ -1143,13 +1195,13 @@ func (d *decoder) modelService(n *yaml.Node) *ModelService {
 	}
 	m := &ModelService{}
 	if v := f.get("requests_per_minute"); v != nil {
-		m.RequestsPerMinute, _ = d.atLeast(v, f.key("requests_per_minute"), 0, false, "calls per minute >= 0 (0 = unlimited)")
+		m.RequestsPerMinute, _ = d.numberAt(v, f.key("requests_per_minute"), "calls per minute >= 0 (0 = unlimited)")
 	}
 	if v := f.get("tokens_per_minute"); v != nil {
-		m.TokensPerMinute, _ = d.atLeast(v, f.key("tokens_per_minute"), 0, false, "tokens per minute >= 0 (0 = unlimited)")
+		m.TokensPerMinute, _ = d.numberAt(v, f.key("tokens_per_minute"), "tokens per minute >= 0 (0 = unlimited)")
 	}
 	if v := f.get("latency_per_1k_tokens"); v != nil {
-		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"), false)
+		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"))
 	}
 	if v := f.get("failure"); v != nil {
 		m.Failure, _ = d.prob(v, f.key("failure"))
@@ -1230,9 +1282,9 @@ func (d *decoder) reviewTime(n *yaml.Node, key string, h *Humans) {
 // workers reads workload.workers and workload.priority.
 func (d *decoder) workers(f *fields, w *Workload) {
 	if v := f.get("workers"); v != nil {
-		if c, ok := d.integer(v, f.key("workers"), 0, "a whole number of workers >= 0 (0 = unlimited)"); ok {
-			if c > 1<<31 {
-				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, 1<<31)
+		if c, ok := d.integer(v, f.key("workers"), "a whole number of workers >= 0 (0 = unlimited)"); ok {
+			if _, hi := bounds(f.key("workers")); c > hi {
+				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, hi)
 			} else {
 				w.Workers = int(c)
 			}

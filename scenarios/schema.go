@@ -24,7 +24,7 @@ type schema struct {
 	enum    []string // kindEnum: the valid words
 	min     float64  // kindInt, kindNumber: the least valid value
 	max     float64  // kindInt: the largest valid value, when > 0
-	above   bool     // kindNumber: strictly above min
+	above   bool     // kindNumber: strictly above min; kindDuration: > 0
 	signed  bool     // kindNumber: any finite number, min ignored
 	pattern string   // kindText: a regular expression the text must match
 	keyEnum []string // a map with free keys: the valid keys, when they are a fixed set
@@ -62,6 +62,9 @@ var leaf = &schema{}
 func val(k valueKind, doc string) *schema { return &schema{kind: k, doc: doc} }
 
 func duration(doc string) *schema { return val(kindDuration, doc) }
+
+// positive is a duration that must be > 0; the decoder and Validate both read it here.
+func positive(doc string) *schema { return &schema{kind: kindDuration, above: true, doc: doc} }
 func prob(doc string) *schema     { return val(kindProb, doc) }
 func text(doc string) *schema     { return val(kindText, doc) }
 func durDist(doc string) *schema {
@@ -168,7 +171,7 @@ var (
 		s := obj("how root investigations arrive: exactly one of poisson, at_once or uniform (default {at_once: true})",
 			"poisson", val(kindRate, "a Poisson process of this rate > 0, such as 1000/h"),
 			"at_once", val(kindBool, "true: all at time 0"),
-			"uniform", duration("spread uniformly over [0, this duration > 0)"))
+			"uniform", positive("spread uniformly over [0, this duration > 0)"))
 		s.one = true
 		return s
 	}()
@@ -178,7 +181,7 @@ var (
 		"tool", text("the tool it hits (a name under tools, or model for the model provider: outage, brownout, transient); default every tool"),
 		"probability", prob("per attempt (transient, lost_response, brownout) or per investigation (invalid_config, budget_spike)"),
 		"at", duration("start of the window, in simulated time since the start (default 0)"),
-		"for", duration("length of the window, > 0"),
+		"for", positive("length of the window, > 0"),
 		"slowdown", number(1, false, "brownout: factor >= 1 on the service time of attempts that do not fail"),
 		"rate", val(kindRate, "worker_crash: crashes per running investigation, such as 1/24h"),
 		"factor", number(1, false, "budget_spike: factor >= 1 on the tokens of every model turn"),
@@ -233,13 +236,13 @@ var (
 			"ratio", number(0, false, "tokens earned per first attempt (default 0.1)"),
 			"min_per_second", number(0, false, "tokens added per second whatever the traffic (default 1)")),
 		"breaker", obj("a circuit breaker per tool (off when absent; {} turns it on with defaults)",
-			"window", duration("the window failures are counted over, > 0 (default 1m)"),
+			"window", positive("the window failures are counted over, > 0 (default 1m)"),
 			"failure_ratio", number(0, true, "share of failed calls in (0, 1] that opens the breaker (default 0.5)"),
 			"min_calls", integer(1, 1<<31, "calls in the window before it may open (default 20)"),
-			"cooldown", duration("time open before a trial call, > 0 (default 2m)")),
+			"cooldown", positive("time open before a trial call, > 0 (default 2m)")),
 		"inspect_before_retry", val(kindBool, "look up an operation whose reply was lost before retrying it (default true)"),
 		"inspection", obj("lookups of an operation in an unknown state",
-			"interval", duration("time between two lookups, > 0 (default 1m)"),
+			"interval", positive("time between two lookups, > 0 (default 1m)"),
 			"max", integer(1, maxInspections, "lookups that still find it running before it is escalated (default 60)")),
 		"revisions", integer(0, 1000, "revisions of a step whose result failed validation (default 0)"),
 		"non_progress", obj("detection of an investigation that repeats a failing approach (off when absent)",
@@ -250,7 +253,7 @@ var (
 			"wall", duration("simulated time since the investigation arrived"),
 			"cost", number(0, false, "money the investigation may spend, in the currency of prices; 0 = unlimited (needs prices)")),
 		"on_exhaustion", enum(exhaustionPolicies, "what a spent budget does (default terminate)"),
-		"lease", duration("how long a crashed worker's investigation waits before another takes over, > 0 (default 5m)"),
+		"lease", positive("how long a crashed worker's investigation waits before another takes over, > 0 (default 5m)"),
 		"supervisor", obj("who decides escalations (default {kind: rules})",
 			"kind", enum(supervisorKinds, "rules: the engine's own default at once; model: a model is asked"),
 			"accuracy", prob("model: chance the model picks the right action (required for model)"),
@@ -272,7 +275,7 @@ var (
 			"name", &schema{kind: kindText, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
 			"description", text("one line, shown by mayday scenarios"),
 			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it (default 1)"),
-			"horizon", duration("simulated time limit, > 0; work still open then is in flight (default 30d)"),
+			"horizon", positive("simulated time limit, > 0; work still open then is in flight (default 30d)"),
 			"workload", workloadSchema,
 			"tools", dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)"),
 			"faults", list(faultSchema, "failures to inject"),

@@ -2,7 +2,7 @@ package scenarios
 
 import "time"
 
-// The types in this file are the resolved form of a scenario file (design section 3): every
+// The types in this file are the resolved form of a scenario file (docs/scenarios.md): every
 // default filled in, every reference checked. The simulator reads only these; the YAML
 // decoder in parse.go produces them. Field order follows the file format.
 //

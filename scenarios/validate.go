@@ -18,15 +18,26 @@ const maxInspections = 100_000
 func (s *Scenario) Validate() error {
 	v := &validator{file: s.Source.File}
 	v.check(scenarioName.MatchString(s.Name), "name", "%q is not a valid name; want [a-z0-9-]+", s.Name)
-	v.check(s.Horizon > 0, "horizon", "%v is not positive; want a duration > 0", s.Horizon)
+	v.dur(s.Horizon, "horizon")
 
+	v.workload(s)
+	v.tools(s)
+	v.faults(s)
+	v.recovery(s)
+	v.checks(s)
+	v.checkSize(s)
+	return v.errs.err()
+}
+
+// workload checks the workload section and its references to tools.
+func (v *validator) workload(s *Scenario) {
 	w := &s.Workload
-	v.check(w.Investigations >= 1, "workload.investigations", "%d; want >= 1", w.Investigations)
+	v.whole(int64(w.Investigations), "workload.investigations")
 	switch w.Arrival.Kind {
 	case ArrivalPoisson:
 		v.check(finite(w.Arrival.Rate.PerSecond) && w.Arrival.Rate.PerSecond > 0, "workload.arrival.poisson", "rate %v per second; want > 0", w.Arrival.Rate.PerSecond)
 	case ArrivalUniform:
-		v.check(w.Arrival.Over > 0, "workload.arrival.uniform", "%v; want a duration > 0", w.Arrival.Over)
+		v.dur(w.Arrival.Over, "workload.arrival.uniform")
 	case ArrivalAtOnce:
 	default:
 		v.check(false, "workload.arrival", "unknown kind %q; want poisson, at_once or uniform", w.Arrival.Kind)
@@ -42,11 +53,11 @@ func (s *Scenario) Validate() error {
 	}
 	v.prob(w.Subagents.Probability, "workload.subagents.probability")
 	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
-	v.check(w.Subagents.MaxDepth >= 0 && w.Subagents.MaxDepth <= 64, "workload.subagents.max_depth", "%d; want 0 to 64", w.Subagents.MaxDepth)
+	v.whole(int64(w.Subagents.MaxDepth), "workload.subagents.max_depth")
 	v.check(finite(w.TokensGrowth) && w.TokensGrowth >= 0, "workload.tokens.growth", "%v; want a factor > 0", w.TokensGrowth)
-	v.check(w.Workers >= 0, "workload.workers", "%d; want >= 0 (0 = unlimited)", w.Workers)
+	v.whole(int64(w.Workers), "workload.workers")
 	if w.Priority != "" {
-		v.oneOf(w.Priority, "workload.priority", PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst)
+		v.enum(w.Priority, "workload.priority")
 	}
 	b := w.Behaviour
 	v.prob(b.InvalidOutput, "workload.behaviour.invalid_output")
@@ -55,6 +66,10 @@ func (s *Scenario) Validate() error {
 	v.prob(b.Stuck, "workload.behaviour.stuck")
 	v.prob(b.ValidationMiss, "workload.behaviour.validation_miss")
 
+}
+
+// tools checks each tool's settings.
+func (v *validator) tools(s *Scenario) {
 	v.check(len(s.Tools) > 0, "tools", "none; want at least one tool")
 	seen := map[string]bool{}
 	for _, t := range s.Tools {
@@ -63,13 +78,17 @@ func (s *Scenario) Validate() error {
 		v.check(!seen[t.Name], key, "tool %q defined twice", t.Name)
 		seen[t.Name] = true
 		v.dist(t.Latency, key+".latency", durationUnit, 0)
-		v.check(t.Concurrency >= 0, key+".concurrency", "%d; want >= 0 (0 = unlimited)", t.Concurrency)
-		v.check(t.QueueLimit >= 0, key+".queue_limit", "%d; want >= 0 (0 = unbounded)", t.QueueLimit)
-		v.check(t.Idempotency == Keyed || t.Idempotency == Natural || t.Idempotency == None, key+".idempotency", "%q; want keyed, natural or none", t.Idempotency)
-		v.check(t.Timeout >= 0, key+".timeout", "%v; want >= 0 (0 = none)", t.Timeout)
-		v.check(finite(t.Compute) && t.Compute >= 0, key+".compute", "%v; want >= 0", t.Compute)
+		v.whole(int64(t.Concurrency), key+".concurrency")
+		v.whole(int64(t.QueueLimit), key+".queue_limit")
+		v.enum(string(t.Idempotency), key+".idempotency")
+		v.dur(t.Timeout, key+".timeout")
+		v.num(t.Compute, key+".compute")
 	}
 
+}
+
+// faults checks each fault against its kind and the tools it names.
+func (v *validator) faults(s *Scenario) {
 	ids := map[string]bool{}
 	for i, f := range s.Faults {
 		key := fmt.Sprintf("faults[%d]", i)
@@ -77,7 +96,7 @@ func (s *Scenario) Validate() error {
 		v.check(f.ID != "" && faultID.MatchString(f.ID), key+".id", "%q; want letters, digits, _, . and -", f.ID)
 		v.check(!ids[f.ID], key+".id", "%q is used twice; want unique ids", f.ID)
 		ids[f.ID] = true
-		allowed, _ := faultKeys(f.Kind)
+		allowed, required := faultKeys(f.Kind)
 		if allowed == nil {
 			v.check(false, key+".kind", "%q is not a fault kind; want %s", f.Kind, orList(faultKinds))
 			continue
@@ -88,73 +107,80 @@ func (s *Scenario) Validate() error {
 				key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
-		v.check(f.At >= 0, key+".at", "%v; want >= 0", f.At)
-		v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
-		if f.Kind.Correlated() {
-			v.check(f.For > 0, key+".for", "%v; a %s needs a duration > 0", f.For, f.Kind)
+		v.dur(f.At, key+".at")
+		if contains(required, "for") {
+			v.dur(f.For, key+".for")
+		} else {
+			v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
 		}
 		switch f.Kind {
 		case FaultBrownout:
-			v.check(finite(f.Slowdown) && f.Slowdown >= 1, key+".slowdown", "%v; want >= 1", f.Slowdown)
+			v.num(f.Slowdown, key+".slowdown")
 		case FaultWorkerCrash:
 			v.check(finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
 		case FaultBudgetSpike:
-			v.check(finite(f.Factor) && f.Factor >= 1, key+".factor", "%v; want >= 1", f.Factor)
+			v.num(f.Factor, key+".factor")
 		case FaultZoneCrash:
-			v.check(f.For > 0, key+".for", "%v; a zone_crash needs a duration > 0", f.For)
 			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
-		case FaultLostResponse, FaultHang:
-			for _, t := range s.Tools {
-				if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 {
-					v.check(false, key, "%s on tool %s, which has no timeout: the caller would wait forever", f.Kind, t.Name)
-				}
-			}
+		}
+		for _, msg := range waitsForever(&f, s.Tools, nil) {
+			v.check(false, key, "%s", msg)
 		}
 	}
 
+}
+
+// recovery checks the recovery section.
+func (v *validator) recovery(s *Scenario) {
 	r := &s.Recovery
 	rt := r.Retry
-	v.check(rt.MaxAttempts >= 1, "recovery.retry.max_attempts", "%d; want >= 1", rt.MaxAttempts)
-	v.check(rt.Initial >= 0, "recovery.retry.initial", "%v; want >= 0", rt.Initial)
-	v.check(finite(rt.Multiplier) && rt.Multiplier >= 1, "recovery.retry.multiplier", "%v; want >= 1", rt.Multiplier)
-	v.check(rt.Max >= rt.Initial, "recovery.retry.max", "%v is below initial %v", rt.Max, rt.Initial)
-	v.oneOf(rt.Jitter, "recovery.retry.jitter", "none", "full", "equal", "decorrelated")
-	v.oneOf(rt.OnExhausted, "recovery.retry.on_exhausted", "escalate", "terminate")
+	v.whole(int64(rt.MaxAttempts), "recovery.retry.max_attempts")
+	v.dur(rt.Initial, "recovery.retry.initial")
+	v.num(rt.Multiplier, "recovery.retry.multiplier")
+	if msg := rt.maxBelowInitial(); msg != "" {
+		v.check(false, "recovery.retry.max", "%s", msg)
+	}
+	v.enum(rt.Jitter, "recovery.retry.jitter")
+	v.enum(rt.OnExhausted, "recovery.retry.on_exhausted")
 	if rb := r.RetryBudget; rb != nil {
-		v.check(finite(rb.Ratio) && rb.Ratio >= 0, "recovery.retry_budget.ratio", "%v; want >= 0", rb.Ratio)
-		v.check(finite(rb.MinPerSecond) && rb.MinPerSecond >= 0, "recovery.retry_budget.min_per_second", "%v; want >= 0", rb.MinPerSecond)
+		v.num(rb.Ratio, "recovery.retry_budget.ratio")
+		v.num(rb.MinPerSecond, "recovery.retry_budget.min_per_second")
 	}
 	if br := r.Breaker; br != nil {
-		v.check(br.Window > 0, "recovery.breaker.window", "%v; want > 0", br.Window)
+		v.dur(br.Window, "recovery.breaker.window")
 		v.check(br.FailureRatio > 0 && br.FailureRatio <= 1, "recovery.breaker.failure_ratio", "%v; want a ratio in (0, 1]", br.FailureRatio)
-		v.check(br.MinCalls >= 1, "recovery.breaker.min_calls", "%d; want >= 1", br.MinCalls)
-		v.check(br.Cooldown > 0, "recovery.breaker.cooldown", "%v; want > 0", br.Cooldown)
+		v.whole(int64(br.MinCalls), "recovery.breaker.min_calls")
+		v.dur(br.Cooldown, "recovery.breaker.cooldown")
 	}
-	v.check(r.Inspection.Interval > 0, "recovery.inspection.interval", "%v; want > 0", r.Inspection.Interval)
-	v.check(r.Inspection.Max >= 1 && r.Inspection.Max <= maxInspections, "recovery.inspection.max", "%d; want 1 to %d", r.Inspection.Max, maxInspections)
-	v.check(r.Revisions >= 0, "recovery.revisions", "%d; want >= 0", r.Revisions)
+	v.dur(r.Inspection.Interval, "recovery.inspection.interval")
+	v.whole(int64(r.Inspection.Max), "recovery.inspection.max")
+	v.whole(int64(r.Revisions), "recovery.revisions")
 	if np := r.NonProgress; np != nil {
-		v.check(np.Repeats >= 1, "recovery.non_progress.repeats", "%d; want >= 1", np.Repeats)
+		v.whole(int64(np.Repeats), "recovery.non_progress.repeats")
 	}
-	v.check(r.Budgets.Tokens >= 0, "recovery.budgets.tokens", "%d; want >= 0", r.Budgets.Tokens)
+	v.whole(r.Budgets.Tokens, "recovery.budgets.tokens")
 	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
-	v.check(r.Budgets.Wall >= 0, "recovery.budgets.wall", "%v; want >= 0", r.Budgets.Wall)
-	v.check(finite(r.Budgets.Cost) && r.Budgets.Cost >= 0, "recovery.budgets.cost", "%v; want >= 0", r.Budgets.Cost)
+	v.dur(r.Budgets.Wall, "recovery.budgets.wall")
+	v.num(r.Budgets.Cost, "recovery.budgets.cost")
 	v.modelAndPrices(s)
-	v.oneOf(r.OnExhaustion, "recovery.on_exhaustion", "pause", "reduce_scope", "terminate")
-	v.check(r.Lease > 0, "recovery.lease", "%v; want > 0", r.Lease)
+	v.enum(r.OnExhaustion, "recovery.on_exhaustion")
+	v.dur(r.Lease, "recovery.lease")
 	sv := r.Supervisor
-	v.oneOf(sv.Kind, "recovery.supervisor.kind", "rules", "model")
+	v.enum(sv.Kind, "recovery.supervisor.kind")
 	v.prob(sv.Accuracy, "recovery.supervisor.accuracy")
-	v.check(sv.Latency >= 0, "recovery.supervisor.latency", "%v; want >= 0", sv.Latency)
-	v.check(sv.Tokens >= 0, "recovery.supervisor.tokens", "%d; want >= 0", sv.Tokens)
+	v.dur(sv.Latency, "recovery.supervisor.latency")
+	v.whole(int64(sv.Tokens), "recovery.supervisor.tokens")
 	if h := r.Humans; h != nil {
-		v.check(h.Reviewers >= 0, "recovery.humans.reviewers", "%d; want >= 0", h.Reviewers)
+		v.whole(int64(h.Reviewers), "recovery.humans.reviewers")
 		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
 		v.prob(h.Approve, "recovery.humans.approve")
 	}
 	v.judges(r)
 
+}
+
+// checks checks redaction, expectations, tolerances and sweep axes.
+func (v *validator) checks(s *Scenario) {
 	for i, p := range s.Redact {
 		v.check(p != "", fmt.Sprintf("redact[%d]", i), "empty pattern")
 	}
@@ -175,8 +201,6 @@ func (s *Scenario) Validate() error {
 		v.check(ok, "sweep."+a.Path, "not a path")
 		v.check(len(a.Values) > 0, "sweep."+a.Path, "no values")
 	}
-	v.checkSize(s)
-	return v.errs.err()
 }
 
 type validator struct {
@@ -194,8 +218,102 @@ func (v *validator) prob(p float64, key string) {
 	v.check(p >= 0 && p <= 1, key, "%v is not a probability; want a number in [0, 1]", p)
 }
 
-func (v *validator) oneOf(s, key string, options ...string) {
+// enum checks a word against the enum of its key in the key tree, the list the decoder
+// and the JSON Schema use.
+func (v *validator) enum(s, key string) {
+	options := ruleAt(key).enum
 	v.check(contains(options, s), key, "%q; want %s", s, orList(options))
+}
+
+// whole checks a whole number against the bounds of its key in the key tree, the bounds the
+// decoder and the JSON Schema use.
+func (v *validator) whole(x int64, key string) {
+	sch := ruleAt(key)
+	lo, hi := int64(sch.min), int64(sch.max)
+	switch {
+	case hi > 0:
+		v.check(x >= lo && x <= hi, key, "%d; want %d to %d", x, lo, hi)
+	default:
+		v.check(x >= lo, key, "%d; want >= %d", x, lo)
+	}
+}
+
+// maxBelowInitial is the rule that the backoff's cap is not below its first step, for Parse
+// (with the line) and Validate alike; "" when it holds.
+func (rt *Retry) maxBelowInitial() string {
+	if rt.Max >= rt.Initial {
+		return ""
+	}
+	return fmt.Sprintf("max %s is below initial %s; want max >= initial", fmtDuration(rt.Max), fmtDuration(rt.Initial))
+}
+
+// num checks a finite number against its key in the key tree: >= its least value, or above
+// it where the tree says so (the rule the decoder applies to the file).
+func (v *validator) num(x float64, key string) {
+	sch := ruleAt(key)
+	if sch.above {
+		v.check(finite(x) && x > sch.min, key, "%v; want a number > %v", x, sch.min)
+	} else {
+		v.check(finite(x) && x >= sch.min, key, "%v; want a number >= %v", x, sch.min)
+	}
+}
+
+// dur checks a duration against its key in the key tree: > 0 where the tree says so (the
+// rule the decoder applies to the file), else >= 0.
+func (v *validator) dur(x time.Duration, key string) {
+	if ruleAt(key).above {
+		v.check(x > 0, key, "%v; want a duration > 0", x)
+	} else {
+		v.check(x >= 0, key, "%v; want a duration >= 0", x)
+	}
+}
+
+// bounds are the least and largest whole number the key tree allows at key (largest 0: none).
+func bounds(key string) (lo, hi int64) {
+	sch := ruleAt(key)
+	return int64(sch.min), int64(sch.max)
+}
+
+// ruleAt is the key tree's entry for a resolved key such as tools.search.timeout or
+// faults[2].for. A free key (a tool's name) may hold dots in a scenario built in Go, which
+// Validate reports separately; a key the tree lacks gets leaf, no rule (TestRuleKeys checks
+// that every key this package asks for is in the tree).
+func ruleAt(key string) *schema {
+	if sch := resolve(rootSchema, strings.Split(key, ".")); sch != nil {
+		return sch
+	}
+	return leaf
+}
+
+// resolve walks segs down from sch; nil when they lead nowhere.
+func resolve(sch *schema, segs []string) *schema {
+	if len(segs) == 0 {
+		return sch
+	}
+	k := segs[0]
+	if name, items, ok := strings.Cut(k, "["); ok && sch.sub != nil && sch.sub[name] != nil && sch.sub[name].seq {
+		s := sch.sub[name]
+		for range strings.Split(items, "[") { // one step into the items per index
+			if s = s.elem; s == nil {
+				return nil
+			}
+		}
+		return resolve(s, segs[1:])
+	}
+	if sch.sub != nil && sch.sub[k] != nil {
+		if r := resolve(sch.sub[k], segs[1:]); r != nil {
+			return r
+		}
+	}
+	if sch.elem != nil && !sch.seq {
+		// A free key such as a tool's name: it may span several segments.
+		for i := 1; i <= len(segs); i++ {
+			if r := resolve(sch.elem, segs[i:]); r != nil {
+				return r
+			}
+		}
+	}
+	return nil
 }
 
 // dist checks a distribution's parameters; min is the least value a constant count may take.
@@ -242,9 +360,9 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 func (v *validator) modelAndPrices(s *Scenario) {
 	v.check(s.Recovery.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
 	if m := s.Model; m != nil {
-		v.check(finite(m.RequestsPerMinute) && m.RequestsPerMinute >= 0, "model.requests_per_minute", "%v; want >= 0", m.RequestsPerMinute)
-		v.check(finite(m.TokensPerMinute) && m.TokensPerMinute >= 0, "model.tokens_per_minute", "%v; want >= 0", m.TokensPerMinute)
-		v.check(m.LatencyPer1kTokens >= 0, "model.latency_per_1k_tokens", "%v; want >= 0", m.LatencyPer1kTokens)
+		v.num(m.RequestsPerMinute, "model.requests_per_minute")
+		v.num(m.TokensPerMinute, "model.tokens_per_minute")
+		v.dur(m.LatencyPer1kTokens, "model.latency_per_1k_tokens")
 		v.prob(m.Failure, "model.failure")
 	}
 	p := s.Prices
@@ -281,3 +399,7 @@ func (v *validator) judges(r *Recovery) {
 		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
 	}
 }
+
+// Enum is the list of words the file format accepts at a key such as recovery.retry.jitter
+// (nil when the key is not an enum), for packages that map the words to their own values.
+func Enum(key string) []string { return append([]string(nil), ruleAt(key).enum...) }

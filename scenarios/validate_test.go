@@ -72,3 +72,54 @@ recovery: {humans: {reviewers: 1, review_time: 1m}}
 		})
 	}
 }
+
+// TestRuleKeys: every key whose rule the decoder or Validate reads from the key tree is in
+// the tree with the kind the rule expects; ruleAt gives a key it cannot find no rule at
+// all, so a misspelt key here would silently skip its check.
+func TestRuleKeys(t *testing.T) {
+	kinds := map[valueKind][]string{
+		kindDuration: {"horizon", "workload.arrival.uniform", "tools.x.timeout", "faults[0].at", "faults[3].for",
+			"recovery.retry.initial", "recovery.retry.max", "recovery.breaker.window", "recovery.breaker.cooldown",
+			"recovery.inspection.interval", "recovery.budgets.wall", "recovery.lease", "recovery.supervisor.latency",
+			"model.latency_per_1k_tokens"},
+		kindInt: {"workload.investigations", "workload.subagents.max_depth", "workload.workers", "tools.x.concurrency",
+			"tools.x.queue_limit", "recovery.retry.max_attempts", "recovery.breaker.min_calls", "recovery.inspection.max",
+			"recovery.revisions", "recovery.non_progress.repeats", "recovery.budgets.tokens", "recovery.supervisor.tokens",
+			"recovery.humans.reviewers"},
+		kindNumber: {"tools.x.compute", "faults[0].slowdown", "faults[0].factor", "recovery.retry.multiplier",
+			"recovery.retry_budget.ratio", "recovery.retry_budget.min_per_second", "recovery.budgets.cost",
+			"model.requests_per_minute", "model.tokens_per_minute"},
+		kindEnum: {"workload.priority", "tools.x.idempotency", "recovery.retry.jitter", "recovery.retry.on_exhausted",
+			"recovery.on_exhaustion", "recovery.supervisor.kind"},
+	}
+	for kind, keys := range kinds {
+		for _, k := range keys {
+			if got := ruleAt(k); got.kind != kind {
+				t.Errorf("ruleAt(%s) has kind %d, want %d", k, got.kind, kind)
+			}
+		}
+	}
+	if ruleAt("recovery.retry.max_attempts").max != 1000 || !ruleAt("recovery.lease").above || ruleAt("tools.x.timeout").above {
+		t.Error("the tree's bounds for max_attempts, lease or timeout are not what docs/scenarios.md says")
+	}
+	// A free key holding dots (a tool built in Go) still finds its rule.
+	if ruleAt("tools.a.b.timeout").kind != kindDuration {
+		t.Error("tools.a.b.timeout: no rule")
+	}
+	if ruleAt("recovery.nonsense") != leaf {
+		t.Error("an unknown key has a rule")
+	}
+}
+
+// TestValidateDottedToolName: a tool built in Go with a name the format refuses is an
+// error, not a panic, however its keys are spelt.
+func TestValidateDottedToolName(t *testing.T) {
+	s := Defaults()
+	s.Name = "v"
+	s.Tools = []Tool{{Name: "a.b", Latency: Dist{Kind: DistConstant}, Idempotency: None, Timeout: -time.Second}}
+	s.Workload.Mix = []Weight{{Tool: "a.b", Weight: 1}}
+	err := s.Validate()
+	if err == nil || !strings.Contains(err.Error(), "tools.a.b.timeout") || !strings.Contains(err.Error(), "not a valid tool name") {
+		t.Errorf("Validate = %v; want the bad name and the negative timeout", err)
+	}
+}

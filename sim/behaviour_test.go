@@ -319,8 +319,8 @@ func TestWindows(t *testing.T) {
 	s.Tools[0].Timeout = 5 * time.Second
 	s.Faults = []scenarios.Fault{
 		{ID: "out", Kind: scenarios.FaultOutage, Tool: "svc", At: 30 * time.Second, For: 30 * time.Second},
-		{ID: "hang", Kind: scenarios.FaultHang, Tool: "svc", At: 120 * time.Second, For: 30 * time.Second},
-		{ID: "slow", Kind: scenarios.FaultBrownout, Tool: "svc", At: 200 * time.Second, For: 30 * time.Second, Probability: 0.5, Slowdown: 5},
+		{ID: "hang", Index: 1, Kind: scenarios.FaultHang, Tool: "svc", At: 120 * time.Second, For: 30 * time.Second},
+		{ID: "slow", Index: 2, Kind: scenarios.FaultBrownout, Tool: "svc", At: 200 * time.Second, For: 30 * time.Second, Probability: 0.5, Slowdown: 5},
 	}
 	s.Recovery.Retry.MaxAttempts = 20
 	s.Recovery.Retry.Max = 10 * time.Second

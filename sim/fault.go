@@ -47,7 +47,8 @@ type faultKind struct {
 	// toolWindow: a window every caller of a tool sees, drawn on the tool's charts
 	// (reports/sql/faults.sql).
 	toolWindow bool
-	// needsTimeout: a caller may get no reply, so every tool it hits needs a timeout.
+	// needsTimeout: a caller may get no reply, so every tool it hits needs a timeout. The
+	// scenario rule enforces it; a test pins the two together.
 	needsTimeout bool
 	// build reads the kind's own parameters from the scenario's entry.
 	build func(f *fault, c *scenarios.Fault)
@@ -135,20 +136,7 @@ func buildFaults(sc *scenarios.Scenario, seed uint64) ([]fault, error) {
 		if c.Tool == scenarios.ModelTool && sc.Tool(c.Tool) < 0 {
 			f.tool = int32(len(sc.Tools)) // the model provider
 		} else if c.Tool != "" {
-			t := sc.Tool(c.Tool)
-			if t < 0 {
-				return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "].tool", Msg: "unknown tool " + strconv.Quote(c.Tool) + "; valid: " + toolNames(sc)}
-			}
-			f.tool = int32(t)
-		}
-		if fk.needsTimeout {
-			for t := range sc.Tools {
-				if (f.tool < 0 || f.tool == int32(t)) && sc.Tools[t].Timeout <= 0 {
-					return nil, &Error{Key: "faults[" + strconv.Itoa(i) + "]", Msg: string(c.Kind) + " on tool " +
-						strconv.Quote(sc.Tools[t].Name) + ", which has no timeout: its callers would wait for ever; set tools." +
-						sc.Tools[t].Name + ".timeout"}
-				}
-			}
+			f.tool = int32(sc.Tool(c.Tool)) // Validate refused an unknown tool
 		}
 		if fk.window {
 			f.start = int64(c.At)
@@ -192,14 +180,6 @@ func (w *sim) fileFaults() {
 			w.timed = append(w.timed, fi)
 		}
 	}
-}
-
-func toolNames(sc *scenarios.Scenario) string {
-	names := make([]string, len(sc.Tools))
-	for i := range sc.Tools {
-		names[i] = sc.Tools[i].Name
-	}
-	return strings.Join(names, ", ")
 }
 
 // params builds the small JSON object of a `faults` record's parameters.

@@ -12,31 +12,18 @@ import (
 // testScenario is a small valid scenario with the design's defaults, one tool and no
 // faults; tests change what they study.
 func testScenario() *scenarios.Scenario {
-	return &scenarios.Scenario{
-		Name:    "test",
-		Seed:    1,
-		Horizon: 30 * 24 * time.Hour,
-		Workload: scenarios.Workload{
-			Investigations: 100,
-			Arrival:        scenarios.Arrival{Kind: scenarios.ArrivalPoisson, Rate: scenarios.Rate{PerSecond: 1}},
-			Steps:          scenarios.Dist{Kind: scenarios.DistConstant, Value: 1},
-			Think:          scenarios.Dist{Kind: scenarios.DistConstant, Value: 0},
-			Tokens:         scenarios.Dist{Kind: scenarios.DistConstant, Value: 100},
-			Model:          "test-model",
-			Mix:            []scenarios.Weight{{Tool: "svc", Weight: 1}},
-		},
-		Tools: []scenarios.Tool{{
-			Name: "svc", Version: "1", Idempotency: scenarios.Keyed, Compute: 1,
-			Latency: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(100 * time.Millisecond)},
-		}},
-		Recovery: scenarios.Recovery{
-			Retry: scenarios.Retry{MaxAttempts: 3, Initial: time.Second, Multiplier: 2, Max: time.Minute,
-				Jitter: "full", OnExhausted: "escalate"},
-			InspectBeforeRetry: true,
-			Lease:              5 * time.Minute,
-			Supervisor:         scenarios.Supervisor{Kind: "rules"},
-		},
-	}
+	s := scenarios.Defaults()
+	s.Name = "test"
+	s.Workload.Investigations = 100
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalPoisson, Rate: scenarios.Rate{PerSecond: 1}}
+	s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistConstant, Value: 100}
+	s.Workload.Model = "test-model"
+	s.Workload.Mix = []scenarios.Weight{{Tool: "svc", Weight: 1}}
+	s.Tools = []scenarios.Tool{{
+		Name: "svc", Version: "1", Idempotency: scenarios.Keyed, Compute: 1,
+		Latency: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(100 * time.Millisecond)},
+	}}
+	return s
 }
 
 // run runs s with invariant checks on and fails the test on any violation.

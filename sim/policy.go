@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/mayday-sim/mayday/recovery"
@@ -13,16 +14,30 @@ import (
 const pauseFor = time.Hour
 
 // Policy maps a scenario's recovery section to the engine's configuration. It is the only
-// place where scenario spellings become engine values.
-func Policy(r *scenarios.Recovery) recovery.Policy {
+// place where scenario spellings become engine values, and it reads them with the engine's
+// own parsers (recovery.ParseJitter and the like), so a spelling the engine does not know is
+// an error, never a silent default. The ranges were checked once by scenarios.Validate.
+func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
+	j, ok := recovery.ParseJitter(r.Retry.Jitter)
+	if !ok {
+		return recovery.Policy{}, fmt.Errorf("retry.jitter %q is not a jitter the engine knows", r.Retry.Jitter)
+	}
+	ex, ok := recovery.ParseExhausted(r.Retry.OnExhausted)
+	if !ok {
+		return recovery.Policy{}, fmt.Errorf("retry.on_exhausted %q is not an action the engine knows", r.Retry.OnExhausted)
+	}
+	oe, ok := recovery.ParseOnExhaustion(r.OnExhaustion)
+	if !ok {
+		return recovery.Policy{}, fmt.Errorf("on_exhaustion %q is not a policy the engine knows", r.OnExhaustion)
+	}
 	p := recovery.Policy{
 		Retry: recovery.RetryPolicy{
 			MaxAttempts: r.Retry.MaxAttempts,
 			Initial:     r.Retry.Initial,
 			Multiplier:  r.Retry.Multiplier,
 			Max:         r.Retry.Max,
-			Jitter:      jitter(r.Retry.Jitter),
-			OnExhausted: recovery.ExhaustedEscalate,
+			Jitter:      j,
+			OnExhausted: ex,
 		},
 		InspectBeforeRetry: r.InspectBeforeRetry,
 		// A scenario built in Go may leave the block zero: the engine then takes its own
@@ -33,37 +48,14 @@ func Policy(r *scenarios.Recovery) recovery.Policy {
 		PauseFor:        pauseFor,
 		HumansAvailable: r.Humans != nil && r.Humans.Reviewers > 0,
 		Supervisor:      r.Supervisor.Kind == "model",
-	}
-	if r.Retry.OnExhausted == "terminate" {
-		p.Retry.OnExhausted = recovery.ExhaustedTerminate
+		OnExhaustion:    oe,
 	}
 	if r.NonProgress != nil {
 		p.NonProgressRepeats = r.NonProgress.Repeats
 	}
-	switch r.OnExhaustion {
-	case "pause":
-		p.OnExhaustion = recovery.ExhaustionPause
-	case "reduce_scope":
-		p.OnExhaustion = recovery.ExhaustionReduceScope
-	default:
-		p.OnExhaustion = recovery.ExhaustionTerminate
-	}
-	return p
+	return p, nil
 }
 
-func jitter(s string) recovery.Jitter {
-	switch s {
-	case "none":
-		return recovery.JitterNone
-	case "equal":
-		return recovery.JitterEqual
-	case "decorrelated":
-		return recovery.JitterDecorrelated
-	}
-	return recovery.JitterFull
-}
-
-// guards builds the fleet guards shared by all investigations, one per tool.
 // guards builds the fleet guards: one per tool, and one for the model provider (the index
 // past the last tool) when it is active.
 func guards(s *scenarios.Scenario, model bool) *recovery.Guards {

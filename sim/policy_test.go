@@ -19,7 +19,11 @@ func TestPolicyInspection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return Policy(&sc.Recovery)
+		p, err := Policy(&sc.Recovery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
 	}
 	p := parse("name: p\ntools: {a: {}}\n")
 	if p.InspectEvery != recovery.DefaultInspectEvery || p.MaxInspections != recovery.DefaultMaxInspections {
@@ -29,9 +33,6 @@ func TestPolicyInspection(t *testing.T) {
 	p = parse("name: p\ntools: {a: {}}\nrecovery: {inspection: {interval: 30s, max: 5}}\n")
 	if p.InspectEvery != 30*time.Second || p.MaxInspections != 5 {
 		t.Errorf("inspection {interval: 30s, max: 5} became every %s, max %d", p.InspectEvery, p.MaxInspections)
-	}
-	if err := p.Validate(); err != nil {
-		t.Errorf("mapped policy refused: %v", err)
 	}
 }
 
@@ -144,4 +145,66 @@ func TestApprovedResendKeepsKey(t *testing.T) {
 			t.Errorf("%d approvals, %d completed, %d executions; want >= 50, 50, 50", k, res.Completed, len(c.Executions))
 		}
 	})
+}
+
+// TestDefaultsAgree: a block the file switches on with `{}` takes the file format's
+// defaults (scenarios/defaults.go), and those are the engine's recommended settings, so an
+// embedder copying recovery.DefaultBreaker or DefaultBudget gets what a scenario user gets.
+// It fails as soon as either side changes alone (the breaker cooldown once drifted to 1m in
+// the engine against 2m in the file format).
+func TestDefaultsAgree(t *testing.T) {
+	sc, err := scenarios.Parse("d.yaml", []byte("name: d\ntools: {a: {}}\nrecovery: {breaker: {}, retry_budget: {}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, rb := sc.Recovery.Breaker, sc.Recovery.RetryBudget
+	got := recovery.BreakerConfig{Window: br.Window, FailureRatio: br.FailureRatio, MinCalls: br.MinCalls, Cooldown: br.Cooldown}
+	if want := recovery.DefaultBreaker; got != want {
+		t.Errorf("breaker: {} is %+v; recovery.DefaultBreaker is %+v", got, want)
+	}
+	if rb.Ratio != recovery.DefaultBudget.Ratio || rb.MinPerSecond != recovery.DefaultBudget.MinPerSecond {
+		t.Errorf("retry_budget: {} is %+v; recovery.DefaultBudget is %+v", *rb, recovery.DefaultBudget)
+	}
+	// A scenario built in Go starts from the same defaults as a file.
+	if d := scenarios.Defaults(); d.Recovery.Inspection.Interval != recovery.DefaultInspectEvery ||
+		d.Recovery.Inspection.Max != recovery.DefaultMaxInspections {
+		t.Errorf("scenarios.Defaults() inspection %+v; the engine's defaults are %s, %d",
+			d.Recovery.Inspection, recovery.DefaultInspectEvery, recovery.DefaultMaxInspections)
+	}
+}
+
+// TestSpellingsAgree: every word the file format accepts for recovery's enums is one the
+// engine parses, so sim.Policy never meets a spelling it cannot map.
+func TestSpellingsAgree(t *testing.T) {
+	for _, j := range []string{"none", "full", "equal", "decorrelated"} {
+		sc := testScenario()
+		sc.Recovery.Retry.Jitter = j
+		if err := sc.Validate(); err != nil {
+			t.Fatalf("jitter %q: %v", j, err)
+		}
+		p, err := Policy(&sc.Recovery)
+		if err != nil || p.Retry.Jitter.String() != j {
+			t.Errorf("jitter %q became %v (%v)", j, p.Retry.Jitter, err)
+		}
+	}
+	sc := testScenario()
+	sc.Recovery.Retry.Jitter = "some"
+	if _, err := Policy(&sc.Recovery); err == nil {
+		t.Error(`jitter "some" mapped without an error`)
+	}
+	for _, w := range scenarios.Enum("recovery.retry.on_exhausted") {
+		if _, ok := recovery.ParseExhausted(w); !ok {
+			t.Errorf("on_exhausted %q: the engine does not parse it", w)
+		}
+	}
+	for _, w := range scenarios.Enum("recovery.on_exhaustion") {
+		if _, ok := recovery.ParseOnExhaustion(w); !ok {
+			t.Errorf("on_exhaustion %q: the engine does not parse it", w)
+		}
+	}
+	for _, w := range scenarios.Enum("recovery.retry.jitter") {
+		if _, ok := recovery.ParseJitter(w); !ok {
+			t.Errorf("jitter %q: the engine does not parse it", w)
+		}
+	}
 }

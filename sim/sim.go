@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
@@ -50,6 +49,11 @@ const sampleEvery = int64(60e9)
 func Run(ctx context.Context, s *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) (Result, error) {
 	if s == nil {
 		return Result{}, ErrNoScenario
+	}
+	// The scenario's rules are checked here once (scenarios.Validate); nothing downstream
+	// re-checks or clamps them.
+	if err := s.Validate(); err != nil {
+		return Result{}, err
 	}
 	if sink == nil {
 		sink = record.Discard{}
@@ -150,15 +154,9 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	w.maxDepth = wl.Subagents.MaxDepth
 	w.behave = wl.Behaviour
 	w.arrivals = stream(seed, nsArrival, 0)
-	if len(sc.Tools) == 0 {
-		return nil, &Error{Scenario: sc.Name, Key: "tools", Msg: "no tools; a scenario needs at least one"}
-	}
 	sum := 0.0
-	for i, m := range wl.Mix {
+	for _, m := range wl.Mix {
 		t := sc.Tool(m.Tool)
-		if t < 0 {
-			return nil, &Error{Scenario: sc.Name, Key: "workload.tools[" + strconv.Itoa(i) + "]", Msg: "unknown tool " + strconv.Quote(m.Tool) + "; valid: " + toolNames(sc)}
-		}
 		if !(m.Weight > 0) {
 			continue
 		}
@@ -184,22 +182,12 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 		w.tools[i].init(&sc.Tools[i], seed)
 	}
 	w.fileFaults()
-	w.policy = Policy(&sc.Recovery)
-	if err := w.policy.Validate(); err != nil {
+	if w.policy, err = Policy(&sc.Recovery); err != nil {
 		return nil, &Error{Scenario: sc.Name, Key: "recovery", Msg: err.Error()}
-	}
-	if rb := sc.Recovery.RetryBudget; rb != nil && (rb.Ratio < 0 || rb.MinPerSecond < 0) {
-		return nil, &Error{Scenario: sc.Name, Key: "recovery.retry_budget", Msg: "ratio and min_per_second must be >= 0"}
-	}
-	if br := sc.Recovery.Breaker; br != nil && (br.FailureRatio < 0 || br.FailureRatio > 1 || br.MinCalls < 0 || br.Window < 0 || br.Cooldown < 0) {
-		return nil, &Error{Scenario: sc.Name, Key: "recovery.breaker", Msg: "want window, cooldown >= 0, failure_ratio in (0, 1], min_calls >= 0"}
 	}
 	w.model.init(sc, w.faults, seed)
 	w.guards = guards(sc, w.model.active)
 	w.env.Guards = w.guards
-	if wl.Workers < 0 {
-		return nil, &Error{Scenario: sc.Name, Key: "workload.workers", Msg: "want >= 0 (0 = unlimited)"}
-	}
 	w.pool.capacity, w.pool.priority = wl.Workers, wl.Priority
 	w.money.init(sc)
 	w.humans.init(sc.Recovery.Humans, seed)

@@ -64,6 +64,7 @@ func TestSwarm(t *testing.T) {
 				if f.Kind == scenarios.FaultWorkerCrash && coin(0.5) {
 					f.Rate.PerSecond = 1.0 / 3600
 				}
+				f.Index = len(faults) // a valid scenario numbers its faults by position
 				faults = append(faults, f)
 			}
 		}
