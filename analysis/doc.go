@@ -21,9 +21,9 @@
 //   - Every connection uses the UTC time zone, so results never depend on the host's.
 //
 // Measurement contract:
-//   - The metrics of design section 5 are SQL views (views/*.sql, embedded and created with
+//   - The metrics of docs/metrics.md are SQL views (views/*.sql, embedded and created with
 //     the tables): metrics, incidents, recovery_episodes, tool_stats and lifecycle, on top of
-//     small helper views. Each file's header states how it reads the design's definitions.
+//     small helper views. Each file's header states how it reads the definitions in docs/metrics.md.
 //     Tests compare every metric with an independent Go computation from the raw records.
 //   - Execute runs one simulation into a database (the pipeline of `mayday run`); Batch runs
 //     many in parallel, one worker and one temporary database per core, and copies them into

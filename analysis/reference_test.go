@@ -10,8 +10,8 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// This file computes every metric of design section 5 in plain Go, straight from a run's
-// records, written from the design's definitions (and the interpretations documented at the
+// This file computes every metric of docs/metrics.md in plain Go, straight from a run's
+// records, written from the definitions in docs/metrics.md (and the interpretations documented at the
 // top of each views/*.sql file), not from the SQL. The tests load the same records into
 // DuckDB and compare.
 

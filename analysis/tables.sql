@@ -1,4 +1,4 @@
--- Trace tables of design section 6. One database may hold many runs: every table has run_id.
+-- Trace tables (docs/traces.md). One database may hold many runs: every table has run_id.
 -- Column order and names match the Arrow schemas of package traces (a test checks it); rows
 -- are loaded with INSERT INTO ... BY NAME SELECT * FROM <registered Arrow view>.
 --

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// The views are the definitions of mayday's metrics (design sections 5 and 6). Each file
+// The views are the definitions of mayday's metrics (docs/metrics.md and docs/traces.md). Each file
 // holds one CREATE OR REPLACE VIEW, with the interpretation it implements in its leading
 // comment; files run in name order, so a view comes after the views it reads.
 //

@@ -31,10 +31,10 @@
 //
 // # Lifecycle
 //
-// Seven durable states; Completed and Terminated are final. The legal edges, Figure 3 of the
-// article mapped onto them (its decision nodes are decisions the engine takes while
-// recovering, in the same Observe call unless it consults the supervisor; "Escalate /
-// Reconcile" is awaiting_human, or terminated when no human is available):
+// Seven durable states; Completed and Terminated are final. The legal edges (drawn in
+// docs/architecture.md; the recovery decisions are taken while recovering, in the same
+// Observe call unless the engine consults the supervisor; escalation is awaiting_human, or
+// terminated when no human is available):
 //
 //	from            to              taken on
 //	pending         running         EvStart

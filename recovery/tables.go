@@ -2,7 +2,7 @@ package recovery
 
 import "time"
 
-// edges are the legal lifecycle transitions (Figure 3 mapped onto the seven states; see
+// edges are the legal lifecycle transitions (the lifecycle of docs/architecture.md on the seven states; see
 // doc.go for what takes each one). Final states have none.
 var edges = [...]uint8{
 	Pending:       1 << Running,

@@ -9,7 +9,7 @@ import (
 // maxViolations bounds how many violations a run keeps (the count is still reported).
 const maxViolations = 100
 
-// checker holds the invariant checks of a run (design section 4 and the simulator's own
+// checker holds the invariant checks of a run (docs/architecture.md and the simulator's own
 // bookkeeping). Cheap checks run as records are made; the rest at the end.
 type checker struct {
 	on         bool
@@ -30,8 +30,8 @@ func (c *checker) violate(w *sim, format string, args ...any) {
 	c.violations = append(c.violations, fmt.Sprintf(format, args...))
 }
 
-// figure3 is the set of legal lifecycle edges, written from the design (the article's
-// Figure 3) independently of the engine's own table: every decision is taken while
+// figure3 is the set of legal lifecycle edges, written from the state machine in
+// docs/architecture.md independently of the engine's own table: every decision is taken while
 // recovering; completion comes from running after a valid result; termination and human
 // review come out of recovering, and a human's answer leads back to running or ends it.
 var figure3 = [recovery.Terminated + 1][recovery.Terminated + 1]bool{

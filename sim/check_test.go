@@ -6,7 +6,7 @@ import (
 	"github.com/mayday-sim/mayday/recovery"
 )
 
-// TestFigure3 pins the checker's edge table to the design: exactly these twelve edges.
+// TestFigure3 pins the checker's edge table to docs/architecture.md: exactly these twelve edges.
 func TestFigure3(t *testing.T) {
 	want := map[[2]recovery.State]bool{
 		{recovery.Pending, recovery.Running}:          true,

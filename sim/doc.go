@@ -60,8 +60,8 @@
 //
 // With Options.Check (always on in tests) a run checks, and reports in Result.Violations:
 // root investigations are conserved (started = completed + terminated + awaiting human +
-// in flight, one record each); every journal record follows a legal edge of the design's
-// lifecycle (checked against a table written from the design, not the engine's), starts
+// in flight, one record each); every journal record follows a legal edge of the documented
+// lifecycle (checked against a table written from docs/architecture.md, not the engine's), starts
 // where the previous one ended, and none follows a final state; an engine rebuilt by
 // Replay equals the one it replaces; a keyed tool never executes a key twice; a blocked
 // operation is never sent; the engine never refuses an event the simulator sends.

@@ -9,7 +9,7 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// testScenario is a small valid scenario with the design's defaults, one tool and no
+// testScenario is a small valid scenario with the documented defaults, one tool and no
 // faults; tests change what they study.
 func testScenario() *scenarios.Scenario {
 	s := scenarios.Defaults()

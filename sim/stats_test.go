@@ -13,7 +13,7 @@ import (
 // truncGeom is the number of attempts A of an operation that is retried until it succeeds
 // or k attempts are spent, each attempt failing independently with probability p:
 // P(A=a) = p^(a-1)(1-p) for a < k and P(A=k) = p^(k-1). It returns E[A] and Var[A].
-// E[A] = (1-p^k)/(1-p), the design's retry amplification.
+// E[A] = (1-p^k)/(1-p), the retry amplification of docs/metrics.md.
 func truncGeom(p float64, k int) (mean, variance float64) {
 	var m1, m2 float64
 	for a := 1; a <= k; a++ {

@@ -1,5 +1,5 @@
 // Package traces turns the records of a simulation (package sim/record) into Apache Arrow
-// record batches, one schema per trace table of design section 6.
+// record batches, one schema per trace table of docs/traces.md.
 //
 // Its contract:
 //   - Schema(t) is the single definition of every table's columns (testdata/schema.golden

@@ -6,7 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// Table names one trace table of design section 6.
+// Table names one trace table of docs/traces.md.
 type Table int
 
 // The trace tables, in the order Tables returns them.

@@ -3,7 +3,7 @@
 -- Simulated time 0 is 2026-01-01T00:00:00Z (epoch_us 1767225600000000); minute m of a run
 -- is [m, m+1) minutes after time 0.
 --
--- end_at / makespan (design section 5: seconds of simulated time): the run's last recorded
+-- end_at / makespan (docs/metrics.md: seconds of simulated time): the run's last recorded
 -- instant, i.e. the latest arrival, investigation end, span end, transition or execution
 -- end of the run. The runs table holds no simulated end time, so it is derived from the
 -- trace. Fault windows are configuration, not activity, and do not count; nor do

@@ -1,4 +1,4 @@
--- roots: one row per root investigation (design section 5: "root investigations only"),
+-- roots: one row per root investigation (docs/metrics.md: "root investigations only"),
 -- with the totals of its whole tree (the root and every subagent below it).
 --
 -- A root is an investigation without a parent (parent_id 0 or NULL). Subagents' work is

@@ -1,7 +1,7 @@
 -- attempts: every tool attempt that was sent, one row per execute_tool span.
 --
 -- An attempt is an execute_tool span whose status is not 'blocked' (a blocked operation is
--- stopped before sending: design section 4, policy_violation). Inspections (operation
+-- stopped before sending: policy_violation, docs/scenarios.md). Inspections (operation
 -- 'inspect') are lookups, not attempts, and are not here.
 -- failed: the attempt did not bring its result back: status 'error' (a fast failure:
 -- transient fault, outage, brownout error; or the caller's worker crashed during the

@@ -1,5 +1,5 @@
 -- execution_costs: every tool-side execution (ground truth) with the reasons its compute
--- may be wasted (design section 5, wasted_compute_ratio).
+-- may be wasted (docs/metrics.md, wasted_compute_ratio).
 --
 -- duplicate: an execution beyond the first of the same logical operation at the tool
 -- (execution > 1), at any tool. duplicate_side_effects counts only those with side_effects

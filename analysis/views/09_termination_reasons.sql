@@ -1,4 +1,4 @@
--- termination_reasons: per run, terminated root investigations by reason (design section 5,
+-- termination_reasons: per run, terminated root investigations by reason (docs/metrics.md,
 -- "counts per termination reason"). A termination without a recorded reason counts as
 -- 'unspecified'. The same counts appear as the MAP metrics.termination_reasons.
 CREATE OR REPLACE VIEW termination_reasons AS

@@ -1,5 +1,5 @@
--- metrics: one row per run (every row of runs) with every metric of design section 5, under
--- the design's names. Root investigations only where the metric counts investigations; a
+-- metrics: one row per run (every row of runs) with every metric of docs/metrics.md, under
+-- the names used there. Root investigations only where the metric counts investigations; a
 -- subagent's work (tokens, attempts, executions, escalations) is charged to its root.
 -- A ratio with a zero denominator is NULL (undefined), never 0.
 --

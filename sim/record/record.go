@@ -1,5 +1,5 @@
 // Package record holds the plain Go records a simulation emits (one type per trace table of
-// design section 6) and the Sink interface they are sent through. It has no dependencies, so
+// docs/traces.md) and the Sink interface they are sent through. It has no dependencies, so
 // the simulator, the Arrow trace writer and tests can all share it without linking Arrow.
 //
 // Times are simulated nanoseconds since the simulation epoch (2026-01-01T00:00:00Z); the

@@ -102,20 +102,7 @@ func Synthetic(n int, seed uint64) *record.Collector {
 			Model: "research-model-2", Start: arrived, End: now, Status: record.StatusOK,
 			InputTokens: int64(rng.IntN(40000)), OutputTokens: int64(rng.IntN(9000)),
 		})
-		ended := rng.IntN(10) != 0
-		final := "completed"
-		reason := ""
-		if !ended {
-			final = "running"
-		} else if rng.IntN(8) == 0 {
-			final, reason = "terminated", "retries_exhausted"
-		}
-		c.Investigations = append(c.Investigations, record.Investigation{
-			InvestigationID: inv, RootID: root, ArrivedAt: arrived, Ended: ended, EndedAt: now,
-			FinalState: final, TerminationReason: reason, Steps: int32(steps), Attempts: attempts,
-			Tokens: int64(rng.IntN(100000)), Compute: float64(now-arrived) / 1e9,
-			TrulyValid: final == "completed", Validated: final == "completed", Crashes: 0,
-		})
+		endInvestigation(c, rng, inv, root, arrived, now, steps, attempts)
 		if inv%50 == 0 {
 			for i, t := range tools {
 				c.Samples = append(c.Samples, record.Sample{
@@ -132,4 +119,22 @@ func Synthetic(n int, seed uint64) *record.Collector {
 // Rows returns the number of records in c.
 func Rows(c *record.Collector) int {
 	return len(c.Investigations) + len(c.Spans) + len(c.Transitions) + len(c.Executions) + len(c.Faults) + len(c.Samples)
+}
+
+// endInvestigation appends the investigation record of a synthetic investigation.
+func endInvestigation(c *record.Collector, rng *rand.Rand, inv, root, arrived, now int64, steps int, attempts int32) {
+	ended := rng.IntN(10) != 0
+	final := "completed"
+	reason := ""
+	if !ended {
+		final = "running"
+	} else if rng.IntN(8) == 0 {
+		final, reason = "terminated", "retries_exhausted"
+	}
+	c.Investigations = append(c.Investigations, record.Investigation{
+		InvestigationID: inv, RootID: root, ArrivedAt: arrived, Ended: ended, EndedAt: now,
+		FinalState: final, TerminationReason: reason, Steps: int32(steps), Attempts: attempts,
+		Tokens: int64(rng.IntN(100000)), Compute: float64(now-arrived) / 1e9,
+		TrulyValid: final == "completed", Validated: final == "completed", Crashes: 0,
+	})
 }
