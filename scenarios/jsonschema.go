@@ -153,12 +153,11 @@ func mapNode(sch *schema) object {
 }
 
 // faultRules says, per fault kind, which keys it takes and which it requires: the lists the
-// decoder checks (faultKeys).
+// decoder checks (faultTable).
 func faultRules() []any {
 	var rules []any
-	for _, k := range faultKinds {
-		allowed, required := faultKeys(FaultKind(k))
-		rules = append(rules, ifThen("kind", k, object{"required": required, "propertyNames": object{"enum": allowed}}))
+	for _, r := range faultTable {
+		rules = append(rules, ifThen("kind", string(r.kind), object{"required": r.required, "propertyNames": object{"enum": r.allowed}}))
 	}
 	return rules
 }

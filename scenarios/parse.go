@@ -460,33 +460,6 @@ func (d *decoder) mix(n *yaml.Node, key string, tools []Tool) []Weight {
 	return mix
 }
 
-var faultKinds = []string{
-	string(FaultTransient), string(FaultLostResponse), string(FaultOutage), string(FaultBrownout),
-	string(FaultHang), string(FaultWorkerCrash), string(FaultInvalidConfig), string(FaultBudgetSpike),
-	string(FaultZoneCrash),
-}
-
-// faultKeys lists the keys each fault kind takes, and which of them it requires.
-func faultKeys(k FaultKind) (allowed, required []string) {
-	switch k {
-	case FaultTransient, FaultLostResponse:
-		return []string{"id", "kind", "tool", "probability"}, []string{"probability"}
-	case FaultOutage, FaultHang:
-		return []string{"id", "kind", "tool", "at", "for"}, []string{"for"}
-	case FaultBrownout:
-		return []string{"id", "kind", "tool", "at", "for", "probability", "slowdown"}, []string{"for"}
-	case FaultWorkerCrash:
-		return []string{"id", "kind", "rate"}, []string{"rate"}
-	case FaultInvalidConfig:
-		return []string{"id", "kind", "probability"}, []string{"probability"}
-	case FaultBudgetSpike:
-		return []string{"id", "kind", "probability", "factor"}, []string{"probability", "factor"}
-	case FaultZoneCrash:
-		return []string{"id", "kind", "at", "for", "share"}, []string{"for", "share"}
-	}
-	return nil, nil
-}
-
 var faultID = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
 
 func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
@@ -520,7 +493,8 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			continue
 		}
 		fault.Kind = FaultKind(k)
-		allowed, required := faultKeys(fault.Kind)
+		rule := ruleOf(fault.Kind)
+		allowed, required := rule.allowed, rule.required
 		good := true
 		for _, p := range f.order {
 			if !contains(allowed, p) {
@@ -549,15 +523,20 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 		if v := f.get("tool"); v != nil {
 			good = d.faultTool(v, f.key("tool"), &fault, tools) && good
 		}
+		if rule.preset != nil {
+			rule.preset(&fault)
+		}
 		good = d.faultValues(f, &fault) && good
 		if !good {
 			continue
 		}
-		if fault.Kind == FaultBrownout && fault.Probability == 0 && fault.Slowdown == 1 {
-			d.fail(f.at(), key, "a brownout with probability 0 and slowdown 1 does nothing; want probability > 0 or slowdown > 1")
-			continue
+		if rule.decoded != nil {
+			if msg := rule.decoded(&fault); msg != "" {
+				d.fail(f.at(), key, "%s", msg)
+				continue
+			}
 		}
-		if fault.Kind == FaultLostResponse || fault.Kind == FaultHang {
+		if rule.timeout {
 			at := f.keys["tool"]
 			if at == nil {
 				at = f.at()
@@ -603,9 +582,6 @@ func (d *decoder) faultValues(f *fields, fault *Fault) bool {
 			good = false
 		}
 	}
-	if fault.Kind == FaultBrownout {
-		fault.Slowdown = 1
-	}
 	if v := f.get("slowdown"); v != nil {
 		if x, ok := d.numberAt(v, f.key("slowdown"), "a latency factor >= 1"); ok {
 			fault.Slowdown = x
@@ -638,22 +614,6 @@ func (d *decoder) faultValues(f *fields, fault *Fault) bool {
 		}
 	}
 	return good
-}
-
-// waitsForever is the rule that a lost_response or hang fault needs a timeout on every tool it
-// applies to: an attempt that is never answered is only noticed by the caller's timeout.
-// Tools in skip already have a reported bad timeout. Parse and Validate both use it.
-func waitsForever(f *Fault, tools []Tool, skip map[string]bool) []string {
-	if f.Kind != FaultLostResponse && f.Kind != FaultHang {
-		return nil
-	}
-	var msgs []string
-	for _, t := range tools {
-		if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 && !skip[t.Name] {
-			msgs = append(msgs, fmt.Sprintf("%s on tool %s, which has no timeout: the caller would wait forever; set tools.%s.timeout (such as 1h)", f.Kind, t.Name, t.Name))
-		}
-	}
-	return msgs
 }
 
 func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
@@ -1304,8 +1264,8 @@ func (d *decoder) faultTool(v *yaml.Node, key string, fault *Fault, tools []Tool
 	switch {
 	case ok && s == ModelTool && !contains(toolNames(tools), s):
 		// The model provider: it can be down, brown out or fail now and then.
-		if fault.Kind != FaultOutage && fault.Kind != FaultBrownout && fault.Kind != FaultTransient {
-			d.fail(v, key, "%s fault cannot name the model; the model takes outage, brownout and transient faults", withArticle(string(fault.Kind)))
+		if !fault.Kind.mayNameModel() {
+			d.fail(v, key, "%s fault cannot name the model; the model takes %s faults", withArticle(string(fault.Kind)), andList(modelFaultKinds))
 			return false
 		}
 		fault.Tool = s

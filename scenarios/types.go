@@ -181,26 +181,6 @@ type Argument struct {
 	Value string `json:"value"`
 }
 
-// FaultKind names an injected fault.
-type FaultKind string
-
-const (
-	FaultTransient     FaultKind = "transient"      // uncorrelated: the attempt fails fast
-	FaultLostResponse  FaultKind = "lost_response"  // uncorrelated: work done, reply lost
-	FaultInvalidConfig FaultKind = "invalid_config" // per investigation, permanent
-	FaultBudgetSpike   FaultKind = "budget_spike"   // per investigation: tokens x Factor
-	FaultWorkerCrash   FaultKind = "worker_crash"   // per running investigation at Rate
-	FaultOutage        FaultKind = "outage"         // window: every attempt fails fast
-	FaultBrownout      FaultKind = "brownout"       // window: Probability of fast error, Slowdown x latency
-	FaultHang          FaultKind = "hang"           // window: accepted, never answered
-	FaultZoneCrash     FaultKind = "zone_crash"     // at At: Share of running workers die; the zone's workers are gone For
-)
-
-// Correlated reports whether the fault is a time window that hits every caller of a tool.
-func (k FaultKind) Correlated() bool {
-	return k == FaultOutage || k == FaultBrownout || k == FaultHang
-}
-
 // Fault is one injected fault. ID is the `id:` given in the file, or its index as a string.
 type Fault struct {
 	ID          string        `json:"id"`

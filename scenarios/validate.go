@@ -96,32 +96,25 @@ func (v *validator) faults(s *Scenario) {
 		v.check(f.ID != "" && faultID.MatchString(f.ID), key+".id", "%q; want letters, digits, _, . and -", f.ID)
 		v.check(!ids[f.ID], key+".id", "%q is used twice; want unique ids", f.ID)
 		ids[f.ID] = true
-		allowed, required := faultKeys(f.Kind)
-		if allowed == nil {
+		rule := ruleOf(f.Kind)
+		if rule == nil {
 			v.check(false, key+".kind", "%q is not a fault kind; want %s", f.Kind, orList(faultKinds))
 			continue
 		}
 		if f.Tool != "" {
-			v.check(contains(allowed, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
-			v.check(s.Tool(f.Tool) >= 0 || f.Tool == ModelTool && (f.Kind == FaultOutage || f.Kind == FaultBrownout || f.Kind == FaultTransient),
+			v.check(contains(rule.allowed, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
+			v.check(s.Tool(f.Tool) >= 0 || f.Tool == ModelTool && rule.model,
 				key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
 		v.dur(f.At, key+".at")
-		if contains(required, "for") {
+		if contains(rule.required, "for") {
 			v.dur(f.For, key+".for")
 		} else {
 			v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
 		}
-		switch f.Kind {
-		case FaultBrownout:
-			v.num(f.Slowdown, key+".slowdown")
-		case FaultWorkerCrash:
-			v.check(finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
-		case FaultBudgetSpike:
-			v.num(f.Factor, key+".factor")
-		case FaultZoneCrash:
-			v.check(finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)
+		if rule.check != nil {
+			rule.check(v, &f, key)
 		}
 		for _, msg := range waitsForever(&f, s.Tools, nil) {
 			v.check(false, key, "%s", msg)
