@@ -376,25 +376,6 @@ const (
 	durationUnit
 )
 
-var distKinds = []string{string(DistConstant), string(DistExponential), string(DistUniform), string(DistLognormal), string(DistPareto)}
-
-// distParams lists the parameters of a distribution family, in the order they are written.
-func distParams(k DistKind) []string {
-	switch k {
-	case DistConstant:
-		return []string{"value"}
-	case DistExponential:
-		return []string{"mean"}
-	case DistUniform:
-		return []string{"min", "max"}
-	case DistLognormal:
-		return []string{"median", "p95"}
-	case DistPareto:
-		return []string{"min", "alpha"}
-	}
-	return nil
-}
-
 func andList(words []string) string {
 	if len(words) < 2 {
 		return strings.Join(words, "")
@@ -451,44 +432,14 @@ func (d *decoder) dist(n *yaml.Node, key string, u unit) (Dist, bool) {
 		}
 		vals[i] = v
 	}
-	var out Dist
-	out.Kind = kind
-	shown := func(p string) string { return f.get(p).Value }
-	switch kind {
-	case DistConstant:
-		out.Value = vals[0]
-	case DistExponential:
-		out.Mean = vals[0]
-		if out.Mean <= 0 {
-			d.fail(f.get("mean"), f.key("mean"), "mean %s is not positive; want mean > 0", shown("mean"))
-			return Dist{}, false
-		}
-	case DistUniform:
-		out.Min, out.Max = vals[0], vals[1]
-		if out.Max < out.Min {
-			d.fail(f.get("max"), f.key("max"), "max %s is below min %s; want max >= min", shown("max"), shown("min"))
-			return Dist{}, false
-		}
-	case DistLognormal:
-		out.Median, out.P95 = vals[0], vals[1]
-		if out.Median <= 0 {
-			d.fail(f.get("median"), f.key("median"), "median %s is not positive; want median > 0", shown("median"))
-			return Dist{}, false
-		}
-		if out.P95 <= out.Median {
-			d.fail(f.get("p95"), f.key("p95"), "p95 %s is not above median %s; want p95 > median", shown("p95"), shown("median"))
-			return Dist{}, false
-		}
-	case DistPareto:
-		out.Min, out.Alpha = vals[0], vals[1]
-		if out.Min <= 0 {
-			d.fail(f.get("min"), f.key("min"), "min %s is not positive; want min > 0", shown("min"))
-			return Dist{}, false
-		}
-		if out.Alpha <= 0 {
-			d.fail(f.get("alpha"), f.key("alpha"), "alpha %s is not positive; want alpha > 0", shown("alpha"))
-			return Dist{}, false
-		}
+	out := Dist{Kind: kind}
+	for i, p := range params {
+		out.set(p, vals[i])
+	}
+	if broken := out.problems(); len(broken) > 0 {
+		r := broken[0]
+		d.fail(f.get(r.param), f.key(r.param), "%s", r.fileMsg(func(p string) string { return f.get(p).Value }))
+		return Dist{}, false
 	}
 	return out, true
 }

@@ -322,28 +322,25 @@ func (v *validator) dist(d Dist, key string, u unit, min float64) {
 		v.check(false, key+".dist", "%q; want %s", d.Kind, orList(distKinds))
 		return
 	}
-	all := map[string]float64{"value": d.Value, "mean": d.Mean, "min": d.Min, "max": d.Max, "median": d.Median, "p95": d.P95, "alpha": d.Alpha}
 	for _, p := range distSchema.keys[1:] { // every parameter name, in a fixed order
-		x := all[p]
+		x := d.param(p)
 		if contains(params, p) {
 			v.check(finite(x) && x >= 0, key+"."+p, "%s; want a finite value >= 0", show(x))
 		} else {
 			v.check(x == 0, key+"."+p, "%s distribution takes no %s", withArticle(string(d.Kind)), p)
 		}
 	}
-	switch d.Kind {
-	case DistConstant:
+	if d.Kind == DistConstant {
 		v.check(d.Value >= min, key+".value", "%s; want >= %s", show(d.Value), show(min))
-	case DistExponential:
-		v.check(d.Mean > 0, key+".mean", "%s; want > 0", show(d.Mean))
-	case DistUniform:
-		v.check(d.Max >= d.Min, key+".max", "%s is below min %s", show(d.Max), show(d.Min))
-	case DistLognormal:
-		v.check(d.Median > 0, key+".median", "%s; want > 0", show(d.Median))
-		v.check(d.P95 > d.Median, key+".p95", "%s is not above median %s", show(d.P95), show(d.Median))
-	case DistPareto:
-		v.check(d.Min > 0, key+".min", "%s; want > 0", show(d.Min))
-		v.check(d.Alpha > 0, key+".alpha", "%v; want > 0", d.Alpha)
+	}
+	shown := func(p string) string {
+		if p == "alpha" { // a plain number, whatever the field's unit
+			return fmt.Sprint(d.Alpha)
+		}
+		return show(d.param(p))
+	}
+	for _, r := range d.problems() {
+		v.check(false, key+"."+r.param, "%s", r.valueMsg(shown))
 	}
 }
 
