@@ -103,14 +103,9 @@ func Export(ctx context.Context, db *DB, out string, opts ExportOptions) (*Manif
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("export: %s holds no runs", db.name())
 	}
-	// checkExportTarget refused anything but a previous export; the folder staging checks the
-	// same again, as late as possible.
-	folder, err := NewFolderOf(out, true, "export folder", func(dir string) error {
-		if _, err := ReadManifest(dir); err != nil {
-			return fmt.Errorf("it holds no readable %s", ManifestFile)
-		}
-		return nil
-	})
+	// checkExportTarget refused anything but a previous export; the staging checks the same
+	// rule again, as late as possible.
+	folder, err := NewFolderOf(out, true, "export folder", isExport)
 	if err != nil {
 		return nil, err
 	}
@@ -157,8 +152,16 @@ func checkExportTarget(out string, force bool) error {
 	if !st.IsDir() {
 		return fmt.Errorf("export folder %s: %w (it is a file); refusing to replace it", out, ErrNotExport)
 	}
-	if _, err := ReadManifest(out); err != nil {
+	if isExport(out) != nil {
 		return fmt.Errorf("export folder %s: %w (no readable %s inside); refusing to replace it, even with --force", out, ErrNotExport, ManifestFile)
+	}
+	return nil
+}
+
+// isExport says whether dir is an export folder (it holds a readable manifest), or why not.
+func isExport(dir string) error {
+	if _, err := ReadManifest(dir); err != nil {
+		return fmt.Errorf("it holds no readable %s", ManifestFile)
 	}
 	return nil
 }

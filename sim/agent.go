@@ -257,7 +257,7 @@ func (w *sim) thought(slot, tok int32) {
 	if w.model.active {
 		n = a.turnTokens // drawn when the call was admitted
 	} else {
-		n = w.grow(a, satInt(float64(w.tokens.count(a.rng, 0))*a.spike))
+		n = w.turnTokens(a)
 	}
 	a.tokens = satAdd(a.tokens, n)
 	a.cost += w.money.tokens(n)

@@ -106,8 +106,7 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 // callModel starts a's model turn at the provider: an admitted call takes the think time
 // plus the latency of its tokens; a refused one fails at once and goes to the engine.
 func (w *sim) callModel(a *agent) {
-	n := satInt(float64(w.tokens.count(a.rng, 0)) * a.spike)
-	n = w.grow(a, n)
+	n := w.turnTokens(a)
 	why, fi, slow := w.admit(n)
 	if why == "" {
 		a.turnTokens = n
@@ -139,8 +138,10 @@ func (w *sim) callModel(a *agent) {
 	a.modelCall = false
 }
 
-// grow applies tokens.growth for a's current step.
-func (w *sim) grow(a *agent, n int64) int64 {
+// turnTokens draws the tokens of a's next model turn: the workload's distribution, times a
+// budget spike, grown by tokens.growth for a's current step.
+func (w *sim) turnTokens(a *agent) int64 {
+	n := satInt(float64(w.tokens.count(a.rng, 0)) * a.spike)
 	if g := w.sc.Workload.TokensGrowth; g > 0 && g != 1 {
 		// The context grows with every step: step s costs growth^s times as many tokens.
 		step, _ := a.eng.Op()
