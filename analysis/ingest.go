@@ -24,23 +24,28 @@ import (
 	"github.com/mayday-sim/mayday/traces"
 )
 
-// loadQueue is how many record batches may wait for the loader. With the batch being built
-// and the one being inserted, it bounds a load's memory to a few batches, and it makes the
-// simulation wait (backpressure) when DuckDB is the slower of the two.
+// loadQueue is how many record batches of one table may wait for its lane. With the batch
+// being built and the one being inserted, it bounds a load's memory to a few batches per
+// table, and it makes the simulation wait (backpressure) when DuckDB is the slower side.
 const loadQueue = 2
 
-// errLoaderStopped is what the writer sees once the loader has failed; Finish returns the
-// loader's own error.
+// errLoaderStopped is what the writer sees once a lane has failed; Finish returns the lane's
+// own error.
 var errLoaderStopped = errors.New("analysis: the loader stopped")
 
 // Load streams the records of one run into the database. It is a record.Sink: records are
 // redacted and batched by a traces.Writer on the sender's goroutine, and each full batch
-// goes over a small bounded queue to one loader goroutine that inserts it through DuckDB's
-// Arrow interface. The whole run is one transaction, committed by Finish, so a failed or
-// abandoned load leaves no rows behind, and the runs row is written last.
+// goes over a small bounded queue to the lane of its table: one goroutine per table, each
+// with its own DuckDB connection and transaction, inserting through DuckDB's Arrow
+// interface. The tables are independent, so their lanes insert (and compress) on as many
+// cores as there are, while the simulation runs on its own.
+//
+// Finish commits the tables' transactions, and then, last, the transaction of the runs row:
+// a run is in the database when its runs row is. A failed or abandoned load rolls back every
+// lane and deletes what a lane had already committed, so it leaves no rows behind.
 //
 // Rows of each table are stored in the order they were sent; the digest is computed on the
-// sender's goroutine before the queue, so neither depends on goroutine timing.
+// sender's goroutine before the queues, so neither depends on goroutine timing.
 type Load struct {
 	db    *DB
 	runID string
@@ -48,10 +53,8 @@ type Load struct {
 	w     *traces.Writer
 	opts  traces.Options
 
-	queue   chan loadItem
-	done    chan struct{}
+	lanes   []*lane // by table, started by the first batch of their table
 	failed  atomic.Bool
-	err     error // the loader's first error; read after done
 	aborted atomic.Bool
 
 	finishOnce sync.Once
@@ -59,18 +62,30 @@ type Load struct {
 }
 
 type loadItem struct {
-	table traces.Table
-	rec   arrow.RecordBatch
-	exec  string // a statement to run in the load's transaction instead of a batch
-	args  []driver.NamedValue
+	rec  arrow.RecordBatch
+	exec string // a statement to run in the lane's transaction instead of a batch
+	args []driver.NamedValue
+}
+
+// lane inserts the batches of one table, in order, on its own connection and transaction.
+type lane struct {
+	table   traces.Table
+	queue   chan loadItem
+	drained chan error // the lane's error (or nil) once its queue is closed and drained
+	decide  chan bool  // then: true = commit, false = roll back
+	done    chan error // the commit's or rollback's result
+	told    bool       // decide was sent (owned by the sender's goroutine)
 }
 
 var _ record.Sink = (*Load)(nil)
 
+// failCommit, when set (by tests), makes the commit of a lane's table fail.
+var failCommit func(traces.Table) bool
+
 // Load starts loading the run runID. Send it the run's records, then call Finish. The
 // context is for the records' sake only: once it is cancelled the run is stored as
-// partial; the loader itself always drains what it was sent, so a cancelled run still
-// ends in a consistent database.
+// partial; the lanes always drain what they were sent, so a cancelled run still ends in a
+// consistent database.
 func (db *DB) Load(ctx context.Context, runID string, opts traces.Options) (*Load, error) {
 	if db.readOnly {
 		return nil, fmt.Errorf("analysis: loading run %q into %s: %w", runID, db.name(), ErrReadOnly)
@@ -85,36 +100,24 @@ func (db *DB) Load(ctx context.Context, runID string, opts traces.Options) (*Loa
 	if n > 0 {
 		return nil, fmt.Errorf("analysis: loading run %q into %s: %w: the database already holds it", runID, db.name(), ErrDuplicateRun)
 	}
-	conn, err := db.db.Conn(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("analysis: loading run %q into %s: %w", runID, db.name(), err)
-	}
-	l := &Load{
-		db:    db,
-		runID: runID,
-		ctx:   ctx,
-		opts:  opts,
-		queue: make(chan loadItem, loadQueue),
-		done:  make(chan struct{}),
-	}
+	l := &Load{db: db, runID: runID, ctx: ctx, opts: opts, lanes: make([]*lane, len(traces.Tables()))}
+	var err error
 	l.w, err = traces.NewWriter(runID, opts, l.emit)
 	if err != nil {
-		conn.Close()
 		return nil, fmt.Errorf("analysis: loading run %q: %w", runID, err)
 	}
 	if err := db.addLoad(l); err != nil {
 		l.w.Close()
-		conn.Close()
 		return nil, fmt.Errorf("analysis: loading run %q into %s: %w", runID, db.name(), err)
 	}
-	go l.loop(conn)
 	return l, nil
 }
 
-// addLoad registers an unfinished load. While any load runs, DuckDB works with one thread:
-// a single Arrow stream does not scan in parallel, and a second DuckDB thread would only
-// compete, spinning on locks, with the simulation that feeds the load. Measured with
-// 65,536-row span batches on two busy cores: 4x the rows per second of two threads.
+// addLoad registers an unfinished load. While any load runs, DuckDB has no threads of its
+// own: each lane's statements run on the lane's own thread, which is all a single Arrow
+// batch can use, and scheduler threads would only spin on locks, competing with the lanes
+// and the simulation that feeds them (measured: two DuckDB threads on two busy cores take
+// twice the wall time of one).
 func (db *DB) addLoad(l *Load) error {
 	db.mu.Lock()
 	defer db.mu.Unlock()
@@ -142,79 +145,130 @@ func (l *Load) forget() {
 	}
 }
 
-// emit hands a full batch to the loader; it runs on the sender's goroutine.
+// emit hands a full batch to its table's lane, starting the lane with the table's first
+// batch; it runs on the sender's goroutine.
 func (l *Load) emit(t traces.Table, rec arrow.RecordBatch) error {
 	if l.failed.Load() {
 		rec.Release()
 		return errLoaderStopped
 	}
-	l.queue <- loadItem{table: t, rec: rec}
+	ln, err := l.lane(t)
+	if err != nil {
+		rec.Release()
+		l.failed.Store(true)
+		return err
+	}
+	ln.queue <- loadItem{rec: rec}
 	return nil
 }
 
-// loop is the loader goroutine: it owns the connection and DuckDB's Arrow interface, which
-// are not safe for concurrent use.
-func (l *Load) loop(conn *sql.Conn) {
-	defer close(l.done)
-	// The loader inserts whatever it was sent, whatever the caller's context: a run's
-	// consistency rests on its one transaction, not on cancellation.
+// lane returns the lane of table t, starting it on a connection of its own.
+func (l *Load) lane(t traces.Table) (*lane, error) {
+	if ln := l.lanes[t]; ln != nil {
+		return ln, nil
+	}
+	conn, err := l.db.db.Conn(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	ln := &lane{
+		table:   t,
+		queue:   make(chan loadItem, loadQueue),
+		drained: make(chan error, 1),
+		decide:  make(chan bool, 1),
+		done:    make(chan error, 1),
+	}
+	l.lanes[t] = ln
+	go l.runLane(ln, conn)
+	return ln, nil
+}
+
+// runLane is a lane's goroutine: it owns the connection and its Arrow interface, which are
+// not safe for concurrent use.
+func (l *Load) runLane(ln *lane, conn *sql.Conn) {
+	// A lane inserts whatever it was sent, whatever the caller's context: a run's
+	// consistency rests on its transactions, not on cancellation.
 	ctx := context.Background()
+	decided := false
 	err := conn.Raw(func(dc any) error {
 		dconn, ok := dc.(driver.Conn)
-		if !ok {
-			return fmt.Errorf("analysis: DuckDB connection is a %T", dc)
+		ex, ok2 := dc.(driver.ExecerContext)
+		if !ok || !ok2 {
+			return fmt.Errorf("analysis: DuckDB connection %T cannot take Arrow batches", dc)
 		}
 		ar, err := duckdb.NewArrowFromConn(dconn)
 		if err != nil {
 			return err
 		}
-		ex, ok := dc.(driver.ExecerContext)
-		if !ok {
-			return fmt.Errorf("analysis: DuckDB connection %T cannot execute statements", dc)
-		}
 		exec := func(q string, args []driver.NamedValue) error {
 			_, err := ex.ExecContext(ctx, q, args)
 			return err
 		}
-		if err := exec("BEGIN TRANSACTION", nil); err != nil {
-			return err
-		}
-		views := make([]bool, len(traces.Tables())) // tables with a registered view
-		for it := range l.queue {
-			if err != nil || l.aborted.Load() {
-				if it.rec != nil {
-					it.rec.Release()
-				}
-				continue
-			}
-			if it.rec == nil {
-				if err = exec(it.exec, it.args); err != nil {
-					err = fmt.Errorf("%s: %w", strings.Fields(it.exec)[0], err)
-					l.failed.Store(true)
-				}
-				continue
-			}
-			views[it.table] = true
-			if err = insert(ar, exec, it.table, it.rec); err != nil {
-				l.failed.Store(true)
-			}
-		}
-		if err != nil || l.aborted.Load() {
-			return errors.Join(err, exec("ROLLBACK", nil)) // the views go with the transaction
-		}
-		// The registered views point at released streams: drop them so that nobody who
-		// gets this pooled connection later can read through them.
-		for t, used := range views {
-			if used && err == nil {
-				err = exec("DROP VIEW IF EXISTS "+loadView(traces.Table(t)), nil)
-			}
-		}
+		err = exec("BEGIN TRANSACTION", nil)
+		err = errors.Join(err, l.insertAll(ln, ar, exec, err != nil))
+		ln.drained <- err
+		commit := <-ln.decide
+		decided = true
 		if err != nil {
-			return errors.Join(err, exec("ROLLBACK", nil))
+			return err // the transaction was never begun, or is rolled back below
+		}
+		if !commit {
+			return exec("ROLLBACK", nil)
+		}
+		if failCommit != nil && failCommit(ln.table) {
+			return errors.Join(errors.New("commit refused (test)"), exec("ROLLBACK", nil))
 		}
 		return exec("COMMIT", nil)
 	})
-	l.err = errors.Join(err, conn.Close())
+	if !decided { // conn.Raw failed before the lane could report
+		l.failed.Store(true)
+		for it := range ln.queue {
+			if it.rec != nil {
+				it.rec.Release()
+			}
+		}
+		ln.drained <- err
+		<-ln.decide
+	}
+	ln.done <- errors.Join(err, conn.Close())
+}
+
+// insertAll inserts the lane's items until its queue is closed; after the first error (or when
+// the load is aborted) it only releases them. On an error the transaction is rolled back.
+func (l *Load) insertAll(ln *lane, ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, broken bool) error {
+	var err error
+	used := false
+	for it := range ln.queue {
+		if broken || err != nil || l.aborted.Load() {
+			if it.rec != nil {
+				it.rec.Release()
+			}
+			continue
+		}
+		if it.rec == nil {
+			if err = exec(it.exec, it.args); err != nil {
+				err = fmt.Errorf("%s: %w", strings.Fields(it.exec)[0], err)
+			}
+		} else {
+			used = true
+			err = insert(ar, exec, ln.table, it.rec)
+		}
+		if err != nil {
+			l.failed.Store(true)
+		}
+	}
+	if broken {
+		return nil // the caller reports why
+	}
+	// The registered view points at a released stream: drop it so that nobody who gets this
+	// pooled connection later can read through it.
+	if err == nil && used {
+		err = exec("DROP VIEW IF EXISTS "+loadView(ln.table), nil)
+	}
+	if err != nil {
+		return errors.Join(err, exec("ROLLBACK", nil)) // the view goes with the transaction
+	}
+	return nil
 }
 
 func loadView(t traces.Table) string { return "mayday_load_" + t.String() }
@@ -292,9 +346,9 @@ func (l *Load) Rows(t traces.Table) int64 { return l.w.Rows(t) }
 func (l *Load) RunID() string { return l.runID }
 
 // Finish flushes what is left, writes the runs row (its digest from the writer), waits for
-// the loader and commits the run. It returns the first error; then nothing of the run is
-// kept. When the load's context was cancelled, the run is stored with status partial.
-// Calling it again returns the same result.
+// the lanes and commits the run: every table's transaction, then the runs row's. It returns
+// the first error; then nothing of the run is kept. When the load's context was cancelled,
+// the run is stored with status partial. Calling it again returns the same result.
 func (l *Load) Finish(run traces.Run) error {
 	l.finishOnce.Do(func() { l.finishErr = l.finish(run) })
 	return l.finishErr
@@ -303,7 +357,7 @@ func (l *Load) Finish(run traces.Run) error {
 func (l *Load) finish(run traces.Run) error {
 	defer l.forget()
 	if run.RunID != "" && run.RunID != l.runID {
-		l.abort()
+		l.rollback()
 		return fmt.Errorf("analysis: finishing run %q: the load is of run %q", run.RunID, l.runID)
 	}
 	if l.ctx.Err() != nil {
@@ -314,29 +368,107 @@ func (l *Load) finish(run traces.Run) error {
 		fill = sideEffectsUpdate(run.Config)
 	}
 	werr := l.w.WriteRun(run)
-	if werr == nil && fill != "" {
-		l.queue <- loadItem{exec: fill, args: []driver.NamedValue{{Ordinal: 1, Value: l.runID}}}
+	if ex := l.lanes[traces.Executions]; werr == nil && fill != "" && ex != nil {
+		ex.queue <- loadItem{exec: fill, args: []driver.NamedValue{{Ordinal: 1, Value: l.runID}}}
 	}
 	cerr := l.w.Close()
-	close(l.queue)
-	<-l.done
-	if l.err != nil {
-		return fmt.Errorf("analysis: loading run %q into %s: %w", l.runID, l.db.name(), l.err)
+	err := errors.Join(werr, cerr, l.drain())
+	if err == nil {
+		err = l.commit()
+	} else {
+		l.decideAll(false)
 	}
-	if err := errors.Join(werr, cerr); err != nil {
+	if err != nil {
 		return fmt.Errorf("analysis: loading run %q into %s: %w", l.runID, l.db.name(), err)
 	}
 	return nil
+}
+
+// drain closes every lane's queue and waits until each has inserted what it was sent.
+func (l *Load) drain() error {
+	var errs []error
+	for _, ln := range l.lanes {
+		if ln != nil {
+			close(ln.queue)
+		}
+	}
+	for _, ln := range l.lanes {
+		if ln != nil {
+			if err := <-ln.drained; err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", ln.table, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// decideAll tells every lane not yet told to commit or roll back, and waits for them.
+func (l *Load) decideAll(commit bool) error {
+	var errs []error
+	for _, ln := range l.lanes {
+		if ln != nil && !ln.told {
+			ln.decide <- commit
+		}
+	}
+	for _, ln := range l.lanes {
+		if ln != nil && !ln.told {
+			ln.told = true
+			if err := <-ln.done; err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", ln.table, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// commit commits the tables' transactions, then the runs row's. If any commit fails, the
+// rows already committed are deleted again, so that the run leaves nothing behind.
+func (l *Load) commit() error {
+	runs := l.lanes[traces.Runs]
+	l.lanes[traces.Runs] = nil // committed last, on its own
+	err := l.decideAll(true)
+	l.lanes[traces.Runs] = runs
+	if runs != nil {
+		err = errors.Join(err, l.decideAll(err == nil))
+	}
+	if err != nil {
+		return errors.Join(err, l.deleteRun())
+	}
+	return nil
+}
+
+// deleteRun removes the rows of this run from every table a lane wrote.
+func (l *Load) deleteRun() error {
+	ctx := context.Background()
+	tx, err := l.db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("removing the rows already committed: %w", err)
+	}
+	for _, ln := range l.lanes {
+		if ln == nil {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+ident(ln.table.String())+" WHERE run_id = ?", l.runID); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("removing the rows already committed to %s: %w", ln.table, err)
+		}
+	}
+	return tx.Commit()
+}
+
+// rollback abandons the load: the lanes drain what they hold and roll back.
+func (l *Load) rollback() {
+	l.aborted.Store(true)
+	l.w.Close()
+	l.drain()
+	l.decideAll(false)
 }
 
 // abort rolls the load back; for DB.Close and misuse. It must not race with senders.
 func (l *Load) abort() {
 	l.finishOnce.Do(func() {
 		defer l.forget()
-		l.aborted.Store(true)
-		l.w.Close()
-		close(l.queue)
-		<-l.done
+		l.rollback()
 		l.finishErr = errors.New("analysis: load aborted")
 	})
 }

@@ -308,6 +308,33 @@ func TestFailedLoadKeepsNothing(t *testing.T) {
 	}
 }
 
+// A commit that fails after other tables' lanes have committed takes their rows back out:
+// whichever table's commit fails, the run leaves no row in any table.
+func TestFailedCommitKeepsNothing(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	defer func() { failCommit = nil }()
+	for _, bad := range []traces.Table{traces.Runs, traces.Spans, traces.ToolSamples} {
+		failCommit = func(t traces.Table) bool { return t == bad }
+		err := LoadCollector(db, "bad-"+bad.String(), tracetest.Synthetic(2000, 1), traces.Run{})
+		if err == nil || !strings.Contains(err.Error(), bad.String()) {
+			t.Errorf("commit of %s refused: Finish returned %v; want an error naming %s", bad, err, bad)
+		}
+		for _, tb := range traces.Tables() {
+			if n := query(t, db, "SELECT count(*) FROM "+tb.String())[0][0].(int64); n != 0 {
+				t.Errorf("commit of %s refused: %s keeps %d rows", bad, tb, n)
+			}
+		}
+	}
+	failCommit = nil
+	if err := LoadCollector(db, "good", tracetest.Synthetic(100, 1), traces.Run{}); err != nil {
+		t.Errorf("loading after failed commits: %v", err)
+	}
+}
+
 // Timestamps are stored as UTC whatever the session's time zone.
 func TestTimeZoneIndependent(t *testing.T) {
 	db, err := Create("")

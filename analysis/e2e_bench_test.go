@@ -1,0 +1,100 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// BenchmarkEndToEnd is mayday run's storage path against DuckDB's own limit, side by side in
+// one benchmark run: each iteration simulates research-fleet into a fresh database file
+// (first event to closed file), then has DuckDB copy the very same rows from that file into
+// another fresh file (ATTACH, INSERT INTO ... SELECT * per table, one transaction, file
+// closed), with DuckDB's default threads. `e2e/copy` is the ratio of the two walls.
+func BenchmarkEndToEnd(b *testing.B) {
+	s := benchScenario(b)
+	dir := b.TempDir()
+	ctx := context.Background()
+	var e2e, cp, closeT, finT time.Duration
+	var rows int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		src := filepath.Join(dir, "e2e-"+itoa(i)+".duckdb")
+		db, err := Create(src)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		l, err := db.Load(ctx, "bench", ScenarioOptions(s))
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &rowCounter{}
+		if _, err := sim.Run(ctx, s, s.Seed, record.Tee{c, l}, sim.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		if err := l.Finish(traces.Run{}); err != nil {
+			b.Fatal(err)
+		}
+		tf := time.Now()
+		if err := db.Close(); err != nil {
+			b.Fatal(err)
+		}
+		closeT += time.Since(tf)
+		finT += tf.Sub(t0)
+		e2e += time.Since(t0)
+		rows = c.n
+
+		dst, err := Create(filepath.Join(dir, "copy-"+itoa(i)+".duckdb"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := copyAllTables(ctx, dst, src); err != nil {
+			b.Fatal(err)
+		}
+		if err := dst.Close(); err != nil {
+			b.Fatal(err)
+		}
+		cp += time.Since(t1)
+	}
+	n := float64(b.N)
+	b.ReportMetric(e2e.Seconds()/n, "e2e-s")
+	b.ReportMetric(cp.Seconds()/n, "copy-s")
+	b.ReportMetric(e2e.Seconds()/cp.Seconds(), "e2e/copy")
+	b.ReportMetric(float64(rows), "rows/op")
+	b.ReportMetric(closeT.Seconds()/n, "close-s")
+	b.ReportMetric(finT.Seconds()/n, "load-s")
+}
+
+// copyAllTables copies every trace table of the database at src into dst in one
+// transaction: DuckDB's own pace for the rows a run stores.
+func copyAllTables(ctx context.Context, dst *DB, src string) error {
+	conn, err := dst.SQL().Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "ATTACH "+literal(src)+" AS mayday_src (READ_ONLY)"); err != nil {
+		return err
+	}
+	defer conn.ExecContext(ctx, "DETACH mayday_src")
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
+	for _, t := range traces.Tables() {
+		if _, err := conn.ExecContext(ctx, "INSERT INTO "+ident(t.String())+" BY NAME SELECT * FROM mayday_src.main."+ident(t.String())); err != nil {
+			conn.ExecContext(ctx, "ROLLBACK")
+			return err
+		}
+	}
+	_, err = conn.ExecContext(ctx, "COMMIT")
+	return err
+}
