@@ -93,13 +93,33 @@ func New(id int64, p *Policy, j Journal) *Engine {
 // it returns has no journal; give it one with SetJournal.
 func Replay(id int64, p *Policy, records []JournalRecord) (*Engine, error) {
 	e := New(id, p, nil)
-	for i := range records {
-		if err := e.apply(&records[i]); err != nil {
-			return nil, fmt.Errorf("%w: investigation %d, record %d (%s→%s on %s): %w",
-				ErrBadJournal, id, i, records[i].From, records[i].To, records[i].Event, err)
-		}
+	if err := e.Fold(records); err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// Fold applies more journal records to an engine rebuilt by Replay (or by an earlier Fold):
+// replaying a journal's first records and folding in the rest gives the very engine that
+// replaying them all gives. A journal can therefore be compacted into such an engine (a
+// snapshot) and the records since, so an open investigation's journal stays short however
+// long it runs. On an error the engine keeps the records before the one refused.
+func (e *Engine) Fold(records []JournalRecord) error {
+	for i := range records {
+		if err := e.apply(&records[i]); err != nil {
+			return fmt.Errorf("%w: investigation %d, record %d (%s→%s on %s): %w",
+				ErrBadJournal, e.id, i, records[i].From, records[i].To, records[i].Event, err)
+		}
+	}
+	return nil
+}
+
+// Copy returns an independent copy of the engine, without its journal: a takeover starts
+// from a copy of the snapshot, which stays as it was for the next compaction.
+func (e *Engine) Copy() *Engine {
+	c := *e
+	c.j = nil
+	return &c
 }
 
 // SetJournal sets where the engine's next records go.

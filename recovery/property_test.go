@@ -300,6 +300,42 @@ func TestPropertyInvariants(t *testing.T) {
 	})
 }
 
+// TestPropertyFoldIsReplay checks journal compaction: replaying a journal's first records,
+// copying that snapshot and folding the rest into the copy gives the engine that replaying
+// every record gives, at any split, and leaves the snapshot as it was.
+func TestPropertyFoldIsReplay(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		f := newFleet(t)
+		for i, n := 0, rapid.IntRange(1, 300).Draw(t, "steps"); i < n; i++ {
+			m := f.pick(t)
+			ev, now := f.nextEvent(t, m)
+			f.step(t, m, ev, now)
+		}
+		m := f.members[0]
+		recs := m.j.recs
+		whole, err := recovery.Replay(int64(m.seed), &f.p, recs)
+		if err != nil {
+			t.Fatalf("replay: %v", err)
+		}
+		split := rapid.IntRange(0, len(recs)).Draw(t, "split")
+		snap, err := recovery.Replay(int64(m.seed), &f.p, recs[:split])
+		if err != nil {
+			t.Fatalf("replay of the first %d records: %v", split, err)
+		}
+		before := fullState(snap)
+		e := snap.Copy()
+		if err := e.Fold(recs[split:]); err != nil {
+			t.Fatalf("fold of records %d..%d: %v", split, len(recs), err)
+		}
+		if got, want := fullState(e), fullState(whole); got != want {
+			t.Fatalf("split at %d of %d: folded %s, replayed %s", split, len(recs), got, want)
+		}
+		if got := fullState(snap); got != before {
+			t.Fatalf("folding into a copy changed the snapshot: %s, was %s", got, before)
+		}
+	})
+}
+
 // TestPropertyReplayDecides checks that an engine rebuilt from its journal mid-run decides
 // exactly like the original from then on, given the same events, random stream and guards.
 func TestPropertyReplayDecides(t *testing.T) {

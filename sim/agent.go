@@ -57,7 +57,9 @@ type agent struct {
 	rng               *rand.Rand
 	pcg               *rand.PCG
 	eng               *recovery.Engine
-	journal           []recovery.JournalRecord
+	journal           []recovery.JournalRecord // since the snapshot
+	snap              *recovery.Engine         // the engine the compacted records rebuild; nil = none yet
+	snapState         recovery.State           // the state the compacted records end in
 	arrived           int64
 	thinkStart        int64
 	nsteps            int32
@@ -130,7 +132,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 		// investigation stay stale; the journal and stream objects are reused.
 		*a = agent{slot: slot, tok: a.tok + 1, crashTok: a.crashTok + 1, journal: a.journal, rng: a.rng, pcg: a.pcg}
 	} else {
-		a = &agent{slot: int32(len(w.agents)), journal: make([]recovery.JournalRecord, 0, 32)}
+		a = &agent{slot: int32(len(w.agents)), journal: make([]recovery.JournalRecord, 0, journalCompact)}
 		a.pcg = rand.NewPCG(0, 0)
 		a.rng = rand.New(a.pcg)
 		w.agents = append(w.agents, a)
@@ -538,6 +540,7 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	a.eng = nil
 	clear(a.journal)
 	a.journal = a.journal[:0] // kept for the slot's next investigation
+	a.snap = nil
 	w.open--
 	w.freeSlots = append(w.freeSlots, a.slot)
 	if ended && a.parentSlot >= 0 {

@@ -52,10 +52,7 @@ func (c *checker) transition(w *sim, a *agent, r *recovery.JournalRecord) {
 	if !c.on {
 		return
 	}
-	from := recovery.Pending
-	if n := len(a.journal); n > 0 {
-		from = a.journal[n-1].To
-	}
+	from := a.journalState()
 	switch {
 	case from.Final():
 		c.violate(w, "investigation %d: record %s→%s after final state %s", a.id, r.From, r.To, from)

@@ -62,9 +62,9 @@ func (w *sim) leaseExpired(slot, ctok int32) {
 func (w *sim) takeOver(a *agent) {
 	a.down = false
 	a.phase = phIdle
-	e, err := recovery.Replay(a.id, &w.policy, a.journal)
+	e, err := w.rebuild(a)
 	if err != nil {
-		w.checker.violate(w, "investigation %d: replay of %d journal records failed: %v", a.id, len(a.journal), err)
+		w.checker.violate(w, "investigation %d: replay of its journal (%d records since the snapshot) failed: %v", a.id, len(a.journal), err)
 	} else {
 		w.checker.replayed(w, a, e)
 		e.SetJournal((*journal)(w))

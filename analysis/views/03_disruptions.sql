@@ -23,7 +23,7 @@
 -- step_key: '<investigation>/<step>' of op_key; minute: the minute of at.
 CREATE OR REPLACE VIEW disruptions AS
 WITH keyed AS (
-    SELECT run_id, investigation_id, start, op_key, tool
+    SELECT run_id, investigation_id, span_id, start, op_key, tool
     FROM spans
     WHERE operation IN ('execute_tool', 'inspect') AND op_key IS NOT NULL
 ),
@@ -45,28 +45,35 @@ marks AS (
     SELECT run_id, investigation_id, "at",
            CASE WHEN event = 'crashed' THEN 'crashed'
                 WHEN reason = 'retry_throttled' THEN 'throttled'
-                ELSE 'parked' END AS kind,
-           row_number() OVER () AS mark
+                ELSE 'parked' END AS kind
     FROM transitions
     WHERE event = 'crashed' OR (action = 'park' AND reason IN ('breaker_open', 'retry_throttled'))
 ),
-nearest AS (
-    SELECT m.mark,
-           arg_min(k.op_key, k.start) FILTER (WHERE k.start >= m."at") AS next_key,
-           arg_min(k.tool, k.start) FILTER (WHERE k.start >= m."at") AS next_tool,
-           arg_max(k.op_key, k.start) FILTER (WHERE k.start <= m."at") AS prev_key,
-           arg_max(k.tool, k.start) FILTER (WHERE k.start <= m."at") AS prev_tool
-    FROM marks m
-    JOIN keyed k ON k.run_id = m.run_id AND k.investigation_id = m.investigation_id
-    GROUP BY m.mark
+-- The nearest keyed span after and before each mark: marks and keyed spans in one timeline
+-- per investigation, read by two windows (sorting is n log n, however many marks an
+-- investigation has). A keyed span at the mark's instant counts as both after and before.
+timeline AS (
+    SELECT run_id, investigation_id, "at", kind, NULL AS span_id, NULL AS op_tool FROM marks
+    UNION ALL
+    SELECT run_id, investigation_id, start, NULL, span_id, {'op_key': op_key, 'tool': tool}
+    FROM keyed
 ),
 located AS (
-    SELECT m.run_id, m.investigation_id,
-           coalesce(n.next_key, n.prev_key) AS op_key,
-           CASE WHEN n.next_key IS NOT NULL THEN n.next_tool ELSE n.prev_tool END AS tool,
-           m.kind, m."at", m."at" AS known_at
-    FROM marks m
-    LEFT JOIN nearest n USING (mark)
+    SELECT run_id, investigation_id,
+           coalesce(next_op.op_key, prev_op.op_key) AS op_key,
+           CASE WHEN next_op.op_key IS NOT NULL THEN next_op.tool ELSE prev_op.tool END AS tool,
+           kind, "at", "at" AS known_at
+    FROM (
+        SELECT run_id, investigation_id, "at", kind,
+               first_value(op_tool IGNORE NULLS) OVER (
+                   PARTITION BY run_id, investigation_id ORDER BY "at", span_id NULLS FIRST
+                   ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS next_op,
+               last_value(op_tool IGNORE NULLS) OVER (
+                   PARTITION BY run_id, investigation_id ORDER BY "at", span_id NULLS LAST
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS prev_op
+        FROM timeline
+    )
+    WHERE kind IS NOT NULL
 ),
 everything AS (
     SELECT * FROM signs
