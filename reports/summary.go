@@ -47,12 +47,51 @@ type SeedRun struct {
 	Metrics     map[string]float64 `json:"metrics"`
 }
 
-// Interval is a metric's mean across seeds with its bootstrap confidence interval.
+// Interval is a metric's mean across seeds with its bootstrap confidence interval. Lo and
+// Hi are NaN when the interval is undefined (the metric has a value for one seed only); JSON
+// writes them as null.
 type Interval struct {
 	Mean float64 `json:"mean"`
 	Lo   float64 `json:"lo"`
 	Hi   float64 `json:"hi"`
 	N    int     `json:"n"`
+}
+
+// intervalJSON is Interval's JSON form: an undefined bound is null, since JSON has no NaN.
+type intervalJSON struct {
+	Mean *float64 `json:"mean"`
+	Lo   *float64 `json:"lo"`
+	Hi   *float64 `json:"hi"`
+	N    int      `json:"n"`
+}
+
+func orNull(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func orNaN(p *float64) float64 {
+	if p == nil {
+		return math.NaN()
+	}
+	return *p
+}
+
+// MarshalJSON writes an undefined bound as null.
+func (iv Interval) MarshalJSON() ([]byte, error) {
+	return json.Marshal(intervalJSON{Mean: orNull(iv.Mean), Lo: orNull(iv.Lo), Hi: orNull(iv.Hi), N: iv.N})
+}
+
+// UnmarshalJSON reads a null bound as NaN.
+func (iv *Interval) UnmarshalJSON(b []byte) error {
+	var j intervalJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*iv = Interval{Mean: orNaN(j.Mean), Lo: orNaN(j.Lo), Hi: orNaN(j.Hi), N: j.N}
+	return nil
 }
 
 // Confidence and Resamples are the bootstrap settings of every interval mayday prints.

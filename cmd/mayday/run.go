@@ -19,6 +19,7 @@ import (
 type runOptions struct {
 	io        *ioStreams
 	Scenarios []string
+	NoTrace   bool
 	runFlags
 }
 
@@ -37,7 +38,11 @@ With --seeds N the seeds seed, seed+1, ... run into one database and the summary
 bootstrap confidence intervals. Ctrl-C (or SIGTERM) stops the simulation, keeps a consistent
 database whose runs.status is 'partial', says what was stored and exits 130. With --force
 an existing run folder is replaced only by a whole new run, and only a folder mayday wrote
-(a database and its summary) is replaced: anything else is refused.`,
+(a database and its summary) is replaced: anything else is refused.
+
+With --no-trace the traces go into an in-memory database instead, the metrics are computed
+from it by the same views, the summary is printed, and nothing is written to disk: for when
+only the figures matter (a quick look, a script reading --format json).`,
 		Example: `  mayday run research-fleet
   mayday run fleet.yaml --seed 7 --set recovery.retry.max_attempts=5
   mayday run shared-outage --seeds 5 --format json`,
@@ -61,12 +66,16 @@ an existing run folder is replaced only by a whole new run, and only a folder ma
 		Force:        "replace an existing run folder",
 		Quiet:        "print nothing but errors",
 	})
+	cmd.Flags().BoolVar(&opts.NoTrace, "no-trace", false, "keep the traces in memory only: print the metrics, write no run folder")
 	return cmd
 }
 
 func runRun(ctx context.Context, opts *runOptions) error {
 	if err := opts.check(); err != nil {
 		return err
+	}
+	if opts.NoTrace && (opts.Out != "" || opts.Force) {
+		return badInputf("--no-trace writes no run folder, so --out and --force have nothing to do; drop them, or drop --no-trace to keep the traces")
 	}
 	if opts.Out != "" && len(opts.Scenarios) > 1 {
 		return badInputf("--out names one run folder, but several scenarios were given; run them one by one or drop --out")
@@ -97,7 +106,19 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			stored = append(stored, fmt.Sprintf("%s was not started, nothing was written there", dir))
 			continue
 		}
-		sum, res, err := runScenario(ctx, opts.io, mw, s, seed, opts.Seeds, dir, opts.Force, opts.Quiet || opts.Format == "json")
+		quiet := opts.Quiet || opts.Format == "json"
+		if opts.NoTrace {
+			sum, err := runInMemory(ctx, opts.io, mw, s, seed, opts.Seeds, quiet)
+			if err != nil {
+				return err
+			}
+			if sum.Status != "" {
+				sums = append(sums, sum)
+			}
+			stored = append(stored, "nothing was written (--no-trace)")
+			continue
+		}
+		sum, res, err := runScenario(ctx, opts.io, mw, s, seed, opts.Seeds, dir, opts.Force, quiet)
 		if err != nil {
 			return err
 		}
@@ -135,6 +156,48 @@ func defaultRunDir(name string, seed uint64, seeds int) string {
 	return dir
 }
 
+// runSeeds executes seeds seed..seed+n-1 of s into db, with a progress bar; it stops early
+// when ctx is cancelled.
+func runSeeds(ctx context.Context, io *ioStreams, mw *memWatch, db *analysis.DB, s *scenarios.Scenario, seed uint64, n int, quiet bool) ([]analysis.Outcome, error) {
+	bar := newProgress(io, quiet, s.Name, n)
+	var outs []analysis.Outcome
+	for i := 0; i < n && ctx.Err() == nil; i++ {
+		out, err := analysis.Execute(ctx, db, analysis.Spec{
+			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)),
+		})
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+		if testHookRunDone != nil {
+			testHookRunDone()
+		}
+	}
+	bar.done()
+	return outs, nil
+}
+
+// runInMemory runs seeds seed..seed+n-1 of s into an in-memory database, for --no-trace: the
+// same load and the same metric views as a run folder's, with nothing written to disk. The
+// summary is zero when no run started.
+func runInMemory(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.Scenario, seed uint64, n int, quiet bool) (reports.Summary, error) {
+	db, err := analysis.Create("")
+	if err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	outs, err := runSeeds(ctx, io, mw, db, s, seed, n, quiet)
+	if cerr := db.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	if len(outs) == 0 {
+		return reports.Summary{}, nil
+	}
+	return reports.Summarize(s, version, outs), nil
+}
+
 // runScenario runs seeds seed..seed+n-1 of s into a new run folder dir.
 func runScenario(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, txResult, error) {
 	var sum reports.Summary
@@ -143,22 +206,11 @@ func runScenario(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.
 		if err != nil {
 			return false, internal(err)
 		}
-		bar := newProgress(io, quiet, s.Name, n)
-		var outs []analysis.Outcome
-		for i := 0; i < n && ctx.Err() == nil; i++ {
-			out, err := analysis.Execute(ctx, db, analysis.Spec{
-				Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)),
-			})
-			if err != nil {
-				db.Close()
-				return false, internal(err)
-			}
-			outs = append(outs, out)
-			if testHookRunDone != nil {
-				testHookRunDone()
-			}
+		outs, err := runSeeds(ctx, io, mw, db, s, seed, n, quiet)
+		if err != nil {
+			db.Close()
+			return false, internal(err)
 		}
-		bar.done()
 		if err := db.Close(); err != nil {
 			return false, internal(err)
 		}

@@ -1,0 +1,57 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// run --no-trace computes the very summary a run folder gets (same digest, same metrics,
+// by the same views), prints it, and writes nothing to disk.
+func TestRunNoTraceMatchesRunFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	args := []string{"run", "shared-outage", "--set", "workload.investigations=300", "--seeds", "2", "--format", "json"}
+	stdout, stderr, code := execMayday(t, append(args, "--no-trace")...)
+	if code != 0 {
+		t.Fatalf("run --no-trace: exit %d: %s", code, stderr)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("run --no-trace wrote %d entries (first %s); want none", len(entries), entries[0].Name())
+	}
+	folder := filepath.Join(dir, "kept")
+	if _, stderr, code := execMayday(t, append(args, "--out", folder)...); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	var fast, kept map[string]any
+	if err := json.Unmarshal([]byte(stdout), &fast); err != nil {
+		t.Fatalf("run --no-trace printed no JSON summary: %v\n%s", err, stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(folder, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &kept); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"digest", "metrics", "seeds", "status", "intervals"} {
+		f, _ := json.Marshal(fast[k])
+		g, _ := json.Marshal(kept[k])
+		if kept[k] != nil && string(f) != string(g) {
+			t.Errorf("%s differs:\n  --no-trace %s\n  run folder %s", k, f, g)
+		}
+	}
+	if kept["metrics"] == nil || kept["digest"] == nil {
+		t.Fatalf("the run folder's summary has no metrics or digest: %s", b)
+	}
+	if _, stderr, code := execMayday(t, "run", "shared-outage", "--no-trace", "--out", "x"); code != 2 {
+		t.Errorf("run --no-trace --out: exit %d, want 2: %s", code, stderr)
+	}
+}
