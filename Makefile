@@ -30,10 +30,14 @@ vet:
 bench:
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./reports/...
 
-# Peak memory of a 100,000-investigation run; alone in its process, since it reads the
+# Peak memory of 100,000-investigation runs (shipped arrival rate, tenfold with capacity
+# scaled, tenfold on the shipped capacity); each alone in its process, since each reads the
 # process's high-water mark.
 bench-memory:
-	$(GO) test -tags $(TAGS) -run '^$$' -bench PeakMemory100k -benchtime 1x ./analysis/
+	$(GO) test -tags $(TAGS) -c -o bin/analysis.test ./analysis/
+	for b in PeakMemory100k PeakMemory100kTenfold PeakMemory100kOverload; do \
+		./bin/analysis.test -test.run '^$$' -test.bench "^Benchmark$$b\$$" -test.benchtime 1x || exit 1; \
+	done
 
 # Short fuzzes of the scenario parser and of the simulator (generated valid scenarios run
 # with the invariant checker on); their seed corpora also run in `make test`.
