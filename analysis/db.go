@@ -218,7 +218,6 @@ func memoryLimit() string {
 	return DefaultMemory
 }
 
-
 // initConn makes every connection read and write timestamps in UTC, whatever the host's
 // time zone: the Arrow columns are UTC instants and the tables hold UTC wall times.
 func initConn(execer driver.ExecerContext) error {
