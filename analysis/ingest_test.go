@@ -112,7 +112,7 @@ func TestRoundTrip(t *testing.T) {
 		attrs := duckdb.OrderedMap{}
 		for _, a := range s.Attrs {
 			v := a.Value
-			if a.Key == "api_key" {
+			if a.Key == "arg.api_key" {
 				v = traces.NewRedactor(nil, nil, nil).Hash(v)
 			}
 			attrs.Set(a.Key, v)
