@@ -71,7 +71,7 @@ func Synthetic(n int, seed uint64) *record.Collector {
 					OutputTokens: int64(rng.IntN(800)), Compute: float64(end-start) / 1e9,
 					InputRef: "inv/" + strconv.FormatInt(inv, 10) + "/in", OutputRef: "",
 				}
-				if k != 0 {
+				if statuses[k] != record.StatusOK {
 					s.Attrs = append(s.Attrs, record.Attr{Key: "error", Value: string(statuses[k])})
 				}
 				s.Attrs = append(s.Attrs, record.Attr{Key: "arg.strategy", Value: "momentum"}, record.Attr{Key: "arg.api_key", Value: Canary})
