@@ -417,8 +417,8 @@ func (w *otlpWriter) attributes(r *spanRow) []*commonpb.KeyValue {
 }
 
 // spanAttrs appends the span's recorded attributes as mayday.attr.<key>: kind, its
-// span_attrs rows in order, then, for an execute_tool span that keeps no arguments of its
-// own, its tool's recorded arguments. The simulator records them in that order.
+// span_attrs rows in order, then, for an execute_tool span that was sent (not blocked) and
+// keeps no arguments of its own, its tool's recorded arguments. The simulator records them in that order.
 func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.KeyValue {
 	if r.kind.Valid {
 		a = append(a, kvString("mayday.attr.kind", r.kind.String))
@@ -440,7 +440,7 @@ func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.K
 		}
 		a = append(a, kvString("mayday.attr."+ks, vs))
 	}
-	if !own && r.operation == "execute_tool" && r.tool.Valid {
+	if !own && r.operation == "execute_tool" && r.status != "blocked" && r.tool.Valid {
 		a = append(a, w.run.args[r.tool.String]...)
 	}
 	return a

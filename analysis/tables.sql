@@ -89,8 +89,8 @@ CREATE TABLE span_attrs (
 );
 
 -- A tool's static arguments, once per tool and run (key without the arg. prefix, value
--- redacted): taken from the tool's first execute_tool span, and the arguments of every
--- execute_tool span of that tool that has no arg.* row in span_attrs.
+-- redacted): taken from the tool's first execute_tool span that was not blocked, and the
+-- arguments of every such span of that tool that has no arg.* row in span_attrs.
 CREATE TABLE tool_args (
     run_id   VARCHAR NOT NULL,
     tool     VARCHAR NOT NULL,

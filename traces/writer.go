@@ -432,17 +432,20 @@ func (w *Writer) Span(r *record.Span) {
 // stores the key without it.
 const ArgPrefix = "arg."
 
-// OwnArgsMarker is the span_attrs key of an execute_tool span that has no arguments while
-// its tool's recorded set is not empty: it says that the recorded set does not apply.
+// OwnArgsMarker is the span_attrs key of an execute_tool span (not blocked) that has no
+// arguments while its tool's recorded set is not empty: it says that the set does not apply.
 const OwnArgsMarker = ArgPrefix
 
 // splitAttrs stores the redacted attributes of span s: the first kind in spans.kind; the
 // arguments (ArgPrefix keys) of an execute_tool span once per tool in tool_args, unless they
 // differ from the set recorded for the tool, when the span keeps its own in span_attrs;
-// every other attribute in span_attrs, in the span's order.
+// every other attribute in span_attrs, in the span's order. A blocked operation never
+// reached its tool (the simulator gives it no arguments), so it takes no part in the tool's
+// set: all its attributes are its own, and a first span that was blocked does not leave
+// the tool with an empty set.
 func (w *Writer) splitAttrs(s *record.Span) {
 	kind := -1
-	tool := s.Operation == record.OpExecuteTool && s.Tool != ""
+	tool := s.Operation == record.OpExecuteTool && s.Tool != "" && s.Status != record.StatusBlocked
 	w.args = w.args[:0]
 	for i, a := range s.Attrs {
 		if kind < 0 && a.Key == "kind" {

@@ -335,8 +335,9 @@ func kvRows(t *testing.T, recs []arrow.RecordBatch, owner string) [][3]string {
 
 // Where each attribute goes: kind to spans.kind; a tool's arguments to tool_args from its
 // first execute_tool span, dropped from the spans that repeat them, kept in span_attrs by
-// a span whose arguments differ (the marker when it has none); everything else to
-// span_attrs in the span's order. The expected rows are written out by hand.
+// a span whose arguments differ (the marker when it has none); a blocked span keeps all of
+// its own; everything else to span_attrs in the span's order. The expected rows are
+// written out by hand.
 func TestWriterAttrLayout(t *testing.T) {
 	const secret = "sk-live-1234567890"
 	args := func(strategy string) []record.Attr {
@@ -356,6 +357,11 @@ func TestWriterAttrLayout(t *testing.T) {
 		{SpanID: 8, Operation: record.OpInspect, Tool: "backtest", Attrs: args("x")}, // arguments only on execute_tool
 		{SpanID: 9, Operation: record.OpPlan, Attrs: []record.Attr{{Key: "config_id", Value: "c"}, {Key: "kind", Value: "a"}, {Key: "kind", Value: "b"}}},
 		tool(10, "backtest", args("momentum")...),
+		{SpanID: 11, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, // never sent: records no set
+			Attrs: []record.Attr{{Key: "violation", Value: "unauthorized_access"}}},
+		tool(12, "notify", record.Attr{Key: "arg.channel", Value: "ops"}), // records notify's set
+		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked}, // no marker
+		{SpanID: 14, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, Attrs: args("y")}, // its own
 	}
 	s := newSink()
 	s.keep = map[Table][]arrow.RecordBatch{}
@@ -374,7 +380,7 @@ func TestWriterAttrLayout(t *testing.T) {
 		}
 	}()
 	h := NewRedactor(nil, nil, nil).Hash(secret)
-	wantArgs := [][3]string{{"backtest", "strategy", "momentum"}, {"backtest", "api_key", h}}
+	wantArgs := [][3]string{{"backtest", "strategy", "momentum"}, {"backtest", "api_key", h}, {"notify", "channel", "ops"}}
 	if got := kvRows(t, s.keep[ToolArgs], "tool"); !slices.Equal(got, wantArgs) {
 		t.Errorf("tool_args\n got %v\nwant %v", got, wantArgs)
 	}
@@ -386,6 +392,8 @@ func TestWriterAttrLayout(t *testing.T) {
 		{"7", "arg.region", "eu"},
 		{"8", "arg.strategy", "x"}, {"8", "arg.api_key", h},
 		{"9", "config_id", "c"}, {"9", "kind", "b"},
+		{"11", "violation", "unauthorized_access"},
+		{"14", "arg.strategy", "y"}, {"14", "arg.api_key", h},
 	}
 	if got := kvRows(t, s.keep[SpanAttrs], "span_id"); !slices.Equal(got, wantAttrs) {
 		t.Errorf("span_attrs\n got %v\nwant %v", got, wantAttrs)
@@ -396,7 +404,7 @@ func TestWriterAttrLayout(t *testing.T) {
 			kinds = append(kinds, rowOf(t, rec, i)["kind"])
 		}
 	}
-	wantKinds := []any{"model_turn", nil, nil, nil, nil, nil, nil, nil, "a", nil}
+	wantKinds := []any{"model_turn", nil, nil, nil, nil, nil, nil, nil, "a", nil, nil, nil, nil, nil}
 	if !slices.Equal(kinds, wantKinds) {
 		t.Errorf("spans.kind = %v, want %v", kinds, wantKinds)
 	}
