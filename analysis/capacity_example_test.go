@@ -41,8 +41,8 @@ func runCrunch(t *testing.T, seed uint64, sets ...string) crunchRun {
 		t.Fatal(err)
 	}
 	if err := db.SQL().QueryRow(`SELECT
-		(SELECT count(*) FROM spans WHERE operation = 'plan' AND attrs['error'] = 'rate_limited'),
-		(SELECT count(*) FROM spans WHERE operation = 'execute_tool' AND attrs['error'] = 'overloaded'),
+		(SELECT count(*) FROM spans s JOIN span_attrs a USING (run_id, span_id) WHERE s.operation = 'plan' AND a.key = 'error' AND a.value = 'rate_limited'),
+		(SELECT count(*) FROM spans s JOIN span_attrs a USING (run_id, span_id) WHERE s.operation = 'execute_tool' AND a.key = 'error' AND a.value = 'overloaded'),
 		(SELECT coalesce(sum(crashes), 0) FROM investigations)`).Scan(&r.rateLimited, &r.overload, &r.crashes); err != nil {
 		t.Fatal(err)
 	}

@@ -12,9 +12,9 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // OTLP export: each run becomes one resource (its scenario, seed and run id), each root
@@ -58,8 +59,9 @@ type otlpRun struct {
 	digest     string
 	configHash string
 	status     string
-	idem       map[string]string // tool -> idempotency, from the resolved scenario
-	traces     map[int64]int64   // span id -> trace id, for links
+	idem       map[string]string               // tool -> idempotency, from the resolved scenario
+	traces     map[int64]int64                 // span id -> trace id, for links
+	args       map[string][]*commonpb.KeyValue // tool -> its recorded arguments (tool_args)
 }
 
 // exportOTLP writes the spans of each run, one resource per run, in files of whole traces.
@@ -81,7 +83,7 @@ func exportOTLP(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, opt
 }
 
 func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
-	run := &otlpRun{info: r, idem: map[string]string{}, traces: map[int64]int64{}}
+	run := &otlpRun{info: r, idem: map[string]string{}, traces: map[int64]int64{}, args: map[string][]*commonpb.KeyValue{}}
 	var version, hash, config sql.NullString
 	err := db.SQL().QueryRowContext(ctx,
 		"SELECT version, digest, config_hash, config, status FROM runs WHERE run_id = $1", r.RunID).
@@ -96,6 +98,9 @@ func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
 			run.idem[t.Name] = string(t.Idempotency)
 		}
 	}
+	if err := readToolArgs(ctx, db, run); err != nil {
+		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
+	}
 	rows, err := db.SQL().QueryContext(ctx, "SELECT span_id, trace_id FROM spans WHERE run_id = $1", r.RunID)
 	if err != nil {
 		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
@@ -109,6 +114,24 @@ func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
 		run.traces[span] = trace
 	}
 	return run, rows.Err()
+}
+
+// readToolArgs reads the run's tool_args, in the order recorded: the attributes of every
+// execute_tool span of the tool that keeps no arguments of its own.
+func readToolArgs(ctx context.Context, db *DB, run *otlpRun) error {
+	rows, err := db.SQL().QueryContext(ctx, "SELECT tool, key, value FROM tool_args WHERE run_id = $1 ORDER BY rowid", run.info.RunID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var tool, key, value string
+		if err := rows.Scan(&tool, &key, &value); err != nil {
+			return err
+		}
+		run.args[tool] = append(run.args[tool], kvString("mayday.attr."+traces.ArgPrefix+key, value))
+	}
+	return rows.Err()
 }
 
 func otlpResource(run *otlpRun) *resourcepb.Resource {
@@ -143,10 +166,16 @@ type otlpWriter struct {
 	files    int // written so far; owned by the encoding goroutine
 }
 
-const otlpSpanQuery = `SELECT trace_id, span_id, parent_span_id, investigation_id, agent_id, operation,
- tool, tool_version, model, op_key, attempt, start, "end", queue_wait, status, failure_class,
- fault_id, input_tokens, output_tokens, compute, input_ref, output_ref, caused_by, attrs
- FROM spans WHERE run_id = $1 ORDER BY trace_id, rowid`
+// otlpSpanQuery reads the spans of a run with their span_attrs rows as two lists, in the
+// order the span recorded them.
+const otlpSpanQuery = `SELECT s.trace_id, s.span_id, s.parent_span_id, s.investigation_id, s.agent_id, s.operation,
+ s.tool, s.tool_version, s.model, s.op_key, s.attempt, s.start, s."end", s.queue_wait, s.status, s.failure_class,
+ s.fault_id, s.input_tokens, s.output_tokens, s.compute, s.input_ref, s.output_ref, s.caused_by, s.kind,
+ a.keys, a."values"
+ FROM spans s LEFT JOIN (
+   SELECT span_id, list(key ORDER BY rowid) AS keys, list(value ORDER BY rowid) AS "values"
+   FROM span_attrs WHERE run_id = $1 GROUP BY span_id) a ON a.span_id = s.span_id
+ WHERE s.run_id = $1 ORDER BY s.trace_id, s.rowid`
 
 // spanRow is one row of otlpSpanQuery.
 type spanRow struct {
@@ -160,7 +189,8 @@ type spanRow struct {
 	queueWait, compute               float64
 	inTokens, outTokens              int64
 	causedBy                         any
-	attrs                            duckdb.OrderedMap
+	kind                             sql.NullString
+	keys, values                     any // lists of the span's span_attrs rows; nil when none
 }
 
 // spans reads the run's spans trace by trace and hands each full chunk to a second
@@ -216,7 +246,7 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.
 		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
 			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
 			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
-			&r.outRef, &r.causedBy, &r.attrs); err != nil {
+			&r.outRef, &r.causedBy, &r.kind, &r.keys, &r.values); err != nil {
 			return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
 		}
 		if r.trace != current {
@@ -383,11 +413,35 @@ func (w *otlpWriter) attributes(r *spanRow) []*commonpb.KeyValue {
 	a = optString(a, "mayday.tool_version", r.toolVersion)
 	a = optString(a, "mayday.input_ref", r.inputRef)
 	a = optString(a, "mayday.output_ref", r.outRef)
-	keys, vals := r.attrs.Keys(), r.attrs.Values()
+	return w.spanAttrs(a, r)
+}
+
+// spanAttrs appends the span's recorded attributes as mayday.attr.<key>: kind, its
+// span_attrs rows in order, then, for an execute_tool span that was sent (not blocked) and
+// keeps no arguments of its own, its tool's recorded arguments. The simulator records them in that order.
+func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.KeyValue {
+	if r.kind.Valid {
+		a = append(a, kvString("mayday.attr.kind", r.kind.String))
+	}
+	keys, _ := r.keys.([]any)
+	vals, _ := r.values.([]any)
+	own := false
 	for i, k := range keys {
 		ks, _ := k.(string)
-		vs, _ := vals[i].(string)
+		if strings.HasPrefix(ks, traces.ArgPrefix) {
+			own = true
+			if ks == traces.OwnArgsMarker {
+				continue
+			}
+		}
+		var vs string
+		if i < len(vals) {
+			vs, _ = vals[i].(string)
+		}
 		a = append(a, kvString("mayday.attr."+ks, vs))
+	}
+	if !own && r.operation == "execute_tool" && r.status != "blocked" && r.tool.Valid {
+		a = append(a, w.run.args[r.tool.String]...)
 	}
 	return a
 }

@@ -20,6 +20,11 @@ func loadSynthRun(t *testing.T, db *DB, runID string, seed uint64) {
 	s := synthMixed(seed, 60, true)
 	s.c.Fault(&record.Fault{FaultID: "outage-backtest", Kind: "outage", Tool: "backtest", Start: 40 * minute, End: 45 * minute, Parameters: `{}`})
 	s.c.Sample(&record.Sample{Tool: "backtest", At: minute, Queued: 3, InService: 2, BudgetTokens: -1, BreakerState: "off", Attempts: 5})
+	for i := range s.c.Spans {
+		if sp := &s.c.Spans[i]; sp.Operation == record.OpExecuteTool {
+			sp.Attrs = append(sp.Attrs, record.Attr{Key: "arg.region", Value: "eu"}) // fills tool_args
+		}
+	}
 	run := traces.Run{RunID: runID, Scenario: "synthetic", Seed: seed, Config: synthConfig(s), ConfigHash: "h", Events: 1}
 	if err := LoadCollector(db, runID, &s.c, run); err != nil {
 		t.Fatal(err)

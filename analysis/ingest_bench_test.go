@@ -300,14 +300,17 @@ func BenchmarkDuckDBAppender(b *testing.B) {
 				for j, id := range s.CausedBy {
 					caused[j] = int64(id)
 				}
-				attrs := duckdb.OrderedMap{}
+				var kind driver.Value // the other attributes (span_attrs, tool_args) are not appended
 				for _, a := range s.Attrs {
-					attrs.Set(a.Key, a.Value)
+					if a.Key == "kind" {
+						kind = a.Value
+						break
+					}
 				}
-				return []driver.Value{"bench", s.TraceID, int64(s.SpanID), parent, s.InvestigationID, s.AgentID, string(s.Operation),
+				return []driver.Value{"bench", s.TraceID, int64(s.SpanID), parent, s.InvestigationID, s.AgentID, string(s.Operation), kind,
 					opt(s.Tool), opt(s.ToolVersion), opt(s.Model), opKey, attempt, ts(s.Start), ts(s.End), float64(s.QueueWait) / 1e9,
 					string(s.Status), opt(s.FailureClass), opt(s.FaultID), s.InputTokens, s.OutputTokens, s.Compute,
-					opt(s.InputRef), opt(s.OutputRef), caused, attrs}
+					opt(s.InputRef), opt(s.OutputRef), caused}
 			})
 			if err == nil {
 				err = appendAll("transitions", len(c.Transitions), func(i int) []driver.Value {

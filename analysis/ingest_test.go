@@ -4,19 +4,20 @@ package analysis
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
@@ -82,7 +83,10 @@ func TestRoundTrip(t *testing.T) {
 	c.Investigations = append(c.Investigations, record.Investigation{InvestigationID: 1 << 40, ParentID: 1, RootID: 1,
 		Depth: 2, ArrivedAt: 5e9, Ended: true, EndedAt: 7_000_001_000, FinalState: "terminated", TerminationReason: "budget"})
 	c.Span(&record.Span{TraceID: 1, SpanID: 1<<63 + 5, ParentSpanID: 1<<63 + 4, Operation: record.OpSupervise,
-		Status: record.StatusBlocked, Start: -1e9, End: 0, CausedBy: []uint64{1<<63 + 1, 2}})
+		Status: record.StatusBlocked, Start: -1e9, End: 0, CausedBy: []uint64{1<<63 + 1, 2},
+		Attrs: []record.Attr{{Key: "kind", Value: "edge"}, {Key: "point", Value: "p"}}})
+	c.Span(&record.Span{TraceID: 1, SpanID: 1<<63 + 6, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusOK,
+		Attrs: []record.Attr{{Key: "arg.strategy", Value: "other"}}}) // arguments unlike the tool's
 	db, err := Create("")
 	if err != nil {
 		t.Fatal(err)
@@ -95,8 +99,8 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	spanCols := "trace_id, span_id, parent_span_id, investigation_id, agent_id, operation, tool, tool_version, model, op_key, attempt, " +
-		"start, \"end\", queue_wait, status, failure_class, fault_id, input_tokens, output_tokens, compute, input_ref, output_ref, caused_by, attrs"
-	var want [][]any
+		"start, \"end\", queue_wait, status, failure_class, fault_id, input_tokens, output_tokens, compute, input_ref, output_ref, caused_by, kind"
+	var want, wantAttrs [][]any
 	for _, s := range c.Spans {
 		var parent, key any
 		if s.ParentSpanID != 0 {
@@ -109,20 +113,32 @@ func TestRoundTrip(t *testing.T) {
 		for _, id := range s.CausedBy {
 			caused = append(caused, int64(id))
 		}
-		attrs := duckdb.OrderedMap{}
+		var kind any
 		for _, a := range s.Attrs {
 			v := a.Value
-			if a.Key == "api_key" {
+			if a.Key == "arg.api_key" {
 				v = traces.NewRedactor(nil, nil, nil).Hash(v)
 			}
-			attrs.Set(a.Key, v)
+			if a.Key == "kind" {
+				kind = v
+			}
+			wantAttrs = append(wantAttrs, []any{int64(s.SpanID), a.Key, v})
 		}
 		want = append(want, []any{s.TraceID, int64(s.SpanID), parent, s.InvestigationID, s.AgentID, string(s.Operation),
 			nullStr(s.Tool), nullStr(s.ToolVersion), nullStr(s.Model), key, nullI32(s.Attempt), at(s.Start), at(s.End),
 			float64(s.QueueWait) / 1e9, string(s.Status), nullStr(s.FailureClass), nullStr(s.FaultID), s.InputTokens,
-			s.OutputTokens, s.Compute, nullStr(s.InputRef), nullStr(s.OutputRef), caused, attrs})
+			s.OutputTokens, s.Compute, nullStr(s.InputRef), nullStr(s.OutputRef), caused, kind})
 	}
 	compareRows(t, "spans", query(t, db, "SELECT "+spanCols+" FROM spans WHERE run_id = 'rt' ORDER BY rowid"), want, spanCols)
+	// Every attribute comes back through span_attributes, whichever table holds it.
+	slices.SortFunc(wantAttrs, func(a, b []any) int {
+		return cmp.Or(cmp.Compare(a[0].(int64), b[0].(int64)), cmp.Compare(a[1].(string), b[1].(string)), cmp.Compare(a[2].(string), b[2].(string)))
+	})
+	compareRows(t, "span_attributes", query(t, db, "SELECT span_id, key, value FROM span_attributes WHERE run_id = 'rt' "+
+		"ORDER BY span_id, key, value"), wantAttrs, "span_id, key, value")
+	if n := query(t, db, "SELECT count(*) FROM tool_args WHERE run_id = 'rt'")[0][0].(int64); n != 6 {
+		t.Errorf("%d tool_args rows, want 6 (3 tools, 2 arguments each)", n)
+	}
 
 	invCols := "investigation_id, parent_id, root_id, depth, arrived_at, ended_at, final_state, termination_reason, steps, attempts, " +
 		"revisions, escalations, tokens, compute, truly_valid, validated, crashes"
@@ -426,8 +442,8 @@ func TestRedactionCanary(t *testing.T) {
 			if s == tracetest.Canary && n > 0 {
 				t.Errorf("the canary is in %d rows of %s", n, tb)
 			}
-			if s == control && tb == traces.Spans && n != 1 {
-				t.Errorf("the control is in %d rows of spans, want 1: the search is blind", n)
+			if s == control && tb == traces.SpanAttrs && n != 1 {
+				t.Errorf("the control is in %d rows of span_attrs, want 1: the search is blind", n)
 			}
 		}
 	}
@@ -489,9 +505,12 @@ func TestRedactionCanarySimulated(t *testing.T) {
 	if err := l.Finish(traces.Run{Scenario: s.Name, Seed: s.Seed, Config: string(s.JSON()), ConfigHash: s.Hash()}); err != nil {
 		t.Fatal(err)
 	}
-	n := query(t, db, "SELECT count(*) FROM spans WHERE attrs['arg.api_key'] LIKE 'redacted:hmac-sha256:%'")[0][0].(int64)
+	n := query(t, db, "SELECT count(*) FROM span_attributes WHERE key = 'arg.api_key' AND value LIKE 'redacted:hmac-sha256:%'")[0][0].(int64)
 	if n == 0 {
 		t.Fatal("no span carries the redacted tool argument: the simulator did not record it, so this test shows nothing")
+	}
+	if n := query(t, db, "SELECT count(*) FROM tool_args WHERE key = 'api_key' AND value LIKE 'redacted:hmac-sha256:%'")[0][0].(int64); n != 1 {
+		t.Errorf("%d redacted api_key rows in tool_args, want 1", n)
 	}
 	if err := db.Close(); err != nil {
 		t.Fatal(err)

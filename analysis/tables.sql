@@ -57,6 +57,7 @@ CREATE TABLE spans (
     investigation_id BIGINT,
     agent_id         BIGINT,
     operation        VARCHAR,      -- invoke_agent | execute_tool | inspect | supervise | human_review | validate | plan
+    kind             VARCHAR,      -- the kind attribute (plan: model_turn | config_change); NULL when absent
     tool             VARCHAR,
     tool_version     VARCHAR,
     model            VARCHAR,
@@ -73,8 +74,28 @@ CREATE TABLE spans (
     compute          DOUBLE,
     input_ref        VARCHAR,
     output_ref       VARCHAR,
-    caused_by        BIGINT[],     -- span ids whose output this operation used
-    attrs            MAP(VARCHAR, VARCHAR)  -- redacted
+    caused_by        BIGINT[]      -- span ids whose output this operation used
+);
+
+-- Every other attribute of a span, one row each, in the span's order (redacted). A tool's
+-- static arguments are in tool_args instead; an execute_tool span whose arguments differ from
+-- its tool's set keeps its own here as arg.<name>. The view span_attributes gives back every
+-- attribute of every span.
+CREATE TABLE span_attrs (
+    run_id   VARCHAR NOT NULL,
+    span_id  BIGINT NOT NULL,
+    key      VARCHAR NOT NULL,
+    value    VARCHAR NOT NULL
+);
+
+-- A tool's static arguments, once per tool and run (key without the arg. prefix, value
+-- redacted): taken from the tool's first execute_tool span that was not blocked, and the
+-- arguments of every such span of that tool that has no arg.* row in span_attrs.
+CREATE TABLE tool_args (
+    run_id   VARCHAR NOT NULL,
+    tool     VARCHAR NOT NULL,
+    key      VARCHAR NOT NULL,
+    value    VARCHAR NOT NULL
 );
 
 CREATE TABLE transitions (

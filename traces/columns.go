@@ -78,8 +78,8 @@ func (c *invCols) bind(b *array.RecordBuilder) {
 type spanCols struct {
 	runID                           *array.StringBuilder
 	trace, span, parent, inv, agent *array.Int64Builder
-	operation, tool, toolVersion    *array.StringBuilder
-	model, opKey                    *array.StringBuilder
+	operation, kind, tool           *array.StringBuilder
+	toolVersion, model, opKey       *array.StringBuilder
 	attempt                         *array.Int32Builder
 	start, end                      *array.TimestampBuilder
 	queueWait                       *array.Float64Builder
@@ -89,26 +89,39 @@ type spanCols struct {
 	inRef, outRef                   *array.StringBuilder
 	causedBy                        *array.ListBuilder
 	causedByV                       *array.Int64Builder
-	attrs                           *array.MapBuilder
-	attrKeys, attrVals              *array.StringBuilder
 }
 
 func (c *spanCols) bind(b *array.RecordBuilder) {
 	*c = spanCols{
 		runID: str(b, "run_id"), trace: i64b(b, "trace_id"), span: i64b(b, "span_id"),
 		parent: i64b(b, "parent_span_id"), inv: i64b(b, "investigation_id"), agent: i64b(b, "agent_id"),
-		operation: str(b, "operation"), tool: str(b, "tool"), toolVersion: str(b, "tool_version"),
+		operation: str(b, "operation"), kind: str(b, "kind"), tool: str(b, "tool"), toolVersion: str(b, "tool_version"),
 		model: str(b, "model"), opKey: str(b, "op_key"), attempt: i32b(b, "attempt"),
 		start: tsb(b, "start"), end: tsb(b, "end"), queueWait: f64b(b, "queue_wait"),
 		status: str(b, "status"), failureClass: str(b, "failure_class"), faultID: str(b, "fault_id"),
 		inTokens: i64b(b, "input_tokens"), outTokens: i64b(b, "output_tokens"), compute: f64b(b, "compute"),
 		inRef: str(b, "input_ref"), outRef: str(b, "output_ref"),
 		causedBy: field[*array.ListBuilder](b, "caused_by"),
-		attrs:    field[*array.MapBuilder](b, "attrs"),
 	}
 	c.causedByV = c.causedBy.ValueBuilder().(*array.Int64Builder)
-	c.attrKeys = c.attrs.KeyBuilder().(*array.StringBuilder)
-	c.attrVals = c.attrs.ItemBuilder().(*array.StringBuilder)
+}
+
+type spanAttrCols struct {
+	runID      *array.StringBuilder
+	span       *array.Int64Builder
+	key, value *array.StringBuilder
+}
+
+type toolArgCols struct {
+	runID, tool, key, value *array.StringBuilder
+}
+
+func (c *spanAttrCols) bind(b *array.RecordBuilder) {
+	*c = spanAttrCols{runID: str(b, "run_id"), span: i64b(b, "span_id"), key: str(b, "key"), value: str(b, "value")}
+}
+
+func (c *toolArgCols) bind(b *array.RecordBuilder) {
+	*c = toolArgCols{runID: str(b, "run_id"), tool: str(b, "tool"), key: str(b, "key"), value: str(b, "value")}
 }
 
 type trCols struct {

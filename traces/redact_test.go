@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces/tracetest"
 )
 
@@ -97,13 +100,24 @@ func TestJSON(t *testing.T) {
 	}
 }
 
-// The canary planted by tracetest (a tool argument attribute and a fault parameter) reaches
-// no batch, in no column.
+// The canary planted by tracetest (a tool argument, recorded once per tool in tool_args, and
+// a fault parameter) reaches no batch, in no column; nor does a secret in an argument that
+// differs from its tool's recorded set (kept in span_attrs) or in a plain attribute.
 func TestCanaryNeverEmitted(t *testing.T) {
 	c := tracetest.Synthetic(3000, 4)
 	c.Transitions[0].Reason = "retrying with api_key=" + tracetest.Canary
 	c.Investigations[0].TerminationReason = "aborted: " + tracetest.Canary // learned from the attrs
+	other := c.Spans[0] // a tool attempt: Synthetic's spans start with one
+	if other.Operation != record.OpExecuteTool {
+		t.Fatalf("Synthetic starts with a %s span", other.Operation)
+	}
+	other.SpanID = 1 << 50
+	other.Attrs = []record.Attr{{Key: "arg.strategy", Value: "momentum"}, {Key: "arg.api_key", Value: "sk-canary-rotated-9e1f"}}
+	c.Span(&other)
+	c.Span(&record.Span{SpanID: 1<<50 + 1, Operation: record.OpPlan, Status: record.StatusOK,
+		Attrs: []record.Attr{{Key: "kind", Value: "model_turn"}, {Key: "session_token", Value: "canary-session-77"}}})
 	s := newSink()
+	s.keep = map[Table][]arrow.RecordBatch{}
 	w, _ := NewWriter("r", Options{BatchRows: 500}, s.emit)
 	c.Replay(w)
 	if err := w.WriteRun(Run{Config: `{"tools":[{"name":"b","arguments":[{"key":"api_key","value":"` + tracetest.Canary + `"}]}]}`}); err != nil {
@@ -112,19 +126,38 @@ func TestCanaryNeverEmitted(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+	defer func() {
+		for _, rs := range s.keep {
+			for _, r := range rs {
+				r.Release()
+			}
+		}
+	}()
 	if len(s.strs) < len(c.Spans) {
 		t.Fatalf("only %d strings seen", len(s.strs))
 	}
-	redacted := 0
 	for _, v := range s.strs {
 		if strings.Contains(v, "canary") {
 			t.Fatalf("the canary reached a batch: %q", v)
 		}
-		if strings.Contains(v, RedactedPrefix) {
-			redacted++
+	}
+	// Where the secrets went, redacted: each tool's api_key in tool_args, the rotated key and
+	// the session token in span_attrs.
+	redacted := map[string]int{}
+	for tb, key := range map[Table]string{ToolArgs: "api_key", SpanAttrs: ""} {
+		for _, rec := range s.keep[tb] {
+			for i := range int(rec.NumRows()) {
+				r := rowOf(t, rec, i)
+				if k := r["key"].(string); strings.HasPrefix(r["value"].(string), RedactedPrefix) && (key == "" || k == key) {
+					redacted[tb.String()+" "+k]++
+				}
+			}
 		}
 	}
-	if redacted < len(c.Executions) {
-		t.Errorf("%d redacted values, want at least one per tool attempt (%d)", redacted, len(c.Executions))
+	want := map[string]int{"tool_args api_key": 3, "span_attrs arg.api_key": 1, "span_attrs session_token": 1}
+	for k, n := range want {
+		if redacted[k] != n {
+			t.Errorf("%d redacted %s values, want %d (all: %v)", redacted[k], k, n, redacted)
+		}
 	}
 }

@@ -14,6 +14,8 @@ const (
 	Runs Table = iota
 	Investigations
 	Spans
+	SpanAttrs
+	ToolArgs
 	Transitions
 	Executions
 	Faults
@@ -25,6 +27,8 @@ var tableNames = [numTables]string{
 	Runs:           "runs",
 	Investigations: "investigations",
 	Spans:          "spans",
+	SpanAttrs:      "span_attrs",
+	ToolArgs:       "tool_args",
 	Transitions:    "transitions",
 	Executions:     "executions",
 	Faults:         "faults",
@@ -110,6 +114,7 @@ var schemas = [numTables]*arrow.Schema{
 		req("investigation_id", i64),
 		req("agent_id", i64),
 		req("operation", utf8),
+		opt("kind", utf8),
 		opt("tool", utf8),
 		opt("tool_version", utf8),
 		opt("model", utf8),
@@ -127,7 +132,18 @@ var schemas = [numTables]*arrow.Schema{
 		opt("input_ref", utf8),
 		opt("output_ref", utf8),
 		req("caused_by", arrow.ListOfNonNullable(i64)),
-		req("attrs", arrow.MapOf(utf8, utf8)),
+	}, nil),
+	SpanAttrs: arrow.NewSchema([]arrow.Field{
+		req("run_id", utf8),
+		req("span_id", i64),
+		req("key", utf8),
+		req("value", utf8),
+	}, nil),
+	ToolArgs: arrow.NewSchema([]arrow.Field{
+		req("run_id", utf8),
+		req("tool", utf8),
+		req("key", utf8),
+		req("value", utf8),
 	}, nil),
 	Transitions: arrow.NewSchema([]arrow.Field{
 		req("run_id", utf8),

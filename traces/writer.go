@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -97,10 +98,17 @@ type Writer struct {
 	ex    exCols
 	fault faultCols
 	samp  sampCols
+	sattr spanAttrCols
+	targ  toolArgCols
 
 	key     []byte        // op_key scratch
 	scratch record.Span   // the redacted span, for the digest
 	attrs   []record.Attr // its attrs
+	args    []int         // indices of its tool arguments in attrs
+
+	// toolArgs is each tool's recorded argument set (redacted, keys with ArgPrefix), taken
+	// from its first execute_tool span and written once to tool_args.
+	toolArgs map[string][]record.Attr
 }
 
 var _ record.Sink = (*Writer)(nil)
@@ -131,6 +139,7 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 		red:         NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets),
 		dig:         record.NewDigest(),
 		key:         make([]byte, 0, 64),
+		toolArgs:    make(map[string][]record.Attr),
 	}
 	for t := range numTables {
 		w.b[t] = array.NewRecordBuilder(mem, schemas[t])
@@ -141,6 +150,8 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 	w.ex.bind(w.b[Executions])
 	w.fault.bind(w.b[Faults])
 	w.samp.bind(w.b[ToolSamples])
+	w.sattr.bind(w.b[SpanAttrs])
+	w.targ.bind(w.b[ToolArgs])
 	for t := range numTables {
 		w.grow[t] = growths(w.b[t].Fields(), nil)
 	}
@@ -412,13 +423,91 @@ func (w *Writer) Span(r *record.Span) {
 	for _, id := range s.CausedBy {
 		c.causedByV.Append(int64(id))
 	}
-	c.attrs.Append(true)
-	for _, a := range s.Attrs {
-		c.attrKeys.Append(a.Key)
-		c.attrVals.Append(a.Value)
-	}
+	w.splitAttrs(s)
 	s.CausedBy, s.Attrs = nil, nil // do not keep the sender's slice
 	w.row(Spans)
+}
+
+// ArgPrefix starts the key of a tool's static argument on its execute_tool spans; tool_args
+// stores the key without it.
+const ArgPrefix = "arg."
+
+// OwnArgsMarker is the span_attrs key of an execute_tool span (not blocked) that has no
+// arguments while its tool's recorded set is not empty: it says that the set does not apply.
+const OwnArgsMarker = ArgPrefix
+
+// splitAttrs stores the redacted attributes of span s: the first kind in spans.kind; the
+// arguments (ArgPrefix keys) of an execute_tool span once per tool in tool_args, unless they
+// differ from the set recorded for the tool, when the span keeps its own in span_attrs;
+// every other attribute in span_attrs, in the span's order. A blocked operation never
+// reached its tool (the simulator gives it no arguments), so it takes no part in the tool's
+// set: all its attributes are its own, and a first span that was blocked does not leave
+// the tool with an empty set.
+func (w *Writer) splitAttrs(s *record.Span) {
+	kind := -1
+	tool := s.Operation == record.OpExecuteTool && s.Tool != "" && s.Status != record.StatusBlocked
+	w.args = w.args[:0]
+	for i, a := range s.Attrs {
+		if kind < 0 && a.Key == "kind" {
+			kind = i
+		} else if tool && strings.HasPrefix(a.Key, ArgPrefix) {
+			w.args = append(w.args, i)
+		}
+	}
+	if kind >= 0 {
+		w.span.kind.Append(s.Attrs[kind].Value)
+	} else {
+		w.span.kind.AppendNull()
+	}
+	own := tool && w.ownArgs(s)
+	if own && len(w.args) == 0 {
+		w.spanAttr(s.SpanID, OwnArgsMarker, "")
+	}
+	for i, a := range s.Attrs {
+		if i == kind || (tool && !own && strings.HasPrefix(a.Key, ArgPrefix)) {
+			continue
+		}
+		w.spanAttr(s.SpanID, a.Key, a.Value)
+	}
+}
+
+// ownArgs reports whether the arguments of the execute_tool span s (w.args) differ from its
+// tool's recorded set; the first span of a tool records its set.
+func (w *Writer) ownArgs(s *record.Span) bool {
+	rec, seen := w.toolArgs[s.Tool]
+	if !seen {
+		rec = make([]record.Attr, 0, len(w.args))
+		for _, i := range w.args {
+			a := s.Attrs[i]
+			rec = append(rec, a)
+			c := &w.targ
+			c.runID.Append(w.runID)
+			c.tool.Append(s.Tool)
+			c.key.Append(a.Key[len(ArgPrefix):])
+			c.value.Append(a.Value)
+			w.row(ToolArgs)
+		}
+		w.toolArgs[s.Tool] = rec
+		return false
+	}
+	if len(rec) != len(w.args) {
+		return true
+	}
+	for j, i := range w.args {
+		if s.Attrs[i] != rec[j] {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *Writer) spanAttr(span uint64, key, value string) {
+	c := &w.sattr
+	c.runID.Append(w.runID)
+	c.span.Append(int64(span))
+	c.key.Append(key)
+	c.value.Append(value)
+	w.row(SpanAttrs)
 }
 
 // Transition records one transition row.

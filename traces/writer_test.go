@@ -2,6 +2,8 @@ package traces
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -113,8 +115,17 @@ func TestWriterBatches(t *testing.T) {
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
 		}
+		// Synthetic gives each of its 3 tools 2 arguments, identical on every attempt, and a
+		// failed attempt one more attribute (error).
+		failed := 0
+		for _, sp := range c.Spans {
+			if sp.Operation == record.OpExecuteTool && sp.Status != record.StatusOK {
+				failed++
+			}
+		}
 		want := map[Table]int{Investigations: len(c.Investigations), Spans: len(c.Spans), Transitions: len(c.Transitions),
-			Executions: len(c.Executions), Faults: len(c.Faults), ToolSamples: len(c.Samples), Runs: 1}
+			Executions: len(c.Executions), Faults: len(c.Faults), ToolSamples: len(c.Samples), Runs: 1,
+			ToolArgs: 3 * 2, SpanAttrs: failed}
 		for tb, n := range want {
 			var sum int64
 			for i, b := range s.batches[tb] {
@@ -209,7 +220,7 @@ func TestWriterSpanValues(t *testing.T) {
 		Operation: record.OpExecuteTool, Tool: "backtest", HasKey: true,
 		OpKey: record.OpKey{Investigation: 3, Step: 12, Revision: -1}, Attempt: 2,
 		Start: 1500, End: 90e9, QueueWait: 2500e6, Status: record.StatusTimeout,
-		CausedBy: []uint64{5, 6}, Attrs: []record.Attr{{Key: "a", Value: "b"}}})
+		CausedBy: []uint64{5, 6}, Attrs: []record.Attr{{Key: "a", Value: "b"}, {Key: "kind", Value: "k"}}})
 	w.Span(&record.Span{SpanID: 9, ParentSpanID: 1, Operation: record.OpPlan, Status: record.StatusOK})
 	w.Investigation(&record.Investigation{InvestigationID: 3, RootID: 3, FinalState: "running", Ended: false, EndedAt: 77})
 	w.Sample(&record.Sample{Tool: "x", BudgetTokens: -1, BreakerState: "off"})
@@ -229,7 +240,7 @@ func TestWriterSpanValues(t *testing.T) {
 		"run_id": "run-7", "span_id": int64(1 << 40), "parent_span_id": nil, "op_key": "3/12/-1",
 		"attempt": int32(2), "start": epoch.Add(1500), "end": epoch.Add(90 * time.Second),
 		"queue_wait": 2.5, "status": "timeout", "failure_class": nil, "tool_version": nil,
-		"caused_by": "[5,6]", "attrs": `[{"key":"a","value":"b"}]`,
+		"caused_by": "[5,6]", "kind": "k",
 	}
 	for k, v := range want {
 		if g := sp[k]; g != v && !(k == "start" || k == "end") {
@@ -239,8 +250,14 @@ func TestWriterSpanValues(t *testing.T) {
 		}
 	}
 	sp2 := rowOf(t, s.keep[Spans][0], 1)
-	if sp2["parent_span_id"] != int64(1) || sp2["op_key"] != nil || sp2["attempt"] != nil || sp2["caused_by"] != "[]" {
+	if sp2["parent_span_id"] != int64(1) || sp2["op_key"] != nil || sp2["attempt"] != nil || sp2["caused_by"] != "[]" || sp2["kind"] != nil {
 		t.Errorf("second span: %v", sp2)
+	}
+	if n := s.keep[SpanAttrs][0].NumRows(); n != 1 {
+		t.Fatalf("%d span_attrs rows, want 1 (a=b)", n)
+	}
+	if a := rowOf(t, s.keep[SpanAttrs][0], 0); a["span_id"] != int64(1<<40) || a["key"] != "a" || a["value"] != "b" {
+		t.Errorf("span_attrs row %v, want span 1<<40 a=b", a)
 	}
 	inv := rowOf(t, s.keep[Investigations][0], 0)
 	if inv["ended_at"] != nil || inv["parent_id"] != nil || inv["termination_reason"] != nil {
@@ -296,5 +313,99 @@ func TestWriterAllocs(t *testing.T) {
 	// Buffer growth doubles, so over 1000 runs only a handful of runs grow a buffer.
 	if allocs > 0.1 {
 		t.Errorf("%.2f allocations per span+transition+execution; want none in the steady state", allocs)
+	}
+}
+
+// kvRows reads the (owner, key, value) rows of span_attrs (owner = span_id) or tool_args
+// (owner = tool), in emission order.
+func kvRows(t *testing.T, recs []arrow.RecordBatch, owner string) [][3]string {
+	var out [][3]string
+	for _, rec := range recs {
+		for i := range int(rec.NumRows()) {
+			r := rowOf(t, rec, i)
+			o := r[owner]
+			if id, ok := o.(int64); ok {
+				o = strconv.FormatInt(id, 10)
+			}
+			out = append(out, [3]string{o.(string), r["key"].(string), r["value"].(string)})
+		}
+	}
+	return out
+}
+
+// Where each attribute goes: kind to spans.kind; a tool's arguments to tool_args from its
+// first execute_tool span, dropped from the spans that repeat them, kept in span_attrs by
+// a span whose arguments differ (the marker when it has none); a blocked span keeps all of
+// its own; everything else to span_attrs in the span's order. The expected rows are
+// written out by hand.
+func TestWriterAttrLayout(t *testing.T) {
+	const secret = "sk-live-1234567890"
+	args := func(strategy string) []record.Attr {
+		return []record.Attr{{Key: "arg.strategy", Value: strategy}, {Key: "arg.api_key", Value: secret}}
+	}
+	tool := func(id uint64, name string, attrs ...record.Attr) *record.Span {
+		return &record.Span{SpanID: id, Operation: record.OpExecuteTool, Tool: name, Status: record.StatusOK, Attrs: attrs}
+	}
+	spans := []*record.Span{
+		{SpanID: 1, Operation: record.OpPlan, Attrs: []record.Attr{{Key: "kind", Value: "model_turn"}, {Key: "error", Value: "rate_limited"}}},
+		tool(2, "backtest", append([]record.Attr{{Key: "answered_from", Value: "record"}}, args("momentum")...)...),
+		tool(3, "backtest", args("momentum")...),                                     // the recorded set: nothing stored
+		tool(4, "backtest", args("mean_reversion")...),                               // differs: its own
+		tool(5, "backtest"),                                                          // none while the tool has some: the marker
+		tool(6, "fetch"),                                                             // records an empty set
+		tool(7, "fetch", record.Attr{Key: "arg.region", Value: "eu"}),                // differs from the empty set
+		{SpanID: 8, Operation: record.OpInspect, Tool: "backtest", Attrs: args("x")}, // arguments only on execute_tool
+		{SpanID: 9, Operation: record.OpPlan, Attrs: []record.Attr{{Key: "config_id", Value: "c"}, {Key: "kind", Value: "a"}, {Key: "kind", Value: "b"}}},
+		tool(10, "backtest", args("momentum")...),
+		{SpanID: 11, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, // never sent: records no set
+			Attrs: []record.Attr{{Key: "violation", Value: "unauthorized_access"}}},
+		tool(12, "notify", record.Attr{Key: "arg.channel", Value: "ops"}), // records notify's set
+		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked}, // no marker
+		{SpanID: 14, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, Attrs: args("y")}, // its own
+	}
+	s := newSink()
+	s.keep = map[Table][]arrow.RecordBatch{}
+	w, _ := NewWriter("r", Options{BatchRows: 3}, s.emit)
+	for _, sp := range spans {
+		w.Span(sp)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		for _, rs := range s.keep {
+			for _, r := range rs {
+				r.Release()
+			}
+		}
+	}()
+	h := NewRedactor(nil, nil, nil).Hash(secret)
+	wantArgs := [][3]string{{"backtest", "strategy", "momentum"}, {"backtest", "api_key", h}, {"notify", "channel", "ops"}}
+	if got := kvRows(t, s.keep[ToolArgs], "tool"); !slices.Equal(got, wantArgs) {
+		t.Errorf("tool_args\n got %v\nwant %v", got, wantArgs)
+	}
+	wantAttrs := [][3]string{
+		{"1", "error", "rate_limited"},
+		{"2", "answered_from", "record"},
+		{"4", "arg.strategy", "mean_reversion"}, {"4", "arg.api_key", h},
+		{"5", OwnArgsMarker, ""},
+		{"7", "arg.region", "eu"},
+		{"8", "arg.strategy", "x"}, {"8", "arg.api_key", h},
+		{"9", "config_id", "c"}, {"9", "kind", "b"},
+		{"11", "violation", "unauthorized_access"},
+		{"14", "arg.strategy", "y"}, {"14", "arg.api_key", h},
+	}
+	if got := kvRows(t, s.keep[SpanAttrs], "span_id"); !slices.Equal(got, wantAttrs) {
+		t.Errorf("span_attrs\n got %v\nwant %v", got, wantAttrs)
+	}
+	var kinds []any
+	for _, rec := range s.keep[Spans] {
+		for i := range int(rec.NumRows()) {
+			kinds = append(kinds, rowOf(t, rec, i)["kind"])
+		}
+	}
+	wantKinds := []any{"model_turn", nil, nil, nil, nil, nil, nil, nil, "a", nil, nil, nil, nil, nil}
+	if !slices.Equal(kinds, wantKinds) {
+		t.Errorf("spans.kind = %v, want %v", kinds, wantKinds)
 	}
 }

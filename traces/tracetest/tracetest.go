@@ -24,8 +24,9 @@ var (
 
 // Synthetic returns the records of a made-up run with about n span rows (and, per
 // investigation, its transitions, executions and one investigation row, plus faults and
-// tool samples), drawn from a PCG stream seeded with seed. Every tool attempt carries the
-// attribute api_key=Canary and a few plain attributes.
+// tool samples), drawn from a PCG stream seeded with seed. Attributes are shaped like the
+// simulator's: every tool attempt carries its tool's static arguments (arg.strategy and
+// arg.api_key=Canary, appended last), a failed attempt also error=<its status>.
 func Synthetic(n int, seed uint64) *record.Collector {
 	rng := rand.New(rand.NewPCG(seed, 0x7472616365)) // "trace"
 	c := &record.Collector{}
@@ -69,12 +70,11 @@ func Synthetic(n int, seed uint64) *record.Collector {
 					Status: statuses[k], FailureClass: classes[k], InputTokens: int64(rng.IntN(4000)),
 					OutputTokens: int64(rng.IntN(800)), Compute: float64(end-start) / 1e9,
 					InputRef: "inv/" + strconv.FormatInt(inv, 10) + "/in", OutputRef: "",
-					Attrs: []record.Attr{
-						{Key: "gen_ai.tool.name", Value: tools[tool]},
-						{Key: "strategy", Value: "momentum"},
-						{Key: "api_key", Value: Canary},
-					},
 				}
+				if statuses[k] != record.StatusOK {
+					s.Attrs = append(s.Attrs, record.Attr{Key: "error", Value: string(statuses[k])})
+				}
+				s.Attrs = append(s.Attrs, record.Attr{Key: "arg.strategy", Value: "momentum"}, record.Attr{Key: "arg.api_key", Value: Canary})
 				if k == 3 {
 					s.FaultID = "0"
 				}

@@ -1,0 +1,102 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+	"github.com/mayday-sim/mayday/traces/tracetest"
+)
+
+// Merge copies every trace table, span_attrs and tool_args included: the merged database
+// holds each table's rows of the run, and span_attributes gives back the same attributes.
+func TestMergeKeepsAttributeTables(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.duckdb")
+	db, err := Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadCollector(db, "synth", tracetest.Synthetic(2000, 9), traces.Run{}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int64{}
+	for _, tb := range traces.Tables() {
+		want[tb.String()] = query(t, db, "SELECT count(*) FROM "+tb.String())[0][0].(int64)
+	}
+	if want["span_attrs"] == 0 || want["tool_args"] == 0 {
+		t.Fatalf("the source has %d span_attrs and %d tool_args rows: the test shows nothing", want["span_attrs"], want["tool_args"])
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Create(filepath.Join(dir, "dst.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	if _, err := Merge(ctx, dst, []string{src}); err != nil {
+		t.Fatal(err)
+	}
+	for name, n := range want {
+		if got := query(t, dst, "SELECT count(*) FROM "+name)[0][0].(int64); got != n {
+			t.Errorf("%s: %d rows after the merge, %d in the source", name, got, n)
+		}
+	}
+	// Synthetic's tool attempts carry their tool's two arguments, given back on each one.
+	attempts := query(t, dst, "SELECT count(*) FROM spans WHERE operation = 'execute_tool'")[0][0].(int64)
+	q := "SELECT count(*) FROM span_attributes WHERE key IN ('arg.strategy', 'arg.api_key')"
+	if got := query(t, dst, q)[0][0].(int64); got != 2*attempts {
+		t.Errorf("%d argument attributes after the merge, want 2 per attempt (%d)", got, 2*attempts)
+	}
+}
+
+// span_attributes gives back exactly the attributes each span was recorded with, whichever
+// table holds them: hand-built spans covering the recorded set, differing arguments, none
+// (the marker), blocked attempts, a second kind and arguments outside execute_tool.
+func TestSpanAttributesView(t *testing.T) {
+	args := func(strategy string) []record.Attr {
+		return []record.Attr{{Key: "arg.strategy", Value: strategy}, {Key: "arg.region", Value: "eu"}}
+	}
+	c := &record.Collector{}
+	span := func(id uint64, op record.Operation, tool string, st record.Status, attrs ...record.Attr) {
+		c.Span(&record.Span{SpanID: id, Operation: op, Tool: tool, Status: st, Attrs: attrs})
+	}
+	span(1, record.OpPlan, "", record.StatusOK, record.Attr{Key: "kind", Value: "model_turn"}, record.Attr{Key: "error", Value: "rate_limited"})
+	span(2, record.OpExecuteTool, "backtest", record.StatusBlocked, record.Attr{Key: "violation", Value: "unauthorized_access"})
+	span(3, record.OpExecuteTool, "backtest", record.StatusOK, append([]record.Attr{{Key: "answered_from", Value: "record"}}, args("m")...)...)
+	span(4, record.OpExecuteTool, "backtest", record.StatusError, args("m")...)
+	span(5, record.OpExecuteTool, "backtest", record.StatusOK, args("other")...)
+	span(6, record.OpExecuteTool, "backtest", record.StatusTimeout)
+	span(7, record.OpExecuteTool, "backtest", record.StatusBlocked)
+	span(8, record.OpInspect, "backtest", record.StatusOK, args("m")...)
+	span(9, record.OpPlan, "", record.StatusOK, record.Attr{Key: "kind", Value: "a"}, record.Attr{Key: "kind", Value: "b"})
+	span(10, record.OpExecuteTool, "fetch", record.StatusOK)
+	span(11, record.OpExecuteTool, "fetch", record.StatusOK, record.Attr{Key: "arg.region", Value: "us"})
+	db := openTestDB(t)
+	if err := LoadCollector(db, "hand", c, traces.Run{}); err != nil {
+		t.Fatal(err)
+	}
+	var want [][]any
+	for _, s := range c.Spans {
+		for _, a := range s.Attrs {
+			want = append(want, []any{int64(s.SpanID), a.Key, a.Value})
+		}
+	}
+	slices.SortFunc(want, func(a, b []any) int {
+		return cmp.Or(cmp.Compare(a[0].(int64), b[0].(int64)), cmp.Compare(a[1].(string), b[1].(string)), cmp.Compare(a[2].(string), b[2].(string)))
+	})
+	got := query(t, db, "SELECT span_id, key, value FROM span_attributes ORDER BY span_id, key, value")
+	compareRows(t, "span_attributes", got, want, "span_id, key, value")
+	// The arguments are stored once: backtest's from span 3, fetch's (none) from span 10.
+	if n := query(t, db, "SELECT count(*) FROM tool_args")[0][0].(int64); n != 2 {
+		t.Errorf("%d tool_args rows, want 2", n)
+	}
+}
