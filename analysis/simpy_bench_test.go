@@ -56,6 +56,7 @@ func BenchmarkSimPy(b *testing.B) {
 	walls := map[string]time.Duration{}
 	cpus := map[string]time.Duration{}
 	var rows int64
+	var used []string
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		sides := map[string]mm8Stats{}
@@ -64,9 +65,12 @@ func BenchmarkSimPy(b *testing.B) {
 			walls[api] += wall
 			cpus[api] += cpu
 			if i == 0 {
-				b.Logf("%s: %s", py, which)
+				used = append(used, which)
 			}
 			sides[api] = st
+		}
+		if i == 0 {
+			b.Logf("%s: %s", py, strings.Join(used, "; "))
 		}
 		path := filepath.Join(dir, "mm8-"+itoa(i)+".duckdb")
 		wall, cpu, n := runMayday(b, ctx, s, path)
