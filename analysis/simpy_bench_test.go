@@ -25,8 +25,9 @@ import (
 // side by side in one run. Each iteration takes the wall time of
 //
 //   - simpy-s: the plain SimPy script, no tracing (os/exec, the interpreter's start
-//     included), with the SimPy that `import simpy` finds (SimPy 3, python3-simpy3);
-//   - simpy2-s: the same script on SimPy 2 (python3-simpy), when that is installed too;
+//     included), on the SimPy the script picks: `import simpy` (SimPy 3, python3-simpy3),
+//     else SimPy 2 (python3-simpy);
+//   - simpy2-s: the same script on SimPy 2, when both are installed;
 //   - mayday-s: mayday's whole pipeline with its full trace, as `mayday run` does it: a
 //     fresh DuckDB file created, the simulator feeding a Load, Finish, the file closed;
 //   - mayday-sim-s: the simulator alone, its records counted and dropped,
