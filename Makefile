@@ -9,7 +9,7 @@ PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 
-.PHONY: build run test vet bench bench-memory fuzz check clean
+.PHONY: build run test vet bench bench-simpy simpy-note bench-memory fuzz check clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
@@ -27,8 +27,19 @@ vet:
 
 # Benchmarks report domain units (events/s, rows/s, ns/decision); run several times and
 # compare medians (benchstat) on a quiet machine.
-bench:
+bench: simpy-note
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./reports/...
+
+# BenchmarkSimPy runs one queueing model in SimPy and in mayday side by side; it needs
+# python3 with SimPy (apt-get install python3-simpy python3-simpy3; MAYDAY_PYTHON names
+# another interpreter) and skips without it. bench-simpy runs it alone.
+bench-simpy: simpy-note
+	$(GO) test -tags $(TAGS) -run '^$$' -bench SimPy -count $${COUNT:-5} ./analysis/
+
+simpy-note:
+	@for p in "$$MAYDAY_PYTHON" python3 /usr/bin/python3; do \
+	  [ -n "$$p" ] && { $$p -c 'import simpy' || $$p -c 'import SimPy.Simulation'; } >/dev/null 2>&1 && exit 0; \
+	done; echo "note: no python3 with SimPy, so BenchmarkSimPy will skip: apt-get install python3-simpy python3-simpy3"
 
 # Peak memory of 100,000-investigation runs (shipped arrival rate, tenfold with capacity
 # scaled, tenfold on the shipped capacity); each alone in its process, since each reads the
