@@ -56,6 +56,7 @@ type Load struct {
 
 	finishOnce sync.Once
 	finishErr  error
+	seq        uint64 // names the load's Arrow views (loadView)
 }
 
 type loadItem struct {
@@ -96,6 +97,7 @@ func (db *DB) Load(ctx context.Context, runID string, opts traces.Options) (*Loa
 		opts:  opts,
 		queue: make(chan loadItem, loadQueue),
 		done:  make(chan struct{}),
+		seq:   loadSeq.Add(1),
 	}
 	l.w, err = traces.NewWriter(runID, opts, l.emit)
 	if err != nil {
@@ -195,7 +197,7 @@ func (l *Load) loop(conn *sql.Conn) {
 				continue
 			}
 			views[it.table] = true
-			if err = insert(ar, exec, it.table, it.rec); err != nil {
+			if err = insertVia(ar, exec, it.table, l.view(it.table), it.rec); err != nil {
 				l.failed.Store(true)
 			}
 		}
@@ -206,7 +208,7 @@ func (l *Load) loop(conn *sql.Conn) {
 		// gets this pooled connection later can read through them.
 		for t, used := range views {
 			if used && err == nil {
-				err = exec("DROP VIEW IF EXISTS "+loadView(traces.Table(t)), nil)
+				err = exec("DROP VIEW IF EXISTS "+l.view(traces.Table(t)), nil)
 			}
 		}
 		if err != nil {
@@ -217,12 +219,24 @@ func (l *Load) loop(conn *sql.Conn) {
 	l.err = errors.Join(err, conn.Close())
 }
 
-func loadView(t traces.Table) string { return "mayday_load_" + t.String() }
+// loadSeq numbers the loads of the process. DuckDB registers an Arrow view in the main
+// catalog, not as a temporary one, so two loads running at once into one database (a
+// sweep's workers) need views of their own names, or their transactions conflict.
+var loadSeq atomic.Uint64
+
+func (l *Load) view(t traces.Table) string {
+	return "mayday_load_" + t.String() + "_" + strconv.FormatUint(l.seq, 10)
+}
 
 // insert copies one batch into its table through a registered Arrow view, and releases it.
 // It always reads every column of the view: DuckDB 1.5.6 misreads (and may crash on) a list
 // or map column of a registered Arrow stream when a query reads only some of the columns.
 func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t traces.Table, rec arrow.RecordBatch) error {
+	return insertVia(ar, exec, t, "mayday_load_"+t.String(), rec)
+}
+
+// insertVia is insert through the view of the given name.
+func insertVia(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t traces.Table, view string, rec arrow.RecordBatch) error {
 	naive := naiveTimes(rec)
 	rec.Release()
 	rr, err := array.NewRecordReader(naive.Schema(), []arrow.RecordBatch{naive})
@@ -230,12 +244,12 @@ func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t tr
 	if err != nil {
 		return fmt.Errorf("%s batch: %w", t, err)
 	}
-	release, err := ar.RegisterView(rr, loadView(t))
+	release, err := ar.RegisterView(rr, view)
 	rr.Release() // the exported stream holds its own reference
 	if err != nil {
 		return fmt.Errorf("%s batch: registering the Arrow view: %w", t, err)
 	}
-	err = exec("INSERT INTO "+t.String()+" BY NAME SELECT * FROM "+loadView(t), nil)
+	err = exec("INSERT INTO "+t.String()+" BY NAME SELECT * FROM "+view, nil)
 	release()
 	if err != nil {
 		return fmt.Errorf("inserting a %s batch: %w", t, err)
