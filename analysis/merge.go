@@ -162,6 +162,27 @@ func createMissing(ctx context.Context, tx *sql.Tx, dstName, alias, t string, ds
 	return nil
 }
 
+// MergeBufferLimit is the DuckDB buffer memory (memory_limit) of a database that many runs
+// are written into at once: a merge's output, a sweep's database. With DuckDB's default, 80%
+// of the machine, the copy keeps the blocks it wrote cached and a sweep's committed runs
+// stay in memory, since concurrent loads leave no moment for a checkpoint: measured on a
+// 27-run, 774 MB sweep, merge peaked at 1.6 GB and the sweep at 6.2 GB, against 1.1 GB and
+// (on 12 runs) 1.4 GB with this limit, at the same speed. DuckDB evicts or spills beyond it.
+const MergeBufferLimit = 1 << 30
+
+// LimitBuffers sets the DuckDB buffer memory of db to bytes (rounded down to MiB, at least
+// 64 MiB); 0 leaves it as it is.
+func LimitBuffers(ctx context.Context, db *DB, bytes uint64) error {
+	if bytes == 0 {
+		return nil
+	}
+	mib := max(bytes>>20, 64)
+	if _, err := db.SQL().ExecContext(ctx, "SET memory_limit = '"+strconv.FormatUint(mib, 10)+"MiB'"); err != nil {
+		return fmt.Errorf("analysis: limiting the buffer memory of %s: %w", db.name(), err)
+	}
+	return nil
+}
+
 // mergeSource is a database attached under alias for copying.
 type mergeSource struct{ path, alias string }
 

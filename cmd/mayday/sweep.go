@@ -147,6 +147,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 				err = internal(cerr)
 			}
 		}()
+		if err := analysis.LimitBuffers(ctx, db, min(analysis.MergeBufferLimit, mw.limit/2)); err != nil {
+			return false, internal(err)
+		}
 		whole, err = st.fill(ctx, db, specs, params, opts.Jobs, opts.Seeds, opts.Metrics)
 		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
 		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
