@@ -59,6 +59,7 @@ type Load struct {
 
 	finishOnce sync.Once
 	finishErr  error
+	seq        uint64 // names the load's Arrow views (Load.view)
 }
 
 type loadItem struct {
@@ -100,7 +101,7 @@ func (db *DB) Load(ctx context.Context, runID string, opts traces.Options) (*Loa
 	if n > 0 {
 		return nil, fmt.Errorf("analysis: loading run %q into %s: %w: the database already holds it", runID, db.name(), ErrDuplicateRun)
 	}
-	l := &Load{db: db, runID: runID, ctx: ctx, opts: opts, lanes: make([]*lane, len(traces.Tables()))}
+	l := &Load{db: db, runID: runID, ctx: ctx, opts: opts, lanes: make([]*lane, len(traces.Tables())), seq: loadSeq.Add(1)}
 	var err error
 	l.w, err = traces.NewWriter(runID, opts, l.emit)
 	if err != nil {
@@ -251,7 +252,7 @@ func (l *Load) insertAll(ln *lane, ar *duckdb.Arrow, exec func(string, []driver.
 			}
 		} else {
 			used = true
-			err = insert(ar, exec, ln.table, it.rec)
+			err = insertVia(ar, exec, ln.table, l.view(ln.table), it.rec)
 		}
 		if err != nil {
 			l.failed.Store(true)
@@ -263,7 +264,7 @@ func (l *Load) insertAll(ln *lane, ar *duckdb.Arrow, exec func(string, []driver.
 	// The registered view points at a released stream: drop it so that nobody who gets this
 	// pooled connection later can read through it.
 	if err == nil && used {
-		err = exec("DROP VIEW IF EXISTS "+loadView(ln.table), nil)
+		err = exec("DROP VIEW IF EXISTS "+l.view(ln.table), nil)
 	}
 	if err != nil {
 		return errors.Join(err, exec("ROLLBACK", nil)) // the view goes with the transaction
@@ -271,12 +272,24 @@ func (l *Load) insertAll(ln *lane, ar *duckdb.Arrow, exec func(string, []driver.
 	return nil
 }
 
-func loadView(t traces.Table) string { return "mayday_load_" + t.String() }
+// loadSeq numbers the loads of the process. DuckDB registers an Arrow view in the main
+// catalog, not as a temporary one, so two loads running at once into one database (a
+// sweep's workers) need views of their own names, or their transactions conflict.
+var loadSeq atomic.Uint64
+
+func (l *Load) view(t traces.Table) string {
+	return "mayday_load_" + t.String() + "_" + strconv.FormatUint(l.seq, 10)
+}
 
 // insert copies one batch into its table through a registered Arrow view, and releases it.
 // It always reads every column of the view: DuckDB 1.5.6 misreads (and may crash on) a list
 // or map column of a registered Arrow stream when a query reads only some of the columns.
 func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t traces.Table, rec arrow.RecordBatch) error {
+	return insertVia(ar, exec, t, "mayday_load_"+t.String(), rec)
+}
+
+// insertVia is insert through the view of the given name.
+func insertVia(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t traces.Table, view string, rec arrow.RecordBatch) error {
 	naive := naiveTimes(rec)
 	rec.Release()
 	rr, err := array.NewRecordReader(naive.Schema(), []arrow.RecordBatch{naive})
@@ -284,12 +297,12 @@ func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t tr
 	if err != nil {
 		return fmt.Errorf("%s batch: %w", t, err)
 	}
-	release, err := ar.RegisterView(rr, loadView(t))
+	release, err := ar.RegisterView(rr, view)
 	rr.Release() // the exported stream holds its own reference
 	if err != nil {
 		return fmt.Errorf("%s batch: registering the Arrow view: %w", t, err)
 	}
-	err = exec("INSERT INTO "+t.String()+" BY NAME SELECT * FROM "+loadView(t), nil)
+	err = exec("INSERT INTO "+t.String()+" BY NAME SELECT * FROM "+view, nil)
 	release()
 	if err != nil {
 		return fmt.Errorf("inserting a %s batch: %w", t, err)

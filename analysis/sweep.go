@@ -3,16 +3,20 @@
 package analysis
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	_ "embed"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // A sweep runs a grid of scenario variants × seeds. Runs are independent and each is
@@ -108,8 +112,9 @@ type RunInfo struct {
 	Params     []SweepParam
 }
 
-// ListRuns returns every run of db in the order they were stored, with their sweep points
-// when the database holds a sweep_params table.
+// ListRuns returns every run of db with its sweep point when the database holds a
+// sweep_params table: in the order the runs were stored, except that sweep runs are in grid
+// order (see GridOrder), since a sweep stores its runs in the order they finish.
 func ListRuns(ctx context.Context, db *DB) ([]RunInfo, error) {
 	rows, err := db.SQL().QueryContext(ctx,
 		"SELECT run_id, scenario, CAST(seed AS UBIGINT), config_hash, status FROM runs ORDER BY rowid")
@@ -149,7 +154,34 @@ func ListRuns(ctx context.Context, db *DB) ([]RunInfo, error) {
 			runs[i].Params = append(runs[i].Params, p)
 		}
 	}
-	return runs, prow.Err()
+	if err := prow.Err(); err != nil {
+		return nil, fmt.Errorf("analysis: reading sweep_params: %w", err)
+	}
+	GridOrder(runs, func(r RunInfo) (int, uint64, string) { return r.Point, r.Seed, r.RunID })
+	return runs, nil
+}
+
+// GridOrder puts the sweep runs of a list in stored order into grid order (by point, then
+// seed, then run_id), each in a place a sweep run held, so runs from outside a sweep keep
+// their places. The runs of a sweep are committed in the order they finish, which depends on
+// timing; this order does not. key returns a run's point (-1 outside a sweep), seed and id.
+func GridOrder[T any](runs []T, key func(T) (point int, seed uint64, id string)) {
+	var at []int
+	var sweep []T
+	for i, r := range runs {
+		if p, _, _ := key(r); p >= 0 {
+			at = append(at, i)
+			sweep = append(sweep, r)
+		}
+	}
+	slices.SortFunc(sweep, func(a, b T) int {
+		pa, sa, ia := key(a)
+		pb, sb, ib := key(b)
+		return cmp.Or(cmp.Compare(pa, pb), cmp.Compare(sa, sb), strings.Compare(ia, ib))
+	})
+	for k, i := range at {
+		runs[i] = sweep[k]
+	}
 }
 
 func hasTable(ctx context.Context, db *DB, name string) (bool, error) {
@@ -164,13 +196,20 @@ func hasTable(ctx context.Context, db *DB, name string) (bool, error) {
 }
 
 // Batch executes many runs in parallel: Workers goroutines (default runtime.NumCPU()), each
-// with its own temporary database, each run single-threaded as always. DuckDB itself is
-// held to one thread per worker database so that the workers, not DuckDB's pool, use the
-// cores. Results are identical to running the specs one by one: a run's records depend on
-// its scenario and seed only.
+// run single-threaded as always. With Into, every worker loads its runs straight into that
+// one database, each run a transaction of its own on its own connection: DuckDB commits
+// concurrent appends to the same tables without conflict, so a run is in Into, whole, as
+// soon as it finishes, and nothing is copied afterwards. Without Into, each worker loads
+// into its own temporary database, and CopyRuns copies the runs wanted. While any load
+// runs, DuckDB is held to one thread (see DB.Load), so that the workers, not DuckDB's pool,
+// use the cores. Results are identical to running the specs one by one: a run's records
+// depend on its scenario and seed only. Only the physical order of rows across runs
+// depends on which run finished first; every reader orders explicitly (ListRuns).
 type Batch struct {
 	Workers int
-	Dir     string // where the temporary worker databases go; "" = os.TempDir()
+	// Into is the database the runs load into; nil = temporary worker databases under Dir.
+	Into *DB
+	Dir  string // where the temporary worker databases go; "" = os.TempDir()
 	// KeepGoing records a failed run in BatchResult.Errs and goes on with the others;
 	// without it the first failure stops the batch and is returned.
 	KeepGoing bool
@@ -184,45 +223,41 @@ const batchPrefix = ".mayday-batch-"
 
 // BatchResult holds what a Batch ran until Close removes its temporary databases.
 type BatchResult struct {
-	Outcomes []Outcome // in spec order
-	Ran      []bool    // true for the runs that finished (possibly partial, when interrupted)
-	Errs     []error   // with KeepGoing: why spec i failed
-	Stale    []string  // batch folders of killed processes that were removed
-	holder   []int     // worker whose database holds spec i
-	paths    []string  // the workers' databases
+	Outcomes []Outcome       // in spec order
+	Ran      []bool          // true for the runs that finished (possibly partial, when interrupted)
+	Errs     []error         // with KeepGoing: why spec i failed
+	Elapsed  []time.Duration // each run's own wall time: loading, simulating, committing, its metrics, and with Into the checkpoint after it
+	Stale    []string        // batch folders of killed processes that were removed
+	into     bool            // the runs are in Batch.Into already
+	holder   []int           // worker whose database holds spec i
+	paths    []string        // the workers' databases
 	dir      string
 }
 
 // Run executes specs and returns their outcomes in spec order. A cancelled ctx stops
 // dispatching; runs under way finish as partial runs (status `partial`), the rest do not
-// start. The first run that fails cancels the others and is returned as the error.
+// start. The first run that fails cancels the others and is returned as the error (with
+// Into, the runs that finished before stay in it). A run that fails is never left in Into.
 func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 	workers := b.Workers
 	if workers <= 0 {
 		workers = runtime.NumCPU()
 	}
 	workers = max(1, min(workers, len(specs)))
-	// The folder is named after this process, so the next batch in the same place can tell
-	// a folder left by a killed process from one of a batch still running.
-	parent := b.Dir
-	if parent == "" {
-		parent = os.TempDir()
-	}
-	stale := cleanStale(parent, batchPrefix, "a batch")
-	dir, err := os.MkdirTemp(parent, batchPrefix+strconv.Itoa(os.Getpid())+"-")
-	if err != nil {
-		return nil, fmt.Errorf("analysis: batch: %w", err)
-	}
 	r := &BatchResult{
 		Outcomes: make([]Outcome, len(specs)),
 		Ran:      make([]bool, len(specs)),
 		Errs:     make([]error, len(specs)),
+		Elapsed:  make([]time.Duration, len(specs)),
 		holder:   make([]int, len(specs)),
-		dir:      dir,
-		Stale:    stale,
+		into:     b.Into != nil,
 	}
-	for w := range workers {
-		r.paths = append(r.paths, filepath.Join(dir, "worker-"+strconv.Itoa(w)+".duckdb"))
+	if b.Into != nil {
+		if err := newRunIDs(ctx, b.Into, specs); err != nil {
+			return nil, err
+		}
+	} else if err := r.makeDir(b.Dir, workers); err != nil {
+		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -240,14 +275,10 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 	}
 	for w := range workers {
 		wg.Go(func() {
-			var db *DB
-			defer func() {
-				if db != nil {
-					if err := db.Close(); err != nil {
-						fail(fmt.Errorf("analysis: batch worker database: %w", err))
-					}
-				}
-			}()
+			db, closeDB := b.Into, func() {}
+			if db == nil {
+				defer func() { closeDB() }()
+			}
 			for i := range jobs {
 				if ctx.Err() != nil {
 					continue // drain: the batch is stopping
@@ -260,8 +291,24 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 						fail(err) // the environment, not a run: stop whatever KeepGoing says
 						continue
 					}
+					closeDB = func() {
+						if err := db.Close(); err != nil {
+							fail(fmt.Errorf("analysis: batch worker database: %w", err))
+						}
+					}
 				}
+				start := time.Now()
 				out, err := Execute(ctx, db, specs[i])
+				if err != nil && b.Into != nil {
+					err = errors.Join(err, dropRun(context.WithoutCancel(ctx), db, runIDOf(specs[i])))
+				}
+				if err == nil && b.Into != nil {
+					if cerr := tryCheckpoint(context.WithoutCancel(ctx), db); cerr != nil {
+						fail(cerr) // the database, not the run
+						continue
+					}
+				}
+				elapsed := time.Since(start)
 				if err != nil && !b.KeepGoing {
 					fail(err)
 					continue
@@ -270,7 +317,7 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 				if err != nil {
 					r.Errs[i] = err
 				} else {
-					r.Outcomes[i], r.Ran[i], r.holder[i] = out, true, w
+					r.Outcomes[i], r.Ran[i], r.holder[i], r.Elapsed[i] = out, true, w, elapsed
 				}
 				if b.Done != nil {
 					b.Done(i, out, err)
@@ -296,6 +343,100 @@ dispatch:
 	return r, nil
 }
 
+// tryCheckpoint writes what the committed runs left in the write-ahead log into the database
+// file, when no other run is loading at that moment; DuckDB refuses a checkpoint while
+// another transaction writes, and then the next run's end or the sweep's close does it.
+// Without it the whole sweep's checkpoint waits for the end, and a 6-run sweep spent a third
+// of its wall time there, after the last run.
+func tryCheckpoint(ctx context.Context, db *DB) error {
+	_, err := db.SQL().ExecContext(ctx, "CHECKPOINT")
+	if err != nil && !strings.Contains(err.Error(), "other write transactions active") {
+		return fmt.Errorf("analysis: checkpoint of %s: %w", db.name(), err)
+	}
+	return nil
+}
+
+// makeDir creates the folder of the workers' databases. It is named after this process, so
+// the next batch in the same place can tell a folder left by a killed process from one of a
+// batch still running.
+func (r *BatchResult) makeDir(parent string, workers int) error {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	r.Stale = cleanStale(parent, batchPrefix, "a batch")
+	dir, err := os.MkdirTemp(parent, batchPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return fmt.Errorf("analysis: batch: %w", err)
+	}
+	r.dir = dir
+	for w := range workers {
+		r.paths = append(r.paths, filepath.Join(dir, "worker-"+strconv.Itoa(w)+".duckdb"))
+	}
+	return nil
+}
+
+func runIDOf(s Spec) string {
+	if s.RunID != "" {
+		return s.RunID
+	}
+	return RunID(s.Scenario.Name, s.Seed)
+}
+
+// newRunIDs refuses a batch that would load one run_id twice into db, or one db already
+// holds: a failed run is removed by its run_id, which must be the batch's own.
+func newRunIDs(ctx context.Context, db *DB, specs []Spec) error {
+	seen := make(map[string]int, len(specs))
+	ids := make([]string, len(specs))
+	for i, s := range specs {
+		id := runIDOf(s)
+		if j, dup := seen[id]; dup {
+			return fmt.Errorf("analysis: batch: specs %d and %d are both run %q: %w", j, i, id, ErrDuplicateRun)
+		}
+		seen[id], ids[i] = i, id
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var held string
+	err := db.SQL().QueryRowContext(ctx, "SELECT run_id FROM runs WHERE list_contains(?, run_id) LIMIT 1", ids).Scan(&held)
+	switch {
+	case err == nil:
+		return fmt.Errorf("analysis: batch: %s already holds run %q: %w", db.name(), held, ErrDuplicateRun)
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("analysis: batch: reading the runs of %s: %w", db.name(), err)
+	}
+	return nil
+}
+
+// dropRun deletes whatever a failed run committed (a run whose invariants failed is stored
+// before they are checked), so that a database shared by a batch holds only runs that ran.
+func dropRun(ctx context.Context, db *DB, runID string) error {
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("analysis: removing failed run %s: %w", runID, err)
+	}
+	defer conn.Close()
+	var name string
+	if err := conn.QueryRowContext(ctx, "SELECT current_database()").Scan(&name); err != nil {
+		return fmt.Errorf("analysis: removing failed run %s: %w", runID, err)
+	}
+	tables, err := runTables(ctx, conn, name)
+	if err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("analysis: removing failed run %s: %w", runID, err)
+	}
+	defer tx.Rollback()
+	for _, t := range tables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+qualified(name, t)+" WHERE run_id = ?", runID); err != nil {
+			return fmt.Errorf("analysis: removing failed run %s from %s: %w", runID, t, err)
+		}
+	}
+	return tx.Commit()
+}
+
 func openWorker(ctx context.Context, path string) (*DB, error) {
 	db, err := Create(path)
 	if err != nil {
@@ -311,6 +452,9 @@ func openWorker(ctx context.Context, path string) (*DB, error) {
 // CopyRuns copies the runs of the specs listed in order (indices into the specs given to
 // Run; specs that never ran are skipped) into dst, one run after another in that order.
 func (r *BatchResult) CopyRuns(ctx context.Context, dst *DB, order []int) error {
+	if r.into {
+		return errors.New("analysis: batch: the runs were loaded into the batch's database; there is nothing to copy")
+	}
 	var srcs []mergeSource
 	alias := map[int]string{}
 	var plan []copyStep
@@ -334,4 +478,9 @@ func (r *BatchResult) CopyRuns(ctx context.Context, dst *DB, order []int) error 
 }
 
 // Close removes the temporary databases.
-func (r *BatchResult) Close() error { return os.RemoveAll(r.dir) }
+func (r *BatchResult) Close() error {
+	if r.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(r.dir)
+}

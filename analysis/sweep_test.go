@@ -4,8 +4,10 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -176,5 +178,225 @@ func TestBatchEqualsSerial(t *testing.T) {
 		if g.RunID != r.RunID || g.Get("events") != r.Get("events") || g.Get("completion_rate") != r.Get("completion_rate") || g.Get("started") != r.Get("started") {
 			t.Errorf("metrics of %s after the copy differ from the serial run: %+v vs %+v", g.RunID, g, r)
 		}
+	}
+}
+
+// sweepParams gives the specs of batchSpecs their grid points: three seeds per point.
+func sweepParams(specs []Spec) []SweepParam {
+	var ps []SweepParam
+	for i, s := range specs {
+		ps = append(ps, SweepParam{RunID: s.RunID, Point: i / 3, Path: "recovery.retry.max_attempts", Value: []string{"1", "4"}[i/3]})
+	}
+	return ps
+}
+
+// fingerprints returns, per table and run, the row count and a hash over the rows in stored
+// (rowid) order, every column but runs.wall_seconds (a wall clock): two databases with the
+// same fingerprints hold the same rows, each run's rows in the same order.
+func fingerprints(t *testing.T, db *DB) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	tables, err := queryStringsDB(ctx, db, "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' ORDER BY 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, table := range tables {
+		except := ""
+		if table == "runs" {
+			except = " EXCLUDE (wall_seconds)"
+		}
+		q := "SELECT run_id, count(*), hash(list(h ORDER BY rid)) FROM (SELECT rowid AS rid, run_id, hash(row(COLUMNS(*" + except + "))) AS h FROM " +
+			ident(table) + ") GROUP BY run_id"
+		rows, err := db.SQL().QueryContext(ctx, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+			var run string
+			var n int
+			var h uint64
+			if err := rows.Scan(&run, &n, &h); err != nil {
+				t.Fatal(err)
+			}
+			out[table+"/"+run] = strconv.Itoa(n) + " rows, hash " + strconv.FormatUint(h, 16)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func queryStringsDB(ctx context.Context, db *DB, q string) ([]string, error) {
+	conn, err := db.SQL().Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	return queryStrings(ctx, conn, q)
+}
+
+func sameFingerprints(t *testing.T, what string, got, want map[string]string) {
+	t.Helper()
+	if len(want) == 0 {
+		t.Fatalf("%s: the reference database holds no rows", what)
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %s: %q, want %q", what, k, got[k], w)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: %s is not in the reference database", what, k)
+		}
+	}
+}
+
+// Several workers loading straight into one database store exactly the runs one by one:
+// the same digests, the same rows of every table, each run's rows in the same order; and
+// ListRuns lists them in grid order, whichever finished first.
+func TestBatchIntoEqualsSerial(t *testing.T) {
+	ctx := context.Background()
+	specs := batchSpecs(t)
+	serial, err := Create(filepath.Join(t.TempDir(), "serial.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer serial.Close()
+	var want []Outcome
+	for _, s := range specs {
+		o, err := Execute(ctx, serial, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, o)
+	}
+	into, err := Create(filepath.Join(t.TempDir(), "into.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer into.Close()
+	var order []int
+	res, err := Batch{Workers: 3, Into: into, Done: func(i int, _ Outcome, _ error) { order = append(order, i) }}.Run(ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	t.Logf("completion order %v", order)
+	if len(order) != len(specs) {
+		t.Fatalf("Done called %d times, want %d", len(order), len(specs))
+	}
+	for i, o := range res.Outcomes {
+		if !res.Ran[i] || res.Errs[i] != nil || res.Elapsed[i] <= 0 {
+			t.Fatalf("spec %d: ran %v, err %v, elapsed %v", i, res.Ran[i], res.Errs[i], res.Elapsed[i])
+		}
+		if o.Digest != want[i].Digest || o.Metrics.Get("completion_rate") != want[i].Metrics.Get("completion_rate") {
+			t.Errorf("spec %d: digest %s completion %v in the batch, alone %s %v", i, o.Digest, o.Metrics.Get("completion_rate"), want[i].Digest, want[i].Metrics.Get("completion_rate"))
+		}
+	}
+	if err := res.CopyRuns(ctx, serial, []int{0}); err == nil {
+		t.Error("CopyRuns of a batch loaded into its database: no error; want one (there is nothing to copy)")
+	}
+	for _, db := range []*DB{serial, into} {
+		if err := WriteSweepParams(ctx, db, sweepParams(specs)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sameFingerprints(t, "batch into one database vs one by one", fingerprints(t, into), fingerprints(t, serial))
+	runs, err := ListRuns(ctx, into)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range runs {
+		if r.RunID != specs[i].RunID || r.Point != i/3 || len(r.Params) != 1 {
+			t.Errorf("ListRuns[%d] = %s at point %d with %d params; want %s at point %d with 1", i, r.RunID, r.Point, len(r.Params), specs[i].RunID, i/3)
+		}
+	}
+}
+
+// ListRuns gives a sweep's runs in grid order (point, seed) whatever order they were stored
+// in, and leaves a run from outside the sweep where it was.
+func TestListRunsGridOrder(t *testing.T) {
+	ctx := context.Background()
+	specs := batchSpecs(t)
+	db := openTestDB(t)
+	stored := []int{4, 1, 5, 0, 3, 2}
+	for k, i := range stored {
+		if _, err := Execute(ctx, db, specs[i]); err != nil {
+			t.Fatal(err)
+		}
+		if k == 2 { // a run without a grid point, third in stored order
+			if _, err := Execute(ctx, db, Spec{Scenario: specs[0].Scenario, Seed: 9, RunID: "outside"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := WriteSweepParams(ctx, db, sweepParams(specs)); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := ListRuns(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.RunID)
+	}
+	want := []string{specs[0].RunID, specs[1].RunID, specs[2].RunID, "outside", specs[3].RunID, specs[4].RunID, specs[5].RunID}
+	if !slices.Equal(got, want) {
+		t.Errorf("ListRuns: %v, want %v", got, want)
+	}
+}
+
+// A batch into a database refuses, before running anything, a run_id given twice or one the
+// database already holds, which it leaves as it was.
+func TestBatchIntoRefusesDuplicateRuns(t *testing.T) {
+	ctx := context.Background()
+	specs := batchSpecs(t)[:2]
+	db := openTestDB(t)
+	if _, err := (Batch{Into: db}).Run(ctx, []Spec{specs[0], specs[0]}); !errors.Is(err, ErrDuplicateRun) {
+		t.Errorf("a run_id twice: %v; want ErrDuplicateRun", err)
+	}
+	if _, err := Execute(ctx, db, specs[1]); err != nil {
+		t.Fatal(err)
+	}
+	before := fingerprints(t, db)
+	if _, err := (Batch{Into: db}).Run(ctx, specs); !errors.Is(err, ErrDuplicateRun) {
+		t.Errorf("a run_id the database holds: %v; want ErrDuplicateRun", err)
+	}
+	sameFingerprints(t, "after a refused batch", fingerprints(t, db), before)
+}
+
+// dropRun removes every row of one run from every table and leaves the others.
+func TestDropRun(t *testing.T) {
+	ctx := context.Background()
+	specs := batchSpecs(t)[:2]
+	db := openTestDB(t)
+	for _, s := range specs {
+		if _, err := Execute(ctx, db, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := fingerprints(t, db)
+	if err := dropRun(ctx, db, specs[0].RunID); err != nil {
+		t.Fatal(err)
+	}
+	after := fingerprints(t, db)
+	kept := 0
+	for k, v := range before {
+		run := k[strings.IndexByte(k, '/')+1:]
+		switch {
+		case run == specs[0].RunID && after[k] != "":
+			t.Errorf("%s left after dropRun: %s", k, after[k])
+		case run == specs[1].RunID && after[k] != v:
+			t.Errorf("%s changed by dropping another run: %s, was %s", k, after[k], v)
+		case run == specs[1].RunID:
+			kept++
+		}
+	}
+	if kept < 5 {
+		t.Errorf("only %d tables hold the kept run; want the trace tables", kept)
 	}
 }

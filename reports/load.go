@@ -200,6 +200,8 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 		}
 		return nil
 	})
+	// A sweep commits its runs in the order they finish; the report shows them in grid order.
+	analysis.GridOrder(runs, func(r storedRun) (int, uint64, string) { return r.point, r.Seed, r.RunID })
 	return runs, err
 }
 

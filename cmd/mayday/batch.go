@@ -17,9 +17,10 @@ var testHookRunDone func()
 // runBatch runs specs in parallel (jobs workers, 0 = all cores) with a progress line on a
 // terminal: runs done, rate and time left, and with perUnit > 1 also how many units (sweep
 // points, scenarios) have all their perUnit consecutive specs done; a single run shows its
-// investigations instead. Temporary worker databases go under dir ("" = the system's
-// temporary folder).
-func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
+// investigations instead. With into, every run loads straight into that database as it
+// runs; otherwise temporary worker databases go under dir ("" = the system's temporary
+// folder).
+func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, into *analysis.DB, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
 		specs[0].Progress = bar.seed(0)
@@ -34,13 +35,7 @@ func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, labe
 	}
 	done, unitsDone := 0, 0
 	perUnitDone := map[int]int{}
-	b := analysis.Batch{Workers: jobs, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
-		done++
-		if perUnit > 1 {
-			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {
-				unitsDone++
-			}
-		}
+	step := func() {
 		if len(specs) > 1 {
 			detail := ""
 			if perUnit > 1 {
@@ -48,6 +43,16 @@ func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, labe
 			}
 			bar.step(done, detail)
 		}
+	}
+	step() // the line shows from the start, not from the first run's end
+	b := analysis.Batch{Workers: jobs, Into: into, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
+		done++
+		if perUnit > 1 {
+			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {
+				unitsDone++
+			}
+		}
+		step()
 		if testHookRunDone != nil {
 			testHookRunDone()
 		}

@@ -142,7 +142,15 @@ func mergeInto(ctx context.Context, opts *mergeOptions, paths []string, dbPath s
 	if err != nil {
 		return internal(err)
 	}
-	m.ids, err = analysis.Merge(ctx, db, paths)
+	if err := analysis.LimitBuffers(ctx, db, analysis.MergeBufferLimit); err != nil {
+		db.Close()
+		return internal(err)
+	}
+	ph := newProgress(opts.io, opts.Quiet || opts.Format == "json", "merge", 0)
+	defer ph.done()
+	m.ids, err = analysis.MergeWith(ctx, db, paths, analysis.MergeOptions{Progress: func(path, table string, i, n int) {
+		ph.phase(fmt.Sprintf("copying %s of %s (%d/%d tables)", table, path, i+1, n))
+	}})
 	if err != nil {
 		db.Close()
 		if errors.Is(err, analysis.ErrDuplicateRun) {
@@ -150,6 +158,12 @@ func mergeInto(ctx context.Context, opts *mergeOptions, paths []string, dbPath s
 		}
 		return internal(err)
 	}
+	ph.phase("checkpoint: writing the database file")
+	if _, err := db.SQL().ExecContext(ctx, "CHECKPOINT"); err != nil {
+		db.Close()
+		return internal(err)
+	}
+	ph.phase("reading the runs back")
 	runs, err := analysis.ListRuns(ctx, db)
 	if err == nil {
 		for _, r := range runs {

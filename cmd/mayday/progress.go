@@ -55,6 +55,14 @@ func (p *progress) seed(i int) func(done, total int) {
 	}
 }
 
+// phase shows what a command is doing after its runs: storing, writing the file, reading
+// results back, so that no step of it is silent.
+func (p *progress) phase(what string) {
+	if p.on {
+		fmt.Fprintf(p.io.ErrOut, "\r\033[K%s: %s ...", p.label, what)
+	}
+}
+
 // step reports that done of the units (runs) have finished, with their rate and the time
 // left; detail is shown after the count, e.g. " (2/3 points)".
 func (p *progress) step(done int, detail string) {
@@ -62,7 +70,10 @@ func (p *progress) step(done int, detail string) {
 		return
 	}
 	elapsed := time.Since(p.start).Seconds()
-	rate, eta := float64(done)/elapsed, "?"
+	rate, eta := 0.0, "?"
+	if elapsed > 0 {
+		rate = float64(done) / elapsed
+	}
 	if rate > 0 {
 		eta = (time.Duration(float64(p.units-done)/rate) * time.Second).Round(time.Second).String()
 	}

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -137,14 +136,21 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
-	var st sweepStored
-	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (bool, error) {
-		res, err := runBatch(ctx, opts.io, mw, quiet, "sweep "+base.Name, specs, opts.Jobs, filepath.Dir(filepath.Clean(dir)), "points", opts.Seeds)
+	st := sweepStored{io: opts.io, mw: mw, quiet: quiet, label: "sweep " + base.Name}
+	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (whole bool, err error) {
+		db, err := analysis.Create(folder.DBPath())
 		if err != nil {
 			return false, internal(err)
 		}
-		defer res.Close()
-		whole, err := st.store(ctx, mw, folder, res, specs, params, opts.Metrics)
+		defer func() {
+			if cerr := db.Close(); err == nil && cerr != nil {
+				err = internal(cerr)
+			}
+		}()
+		if err := analysis.LimitBuffers(ctx, db, min(analysis.MergeBufferLimit, mw.limit/2)); err != nil {
+			return false, internal(err)
+		}
+		whole, err = st.fill(ctx, db, specs, params, opts.Jobs, opts.Seeds, opts.Metrics)
 		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
 		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
 		st.table.Provenance = prov
@@ -223,13 +229,61 @@ func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis
 
 // sweepStored is what a sweep stored in its folder.
 type sweepStored struct {
+	io           *ioStreams
+	mw           *memWatch
+	quiet        bool
+	label        string
 	table        reports.SweepTable
 	ran, partial int // runs stored; of them, cut short
 }
 
-// store checks a finished batch and stores its runs in the sweep folder; it reports whether
-// every run ran whole.
-func (st *sweepStored) store(ctx context.Context, mw *memWatch, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (bool, error) {
+// fill runs the sweep into db, the sweep folder's database: every run is stored as it
+// finishes, so what is left after the last run is the grid parameters, the checkpoint that
+// writes the file and reading the table back, each shown on the progress line. It reports
+// whether every run ran whole.
+func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []analysis.Spec, params []analysis.SweepParam, jobs, seeds int, metrics []string) (bool, error) {
+	res, err := runBatch(ctx, st.io, st.mw, st.quiet, st.label, specs, jobs, db, "", "points", seeds)
+	if err != nil {
+		return false, internal(err)
+	}
+	defer res.Close()
+	whole, err := st.count(ctx, res, specs)
+	if err != nil {
+		return false, err
+	}
+	// The runs are stored: what follows must not stop half-way because of the interrupt
+	// that ended the batch, or the folder would be lost with every finished run.
+	ctx = context.WithoutCancel(ctx)
+	ph := newProgress(st.io, st.quiet, st.label, 0)
+	defer ph.done()
+	ph.phase("storing the grid parameters")
+	var ran []analysis.SweepParam
+	specOf := make(map[string]int, len(specs))
+	for i, s := range specs {
+		specOf[s.RunID] = i
+	}
+	for _, p := range params {
+		if res.Ran[specOf[p.RunID]] {
+			ran = append(ran, p)
+		}
+	}
+	if err := analysis.WriteSweepParams(ctx, db, ran); err != nil {
+		return false, internal(err)
+	}
+	ph.phase("checkpoint: writing the database file")
+	if _, err := db.SQL().ExecContext(ctx, "CHECKPOINT"); err != nil {
+		return false, internal(fmt.Errorf("checkpoint of %s: %w", db.Path(), err))
+	}
+	ph.phase("reading the sweep table")
+	if st.table, err = reports.ReadSweepTable(ctx, db, metrics); err != nil {
+		return false, internal(err)
+	}
+	return whole, nil
+}
+
+// count checks a finished batch: a failed run fails the sweep, and a sweep interrupted
+// before any run finished stores nothing. It reports whether every run ran whole.
+func (st *sweepStored) count(ctx context.Context, res *analysis.BatchResult, specs []analysis.Spec) (bool, error) {
 	for i, e := range res.Errs {
 		if e != nil {
 			return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
@@ -246,18 +300,11 @@ func (st *sweepStored) store(ctx context.Context, mw *memWatch, folder *analysis
 		whole = whole && ran && res.Outcomes[i].Status == "complete"
 	}
 	if st.ran == 0 && len(specs) > 0 {
-		if err := mw.stopped(ctx, "nothing was written"); err != nil {
+		if err := st.mw.stopped(ctx, "nothing was written"); err != nil {
 			return false, err
 		}
 		return false, interrupted("before the first sweep run finished; nothing was written")
 	}
-	// The runs are finished: storing them must not stop half-way because of the interrupt
-	// that ended the batch, or every finished run would be lost.
-	table, err := storeSweep(context.WithoutCancel(ctx), folder, res, specs, params, metrics)
-	if err != nil {
-		return false, internal(err)
-	}
-	st.table = table
 	return whole, nil
 }
 
@@ -274,38 +321,6 @@ func (st *sweepStored) message(dir string, all int) string {
 		msg += "; every stored run is complete"
 	}
 	return msg
-}
-
-// storeSweep copies the finished runs of a batch and their grid parameters into the sweep
-// folder's database and reads the sweep table back.
-func storeSweep(ctx context.Context, folder *analysis.Folder, res *analysis.BatchResult, specs []analysis.Spec, params []analysis.SweepParam, metrics []string) (reports.SweepTable, error) {
-	db, err := analysis.Create(folder.DBPath())
-	if err != nil {
-		return reports.SweepTable{}, err
-	}
-	order := make([]int, len(specs))
-	for i := range order {
-		order[i] = i
-	}
-	specOf := make(map[string]int, len(specs))
-	for i, s := range specs {
-		specOf[s.RunID] = i
-	}
-	var ran []analysis.SweepParam
-	for _, p := range params {
-		if res.Ran[specOf[p.RunID]] {
-			ran = append(ran, p)
-		}
-	}
-	if err := errors.Join(res.CopyRuns(ctx, db, order), analysis.WriteSweepParams(ctx, db, ran)); err != nil {
-		db.Close()
-		return reports.SweepTable{}, err
-	}
-	table, err := reports.ReadSweepTable(ctx, db, metrics)
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	return table, err
 }
 
 // parseVary reads --vary flags into grid axes. Values are split at commas outside brackets,

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,8 @@ type storedRun struct {
 	Seed          uint64
 }
 
-// readRuns returns the runs of the database in stored order.
+// readRuns returns the runs of the database as analysis.ListRuns lists them (grid order for
+// sweep runs, stored order otherwise), with their digests.
 func readRuns(t *testing.T, path string) []storedRun {
 	t.Helper()
 	db, err := analysis.Open(path)
@@ -29,21 +31,17 @@ func readRuns(t *testing.T, path string) []storedRun {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.SQL().Query("SELECT run_id, digest, CAST(seed AS UBIGINT) FROM runs ORDER BY rowid")
+	runs, err := analysis.ListRuns(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer rows.Close()
 	var out []storedRun
-	for rows.Next() {
-		var r storedRun
-		if err := rows.Scan(&r.RunID, &r.Digest, &r.Seed); err != nil {
+	for _, r := range runs {
+		s := storedRun{RunID: r.RunID, Seed: r.Seed}
+		if err := db.SQL().QueryRow("SELECT digest FROM runs WHERE run_id = ?", r.RunID).Scan(&s.Digest); err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+		out = append(out, s)
 	}
 	return out
 }
@@ -62,9 +60,9 @@ func queryInt(t *testing.T, path, q string) int {
 	return n
 }
 
-// A sweep of 3 grid points × 3 seeds stores 9 runs in one database, in grid order, and each
-// run's digest equals that of the same scenario and seed run on its own, one by one: the
-// parallel workers change nothing.
+// A sweep of 3 grid points × 3 seeds stores 9 runs in one database, listed in grid order
+// whatever order they finished in, and each run's digest equals that of the same scenario
+// and seed run on its own, one by one: the parallel workers change nothing.
 func TestSweepEqualsRunsOneByOne(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sweep")
 	out, errOut, code := execMayday(t, "sweep", "testdata/sweep.yaml", "--seeds", "3", "--out", dir, "--jobs", "3")
@@ -105,7 +103,7 @@ func TestSweepEqualsRunsOneByOne(t *testing.T) {
 		}
 	}
 	if !slices.Equal(got, want) {
-		t.Errorf("sweep runs (stored order) differ from the runs one by one:\n got %+v\nwant %+v", got, want)
+		t.Errorf("sweep runs (ListRuns order) differ from the runs one by one:\n got %+v\nwant %+v", got, want)
 	}
 	// The digests differ between points: the grid did change the scenario.
 	if got[0].Digest == got[3].Digest || got[3].Digest == got[6].Digest {
@@ -217,5 +215,29 @@ func TestParseVary(t *testing.T) {
 		if _, err := parseVary(bad); err == nil {
 			t.Errorf("parseVary(%q): no error", bad)
 		}
+	}
+}
+
+// On a terminal, a sweep's progress line shows every phase: the runs from the start (before
+// the first one ends), then storing the grid parameters, the checkpoint that writes the
+// file and reading the table back, so that no step after the last run is silent.
+func TestSweepProgressShowsEveryPhase(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Terminal: true})
+	root.SetArgs([]string{"sweep", "testdata/sweep.yaml", "--seeds", "2", "--out", filepath.Join(t.TempDir(), "sweep"), "--jobs", "2"})
+	if err := runRoot(context.Background(), root); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	got := errOut.String()
+	last := -1
+	for _, phase := range []string{"sweep sweep 0/6 runs (0/3 points)", "sweep sweep 6/6 runs (3/3 points)", "storing the grid parameters", "checkpoint: writing the database file", "reading the sweep table"} {
+		i := strings.Index(got, phase)
+		if i < 0 || i < last {
+			t.Errorf("progress lacks %q after the phases before it:\n%q", phase, got)
+		}
+		last = i
+	}
+	if !strings.HasSuffix(got, "\r\033[K") {
+		t.Errorf("progress line not cleared at the end: %q", got)
 	}
 }

@@ -1,5 +1,5 @@
--- sweep: the grid point of each run of a sweep and the scenario values it set, in the order
--- they were stored (the sweep's axis order).
+-- sweep: the grid point of each run of a sweep and the scenario values it set; a run's rows
+-- are stored together in the sweep's axis order, which rowid keeps.
 SELECT run_id, point, path, value
 FROM sweep_params
 ORDER BY rowid;
