@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -171,9 +172,10 @@ func createMissing(ctx context.Context, tx *sql.Tx, dstName, alias, t string, ds
 const MergeBufferLimit = 1 << 30
 
 // LimitBuffers sets the DuckDB buffer memory of db to bytes (rounded down to MiB, at least
-// 64 MiB); 0 leaves it as it is.
+// 64 MiB); 0 leaves it as it is, and so does a limit the user set with MemoryEnv, which wins
+// over every default.
 func LimitBuffers(ctx context.Context, db *DB, bytes uint64) error {
-	if bytes == 0 {
+	if bytes == 0 || strings.TrimSpace(os.Getenv(MemoryEnv)) != "" {
 		return nil
 	}
 	mib := max(bytes>>20, 64)
