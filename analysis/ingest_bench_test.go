@@ -338,7 +338,7 @@ func BenchmarkDuckDBAppender(b *testing.B) {
 					}
 					return []driver.Value{"bench", r.InvestigationID, parent, r.RootID, r.Depth, ts(r.ArrivedAt), ended, r.FinalState,
 						opt(r.TerminationReason), r.Steps, r.Attempts, r.Revisions, r.Escalations, r.Tokens, r.Compute,
-						r.TrulyValid, r.Validated, r.Crashes}
+						r.TrulyValid, r.Validated, r.Crashes, scopeOf(r)}
 				})
 			}
 			if err == nil {
@@ -370,4 +370,11 @@ func BenchmarkDuckDBAppender(b *testing.B) {
 		cpu.stop()
 	}
 	reportRows(b, rows, cpu)
+}
+
+func scopeOf(r *record.Investigation) string {
+	if r.Scope == "" {
+		return record.ScopeFull
+	}
+	return r.Scope
 }
