@@ -98,3 +98,39 @@ func copyAllTables(ctx context.Context, dst *DB, src string) error {
 	_, err = conn.ExecContext(ctx, "COMMIT")
 	return err
 }
+
+// BenchmarkExecute is what `mayday run` does for one seed of research-fleet, traces and
+// metrics (Execute: simulate, load, commit, read the metrics view), into a database file
+// (closed, so checkpointed) and, for `run --no-trace`, into an in-memory database: the
+// difference is what persisting the trace costs.
+func BenchmarkExecute(b *testing.B) {
+	for _, mode := range []string{"file", "memory"} {
+		b.Run(mode, func(b *testing.B) {
+			s := benchScenario(b)
+			dir := b.TempDir()
+			var cpu cpuTimer
+			for i := 0; i < b.N; i++ {
+				path := ""
+				if mode == "file" {
+					path = filepath.Join(dir, "run-"+itoa(i)+".duckdb")
+				}
+				b.StopTimer()
+				db, err := Create(path)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				cpu.start()
+				if _, err := Execute(context.Background(), db, Spec{Scenario: s, Seed: s.Seed}); err != nil {
+					b.Fatal(err)
+				}
+				if err := db.Close(); err != nil {
+					b.Fatal(err)
+				}
+				cpu.stop()
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "wall-s")
+			b.ReportMetric(cpu.total.Seconds()/float64(b.N), "cpu-s")
+		})
+	}
+}
