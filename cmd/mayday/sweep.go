@@ -147,7 +147,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 				err = internal(cerr)
 			}
 		}()
-		if err := analysis.LimitBuffers(ctx, db, min(analysis.MergeBufferLimit, mw.limit/2)); err != nil {
+		if err := analysis.LimitBuffers(ctx, db, analysis.MergeBufferLimit); err != nil {
 			return false, internal(err)
 		}
 		whole, err = st.fill(ctx, db, specs, params, opts.Jobs, opts.Seeds, opts.Metrics)
