@@ -56,7 +56,7 @@ type Load struct {
 
 	finishOnce sync.Once
 	finishErr  error
-	seq        uint64 // names the load's Arrow views (loadView)
+	seq        uint64 // names the load's Arrow views (Load.view)
 }
 
 type loadItem struct {
