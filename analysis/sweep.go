@@ -297,18 +297,11 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 						}
 					}
 				}
-				start := time.Now()
-				out, err := Execute(ctx, db, specs[i])
-				if err != nil && b.Into != nil {
-					err = errors.Join(err, dropRun(context.WithoutCancel(ctx), db, runIDOf(specs[i])))
+				out, elapsed, err, dberr := b.execute(ctx, db, specs[i])
+				if dberr != nil {
+					fail(dberr) // the database, not the run
+					continue
 				}
-				if err == nil && b.Into != nil {
-					if cerr := tryCheckpoint(context.WithoutCancel(ctx), db); cerr != nil {
-						fail(cerr) // the database, not the run
-						continue
-					}
-				}
-				elapsed := time.Since(start)
 				if err != nil && !b.KeepGoing {
 					fail(err)
 					continue
@@ -341,6 +334,22 @@ dispatch:
 		return nil, errs[0]
 	}
 	return r, nil
+}
+
+// execute runs one spec into db and returns its outcome, its own wall time, its failure and
+// a failure of the database itself. With Into, a failed run is removed and a finished one
+// checkpointed when it can be.
+func (b Batch) execute(ctx context.Context, db *DB, spec Spec) (Outcome, time.Duration, error, error) {
+	start := time.Now()
+	out, err := Execute(ctx, db, spec)
+	if b.Into == nil {
+		return out, time.Since(start), err, nil
+	}
+	if err != nil {
+		return out, time.Since(start), errors.Join(err, dropRun(context.WithoutCancel(ctx), db, runIDOf(spec))), nil
+	}
+	dberr := tryCheckpoint(context.WithoutCancel(ctx), db)
+	return out, time.Since(start), nil, dberr
 }
 
 // tryCheckpoint writes what the committed runs left in the write-ahead log into the database

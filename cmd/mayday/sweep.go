@@ -147,9 +147,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 				err = internal(cerr)
 			}
 		}()
-		// Half the watchdog's limit, but never so little that DuckDB cannot compute the
-		// metrics: below that floor the watchdog, not an out-of-memory query, stops the sweep.
-		if err := analysis.LimitBuffers(ctx, db, min(analysis.MergeBufferLimit, max(mw.limit/2, 256<<20))); err != nil {
+		if err := analysis.LimitBuffers(ctx, db, analysis.MergeBufferLimit); err != nil {
 			return false, internal(err)
 		}
 		whole, err = st.fill(ctx, db, specs, params, opts.Jobs, opts.Seeds, opts.Metrics)
