@@ -41,6 +41,7 @@ func BenchmarkPeakMemory100kOverload(b *testing.B) {
 }
 
 func peakMemory(b *testing.B, sets ...string) {
+	LimitGoHeap() // as the binary does
 	s, err := scenarios.Load("research-fleet", append([]string{"workload.investigations=100000"}, sets...))
 	if err != nil {
 		b.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"github.com/mayday-sim/mayday/analysis"
 )
 
 // version is set at build time (-ldflags "-X main.version=..."); without it, version.go takes
@@ -17,6 +19,7 @@ import (
 var version = "dev"
 
 func main() {
+	analysis.LimitGoHeap()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := execute(ctx)
 	stop()
