@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -224,6 +225,26 @@ func LimitGoHeap() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(GoHeapLimit)
 	}
+}
+
+// memoryHint adds to DuckDB's out-of-memory error how a user raises the limit: DuckDB's own
+// advice (SET memory_limit) is not something a mayday user can type.
+func memoryHint(err error) error {
+	if err == nil || !strings.Contains(err.Error(), "Out of Memory") {
+		return err
+	}
+	return fmt.Errorf("%w\nDuckDB's memory limit here is %s; raise it with %s=2GB (or more) and run again", err, memoryLimit(), MemoryEnv)
+}
+
+var memorySpelling = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib)$`)
+
+// CheckMemoryEnv reports a MemoryEnv value DuckDB would not take, before anything runs.
+func CheckMemoryEnv() error {
+	v := strings.TrimSpace(os.Getenv(MemoryEnv))
+	if v == "" || memorySpelling.MatchString(v) {
+		return nil
+	}
+	return fmt.Errorf("%s=%q: want a size such as 512MB, 2GB or 1.5GiB (DuckDB's memory limit)", MemoryEnv, v)
 }
 
 func memoryLimit() string {

@@ -148,3 +148,50 @@ func TestMetricsViewMatchesTable(t *testing.T) {
 		t.Errorf("the metrics view has columns\n%v\nthe metric table says\n%v", got, want)
 	}
 }
+
+// An out-of-memory error from DuckDB says how a mayday user raises the limit; any other
+// error is left as it is.
+func TestMemoryHint(t *testing.T) {
+	oom := memoryHint(errors.New("Out of Memory Error: could not allocate block"))
+	if !strings.Contains(oom.Error(), MemoryEnv+"=") || !strings.Contains(oom.Error(), "could not allocate") {
+		t.Errorf("out of memory: %v; want DuckDB's text and %s", oom, MemoryEnv)
+	}
+	other := errors.New("Binder Error: no such column")
+	if got := memoryHint(other); got != other {
+		t.Errorf("another error became %v", got)
+	}
+}
+
+// A database mayday writes caps DuckDB's memory at DefaultMemory, MemoryEnv overrides it, and
+// a value DuckDB cannot read is an error naming the variable.
+func TestMemoryLimitApplied(t *testing.T) {
+	limit := func() string {
+		db, err := Create(filepath.Join(t.TempDir(), "m.duckdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var v string
+		if err := db.SQL().QueryRow("SELECT current_setting('memory_limit')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if got := limit(); got != "488.2 MiB" { // 512 MB as DuckDB prints it
+		t.Errorf("default memory_limit %q, want 488.2 MiB", got)
+	}
+	t.Setenv(MemoryEnv, "1GB")
+	if err := CheckMemoryEnv(); err != nil {
+		t.Errorf("CheckMemoryEnv with 1GB: %v", err)
+	}
+	if got := limit(); got != "953.6 MiB" {
+		t.Errorf("%s=1GB: memory_limit %q, want 953.6 MiB", MemoryEnv, got)
+	}
+	t.Setenv(MemoryEnv, "lots")
+	if err := CheckMemoryEnv(); err == nil || !strings.Contains(err.Error(), MemoryEnv) {
+		t.Errorf("CheckMemoryEnv with %s=lots: %v; want an error naming it", MemoryEnv, err)
+	}
+	if _, err := Create(filepath.Join(t.TempDir(), "bad.duckdb")); err == nil || !strings.Contains(err.Error(), MemoryEnv) {
+		t.Errorf("%s=lots: Create returned %v; want an error naming %s", MemoryEnv, err, MemoryEnv)
+	}
+}

@@ -41,7 +41,7 @@ func (db *DB) AllMetrics(ctx context.Context) ([]Metrics, error) {
 func (db *DB) queryMetrics(ctx context.Context, where string, args ...any) ([]Metrics, error) {
 	rows, err := db.SQL().QueryContext(ctx, metricsQuery+where+" ORDER BY run_id", args...)
 	if err != nil {
-		return nil, fmt.Errorf("analysis: reading the metrics view: %w", err)
+		return nil, fmt.Errorf("analysis: reading the metrics view: %w", memoryHint(err))
 	}
 	defer rows.Close()
 	var out []Metrics
@@ -55,7 +55,7 @@ func (db *DB) queryMetrics(ctx context.Context, where string, args ...any) ([]Me
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("analysis: reading the metrics view: %w", err)
+		return nil, fmt.Errorf("analysis: reading the metrics view: %w", memoryHint(err))
 	}
 	if len(out) == 0 {
 		return out, nil

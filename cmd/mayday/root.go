@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/analysis"
 )
 
 func newRootCmd(io *ioStreams) *cobra.Command {
@@ -55,6 +57,9 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 // (an unknown command or flag, a wrong number of arguments) is a usage error, so bad input;
 // what a command returns keeps its own mark.
 func runRoot(ctx context.Context, root *cobra.Command) error {
+	if err := analysis.CheckMemoryEnv(); err != nil {
+		return badInput(err)
+	}
 	ran := false
 	markRan(root, &ran)
 	err := root.ExecuteContext(ctx)
