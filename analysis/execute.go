@@ -20,6 +20,9 @@ type Spec struct {
 	RunID    string // "" = RunID(scenario name, seed)
 	Version  string // the binary's version, stored in runs.version
 	Progress func(done, total int)
+	// Phase, when set, is told each step after the simulation (committing the trace,
+	// computing the metrics), so that no step of a long run is silent.
+	Phase func(what string)
 	// Secrets are more known secret values to scrub from the traces, on top of the
 	// scenario's own: a sweep passes its base scenario's, so a secret that a grid point
 	// replaces under its key is still scrubbed where it was reused (a model name, say).
@@ -74,6 +77,11 @@ func Execute(ctx context.Context, db *DB, spec Spec) (Outcome, error) {
 		Status:      out.Status,
 		WallSeconds: out.Wall.Seconds(),
 	}
+	phase := spec.Phase
+	if phase == nil {
+		phase = func(string) {}
+	}
+	phase("committing the trace")
 	if err := load.Finish(run); err != nil {
 		return out, fmt.Errorf("run %s: loading traces: %w", out.RunID, err)
 	}
@@ -83,6 +91,7 @@ func Execute(ctx context.Context, db *DB, spec Spec) (Outcome, error) {
 	if len(res.Violations) > 0 {
 		return out, fmt.Errorf("run %s (seed %d): invariant violated: %s", out.RunID, spec.Seed, res.Violations[0])
 	}
+	phase("computing the metrics")
 	m, err := db.Metrics(context.WithoutCancel(ctx), out.RunID)
 	if err != nil {
 		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)

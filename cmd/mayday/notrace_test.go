@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -60,5 +63,24 @@ func TestRunNoTraceMatchesRunFolder(t *testing.T) {
 	}
 	if _, stderr, code := execMayday(t, "run", "shared-outage", "--no-trace", "--out", "x"); code != 2 {
 		t.Errorf("run --no-trace --out: exit %d, want 2: %s", code, stderr)
+	}
+}
+
+// On a terminal, run names the steps after the simulation, in order, so none is silent.
+func TestRunProgressShowsEveryPhase(t *testing.T) {
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Terminal: true})
+	root.SetArgs([]string{"run", "transient-errors", "--set", "workload.investigations=200", "--out", filepath.Join(t.TempDir(), "run"), "-q=false"})
+	if err := runRoot(context.Background(), root); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	got := errOut.String()
+	last := -1
+	for _, phase := range []string{"investigations", "committing the trace", "computing the metrics"} {
+		i := strings.Index(got, phase)
+		if i < 0 || i < last {
+			t.Errorf("progress lacks %q after the phases before it:\n%q", phase, got)
+		}
+		last = i
 	}
 }

@@ -163,7 +163,7 @@ func runSeeds(ctx context.Context, io *ioStreams, mw *memWatch, db *analysis.DB,
 	var outs []analysis.Outcome
 	for i := 0; i < n && ctx.Err() == nil; i++ {
 		out, err := analysis.Execute(ctx, db, analysis.Spec{
-			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)),
+			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)), Phase: bar.phase,
 		})
 		if err != nil {
 			return nil, err
