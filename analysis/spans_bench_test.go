@@ -4,13 +4,9 @@ package analysis
 
 import (
 	"context"
-	"database/sql/driver"
 	"path/filepath"
 	"sync"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	duckdb "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
@@ -88,62 +84,5 @@ func BenchmarkSpanInsert(b *testing.B) {
 		b.Fatal(err)
 	}
 	spans := &record.Collector{Spans: all.Spans}
-	type batch struct {
-		t   traces.Table
-		rec arrow.RecordBatch
-	}
-	var batches []batch
-	w, err := traces.NewWriter("bench", ScenarioOptions(s), func(t traces.Table, rec arrow.RecordBatch) error {
-		batches = append(batches, batch{t, rec})
-		return nil
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	spans.Replay(w)
-	if err := w.Close(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		for _, bt := range batches {
-			bt.rec.Release()
-		}
-	}()
-	dir := b.TempDir()
-	ctx := context.Background()
-	var cpu cpuTimer
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, conn := benchConn(b, ctx, filepath.Join(dir, "insert-"+itoa(i)+".duckdb"))
-		b.StartTimer()
-		cpu.start()
-		err = conn.Raw(func(dc any) error {
-			ar, err := duckdb.NewArrowFromConn(dc.(driver.Conn))
-			if err != nil {
-				return err
-			}
-			ex := dc.(driver.ExecerContext)
-			exec := func(q string, args []driver.NamedValue) error { _, err := ex.ExecContext(ctx, q, args); return err }
-			if err := exec("BEGIN TRANSACTION", nil); err != nil {
-				return err
-			}
-			for _, bt := range batches {
-				bt.rec.Retain() // insert releases one reference
-				if err := insert(ar, exec, bt.t, bt.rec); err != nil {
-					return err
-				}
-			}
-			return exec("COMMIT", nil)
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-		conn.Close()
-		if err := db.Close(); err != nil {
-			b.Fatal(err)
-		}
-		cpu.stop()
-	}
-	reportRows(b, len(spans.Spans), cpu)
+	benchArrowInsert(b, spans, ScenarioOptions(s), len(spans.Spans))
 }
