@@ -204,10 +204,11 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 // otherwise. DuckDB's own default is 80% of the machine; capped, it writes the blocks it has
 // compressed out to the file and lets them go, and large queries spill to a temporary folder
 // beside the file (removed when the database is closed), so a run's memory stays bounded at
-// any size. Measured on research-fleet at 100,000 investigations (analysis
-// BenchmarkPeakMemory100k*): without a cap the process peaked near 2 GiB, most of it blocks
-// DuckDB had already written.
-const DefaultMemory = "512MB"
+// any size. Measured on research-fleet at 100,000 investigations at ten times its arrival
+// rate (analysis BenchmarkPeakMemory100kTenfold, whole process): about 2,000 MiB with no
+// cap, 1,113 MiB at 512MB, 896 MiB at 384MB; on the shipped capacity (...Overload, 24M
+// span and transition rows) 942 MiB at 384MB, the metric views spilling but finishing.
+const DefaultMemory = "384MB"
 
 // MemoryEnv names the environment variable that overrides DefaultMemory, in DuckDB's
 // spelling ("1GB", "800MB").

@@ -177,8 +177,8 @@ func TestMemoryLimitApplied(t *testing.T) {
 		}
 		return v
 	}
-	if got := limit(); got != "488.2 MiB" { // 512 MB as DuckDB prints it
-		t.Errorf("default memory_limit %q, want 488.2 MiB", got)
+	if got := limit(); got != "366.2 MiB" { // 384 MB as DuckDB prints it
+		t.Errorf("default memory_limit %q, want 366.2 MiB", got)
 	}
 	t.Setenv(MemoryEnv, "1GB")
 	if err := CheckMemoryEnv(); err != nil {
