@@ -107,7 +107,7 @@ func TestCanaryNeverEmitted(t *testing.T) {
 	c := tracetest.Synthetic(3000, 4)
 	c.Transitions[0].Reason = "retrying with api_key=" + tracetest.Canary
 	c.Investigations[0].TerminationReason = "aborted: " + tracetest.Canary // learned from the attrs
-	other := c.Spans[0] // a tool attempt: Synthetic's spans start with one
+	other := c.Spans[0]                                                    // a tool attempt: Synthetic's spans start with one
 	if other.Operation != record.OpExecuteTool {
 		t.Fatalf("Synthetic starts with a %s span", other.Operation)
 	}

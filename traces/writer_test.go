@@ -359,8 +359,8 @@ func TestWriterAttrLayout(t *testing.T) {
 		tool(10, "backtest", args("momentum")...),
 		{SpanID: 11, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, // never sent: records no set
 			Attrs: []record.Attr{{Key: "violation", Value: "unauthorized_access"}}},
-		tool(12, "notify", record.Attr{Key: "arg.channel", Value: "ops"}), // records notify's set
-		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked}, // no marker
+		tool(12, "notify", record.Attr{Key: "arg.channel", Value: "ops"}),                                             // records notify's set
+		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked},                 // no marker
 		{SpanID: 14, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, Attrs: args("y")}, // its own
 	}
 	s := newSink()
