@@ -30,31 +30,60 @@ const benchSpans = 200_000
 func BenchmarkIngest(b *testing.B) {
 	c := tracetest.Synthetic(benchSpans, 1)
 	rows := tracetest.Rows(c)
+	benchLoads(b, traces.Options{}, func(sink record.Sink) int {
+		c.Replay(sink)
+		return rows
+	})
+}
+
+// benchLoads times, per iteration, one load into a fresh database file (creating the file
+// is not timed): feed sends the records and returns how many it sent, then the load is
+// committed and the file closed. It reports rows per second of wall and of CPU time.
+func benchLoads(b *testing.B, opts traces.Options, feed func(record.Sink) int) {
 	dir := b.TempDir()
+	var rows int
 	var cpu cpuTimer
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		db, err := Create(filepath.Join(dir, "ingest-"+itoa(i)+".duckdb"))
+		db, err := Create(filepath.Join(dir, "load-"+itoa(i)+".duckdb"))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 		cpu.start()
-		l, err := db.Load(context.Background(), "bench", traces.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		c.Replay(l)
-		if err := l.Finish(traces.Run{}); err != nil {
-			b.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			b.Fatal(err)
-		}
+		rows = loadRun(b, db, opts, feed)
 		cpu.stop()
 	}
 	reportRows(b, rows, cpu)
+}
+
+// loadRun loads the records feed sends into db as the run "bench", commits it and closes
+// db; it returns what feed returns.
+func loadRun(b *testing.B, db *DB, opts traces.Options, feed func(record.Sink) int) int {
+	b.Helper()
+	l, err := db.Load(context.Background(), "bench", opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := feed(l)
+	if err := l.Finish(traces.Run{}); err != nil {
+		b.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return n
+}
+
+// simulateTo runs s into sink and returns how many records it sent.
+func simulateTo(b *testing.B, s *scenarios.Scenario, sink record.Sink) int {
+	b.Helper()
+	c := &rowCounter{}
+	if _, err := sim.Run(context.Background(), s, s.Seed, record.Tee{c, sink}, sim.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	return int(c.n)
 }
 
 // BenchmarkDuckDBArrowInsert is DuckDB's side alone, for comparison with BenchmarkIngest:
@@ -216,36 +245,7 @@ func BenchmarkSimulate(b *testing.B) {
 // (writer on the simulator's goroutine, DuckDB on the loader's), the file closed.
 func BenchmarkSimulateIngest(b *testing.B) {
 	s := benchScenario(b)
-	dir := b.TempDir()
-	var rows int64
-	var cpu cpuTimer
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, err := Create(filepath.Join(dir, "sim-"+itoa(i)+".duckdb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		cpu.start()
-		l, err := db.Load(context.Background(), "bench", ScenarioOptions(s))
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := &rowCounter{}
-		if _, err := sim.Run(context.Background(), s, s.Seed, record.Tee{c, l}, sim.Options{}); err != nil {
-			b.Fatal(err)
-		}
-		if err := l.Finish(traces.Run{}); err != nil {
-			b.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			b.Fatal(err)
-		}
-		cpu.stop()
-		rows = c.n
-	}
-	reportRows(b, int(rows), cpu)
+	benchLoads(b, ScenarioOptions(s), func(sink record.Sink) int { return simulateTo(b, s, sink) })
 }
 
 // BenchmarkDuckDBAppender is DuckDB's row-wise bulk path for the same rows: duckdb-go's

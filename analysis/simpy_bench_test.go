@@ -17,7 +17,6 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
-	"github.com/mayday-sim/mayday/traces"
 )
 
 // BenchmarkSimPy compares mayday with SimPy on one model, M/M/8 with fast failures and
@@ -74,7 +73,7 @@ func BenchmarkSimPy(b *testing.B) {
 			b.Logf("%s: %s", py, strings.Join(used, "; "))
 		}
 		path := filepath.Join(dir, "mm8-"+itoa(i)+".duckdb")
-		wall, cpu, n := runMayday(b, ctx, s, path)
+		wall, cpu, n := runMayday(b, s, path)
 		walls["mayday"] += wall
 		cpus["mayday"] += cpu
 		rows = n
@@ -163,7 +162,7 @@ func runSimPy(b *testing.B, py, api string, m mm8Model) (st mm8Stats, wall, cpu 
 // runMayday is `mayday run`'s pipeline from nothing to a closed file at path: the same
 // steps as BenchmarkSimulateIngest, the database's creation included (as the interpreter's
 // start is on SimPy's side).
-func runMayday(b *testing.B, ctx context.Context, s *scenarios.Scenario, path string) (wall, cpu time.Duration, rows int64) {
+func runMayday(b *testing.B, s *scenarios.Scenario, path string) (wall, cpu time.Duration, rows int64) {
 	b.Helper()
 	var ct cpuTimer
 	t0 := time.Now()
@@ -172,22 +171,9 @@ func runMayday(b *testing.B, ctx context.Context, s *scenarios.Scenario, path st
 	if err != nil {
 		b.Fatal(err)
 	}
-	l, err := db.Load(ctx, "bench", ScenarioOptions(s))
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := &rowCounter{}
-	if _, err := sim.Run(ctx, s, s.Seed, record.Tee{c, l}, sim.Options{}); err != nil {
-		b.Fatal(err)
-	}
-	if err := l.Finish(traces.Run{}); err != nil {
-		b.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		b.Fatal(err)
-	}
+	rows = int64(loadRun(b, db, ScenarioOptions(s), func(sink record.Sink) int { return simulateTo(b, s, sink) }))
 	ct.stop()
-	return time.Since(t0), ct.total, c.n
+	return time.Since(t0), ct.total, rows
 }
 
 // checkMM8 reads the customers back from mayday's database and fails b unless mayday, each

@@ -4,14 +4,12 @@ package analysis
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
-	"github.com/mayday-sim/mayday/traces"
 )
 
 // fleetRecords holds the records of research-fleet at 10,000 investigations, simulated once
@@ -34,6 +32,15 @@ var fleetRecords = sync.OnceValues(func() (*record.Collector, error) {
 // alone (about 290k rows, with their attributes) replayed into a Load, committed and the
 // file closed, in span rows per second. Simulating the run is not timed.
 func BenchmarkSpanIngest(b *testing.B) {
+	s, spans := fleetSpans(b)
+	benchLoads(b, ScenarioOptions(s), func(sink record.Sink) int {
+		spans.Replay(sink)
+		return len(spans.Spans)
+	})
+}
+
+// fleetSpans returns research-fleet as shipped and the spans of its run.
+func fleetSpans(b *testing.B) (*scenarios.Scenario, *record.Collector) {
 	s, err := scenarios.Load("research-fleet", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -42,32 +49,7 @@ func BenchmarkSpanIngest(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	spans := &record.Collector{Spans: all.Spans}
-	dir := b.TempDir()
-	var cpu cpuTimer
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		db, err := Create(filepath.Join(dir, "spans-"+itoa(i)+".duckdb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		cpu.start()
-		l, err := db.Load(context.Background(), "bench", ScenarioOptions(s))
-		if err != nil {
-			b.Fatal(err)
-		}
-		spans.Replay(l)
-		if err := l.Finish(traces.Run{}); err != nil {
-			b.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			b.Fatal(err)
-		}
-		cpu.stop()
-	}
-	reportRows(b, len(spans.Spans), cpu)
+	return s, &record.Collector{Spans: all.Spans}
 }
 
 // BenchmarkSpanInsert is DuckDB's side of BenchmarkSpanIngest alone: research-fleet's spans
@@ -75,14 +57,6 @@ func BenchmarkSpanIngest(b *testing.B) {
 // inserted as the loader does (registered view, INSERT ... SELECT, one transaction, one
 // DuckDB thread), then the file closed; in span rows per second.
 func BenchmarkSpanInsert(b *testing.B) {
-	s, err := scenarios.Load("research-fleet", nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	all, err := fleetRecords()
-	if err != nil {
-		b.Fatal(err)
-	}
-	spans := &record.Collector{Spans: all.Spans}
+	s, spans := fleetSpans(b)
 	benchArrowInsert(b, spans, ScenarioOptions(s), len(spans.Spans))
 }
