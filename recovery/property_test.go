@@ -171,6 +171,15 @@ func (f *fleet) nextEvent(t *rapid.T, m *member) (recovery.Event, int64) {
 	return ev, now
 }
 
+// walk takes n random steps: a member, an event for it, the engine's decision.
+func (f *fleet) walk(t *rapid.T, n int) {
+	for i := 0; i < n; i++ {
+		m := f.pick(t)
+		ev, now := f.nextEvent(t, m)
+		f.step(t, m, ev, now)
+	}
+}
+
 // step feeds one event to m and checks every invariant the event could break.
 func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 	before, nrec := stateLine(m.e), len(m.j.recs)
@@ -282,12 +291,7 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 func TestPropertyInvariants(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := newFleet(t)
-		steps := rapid.IntRange(1, 300).Draw(t, "steps")
-		for i := 0; i < steps; i++ {
-			m := f.pick(t)
-			ev, now := f.nextEvent(t, m)
-			f.step(t, m, ev, now)
-		}
+		f.walk(t, rapid.IntRange(1, 300).Draw(t, "steps"))
 		for _, m := range f.members {
 			e, err := recovery.Replay(int64(m.seed), &f.p, m.j.recs)
 			if err != nil {
@@ -306,11 +310,7 @@ func TestPropertyInvariants(t *testing.T) {
 func TestPropertyFoldIsReplay(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := newFleet(t)
-		for i, n := 0, rapid.IntRange(1, 300).Draw(t, "steps"); i < n; i++ {
-			m := f.pick(t)
-			ev, now := f.nextEvent(t, m)
-			f.step(t, m, ev, now)
-		}
+		f.walk(t, rapid.IntRange(1, 300).Draw(t, "steps"))
 		m := f.members[0]
 		recs := m.j.recs
 		whole, err := recovery.Replay(int64(m.seed), &f.p, recs)
@@ -341,11 +341,7 @@ func TestPropertyFoldIsReplay(t *testing.T) {
 func TestPropertyReplayDecides(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		f := newFleet(t)
-		for i, n := 0, rapid.IntRange(0, 100).Draw(t, "prefix"); i < n; i++ {
-			o := f.pick(t)
-			ev, now := f.nextEvent(t, o)
-			f.step(t, o, ev, now)
-		}
+		f.walk(t, rapid.IntRange(0, 100).Draw(t, "prefix"))
 		m := f.members[0]
 		// The original goes on with the fleet's guards; the copy with a clone of them. Both
 		// get a fresh stream with the same seed.
@@ -391,11 +387,7 @@ func TestPropertyReplayIgnoresReasons(t *testing.T) {
 		recovery.ReasonResumed, recovery.ReasonThrottled, "renamed"}
 	rapid.Check(t, func(t *rapid.T) {
 		f := newFleet(t)
-		for i, n := 0, rapid.IntRange(0, 150).Draw(t, "prefix"); i < n; i++ {
-			o := f.pick(t)
-			ev, now := f.nextEvent(t, o)
-			f.step(t, o, ev, now)
-		}
+		f.walk(t, rapid.IntRange(0, 150).Draw(t, "prefix"))
 		m := f.members[0]
 		recs := slices.Clone(m.j.recs)
 		for i := range recs {
