@@ -416,14 +416,18 @@ func (l *Load) drain() error {
 }
 
 // decideAll tells every lane not yet told to commit or roll back, and waits for them.
-func (l *Load) decideAll(commit bool) error {
+func (l *Load) decideAll(commit bool) error { return decide(l.lanes, commit) }
+
+// decide tells the lanes among lanes not yet told to commit or roll back, and waits for
+// them.
+func decide(lanes []*lane, commit bool) error {
 	var errs []error
-	for _, ln := range l.lanes {
+	for _, ln := range lanes {
 		if ln != nil && !ln.told {
 			ln.decide <- commit
 		}
 	}
-	for _, ln := range l.lanes {
+	for _, ln := range lanes {
 		if ln != nil && !ln.told {
 			ln.told = true
 			if err := <-ln.done; err != nil {
@@ -438,12 +442,9 @@ func (l *Load) decideAll(commit bool) error {
 // rows already committed are deleted again, so that the run leaves nothing behind.
 func (l *Load) commit() error {
 	runs := l.lanes[traces.Runs]
-	l.lanes[traces.Runs] = nil // committed last, on its own
-	err := l.decideAll(true)
-	l.lanes[traces.Runs] = runs
-	if runs != nil {
-		err = errors.Join(err, l.decideAll(err == nil))
-	}
+	tables := slices.DeleteFunc(slices.Clone(l.lanes), func(ln *lane) bool { return ln == runs })
+	err := decide(tables, true)
+	err = errors.Join(err, decide([]*lane{runs}, err == nil))
 	if err != nil {
 		return errors.Join(err, l.deleteRun())
 	}
