@@ -16,6 +16,10 @@ import (
 // ErrDuplicateRun reports a run_id that a merge would store twice.
 var ErrDuplicateRun = errors.New("duplicate run_id")
 
+// ErrLayout reports a source database whose tables have columns the target's tables have
+// not: it was written by a mayday with another trace layout, and merging it would lose them.
+var ErrLayout = errors.New("another trace layout")
+
 // Merge copies every run of the databases at paths into dst: each table whole, one scan per
 // source and table (ATTACH, then INSERT … BY NAME SELECT *, so column order may differ
 // between versions), at the pace of DuckDB's own copy; tables dst lacks (such as
@@ -82,6 +86,9 @@ func mergePlan(ctx context.Context, conn *sql.Conn, dstName string, srcs []merge
 		}
 		if tables[si], err = runTables(ctx, conn, s.alias); err != nil {
 			return nil, nil, fmt.Errorf("%w (in %s)", err, s.path)
+		}
+		if err := checkLayout(ctx, conn, dstName, s); err != nil {
+			return nil, nil, err
 		}
 		q := "SELECT run_id, CAST(seed AS UBIGINT), -1 FROM " + qualified(s.alias, "runs") + " ORDER BY rowid"
 		if set["sweep_params"] {
@@ -274,6 +281,33 @@ func copyRuns(ctx context.Context, conn *sql.Conn, dstName string, plan []copySt
 		}
 	}
 	return tx.Commit()
+}
+
+// checkLayout refuses a source whose tables have a column that the target's table of the
+// same name has not (a database of an older or newer trace layout, such as one with the
+// spans.attrs map this version no longer stores), naming the first such column and the
+// version that wrote the source. A column the source lacks is filled with NULL, as before.
+func checkLayout(ctx context.Context, conn *sql.Conn, dstName string, s mergeSource) error {
+	var table, column, version string
+	err := conn.QueryRowContext(ctx, `SELECT c.table_name, c.column_name,
+			coalesce((SELECT any_value(version) FROM `+qualified(s.alias, "runs")+`), 'unknown')
+		FROM duckdb_columns() c
+		WHERE c.database_name = `+literal(s.alias)+` AND c.schema_name = 'main'
+		  AND c.table_name IN (SELECT table_name FROM duckdb_tables()
+			WHERE database_name = `+literal(dstName)+` AND schema_name = 'main')
+		  AND NOT EXISTS (SELECT 1 FROM duckdb_columns() d
+			WHERE d.database_name = `+literal(dstName)+` AND d.schema_name = 'main'
+			  AND d.table_name = c.table_name AND d.column_name = c.column_name)
+		ORDER BY c.table_name, c.column_index LIMIT 1`).Scan(&table, &column, &version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("analysis: merge: reading the columns of %s: %w", s.path, err)
+	}
+	return fmt.Errorf("analysis: merge: %s was written with %w (by mayday %s): its table %s has a column %s, "+
+		"which this version does not store; merge it with the version that wrote it, or run its scenarios again",
+		s.path, ErrLayout, version, table, column)
 }
 
 // runTables lists the base tables of an attached database, refusing one without run_id:

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -56,5 +57,38 @@ func TestMerge(t *testing.T) {
 	}
 	if runs2, _ := ListRuns(ctx, dst); len(runs2) != 2 {
 		t.Errorf("a refused merge changed the target: %d runs", len(runs2))
+	}
+}
+
+// Merge refuses, before copying anything, a source written with another trace layout: one
+// whose spans still have the attrs map this version no longer stores.
+func TestMergeRefusesAnotherLayout(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "old.duckdb")
+	db, err := Create(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Execute(ctx, db, batchSpecs(t)[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().ExecContext(ctx, "ALTER TABLE spans ADD COLUMN attrs MAP(VARCHAR, VARCHAR)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dst, err := Create(filepath.Join(dir, "dst.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dst.Close()
+	_, err = Merge(ctx, dst, []string{src})
+	if !errors.Is(err, ErrLayout) || !strings.Contains(err.Error(), "spans has a column attrs") || !strings.Contains(err.Error(), src) {
+		t.Fatalf("merging a database with spans.attrs: %v; want ErrLayout naming the file, the table and the column", err)
+	}
+	if runs, _ := ListRuns(ctx, dst); len(runs) != 0 {
+		t.Errorf("a refused merge changed the target: %d runs", len(runs))
 	}
 }

@@ -29,10 +29,14 @@ import (
 //   - simpy2-s: the same script on SimPy 2, when both are installed;
 //   - mayday-s: mayday's whole pipeline with its full trace, as `mayday run` does it: a
 //     fresh DuckDB file created, the simulator feeding a Load, Finish, the file closed;
-//   - mayday-sim-s: the simulator alone, its records counted and dropped,
+//   - mayday-sim-s: the simulator alone, its records counted and dropped;
+//   - copy-s (untimed by the benchmark's own clock): DuckDB itself copying the rows of
+//     mayday's file into a fresh file (duckDBCopy, as in BenchmarkEndToEnd), the least any
+//     writer into DuckDB can take for this trace,
 //
-// and reports mayday/simpy (and mayday/simpy2), the CPU seconds of both (the machine may be
-// shared) and the trace rows. After the timed part it checks fidelity: each side's
+// and reports mayday/simpy (and mayday/simpy2), copy/simpy (above 1, no DuckDB writer of
+// this trace can beat SimPy), the CPU seconds of both (the machine may be shared) and the
+// trace rows. After the timed part it checks fidelity: each side's
 // completed customers, attempts and mean time in system agree with the other's and with the
 // closed forms (mm8Agree), or the benchmark fails. It needs python3 with SimPy (`apt-get
 // install python3-simpy python3-simpy3`; MAYDAY_PYTHON names another interpreter) and
@@ -85,7 +89,10 @@ func BenchmarkSimPy(b *testing.B) {
 
 		b.StopTimer()
 		checkMM8(b, m, path, apis, sides)
+		cp := filepath.Join(dir, "mm8-copy-"+itoa(i)+".duckdb")
+		walls["copy"] += duckDBCopy(b, path, cp)
 		os.Remove(path)
+		os.Remove(cp)
 		b.StartTimer()
 	}
 	per := func(d time.Duration) float64 { return d.Seconds() / float64(b.N) }
@@ -95,6 +102,8 @@ func BenchmarkSimPy(b *testing.B) {
 	b.ReportMetric(per(cpus["mayday"]), "mayday-cpu-s")
 	b.ReportMetric(per(walls["sim"]), "mayday-sim-s")
 	b.ReportMetric(walls["mayday"].Seconds()/walls[apis[0]].Seconds(), "mayday/simpy")
+	b.ReportMetric(per(walls["copy"]), "copy-s")
+	b.ReportMetric(walls["copy"].Seconds()/walls[apis[0]].Seconds(), "copy/simpy")
 	if len(apis) > 1 {
 		b.ReportMetric(per(walls[apis[1]]), "simpy2-s")
 		b.ReportMetric(walls["mayday"].Seconds()/walls[apis[1]].Seconds(), "mayday/simpy2")

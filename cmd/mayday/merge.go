@@ -153,7 +153,7 @@ func mergeInto(ctx context.Context, opts *mergeOptions, paths []string, dbPath s
 	}})
 	if err != nil {
 		db.Close()
-		if errors.Is(err, analysis.ErrDuplicateRun) {
+		if errors.Is(err, analysis.ErrDuplicateRun) || errors.Is(err, analysis.ErrLayout) {
 			return badInput(err)
 		}
 		return internal(err)
