@@ -18,21 +18,9 @@ func TestMerge(t *testing.T) {
 	specs := batchSpecs(t)[:2]
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.duckdb")
-	db, err := Create(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range specs {
-		if _, err := Execute(ctx, db, s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := WriteSweepParams(ctx, db, []SweepParam{{specs[0].RunID, 0, "recovery.retry.max_attempts", "1"}, {specs[1].RunID, 0, "recovery.retry.max_attempts", "1"}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	runsInto(t, src, specs, func(db *DB) error {
+		return WriteSweepParams(ctx, db, []SweepParam{{specs[0].RunID, 0, "recovery.retry.max_attempts", "1"}, {specs[1].RunID, 0, "recovery.retry.max_attempts", "1"}})
+	})
 	dst, err := Create(filepath.Join(dir, "dst.duckdb"))
 	if err != nil {
 		t.Fatal(err)
@@ -66,19 +54,10 @@ func TestMergeRefusesAnotherLayout(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	src := filepath.Join(dir, "old.duckdb")
-	db, err := Create(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Execute(ctx, db, batchSpecs(t)[0]); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.SQL().ExecContext(ctx, "ALTER TABLE spans ADD COLUMN attrs MAP(VARCHAR, VARCHAR)"); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	runsInto(t, src, batchSpecs(t)[:1], func(db *DB) error {
+		_, err := db.SQL().ExecContext(ctx, "ALTER TABLE spans ADD COLUMN attrs MAP(VARCHAR, VARCHAR)")
+		return err
+	})
 	dst, err := Create(filepath.Join(dir, "dst.duckdb"))
 	if err != nil {
 		t.Fatal(err)
@@ -90,5 +69,28 @@ func TestMergeRefusesAnotherLayout(t *testing.T) {
 	}
 	if runs, _ := ListRuns(ctx, dst); len(runs) != 0 {
 		t.Errorf("a refused merge changed the target: %d runs", len(runs))
+	}
+}
+
+// runsInto creates a database file at path, executes specs into it, then calls then on it
+// (unless nil) and closes it.
+func runsInto(t *testing.T, path string, specs []Spec, then func(*DB) error) {
+	t.Helper()
+	db, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if _, err := Execute(context.Background(), db, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if then != nil {
+		if err := then(db); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
