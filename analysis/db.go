@@ -209,8 +209,9 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 // writes them together, and a load's tables rarely fill five, so nearly all of a run's
 // compression waited for its commit: one core, after the simulation had ended (research-
 // fleet: 1.2-1.4 s of Finish, against 0.5-0.7 s with this setting; analysis
-// BenchmarkEndToEnd went from 1.56x to 1.22x DuckDB's own copy, medians of 5). The lanes now
-// compress while the simulation runs, and no table holds more than one row group in memory.
+// BenchmarkEndToEnd went from 1.56x DuckDB's own copy to 1.25x, the median of 23 runs). The
+// lanes now compress while the simulation runs, and a table's transaction holds about one
+// row group uncompressed instead of five.
 const writeEachRowGroup = "SET write_buffer_row_group_count = 1"
 
 // DefaultMemory is DuckDB's memory limit in a database mayday writes, unless MemoryEnv says

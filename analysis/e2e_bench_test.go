@@ -17,8 +17,8 @@ import (
 // one benchmark run: each iteration simulates research-fleet into a fresh database file
 // (first event to closed file), then has DuckDB copy the very same rows from that file into
 // another fresh file (ATTACH, INSERT INTO ... SELECT * per table, one transaction, file
-// closed), with DuckDB's default threads, memory limit and write buffer. `e2e/copy` is the ratio of the
-// two walls.
+// closed), with DuckDB's default threads, memory limit and write buffer. `e2e/copy` is the
+// ratio of the two walls.
 func BenchmarkEndToEnd(b *testing.B) {
 	s := benchScenario(b)
 	dir := b.TempDir()
