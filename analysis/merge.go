@@ -125,13 +125,9 @@ func mergePlan(ctx context.Context, conn *sql.Conn, dstName string, srcs []merge
 // Every run of a source is taken, so one scan per table does, in the source's row order:
 // the rows of each run stay in the order they were written.
 func copyTables(ctx context.Context, conn *sql.Conn, dstName string, srcs []mergeSource, tables [][]string, progress func(path, table string, i, n int)) error {
-	dstTables, err := tableSet(ctx, conn, dstName)
+	dstTables, tx, err := beginCopy(ctx, conn, dstName)
 	if err != nil {
 		return err
-	}
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("analysis: merge: %w", err)
 	}
 	defer tx.Rollback()
 	n := 0
@@ -232,16 +228,25 @@ func withAttached(ctx context.Context, dst *DB, srcs []mergeSource, f func(conn 
 	return f(conn, dstName)
 }
 
-// copyRuns copies the runs of plan into the database dstName, in one transaction: every
-// table of the source that has a run_id column, rows of that run only.
-func copyRuns(ctx context.Context, conn *sql.Conn, dstName string, plan []copyStep) error {
+// beginCopy lists the tables dstName has and begins the transaction a copy into it runs in.
+func beginCopy(ctx context.Context, conn *sql.Conn, dstName string) (map[string]bool, *sql.Tx, error) {
 	dstTables, err := tableSet(ctx, conn, dstName)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("analysis: merge: %w", err)
+		return nil, nil, fmt.Errorf("analysis: merge: %w", err)
+	}
+	return dstTables, tx, nil
+}
+
+// copyRuns copies the runs of plan into the database dstName, in one transaction: every
+// table of the source that has a run_id column, rows of that run only.
+func copyRuns(ctx context.Context, conn *sql.Conn, dstName string, plan []copyStep) error {
+	dstTables, tx, err := beginCopy(ctx, conn, dstName)
+	if err != nil {
+		return err
 	}
 	defer tx.Rollback()
 	type key struct{ alias, table string }
