@@ -4,8 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces/tracetest"
 )
@@ -116,8 +114,7 @@ func TestCanaryNeverEmitted(t *testing.T) {
 	c.Span(&other)
 	c.Span(&record.Span{SpanID: 1<<50 + 1, Operation: record.OpPlan, Status: record.StatusOK,
 		Attrs: []record.Attr{{Key: "kind", Value: "model_turn"}, {Key: "session_token", Value: "canary-session-77"}}})
-	s := newSink()
-	s.keep = map[Table][]arrow.RecordBatch{}
+	s := newKeepingSink(t)
 	w, _ := NewWriter("r", Options{BatchRows: 500}, s.emit)
 	c.Replay(w)
 	if err := w.WriteRun(Run{Config: `{"tools":[{"name":"b","arguments":[{"key":"api_key","value":"` + tracetest.Canary + `"}]}]}`}); err != nil {
@@ -126,13 +123,6 @@ func TestCanaryNeverEmitted(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		for _, rs := range s.keep {
-			for _, r := range rs {
-				r.Release()
-			}
-		}
-	}()
 	if len(s.strs) < len(c.Spans) {
 		t.Fatalf("only %d strings seen", len(s.strs))
 	}

@@ -27,6 +27,20 @@ type sink struct {
 
 func newSink() *sink { return &sink{batches: map[Table][]int64{}} }
 
+// newKeepingSink is a sink that also keeps every batch, released when the test ends.
+func newKeepingSink(t *testing.T) *sink {
+	s := newSink()
+	s.keep = map[Table][]arrow.RecordBatch{}
+	t.Cleanup(func() {
+		for _, rs := range s.keep {
+			for _, r := range rs {
+				r.Release()
+			}
+		}
+	})
+	return s
+}
+
 func (s *sink) emit(t Table, rec arrow.RecordBatch) error {
 	defer rec.Release()
 	if !rec.Schema().Equal(Schema(t)) {
@@ -213,8 +227,7 @@ func rowOf(t *testing.T, rec arrow.RecordBatch, row int) map[string]any {
 // One span's values: nulls for absent values, the op_key format, timestamps from the epoch,
 // seconds for durations, lists and maps.
 func TestWriterSpanValues(t *testing.T) {
-	s := newSink()
-	s.keep = map[Table][]arrow.RecordBatch{}
+	s := newKeepingSink(t)
 	w, _ := NewWriter("run-7", Options{}, s.emit)
 	w.Span(&record.Span{TraceID: 3, SpanID: 1 << 40, ParentSpanID: 0, InvestigationID: 3, AgentID: 4,
 		Operation: record.OpExecuteTool, Tool: "backtest", HasKey: true,
@@ -227,13 +240,6 @@ func TestWriterSpanValues(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		for _, rs := range s.keep {
-			for _, r := range rs {
-				r.Release()
-			}
-		}
-	}()
 	sp := rowOf(t, s.keep[Spans][0], 0)
 	epoch := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	want := map[string]any{
@@ -363,8 +369,7 @@ func TestWriterAttrLayout(t *testing.T) {
 		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked},                 // no marker
 		{SpanID: 14, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, Attrs: args("y")}, // its own
 	}
-	s := newSink()
-	s.keep = map[Table][]arrow.RecordBatch{}
+	s := newKeepingSink(t)
 	w, _ := NewWriter("r", Options{BatchRows: 3}, s.emit)
 	for _, sp := range spans {
 		w.Span(sp)
@@ -372,13 +377,6 @@ func TestWriterAttrLayout(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() {
-		for _, rs := range s.keep {
-			for _, r := range rs {
-				r.Release()
-			}
-		}
-	}()
 	h := NewRedactor(nil, nil, nil).Hash(secret)
 	wantArgs := [][3]string{{"backtest", "strategy", "momentum"}, {"backtest", "api_key", h}, {"notify", "channel", "ops"}}
 	if got := kvRows(t, s.keep[ToolArgs], "tool"); !slices.Equal(got, wantArgs) {
