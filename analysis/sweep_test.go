@@ -101,19 +101,7 @@ func batchSpecs(t *testing.T) []Spec {
 func TestBatchEqualsSerial(t *testing.T) {
 	ctx := context.Background()
 	specs := batchSpecs(t)
-	serial, err := Create(filepath.Join(t.TempDir(), "serial.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer serial.Close()
-	var want []Outcome
-	for _, s := range specs {
-		o, err := Execute(ctx, serial, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, o)
-	}
+	serial, want := executeSerially(t, specs)
 
 	var done atomic.Int32
 	res, err := Batch{Workers: 3, Dir: t.TempDir(), Done: func(int, Outcome, error) { done.Add(1) }}.Run(ctx, specs)
@@ -260,19 +248,7 @@ func sameFingerprints(t *testing.T, what string, got, want map[string]string) {
 func TestBatchIntoEqualsSerial(t *testing.T) {
 	ctx := context.Background()
 	specs := batchSpecs(t)
-	serial, err := Create(filepath.Join(t.TempDir(), "serial.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer serial.Close()
-	var want []Outcome
-	for _, s := range specs {
-		o, err := Execute(ctx, serial, s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, o)
-	}
+	serial, want := executeSerially(t, specs)
 	into, err := Create(filepath.Join(t.TempDir(), "into.duckdb"))
 	if err != nil {
 		t.Fatal(err)
@@ -399,4 +375,24 @@ func TestDropRun(t *testing.T) {
 	if kept < 5 {
 		t.Errorf("only %d tables hold the kept run; want the trace tables", kept)
 	}
+}
+
+// executeSerially runs specs one by one into a fresh database file, the reference a batch
+// is compared with, and returns it (closed when the test ends) with their outcomes.
+func executeSerially(t *testing.T, specs []Spec) (*DB, []Outcome) {
+	t.Helper()
+	db, err := Create(filepath.Join(t.TempDir(), "serial.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	var out []Outcome
+	for _, s := range specs {
+		o, err := Execute(context.Background(), db, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, o)
+	}
+	return db, out
 }
