@@ -187,15 +187,12 @@ func timeMerge(b *testing.B, shards []string, path string) (time.Duration, int64
 }
 
 // timeCopy is DuckDB copying the tables of the shards into a new database at path, with the
-// same tables: the floor a merge can reach.
+// same tables and DuckDB's own settings (createAsDuckDB): the floor a merge can reach.
 func timeCopy(b *testing.B, shards []string, path string) time.Duration {
 	b.Helper()
 	ctx := context.Background()
 	start := time.Now()
-	db, err := Create(path)
-	if err != nil {
-		b.Fatal(err)
-	}
+	db := createAsDuckDB(b, path)
 	conn, err := db.SQL().Conn(ctx)
 	if err != nil {
 		b.Fatal(err)
