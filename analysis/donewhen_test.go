@@ -135,3 +135,39 @@ func TestMetastableRetryStorm(t *testing.T) {
 		t.Errorf("the collapse after the brownout: %v incidents, longest %v minutes; want one of >= 120", n, m)
 	}
 }
+
+// A 20-minute outage of the model provider in research-fleet (the backtest outage moved to
+// the model): disruptions, recovery episodes and an incident of at least 20 minutes on the
+// model; the model's parks and throttles are the model's, so no tool whose breaker never
+// opened shows a park; and tool_stats has the model's row, its errors the refused calls.
+func TestModelOutageIsTheModels(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	sc, err := scenarios.Load("research-fleet", []string{"workload.investigations=600", "workload.arrival={uniform: 3h}",
+		"faults[2].tool=model", "faults[2].for=20m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := simulate(t, db, sc, 42, "")
+	q := func(sql string) float64 { return count(t, db, sql, id) }
+	failed := q("SELECT count(*)::DOUBLE FROM disruptions WHERE run_id = ? AND tool = 'model' AND kind = 'failed'")
+	episodes := q("SELECT count(*)::DOUBLE FROM recovery_episodes WHERE run_id = ? AND tool = 'model'")
+	minutes := q("SELECT max(minutes)::DOUBLE FROM incidents WHERE run_id = ? AND tool = 'model'")
+	parked := q("SELECT count(*)::DOUBLE FROM disruptions WHERE run_id = ? AND tool = 'model' AND kind IN ('parked', 'throttled')")
+	if failed < 100 || episodes < 50 || !(minutes >= 20 && minutes <= 40) || parked == 0 {
+		t.Errorf("model outage: %v failed calls, %v episodes, longest model incident %v minutes, %v parks: want disruptions, episodes, one incident of 20-40 minutes and parks on the model",
+			failed, episodes, minutes, parked)
+	}
+	stray := q(`SELECT count(*)::DOUBLE FROM disruptions d WHERE run_id = ? AND kind = 'parked' AND tool <> 'model'
+		AND NOT EXISTS (SELECT 1 FROM tool_samples s WHERE s.run_id = d.run_id AND s.tool = d.tool AND s.breaker_state <> 'closed' AND s.breaker_state <> 'off')`)
+	if stray != 0 {
+		t.Errorf("%v parks charged to a tool whose breaker never opened", stray)
+	}
+	errs := q("SELECT errors::DOUBLE FROM tool_stats WHERE run_id = ? AND tool = 'model'")
+	refused := q("SELECT count(*)::DOUBLE FROM spans WHERE run_id = ? AND operation = 'plan' AND kind = 'model_turn' AND status = 'error'")
+	if errs != refused || errs < failed {
+		t.Errorf("tool_stats: %v model errors, %v refused calls, %v failed signs", errs, refused, failed)
+	}
+}

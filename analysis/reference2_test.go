@@ -35,6 +35,7 @@ type refStep struct {
 func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []refSign {
 	type keyed struct {
 		start int64
+		id    uint64
 		key   record.OpKey
 		tool  string
 	}
@@ -50,10 +51,15 @@ func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []re
 	for i := range c.Spans {
 		s := &c.Spans[i]
 		if s.HasKey && (s.Operation == record.OpExecuteTool || s.Operation == record.OpInspect) {
-			byInv[s.InvestigationID] = append(byInv[s.InvestigationID], keyed{tsMicros(s.Start), s.OpKey, s.Tool})
+			byInv[s.InvestigationID] = append(byInv[s.InvestigationID], keyed{tsMicros(s.Start), s.SpanID, s.OpKey, s.Tool})
 			if _, ok := opTool[s.OpKey]; !ok {
 				opTool[s.OpKey] = s.Tool
 			}
+		}
+		// A refused model call names its operation too: a park or throttle on the model's
+		// guards answers it at the same instant, so it is the model's.
+		if s.HasKey && isModelCall(s) {
+			byInv[s.InvestigationID] = append(byInv[s.InvestigationID], keyed{tsMicros(s.Start), s.SpanID, s.OpKey, "model"})
 		}
 	}
 	for i := range c.Spans {
@@ -65,6 +71,11 @@ func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []re
 			sg.kind = "failed"
 		case s.Operation == record.OpExecuteTool && s.Status == record.StatusTimeout:
 			sg.kind = "timed_out"
+		case isModelCall(s) && isFailed(s):
+			sg.tool, sg.kind = "model", "failed"
+			if s.Status == record.StatusTimeout {
+				sg.kind = "timed_out"
+			}
 		case s.Operation == record.OpExecuteTool && s.Status == record.StatusBlocked:
 			sg.kind = "blocked"
 		case s.Operation == record.OpValidate && s.Status == record.StatusInvalid:
@@ -91,16 +102,18 @@ func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []re
 		}
 		at := tsMicros(tr.At)
 		sg := refSign{inv: tr.InvestigationID, root: root(tr.InvestigationID), kind: kind, at: at, knownAt: at}
+		// The keyed span at the same instant (the last by span id), else the first after
+		// (the first by span id on a tie), else the last before.
 		var next, prev *keyed
 		for i, k := range byInv[tr.InvestigationID] {
-			if k.start >= at && (next == nil || k.start < next.start) {
+			if k.start >= at && (next == nil || k.start < next.start || k.start == next.start && k.id < next.id) {
 				next = &byInv[tr.InvestigationID][i]
 			}
-			if k.start <= at && (prev == nil || k.start > prev.start) {
+			if k.start <= at && (prev == nil || k.start > prev.start || k.start == prev.start && k.id > prev.id) {
 				prev = &byInv[tr.InvestigationID][i]
 			}
 		}
-		if next == nil {
+		if next == nil || prev != nil && prev.start == at {
 			next = prev
 		}
 		if next != nil {
@@ -155,7 +168,7 @@ type refMinute struct {
 }
 
 // refIncidents finds the incidents and the failed attempts inside them.
-func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign) ([]refIncident, int64) {
+func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]refIncident, int64) {
 	type tm struct {
 		tool string
 		m    int64
@@ -167,10 +180,10 @@ func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign)
 		}
 		return mins[k]
 	}
-	for _, s := range attempts {
-		r := get(tm{s.Tool, minuteOf(s.Start)})
+	for _, cl := range attempts {
+		r := get(tm{cl.tool, minuteOf(cl.s.Start)})
 		r.attempts++
-		if isFailed(s) {
+		if isFailed(cl.s) {
 			r.failed++
 		}
 	}
@@ -247,8 +260,9 @@ func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign)
 		roots := map[int64]bool{}
 		faults := map[string]bool{}
 		in := func(tool string, m int64) bool { return tool == inc.Tool && m >= inc.FirstMinute && m < inc.EndMinute }
-		for _, s := range attempts {
-			if !in(s.Tool, minuteOf(s.Start)) {
+		for _, cl := range attempts {
+			s := cl.s
+			if !in(cl.tool, minuteOf(s.Start)) {
 				continue
 			}
 			if isFailed(s) {
@@ -257,7 +271,7 @@ func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign)
 					faults[s.FaultID] = true
 				}
 			}
-			if s.Attempt > 1 {
+			if cl.retry {
 				inc.Retries++
 			}
 		}
@@ -291,7 +305,7 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 			continue
 		}
 		k := refStep{sg.key.Investigation, sg.key.Step}
-		if f, ok := first[k]; !ok || sg.at < f.at {
+		if f, ok := first[k]; !ok || signBefore(sg, f) {
 			first[k] = sg
 		}
 	}
@@ -324,6 +338,15 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 	}
 	slices.SortFunc(out, func(a, b refEpisode) int { return cmp.Compare(a.OpKey, b.OpKey) })
 	return out
+}
+
+// signBefore orders the signs of a step: by instant, then revision, then kind in causal
+// order (a refused call before the park that answers it).
+func signBefore(a, b refSign) bool {
+	rank := func(kind string) int {
+		return slices.Index([]string{"failed", "timed_out", "blocked", "invalid", "crashed", "parked", "throttled"}, kind)
+	}
+	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.key.Revision, b.key.Revision), cmp.Compare(rank(a.kind), rank(b.kind))) < 0
 }
 
 func stepKeyString(k refStep) string {

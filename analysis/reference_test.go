@@ -174,9 +174,17 @@ func reference(run refRun, c *record.Collector) refResult {
 	}
 	m.Set("retry_amplification", ratio(float64(len(attempts)), float64(len(ops))))
 
-	// Incidents, signs of trouble and recovery episodes (reference2_test.go).
+	// Incidents, signs of trouble and recovery episodes (reference2_test.go). The model is
+	// a dependency like any tool: its calls count with the attempts.
+	calls := refCalls(c)
+	failed = 0
+	for _, cl := range calls {
+		if isFailed(cl.s) {
+			failed++
+		}
+	}
 	signs := refSigns(c, invByID)
-	incidents, inIncidents := refIncidents(c, attempts, signs)
+	incidents, inIncidents := refIncidents(c, calls, signs)
 	m.Set("correlated_failure_share", ratio(float64(inIncidents), float64(failed)))
 	episodes := refEpisodes(c, signs, invByID, end)
 	var recSeconds []float64
@@ -224,6 +232,52 @@ func reference(run refRun, c *record.Collector) refResult {
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 
+// refCall is one call to a dependency: a sent tool attempt, or a model call (a plan span
+// of kind model_turn), whose tool is "model".
+type refCall struct {
+	s     *record.Span
+	tool  string
+	retry bool
+}
+
+func isModelCall(s *record.Span) bool {
+	if s.Operation != record.OpPlan {
+		return false
+	}
+	for _, a := range s.Attrs {
+		if a.Key == "kind" {
+			return a.Value == "model_turn"
+		}
+	}
+	return false
+}
+
+// refCalls lists every call: tool attempts (a retry when attempt > 1) and model calls (a
+// retry when the investigation's previous model call, by start then span id, failed).
+func refCalls(c *record.Collector) []refCall {
+	var out []refCall
+	byInv := map[int64][]*record.Span{}
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		switch {
+		case s.Operation == record.OpExecuteTool && s.Status != record.StatusBlocked:
+			out = append(out, refCall{s: s, tool: s.Tool, retry: s.Attempt > 1})
+		case isModelCall(s):
+			byInv[s.InvestigationID] = append(byInv[s.InvestigationID], s)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(byInv)) {
+		model := byInv[id]
+		slices.SortFunc(model, func(a, b *record.Span) int {
+			return cmp.Or(cmp.Compare(tsMicros(a.Start), tsMicros(b.Start)), cmp.Compare(a.SpanID, b.SpanID))
+		})
+		for i, s := range model {
+			out = append(out, refCall{s: s, tool: "model", retry: i > 0 && isFailed(model[i-1])})
+		}
+	}
+	return out
+}
+
 func isFailed(s *record.Span) bool {
 	return s.Status == record.StatusError || s.Status == record.StatusTimeout
 }
@@ -257,6 +311,26 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 		return by[tool]
 	}
 	ops := map[string]map[record.OpKey]bool{}
+	for _, cl := range refCalls(c) {
+		if cl.tool != "model" {
+			continue
+		}
+		ts := get("model")
+		ts.Attempts++
+		if cl.retry {
+			ts.Retries++
+		} else {
+			ts.Operations++
+		}
+		switch cl.s.Status {
+		case record.StatusOK:
+			ts.OK++
+		case record.StatusError:
+			ts.Errors++
+		case record.StatusTimeout:
+			ts.Timeouts++
+		}
+	}
 	for _, s := range c.Spans {
 		switch {
 		case s.Operation == record.OpInspect:
@@ -300,7 +374,9 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 	}
 	var out []refToolStats
 	for tool, ts := range by {
-		ts.Operations = int64(len(ops[tool]))
+		if tool != "model" {
+			ts.Operations = int64(len(ops[tool]))
+		}
 		out = append(out, *ts)
 	}
 	slices.SortFunc(out, func(a, b refToolStats) int { return cmp.Compare(a.Tool, b.Tool) })

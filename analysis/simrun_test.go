@@ -44,6 +44,24 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 					t.Errorf("want one incident of >= 30 minutes: %+v", want.Incidents)
 				}
 			}},
+		{"research-fleet", 7, []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"},
+			func(t *testing.T, want refResult, res sim.Result) {
+				// The outage on the model provider: an incident on the model, and recovery
+				// episodes that the model's refusals began.
+				model := 0
+				for _, e := range want.Episodes {
+					if e.Tool == "model" {
+						model++
+					}
+				}
+				found := false
+				for _, inc := range want.Incidents {
+					found = found || inc.Tool == "model" && inc.EndMinute-inc.FirstMinute >= 20
+				}
+				if !found || model == 0 {
+					t.Errorf("a model outage: want an incident of >= 20 minutes on the model and model episodes: %+v, %d model episodes", want.Incidents, model)
+				}
+			}},
 		{"lost-responses", 1, []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"},
 			func(t *testing.T, want refResult, res sim.Result) {
 				if want.Metrics.Get("duplicate_side_effects") == 0 || res.InFlight+res.AwaitingHuman == 0 {

@@ -309,6 +309,25 @@ func (g *Guards) record(tool int32, now int64, gen uint32, success bool) {
 	}
 }
 
+// Passed feeds a call that reached tool without asking its guards (a model call the
+// provider admitted at once; a refused one goes through the engine) to them: the breaker
+// counts it as a success in its window, and a half-open breaker closes as after a
+// successful probe; a first call (not a retry) earns the retry budget its ratio, as a first
+// attempt does. A call during an open breaker's cooldown changes nothing.
+func (g *Guards) Passed(tool int, now int64, retry bool) {
+	if tool < 0 || tool >= len(g.parked) {
+		return
+	}
+	if g.breakers != nil {
+		b := &g.breakers[tool]
+		b.settle(now)
+		b.record(now, b.gen, true)
+	}
+	if !retry {
+		g.earn(int32(tool), now)
+	}
+}
+
 // Clone returns an independent copy of the guards, for what-if runs from the same fleet
 // state.
 func (g *Guards) Clone() *Guards {

@@ -246,3 +246,34 @@ func TestThrottledRetriesGetSuccessiveSlots(t *testing.T) {
 		t.Fatalf("no floor: slots %s, %s, want 1s twice", time.Duration(a), time.Duration(b))
 	}
 }
+
+// Passed is a success the breaker did not admit: it counts in a closed breaker's window,
+// closes a half-open one, and changes nothing while the breaker is open; a first call earns
+// the retry budget its ratio.
+func TestGuardsPassed(t *testing.T) {
+	g := NewGuards(1, &BudgetConfig{Ratio: 0.5, MinPerSecond: 0}, &BreakerConfig{Window: 10, FailureRatio: 0.5, MinCalls: 2, Cooldown: 100})
+	for i := range 2 {
+		_, _, gen := g.allow(0, int64(i))
+		g.record(0, int64(i), gen, false)
+	}
+	if s := g.Breaker(0, 2); s != BreakerOpen {
+		t.Fatalf("after two failures: breaker %s, want open", s)
+	}
+	g.Passed(0, 50, true)
+	if s := g.Breaker(0, 50); s != BreakerOpen {
+		t.Errorf("a call during the cooldown: breaker %s, want still open", s)
+	}
+	if s := g.Breaker(0, 150); s != BreakerHalfOpen {
+		t.Fatalf("after the cooldown: breaker %s, want half_open", s)
+	}
+	g.Passed(0, 150, true)
+	if s := g.Breaker(0, 151); s != BreakerClosed {
+		t.Errorf("a success while half open: breaker %s, want closed", s)
+	}
+	before := g.Tokens(0, 151)
+	g.Passed(0, 151, false)
+	if after := g.Tokens(0, 151); after <= before && before < 10 {
+		t.Errorf("a first call: budget %v -> %v, want it to earn", before, after)
+	}
+	g.Passed(5, 151, false) // no such tool: ignored
+}

@@ -102,6 +102,7 @@ type agent struct {
 	modelCall         bool  // the engine's next ActSend is the refused model call
 	modelRetry        bool  // the engine's next retry or parking ends with a new model turn
 	modelRetried      bool  // the turn in progress retries a refused model call
+	modelCalls        int32 // model calls since the last completed model turn
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -255,6 +256,7 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
+	a.modelCalls = 0
 	var n int64
 	if w.model.active {
 		n = a.turnTokens // drawn when the call was admitted

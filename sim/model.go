@@ -34,6 +34,11 @@ type provider struct {
 	failure float64
 	rng     *rand.Rand
 	faults  []int32 // faults naming the model that have a model hook, in configuration order
+	// Calls, refusals and retried calls since the last sample, and the last sample emitted
+	// (with At zeroed): the model is sampled like a tool (sample.go).
+	calls, refused, retries int32
+	sampled                 bool
+	lastSamp                record.Sample
 }
 
 func (p *provider) init(sc *scenarios.Scenario, faults []fault, seed uint64) {
@@ -108,7 +113,13 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 func (w *sim) callModel(a *agent) {
 	n := w.turnTokens(a)
 	why, fi, slow := w.admit(n)
+	a.modelCalls++
+	w.model.calls++
+	if a.modelCalls > 1 {
+		w.model.retries++
+	}
 	if why == "" {
+		w.guards.Passed(int(w.model.index), w.now, a.modelCalls > 1)
 		a.turnTokens = n
 		tok := a.await(phThink)
 		a.thinkStart = w.now
@@ -116,8 +127,17 @@ func (w *sim) callModel(a *agent) {
 		w.push(satAdd(w.now, satInt(d*slow)), evThought, a.slot, tok, 0)
 		return
 	}
+	w.model.refused++
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
 	s.Model = w.sc.Workload.Model
+	// A refused call is a failed attempt at the model, a dependency like any tool: it names
+	// the model as its tool and carries the key of the operation the turn is for, and the
+	// call's number since the investigation's last completed turn.
+	s.Tool = scenarios.ModelTool
+	if a.op != nil {
+		s.HasKey, s.OpKey = true, a.op.key
+	}
+	s.Attempt = a.modelCalls
 	s.Start, s.End = w.now, w.now
 	s.Status = record.StatusError
 	s.FailureClass = recovery.Transient.String()

@@ -3,10 +3,10 @@
 -- whether a disrupted operation leaves one.
 --
 -- kind, at (when the sign began), known_at (when the trouble was known), from:
---   'failed'     a sent attempt with status 'error' (see attempts): at = its send, known_at =
---                its end;
---   'timed_out'  a sent attempt with status 'timeout': at = its send (the wait for the
---                timeout counts), known_at = its end;
+--   'failed'     a call with status 'error' (see calls: a tool attempt, or a model call the
+--                provider refused, tool 'model'): at = its send, known_at = its end;
+--   'timed_out'  a call with status 'timeout': at = its send (the wait for the timeout
+--                counts), known_at = its end;
 --   'invalid'    a validate span with status 'invalid' (the result failed validation);
 --   'blocked'    an execute_tool span with status 'blocked' (policy stopped it before sending);
 --   'parked'     a transition with action 'park' and reason 'breaker_open' (the tool's
@@ -15,23 +15,29 @@
 --                budget was empty);
 --   'crashed'    a transition with event 'crashed' (the investigation's worker crashed).
 -- For the last four, known_at = at. Transitions carry no operation: a transition's op_key
--- and tool are those of the investigation's first keyed tool span (execute_tool or
--- inspect) at or after it, else of its last one before it (a park is followed by the send
--- it waited for; a crash by the inspection or the retry of the operation in hand). A sign of
--- an investigation that never had a keyed tool span has op_key and tool NULL.
--- A validate span names no tool: its tool is that of its operation's tool spans.
+-- and tool are those of the investigation's keyed span (execute_tool, inspect, or a
+-- refused model call) at the same instant (the last one, by span_id, when several are),
+-- else of its first one after it, else of its last one before it: a park on the model's
+-- guards answers, at the same instant, the refused call before it; a park on a tool's is
+-- followed by the send it waited for; a crash by the inspection or the retry of the
+-- operation in hand. So the model's parks and throttles are the model's, never
+-- another tool's. A sign of an investigation that never had a keyed span has op_key and
+-- tool NULL.
+-- A validate span names no tool: its tool is that of its operation's tool spans
+-- (execute_tool or inspect; never the model).
 -- step_key: '<investigation>/<step>' of op_key; minute: the minute of at.
 CREATE OR REPLACE VIEW disruptions AS
 WITH keyed AS (
     SELECT run_id, investigation_id, span_id, start, op_key, tool
     FROM spans
-    WHERE operation IN ('execute_tool', 'inspect') AND op_key IS NOT NULL
+    WHERE (operation IN ('execute_tool', 'inspect') OR (operation = 'plan' AND kind = 'model_turn'))
+      AND op_key IS NOT NULL
 ),
 signs AS (
     SELECT run_id, investigation_id, op_key, tool,
            CASE WHEN status = 'timeout' THEN 'timed_out' ELSE 'failed' END AS kind,
            start AS "at", "end" AS known_at
-    FROM attempts
+    FROM calls
     WHERE failed
     UNION ALL
     SELECT run_id, investigation_id, op_key, tool,
@@ -51,17 +57,18 @@ marks AS (
 ),
 -- The nearest keyed span after and before each mark: marks and keyed spans in one timeline
 -- per investigation, read by two windows (sorting is n log n, however many marks an
--- investigation has). A keyed span at the mark's instant counts as both after and before.
+-- investigation has). A keyed span at the mark's instant counts as both after and before;
+-- the last one at that instant (prev_op) is taken.
 timeline AS (
     SELECT run_id, investigation_id, "at", kind, NULL AS span_id, NULL AS op_tool FROM marks
     UNION ALL
-    SELECT run_id, investigation_id, start, NULL, span_id, {'op_key': op_key, 'tool': tool}
+    SELECT run_id, investigation_id, start, NULL, span_id, {'op_key': op_key, 'tool': tool, 'at': start}
     FROM keyed
 ),
 located AS (
     SELECT run_id, investigation_id,
-           coalesce(next_op.op_key, prev_op.op_key) AS op_key,
-           CASE WHEN next_op.op_key IS NOT NULL THEN next_op.tool ELSE prev_op.tool END AS tool,
+           CASE WHEN prev_op."at" = "at" OR next_op.op_key IS NULL THEN prev_op.op_key ELSE next_op.op_key END AS op_key,
+           CASE WHEN prev_op."at" = "at" OR next_op.op_key IS NULL THEN prev_op.tool ELSE next_op.tool END AS tool,
            kind, "at", "at" AS known_at
     FROM (
         SELECT run_id, investigation_id, "at", kind,
@@ -81,7 +88,10 @@ everything AS (
     SELECT * FROM located
 ),
 op_tools AS (
-    SELECT run_id, op_key, any_value(tool) AS tool FROM keyed GROUP BY run_id, op_key
+    SELECT run_id, op_key, any_value(tool) AS tool
+    FROM keyed
+    WHERE tool <> 'model'
+    GROUP BY run_id, op_key
 )
 SELECT e.run_id, i.root_id, e.investigation_id, e.op_key,
        split_part(e.op_key, '/', 1) || '/' || split_part(e.op_key, '/', 2) AS step_key,

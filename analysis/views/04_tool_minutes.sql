@@ -1,6 +1,7 @@
 -- tool_minutes: per run, tool and minute in which the tool received an attempt or was
 -- guarded: attempts, failed attempts and retries sent, parks and throttles, and the incident
--- test (docs/metrics.md, incidents and correlated_failure_share).
+-- test (docs/metrics.md, incidents and correlated_failure_share). The model provider is a
+-- tool here, 'model': its attempts are its calls (see calls).
 --
 -- baseline: the tool's own failure ratio in ordinary minutes, in two passes so that a
 -- disruption does not raise the bar it is tested against. Pass 1 tests every minute against
@@ -26,7 +27,7 @@ WITH per_minute AS (
            count(*) AS attempts,
            count(*) FILTER (WHERE failed) AS failed_attempts,
            count(*) FILTER (WHERE retry) AS retries
-    FROM attempts
+    FROM calls
     GROUP BY run_id, tool, minute
 ),
 guards AS (

@@ -10,12 +10,13 @@
 --
 -- start / end: the first active minute's start and the last one's end (end exclusive).
 -- hot_minutes, guarded_minutes: how many of its minutes were hot / guarded.
--- failed_attempts: failed attempts sent to the tool during the incident (see attempts).
+-- failed_attempts: failed attempts sent to the tool during the incident (see calls: for the
+-- model, its refused calls).
 -- affected_investigations: distinct root investigations (a subagent counts as its root)
 -- disrupted at the tool during it: an attempt failed or timed out, or an operation was
 -- parked on the breaker or throttled by the retry budget (see disruptions).
 -- parked, throttled: parks on the breaker / throttles of the retry budget during it.
--- retries_sent: attempts with attempt > 1 sent to the tool during the incident.
+-- retries_sent: retries (see calls) sent to the tool during the incident.
 -- fault_ids: the faults the failed attempts carried (sorted; empty when none was tagged).
 -- incident: 1, 2, ... per run, in order of start, then tool.
 CREATE OR REPLACE VIEW incidents AS
@@ -49,7 +50,7 @@ sent AS (
            count(*) FILTER (WHERE a.retry) AS retries_sent,
            list_sort(list(DISTINCT a.fault_id) FILTER (WHERE a.failed AND coalesce(a.fault_id, '') <> '')) AS fault_ids
     FROM merged m
-    JOIN attempts a
+    JOIN calls a
       ON a.run_id = m.run_id AND a.tool = m.tool
      AND a.minute >= m.first_minute AND a.minute < m.end_minute
     GROUP BY m.run_id, m.tool, m.first_minute

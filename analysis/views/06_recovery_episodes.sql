@@ -8,6 +8,10 @@
 -- inside the episode and count. Signs without an operation (disruptions.op_key NULL) are
 -- not episodes.
 --
+-- The first sign is the earliest; among signs at the same instant, that of the earliest
+-- revision (an invalid result comes before its revision's trouble), then by kind in the
+-- order failed, timed_out, blocked, invalid, crashed, parked, throttled (a refused call
+-- before the park that answers it).
 -- start: the first sign's at; detected_at: its known_at (the end of a failed attempt, when
 -- its failure was known; the sign itself otherwise).
 -- end, outcome:
@@ -22,19 +26,25 @@
 -- detected_at. signs: how many signs the episode saw; first_kind: the first sign's kind.
 -- tool: the first sign's tool. Steps of subagents count like those of roots.
 CREATE OR REPLACE VIEW recovery_episodes AS
-WITH firsts AS (
+WITH ordered AS (
+    SELECT *,
+           {'at': "at", 'revision': split_part(op_key, '/', 3)::INTEGER,
+            'rank': list_position(['failed', 'timed_out', 'blocked', 'invalid', 'crashed', 'parked', 'throttled'], kind)} AS seq
+    FROM disruptions
+    WHERE op_key IS NOT NULL
+),
+firsts AS (
     SELECT run_id, step_key,
            any_value(root_id) AS root_id,
            any_value(investigation_id) AS investigation_id,
-           arg_min(op_key, "at") AS op_key,
-           arg_min(tool, "at") AS tool,
-           arg_min(kind, "at") AS first_kind,
+           arg_min(op_key, seq) AS op_key,
+           arg_min(tool, seq) AS tool,
+           arg_min(kind, seq) AS first_kind,
            min("at") AS start,
-           arg_min(known_at, "at") AS detected_at,
+           arg_min(known_at, seq) AS detected_at,
            count(*) AS signs,
            count(*) FILTER (WHERE kind IN ('failed', 'timed_out')) AS failed_attempts
-    FROM disruptions
-    WHERE op_key IS NOT NULL
+    FROM ordered
     GROUP BY run_id, step_key
 ),
 valid AS (

@@ -1,4 +1,7 @@
--- tool_stats: per run and tool, the traffic, failures, guards' effect and cost.
+-- tool_stats: per run and tool, the traffic, failures, guards' effect and cost. The model
+-- provider has its row, tool 'model', wherever the run made a model call: its attempts
+-- are its calls (see calls), its operations the calls that are not retries (one per model
+-- turn asked for), its errors its refused calls; it has no executions.
 --
 -- attempts, operations, retries, amplification (= attempts / operations), ok, errors,
 -- timeouts, invalid: over sent attempts (see attempts); blocked: execute_tool spans stopped
@@ -15,12 +18,15 @@ CREATE OR REPLACE VIEW tool_stats AS
 WITH tools AS (
     SELECT DISTINCT run_id, tool FROM spans WHERE operation IN ('execute_tool', 'inspect')
     UNION
+    SELECT DISTINCT run_id, tool FROM calls
+    UNION
     SELECT DISTINCT run_id, tool FROM executions
 ),
 att AS (
     SELECT run_id, tool,
            count(*) AS attempts,
-           count(DISTINCT op_key) AS operations,
+           CASE WHEN tool = 'model' THEN count(*) FILTER (WHERE NOT retry)
+                ELSE count(DISTINCT op_key) END AS operations,
            count(*) FILTER (WHERE retry) AS retries,
            count(*) FILTER (WHERE status = 'ok') AS ok,
            count(*) FILTER (WHERE status = 'error') AS errors,
@@ -28,7 +34,7 @@ att AS (
            count(*) FILTER (WHERE status = 'invalid') AS invalid,
            avg(queue_wait) AS mean_queue_wait,
            quantile_cont(queue_wait, 0.95) AS p95_queue_wait
-    FROM attempts
+    FROM calls
     GROUP BY run_id, tool
 ),
 other AS (

@@ -37,8 +37,8 @@
 --                         execution compute.
 -- wasted_token_ratio      wasted tokens / all tokens of every investigation (see
 --                         token_costs).
--- correlated_failure_share failed attempts sent to a tool during one of its incidents (see
---                         incidents) / failed attempts.
+-- correlated_failure_share failed calls sent to a dependency (a tool or the model) during
+--                         one of its incidents (see incidents) / failed calls (see calls).
 -- makespan                run_clock.makespan (seconds of simulated time).
 -- events                  runs.events (simulation events processed).
 --
@@ -75,9 +75,13 @@ tok AS (
 att AS (
     SELECT run_id,
            count(*) AS attempts,
-           count(DISTINCT op_key) AS operations,
-           count(*) FILTER (WHERE failed) AS failed_attempts
+           count(DISTINCT op_key) AS operations
     FROM attempts
+    GROUP BY run_id
+),
+failed_calls AS (
+    SELECT run_id, count(*) FILTER (WHERE failed) AS failed_attempts
+    FROM calls
     GROUP BY run_id
 ),
 corr AS (
@@ -178,7 +182,7 @@ SELECT r.run_id,
        coalesce(ex.compute, 0) / nullif(coalesce(inv.completed, 0), 0) AS compute_per_completion,
        coalesce(ex.wasted_compute, 0) / nullif(coalesce(ex.compute, 0), 0) AS wasted_compute_ratio,
        coalesce(tok.wasted_tokens, 0) / nullif(coalesce(tok.tokens, 0), 0) AS wasted_token_ratio,
-       coalesce(corr.incident_failed_attempts, 0) / nullif(coalesce(att.failed_attempts, 0), 0) AS correlated_failure_share,
+       coalesce(corr.incident_failed_attempts, 0) / nullif(coalesce(fc.failed_attempts, 0), 0) AS correlated_failure_share,
        c.makespan,
        r.events,
        coalesce(inv.started, 0) AS started,
@@ -197,6 +201,7 @@ JOIN run_clock c USING (run_id)
 LEFT JOIN inv USING (run_id)
 LEFT JOIN tok USING (run_id)
 LEFT JOIN att USING (run_id)
+LEFT JOIN failed_calls fc USING (run_id)
 LEFT JOIN corr USING (run_id)
 LEFT JOIN ex USING (run_id)
 LEFT JOIN rec USING (run_id)
