@@ -79,7 +79,7 @@ func defaultTool(name string) Tool {
 	}
 }
 
-// defaultMix weighs every tool equally, in file order.
+// defaultMix weighs every tool equally.
 func defaultMix(tools []Tool) []Weight {
 	mix := make([]Weight, len(tools))
 	for i, t := range tools {

@@ -146,15 +146,16 @@ expect:
 		{"compute budget cu-s", s.Recovery.Budgets.Compute, 36000},
 		{"wall budget ns", float64(s.Recovery.Budgets.Wall), float64(72 * time.Hour)},
 		{"crash rate per second", s.Faults[0].Rate.PerSecond, 1.0 / 86400},
-		{"makespan bound s", s.Expect[0].Value, 7200},
-		{"between upper", s.Expect[1].Upper, 1},
+		// expect is read in metric order: completion_rate, then makespan.
+		{"makespan bound s", s.Expect[1].Value, 7200},
+		{"between upper", s.Expect[0].Upper, 1},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
-	if s.Expect[0].Line != 14 {
-		t.Errorf("expect line = %d, want 14", s.Expect[0].Line)
+	if s.Expect[1].Line != 14 {
+		t.Errorf("expect line = %d, want 14", s.Expect[1].Line)
 	}
 }

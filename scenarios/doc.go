@@ -13,8 +13,10 @@
 //     above its median, malformed durations and rates, and a lost_response or hang fault on
 //     a tool without a timeout (the caller would wait forever) are all errors.
 //   - The resolved scenario holds no maps: the file's maps (tools, the tool mix, arguments,
-//     expect, tolerances, sweep) become slices in file order, so JSON() is the same bytes for
-//     the same scenario and Hash() (SHA-256 of JSON) identifies it.
+//     prices, reviewers' cases, expect, tolerances) become slices in name order, whatever
+//     the order of their keys in the file (YAML mappings are unordered), so JSON() is the
+//     same bytes for the same scenario, Hash() (SHA-256 of JSON) identifies it, and a run
+//     does not depend on key order. Only sweep keeps file order (it orders the grid).
 //   - Overrides (Override, ParseSet, Expand, Scenario.With) change the YAML tree before
 //     decoding, so an overridden value meets exactly the checks a value in the file meets.
 //     Paths are those of `sweep`: recovery.retry.max_attempts, faults[2].for,

@@ -61,6 +61,7 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	if err := v.errs.err(); err != nil {
 		return nil, err
 	}
+	canonical(s)
 	s.Source = SourceInfo{File: name, Data: bytes.Clone(data), Overrides: append([]Override(nil), ovs...)}
 	return s, nil
 }

@@ -7,8 +7,9 @@ import "time"
 // decoder in parse.go produces them. Field order follows the file format.
 //
 // Durations are simulated time (time.Duration, integer nanoseconds). Maps of the file format
-// (tools, the tool mix, arguments, expect, sweep) become slices in file order, so that no map
-// iteration order can reach a simulation.
+// (tools, the tool mix, arguments, prices, reviewers' cases, expect, tolerances) become
+// slices in name order (canonical.go), so that neither map iteration nor the order of keys
+// in the file can reach a simulation; sweep keeps file order.
 
 // Scenario is one parsed, validated scenario with defaults resolved.
 type Scenario struct {
@@ -26,7 +27,7 @@ type Scenario struct {
 	Redact []string      `json:"redact,omitempty"`
 	Expect []Expectation `json:"expect,omitempty"`
 	// Tolerances holds per-metric tolerances for baseline comparison (`mayday check
-	// --baseline`), in file order.
+	// --baseline`), by metric name.
 	Tolerances []Tolerance `json:"tolerances,omitempty"`
 	Sweep      []SweepAxis `json:"sweep,omitempty"`
 	// Model is the model provider as a shared, limited service; nil = unlimited, never
@@ -67,7 +68,7 @@ type Workload struct {
 	// grows): step s (from 0) uses Tokens × TokensGrowth^s. 0 stands for the default, 1.
 	TokensGrowth float64   `json:"tokens_growth,omitempty"`
 	Model        string    `json:"model,omitempty"`
-	Mix          []Weight  `json:"tools"` // step mix, file order, weights > 0
+	Mix          []Weight  `json:"tools"` // step mix, by tool name, weights > 0
 	Subagents    Subagents `json:"subagents"`
 	Behaviour    Behaviour `json:"behaviour"`
 	// Workers is the number of workers that run investigations (roots and subagents) at
@@ -271,7 +272,7 @@ type ModelService struct {
 }
 
 // Prices is the price table: per model, per 1000 input and output tokens; per tool, per
-// attempt sent and per compute-unit second of execution. Entries are in file order.
+// attempt sent and per compute-unit second of execution. Entries are in name order.
 type Prices struct {
 	Currency string       `json:"currency"`
 	Models   []ModelPrice `json:"models,omitempty"`
@@ -350,7 +351,7 @@ type Humans struct {
 	ReviewTime Dist    `json:"review_time"` // duration; the default for every case
 	Approve    float64 `json:"approve"`     // the default for every case
 	// ByClass overrides approve and review_time for escalations of one failure class
-	// (FailureClasses), in file order.
+	// (FailureClasses), by class name.
 	ByClass []HumanCase `json:"by_class,omitempty"`
 }
 
