@@ -58,6 +58,9 @@ func Run(ctx context.Context, s *scenarios.Scenario, seed uint64, sink record.Si
 	if sink == nil {
 		sink = record.Discard{}
 	}
+	// The order of a mapping's keys never matters: a scenario built in code runs as its
+	// canonical form, as a parsed one does (scenarios.Canonical).
+	s = s.Canonical()
 	w, err := newSim(s, seed, sink, opt)
 	if err != nil {
 		return Result{}, err

@@ -1,0 +1,282 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/metric"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/sim/simtest"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// The metamorphic relations of docs/metrics.md: changes to a scenario that must leave every
+// metric as it was (or, for prices, scale the money metrics by exactly k and leave the rest
+// as it was), checked on every embedded example and on scenarios of the simulator's fuzz
+// generator. Each is exact, not approximate: the simulation draws every random number
+// from a stream keyed by the entity's name, so what a relation adds draws from its own
+// stream or none, and a power-of-two factor scales a float without rounding.
+
+// relation is one metamorphic relation: change turns the scenario into its partner (a
+// copy; the original is not modified).
+type relation struct {
+	name   string
+	change func(s *scenarios.Scenario) *scenarios.Scenario
+	// money is the factor the money metrics scale by (1: unchanged).
+	money float64
+	// sameDigest: the partner's trace is the same row for row, not only its metrics.
+	sameDigest bool
+}
+
+// relPriceFactor scales prices; a power of two, so every product and sum of prices scales
+// exactly (no rounding), and a cost budget binds at the same instant.
+const relPriceFactor = 4
+
+var relations = []relation{
+	{name: "prices and cost budget scaled by 4", money: relPriceFactor, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := clonePrices(s)
+		for i := range c.Prices.Models {
+			c.Prices.Models[i].Input *= relPriceFactor
+			c.Prices.Models[i].Output *= relPriceFactor
+		}
+		for i := range c.Prices.Tools {
+			c.Prices.Tools[i].Call *= relPriceFactor
+			c.Prices.Tools[i].ComputeSecond *= relPriceFactor
+		}
+		c.Recovery.Budgets.Cost *= relPriceFactor
+		return c
+	}},
+	{name: "mappings in reverse order", money: 1, sameDigest: true, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := clonePrices(s)
+		c.Tools = slices.Clone(s.Tools)
+		slices.Reverse(c.Tools)
+		for i := range c.Tools {
+			c.Tools[i].Arguments = slices.Clone(c.Tools[i].Arguments)
+			slices.Reverse(c.Tools[i].Arguments)
+		}
+		c.Workload.Mix = slices.Clone(s.Workload.Mix)
+		slices.Reverse(c.Workload.Mix)
+		slices.Reverse(c.Prices.Models)
+		slices.Reverse(c.Prices.Tools)
+		c.Expect = slices.Clone(s.Expect)
+		slices.Reverse(c.Expect)
+		return c
+	}},
+	{name: "a tool no investigation uses", money: 1, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		// Named to sort first, so that every other tool moves in the canonical order.
+		unused := s.Tools[0]
+		unused.Name, unused.Arguments = "a-unused-tool", nil
+		c.Tools = append([]scenarios.Tool{unused}, s.Tools...)
+		return &c
+	}},
+	{name: "a fault with probability 0", money: 1, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		c.Faults = append(slices.Clone(s.Faults), scenarios.Fault{ID: "never", Index: len(s.Faults),
+			Kind: scenarios.FaultTransient, Tool: s.Workload.Mix[0].Tool, Probability: 0})
+		return &c
+	}},
+	{name: "a fault window after the horizon", money: 1, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		c.Faults = append(slices.Clone(s.Faults), scenarios.Fault{ID: "too-late", Index: len(s.Faults),
+			Kind: scenarios.FaultOutage, Tool: s.Workload.Mix[0].Tool, At: s.Horizon + time.Hour, For: 30 * time.Minute})
+		return &c
+	}},
+	{name: "renamed", money: 1, sameDigest: true, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		c.Name = s.Name + "-renamed"
+		return &c
+	}},
+	{name: "another description", money: 1, sameDigest: true, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		c.Description = "the same fleet, described otherwise"
+		return &c
+	}},
+	{name: "an expect block and tolerances added", money: 1, sameDigest: true, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		c.Expect = append(slices.Clone(s.Expect), scenarios.Expectation{Metric: "completion_rate", Op: ">=", Value: 0, Text: ">= 0"})
+		c.Tolerances = append(slices.Clone(s.Tolerances), scenarios.Tolerance{Metric: "completion_rate", Value: 0.01})
+		return &c
+	}},
+	{name: "step mix weights doubled", money: 1, sameDigest: true, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		c.Workload.Mix = slices.Clone(s.Workload.Mix)
+		for i := range c.Workload.Mix {
+			c.Workload.Mix[i].Weight *= 2
+		}
+		return &c
+	}},
+	{name: "run again", money: 1, sameDigest: true, change: func(s *scenarios.Scenario) *scenarios.Scenario {
+		c := *s
+		return &c
+	}},
+}
+
+// clonePrices copies s with its own price table; an unpriced s gets one (so that the money
+// metrics are defined), the same as the base run's (see priced).
+func clonePrices(s *scenarios.Scenario) *scenarios.Scenario {
+	c := *s
+	p := *s.Prices
+	p.Models, p.Tools = slices.Clone(p.Models), slices.Clone(p.Tools)
+	c.Prices = &p
+	return &c
+}
+
+// priced returns s with a price table: its own, or one that prices the model and every
+// tool, so that the money metrics are defined in every run.
+func priced(s *scenarios.Scenario) *scenarios.Scenario {
+	if s.Prices != nil {
+		return s
+	}
+	c := *s
+	if c.Workload.Model == "" {
+		c.Workload.Model = "m"
+	}
+	c.Prices = &scenarios.Prices{Currency: "USD",
+		Models: []scenarios.ModelPrice{{Model: c.Workload.Model, Input: 0.003, Output: 0.015}}}
+	for i, t := range s.Tools {
+		c.Prices.Tools = append(c.Prices.Tools, scenarios.ToolPrice{Tool: t.Name, Call: 0.001 * float64(i+1), ComputeSecond: 0.0002})
+	}
+	return &c
+}
+
+// relLoad simulates s with seed into db as run id, and returns its digest.
+func relLoad(t *testing.T, db *DB, s *scenarios.Scenario, seed uint64, id string) string {
+	t.Helper()
+	var c record.Collector
+	d := record.NewDigest()
+	res, err := sim.Run(context.Background(), s, seed, record.Tee{&c, d}, sim.Options{})
+	if err != nil {
+		t.Fatalf("%s: %v", id, err)
+	}
+	if err := LoadCollector(db, id, &c, traces.Run{Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
+		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	return d.Sum()
+}
+
+// sameValue compares two metric values: both undefined, or equal to within the rounding of
+// DuckDB's parallel sums (a relative 1e-12; the simulations themselves are identical).
+func sameValue(a, b float64) bool {
+	if math.IsNaN(a) || math.IsNaN(b) {
+		return math.IsNaN(a) && math.IsNaN(b)
+	}
+	return a == b || math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// relCase is one scenario under test: its base run and each relation's partner.
+type relCase struct {
+	name    string
+	digests []string // base, then one per relation
+}
+
+// loadRelations loads s (priced) and each relation's partner into db, as runs
+// "<name>/base" and "<name>/<relation index>".
+func loadRelations(t *testing.T, db *DB, name string, s *scenarios.Scenario, seed uint64) relCase {
+	t.Helper()
+	s = priced(s)
+	if err := s.Validate(); err != nil {
+		t.Fatalf("%s: base scenario: %v", name, err)
+	}
+	rc := relCase{name: name, digests: []string{relLoad(t, db, s, seed, name+"/base")}}
+	for i, r := range relations {
+		other := r.change(s)
+		if err := other.Validate(); err != nil {
+			t.Fatalf("%s, %s: the changed scenario is invalid: %v", name, r.name, err)
+		}
+		rc.digests = append(rc.digests, relLoad(t, db, other, seed, fmt.Sprintf("%s/%d", name, i)))
+	}
+	return rc
+}
+
+// compareRelations reads every run's metrics in one pass over the views and compares each
+// partner with its base.
+func compareRelations(t *testing.T, db *DB, cases []relCase) {
+	t.Helper()
+	all, err := db.AllMetrics(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	byRun := map[string]Metrics{}
+	for _, m := range all {
+		byRun[m.RunID] = m
+	}
+	for _, rc := range cases {
+		t.Run(rc.name, func(t *testing.T) {
+			base := byRun[rc.name+"/base"]
+			for i, r := range relations {
+				got := byRun[fmt.Sprintf("%s/%d", rc.name, i)]
+				if r.sameDigest && rc.digests[i+1] != rc.digests[0] {
+					t.Errorf("%s: digest %s, want %s", r.name, rc.digests[i+1], rc.digests[0])
+				}
+				for _, name := range MetricNames {
+					want := base.Get(name)
+					if m, _ := metric.Lookup(name); m.Unit == metric.Money {
+						want *= r.money
+					}
+					if v := got.Get(name); !sameValue(v, want) {
+						t.Errorf("%s: %s = %v, want %v", r.name, name, v, want)
+					}
+				}
+				if !maps.Equal(got.TerminationReasons, base.TerminationReasons) {
+					t.Errorf("%s: termination reasons %v, want %v", r.name, got.TerminationReasons, base.TerminationReasons)
+				}
+			}
+		})
+	}
+}
+
+// TestMetamorphicRelationsOnExamples checks every relation on every embedded example, cut
+// to 40 investigations.
+func TestMetamorphicRelationsOnExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	var cases []relCase
+	for _, info := range scenarios.List() {
+		s, err := scenarios.Load(info.Name, []string{"workload.investigations=40"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, loadRelations(t, db, info.Name, s, s.Seed))
+	}
+	compareRelations(t, db, cases)
+}
+
+// TestMetamorphicRelationsOnGeneratedScenarios checks every relation on scenarios of the
+// simulator's fuzz generator (small: at most 30 investigations over at most 13 hours).
+func TestMetamorphicRelationsOnGeneratedScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	var cases []relCase
+	for i := range 40 {
+		b := make([]byte, 96)
+		for j := range b {
+			b[j] = byte((i+3)*(j+11)*37 + j*j*7 + i)
+		}
+		s := simtest.Generate(b)
+		if s.Validate() != nil {
+			continue
+		}
+		if cases = append(cases, loadRelations(t, db, fmt.Sprint("generated-", i), s, uint64(i+1))); len(cases) == 6 {
+			break
+		}
+	}
+	if len(cases) < 6 {
+		t.Fatalf("only %d generated scenarios were valid", len(cases))
+	}
+	compareRelations(t, db, cases)
+}
