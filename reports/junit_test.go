@@ -33,7 +33,7 @@ func TestWriteJUnit(t *testing.T) {
 			Cases    []struct {
 				Name      string `xml:"name,attr"`
 				SystemOut string `xml:"system-out"`
-				Failure *struct {
+				Failure   *struct {
 					Message string `xml:"message,attr"`
 				} `xml:"failure"`
 				Error *struct {
