@@ -90,7 +90,7 @@ fuzz:
 GREMLINS_VERSION := v0.6.0
 GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
 PKG ?= ./recovery ./scenarios ./traces ./sim
-MUTATE_FLAGS ?= --workers 2 --test-cpu 1 --timeout-coefficient 10
+MUTATE_FLAGS ?= --workers 2 --test-cpu 1 --timeout-coefficient 60
 
 $(GREMLINS):
 	mkdir -p bin/gobin
