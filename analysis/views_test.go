@@ -65,6 +65,11 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &inc.Failed, &inc.Affected, &inc.Retries, &faults, &number); err != nil {
 			t.Fatal(err)
 		}
+		for _, at := range []time.Time{start, end} {
+			if (at.UnixMicro()-epochMicros)%60_000_000 != 0 {
+				t.Errorf("incident %d: %v is not on a whole minute", number, at)
+			}
+		}
 		inc.FirstMinute = (start.UnixMicro() - epochMicros) / 60_000_000
 		inc.EndMinute = (end.UnixMicro() - epochMicros) / 60_000_000
 		if minutes != inc.EndMinute-inc.FirstMinute {
