@@ -156,6 +156,7 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
 	compareToolStats(t, db, run, c, want)
+	compareGoodput(t, db, run.ID, c)
 	return want
 }
 
