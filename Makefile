@@ -16,7 +16,7 @@ build:
 
 # The main job: simulate the embedded default scenario and print its metrics.
 run: build
-	./$(BIN) run research-fleet --out runs/research-fleet --force
+	./$(BIN) run research-fleet --force
 
 # The container image (see docs/scale-out.md), tagged with the same version the binary is
 # stamped with, so a pinned reference names one build. IMAGE is the repository to tag
@@ -90,7 +90,7 @@ fuzz:
 GREMLINS_VERSION := v0.6.0
 GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
 PKG ?= ./recovery ./scenarios ./traces ./sim
-MUTATE_FLAGS ?= --workers 2 --test-cpu 1 --timeout-coefficient 10
+MUTATE_FLAGS ?= --workers 2 --test-cpu 1 --timeout-coefficient 60
 
 $(GREMLINS):
 	mkdir -p bin/gobin

@@ -255,6 +255,18 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 			flush()
 		}
 	}
+	// next: whether an attempt has a retry (the same operation's next attempt at the tool).
+	type try struct {
+		tool    string
+		key     record.OpKey
+		attempt int32
+	}
+	next := map[try]bool{}
+	for _, cl := range attempts {
+		if cl.s.HasKey {
+			next[try{cl.tool, cl.s.OpKey, cl.s.Attempt - 1}] = true
+		}
+	}
 	for i := range incidents {
 		inc := &incidents[i]
 		roots := map[int64]bool{}
@@ -271,8 +283,8 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 					faults[s.FaultID] = true
 				}
 			}
-			if cl.retry {
-				inc.Retries++
+			if s.HasKey && next[try{cl.tool, s.OpKey, s.Attempt}] {
+				inc.Retries++ // its retry, sent whenever: a hang's go out after the timeouts
 			}
 		}
 		for _, sg := range signs {
