@@ -87,17 +87,22 @@ func TestEpisodesFromTheFirstSignOfTrouble(t *testing.T) {
 			t.Errorf("episode %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	// Median of 20, 65, 70, 600 = (65 + 70) / 2; full scope: 2 of 4 started (2 reduced, 4
-	// terminated).
+	// Recovered at 20, 65 and 70 s, never at 600 s: half of the 4 had recovered by 65 s,
+	// and with one never recovering no 95% point exists; full scope: 2 of 4 started (2
+	// reduced, 4 terminated).
 	m, err := db.Metrics(t.Context(), "hand")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Get("median_recovery_time") != 67.5 || m.Get("full_scope_completion_rate") != 0.5 {
-		t.Errorf("median_recovery_time %v (want 67.5), full_scope_completion_rate %v (want 0.5)", m.Get("median_recovery_time"), m.Get("full_scope_completion_rate"))
+	if m.Get("median_recovery_time") != 65 || m.Get("full_scope_completion_rate") != 0.5 {
+		t.Errorf("median_recovery_time %v (want 65), full_scope_completion_rate %v (want 0.5)", m.Get("median_recovery_time"), m.Get("full_scope_completion_rate"))
 	}
-	if !math.IsNaN(m.Get("goodput_recovery_time")) {
-		t.Errorf("no fault window: goodput_recovery_time %v, want NULL", m.Get("goodput_recovery_time"))
+	if !math.IsNaN(m.Get("p95_recovery_time")) || m.Get("episode_recovery_rate") != 0.75 {
+		t.Errorf("p95_recovery_time %v (want NULL: never), episode_recovery_rate %v (want 3/4)", m.Get("p95_recovery_time"), m.Get("episode_recovery_rate"))
+	}
+	if !math.IsNaN(m.Get("goodput_recovery_time")) || !math.IsNaN(m.Get("goodput_recovered")) {
+		t.Errorf("no fault window: goodput_recovery_time %v, goodput_recovered %v; want NULL for both (not a collapse)",
+			m.Get("goodput_recovery_time"), m.Get("goodput_recovered"))
 	}
 }
 
