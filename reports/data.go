@@ -24,6 +24,9 @@ type Run struct {
 	Incidents    []Incident
 	Guards       []GuardSeries // retries and retry-budget tokens of the tools that failed
 	Recovery     []float64     // recovery episode durations, seconds, ascending
+	// RecoveryCurve is the share of all episodes recovered by each episode length
+	// (recovery_curve view), ascending in Seconds; it stays below 1 when some never recover.
+	RecoveryCurve []CurvePoint
 	Tools        []ToolStat
 	Cost         Cost
 	Terminations []Count // root investigations terminated, by reason
@@ -157,4 +160,9 @@ type Episode struct {
 	Seconds         float64
 	Outcome         string // recovered | ended | in_flight
 	FailedAttempts  int64
+}
+
+// CurvePoint is one step of the recovery curve.
+type CurvePoint struct {
+	Seconds, Share float64
 }
