@@ -180,17 +180,18 @@ func checkGuarded(t testing.TB, db *DB) {
 const minute0 = 60 * second
 
 // goodput_recovery_time on valid results per minute: 10 a minute before a fault window of
-// minutes 20-21 (baseline 10), none during and until minute 29, then 9 a minute (90%: enough)
-// except 8 at minute 34, so the first 5 good minutes in a row start at minute 35: 35·60 −
-// 22·60 = 780 s. When the last arrival is at minute 38, five good minutes cannot be seen
-// while arrivals continue: NULL.
+// minutes 20-21 (baseline 10 without noise: 5 minutes must hold 45), none during and until
+// minute 29, then 9 a minute (90%: enough) except 8 at minute 34, so the first 5 minutes
+// that hold 45 start at minute 35: 35·60 − 22·60 = 780 s. When the last arrival is at minute
+// 38, those five minutes cannot be seen while arrivals continue: never (NULL, and
+// goodput_recovered 0: tested, not back).
 func TestGoodputRecoveryTime(t *testing.T) { runViewCase(t, goodputCase) }
 
 var goodputRuns = []struct {
-	run     string
-	arrival int64
-	want    float64
-}{{"late", 45, 780}, {"early", 38, math.NaN()}}
+	run        string
+	arrival    int64
+	want, back float64
+}{{"late", 45, 780, 1}, {"early", 38, math.NaN(), 0}}
 
 var goodputCase = viewCase{name: "goodput recovery", load: loadGoodput, check: checkGoodput}
 
@@ -237,6 +238,9 @@ func checkGoodput(t testing.TB, db *DB) {
 		}
 		if g := m.Get("goodput_recovery_time"); !(g == tc.want || math.IsNaN(g) && math.IsNaN(tc.want)) {
 			t.Errorf("%s: goodput_recovery_time %v, want %v", tc.run, g, tc.want)
+		}
+		if b := m.Get("goodput_recovered"); b != tc.back {
+			t.Errorf("%s: goodput_recovered %v, want %v", tc.run, b, tc.back)
 		}
 	}
 }
