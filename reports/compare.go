@@ -362,8 +362,14 @@ func (c Comparison) WriteText(w io.Writer) error {
 				mark += " " + d.Note
 			}
 		}
-		if d.NeverA+d.NeverB > 0 && d.Verdict == VerdictNotSignificant {
+		switch {
+		case d.NeverA+d.NeverB == 0 || d.Verdict == VerdictNoDifference:
+		case d.Verdict == VerdictNotSignificant:
 			iv = fmt.Sprintf("never in %d of %d runs of A, %d of %d of B", d.NeverA, d.NA, d.NeverB, d.NB)
+		case d.NeverB > 0:
+			iv = "B never, A in every run"
+		default:
+			iv = "A never, B in every run"
 		}
 		diff := c.signed(d.Metric, d.Diff)
 		if d.Verdict == VerdictNotMeasured || math.IsNaN(d.Diff) || math.IsInf(d.Diff, 0) {

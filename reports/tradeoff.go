@@ -168,11 +168,15 @@ func dominance(betterA, betterB []string, diffs []MetricDiff) (verdict, leader s
 func (c Comparison) DominanceText() string {
 	var a, b []string
 	for _, d := range c.Metrics {
+		name := d.Metric
+		if d.TradedFor != "" {
+			name += " (traded for " + d.TradedFor + ")"
+		}
 		switch {
 		case d.Better == "a" || d.TradedSide == "a":
-			a = append(a, d.Metric)
+			a = append(a, name)
 		case d.Better == "b" || d.TradedSide == "b":
-			b = append(b, d.Metric)
+			b = append(b, name)
 		}
 	}
 	switch c.Dominance {
