@@ -73,6 +73,9 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	if err := checkFormat(opts.Format); err != nil {
 		return err
 	}
+	if err := checkOut(opts.Out); err != nil {
+		return err
+	}
 	// Check every argument before reading any, so a typo in the last is reported at once.
 	for _, r := range opts.Runs {
 		if _, err := reports.DBPath(r); err != nil {
