@@ -198,7 +198,9 @@ func Compare(a, b Sample, opt CompareOptions) Comparison {
 	c := Comparison{A: a, B: b, Family: opt.Family, Resamples: opt.Resamples}
 	c.Paired = !opt.Unpaired && sameSeeds(a.Seeds, b.Seeds)
 	for _, name := range opt.Metrics {
-		if len(definedValues(a.Values[name])) > 0 && len(definedValues(b.Values[name])) > 0 {
+		// A metric that reads "never" on a side is measured there (its worst value).
+		if len(definedValues(neverAware(name, a.Values[name], a.Values))) > 0 &&
+			len(definedValues(neverAware(name, b.Values[name], b.Values))) > 0 {
 			c.M++
 		}
 	}
