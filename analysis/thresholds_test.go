@@ -113,7 +113,8 @@ func referenceCaseOf(name string, runs map[string]*record.Collector, sees func(i
 // then minutes with exactly 5 failures of 5 (hot: at least 5, far above 1%) and one with 4
 // (not hot: fewer than 5). Hot minutes 25 and 28 are 3 apart (2 inactive minutes between:
 // one incident); 32 is 4 after 28 (a new one); a breaker open during minute 44 (a sample at
-// its end) joins the hot minute 46 ahead of it. Every attempt starts on a whole minute, but
+// its end) joins the hot minute 46 ahead of it; one open during minute 55, far from any hot
+// minute, is no incident. Every attempt starts on a whole minute, but
 // one a microsecond before minute 52, which holds 4 failures: a minute computed a microsecond
 // off makes 51 or 52 hot.
 func edgeIncidentsCase() viewCase {
@@ -137,7 +138,8 @@ func edgeIncidentsCase() viewCase {
 		e.attempt("api", 52*minute, true, end)
 	}
 	e.attempt("api", 52*minute-1000, true, end)
-	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"})
+	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"},
+		record.Sample{Tool: "api", At: 56 * minute, BreakerState: "open"}) // guarded alone in minute 55: no incident
 	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": &e.c},
 		func(id string, want refResult) error {
 			var got [][2]int64
