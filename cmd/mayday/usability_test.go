@@ -3,9 +3,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +113,46 @@ func TestMakeRunWritesWhereTheReadmeReads(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "mayday query "+dir+" ") || !strings.Contains(string(readme), "`make run` writes its run folder to\n`"+dir+"`") {
 		t.Errorf("make run writes %s, which the README's commands do not read", dir)
+	}
+}
+
+// execTerminal runs mayday with stderr taken for a terminal, as a person at one sees it.
+func execTerminal(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	root := newRootCmd(&ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut, Terminal: true})
+	root.SetArgs(args)
+	code = exitCode(runRoot(context.Background(), root), &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// The long commands say what they are doing on a terminal, and nothing when stderr is not
+// one or with --quiet; stdout is the same either way.
+func TestLongCommandsShowProgressOnATerminal(t *testing.T) {
+	tmp := t.TempDir()
+	run := runFolder(t, filepath.Join(tmp, "run"))
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"export", run, "--format", "otlp", "--out", filepath.Join(tmp, "o1")}, "export: 1 file written"},
+		{[]string{"report", run, "-o", filepath.Join(tmp, "r1")}, "report: computing the metrics"},
+	} {
+		out, errOut, code := execTerminal(t, c.args...)
+		if code != 0 || !strings.Contains(errOut, c.says) {
+			t.Errorf("%v on a terminal: exit %d, stderr %q; want %q", c.args[0], code, errOut, c.says)
+		}
+		quiet := append(slices.Clone(c.args[:len(c.args)-1]), c.args[len(c.args)-1]+"-q", "-q")
+		if _, errOut, code := execTerminal(t, quiet...); code != 0 || errOut != "" {
+			t.Errorf("%v -q: exit %d, stderr %q; want nothing", c.args[0], code, errOut)
+		}
+		plain := append(slices.Clone(c.args[:len(c.args)-1]), c.args[len(c.args)-1]+"-p")
+		pout, errOut, code := execMayday(t, plain...)
+		if code != 0 || errOut != "" {
+			t.Errorf("%v off a terminal: exit %d, stderr %q; want nothing", c.args[0], code, errOut)
+		}
+		if strings.Count(pout, "\n") != strings.Count(out, "\n") {
+			t.Errorf("%v: stdout differs on and off a terminal:\n%s\n%s", c.args[0], out, pout)
+		}
 	}
 }
