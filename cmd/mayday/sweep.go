@@ -331,16 +331,16 @@ func parseVary(flags []string) ([]scenarios.SweepAxis, error) {
 		path, list, ok := strings.Cut(f, "=")
 		path = strings.TrimSpace(path)
 		if !ok || path == "" || strings.TrimSpace(list) == "" {
-			return nil, fmt.Errorf("--vary %q: want path=v1,v2,..., e.g. recovery.retry.max_attempts=1,3,5", f)
+			return nil, fmt.Errorf("--vary %q: want path=v1,v2,..., e.g. recovery.retry.max_attempts=1,3,5", scenarios.MaskAssignment(f))
 		}
 		if slices.ContainsFunc(axes, func(a scenarios.SweepAxis) bool { return a.Path == path }) {
-			return nil, fmt.Errorf("--vary %q: %s is varied twice; list all its values in one --vary", f, path)
+			return nil, fmt.Errorf("--vary %q: %s is varied twice; list all its values in one --vary", scenarios.MaskAssignment(f), path)
 		}
 		vals := splitTopLevel(list)
 		for i, v := range vals {
 			vals[i] = strings.TrimSpace(v)
 			if vals[i] == "" {
-				return nil, fmt.Errorf("--vary %q: value %d is empty; want path=v1,v2,...", f, i+1)
+				return nil, fmt.Errorf("--vary %q: value %d is empty; want path=v1,v2,...", scenarios.MaskAssignment(f), i+1)
 			}
 		}
 		axes = append(axes, scenarios.SweepAxis{Path: path, Values: vals})
