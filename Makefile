@@ -5,11 +5,11 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/mayday
 # Packages that never link DuckDB are cheap enough to test with the race detector.
-PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/...
+PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... ./deploy/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 
-.PHONY: build run test vet bench bench-simpy simpy-note bench-memory fuzz check clean
+.PHONY: build run image image-push test vet bench bench-simpy simpy-note bench-memory fuzz check clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
@@ -17,6 +17,33 @@ build:
 # The main job: simulate the embedded default scenario and print its metrics.
 run: build
 	./$(BIN) run research-fleet --out runs/research-fleet --force
+
+# The container image (see docs/scale-out.md), tagged with the same version the binary is
+# stamped with, so a pinned reference names one build. IMAGE is the repository to tag
+# (ghcr.io/you/mayday to push there); PLATFORMS=linux/amd64,linux/arm64 builds several
+# platforms with buildx, which must then push (image-push), as a local image store holds one.
+IMAGE     ?= mayday
+PLATFORMS ?=
+IMAGE_REF  = $(IMAGE):$(VERSION)
+
+image:
+	docker $(if $(PLATFORMS),buildx build --platform $(PLATFORMS),build) \
+		--build-arg VERSION=$(VERSION) -t $(IMAGE_REF) .
+	@echo "built $(IMAGE_REF)"
+
+# A -dirty version names no one build, so it is not pushed.
+ifeq ($(PLATFORMS),)
+image-push: image
+	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
+	docker push $(IMAGE_REF)
+else
+image-push:
+	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
+	docker buildx build --platform $(PLATFORMS) --build-arg VERSION=$(VERSION) -t $(IMAGE_REF) --push .
+endif
+	@echo "pushed $(IMAGE_REF); pin it in deploy/kubernetes/kustomization.yaml:"
+	@echo "    newName: $(IMAGE)"
+	@echo "    newTag: $(VERSION)"
 
 test: vet
 	$(GO) test -race -count=1 $(PURE)
