@@ -84,6 +84,9 @@ func (v *validator) checkSize(s *Scenario) {
 	if n := SweepPoints(s.Sweep); n > MaxSweepPoints {
 		v.check(false, "sweep", "the grid has %s points; want at most %d: drop an axis or some values", approx(n), MaxSweepPoints)
 	}
+	if total <= MaxTotalSteps {
+		v.checkEvents(s)
+	}
 	v.check(total <= MaxTotalSteps, "workload", "the run would simulate about %s steps (%s agents x %s steps), about %s of traces; the limit is %s steps: lower workload.investigations or workload.steps",
 		approx(total), approx(agents), approx(min(distMean(w.Steps), MaxSteps)), fmtBytes(total*bytesPerStep), approx(MaxTotalSteps))
 }
