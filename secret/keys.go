@@ -58,7 +58,7 @@ func (k Keys) Secret(name string) bool {
 // genAICount splits gen_ai.<mid>_tokens; ok is false for any other name.
 func genAICount(name string) (mid string, ok bool) {
 	const pre, suf = "gen_ai.", "_tokens"
-	if len(name) <= len(pre)+len(suf) || name[:len(pre)] != pre || !strings.HasSuffix(name, suf) {
+	if len(name) < len(pre)+len(suf) || name[:len(pre)] != pre || !strings.HasSuffix(name, suf) {
 		return "", false
 	}
 	return name[len(pre) : len(name)-len(suf)], true

@@ -67,7 +67,7 @@ func TestKeys(t *testing.T) {
 		"gen_ai.usage.input_tokens": false, "gen_ai.request.max_tokens": false,
 		// The token-count exemption cannot swallow a secret-looking name.
 		"gen_ai.api_key_tokens": true, "gen_ai.secret_tokens": true, "gen_ai.session_tokens": true,
-		"gen_ai.refresh_token_tokens": true, "gen_ai._tokens": true,
+		"gen_ai.refresh_token_tokens": true, "gen_ai._tokens": false, "gen_ai.tokens": true,
 	} {
 		if got := k.Secret(name); got != want {
 			t.Errorf("Secret(%q) = %v, want %v", name, got, want)
