@@ -13,8 +13,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
@@ -266,8 +268,26 @@ func memoryLimit() string {
 	if v := strings.TrimSpace(os.Getenv(MemoryEnv)); v != "" {
 		return v
 	}
+	if c := memoryCap.Load(); c > 0 {
+		return strconv.FormatUint(max(c/1e6, 16), 10) + "MB"
+	}
 	return DefaultMemory
 }
+
+// memoryCap is CapMemory's cap in bytes; 0 = DefaultMemory.
+var memoryCap atomic.Uint64
+
+// CapMemory lowers DuckDB's memory limit, for databases opened from now on, to bytes when
+// that is below DefaultMemory (MemoryEnv, when set, still decides): a command given a
+// memory limit of its own leaves DuckDB its share of it.
+func CapMemory(bytes uint64) {
+	if bytes > 0 && bytes < defaultMemoryBytes {
+		memoryCap.Store(bytes)
+	}
+}
+
+// defaultMemoryBytes is DefaultMemory in bytes.
+const defaultMemoryBytes = 384e6
 
 // initConn makes every connection read and write timestamps in UTC, whatever the host's
 // time zone: the Arrow columns are UTC instants and the tables hold UTC wall times.

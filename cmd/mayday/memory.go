@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
 
+	"github.com/mayday-sim/mayday/analysis"
 	"github.com/spf13/cobra"
 )
 
@@ -23,11 +25,30 @@ import (
 // memoryShare is the part of the machine's (or container's) memory a run may use.
 const memoryShare = 0.9
 
+// Shares of a --memory-limit. The watchdog stops the run at tripShare of the limit, which
+// leaves the rest for storing the partial run (the batches still queued, the runs row); and
+// DuckDB's buffers and the Go heap's soft limit are held to their shares, so that neither
+// grows past the limit between two checks. Without them a 400MB limit peaked near twice that:
+// DuckDB alone may hold 384MB, and the Go heap doubles before the collector runs.
+const (
+	tripShare   = 0.8
+	duckDBShare = 0.3
+	goHeapShare = 0.35
+)
+
+// memoryBudget splits an explicit limit: the resident size at which the watchdog stops the
+// run, DuckDB's memory cap and the Go heap's soft limit.
+func memoryBudget(limit uint64) (trip, duckDB, goHeap uint64) {
+	f := float64(limit)
+	return uint64(f * tripShare), uint64(f * duckDBShare), min(uint64(f*goHeapShare), analysis.GoHeapLimit)
+}
+
 // errMemory is the cause of a run stopped by the watchdog.
 var errMemory = errors.New("memory limit")
 
 type memWatch struct {
 	limit  uint64 // bytes; 0 = off
+	trip   uint64 // the resident size that stops the run (below limit)
 	cancel context.CancelCauseFunc
 	peak   atomic.Uint64
 	hit    atomic.Bool
@@ -36,12 +57,22 @@ type memWatch struct {
 
 // watchMemory returns a context that the watchdog cancels when the process's resident
 // memory passes limit bytes (0: memoryShare of the machine's or container's memory).
+// An explicit limit also caps DuckDB and the Go heap (memoryBudget).
 func watchMemory(ctx context.Context, limit uint64) (context.Context, *memWatch) {
+	trip := limit
 	if limit == 0 {
 		limit = uint64(float64(machineMemory()) * memoryShare)
+		trip = limit
+	} else {
+		var duck, heap uint64
+		trip, duck, heap = memoryBudget(limit)
+		analysis.CapMemory(duck)
+		if os.Getenv("GOMEMLIMIT") == "" {
+			debug.SetMemoryLimit(int64(heap))
+		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	return ctx, &memWatch{limit: limit, cancel: cancel, read: residentBytes}
+	return ctx, &memWatch{limit: limit, trip: trip, cancel: cancel, read: residentBytes}
 }
 
 // wrap adds the check to a progress callback (nil is fine). Safe for concurrent use.
@@ -62,7 +93,7 @@ func (m *memWatch) check() {
 	if used > m.peak.Load() {
 		m.peak.Store(used)
 	}
-	if used > m.limit && !m.hit.Swap(true) {
+	if used > m.trip && !m.hit.Swap(true) {
 		m.cancel(errMemory)
 	}
 }
