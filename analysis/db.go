@@ -278,12 +278,15 @@ func memoryLimit() string {
 var memoryCap atomic.Uint64
 
 // CapMemory lowers DuckDB's memory limit, for databases opened from now on, to bytes when
-// that is below DefaultMemory (MemoryEnv, when set, still decides): a command given a
-// memory limit of its own leaves DuckDB its share of it.
-func CapMemory(bytes uint64) {
+// that is below DefaultMemory (MemoryEnv, when set, still decides), until the returned
+// function restores the previous cap: a command given a memory limit of its own leaves
+// DuckDB its share of it.
+func CapMemory(bytes uint64) (restore func()) {
+	old := memoryCap.Load()
 	if bytes > 0 && bytes < defaultMemoryBytes {
 		memoryCap.Store(bytes)
 	}
+	return func() { memoryCap.Store(old) }
 }
 
 // defaultMemoryBytes is DefaultMemory in bytes.

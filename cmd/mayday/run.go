@@ -94,6 +94,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
+	defer mw.done()
 	var sums []reports.Summary
 	var stored []string // what an interrupt message lists
 	for _, s := range scens {

@@ -136,6 +136,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
+	defer mw.done()
 	st := sweepStored{io: opts.io, mw: mw, quiet: quiet, label: "sweep " + base.Name}
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (whole bool, err error) {
 		db, err := analysis.Create(folder.DBPath())
