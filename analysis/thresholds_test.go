@@ -17,7 +17,38 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase()}
+}
+
+// edgeHangCase: a hang. After a baseline of 1% failures, 6 attempts sent in minute 25 hang
+// until their one-hour timeout (minute 85) and are retried in minute 86, long after the
+// incident (minute 25, where the failed attempts were sent) ended. The incident's
+// retries_sent is 6: the retries of its attempts, whenever they went out.
+func edgeHangCase() viewCase {
+	var e edgeRecords
+	end := 120 * minute
+	for m := int64(0); m < 20; m++ {
+		for i := 0; i < 100; i++ {
+			e.attempt("api", m*minute+int64(i)*100_000_000, i == 0, end)
+		}
+	}
+	for range 6 {
+		e.attempt("api", 25*minute, true, end)
+		first := e.c.Spans[len(e.c.Spans)-1]
+		e.c.Spans[len(e.c.Spans)-1].Status = record.StatusTimeout
+		e.c.Spans[len(e.c.Spans)-1].End = 85 * minute
+		e.span++
+		retry := first
+		retry.SpanID, retry.Attempt, retry.Start, retry.End, retry.Status = e.span, 2, 86*minute, 86*minute+second, record.StatusOK
+		e.c.Spans = append(e.c.Spans, retry)
+	}
+	return referenceCaseOf("a hang's retries after the timeouts", map[string]*record.Collector{"edge-hang": &e.c},
+		func(id string, want refResult) error {
+			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 25 || want.Incidents[0].Retries != 6 {
+				return fmt.Errorf("incidents %+v, want one in minute 25 with 6 retries", want.Incidents)
+			}
+			return nil
+		})
 }
 
 // edgeRecords builds runs by hand: investigations of one step each.
@@ -82,7 +113,8 @@ func referenceCaseOf(name string, runs map[string]*record.Collector, sees func(i
 // then minutes with exactly 5 failures of 5 (hot: at least 5, far above 1%) and one with 4
 // (not hot: fewer than 5). Hot minutes 25 and 28 are 3 apart (2 inactive minutes between:
 // one incident); 32 is 4 after 28 (a new one); a breaker open during minute 44 (a sample at
-// its end) joins the hot minute 46 ahead of it. Every attempt starts on a whole minute, but
+// its end) joins the hot minute 46 ahead of it; one open during minute 55, far from any hot
+// minute, is no incident. Every attempt starts on a whole minute, but
 // one a microsecond before minute 52, which holds 4 failures: a minute computed a microsecond
 // off makes 51 or 52 hot.
 func edgeIncidentsCase() viewCase {
@@ -106,7 +138,8 @@ func edgeIncidentsCase() viewCase {
 		e.attempt("api", 52*minute, true, end)
 	}
 	e.attempt("api", 52*minute-1000, true, end)
-	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"})
+	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"},
+		record.Sample{Tool: "api", At: 56 * minute, BreakerState: "open"}) // guarded alone in minute 55: no incident
 	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": &e.c},
 		func(id string, want refResult) error {
 			var got [][2]int64
