@@ -177,7 +177,14 @@ func isDuckDB(path string) error {
 }
 
 // Path returns the path of a file inside the folder being written.
-func (f *Folder) Path(name string) string { return filepath.Join(f.stage, name) }
+// A name that would leave the folder ("../x", "/x") is a bug: every identifier that becomes
+// part of a name is checked before (CheckRunID), so it panics rather than write elsewhere.
+func (f *Folder) Path(name string) string {
+	if name != "" && !filepath.IsLocal(name) {
+		panic(fmt.Sprintf("analysis: %q would leave the folder %s", name, f.Dir))
+	}
+	return filepath.Join(f.stage, name)
+}
 
 // DBPath is the path of the database inside the folder being written.
 func (f *Folder) DBPath() string { return f.Path(DBFile) }

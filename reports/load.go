@@ -91,6 +91,8 @@ func loadSource(ctx context.Context, src string) ([]*Run, error) {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	defer db.Close()
+	ctx, cancel := db.Limit(ctx)
+	defer cancel()
 	q := db.SQL()
 	stored, err := readRuns(ctx, q)
 	if err != nil {
