@@ -49,8 +49,8 @@ func NewFolder(dir string, force bool) (*Folder, error) {
 // NewFolderOf is NewFolder for any kind of folder: recognise says whether an existing dir
 // may be replaced (nil) or why not; what names the kind in messages.
 func NewFolderOf(dir string, force bool, what string, recognise func(string) error) (*Folder, error) {
-	if dir == "" {
-		return nil, errors.New("--out: empty folder name")
+	if err := CheckOutPath(dir); err != nil {
+		return nil, fmt.Errorf("%s %w", what, err)
 	}
 	f := &Folder{Dir: dir, force: force}
 	if _, err := os.Lstat(dir); err == nil {
@@ -215,3 +215,71 @@ func (f *Folder) Commit() error {
 
 // Abort removes everything written so far.
 func (f *Folder) Abort() { _ = os.RemoveAll(f.stage) }
+
+// StagePath is the file a command writes before renaming it to target: target+stage+PID.
+func StagePath(target, stage string) string {
+	return target + stage + strconv.Itoa(os.Getpid())
+}
+
+// CleanStaleFiles removes the staged files (and their write-ahead logs) of target left by
+// processes that no longer run, named target+stage+PID as StagePath names them, and the
+// names older versions used (target+".tmp-merge", with its ".wal"). It returns what it did.
+func CleanStaleFiles(target, stage string) []string {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var done []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || e.IsDir() {
+			continue
+		}
+		rest = strings.TrimSuffix(rest, ".wal")
+		var stale bool
+		if pidText, ok := strings.CutPrefix(rest, stage); ok {
+			pid, err := strconv.Atoi(pidText)
+			stale = err == nil && pid > 0 && pid != os.Getpid() && !alive(pid)
+		} else {
+			stale = rest == ".tmp-merge" // an older version's name, without a PID
+		}
+		p := filepath.Join(dir, e.Name())
+		if stale && os.Remove(p) == nil {
+			done = append(done, fmt.Sprintf("removed %s, left by a command that was killed while writing %s", p, target))
+		}
+	}
+	return done
+}
+
+// IsMaydayDB says whether path is a database mayday wrote (a DuckDB file with mayday's runs
+// table, readable through Open), or why not.
+func IsMaydayDB(path string) error {
+	if err := isDuckDB(path); err != nil {
+		return fmt.Errorf("%s is not a DuckDB database", filepath.Base(path))
+	}
+	db, err := Open(path)
+	if err != nil {
+		return fmt.Errorf("it is not a mayday database (%w)", err)
+	}
+	return db.Close()
+}
+
+// CheckOutPath refuses a path mayday cannot write a folder or database to: empty, one that
+// names an existing folder by its relation (".", "..", "/"), or one holding '?' or '#',
+// which DuckDB reads as the start of connection options.
+func CheckOutPath(p string) error {
+	if p == "" {
+		return errors.New("--out: empty name")
+	}
+	if b := filepath.Base(filepath.Clean(p)); b == "." || b == ".." || b == string(filepath.Separator) {
+		return fmt.Errorf("%q: name a new folder, not %q", p, b)
+	}
+	if strings.ContainsAny(p, "?#") {
+		return fmt.Errorf("%q: '?' and '#' are not allowed in a path mayday writes a database to", p)
+	}
+	return nil
+}

@@ -108,7 +108,8 @@ type RunInfo struct {
 	Seed       uint64
 	ConfigHash string
 	Status     string
-	Point      int // -1 when the run is not part of a sweep
+	Version    string // the mayday binary that ran it
+	Point      int    // -1 when the run is not part of a sweep
 	Params     []SweepParam
 }
 
@@ -120,7 +121,8 @@ func ListRuns(parent context.Context, db *DB) (_ []RunInfo, err error) {
 	defer cancel()
 	defer func() { err = db.limitErr(parent, ctx, err) }()
 	rows, err := db.SQL().QueryContext(ctx,
-		"SELECT run_id, scenario, CAST(seed AS UBIGINT), config_hash, status FROM runs ORDER BY rowid")
+		"SELECT run_id, coalesce(scenario, ''), CAST(coalesce(seed, 0) AS UBIGINT), coalesce(config_hash, ''), coalesce(status, ''), "+
+			"coalesce(version, '') FROM runs ORDER BY rowid")
 	if err != nil {
 		return nil, fmt.Errorf("analysis: listing runs: %w", err)
 	}
@@ -128,7 +130,7 @@ func ListRuns(parent context.Context, db *DB) (_ []RunInfo, err error) {
 	index := map[string]int{}
 	for rows.Next() {
 		r := RunInfo{Point: -1}
-		if err := rows.Scan(&r.RunID, &r.Scenario, &r.Seed, &r.ConfigHash, &r.Status); err != nil {
+		if err := rows.Scan(&r.RunID, &r.Scenario, &r.Seed, &r.ConfigHash, &r.Status, &r.Version); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("analysis: listing runs: %w", err)
 		}

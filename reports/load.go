@@ -177,6 +177,9 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
 			return err
 		}
+		if err := analysis.CheckRunID(s.RunID); err != nil {
+			return err
+		}
 		runs = append(runs, s)
 		return nil
 	})
