@@ -38,6 +38,7 @@ type Folder struct {
 	Stale []string
 	stage string
 	force bool
+	what  string
 }
 
 // NewFolder prepares to write the run or sweep folder dir. It refuses an existing dir
@@ -52,13 +53,16 @@ func NewFolderOf(dir string, force bool, what string, recognise func(string) err
 	if err := CheckOutPath(dir); err != nil {
 		return nil, fmt.Errorf("%s %w", what, err)
 	}
-	f := &Folder{Dir: dir, force: force}
+	f := &Folder{Dir: dir, force: force, what: what}
 	if _, err := os.Lstat(dir); err == nil {
 		if !force {
 			return nil, fmt.Errorf("%s %s: %w; choose another --out or pass --force to replace it", what, dir, ErrExists)
 		}
 		if err := recognise(dir); err != nil {
 			return nil, fmt.Errorf("%s %s: --force replaces only a folder mayday wrote, and %w; nothing was changed", what, dir, err)
+		}
+		if err := VerifyManifest(dir); err != nil {
+			return nil, fmt.Errorf("%s %s: --force replaces only a folder mayday wrote, and %w; nothing was changed (move those files, or remove the folder yourself)", what, dir, err)
 		}
 		f.Replacing = true
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -138,7 +142,7 @@ func IsRunFolder(dir string) error {
 				return err
 			}
 			db = true
-		case (name == SummaryFile || name == SweepFile || name == DBFile+".wal") && e.Type().IsRegular():
+		case (name == SummaryFile || name == SweepFile || name == DBFile+".wal" || name == FolderManifest) && e.Type().IsRegular():
 		case name == "report" && e.IsDir():
 		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") && e.IsDir():
 		default:
@@ -191,6 +195,9 @@ func (f *Folder) DBPath() string { return f.Path(DBFile) }
 
 // Commit moves the finished folder into place, replacing an old one when forced.
 func (f *Folder) Commit() error {
+	if err := writeFolderManifest(f.stage, f.what); err != nil {
+		return err
+	}
 	var old string
 	if _, err := os.Lstat(f.Dir); err == nil {
 		if !f.force {

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mayday-sim/mayday/reports"
 )
 
 // TestMain lets a test run this package's main in a subprocess (MAYDAY_TEST_MAIN=1), so the
@@ -282,8 +285,13 @@ func TestInterruptedSweepKeepsFinishedRuns(t *testing.T) {
 	if n := queryInt(t, filepath.Join(dir, "mayday.duckdb"), "SELECT count(*) FROM runs"); n != 2 {
 		t.Errorf("runs stored: %d, want 2", n)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "sweep.json")); err != nil {
-		t.Error(err)
+	b, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table reports.SweepTable
+	if err := json.Unmarshal(b, &table); err != nil || table.Provenance == nil || !table.Provenance.Partial {
+		t.Errorf("sweep.json of an interrupted sweep: %v, provenance %+v; want partial: true", err, table.Provenance)
 	}
 }
 

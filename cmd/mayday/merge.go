@@ -103,6 +103,9 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		removeDB(dbPath)
 		defer removeDB(dbPath)
 		if err := mergeInto(ctx, opts, paths, dbPath, &m); err != nil {
+			if ctx.Err() != nil {
+				return interrupted("nothing was merged; %s was left as it was", opts.Out)
+			}
 			return err
 		}
 		if ctx.Err() != nil {
@@ -133,6 +136,9 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		return true, nil
 	}}
 	if _, err := tx.run(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interrupted("nothing was merged; %s was left as it was", opts.Out)
+		}
 		return err
 	}
 	m.out = filepath.Join(opts.Out, analysis.DBFile)

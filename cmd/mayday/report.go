@@ -48,7 +48,8 @@ investigation ids.
 Given several runs (both sides of a comparison, the points of a sweep), the charts overlay
 them and the metrics table has a column per run. The default folder is report/ inside the
 first RUN. The report is written to a hidden folder beside it and moved into place whole,
-replacing an earlier report (and only a folder holding nothing but a report).`,
+replacing an earlier report: only a folder whose contents match the manifest mayday wrote
+into it (.mayday-manifest.json); a folder holding anything else is refused, naming it.`,
 		Example: `  mayday report runs/research-fleet-s42
   mayday report runs/before runs/after --out review/
   mayday report runs/fleet-sweep --format json`,
@@ -86,8 +87,11 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	// A run that cannot be read is bad input (not a mayday database, one from an
 	// incompatible version); failing to draw or write what was read is ours.
 	runs, err := reports.Load(ctx, opts.Runs)
+	if ctx.Err() != nil {
+		return interrupted("no report was written")
+	}
 	if err != nil {
-		return badInput(err)
+		return badInput(err) // not a mayday database, one a limit stopped, one this version cannot read
 	}
 	var files reports.Files
 	tx := folderTx{io: opts.io, Dir: dir, Force: true, What: "report folder", Recognise: isReportFolder,
@@ -103,6 +107,9 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 			return true, nil
 		}}
 	if _, err := tx.run(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interrupted("no report was written; %s was left as it was", dir)
+		}
 		return err
 	}
 	if ctx.Err() != nil {
@@ -132,7 +139,7 @@ func isReportFolder(dir string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !e.Type().IsRegular() || (n != reports.HTMLFile && n != reports.MarkdownFile && filepath.Ext(n) != ".png") {
+		if !e.Type().IsRegular() || (n != reports.HTMLFile && n != reports.MarkdownFile && n != analysis.FolderManifest && filepath.Ext(n) != ".png") {
 			return fmt.Errorf("it holds %s, which a report does not", n)
 		}
 	}
