@@ -276,11 +276,11 @@ func mergeProvenance(ctx context.Context, args, paths []string, allowPartial boo
 	if len(shards) == 0 {
 		return nil, cut, nil
 	}
-	if err := checkShardData(ins); err != nil {
-		return nil, false, err
-	}
+	// Both say what they found: sweep.json's provenance compared across the shards, and
+	// each shard's data compared with its sweep.json (which also counts the runs held).
+	dataErr := checkShardData(ins)
 	prov, err := checkShards(shards, allowPartial)
-	if err != nil {
+	if err := errors.Join(err, dataErr); err != nil {
 		return nil, false, err
 	}
 	if cut {

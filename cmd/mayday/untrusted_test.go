@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/mayday-sim/mayday/analysis"
 )
@@ -203,4 +205,33 @@ func TestMergeLeftoversAndBadInput(t *testing.T) {
 			t.Errorf("%v: exit %d, %q; want 2", args, code, errOut)
 		}
 	}
+}
+
+// A runaway query stops at its time limit or memory limit with exit 2 naming the limit, and
+// a real SIGINT or SIGHUP stops a long one at once with exit 130, leaving nothing behind.
+func TestQueryBounded(t *testing.T) {
+	run := filepath.Join(t.TempDir(), "run")
+	smallRun(t, run)
+	const long = "SELECT/**/count(*)/**/FROM/**/range(1000000000000)"
+	before := snapshot(t, run)
+	_, errOut, code := execMayday(t, "query", run, long, "--timeout", "1s")
+	if code != 2 || !strings.Contains(errOut, "time limit") || !strings.Contains(errOut, "--timeout") {
+		t.Errorf("a query over its time limit: exit %d, %q; want 2 naming the limit", code, errOut)
+	}
+	_, errOut, code = execMayday(t, "query", run, "SELECT list(range) FROM range(40000000)", "--memory", "64MB")
+	if code != 2 || !strings.Contains(errOut, "--memory") {
+		t.Errorf("a query over its memory limit: exit %d, %q; want 2 naming the limit", code, errOut)
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGHUP} {
+		cmd, stderr := mainProcess(t, "query", run, long)
+		time.Sleep(1500 * time.Millisecond) // the query is under way
+		sent := time.Now()
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		// Within a second on an idle machine; the bound leaves room for a loaded one.
+		if took := time.Since(sent); cmd.ProcessState.ExitCode() != 130 || took > 10*time.Second {
+			t.Errorf("%s during a long query: exit %d after %s (%s); want 130 at once", sig, cmd.ProcessState.ExitCode(), took, stderr)
+		}
+	}
+	sameFiles(t, "bounded queries", before, snapshot(t, run))
 }
