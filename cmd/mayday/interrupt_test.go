@@ -339,14 +339,14 @@ func waitStaging(t *testing.T, dir string) {
 	t.Fatal("no staging folder appeared")
 }
 
-// Real signals: SIGINT and SIGTERM end a run with exit 130; a SIGKILLed run leaves its
+// Real signals: SIGINT, SIGTERM and SIGHUP end a run with exit 130, leaving no staging; a SIGKILLed run leaves its
 // staging folder, which the next run writing to the same place removes and reports.
 func TestSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts subprocesses")
 	}
 	root := t.TempDir()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		dir := filepath.Join(root, sig.String())
 		cmd, errOut := mainProcess(t, "run", "research-fleet", "--out", dir, "-q")
 		waitStaging(t, dir)
@@ -354,6 +354,9 @@ func TestSignals(t *testing.T) {
 		err := cmd.Wait()
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Errorf("%v: exit %d (%v): %s", sig, code, err, errOut)
+		}
+		if left, _ := filepath.Glob(filepath.Join(root, "."+sig.String()+".tmp-*")); len(left) != 0 {
+			t.Errorf("%v left its staging folder: %v", sig, left)
 		}
 	}
 	dir := filepath.Join(root, "killed")
