@@ -17,7 +17,38 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase()}
+}
+
+// edgeHangCase: a hang. After a baseline of 1% failures, 6 attempts sent in minute 25 hang
+// until their one-hour timeout (minute 85) and are retried in minute 86, long after the
+// incident (minute 25, where the failed attempts were sent) ended. The incident's
+// retries_sent is 6: the retries of its attempts, whenever they went out.
+func edgeHangCase() viewCase {
+	var e edgeRecords
+	end := 120 * minute
+	for m := int64(0); m < 20; m++ {
+		for i := 0; i < 100; i++ {
+			e.attempt("api", m*minute+int64(i)*100_000_000, i == 0, end)
+		}
+	}
+	for range 6 {
+		e.attempt("api", 25*minute, true, end)
+		first := e.c.Spans[len(e.c.Spans)-1]
+		e.c.Spans[len(e.c.Spans)-1].Status = record.StatusTimeout
+		e.c.Spans[len(e.c.Spans)-1].End = 85 * minute
+		e.span++
+		retry := first
+		retry.SpanID, retry.Attempt, retry.Start, retry.End, retry.Status = e.span, 2, 86*minute, 86*minute+second, record.StatusOK
+		e.c.Spans = append(e.c.Spans, retry)
+	}
+	return referenceCaseOf("a hang's retries after the timeouts", map[string]*record.Collector{"edge-hang": &e.c},
+		func(id string, want refResult) error {
+			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 25 || want.Incidents[0].Retries != 6 {
+				return fmt.Errorf("incidents %+v, want one in minute 25 with 6 retries", want.Incidents)
+			}
+			return nil
+		})
 }
 
 // edgeRecords builds runs by hand: investigations of one step each.
