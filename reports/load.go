@@ -500,7 +500,17 @@ func loadEpisodes(ctx context.Context, q *sql.DB, id string, r *Run) error {
 	})
 	slices.Reverse(desc)
 	r.Recovery = desc
-	return err
+	if err != nil {
+		return err
+	}
+	return each(ctx, q, "recovery_curve", []any{id}, func(rows *sql.Rows) error {
+		var p CurvePoint
+		if err := rows.Scan(&p.Seconds, &p.Share); err != nil {
+			return err
+		}
+		r.RecoveryCurve = append(r.RecoveryCurve, p)
+		return nil
+	})
 }
 
 func loadTools(ctx context.Context, q *sql.DB, id string, r *Run) error {
