@@ -155,6 +155,12 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
 		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
 		st.table.Provenance = prov
+		if !whole || st.partial > 0 {
+			// Interrupted: runs are missing or cut short, and sweep.json says so.
+			p := *prov
+			p.Partial = true
+			st.table.Provenance = &p
+		}
 		if err == nil {
 			err = writeJSONFile(folder.Path(analysis.SweepFile), st.table)
 		}
