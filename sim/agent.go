@@ -96,12 +96,18 @@ type agent struct {
 	rightAction       recovery.Action // ground truth at the judgement point (the simulator's, not the engine's)
 	sugg              recovery.Suggestion
 	reduced           bool
-	fixing            bool  // the current operation revises an invalid result
-	worker            bool  // holds one of the limited workers (workload.workers)
-	turnTokens        int64 // tokens of the model turn in progress (model provider active)
-	modelCall         bool  // the engine's next ActSend is the refused model call
-	modelRetry        bool  // the engine's next retry or parking ends with a new model turn
-	modelRetried      bool  // the turn in progress retries a refused model call
+	fixing            bool   // the current operation revises an invalid result
+	worker            bool   // holds one of the limited workers (workload.workers)
+	turnTokens        int64  // tokens of the model turn in progress (model provider active)
+	modelCall         bool   // the engine's next ActSend is the refused model call
+	modelRetry        bool   // the engine's next retry or parking ends with a new model turn
+	modelRetried      bool   // the turn in progress retries a refused model call
+	turnSpan          uint64 // the plan span of the model turn that decided the current operation; 0 = none
+	heldTokens        int64  // the size of a refused model turn, kept for its retry
+	heldOp            record.OpKey
+	held              bool  // heldTokens is set: a refused turn of operation heldOp awaits its retry
+	diedAt            int64 // when its worker died (while down)
+	diedFault         int32 // the fault that killed it (while down)
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -278,6 +284,8 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "kind", Value: "model_turn"})
 	w.sink.Span(s)
+	// This turn decides the operation in hand: its attempts name it in caused_by.
+	a.turnSpan = s.SpanID
 	if w.overBudget(a) {
 		return
 	}
@@ -339,6 +347,9 @@ func (w *sim) block(a *agent) {
 	s.Status = record.StatusBlocked
 	s.FailureClass = recovery.PolicyViolation.String()
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.turnSpan != 0 {
+		s.CausedBy = append(s.CausedBy, a.turnSpan)
+	}
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "violation", Value: "unauthorized_access"})
 	w.sink.Span(s)
 	w.observe(a, recovery.Event{Kind: recovery.EvPolicyViolation, Tool: int(op.tool)})
@@ -359,6 +370,8 @@ func (w *sim) syncOp(a *agent) {
 	}
 	w.closeOp(a.op)
 	a.op = w.newOp(record.OpKey{Investigation: a.id, Step: step, Revision: rev}, t)
+	// No model turn has decided the new operation yet.
+	a.turnSpan = 0
 }
 
 func (w *sim) pickTool(r *rand.Rand) int32 {
