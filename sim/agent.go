@@ -108,6 +108,7 @@ type agent struct {
 	held              bool  // heldTokens is set: a refused turn of operation heldOp awaits its retry
 	diedAt            int64 // when its worker died (while down)
 	diedFault         int32 // the fault that killed it (while down)
+	treeLost          bool  // a subagent finished with a reduced scope: the tree lost work
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -494,6 +495,9 @@ func (w *sim) spanFor(a *agent, op record.Operation, id uint64) *record.Span {
 // endAgent closes a: ended=false means it is still open at the end of the run (in flight).
 func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	state := a.eng.State()
+	// The scope is reduced when the engine dropped steps, a subagent's work was lost, or a
+	// subagent itself finished reduced: the tree did not deliver all of it.
+	reduced := a.reduced || a.treeLost || a.eng.LostWork()
 	op := a.op
 	a.op = nil
 	w.closeOp(op)
@@ -523,7 +527,7 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 		Escalations: int32(a.eng.Escalations()), Tokens: a.tokens, Compute: a.compute,
 		TrulyValid: completed && a.trulyValid, Validated: completed && w.validated(a), Crashes: a.crashes,
 	}
-	if a.reduced {
+	if reduced {
 		w.inv.Scope = record.ScopeReduced
 	}
 	if state == recovery.Terminated {
@@ -558,15 +562,57 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	w.freeSlots = append(w.freeSlots, a.slot)
 	if ended && a.parentSlot >= 0 {
 		if p := w.agentFor(a.parentSlot, a.parentID); p != nil {
-			p.openChildren--
-			if completed && !a.trulyValid {
-				// The parent used this subagent's wrong result.
-				p.trulyValid = false
-			}
-			if p.openChildren == 0 && p.phase == phJoin && !p.down {
-				p.settle()
-				w.observe(p, recovery.Event{Kind: recovery.EvFinished})
-			}
+			w.childEnded(p, completed, a.trulyValid, reduced)
 		}
 	}
+}
+
+// childEnded tells parent p that one of its subagents ended: a completed one hands its
+// result over (a wrong one makes p's wrong, a reduced one reduces p's tree); a terminated
+// one is a failure for p's engine, whose subagent policy decides. Once the last subagent
+// has ended, a parent waiting for them finishes.
+func (w *sim) childEnded(p *agent, completed, valid, reduced bool) {
+	p.openChildren--
+	if completed {
+		if !valid {
+			// The parent used this subagent's wrong result.
+			p.trulyValid = false
+		}
+		if reduced {
+			p.treeLost = true
+		}
+	} else if !w.subagentFailed(p) {
+		return // the policy failed the parent: it has ended
+	}
+	if p.openChildren == 0 && p.phase == phJoin && !p.down {
+		p.settle()
+		w.observe(p, recovery.Event{Kind: recovery.EvFinished})
+	}
+}
+
+// subagentFailed reports a failed subagent to p's engine and carries out its decision:
+// respawn a replacement, go on without the lost work (the engine records it and p's scope
+// is reduced), or terminate p. It reports whether p is still open. The engine is told even
+// while p's worker is down: the failure is in the journal the next worker replays.
+func (w *sim) subagentFailed(p *agent) bool {
+	w.cur = p
+	w.env.Rand = p.rng
+	d, err := p.eng.Observe(w.now, recovery.Event{Kind: recovery.EvSubagentFailed}, w.env)
+	w.cur = nil
+	if err != nil {
+		w.checker.violate(w, "investigation %d at %d: engine refused a subagent's failure in state %s: %v",
+			p.id, w.now, p.eng.State(), err)
+		return true
+	}
+	switch d.Action {
+	case recovery.ActRespawn:
+		p.children++
+		c := w.newAgent(w.nextSubID, childKey(p.key, p.children), p)
+		w.nextSubID++
+		w.acquire(c, contStart)
+	case recovery.ActTerminate:
+		w.endAgent(p, true, d.Reason)
+		return false
+	}
+	return true
 }
