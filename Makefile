@@ -5,11 +5,11 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/mayday
 # Packages that never link DuckDB are cheap enough to test with the race detector.
-PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/...
+PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... ./deploy/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 
-.PHONY: build run test vet bench bench-simpy simpy-note bench-memory fuzz check clean
+.PHONY: build run image image-push test vet bench bench-simpy simpy-note bench-memory fuzz mutate mutate-sql check clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
@@ -17,6 +17,33 @@ build:
 # The main job: simulate the embedded default scenario and print its metrics.
 run: build
 	./$(BIN) run research-fleet --out runs/research-fleet --force
+
+# The container image (see docs/scale-out.md), tagged with the same version the binary is
+# stamped with, so a pinned reference names one build. IMAGE is the repository to tag
+# (ghcr.io/you/mayday to push there); PLATFORMS=linux/amd64,linux/arm64 builds several
+# platforms with buildx, which must then push (image-push), as a local image store holds one.
+IMAGE     ?= mayday
+PLATFORMS ?=
+IMAGE_REF  = $(IMAGE):$(VERSION)
+
+image:
+	docker $(if $(PLATFORMS),buildx build --platform $(PLATFORMS),build) \
+		--build-arg VERSION=$(VERSION) -t $(IMAGE_REF) .
+	@echo "built $(IMAGE_REF)"
+
+# A -dirty version names no one build, so it is not pushed.
+ifeq ($(PLATFORMS),)
+image-push: image
+	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
+	docker push $(IMAGE_REF)
+else
+image-push:
+	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
+	docker buildx build --platform $(PLATFORMS) --build-arg VERSION=$(VERSION) -t $(IMAGE_REF) --push .
+endif
+	@echo "pushed $(IMAGE_REF); pin it in deploy/kubernetes/kustomization.yaml:"
+	@echo "    newName: $(IMAGE)"
+	@echo "    newTag: $(VERSION)"
 
 test: vet
 	$(GO) test -race -count=1 $(PURE)
@@ -55,6 +82,37 @@ bench-memory:
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 5s ./scenarios
 	$(GO) test -run '^$$' -fuzz FuzzSimulate -fuzztime $${FUZZTIME:-30s} -fuzzminimizetime 5s ./sim
+
+# Mutation testing (docs/testing.md): gremlins mutates each package's code one change at a
+# time and runs its tests; a mutant the tests miss "lived". One package at a time, niced;
+# reports in bin/mutate/ (<pkg>.txt, <pkg>.json, summary.txt). PKG=./recovery make mutate
+# for one package. Slow (the simulator takes many minutes): not part of `make test`.
+GREMLINS_VERSION := v0.6.0
+GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
+PKG ?= ./recovery ./scenarios ./traces ./sim
+MUTATE_FLAGS ?= --workers 2 --test-cpu 1 --timeout-coefficient 60
+
+$(GREMLINS):
+	mkdir -p bin/gobin
+	GOBIN=$(CURDIR)/bin/gobin $(GO) install github.com/go-gremlins/gremlins/cmd/gremlins@$(GREMLINS_VERSION)
+	mv bin/gobin/gremlins $@
+
+mutate: $(GREMLINS)
+	mkdir -p bin/mutate
+	@for p in $(PKG); do \
+	  n=$$(echo $$p | sed 's|^\./||; s|/\.\.\.$$||; s|/|-|g'); \
+	  echo "== gremlins on $$p (bin/mutate/$$n.txt)"; \
+	  start=$$(date +%s); \
+	  nice -n 19 ./$(GREMLINS) unleash $(MUTATE_FLAGS) -o bin/mutate/$$n.json $$p > bin/mutate/$$n.txt 2>&1 || exit 1; \
+	  { echo "$$p ($$(( $$(date +%s) - start )) s, $(GREMLINS_VERSION) $(MUTATE_FLAGS))"; \
+	    grep -E 'Killed:|Timed out:|Test efficacy:|Mutator coverage:' bin/mutate/$$n.txt | sed 's/^ */  /'; } | tee bin/mutate/$$n.summary; \
+	done; cat bin/mutate/*.summary > bin/mutate/summary.txt
+
+# Mutation testing of the metric SQL: every view file mutated one change at a time, each
+# mutant checked against the Go reference computations (analysis/mutate_sql_test.go).
+mutate-sql:
+	mkdir -p bin/mutate
+	MAYDAY_MUTATE_SQL=$(CURDIR)/bin/mutate/sql.txt $(GO) test -tags $(TAGS) -count=1 -timeout 2h -run '^TestViewMutants$$' ./analysis/
 
 # The project gates itself the way its users will: every embedded scenario's expectations.
 check: build

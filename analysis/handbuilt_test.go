@@ -50,11 +50,15 @@ func handBuilt() *record.Collector {
 	return &c
 }
 
-func TestEpisodesFromTheFirstSignOfTrouble(t *testing.T) {
-	db := openTestDB(t)
+func TestEpisodesFromTheFirstSignOfTrouble(t *testing.T) { runViewCase(t, episodesCase) }
+
+var episodesCase = viewCase{name: "hand-built episodes", load: func(t testing.TB, db *DB) {
 	if err := LoadCollector(db, "hand", handBuilt(), traces.Run{Scenario: "hand", Status: traces.StatusComplete}); err != nil {
 		t.Fatal(err)
 	}
+}, check: checkHandEpisodes}
+
+func checkHandEpisodes(t testing.TB, db *DB) {
 	type ep struct {
 		step, kind, outcome  string
 		seconds, detect, fix float64
@@ -104,7 +108,11 @@ func TestEpisodesFromTheFirstSignOfTrouble(t *testing.T) {
 // An outage of minutes 10-11 followed by 20 minutes of an open breaker is one incident of
 // 22 minutes: guarded time joins the hot minutes; every parked investigation is affected.
 // Before it, 10 minutes of 100 attempts with 1 failure each set the baseline at 1%.
-func TestIncidentIncludesGuardedTime(t *testing.T) {
+func TestIncidentIncludesGuardedTime(t *testing.T) { runViewCase(t, guardedCase) }
+
+var guardedCase = viewCase{name: "guarded incident", load: loadGuarded, check: checkGuarded}
+
+func loadGuarded(t testing.TB, db *DB) {
 	var c record.Collector
 	var span uint64
 	id := int64(0)
@@ -140,10 +148,12 @@ func TestIncidentIncludesGuardedTime(t *testing.T) {
 				Action: "park", Reason: "breaker_open", Event: "send"})
 		}
 	}
-	db := openTestDB(t)
 	if err := LoadCollector(db, "guarded", &c, traces.Run{Scenario: "guarded", Status: traces.StatusComplete}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func checkGuarded(t testing.TB, db *DB) {
 	var n, minutes, failed, affected, parked int64
 	if err := db.SQL().QueryRow(`SELECT count(*), max(minutes), max(failed_attempts), max(affected_investigations), max(parked)
 		FROM incidents WHERE run_id = 'guarded'`).Scan(&n, &minutes, &failed, &affected, &parked); err != nil {
@@ -169,7 +179,17 @@ const minute0 = 60 * second
 // except 8 at minute 34, so the first 5 good minutes in a row start at minute 35: 35·60 −
 // 22·60 = 780 s. When the last arrival is at minute 38, five good minutes cannot be seen
 // while arrivals continue: NULL.
-func TestGoodputRecoveryTime(t *testing.T) {
+func TestGoodputRecoveryTime(t *testing.T) { runViewCase(t, goodputCase) }
+
+var goodputRuns = []struct {
+	run     string
+	arrival int64
+	want    float64
+}{{"late", 45, 780}, {"early", 38, math.NaN()}}
+
+var goodputCase = viewCase{name: "goodput recovery", load: loadGoodput, check: checkGoodput}
+
+func loadGoodput(t testing.TB, db *DB) {
 	build := func(lastArrival int64) *record.Collector {
 		var c record.Collector
 		c.Faults = append(c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: 20 * minute0,
@@ -197,15 +217,15 @@ func TestGoodputRecoveryTime(t *testing.T) {
 			record.Investigation{InvestigationID: 2, RootID: 2, ArrivedAt: lastArrival * minute0, Ended: true, EndedAt: 50 * minute0, FinalState: "completed"})
 		return &c
 	}
-	db := openTestDB(t)
-	for _, tc := range []struct {
-		run     string
-		arrival int64
-		want    float64
-	}{{"late", 45, 780}, {"early", 38, math.NaN()}} {
+	for _, tc := range goodputRuns {
 		if err := LoadCollector(db, tc.run, build(tc.arrival), traces.Run{Scenario: tc.run, Status: traces.StatusComplete}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+func checkGoodput(t testing.TB, db *DB) {
+	for _, tc := range goodputRuns {
 		m, err := db.Metrics(t.Context(), tc.run)
 		if err != nil {
 			t.Fatal(err)

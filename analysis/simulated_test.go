@@ -5,6 +5,7 @@ package analysis
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"testing"
 
@@ -14,9 +15,9 @@ import (
 	"github.com/mayday-sim/mayday/traces"
 )
 
-// simulateExample runs example scenario name with sets and seed through the simulator (invariants
-// checked) and loads its records into a fresh database under the returned run id.
-func simulateExample(t *testing.T, name string, seed uint64, sets ...string) (*DB, string, *record.Collector) {
+// simulateExample runs example scenario name with sets and seed through the simulator
+// (invariants checked) and loads its records into db under the returned run id.
+func simulateExample(t testing.TB, db *DB, name string, seed uint64, sets ...string) (string, *record.Collector) {
 	t.Helper()
 	sc, err := scenarios.Load(name, sets)
 	if err != nil {
@@ -30,13 +31,12 @@ func simulateExample(t *testing.T, name string, seed uint64, sets ...string) (*D
 	if len(res.Violations) > 0 {
 		t.Fatalf("simulation invariants: %v", res.Violations)
 	}
-	db := openTestDB(t)
 	runID := RunID(sc.Name, seed)
 	if err := LoadCollector(db, runID, &c, traces.Run{Scenario: sc.Name, Seed: seed, Config: string(sc.JSON()),
 		ConfigHash: sc.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
 		t.Fatal(err)
 	}
-	return db, runID, &c
+	return runID, &c
 }
 
 // Wasted tokens of work that completed, on a simulated trace (invalid-configs: invalid
@@ -51,7 +51,20 @@ func TestWastedTokensOnSimulation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	db, runID, c := simulateExample(t, "invalid-configs", 1, "workload.investigations=300")
+	runViewCase(t, tokensCase)
+}
+
+// tokensCase is the simulated run of TestWastedTokensOnSimulation, also run by the SQL
+// mutation harness.
+var tokensCase = func() viewCase {
+	var runID string
+	var c *record.Collector
+	return viewCase{name: "wasted tokens (simulated invalid-configs)", load: func(t testing.TB, db *DB) {
+		runID, c = simulateExample(t, db, "invalid-configs", 1, "workload.investigations=300")
+	}, check: func(t testing.TB, db *DB) { checkWastedTokens(t, db, runID, c) }}
+}()
+
+func checkWastedTokens(t testing.TB, db *DB, runID string, c *record.Collector) {
 	type turn struct {
 		end    int64
 		tokens int64
@@ -130,7 +143,11 @@ func TestWastedTokensOnSimulation(t *testing.T) {
 	if revised < 10 || revisedWasted != revised {
 		t.Errorf("%d of %d completed investigations with an invalid result show wasted tokens; want all, and at least 10", revisedWasted, revised)
 	}
-	t.Logf("%d completed investigations revised an invalid result; all show wasted tokens", revised)
+	w, all := refWastedTokens(c, byID)
+	if got := wastedRatio(t, db, runID); math.Abs(got-w/all) > 1e-12 {
+		t.Errorf("wasted_token_ratio %v, reference %v", got, w/all)
+	}
+	t.Logf("%d completed investigations revised an invalid result; all show wasted tokens (ratio %.4f)", revised, w/all)
 }
 
 // A worker crash's sign of trouble is the instant the worker died and is known when its
@@ -140,7 +157,8 @@ func TestCrashDetectedAtLease(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	db, runID, _ := simulateExample(t, "worker-crashes", 1, "workload.investigations=200")
+	db := openTestDB(t)
+	runID, _ := simulateExample(t, db, "worker-crashes", 1, "workload.investigations=200")
 	var signs, atLease, episodes, episodesAtLease int64
 	if err := db.SQL().QueryRow(`SELECT count(*), count(*) FILTER (WHERE epoch_us(known_at) - epoch_us("at") = 300000000)
 		FROM disruptions WHERE run_id = ? AND kind = 'crashed'`, runID).Scan(&signs, &atLease); err != nil {
@@ -155,4 +173,12 @@ func TestCrashDetectedAtLease(t *testing.T) {
 		t.Errorf("%d crash signs, %d known 300 s later; %d episodes opened by a crash, %d detected after 300 s; want every one",
 			signs, atLease, episodes, episodesAtLease)
 	}
+}
+
+func wastedRatio(t testing.TB, db *DB, runID string) float64 {
+	m, err := db.Metrics(t.Context(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Get("wasted_token_ratio")
 }

@@ -18,7 +18,7 @@ import (
 // compareMetrics checks every metric of the view against the reference: counts exactly,
 // everything else to 1e-9 relative (sums of floats may be added in another order);
 // undefined (NaN) must match undefined.
-func compareMetrics(t *testing.T, got, want Metrics) {
+func compareMetrics(t testing.TB, got, want Metrics) {
 	t.Helper()
 	if got.RunID != want.RunID {
 		t.Errorf("run_id %q, want %q", got.RunID, want.RunID)
@@ -48,7 +48,7 @@ func compareMetrics(t *testing.T, got, want Metrics) {
 
 const epochMicros = 1767225600 * 1_000_000
 
-func readIncidents(t *testing.T, db *DB, runID string) []refIncident {
+func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT tool, start, "end", minutes, failed_attempts, affected_investigations,
 		retries_sent, fault_ids, incident FROM incidents WHERE run_id = ? ORDER BY incident`, runID)
@@ -84,7 +84,7 @@ func readIncidents(t *testing.T, db *DB, runID string) []refIncident {
 	return out
 }
 
-func readEpisodes(t *testing.T, db *DB, runID string) []refEpisode {
+func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds FROM recovery_episodes
 		WHERE run_id = ? ORDER BY step_key`, runID)
@@ -108,7 +108,7 @@ func readEpisodes(t *testing.T, db *DB, runID string) []refEpisode {
 	return out
 }
 
-func compareIncidents(t *testing.T, got, want []refIncident) {
+func compareIncidents(t testing.TB, got, want []refIncident) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%d incidents in the view, %d in the reference:\n view %+v\n  ref %+v", len(got), len(want), got, want)
@@ -121,7 +121,7 @@ func compareIncidents(t *testing.T, got, want []refIncident) {
 	}
 }
 
-func compareEpisodes(t *testing.T, got, want []refEpisode) {
+func compareEpisodes(t testing.TB, got, want []refEpisode) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%d recovery episodes in the view, %d in the reference", len(got), len(want))
@@ -135,12 +135,12 @@ func compareEpisodes(t *testing.T, got, want []refEpisode) {
 }
 
 // checkRun compares the metrics, incidents and recovery episodes of one loaded run.
-func checkRun(t *testing.T, db *DB, run refRun, s *synth) refResult {
+func checkRun(t testing.TB, db *DB, run refRun, s *synth) refResult {
 	t.Helper()
 	return checkRunRecords(t, db, run, &s.c)
 }
 
-func checkRunRecords(t *testing.T, db *DB, run refRun, c *record.Collector) refResult {
+func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refResult {
 	t.Helper()
 	want := reference(run, c)
 	got, err := db.Metrics(context.Background(), run.ID)
@@ -156,7 +156,7 @@ func checkRunRecords(t *testing.T, db *DB, run refRun, c *record.Collector) refR
 
 // compareToolStats checks tool_stats against per-tool counts from the records, and its
 // sums against the run's metrics and incidents.
-func compareToolStats(t *testing.T, db *DB, run refRun, c *record.Collector, want refResult) {
+func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, want refResult) {
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT tool, attempts, operations, retries, ok, errors, timeouts, blocked,
 		inspections, executions, duplicate_executions, duplicate_side_effects, discarded_results, compute,
@@ -311,10 +311,15 @@ func TestViewsIdempotent(t *testing.T) {
 // TestLifecycleMatchesTransitions checks the lifecycle view: at the end of each minute, the
 // count of roots in each state equals the number whose latest transition up to then entered
 // that state (pending from arrival until the first transition).
-func TestLifecycleMatchesTransitions(t *testing.T) {
-	db := openTestDB(t)
+func TestLifecycleMatchesTransitions(t *testing.T) { runViewCase(t, lifecycleCase()) }
+
+func lifecycleCase() viewCase {
 	s := synthMixed(5, 150, false)
-	loadSynth(t, db, "run", s, 1)
+	return viewCase{name: "lifecycle", load: func(t testing.TB, db *DB) { loadSynth(t, db, "run", s, 1) },
+		check: func(t testing.TB, db *DB) { checkLifecycle(t, db, s) }}
+}
+
+func checkLifecycle(t testing.TB, db *DB, s *synth) {
 	roots := map[int64]int64{} // root id -> arrival (µs)
 	for _, inv := range s.c.Investigations {
 		if inv.ParentID == 0 {

@@ -348,7 +348,7 @@ func lookupOf(t *testing.T, td *datadriven.TestData, v string) int {
 }
 
 func actionOf(t *testing.T, td *datadriven.TestData, v string) recovery.Action {
-	for a := recovery.ActNone; a <= recovery.ActReplan; a++ {
+	for a := recovery.ActNone; a <= recovery.ActRespawn; a++ {
 		if a.String() == v {
 			return a
 		}

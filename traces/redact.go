@@ -74,13 +74,18 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 }
 
 // SecretKey reports whether values under the key k must be redacted. OpenTelemetry GenAI
-// token counts (gen_ai.*_tokens) are counts, not credentials.
+// token counts (gen_ai.*_tokens) are counts, not credentials: of such a key only the
+// "gen_ai." and "_tokens" around the name are exempt, so the name itself is still matched
+// (gen_ai.api_key_tokens is secret).
 func (r *Redactor) SecretKey(k string) bool {
-	if len(k) > len("gen_ai.") && k[:len("gen_ai.")] == "gen_ai." && strings.HasSuffix(k, "_tokens") {
-		return false
+	name := k
+	if mid, ok := strings.CutPrefix(k, "gen_ai."); ok {
+		if m, ok := strings.CutSuffix(mid, "_tokens"); ok {
+			name = m
+		}
 	}
 	for _, p := range r.patterns {
-		if containsFold(k, p) {
+		if containsFold(name, p) {
 			return true
 		}
 	}

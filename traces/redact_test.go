@@ -22,6 +22,39 @@ func TestSecretKey(t *testing.T) {
 	}
 }
 
+// The exemption of OpenTelemetry token counts covers only the gen_ai. prefix and the _tokens
+// suffix: a secret-looking name between them, a near miss of either, or a pattern of the
+// user's is still secret.
+func TestSecretKeyExemptionSwallowsNoSecret(t *testing.T) {
+	r := NewRedactor(nil, []string{"usage"}, nil)
+	plain := NewRedactor(nil, nil, nil)
+	for _, p := range DefaultSecretPatterns {
+		for _, k := range []string{"gen_ai." + p + "_tokens", "gen_ai.usage." + p + ".input_tokens", "gen_ai.x_" + strings.ToUpper(p) + "_tokens"} {
+			if !plain.SecretKey(k) {
+				t.Errorf("SecretKey(%q) = false: the exemption swallowed %q", k, p)
+			}
+		}
+	}
+	for k, want := range map[string]bool{
+		"gen_ai.usage.input_tokens":  false,
+		"gen_ai.usage.output_tokens": false,
+		"gen_ai.request.max_tokens":  false,
+		"gen_ai._tokens":             false,
+		"gen_ai.usage.input_token":   true, // not the suffix: "token" matches
+		"GEN_AI.usage.input_tokens":  true, // not the prefix
+		"xgen_ai.usage.input_tokens": true,
+		"gen_ai.usage.input_tokensx": true,
+		"gen_ai.tokens":              true, // no name between prefix and suffix
+	} {
+		if got := plain.SecretKey(k); got != want {
+			t.Errorf("SecretKey(%q) = %v, want %v", k, got, want)
+		}
+	}
+	if !r.SecretKey("gen_ai.usage.input_tokens") {
+		t.Error("a user's pattern (usage) in the name of a gen_ai token count is not secret")
+	}
+}
+
 func TestHash(t *testing.T) {
 	a := NewRedactor([]byte("k1"), nil, nil)
 	b := NewRedactor([]byte("k2"), nil, nil)

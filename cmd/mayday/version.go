@@ -6,9 +6,9 @@ import (
 )
 
 // The version a build reports: the -ldflags value when one was given (the Makefile passes
-// `git describe`), otherwise what the Go toolchain recorded in the binary, so that
-// `go install github.com/mayday-sim/mayday/cmd/mayday@v1.2.0` reports v1.2.0 and a plain
-// `go build` in a checkout reports its commit.
+// `git describe`), otherwise what the Go toolchain recorded in the binary: a build of a
+// tagged module version reports that tag, and `go install ./cmd/mayday` in a checkout
+// reports its commit.
 func init() { version = buildVersion(version, debug.ReadBuildInfo) }
 
 // unstamped is the version of a build given no -ldflags.

@@ -1,0 +1,293 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// viewCase is a dataset and the check of the views on it against an independent
+// computation (the Go reference, or numbers worked out by hand). Its tests run it on a
+// fresh database; the mutation harness (TestViewMutants) loads every case once and runs
+// every check against each mutant of the view SQL.
+type viewCase struct {
+	name  string
+	load  func(t testing.TB, db *DB) // loads the case's runs (run ids unique across cases)
+	check func(t testing.TB, db *DB)
+}
+
+func runViewCase(t *testing.T, c viewCase) {
+	t.Helper()
+	db := openTestDB(t)
+	c.load(t, db)
+	c.check(t, db)
+}
+
+// viewCases lists every case the mutation harness runs.
+func viewCases() []viewCase {
+	cases := []viewCase{referenceCase(), episodesCase, guardedCase, goodputCase, tokensCase, lifecycleCase()}
+	cases = append(cases, thresholdCases()...)
+	for _, s := range []struct {
+		scenario string
+		sets     []string
+	}{
+		{"research-fleet", []string{"workload.investigations=200", "workload.arrival={uniform: 90m}"}},
+		{"shared-outage", []string{"workload.investigations=300"}},
+		{"lost-responses", []string{"workload.investigations=150", "horizon=40m", "recovery.inspect_before_retry=false"}},
+	} {
+		cases = append(cases, simulatedCase(s.scenario, s.sets))
+	}
+	return cases
+}
+
+// referenceCase: the synthetic runs of TestMetricsMatchReference against the reference.
+func referenceCase() viewCase {
+	mixed, flat, idle := synthMixed(11, 400, true), synthFlat(), synthIdle()
+	var runs []refRun
+	return viewCase{name: "synthetic reference runs", load: func(t testing.TB, db *DB) {
+		runs = []refRun{loadSynth(t, db, "mixed", mixed, 123456), loadSynth(t, db, "flat", flat, 999), loadSynth(t, db, "idle", idle, 3)}
+	}, check: func(t testing.TB, db *DB) {
+		for i, s := range []*synth{mixed, flat, idle} {
+			checkRun(t, db, runs[i], s)
+		}
+	}}
+}
+
+// simulatedCase: a small run of an embedded scenario (seed 1) against the reference.
+func simulatedCase(name string, sets []string) viewCase {
+	var c record.Collector
+	var run refRun
+	return viewCase{name: "simulated " + name, load: func(t testing.TB, db *DB) {
+		sc, err := scenarios.Load(name, sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := sim.Run(context.Background(), sc, 1, &c, sim.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run = refRun{ID: RunID(sc.Name, 1), Events: res.Events, SideEffects: map[string]bool{}}
+		for _, tool := range sc.Tools {
+			run.SideEffects[tool.Name] = tool.Idempotency != scenarios.Natural
+		}
+		if err := LoadCollector(db, run.ID, &c, traces.Run{Scenario: sc.Name, Seed: 1, Config: string(sc.JSON()),
+			ConfigHash: sc.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+			t.Fatal(err)
+		}
+	}, check: func(t testing.TB, db *DB) { checkRunRecords(t, db, run, &c) }}
+}
+
+// mutantTB records the first failure of a check and stops it.
+type mutantTB struct {
+	testing.TB
+	failure string
+}
+
+type stopCheck struct{}
+
+func (m *mutantTB) fail(s string) {
+	if m.failure == "" {
+		m.failure = s
+	}
+	panic(stopCheck{})
+}
+
+func (m *mutantTB) Helper()                        {}
+func (m *mutantTB) Log(...any)                     {}
+func (m *mutantTB) Logf(string, ...any)            {}
+func (m *mutantTB) Error(a ...any)                 { m.fail(fmt.Sprint(a...)) }
+func (m *mutantTB) Errorf(format string, a ...any) { m.fail(fmt.Sprintf(format, a...)) }
+func (m *mutantTB) Fatal(a ...any)                 { m.fail(fmt.Sprint(a...)) }
+func (m *mutantTB) Fatalf(format string, a ...any) { m.fail(fmt.Sprintf(format, a...)) }
+func (m *mutantTB) Fail()                          { m.fail("failed") }
+func (m *mutantTB) FailNow()                       { m.fail("failed") }
+func (m *mutantTB) Failed() bool                   { return m.failure != "" }
+func (m *mutantTB) Skip(...any)                    { m.fail("skipped") }
+func (m *mutantTB) Skipf(string, ...any)           { m.fail("skipped") }
+
+// runCheck runs one check against the views as they are and returns its first failure.
+func runCheck(t testing.TB, c viewCase, db *DB) (failure string) {
+	m := &mutantTB{TB: t}
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(stopCheck); !ok {
+				failure = fmt.Sprint("panic: ", r)
+				return
+			}
+			failure = m.failure
+		}
+	}()
+	c.check(m, db)
+	return m.failure
+}
+
+// createViews defines the views from files (one of them possibly mutated).
+func createViews(db *DB, files []viewFile) error {
+	for _, f := range files {
+		if _, err := db.SQL().Exec(f.sql); err != nil {
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+	}
+	return nil
+}
+
+// equivalentMutants reads testdata/sql-mutants-equivalent.txt: a mutant's key (file |
+// change | its line) on a line of its own, then the reason it cannot change any result,
+// indented.
+func equivalentMutants(t testing.TB) map[string]string {
+	b, err := os.ReadFile("testdata/sql-mutants-equivalent.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	key := ""
+	for i, line := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
+		case strings.HasPrefix(line, " "):
+			if key == "" {
+				t.Fatalf("sql-mutants-equivalent.txt:%d: a reason without a mutant", i+1)
+			}
+			out[key] = strings.TrimSpace(out[key] + " " + strings.TrimSpace(line))
+		default:
+			key = strings.TrimSpace(line)
+			out[key] = ""
+		}
+	}
+	for k, why := range out {
+		if why == "" {
+			t.Fatalf("sql-mutants-equivalent.txt: %q has no reason", k)
+		}
+	}
+	return out
+}
+
+// TestViewMutants is the mutation harness of the metric SQL (make mutate-sql): with
+// MAYDAY_MUTATE_SQL naming a report file, it mutates the view files one change at a time
+// (sqlMutants), runs every viewCase's check against each mutant, and writes the report:
+// mutants killed, survivors, the equivalent ones with their reasons, and the invalid ones
+// (SQL that does not define the view). It fails below 90% of the non-equivalent valid
+// mutants killed, or when the list of equivalents names a mutant that no longer exists or
+// is killed.
+func TestViewMutants(t *testing.T) {
+	report := os.Getenv("MAYDAY_MUTATE_SQL")
+	if report == "" {
+		t.Skip("set MAYDAY_MUTATE_SQL to a report file (make mutate-sql)")
+	}
+	started := time.Now()
+	db := openTestDB(t)
+	cases := viewCases()
+	for _, c := range cases {
+		c.load(t, db)
+		if f := runCheck(t, c, db); f != "" {
+			t.Fatalf("%s fails on the views as they are: %s", c.name, f)
+		}
+	}
+	equivalent := equivalentMutants(t)
+	files := viewSQL()
+	var killed, lived, equiv, invalid []string
+	seen := map[string]bool{}
+	only := os.Getenv("MAYDAY_MUTATE_SQL_FILE") // a view file's name, to work on one
+	for fi, f := range files {
+		if only != "" && !strings.Contains(f.name, only) {
+			continue
+		}
+		for _, m := range sqlMutants(f.name, f.sql) {
+			seen[m.key()] = true
+			mutated := slices.Clone(files)
+			mutated[fi].sql = m.sql
+			if err := createViews(db, mutated); err != nil {
+				invalid = append(invalid, m.String())
+				continue
+			}
+			failure := ""
+			for _, c := range cases {
+				if failure = runCheck(t, c, db); failure != "" {
+					break
+				}
+			}
+			if os.Getenv("MAYDAY_MUTATE_SQL_VERBOSE") != "" {
+				fmt.Fprintf(os.Stderr, "%s: %.100s\n", m, cmp.Or(failure, "LIVED"))
+			}
+			why, isEquiv := equivalent[m.key()]
+			switch {
+			case failure != "" && isEquiv:
+				t.Errorf("listed as equivalent but killed: %s (%s)", m, failure)
+				killed = append(killed, m.String())
+			case failure != "":
+				killed = append(killed, m.String())
+			case isEquiv:
+				equiv = append(equiv, m.String()+"\n    "+why)
+			default:
+				lived = append(lived, m.String())
+			}
+		}
+	}
+	if err := createViews(db, files); err != nil {
+		t.Fatal(err)
+	}
+	for k := range equivalent {
+		if !seen[k] && only == "" {
+			t.Errorf("sql-mutants-equivalent.txt lists a mutant that no longer exists: %s", k)
+		}
+	}
+	score := float64(len(killed)) / float64(len(killed)+len(lived))
+	var b strings.Builder
+	fmt.Fprintf(&b, "SQL view mutants (%d cases, %s): %d killed, %d lived, %d equivalent, %d invalid\n",
+		len(cases), time.Since(started).Round(time.Second), len(killed), len(lived), len(equiv), len(invalid))
+	fmt.Fprintf(&b, "killed / (killed + lived) = %.1f%%\n", 100*score)
+	for _, sec := range []struct {
+		title string
+		list  []string
+	}{{"lived", lived}, {"equivalent", equiv}, {"invalid", invalid}} {
+		fmt.Fprintf(&b, "\n%s (%d):\n", sec.title, len(sec.list))
+		for _, l := range sec.list {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
+	if err := os.WriteFile(report, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log(b.String())
+	if score < 0.9 {
+		t.Errorf("%.1f%% of the SQL mutants killed, want at least 90%%", 100*score)
+	}
+}
+
+// TestSQLMutantGenerator pins the mutants of a small view: each kind of change, and none
+// inside a comment, a string or a quoted name.
+func TestSQLMutantGenerator(t *testing.T) {
+	sql := `-- a comment: x < 1 AND median(y)
+CREATE OR REPLACE VIEW v AS
+SELECT run_id, median(x) AS m, count(DISTINCT k) AS n, "end" >= 0.9 * b AS ok
+FROM t JOIN u ON t.id = u.id AND t.k <> 'a < b'
+WHERE x BETWEEN 1 AND 2 AND y IS NULL AND NOT z
+GROUP BY run_id;`
+	var got []string
+	for _, m := range sqlMutants("v.sql", sql) {
+		got = append(got, fmt.Sprintf("%d: %s", m.line, m.desc))
+	}
+	want := []string{
+		"3: median → avg", "3: DISTINCT → ", "3: >= → >", "3: 0.9 → 1.0", "3: 0.9 → 0.8",
+		"4: = → <>", "4: <> → =", "4: t.id = u.id → TRUE", "4: t.k <> 'a < b' → TRUE",
+		"5: x BETWEEN 1 AND 2 → TRUE", "5: y IS NULL → TRUE", "5: NOT z → TRUE",
+		"5: 1 → 2", "5: 1 → 0", "5: 2 → 3", "5: 2 → 1", "5:  → NOT ", "5: NOT → ",
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("mutants:\n got %q\nwant %q", got, want)
+	}
+}
