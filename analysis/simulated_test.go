@@ -182,3 +182,46 @@ func wastedRatio(t testing.TB, db *DB, runID string) float64 {
 	}
 	return m.Get("wasted_token_ratio")
 }
+
+// The whole tree decides a full completion (transient-errors with one subagent on a fifth
+// of the steps, 40% search failures and two attempts per operation: many subagents fail).
+// With the default policy (reduce_scope) a root whose subagent failed still completes and
+// counts in completion_rate, but never in full_scope_completion_rate; with fail it does not
+// complete at all.
+func TestFullScopeLooksAtTheWholeTree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	sets := []string{"workload.investigations=300", "workload.subagents={probability: 0.2, count: 1, max_depth: 1}",
+		"faults[0].probability=0.4", "recovery.retry.max_attempts=2"}
+	const lostQ = `SELECT count(*) FILTER (WHERE tree_reduced = 0),
+		count(*)
+		FROM roots r WHERE run_id = ? AND final_state = 'completed' AND EXISTS (
+			SELECT 1 FROM investigations c WHERE c.run_id = r.run_id AND c.root_id = r.investigation_id
+			AND c.investigation_id <> r.investigation_id AND c.final_state = 'terminated')`
+	for _, tc := range []struct {
+		policy string
+		sets   []string
+	}{{"reduce_scope", sets}, {"fail", append(slices.Clone(sets), "recovery.subagents.on_failure=fail")}} {
+		db := openTestDB(t)
+		runID, _ := simulateExample(t, db, "transient-errors", 1, tc.sets...)
+		var full, lost int64
+		if err := db.SQL().QueryRow(lostQ, runID).Scan(&full, &lost); err != nil {
+			t.Fatal(err)
+		}
+		m, err := db.Metrics(t.Context(), runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s: %d completed roots lost a subagent; completion %.4f, full scope %.4f", tc.policy, lost, m.Get("completion_rate"), m.Get("full_scope_completion_rate"))
+		if full != 0 {
+			t.Errorf("%s: %d roots count as full although a subagent of theirs failed", tc.policy, full)
+		}
+		if tc.policy == "reduce_scope" && lost < 20 {
+			t.Errorf("%s: only %d completed roots lost a subagent; the case tests nothing", tc.policy, lost)
+		}
+		if tc.policy == "fail" && lost != 0 {
+			t.Errorf("fail: %d roots completed although a subagent of theirs failed", lost)
+		}
+	}
+}
