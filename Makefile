@@ -16,7 +16,7 @@ build:
 
 # The main job: simulate the embedded default scenario and print its metrics.
 run: build
-	./$(BIN) run research-fleet --out runs/research-fleet --force
+	./$(BIN) run research-fleet --force
 
 # The container image (see docs/scale-out.md), tagged with the same version the binary is
 # stamped with, so a pinned reference names one build. IMAGE is the repository to tag

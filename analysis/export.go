@@ -40,6 +40,9 @@ type ExportOptions struct {
 	ChunkSpans int    // OTLP: spans per file at most (whole traces); 0 = DefaultChunkSpans
 	Version    string // the mayday version, recorded in the manifest and the OTLP scope
 	Source     string // the database as the user named it, for the manifest
+	// Progress, when set, is called after each file is written with the files and rows
+	// (spans, for OTLP) written so far, for a progress line; it sees nothing of the result.
+	Progress func(files int, rows int64)
 }
 
 // Manifest describes an export folder.
@@ -49,6 +52,8 @@ type Manifest struct {
 	MaydayVersion string       `json:"mayday_version"`
 	Runs          []string     `json:"runs"`
 	Files         []ExportFile `json:"files"`
+
+	progress func(files int, rows int64) // ExportOptions.Progress
 }
 
 // ExportFile is one file of an export: its path relative to the folder, what it holds and
@@ -109,7 +114,7 @@ func Export(ctx context.Context, db *DB, out string, opts ExportOptions) (*Manif
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: opts.Format, Source: opts.Source, MaydayVersion: opts.Version}
+	m := &Manifest{Format: opts.Format, Source: opts.Source, MaydayVersion: opts.Version, progress: opts.Progress}
 	for _, r := range runs {
 		m.Runs = append(m.Runs, r.RunID)
 	}
@@ -198,5 +203,8 @@ func (m *Manifest) addFile(folder *Folder, rel, table, run string, rows int64) e
 		return err
 	}
 	m.Files = append(m.Files, ExportFile{Path: filepath.ToSlash(rel), Table: table, Run: run, Rows: rows, Bytes: st.Size()})
+	if m.progress != nil {
+		m.progress(len(m.Files), m.Rows())
+	}
 	return nil
 }

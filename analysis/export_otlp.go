@@ -60,6 +60,7 @@ type otlpRun struct {
 	configHash string
 	status     string
 	idem       map[string]string               // tool -> idempotency, from the resolved scenario
+	model      string                          // the workload's model, for model turns that name none
 	traces     map[int64]int64                 // span id -> trace id, for links
 	args       map[string][]*commonpb.KeyValue // tool -> its recorded arguments (tool_args)
 }
@@ -94,6 +95,7 @@ func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
 	run.version, run.configHash = version.String, hash.String
 	var s scenarios.Scenario
 	if config.Valid && json.Unmarshal([]byte(config.String), &s) == nil {
+		run.model = s.Workload.Model
 		for _, t := range s.Tools {
 			run.idem[t.Name] = string(t.Idempotency)
 		}
@@ -148,7 +150,7 @@ func otlpResource(run *otlpRun) *resourcepb.Resource {
 	if run.info.Point >= 0 {
 		attrs = append(attrs, kvInt("mayday.sweep.point", int64(run.info.Point)))
 		for _, p := range run.info.Params {
-			attrs = append(attrs, kvString("mayday.sweep."+p.Path, p.Value))
+			attrs = append(attrs, kvTyped("mayday.sweep."+p.Path, p.Value))
 		}
 	}
 	return &resourcepb.Resource{Attributes: attrs}
@@ -303,21 +305,52 @@ func (w *otlpWriter) flush(ctx context.Context, chunk []*tracepb.Span) error {
 // exportFileWritten, when set (by tests), is called after each data file is written.
 var exportFileWritten func(rel string)
 
+// GenAIProvider is the gen_ai.provider.name of every GenAI span: the model is simulated.
+const GenAIProvider = "mayday.simulated"
+
+// genAIOperation is the GenAI semantic conventions' operation of a span, "" for the
+// operations the conventions do not cover (validate, inspect, human_review, a configuration
+// change): a model turn (plan) or a supervisor's consultation of the model is a chat.
+func genAIOperation(r *spanRow) string {
+	switch r.operation {
+	case "invoke_agent", "execute_tool":
+		return r.operation
+	case "plan":
+		if r.kind.String != "config_change" {
+			return "chat"
+		}
+	case "supervise":
+		if r.model.Valid || r.inTokens != 0 || r.outTokens != 0 {
+			return "chat"
+		}
+	}
+	return ""
+}
+
+// spanModel is the model a span called: its own, else the workload's.
+func (w *otlpWriter) spanModel(r *spanRow) string {
+	if r.model.Valid {
+		return r.model.String
+	}
+	return w.run.model
+}
+
 // span maps one row to an OTLP span.
 func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
 	run := w.run
+	op := genAIOperation(r)
 	s := &tracepb.Span{
 		TraceId:           traceID,
 		SpanId:            OTLPSpanID(run.info.RunID, r.span),
-		Name:              spanName(r, run.info.Scenario),
+		Name:              spanName(r, op, w.spanModel(r), run.info.Scenario),
 		Kind:              tracepb.Span_SPAN_KIND_INTERNAL,
 		StartTimeUnixNano: uint64(r.start.UnixNano()),
 		EndTimeUnixNano:   uint64(r.end.UnixNano()),
-		Attributes:        w.attributes(r),
+		Attributes:        w.attributes(r, op),
 		Status:            spanStatus(r),
 	}
-	if r.operation == "execute_tool" || r.operation == "inspect" {
-		s.Kind = tracepb.Span_SPAN_KIND_CLIENT // a call to a service outside the agent
+	if r.operation == "inspect" {
+		s.Kind = tracepb.Span_SPAN_KIND_CLIENT // a lookup in a service outside the agent
 	}
 	if r.parent.Valid {
 		s.ParentSpanId = OTLPSpanID(run.info.RunID, r.parent.Int64)
@@ -341,16 +374,18 @@ func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
 	return s
 }
 
-// spanName follows the GenAI conventions: "<operation> <tool>", "<operation> <model>",
-// "invoke_agent <agent name>".
-func spanName(r *spanRow, agent string) string {
+// spanName follows the GenAI conventions: "chat <model>", "execute_tool <tool>",
+// "invoke_agent <agent name>"; other operations are "<operation> <tool>" or "<operation>".
+func spanName(r *spanRow, op, model, agent string) string {
 	switch {
+	case op == "chat" && model != "":
+		return "chat " + model
+	case op == "chat":
+		return "chat"
+	case op == "invoke_agent":
+		return op + " " + agent
 	case r.tool.Valid:
 		return r.operation + " " + r.tool.String
-	case r.operation == "invoke_agent":
-		return r.operation + " " + agent
-	case r.model.Valid:
-		return r.operation + " " + r.model.String
 	}
 	return r.operation
 }
@@ -369,31 +404,21 @@ func spanStatus(r *spanRow) *tracepb.Status {
 	return &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
 }
 
-// attributes are the GenAI convention's attributes, then mayday's own under mayday.*.
-func (w *otlpWriter) attributes(r *spanRow) []*commonpb.KeyValue {
-	a := []*commonpb.KeyValue{
-		kvString("gen_ai.operation.name", r.operation),
-		kvString("gen_ai.agent.id", strconv.FormatInt(r.agent, 10)),
-		kvString("gen_ai.agent.name", w.run.info.Scenario),
-	}
-	if r.tool.Valid {
-		a = append(a, kvString("gen_ai.tool.name", r.tool.String))
-	}
-	if r.model.Valid {
-		a = append(a, kvString("gen_ai.request.model", r.model.String))
-	}
-	if r.model.Valid || r.inTokens != 0 || r.outTokens != 0 {
-		a = append(a, kvInt("gen_ai.usage.input_tokens", r.inTokens), kvInt("gen_ai.usage.output_tokens", r.outTokens))
-	}
+// attributes are the GenAI conventions' attributes (on the spans the conventions cover),
+// then mayday's own under mayday.*, each of its type (int, double, bool, string).
+func (w *otlpWriter) attributes(r *spanRow, op string) []*commonpb.KeyValue {
+	a := w.genAIAttributes(r, op)
 	if r.failure.Valid {
 		a = append(a, kvString("error.type", r.failure.String))
 	} else if r.status != "ok" && r.status != "" && r.status != "unset" {
 		a = append(a, kvString("error.type", r.status))
 	}
 	a = append(a,
+		kvString("mayday.operation", r.operation),
 		kvString("mayday.status", r.status),
 		kvInt("mayday.span_id", r.span),
-		kvInt("mayday.investigation_id", r.inv))
+		kvInt("mayday.investigation_id", r.inv),
+		kvInt("mayday.agent_id", r.agent))
 	// Zero is the common value of both (absent means 0), and a span's bytes count at scale.
 	if r.compute != 0 {
 		a = append(a, kvDouble("mayday.compute", r.compute))
@@ -401,19 +426,49 @@ func (w *otlpWriter) attributes(r *spanRow) []*commonpb.KeyValue {
 	if r.queueWait != 0 {
 		a = append(a, kvDouble("mayday.queue_wait", r.queueWait))
 	}
-	a = optString(a, "mayday.failure_class", r.failure)
-	a = optString(a, "mayday.fault_id", r.fault)
-	a = optString(a, "mayday.op_key", r.opKey)
+	if op == "" && (r.inTokens != 0 || r.outTokens != 0) {
+		a = append(a, kvInt("mayday.input_tokens", r.inTokens), kvInt("mayday.output_tokens", r.outTokens))
+	}
+	a = optString(a, "mayday.tool", r.tool, op != "execute_tool")
+	a = optString(a, "mayday.failure_class", r.failure, true)
+	a = optString(a, "mayday.fault_id", r.fault, true)
+	a = optString(a, "mayday.op_key", r.opKey, true)
 	if r.attempt.Valid {
 		a = append(a, kvInt("mayday.attempt", int64(r.attempt.Int32)))
 	}
 	if idem, ok := w.run.idem[r.tool.String]; ok && r.tool.Valid {
 		a = append(a, kvString("mayday.idempotency", idem))
 	}
-	a = optString(a, "mayday.tool_version", r.toolVersion)
-	a = optString(a, "mayday.input_ref", r.inputRef)
-	a = optString(a, "mayday.output_ref", r.outRef)
+	a = optString(a, "mayday.tool_version", r.toolVersion, true)
+	a = optString(a, "mayday.input_ref", r.inputRef, true)
+	a = optString(a, "mayday.output_ref", r.outRef, true)
 	return w.spanAttrs(a, r)
+}
+
+// genAIAttributes are the gen_ai.* attributes of a span of GenAI operation op (none for "").
+func (w *otlpWriter) genAIAttributes(r *spanRow, op string) []*commonpb.KeyValue {
+	if op == "" {
+		return nil
+	}
+	a := []*commonpb.KeyValue{kvString("gen_ai.operation.name", op)}
+	if op == "execute_tool" {
+		if r.tool.Valid {
+			a = append(a, kvString("gen_ai.tool.name", r.tool.String))
+		}
+		return a
+	}
+	a = append(a, kvString("gen_ai.provider.name", GenAIProvider))
+	if op == "invoke_agent" {
+		a = append(a, kvString("gen_ai.agent.id", strconv.FormatInt(r.agent, 10)),
+			kvString("gen_ai.agent.name", w.run.info.Scenario))
+	}
+	if m := w.spanModel(r); m != "" {
+		a = append(a, kvString("gen_ai.request.model", m))
+	}
+	if op == "chat" || r.inTokens != 0 || r.outTokens != 0 {
+		a = append(a, kvInt("gen_ai.usage.input_tokens", r.inTokens), kvInt("gen_ai.usage.output_tokens", r.outTokens))
+	}
+	return a
 }
 
 // spanAttrs appends the span's recorded attributes as mayday.attr.<key>: kind, its
@@ -438,7 +493,7 @@ func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.K
 		if i < len(vals) {
 			vs, _ = vals[i].(string)
 		}
-		a = append(a, kvString("mayday.attr."+ks, vs))
+		a = append(a, kvAttr("mayday.attr."+ks, ks, vs))
 	}
 	if !own && r.operation == "execute_tool" && r.status != "blocked" && r.tool.Valid {
 		a = append(a, w.run.args[r.tool.String]...)
@@ -446,11 +501,46 @@ func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.K
 	return a
 }
 
-func optString(a []*commonpb.KeyValue, key string, v sql.NullString) []*commonpb.KeyValue {
-	if !v.Valid {
+func optString(a []*commonpb.KeyValue, key string, v sql.NullString, keep bool) []*commonpb.KeyValue {
+	if !v.Valid || !keep {
 		return a
 	}
 	return append(a, kvString(key, v.String))
+}
+
+// boolAttrs are the span attributes the simulator records as booleans ("true", "false"):
+// they are exported as OTLP booleans.
+var boolAttrs = map[string]bool{"approved": true, "config_valid": true, "correct": true}
+
+// kvAttr exports a recorded span attribute with its type: a boolean attribute as a bool
+// (unless redaction replaced its value), any other as the text it is.
+func kvAttr(k, key, v string) *commonpb.KeyValue {
+	if boolAttrs[key] {
+		if b, err := strconv.ParseBool(v); err == nil {
+			return kvBool(k, b)
+		}
+	}
+	return kvString(k, v)
+}
+
+// kvTyped exports a value written as text (a sweep grid value) with the type it reads as:
+// true or false as a bool, a whole number as an int, a number as a double, when the text is
+// exactly how that value prints; anything else (5m, 0.10, a name) as a string.
+func kvTyped(k, v string) *commonpb.KeyValue {
+	if v == "true" || v == "false" {
+		return kvBool(k, v == "true")
+	}
+	if i, err := strconv.ParseInt(v, 10, 64); err == nil && strconv.FormatInt(i, 10) == v {
+		return kvInt(k, i)
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil && strconv.FormatFloat(f, 'g', -1, 64) == v && !math.IsInf(f, 0) && !math.IsNaN(f) {
+		return kvDouble(k, f)
+	}
+	return kvString(k, v)
+}
+
+func kvBool(k string, v bool) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
 }
 
 func kvString(k, v string) *commonpb.KeyValue {

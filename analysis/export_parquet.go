@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -58,9 +61,13 @@ func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, 
 				}
 				continue
 			}
+			cols, err := partitionFreeColumns(ctx, db, table)
+			if err != nil {
+				return err
+			}
 			for _, r := range runs {
 				rel := filepath.Join(table, "point="+hivePoint(r.Point), "seed="+strconv.FormatUint(r.Seed, 10), r.RunID+".parquet")
-				q := "SELECT * FROM " + ident(table) + " WHERE run_id = " + literal(r.RunID) + " ORDER BY rowid"
+				q := "SELECT " + cols + " FROM " + ident(table) + " WHERE run_id = " + literal(r.RunID) + " ORDER BY rowid"
 				if err := writeParquet(ctx, ar, folder, m, rel, table, r.RunID, q); err != nil {
 					return err
 				}
@@ -68,6 +75,35 @@ func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, 
 		}
 		return nil
 	})
+}
+
+// hiveKeys are the partition keys of the sweep layout. A file under point=P/seed=S holds no
+// column of either name: readers take them from the path, and a column of the same name
+// (runs.seed, a UBIGINT; sweep_params.point) would clash with the partition's type.
+var hiveKeys = []string{"point", "seed"}
+
+// partitionFreeColumns is the select list of table without the partition keys.
+func partitionFreeColumns(ctx context.Context, db *DB, table string) (string, error) {
+	rows, err := db.SQL().QueryContext(ctx,
+		"SELECT column_name FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' ORDER BY column_index", table)
+	if err != nil {
+		return "", fmt.Errorf("export: columns of %s: %w", table, err)
+	}
+	defer rows.Close()
+	var cols []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return "", fmt.Errorf("export: columns of %s: %w", table, err)
+		}
+		if !slices.Contains(hiveKeys, c) {
+			cols = append(cols, ident(c))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("export: columns of %s: %w", table, err)
+	}
+	return strings.Join(cols, ", "), nil
 }
 
 // hivePoint names a run's grid point in the hive layout; a run without one (merged in from
@@ -89,11 +125,12 @@ func writeParquet(ctx context.Context, ar *duckdb.Arrow, folder *Folder, m *Mani
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("export: %w", err)
 	}
-	rr, err := ar.QueryContext(ctx, q)
+	raw, err := ar.QueryContext(ctx, q)
 	if err != nil {
 		return fmt.Errorf("export: reading %s: %w", table, err)
 	}
-	defer rr.Release()
+	defer raw.Release()
+	rr := utcTimestamps(raw)
 	f, err := os.Create(path)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -123,6 +160,72 @@ func writeParquet(ctx context.Context, ar *duckdb.Arrow, folder *Folder, m *Mani
 		exportFileWritten(rel)
 	}
 	return nil
+}
+
+// utcReader hands on DuckDB's batches with every timestamp marked as UTC. The database's
+// TIMESTAMP columns hold UTC instants (simulated time from 2026-01-01T00:00:00Z), but
+// DuckDB gives them to Arrow without a time zone, which Parquet writes as a local time
+// (isAdjustedToUTC=false); with the zone, readers get instants.
+type utcReader struct {
+	array.RecordReader
+	schema *arrow.Schema
+	cur    arrow.RecordBatch
+}
+
+func utcTimestamps(rr array.RecordReader) array.RecordReader {
+	fields := slices.Clone(rr.Schema().Fields())
+	changed := false
+	for i, f := range fields {
+		if ts, ok := f.Type.(*arrow.TimestampType); ok && ts.TimeZone == "" {
+			fields[i].Type = &arrow.TimestampType{Unit: ts.Unit, TimeZone: "UTC"}
+			changed = true
+		}
+	}
+	if !changed {
+		return rr
+	}
+	md := rr.Schema().Metadata()
+	return &utcReader{RecordReader: rr, schema: arrow.NewSchema(fields, &md)}
+}
+
+func (u *utcReader) Schema() *arrow.Schema { return u.schema }
+
+func (u *utcReader) Next() bool {
+	if u.cur != nil {
+		u.cur.Release()
+		u.cur = nil
+	}
+	if !u.RecordReader.Next() {
+		return false
+	}
+	rec := u.RecordReader.RecordBatch()
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		want := u.schema.Field(i).Type
+		if arrow.TypeEqual(c.DataType(), want) {
+			c.Retain()
+			cols[i] = c
+			continue
+		}
+		d := c.Data()
+		nd := array.NewData(want, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset())
+		cols[i] = array.MakeFromData(nd)
+		nd.Release()
+	}
+	u.cur = array.NewRecordBatch(u.schema, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return true
+}
+
+func (u *utcReader) RecordBatch() arrow.RecordBatch { return u.cur }
+
+func (u *utcReader) Release() {
+	if u.cur != nil {
+		u.cur.Release()
+		u.cur = nil
+	}
 }
 
 func copyBatches(ctx context.Context, rr array.RecordReader, fw *pqarrow.FileWriter) (int64, error) {

@@ -7,8 +7,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
 
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
@@ -133,8 +140,10 @@ func TestExportParquetSweepHive(t *testing.T) {
 			t.Errorf("hive layout: %v", err)
 		}
 	}
+	// The partition keys come from the paths alone, typed as the database has them.
 	glob := func(table string) string {
-		return "read_parquet(" + literal(filepath.Join(out, table, "*", "*", "*.parquet")) + ", hive_partitioning = true)"
+		return "read_parquet(" + literal(filepath.Join(out, table, "*", "*", "*.parquet")) +
+			", hive_partitioning = true, hive_types = {'point': INTEGER, 'seed': UBIGINT})"
 	}
 	checkRoundTrip(t, db, tables, glob)
 	// Every row sits in the partition of its own run's point and seed.
@@ -144,4 +153,85 @@ func TestExportParquetSweepHive(t *testing.T) {
 	if err := db.SQL().QueryRow(q).Scan(&misplaced); err != nil || misplaced != 0 {
 		t.Errorf("%d rows in another run's partition (%v)", misplaced, err)
 	}
+	checkHiveFilesWithArrow(t, out, tables)
+	// DuckDB's own hive detection, without hive_types, reads the dataset too: no file has a
+	// column that clashes with a partition key.
+	var n int
+	if err := db.SQL().QueryRow("SELECT count(DISTINCT seed) FROM read_parquet(" +
+		literal(filepath.Join(out, "runs", "*", "*", "*.parquet")) + ", hive_partitioning = true)").Scan(&n); err != nil || n != 4 {
+		t.Errorf("runs read with hive partitioning: %d seeds (%v), want 4", n, err)
+	}
+}
+
+// checkHiveFilesWithArrow reads every file of the sweep dataset with arrow-go's Parquet
+// reader, as a dataset reader does: per table one schema in every file (so the files merge),
+// no column named like a partition key, every timestamp an instant in UTC (Arrow zone UTC,
+// Parquet isAdjustedToUTC), and the partition keys taken from the path.
+func checkHiveFilesWithArrow(t *testing.T, out string, tables []string) {
+	t.Helper()
+	timestamps := 0
+	for _, table := range tables {
+		files, _ := filepath.Glob(filepath.Join(out, table, "point=*", "seed=*", "*.parquet"))
+		if len(files) != 4 {
+			t.Errorf("%s: %d files, want 4", table, len(files))
+		}
+		var first *arrow.Schema
+		for _, f := range files {
+			rel, _ := filepath.Rel(filepath.Join(out, table), f)
+			parts := strings.Split(rel, string(filepath.Separator))
+			if len(parts) != 3 || !strings.HasPrefix(parts[0], "point=") || !strings.HasPrefix(parts[1], "seed=") {
+				t.Errorf("%s: not a point=/seed= path", rel)
+			}
+			sch, n := readArrowParquet(t, f)
+			if n == 0 && table != "tool_args" {
+				t.Errorf("%s: no rows", f)
+			}
+			for _, fld := range sch.Fields() {
+				if slices.Contains(hiveKeys, fld.Name) {
+					t.Errorf("%s: column %q duplicates a partition key", rel, fld.Name)
+				}
+				if ts, ok := fld.Type.(*arrow.TimestampType); ok {
+					timestamps++
+					if ts.TimeZone != "UTC" {
+						t.Errorf("%s: %s is %s, want a UTC instant", rel, fld.Name, ts)
+					}
+				}
+			}
+			if first == nil {
+				first = sch
+			} else if !first.Equal(sch) {
+				t.Errorf("%s: %s's files have different schemas:\n%s\n%s", f, table, first, sch)
+			}
+		}
+	}
+	if timestamps == 0 {
+		t.Error("no timestamp column was read; the UTC check proved nothing")
+	}
+}
+
+// readArrowParquet reads one file with pqarrow; it also checks the Parquet logical type of
+// each timestamp column.
+func readArrowParquet(t *testing.T, path string) (*arrow.Schema, int64) {
+	t.Helper()
+	rdr, err := file.OpenParquetFile(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdr.Close()
+	for i := range rdr.MetaData().Schema.NumColumns() {
+		col := rdr.MetaData().Schema.Column(i)
+		if ts, ok := col.LogicalType().(*schema.TimestampLogicalType); ok && !ts.IsAdjustedToUTC() {
+			t.Errorf("%s: column %s has isAdjustedToUTC=false", path, col.Name())
+		}
+	}
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, err := fr.ReadTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	return tbl.Schema(), tbl.NumRows()
 }

@@ -91,6 +91,8 @@ func attrMap(kvs []*commonpb.KeyValue) map[string]string {
 			m[kv.Key] = fmt.Sprint(v.IntValue)
 		case *commonpb.AnyValue_DoubleValue:
 			m[kv.Key] = fmt.Sprint(v.DoubleValue)
+		case *commonpb.AnyValue_BoolValue:
+			m[kv.Key] = fmt.Sprint(v.BoolValue)
 		default:
 			m[kv.Key] = fmt.Sprint(kv.Value)
 		}
@@ -177,7 +179,8 @@ func checkHandSpans(t *testing.T, spans map[string]*tracepb.Span) {
 			"gen_ai.request.model": "m-large", "gen_ai.usage.input_tokens": "300", "gen_ai.usage.output_tokens": "100",
 			"mayday.compute": "2.5"}, absent: []string{"error.type", "gen_ai.tool.name", "mayday.attempt"}},
 		2: {trace: 1, parent: 1, code: tracepb.Status_STATUS_CODE_OK, attrs: map[string]string{
-			"gen_ai.operation.name": "plan", "mayday.attr.kind": "config_change", "mayday.output_ref": "cfg/1"}},
+			"mayday.operation": "plan", "mayday.attr.kind": "config_change", "mayday.output_ref": "cfg/1"},
+			absent: []string{"gen_ai.operation.name", "gen_ai.provider.name"}},
 		3: {trace: 1, parent: 1, links: []int64{2}, linkTr: []int64{1}, code: tracepb.Status_STATUS_CODE_ERROR, attrs: map[string]string{
 			"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "error.type": "uncertain_completion",
 			"mayday.failure_class": "uncertain_completion", "mayday.attempt": "1", "mayday.op_key": "1/0/0",
@@ -188,10 +191,10 @@ func checkHandSpans(t *testing.T, spans map[string]*tracepb.Span) {
 		5: {trace: 1, parent: 1, code: tracepb.Status_STATUS_CODE_OK, attrs: map[string]string{
 			"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.id": "3", "mayday.investigation_id": "3"}},
 		6: {trace: 1, parent: 5, links: []int64{4}, linkTr: []int64{1}, code: tracepb.Status_STATUS_CODE_OK, attrs: map[string]string{
-			"gen_ai.operation.name": "validate", "mayday.attempt": "2"}},
+			"mayday.operation": "validate", "mayday.attempt": "2"}, absent: []string{"gen_ai.operation.name", "gen_ai.agent.id"}},
 		7: {trace: 2, code: tracepb.Status_STATUS_CODE_ERROR, attrs: map[string]string{"error.type": "error", "gen_ai.agent.id": "2"}},
 		8: {trace: 2, parent: 7, links: []int64{2, 4}, linkTr: []int64{1, 1}, code: tracepb.Status_STATUS_CODE_OK, attrs: map[string]string{
-			"gen_ai.request.model": "m-large", "gen_ai.usage.input_tokens": "30", "gen_ai.usage.output_tokens": "10"}},
+			"gen_ai.operation.name": "chat", "gen_ai.provider.name": GenAIProvider, "mayday.operation": "plan", "gen_ai.request.model": "m-large", "gen_ai.usage.input_tokens": "30", "gen_ai.usage.output_tokens": "10"}},
 	}
 	for id, w := range wants {
 		s := spans[sp(id)]
@@ -246,8 +249,11 @@ func checkHandSpans(t *testing.T, spans map[string]*tracepb.Span) {
 	if v := attrMap(spans[sp(3)].Attributes)["mayday.attr.arg.api_key"]; !strings.HasPrefix(v, "redacted:hmac-sha256:") {
 		t.Errorf("arg.api_key exported as %q, want the redacted value", v)
 	}
-	if s := spans[sp(3)]; s.StartTimeUnixNano != uint64(record.Epoch+1_000_000) || s.Kind != tracepb.Span_SPAN_KIND_CLIENT || s.Name != "execute_tool search" {
+	if s := spans[sp(3)]; s.StartTimeUnixNano != uint64(record.Epoch+1_000_000) || s.Kind != tracepb.Span_SPAN_KIND_INTERNAL || s.Name != "execute_tool search" {
 		t.Errorf("span 3: start %d kind %v name %q", s.StartTimeUnixNano, s.Kind, s.Name)
+	}
+	if s := spans[sp(8)]; s != nil && s.Name != "chat m-large" {
+		t.Errorf("span 8, a model turn: name %q, want %q", s.Name, "chat m-large")
 	}
 }
 

@@ -245,6 +245,16 @@ func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign)
 			flush()
 		}
 	}
+	// next: whether an attempt has a retry (the same operation's next attempt at the tool).
+	type try struct {
+		tool    string
+		key     record.OpKey
+		attempt int32
+	}
+	next := map[try]bool{}
+	for _, s := range attempts {
+		next[try{s.Tool, s.OpKey, s.Attempt - 1}] = true
+	}
 	for i := range incidents {
 		inc := &incidents[i]
 		roots := map[int64]bool{}
@@ -260,8 +270,8 @@ func refIncidents(c *record.Collector, attempts []*record.Span, signs []refSign)
 					faults[s.FaultID] = true
 				}
 			}
-			if s.Attempt > 1 {
-				inc.Retries++
+			if next[try{s.Tool, s.OpKey, s.Attempt}] {
+				inc.Retries++ // its retry, sent whenever: a hang's go out after the timeouts
 			}
 		}
 		for _, sg := range signs {

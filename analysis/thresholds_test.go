@@ -17,7 +17,38 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase()}
+}
+
+// edgeHangCase: a hang. After a baseline of 1% failures, 6 attempts sent in minute 25 hang
+// until their one-hour timeout (minute 85) and are retried in minute 86, long after the
+// incident (minute 25, where the failed attempts were sent) ended. The incident's
+// retries_sent is 6: the retries of its attempts, whenever they went out.
+func edgeHangCase() viewCase {
+	var e edgeRecords
+	end := 120 * minute
+	for m := int64(0); m < 20; m++ {
+		for i := 0; i < 100; i++ {
+			e.attempt("api", m*minute+int64(i)*100_000_000, i == 0, end)
+		}
+	}
+	for range 6 {
+		e.attempt("api", 25*minute, true, end)
+		first := e.c.Spans[len(e.c.Spans)-1]
+		e.c.Spans[len(e.c.Spans)-1].Status = record.StatusTimeout
+		e.c.Spans[len(e.c.Spans)-1].End = 85 * minute
+		e.span++
+		retry := first
+		retry.SpanID, retry.Attempt, retry.Start, retry.End, retry.Status = e.span, 2, 86*minute, 86*minute+second, record.StatusOK
+		e.c.Spans = append(e.c.Spans, retry)
+	}
+	return referenceCaseOf("a hang's retries after the timeouts", map[string]*record.Collector{"edge-hang": &e.c},
+		func(id string, want refResult) error {
+			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 25 || want.Incidents[0].Retries != 6 {
+				return fmt.Errorf("incidents %+v, want one in minute 25 with 6 retries", want.Incidents)
+			}
+			return nil
+		})
 }
 
 // edgeRecords builds runs by hand: investigations of one step each.
@@ -82,7 +113,9 @@ func referenceCaseOf(name string, runs map[string]*record.Collector, sees func(i
 // then minutes with exactly 5 failures of 5 (hot: at least 5, far above 1%) and one with 4
 // (not hot: fewer than 5). Hot minutes 25 and 28 are 3 apart (2 inactive minutes between:
 // one incident); 32 is 4 after 28 (a new one); a breaker open during minute 44 (a sample at
-// its end) joins the hot minute 46 ahead of it. Every attempt starts on a whole minute.
+// its end) joins the hot minute 46 ahead of it. Every attempt starts on a whole minute, but
+// one a microsecond before minute 52, which holds 4 failures: a minute computed a microsecond
+// off makes 51 or 52 hot.
 func edgeIncidentsCase() viewCase {
 	var e edgeRecords
 	end := 60 * minute
@@ -98,6 +131,12 @@ func edgeIncidentsCase() viewCase {
 			e.attempt("api", hot.minute*minute, true, end)
 		}
 	}
+	// Minute 52: 4 failures on its first instant and one a microsecond before it, in minute
+	// 51: neither minute is hot.
+	for i := 0; i < 4; i++ {
+		e.attempt("api", 52*minute, true, end)
+	}
+	e.attempt("api", 52*minute-1000, true, end)
 	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"})
 	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": &e.c},
 		func(id string, want refResult) error {
@@ -115,7 +154,9 @@ func edgeIncidentsCase() viewCase {
 // edgeGoodputCase: valid results per minute before a fault window of minutes 20-21 are 10,
 // except 1 in minutes 3, 7 and 11 and none in minute 0 (ramp-up): the median baseline is 10,
 // the mean 8.6. After the window: none until minute 29, then 9 a minute (exactly 90% of
-// 10), 8 in minute 33 (below 90% of the median, above 90% of the mean). Run "reach": the
+// 10), 8 in minute 33 (below 90% of the median, above 90% of the mean) and one more in
+// minute 32, a microsecond before minute 33 (and one on the first instant of each minute:
+// a minute computed a microsecond off moves a result into minute 33). Run "reach": the
 // last arrival is in minute 38, so the five good minutes 34-38 end exactly on it: 34·60 −
 // 22·60 = 720 s. Run "short": the last arrival is in minute 37: NULL. Run "inside": a window
 // that ends at 21:30 with goodput never down: recovered in the window's own minute, 0 s.
@@ -140,6 +181,9 @@ func edgeGoodputCase() viewCase {
 			for i := 0; i < n; i++ {
 				e.valid(m*minute + int64(i)*second)
 			}
+		}
+		if dip { // in minute 32, a microsecond before minute 33
+			e.valid(33*minute - 1000)
 		}
 		e.c.Investigations = append(e.c.Investigations, record.Investigation{InvestigationID: 10_000, RootID: 10_000,
 			ArrivedAt: lastArrival * minute, Ended: true, EndedAt: 50 * minute, FinalState: "completed"})

@@ -65,6 +65,11 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &inc.Failed, &inc.Affected, &inc.Retries, &faults, &number); err != nil {
 			t.Fatal(err)
 		}
+		for _, at := range []time.Time{start, end} {
+			if (at.UnixMicro()-epochMicros)%60_000_000 != 0 {
+				t.Errorf("incident %d: %v is not on a whole minute", number, at)
+			}
+		}
 		inc.FirstMinute = (start.UnixMicro() - epochMicros) / 60_000_000
 		inc.EndMinute = (end.UnixMicro() - epochMicros) / 60_000_000
 		if minutes != inc.EndMinute-inc.FirstMinute {
@@ -151,6 +156,7 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
 	compareToolStats(t, db, run, c, want)
+	compareGoodput(t, db, run.ID, c)
 	return want
 }
 

@@ -243,16 +243,14 @@ func (c *Chart) draw(dc draw.Canvas) {
 		leg.Top, leg.Left = true, true
 		leg.ThumbnailWidth = vg.Points(18)
 		leg.Padding = legendPad
-		seen := map[string]bool{}
-		for _, p := range row {
-			for _, e := range p.legend {
-				if seen[e.name] {
-					continue
-				}
-				seen[e.name] = true
-				leg.Add(e.name, e.thumb)
-				legendW = max(legendW, ls.Width(e.name)+leg.ThumbnailWidth+2*chartPad)
-			}
+		entries := rowLegend(row)
+		if len(entries) > MaxLegend {
+			rest := len(entries) - (MaxLegend - 1)
+			entries = append(entries[:MaxLegend-1:MaxLegend-1], legendEntry{fmt.Sprintf("%d more: see the table below", rest), blankThumb{}})
+		}
+		for _, e := range entries {
+			leg.Add(e.name, e.thumb)
+			legendW = max(legendW, ls.Width(e.name)+leg.ThumbnailWidth+2*chartPad)
 		}
 		legends[r] = leg
 	}
@@ -280,6 +278,71 @@ func (c *Chart) draw(dc draw.Canvas) {
 		legends[r].Draw(lc)
 	}
 }
+
+// MaxLegend is the most entries a row's legend shows; past it, the legend shows the first
+// MaxLegend−1 and a pointer to the table under the figure (LegendRest), which lists the rest:
+// a sweep of 27 points would otherwise draw a legend taller than the chart.
+const MaxLegend = 10
+
+// rowLegend is the legend entries of a row of panels, each name once, in order.
+func rowLegend(row []*Panel) []legendEntry {
+	var out []legendEntry
+	seen := map[string]bool{}
+	for _, p := range row {
+		for _, e := range p.legend {
+			if !seen[e.name] {
+				seen[e.name] = true
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// LegendItem is a series left out of a chart's legend, with the color it is drawn in.
+type LegendItem struct {
+	Name  string
+	Color string // #rrggbb, "" when the series has no single color
+}
+
+// LegendRest lists the series the legend leaves out (see MaxLegend), for a table under
+// the figure; nil when every series is in the legend.
+func (c *Chart) LegendRest() []LegendItem {
+	var out []LegendItem
+	for _, row := range c.rows() {
+		entries := rowLegend(row)
+		if len(entries) <= MaxLegend {
+			continue
+		}
+		for _, e := range entries[MaxLegend-1:] {
+			out = append(out, LegendItem{Name: e.name, Color: thumbColor(e.thumb)})
+		}
+	}
+	return out
+}
+
+func thumbColor(t plot.Thumbnailer) string {
+	var c color.Color
+	switch x := t.(type) {
+	case *plotter.Line:
+		c = x.LineStyle.Color
+		if c == nil {
+			c = x.FillColor
+		}
+	case *plotter.Polygon:
+		c = x.Color
+	}
+	if c == nil {
+		return ""
+	}
+	r, g, b, _ := c.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
+}
+
+// blankThumb draws nothing: the legend's pointer to the table has no swatch.
+type blankThumb struct{}
+
+func (blankThumb) Thumbnail(*draw.Canvas) {}
 
 func (c *Chart) cols() int { return max(1, c.Cols) }
 

@@ -345,12 +345,12 @@ func (s ScenarioCheck) cases() []checkCase {
 			return []checkCase{{name: "run", err: msg}}
 		}
 		for _, e := range s.Expectations {
-			cases = append(cases, checkCase{name: e.Expectation.Canonical(), err: msg, line: e.Expectation.Line})
+			cases = append(cases, checkCase{name: e.Expectation.String(), err: msg, line: e.Expectation.Line})
 		}
 		return cases
 	}
 	for _, e := range s.Expectations {
-		c := checkCase{name: e.Expectation.Canonical(), detail: e.Message(), line: e.Expectation.Line}
+		c := checkCase{name: e.Expectation.String(), detail: e.Message(), line: e.Expectation.Line}
 		if !e.Pass {
 			c.failure = e.Message()
 		}

@@ -5,8 +5,12 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -231,5 +235,39 @@ func TestClamp(t *testing.T) {
 		if lo != tc.wl || hi != tc.wh {
 			t.Errorf("Clamp(%s, %v, %v) = %v, %v; want %v, %v", tc.metric, tc.lo, tc.hi, lo, hi, tc.wl, tc.wh)
 		}
+	}
+}
+
+// The Bonferroni figures the docs quote are the ones the code computes: every "(P% for N
+// ...)" and "Bonferroni over N metrics: each interval at P%" in docs/ must have P =
+// percent(1 − 0.05/N), and N no more than the default metrics.
+func TestDocsQuoteTheBonferroniLevelsTheCodeComputes(t *testing.T) {
+	quote := regexp.MustCompile(`(\d+\.\d+)% for (?:the |all )?(\d+)\b|Bonferroni over (\d+) metrics: each interval at (\d+\.\d+)%`)
+	files, _ := filepath.Glob("../docs/*.md")
+	found := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Join(strings.Fields(string(b)), " ")
+		for _, m := range quote.FindAllStringSubmatch(text, -1) {
+			p, n := m[1], m[2]
+			if m[3] != "" {
+				p, n = m[4], m[3]
+			}
+			var count int
+			fmt.Sscan(n, &count)
+			found++
+			if count > len(SectionFiveMetrics()) {
+				t.Errorf("%s: %q: %d metrics, but only %d are compared by default", f, m[0], count, len(SectionFiveMetrics()))
+			}
+			if want := percent(1 - 0.05/float64(count)); want != p+"%" {
+				t.Errorf("%s: %q: for %d metrics the code gives %s", f, m[0], count, want)
+			}
+		}
+	}
+	if found < 3 {
+		t.Errorf("found %d Bonferroni figures in the docs; the pattern no longer matches them", found)
 	}
 }

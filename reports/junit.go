@@ -13,6 +13,11 @@ import (
 // <testsuite> per scenario and one <testcase> per expectation (and per baseline metric), a
 // <failure> for each that does not hold and an <error> for each that could not be evaluated
 // because the scenario did not run.
+//
+// Only the elements and attributes of the common JUnit schema (Jenkins' junit-10.xsd, which
+// GitLab and the GitHub reporters also read) are written: no totals of skipped cases on
+// <testsuites>, and no file or line attributes. Where an expectation is written goes to
+// the suite's properties (source) and to each case's <system-out> (file:line).
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
@@ -20,7 +25,6 @@ type junitSuites struct {
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -32,7 +36,6 @@ type junitSuite struct {
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
-	File       string          `xml:"file,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
 }
@@ -46,8 +49,6 @@ type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
-	File      string        `xml:"file,attr,omitempty"`
-	Line      int           `xml:"line,attr,omitempty"`
 	Failure   *junitProblem `xml:"failure,omitempty"`
 	Error     *junitProblem `xml:"error,omitempty"`
 	Skipped   *junitProblem `xml:"skipped,omitempty"`
@@ -80,16 +81,11 @@ func (r CheckReport) WriteJUnit(w io.Writer) error {
 		if s.RunFolder != "" {
 			suite.Properties = append(suite.Properties, junitProperty{"run_folder", s.RunFolder})
 		}
-		file := ""
-		if !strings.HasPrefix(s.Source, "embedded:") {
-			file = s.Source
-			suite.File = file
-		}
 		cases := s.cases()
 		for _, c := range cases {
-			jc := junitCase{Name: c.name, Classname: "mayday.check." + s.Scenario, Time: "0", File: file, SystemOut: c.detail}
-			if file != "" {
-				jc.Line = c.line
+			jc := junitCase{Name: c.name, Classname: "mayday.check." + s.Scenario, Time: "0", SystemOut: c.detail}
+			if c.line > 0 {
+				jc.SystemOut = strings.TrimSpace(fmt.Sprintf("at %s:%d\n%s", s.Source, c.line, c.detail))
 			}
 			switch {
 			case c.err != "":
@@ -112,7 +108,6 @@ func (r CheckReport) WriteJUnit(w io.Writer) error {
 		all.Tests += suite.Tests
 		all.Failures += suite.Failures
 		all.Errors += suite.Errors
-		all.Skipped += suite.Skipped
 		total += s.WallSeconds
 		all.Suites = append(all.Suites, suite)
 	}

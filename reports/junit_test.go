@@ -5,8 +5,12 @@ package reports
 import (
 	"bytes"
 	"encoding/xml"
+	"io"
+	"os"
 	"strings"
 	"testing"
+
+	"github.com/mayday-sim/mayday/scenarios"
 )
 
 // The JUnit file must parse as XML and carry, per suite and in total, the counts CI systems
@@ -27,9 +31,9 @@ func TestWriteJUnit(t *testing.T) {
 			Tests    int    `xml:"tests,attr"`
 			Failures int    `xml:"failures,attr"`
 			Cases    []struct {
-				Name    string `xml:"name,attr"`
-				Line    int    `xml:"line,attr"`
-				Failure *struct {
+				Name      string `xml:"name,attr"`
+				SystemOut string `xml:"system-out"`
+				Failure   *struct {
 					Message string `xml:"message,attr"`
 				} `xml:"failure"`
 				Error *struct {
@@ -63,8 +67,109 @@ func TestWriteJUnit(t *testing.T) {
 		t.Errorf("suite fleet: %s with %d tests, %d failures; want fleet, 4, 2", fleet.Name, fleet.Tests, fleet.Failures)
 	}
 	first := fleet.Cases[0]
-	if first.Name != "completion_rate >= 0.95" || first.Line != 12 || first.Failure == nil ||
+	if first.Name != "completion_rate >= 0.95" || !strings.HasPrefix(first.SystemOut, "at fleet.yaml:12\n") || first.Failure == nil ||
 		!strings.Contains(first.Failure.Message, "measured 0.9000") {
 		t.Errorf("first case: %+v; want the expectation as name, line 12 and the measured value in the failure", first)
+	}
+}
+
+// junitSchema reads testdata/junit-schema.txt: element -> allowed attributes and children.
+func junitSchema(t *testing.T) (attrs, children map[string]map[string]bool) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/junit-schema.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	attrs, children = map[string]map[string]bool{}, map[string]map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		elem, rest, _ := strings.Cut(line, " attrs:")
+		a, c, _ := strings.Cut(rest, "children:")
+		attrs[elem], children[elem] = map[string]bool{}, map[string]bool{}
+		for _, f := range strings.Fields(a) {
+			attrs[elem][f] = true
+		}
+		for _, f := range strings.Fields(c) {
+			children[elem][f] = true
+		}
+	}
+	return attrs, children
+}
+
+// Every element and attribute of the JUnit file must be in the common schema, which Jenkins
+// enforces: it rejects `skipped` on <testsuites> and `file`/`line` on <testcase>.
+func TestJUnitConformsToTheCommonSchema(t *testing.T) {
+	attrs, children := junitSchema(t)
+	var buf bytes.Buffer
+	if err := sampleReport(t).WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(&buf)
+	var stack []string
+	root := ""
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			name := el.Name.Local
+			if _, ok := attrs[name]; !ok {
+				t.Errorf("<%s> is not an element of the JUnit schema", name)
+			}
+			if len(stack) == 0 {
+				root = name
+			} else if parent := stack[len(stack)-1]; !children[parent][name] {
+				t.Errorf("<%s> may not hold <%s>", parent, name)
+			}
+			for _, a := range el.Attr {
+				if !attrs[name][a.Name.Local] {
+					t.Errorf("<%s> has attribute %q, which the JUnit schema does not allow", name, a.Name.Local)
+				}
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if root != "testsuites" {
+		t.Errorf("root element <%s>, want <testsuites>", root)
+	}
+}
+
+// A case is named as the expectation is written, with its units: `<= 25m`, not `<= 1500`;
+// where it is written goes to <system-out>.
+func TestJUnitNamesKeepTheUnitsWritten(t *testing.T) {
+	e := expectation(t, "p95_recovery_time", "<=  25m")
+	e.Line = 7
+	sum := Summary{Scenario: "fleet", Seed: 1, Metrics: map[string]float64{"p95_recovery_time": 1200}}
+	r := CheckReport{Scenarios: []ScenarioCheck{{Scenario: "fleet", Source: "fleet.yaml", Seed: 1, Seeds: 1,
+		Expectations: CheckExpectations(sum, []scenarios.Expectation{e})}}}
+	var buf bytes.Buffer
+	if err := r.WriteJUnit(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Suites []struct {
+			Cases []struct {
+				Name      string `xml:"name,attr"`
+				SystemOut string `xml:"system-out"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	c := doc.Suites[0].Cases[0]
+	if c.Name != "p95_recovery_time <= 25m" {
+		t.Errorf("case name %q, want %q", c.Name, "p95_recovery_time <= 25m")
+	}
+	if !strings.HasPrefix(c.SystemOut, "at fleet.yaml:7\n") {
+		t.Errorf("system-out %q does not begin with the expectation's file:line", c.SystemOut)
 	}
 }

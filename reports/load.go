@@ -46,9 +46,19 @@ const slowest = 10
 // opened read-only. A database holding one scenario configuration (one or more seeds)
 // becomes one Run; one holding several (a sweep) becomes one Run per grid point.
 func Load(ctx context.Context, sources []string) ([]*Run, error) {
+	return LoadProgress(ctx, sources, nil)
+}
+
+// LoadProgress is Load telling progress, when not nil, what it reads: the metrics of a
+// source (one query over all its runs, the long part for a sweep), then each of its runs or
+// sweep points (done of total). It only reports; nothing it is given changes what is read.
+func LoadProgress(ctx context.Context, sources []string, progress func(what string, done, total int)) ([]*Run, error) {
+	if progress == nil {
+		progress = func(string, int, int) {}
+	}
 	var runs []*Run
 	for _, src := range sources {
-		rs, err := loadSource(ctx, src)
+		rs, err := loadSource(ctx, src, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +91,7 @@ type storedRun struct {
 	params                      []string
 }
 
-func loadSource(ctx context.Context, src string) ([]*Run, error) {
+func loadSource(ctx context.Context, src string, progress func(what string, done, total int)) ([]*Run, error) {
 	path, err := DBPath(src)
 	if err != nil {
 		return nil, err
@@ -101,6 +111,7 @@ func loadSource(ctx context.Context, src string) ([]*Run, error) {
 	}
 	// One read of the metrics view for every run: with a sweep's many runs, far cheaper
 	// than one read per run.
+	progress(fmt.Sprintf("computing the metrics of %s (%d runs)", src, len(stored)), 0, 0)
 	all, err := db.AllMetrics(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -113,6 +124,7 @@ func loadSource(ctx context.Context, src string) ([]*Run, error) {
 	groups := groupRuns(stored)
 	labels := pointLabels(groups)
 	for i, group := range groups {
+		progress("reading the runs of "+src, i, len(groups))
 		r, err := loadRun(ctx, db, src, group, metrics)
 		if err != nil {
 			return nil, fmt.Errorf("%s: run %s: %w", path, group[0].RunID, err)

@@ -326,13 +326,7 @@ var commonFuncs = map[string]any{
 		}
 		return strconv.FormatFloat(100*v, 'f', 2, 64) + "%"
 	},
-	"seedList": func(r *Run) string {
-		var s []string
-		for _, sd := range r.Seeds {
-			s = append(s, strconv.FormatUint(sd.Seed, 10))
-		}
-		return strings.Join(s, ", ")
-	},
+	"seedList": runSeeds,
 	"status": func(r *Run) string {
 		for _, sd := range r.Seeds {
 			if sd.Status != "complete" {
@@ -370,4 +364,28 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runSeeds is a run's number of seeds and which they are: "1 (seed 42)", "5 (seeds 1–5)",
+// "3 (seeds 1, 4, 9)".
+func runSeeds(r *Run) string {
+	n := len(r.Seeds)
+	if n == 0 {
+		return "0"
+	}
+	if n == 1 {
+		return "1 (seed " + strconv.FormatUint(r.Seeds[0].Seed, 10) + ")"
+	}
+	consecutive := true
+	var s []string
+	for i, sd := range r.Seeds {
+		s = append(s, strconv.FormatUint(sd.Seed, 10))
+		if i > 0 && sd.Seed != r.Seeds[i-1].Seed+1 {
+			consecutive = false
+		}
+	}
+	if consecutive {
+		return fmt.Sprintf("%d (seeds %d–%d)", n, r.Seeds[0].Seed, r.Seeds[n-1].Seed)
+	}
+	return fmt.Sprintf("%d (seeds %s)", n, strings.Join(s, ", "))
 }

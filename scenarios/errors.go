@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Error is one problem in a scenario: where it is (file, line, column, the dotted key) and
@@ -186,4 +189,61 @@ func withArticle(word string) string {
 		return "an " + word
 	}
 	return "a " + word
+}
+
+// place gives each error without a line the line of its key in the file (root), or of the
+// nearest enclosing key that is written there: checks made on the resolved scenario (the
+// size model) know keys, not lines. A key a value came from a default for gets the line of
+// the mapping that would hold it.
+func (l ErrorList) place(root *yaml.Node) {
+	for _, e := range l {
+		if e.Line == 0 && e.Override == "" {
+			e.Line, e.Column = keyLine(root, e.Key)
+		}
+	}
+}
+
+var keyIndex = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
+
+// keyLine is the line and column of the dotted key (faults[2].id, tools.fetch.version) in
+// the mapping root, or of its deepest written ancestor; 1, 1 when none is written.
+func keyLine(root *yaml.Node, key string) (int, int) {
+	line, col := 1, 1
+	n := deref(root)
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = deref(n.Content[0])
+	}
+	for _, part := range strings.Split(key, ".") {
+		idx := -1
+		if m := keyIndex.FindStringSubmatch(part); m != nil {
+			part = m[1]
+			idx, _ = strconv.Atoi(m[2])
+		}
+		if n == nil || n.Kind != yaml.MappingNode {
+			break
+		}
+		var val *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == part {
+				if n.Content[i].Line > 0 {
+					line, col = n.Content[i].Line, n.Content[i].Column
+				}
+				val = deref(n.Content[i+1])
+			}
+		}
+		if val == nil {
+			break
+		}
+		n = val
+		if idx >= 0 {
+			if n.Kind != yaml.SequenceNode || idx >= len(n.Content) {
+				break
+			}
+			n = deref(n.Content[idx])
+			if n.Line > 0 {
+				line, col = n.Line, n.Column
+			}
+		}
+	}
+	return line, col
 }

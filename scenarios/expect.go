@@ -92,7 +92,7 @@ func (e Expectation) Holds(x float64) bool {
 // String is the expectation as the user wrote it, after the metric's name, e.g.
 // `makespan <= 5m`; without that text (an Expectation built in code), Canonical.
 func (e Expectation) String() string {
-	if t := strings.TrimSpace(e.Text); t != "" {
+	if t := strings.Join(strings.Fields(e.Text), " "); t != "" {
 		return e.Metric + " " + t
 	}
 	return e.Canonical()

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
 // Parse parses and validates a scenario file. name is how errors and SourceInfo.File name the
@@ -58,6 +60,7 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	// The size model (size.go) bounds what the run would cost, across keys.
 	v := &validator{file: name}
 	v.checkSize(s)
+	v.errs.place(root)
 	if err := v.errs.err(); err != nil {
 		return nil, err
 	}
@@ -163,7 +166,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 		d.fail(f.get("recovery"), "recovery.budgets.cost", "a cost budget needs prices; add prices: {models: ..., tools: ...}")
 	}
 	s.Redact = d.redact(f.get("redact"))
-	s.Expect = d.expect(f.get("expect"))
+	s.Expect = d.expect(f.get("expect"), s.Prices != nil)
 	s.Tolerances = d.tolerances(f.get("tolerances"))
 	var sweep []sweepSource
 	s.Sweep, sweep = d.sweep(f.get("sweep"))
@@ -1025,7 +1028,7 @@ func (d *decoder) metricKey(kn *yaml.Node, key, m string) bool {
 	return false
 }
 
-func (d *decoder) expect(n *yaml.Node) []Expectation {
+func (d *decoder) expect(n *yaml.Node, priced bool) []Expectation {
 	const want = `a mapping of metrics to checks, such as {completion_rate: ">= 0.95"}`
 	f := d.fields("expect", n, nil, want)
 	var out []Expectation
@@ -1050,6 +1053,11 @@ func (d *decoder) expect(n *yaml.Node) []Expectation {
 		e, msg := ParseExpectation(m, v.Value)
 		if msg != "" {
 			d.fail(v, key, "%s", msg)
+			continue
+		}
+		if !priced && metric.NeedsPrices(m) {
+			d.fail(f.keys[m], key, "%s is money and the scenario has no prices, so it is undefined (n/a) in every run and this "+
+				"expectation could never hold; add prices: {models: ..., tools: ...} or remove it", m)
 			continue
 		}
 		e.Line = v.Line

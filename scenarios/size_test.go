@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -67,4 +68,36 @@ func TestSweepGridBound(t *testing.T) {
 	if err := CheckSweepSize(axes[:2], 3); err != nil {
 		t.Errorf("400 points: %v", err)
 	}
+}
+
+// A size-model refusal of a value written in the file names its line, like every other
+// problem: here workload.investigations, written on line 6 of the file below.
+func TestSizeModelErrorsHaveTheirLine(t *testing.T) {
+	base, _ := Embedded("transient-errors")
+	lines := strings.Split(string(base), "\n")
+	want := 0
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "investigations:") {
+			lines[i] = l[:strings.Index(l, "investigations:")] + "investigations: 1000000000000"
+			want = i + 1
+			break
+		}
+	}
+	if want == 0 {
+		t.Fatal("transient-errors has no investigations key")
+	}
+	_, err := Parse("f.yaml", []byte(strings.Join(lines, "\n")), nil)
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("%v; want a refusal", err)
+	}
+	for _, e := range list {
+		if e.Key == "workload.investigations" {
+			if e.Line != want || !strings.HasPrefix(e.Error(), fmt.Sprintf("f.yaml:%d: ", want)) {
+				t.Errorf("%q: line %d, want %d", e.Error(), e.Line, want)
+			}
+			return
+		}
+	}
+	t.Errorf("%v: no error at workload.investigations", err)
 }

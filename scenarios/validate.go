@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
 // maxInspections bounds recovery.inspection.max: far beyond any useful polling (at one
@@ -184,6 +186,7 @@ func (v *validator) checks(s *Scenario) {
 		v.check(contains([]string{">=", "<=", "==", ">", "<", "between"}, e.Op), key, "unknown operator %q", e.Op)
 		v.check(finite(e.Value) && finite(e.Upper), key, "bounds must be finite numbers")
 		v.check(e.Op != "between" || e.Upper >= e.Value, key, "between %v and %v: want A <= B", e.Value, e.Upper)
+		v.check(s.Prices != nil || !metric.NeedsPrices(e.Metric), key, "%s is money and the scenario has no prices: it is undefined in every run", e.Metric)
 	}
 	for _, t := range s.Tolerances {
 		key := "tolerances." + t.Metric

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strings"
@@ -121,5 +122,36 @@ func TestValidateDottedToolName(t *testing.T) {
 	err := s.Validate()
 	if err == nil || !strings.Contains(err.Error(), "tools.a.b.timeout") || !strings.Contains(err.Error(), "not a valid tool name") {
 		t.Errorf("Validate = %v; want the bad name and the negative timeout", err)
+	}
+}
+
+// An expectation on a cost metric in a scenario without prices could never hold (the metric
+// is n/a in every run): validation refuses it at its line, saying why.
+func TestCostExpectationNeedsPrices(t *testing.T) {
+	base, _ := Embedded("transient-errors")
+	if bytes.Contains(base, []byte("\nprices:")) {
+		t.Fatal("transient-errors has prices; the test needs an unpriced scenario")
+	}
+	data := append(bytes.Clone(base), []byte("\nexpect:\n  cost_per_completion: \"<= 2\"\n")...)
+	if bytes.Contains(base, []byte("\nexpect:")) {
+		data = bytes.Replace(bytes.Clone(base), []byte("\nexpect:\n"), []byte("\nexpect:\n  cost_per_completion: \"<= 2\"\n"), 1)
+	}
+	_, err := Parse("f.yaml", data, nil)
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("%v; want a refusal", err)
+	}
+	e := list[0]
+	if e.Key != "expect.cost_per_completion" || e.Line == 0 || !strings.Contains(e.Msg, "no prices") {
+		t.Errorf("%v; want expect.cost_per_completion refused at its line for want of prices", err)
+	}
+	if strings.Contains(e.Msg, "denominator") {
+		t.Errorf("%v: the reason is the missing prices, not a zero denominator", err)
+	}
+	s := &Scenario{Expect: []Expectation{{Metric: "wasted_cost_ratio", Op: "<=", Value: 1}}}
+	v := &validator{}
+	v.checks(s)
+	if len(v.errs) != 1 || v.errs[0].Key != "expect.wasted_cost_ratio" {
+		t.Errorf("Validate's check: %v; want expect.wasted_cost_ratio refused", v.errs)
 	}
 }

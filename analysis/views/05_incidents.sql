@@ -15,7 +15,9 @@
 -- disrupted at the tool during it: an attempt failed or timed out, or an operation was
 -- parked on the breaker or throttled by the retry budget (see disruptions).
 -- parked, throttled: parks on the breaker / throttles of the retry budget during it.
--- retries_sent: attempts with attempt > 1 sent to the tool during the incident.
+-- retries_sent: the retries of the attempts sent to the tool during the incident (the next
+-- attempt of the same operation, op_key and attempt + 1), whenever they went out: a hang's
+-- retries leave only after the timeouts, often after the incident's last minute.
 -- fault_ids: the faults the failed attempts carried (sorted; empty when none was tagged).
 -- incident: 1, 2, ... per run, in order of start, then tool.
 CREATE OR REPLACE VIEW incidents AS
@@ -46,12 +48,21 @@ merged AS (
 sent AS (
     SELECT m.run_id, m.tool, m.first_minute,
            count(*) FILTER (WHERE a.failed) AS failed_attempts,
-           count(*) FILTER (WHERE a.retry) AS retries_sent,
            list_sort(list(DISTINCT a.fault_id) FILTER (WHERE a.failed AND coalesce(a.fault_id, '') <> '')) AS fault_ids
     FROM merged m
     JOIN attempts a
       ON a.run_id = m.run_id AND a.tool = m.tool
      AND a.minute >= m.first_minute AND a.minute < m.end_minute
+    GROUP BY m.run_id, m.tool, m.first_minute
+),
+retried AS (
+    SELECT m.run_id, m.tool, m.first_minute, count(*) AS retries_sent
+    FROM merged m
+    JOIN attempts a
+      ON a.run_id = m.run_id AND a.tool = m.tool
+     AND a.minute >= m.first_minute AND a.minute < m.end_minute
+    JOIN attempts r
+      ON r.run_id = a.run_id AND r.tool = a.tool AND r.op_key = a.op_key AND r.attempt = a.attempt + 1
     GROUP BY m.run_id, m.tool, m.first_minute
 ),
 hit AS (
@@ -73,8 +84,9 @@ SELECT m.run_id,
        coalesce(s.failed_attempts, 0) AS failed_attempts,
        coalesce(h.affected_investigations, 0) AS affected_investigations,
        m.parked, m.throttled,
-       coalesce(s.retries_sent, 0) AS retries_sent,
+       coalesce(r.retries_sent, 0) AS retries_sent,
        coalesce(s.fault_ids, []::VARCHAR[]) AS fault_ids
 FROM merged m
 LEFT JOIN sent s USING (run_id, tool, first_minute)
+LEFT JOIN retried r USING (run_id, tool, first_minute)
 LEFT JOIN hit h USING (run_id, tool, first_minute);

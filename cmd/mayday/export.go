@@ -19,6 +19,7 @@ type exportOptions struct {
 	Out        string
 	Force      bool
 	ChunkSpans int
+	Quiet      bool
 }
 
 // newExportCmd builds 'mayday export'; runF, when not nil, gets the parsed options instead of
@@ -57,6 +58,7 @@ mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
 	f.StringVar(&opts.Format, "format", "", "what to write: otlp or parquet (required)")
 	f.StringVar(&opts.Out, "out", "", "the export folder to create (required)")
 	f.BoolVar(&opts.Force, "force", false, "replace DIR if it holds a previous export")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on a terminal")
 	f.IntVar(&opts.ChunkSpans, "chunk-spans", analysis.DefaultChunkSpans, "otlp: spans per file at most (a file ends between traces)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
 		[]string{analysis.FormatOTLP, analysis.FormatParquet}, cobra.ShellCompDirectiveNoFileComp))
@@ -82,10 +84,17 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 		return badInput(err)
 	}
 	defer db.Close()
+	bar := newProgress(opts.io, opts.Quiet, "export", 0)
+	bar.phase("reading " + opts.Run)
 	m, err := analysis.Export(ctx, db, opts.Out, analysis.ExportOptions{
 		Format: opts.Format, Force: opts.Force, ChunkSpans: opts.ChunkSpans,
 		Version: version, Source: opts.Run,
+		Progress: func(files int, rows int64) {
+			bar.update(fmt.Sprintf("%s written, %s", plural(files, "file", "files"),
+				plural(int(rows), rowWord(opts.Format), rowWord(opts.Format)+"s")))
+		},
 	})
+	bar.done()
 	if ctx.Err() != nil {
 		return interrupted("nothing was exported")
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+
 	"github.com/mayday-sim/mayday/analysis"
 )
 
@@ -83,7 +85,7 @@ func TestExportSweep(t *testing.T) {
 	if err != nil || len(m.Runs) != 4 {
 		t.Fatalf("manifest %+v, %v; want 4 runs", m, err)
 	}
-	points := map[string]bool{}
+	points := map[int64]bool{} // a grid value that reads as a whole number is an int attribute
 	for _, f := range m.Files {
 		req, err := analysis.ReadOTLP(filepath.Join(otlp, f.Path))
 		if err != nil {
@@ -91,11 +93,14 @@ func TestExportSweep(t *testing.T) {
 		}
 		for _, kv := range req.ResourceSpans[0].Resource.Attributes {
 			if kv.Key == "mayday.sweep.recovery.retry.max_attempts" {
-				points[kv.Value.GetStringValue()] = true
+				if _, ok := kv.Value.Value.(*commonpb.AnyValue_IntValue); !ok {
+					t.Errorf("grid value %v is not an int attribute", kv.Value)
+				}
+				points[kv.Value.GetIntValue()] = true
 			}
 		}
 	}
-	if !points["1"] || !points["3"] {
+	if !points[1] || !points[3] {
 		t.Errorf("resources name the points %v, want 1 and 3", points)
 	}
 	pq := filepath.Join(tmp, "pq")

@@ -3,6 +3,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -49,6 +51,9 @@ func (o *runFlags) check() error {
 	if o.Seeds < 1 {
 		return badInputf("--seeds %d: want 1 or more", o.Seeds)
 	}
+	if err := checkOut(o.Out); err != nil {
+		return err
+	}
 	return checkFormat(o.Format)
 }
 
@@ -68,6 +73,21 @@ func addFormatFlag(cmd *cobra.Command, p *string) {
 func checkFormat(f string) error {
 	if f != "text" && f != "json" {
 		return badInputf("--format %q: want text or json", f)
+	}
+	return nil
+}
+
+// formatWords are output formats a user may type after -o out of habit (kubectl's -o json).
+var formatWords = map[string]bool{"json": true, "yaml": true, "yml": true, "text": true, "txt": true,
+	"csv": true, "wide": true, "table": true, "html": true, "md": true, "markdown": true}
+
+// checkOut refuses an --out that is a format's name and not a path (`-o json`): it would
+// silently create a folder named json. A folder of that name is still written when the
+// value says it is a path (./json).
+func checkOut(out string) error {
+	if formatWords[strings.ToLower(out)] {
+		return badInputf("-o/--out %q names the folder to write, not an output format: for %s output use --format %s (json or text); "+
+			"to write a folder named %s, give --out ./%s", out, out, strings.ToLower(out), out, out)
 	}
 	return nil
 }

@@ -63,6 +63,18 @@ func (p *progress) phase(what string) {
 	}
 }
 
+// update is phase for a step that repeats quickly (a file written, a run read): it
+// redraws at most five times a second.
+func (p *progress) update(what string) {
+	if !p.on {
+		return
+	}
+	if now := time.Now(); now.Sub(p.last) >= 200*time.Millisecond {
+		p.last = now
+		p.phase(what)
+	}
+}
+
 // step reports that done of the units (runs) have finished, with their rate and the time
 // left; detail is shown after the count, e.g. " (2/3 points)".
 func (p *progress) step(done int, detail string) {

@@ -9,12 +9,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/duckdb/duckdb-go/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
@@ -250,6 +254,65 @@ func cell(v any) string {
 		return fmt.Sprintf("%.6g", x)
 	case []byte:
 		return string(x)
+	case duckdb.OrderedMap, []any, map[string]any:
+		// A map, list or struct prints as JSON ({"k": 1}), which text and CSV readers can
+		// parse, not as the driver's Go types (OrderedMap{...}, map[...]).
+		var b strings.Builder
+		writeJSONish(&b, x)
+		return b.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// writeJSONish writes v as JSON, keeping a map's key order (DuckDB's) and a struct's fields
+// sorted by name, with '<', '>' and '&' as they are.
+func writeJSONish(b *strings.Builder, v any) {
+	switch x := v.(type) {
+	case duckdb.OrderedMap:
+		keys, vals := x.Keys(), x.Values()
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			key, ok := k.(string)
+			if !ok {
+				key = cell(k)
+			}
+			writeJSONish(b, key)
+			b.WriteByte(':')
+			writeJSONish(b, vals[i])
+		}
+		b.WriteByte('}')
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(x))
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONish(b, k)
+			b.WriteByte(':')
+			writeJSONish(b, x[k])
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeJSONish(b, e)
+		}
+		b.WriteByte(']')
+	default:
+		var enc strings.Builder
+		e := json.NewEncoder(&enc)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(jsonValue(x)); err != nil {
+			b.WriteString(strconv.Quote(fmt.Sprint(x)))
+			return
+		}
+		b.WriteString(strings.TrimSuffix(enc.String(), "\n"))
+	}
 }

@@ -73,6 +73,9 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	if err := checkFormat(opts.Format); err != nil {
 		return err
 	}
+	if err := checkOut(opts.Out); err != nil {
+		return err
+	}
 	// Check every argument before reading any, so a typo in the last is reported at once.
 	for _, r := range opts.Runs {
 		if _, err := reports.DBPath(r); err != nil {
@@ -85,10 +88,18 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	}
 	// A run that cannot be read is bad input (not a mayday database, one from an
 	// incompatible version); failing to draw or write what was read is ours.
-	runs, err := reports.Load(ctx, opts.Runs)
+	bar := newProgress(opts.io, opts.Quiet || opts.Format == "json", "report", 0)
+	defer bar.done()
+	runs, err := reports.LoadProgress(ctx, opts.Runs, func(what string, done, total int) {
+		if total > 0 {
+			what = fmt.Sprintf("%s (%d/%d)", what, done, total)
+		}
+		bar.update(what)
+	})
 	if err != nil {
 		return badInput(err)
 	}
+	bar.phase("drawing the charts and writing " + dir)
 	var files reports.Files
 	tx := folderTx{io: opts.io, Dir: dir, Force: true, What: "report folder", Recognise: isReportFolder,
 		Fill: func(f *analysis.Folder) (bool, error) {
@@ -102,7 +113,9 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 			}
 			return true, nil
 		}}
-	if _, err := tx.run(ctx); err != nil {
+	_, err = tx.run(ctx)
+	bar.done()
+	if err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

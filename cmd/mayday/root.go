@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,9 +32,7 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 	}
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return badInputf("%s: %w (see '%s --help')", c.CommandPath(), err, c.CommandPath())
-	})
+	root.SetFlagErrorFunc(flagError)
 	// Every command of mayday ('mayday --help' lists them sorted by name). Each
 	// takes a nil runF here: tests pass their own to stop after flag parsing.
 	root.AddCommand(
@@ -51,6 +50,16 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 		newSchemaCmd(io),
 	)
 	return root
+}
+
+// flagError names the subcommand once: exitCode already prints the "mayday:" prefix, so
+// `mayday run --bad` says "mayday: run: unknown flag: --bad (see 'mayday run --help')".
+func flagError(c *cobra.Command, err error) error {
+	if !c.HasParent() {
+		return badInputf("%w (see '%s --help')", err, c.CommandPath())
+	}
+	name := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
+	return badInputf("%s: %w (see '%s --help')", name, err, c.CommandPath())
 }
 
 // runRoot executes the command line. An error cobra returns before a command's RunE ran

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -16,8 +17,12 @@ func newScenariosCmd(io *ioStreams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scenarios",
 		Short: "List the embedded example scenarios",
-		Long:  "List the example scenarios built into mayday; each runs by name from any folder.",
-		Args:  cobra.NoArgs,
+		Long: `List the example scenarios built into mayday; each runs by name from any folder.
+'mayday scenarios show NAME' prints one, ready to save and edit as a starting file.`,
+		Example: `  mayday scenarios
+  mayday scenarios show research-fleet > my-fleet.yaml   # a starting file to edit
+  mayday validate my-fleet.yaml && mayday run my-fleet.yaml`,
+		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
 			if err := checkFormat(format); err != nil {
 				return err
@@ -38,7 +43,32 @@ func newScenariosCmd(io *ioStreams) *cobra.Command {
 		},
 	}
 	addFormatFlag(cmd, &format)
+	cmd.AddCommand(newScenariosShowCmd(io))
 	return cmd
+}
+
+// newScenariosShowCmd prints an embedded example's file exactly as it is embedded, so that
+// `mayday scenarios show NAME > my.yaml` is a valid scenario to edit.
+func newScenariosShowCmd(io *ioStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:               "show NAME",
+		Short:             "Print an embedded example scenario, ready to save and edit",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: completeScenarios,
+		RunE: func(_ *cobra.Command, args []string) error {
+			data, ok := scenarios.Embedded(args[0])
+			if !ok {
+				var names []string
+				for _, info := range scenarios.List() {
+					names = append(names, info.Name)
+				}
+				return badInputf("scenarios show: no embedded example named %q; the examples are: %s",
+					args[0], strings.Join(names, ", "))
+			}
+			_, err := io.Out.Write(data)
+			return err
+		},
+	}
 }
 
 // problem is one thing wrong in a scenario, as `mayday validate --format json` prints it:
