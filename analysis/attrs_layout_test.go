@@ -61,7 +61,18 @@ func TestMergeKeepsAttributeTables(t *testing.T) {
 // span_attributes gives back exactly the attributes each span was recorded with, whichever
 // table holds them: hand-built spans covering the recorded set, differing arguments, none
 // (the marker), blocked attempts, a second kind and arguments outside execute_tool.
-func TestSpanAttributesView(t *testing.T) {
+func TestSpanAttributesView(t *testing.T) { runViewCase(t, spanAttributesCase()) }
+
+func spanAttributesCase() viewCase {
+	c := spanAttributesBuilt()
+	return viewCase{name: "span attributes", load: func(t testing.TB, db *DB) {
+		if err := LoadCollector(db, "attrs", c, traces.Run{}); err != nil {
+			t.Fatal(err)
+		}
+	}, check: func(t testing.TB, db *DB) { checkSpanAttributes(t, db, c) }}
+}
+
+func spanAttributesBuilt() *record.Collector {
 	args := func(strategy string) []record.Attr {
 		return []record.Attr{{Key: "arg.strategy", Value: strategy}, {Key: "arg.region", Value: "eu"}}
 	}
@@ -80,10 +91,10 @@ func TestSpanAttributesView(t *testing.T) {
 	span(9, record.OpPlan, "", record.StatusOK, record.Attr{Key: "kind", Value: "a"}, record.Attr{Key: "kind", Value: "b"})
 	span(10, record.OpExecuteTool, "fetch", record.StatusOK)
 	span(11, record.OpExecuteTool, "fetch", record.StatusOK, record.Attr{Key: "arg.region", Value: "us"})
-	db := openTestDB(t)
-	if err := LoadCollector(db, "hand", c, traces.Run{}); err != nil {
-		t.Fatal(err)
-	}
+	return c
+}
+
+func checkSpanAttributes(t testing.TB, db *DB, c *record.Collector) {
 	var want [][]any
 	for _, s := range c.Spans {
 		for _, a := range s.Attrs {
@@ -93,10 +104,10 @@ func TestSpanAttributesView(t *testing.T) {
 	slices.SortFunc(want, func(a, b []any) int {
 		return cmp.Or(cmp.Compare(a[0].(int64), b[0].(int64)), cmp.Compare(a[1].(string), b[1].(string)), cmp.Compare(a[2].(string), b[2].(string)))
 	})
-	got := query(t, db, "SELECT span_id, key, value FROM span_attributes ORDER BY span_id, key, value")
+	got := query(t, db, "SELECT span_id, key, value FROM span_attributes WHERE run_id = 'attrs' ORDER BY span_id, key, value")
 	compareRows(t, "span_attributes", got, want, "span_id, key, value")
 	// The arguments are stored once: backtest's from span 3, fetch's (none) from span 10.
-	if n := query(t, db, "SELECT count(*) FROM tool_args")[0][0].(int64); n != 2 {
+	if n := query(t, db, "SELECT count(*) FROM tool_args WHERE run_id = 'attrs'")[0][0].(int64); n != 2 {
 		t.Errorf("%d tool_args rows, want 2", n)
 	}
 }

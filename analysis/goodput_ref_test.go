@@ -5,9 +5,10 @@ package analysis
 import (
 	"database/sql"
 	"math"
-	"slices"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -17,8 +18,9 @@ import (
 type refGoodputRow struct {
 	minute, start, valid int64
 	firstFault, faultEnd int64 // µs; -1 without a window
-	baseline             float64
+	baseline, sd         float64
 	hasBaseline          bool
+	window               int64 // valid results of this minute and the next 4; -1 past the end
 	recovered            bool
 	arrivalsContinue     bool
 }
@@ -36,29 +38,38 @@ func refGoodputRows(c *record.Collector) []refGoodputRow {
 	if !win {
 		first, last = -1, -1
 	}
-	var pre []float64
-	for m, start := int64(0), int64(-1); win && m < first/60_000_000 && m < minutes; m++ {
-		if start < 0 && valid[m] > 0 {
-			start = m
-		}
-		if start >= 0 {
-			pre = append(pre, float64(valid[m]))
-		}
-	}
-	slices.Sort(pre)
-	lastArrival := int64(-1)
+	firstArrival, lastArrival := int64(math.MaxInt64), int64(-1)
 	for _, inv := range c.Investigations {
 		if inv.ParentID == 0 {
+			firstArrival = min(firstArrival, minuteOf(inv.ArrivedAt))
 			lastArrival = max(lastArrival, minuteOf(inv.ArrivedAt))
+		}
+	}
+	// The steady state: the second half of the minutes from the first arrival to the first
+	// window, at least 5 of them.
+	var steady []float64
+	if win && lastArrival >= 0 {
+		faultMinute := first / 60_000_000
+		for m := firstArrival + (faultMinute-firstArrival+1)/2; m < faultMinute; m++ {
+			if m >= 0 && m < minutes {
+				steady = append(steady, float64(valid[m]))
+			}
 		}
 	}
 	rows := make([]refGoodputRow, minutes)
 	for m := range rows {
 		r := refGoodputRow{minute: int64(m), start: int64(m) * 60_000_000, valid: valid[m], firstFault: first, faultEnd: last,
-			arrivalsContinue: int64(m) <= lastArrival}
-		if len(pre) > 0 {
-			r.baseline, r.hasBaseline = quantile7(pre, 0.5), true
-			r.recovered = float64(valid[m]) >= 0.9*r.baseline
+			arrivalsContinue: int64(m) <= lastArrival, window: -1}
+		if m+4 < len(valid) {
+			r.window = 0
+			for _, v := range valid[m : m+5] {
+				r.window += v
+			}
+		}
+		if len(steady) >= 5 {
+			r.baseline, r.sd = stat.MeanStdDev(steady, nil)
+			r.hasBaseline = true
+			r.recovered = r.window >= 0 && float64(r.window) >= 4.5*r.baseline-2.326*math.Sqrt(5)*r.sd
 		}
 		rows[m] = r
 	}
@@ -68,8 +79,8 @@ func refGoodputRows(c *record.Collector) []refGoodputRow {
 // compareGoodput checks every row of the goodput view of a run against refGoodputRows.
 func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT minute, start, valid_results, first_fault_at, fault_end_at, baseline, recovered,
-		arrivals_continue FROM goodput WHERE run_id = ? ORDER BY minute`, runID)
+	rows, err := db.SQL().Query(`SELECT minute, start, valid_results, first_fault_at, fault_end_at, baseline, baseline_sd,
+		coalesce(window_results, -1), recovered, arrivals_continue FROM goodput WHERE run_id = ? ORDER BY minute`, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,9 +91,9 @@ func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 		var g refGoodputRow
 		var start time.Time
 		var first, end sql.NullTime
-		var base sql.NullFloat64
+		var base, sd sql.NullFloat64
 		var rec sql.NullBool
-		if err := rows.Scan(&g.minute, &start, &g.valid, &first, &end, &base, &rec, &g.arrivalsContinue); err != nil {
+		if err := rows.Scan(&g.minute, &start, &g.valid, &first, &end, &base, &sd, &g.window, &rec, &g.arrivalsContinue); err != nil {
 			t.Fatal(err)
 		}
 		g.start = start.UnixMicro() - epochMicros
@@ -93,20 +104,23 @@ func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 		if end.Valid {
 			g.faultEnd = end.Time.UnixMicro() - epochMicros
 		}
-		g.baseline, g.hasBaseline = base.Float64, base.Valid
+		g.baseline, g.sd, g.hasBaseline = base.Float64, sd.Float64, base.Valid
 		g.recovered = rec.Valid && rec.Bool
-		if rec.Valid != base.Valid {
-			t.Errorf("goodput %s minute %d: recovered %v with baseline %v", runID, g.minute, rec, base)
+		if base.Valid && g.window >= 0 && !rec.Valid {
+			t.Errorf("goodput %s minute %d: recovered %v with baseline %v and a window", runID, g.minute, rec, base)
 		}
 		if n >= len(want) {
 			t.Fatalf("goodput %s: more than the %d minutes of the run", runID, len(want))
 		}
 		w := want[n]
 		if !g.hasBaseline {
-			g.baseline = w.baseline
+			g.baseline, g.sd = w.baseline, w.sd
 		}
 		if math.Abs(g.baseline-w.baseline) <= 1e-9*math.Abs(w.baseline) {
 			g.baseline = w.baseline
+		}
+		if math.Abs(g.sd-w.sd) <= 1e-9*math.Max(1, math.Abs(w.sd)) {
+			g.sd = w.sd
 		}
 		if g != w {
 			t.Fatalf("goodput %s minute %d:\n view %+v\n  ref %+v", runID, n, g, w)

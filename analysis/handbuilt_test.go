@@ -91,17 +91,22 @@ func checkHandEpisodes(t testing.TB, db *DB) {
 			t.Errorf("episode %d: %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	// Median of 20, 65, 70, 600 = (65 + 70) / 2; full scope: 2 of 4 started (2 reduced, 4
-	// terminated).
+	// Recovered at 20, 65 and 70 s, never at 600 s: half of the 4 had recovered by 65 s,
+	// and with one never recovering no 95% point exists; full scope: 2 of 4 started (2
+	// reduced, 4 terminated).
 	m, err := db.Metrics(t.Context(), "hand")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Get("median_recovery_time") != 67.5 || m.Get("full_scope_completion_rate") != 0.5 {
-		t.Errorf("median_recovery_time %v (want 67.5), full_scope_completion_rate %v (want 0.5)", m.Get("median_recovery_time"), m.Get("full_scope_completion_rate"))
+	if m.Get("median_recovery_time") != 65 || m.Get("full_scope_completion_rate") != 0.5 {
+		t.Errorf("median_recovery_time %v (want 65), full_scope_completion_rate %v (want 0.5)", m.Get("median_recovery_time"), m.Get("full_scope_completion_rate"))
 	}
-	if !math.IsNaN(m.Get("goodput_recovery_time")) {
-		t.Errorf("no fault window: goodput_recovery_time %v, want NULL", m.Get("goodput_recovery_time"))
+	if !math.IsNaN(m.Get("p95_recovery_time")) || m.Get("episode_recovery_rate") != 0.75 {
+		t.Errorf("p95_recovery_time %v (want NULL: never), episode_recovery_rate %v (want 3/4)", m.Get("p95_recovery_time"), m.Get("episode_recovery_rate"))
+	}
+	if !math.IsNaN(m.Get("goodput_recovery_time")) || !math.IsNaN(m.Get("goodput_recovered")) {
+		t.Errorf("no fault window: goodput_recovery_time %v, goodput_recovered %v; want NULL for both (not a collapse)",
+			m.Get("goodput_recovery_time"), m.Get("goodput_recovered"))
 	}
 }
 
@@ -175,17 +180,18 @@ func checkGuarded(t testing.TB, db *DB) {
 const minute0 = 60 * second
 
 // goodput_recovery_time on valid results per minute: 10 a minute before a fault window of
-// minutes 20-21 (baseline 10), none during and until minute 29, then 9 a minute (90%: enough)
-// except 8 at minute 34, so the first 5 good minutes in a row start at minute 35: 35·60 −
-// 22·60 = 780 s. When the last arrival is at minute 38, five good minutes cannot be seen
-// while arrivals continue: NULL.
+// minutes 20-21 (baseline 10 without noise: 5 minutes must hold 45), none during and until
+// minute 29, then 9 a minute (90%: enough) except 8 at minute 34, so the first 5 minutes
+// that hold 45 start at minute 35: 35·60 − 22·60 = 780 s. When the last arrival is at minute
+// 38, those five minutes cannot be seen while arrivals continue: never (NULL, and
+// goodput_recovered 0: tested, not back).
 func TestGoodputRecoveryTime(t *testing.T) { runViewCase(t, goodputCase) }
 
 var goodputRuns = []struct {
-	run     string
-	arrival int64
-	want    float64
-}{{"late", 45, 780}, {"early", 38, math.NaN()}}
+	run        string
+	arrival    int64
+	want, back float64
+}{{"late", 45, 780, 1}, {"early", 38, math.NaN(), 0}}
 
 var goodputCase = viewCase{name: "goodput recovery", load: loadGoodput, check: checkGoodput}
 
@@ -232,6 +238,9 @@ func checkGoodput(t testing.TB, db *DB) {
 		}
 		if g := m.Get("goodput_recovery_time"); !(g == tc.want || math.IsNaN(g) && math.IsNaN(tc.want)) {
 			t.Errorf("%s: goodput_recovery_time %v, want %v", tc.run, g, tc.want)
+		}
+		if b := m.Get("goodput_recovered"); b != tc.back {
+			t.Errorf("%s: goodput_recovered %v, want %v", tc.run, b, tc.back)
 		}
 	}
 }

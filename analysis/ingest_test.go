@@ -48,7 +48,7 @@ func opKey(k record.OpKey) string {
 	return strconv.FormatInt(k.Investigation, 10) + "/" + strconv.Itoa(int(k.Step)) + "/" + strconv.Itoa(int(k.Revision))
 }
 
-func query(t *testing.T, db *DB, q string) [][]any {
+func query(t testing.TB, db *DB, q string) [][]any {
 	t.Helper()
 	_, rows, err := db.Query(context.Background(), q)
 	if err != nil {
@@ -58,7 +58,7 @@ func query(t *testing.T, db *DB, q string) [][]any {
 }
 
 // compareRows checks the stored rows of a table, in storage order, against the expected ones.
-func compareRows(t *testing.T, table string, got, want [][]any, cols string) {
+func compareRows(t testing.TB, table string, got, want [][]any, cols string) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d rows stored, want %d", table, len(got), len(want))

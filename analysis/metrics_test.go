@@ -77,7 +77,8 @@ func TestValueByName(t *testing.T) {
 func TestMetricNamesFollowDocs(t *testing.T) {
 	documented := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate",
 		"retry_amplification", "duplicate_side_effects", "discarded_results",
-		"median_recovery_time", "p95_recovery_time", "goodput_recovery_time", "full_scope_completion_rate",
+		"median_recovery_time", "p95_recovery_time", "episode_recovery_rate", "goodput_recovery_time",
+		"goodput_recovered", "full_scope_completion_rate",
 		"human_intervention_rate", "terminated_rate",
 		"tokens_per_completion", "compute_per_completion", "wasted_compute_ratio", "wasted_token_ratio",
 		"correlated_failure_share", "makespan", "events"}
@@ -87,7 +88,8 @@ func TestMetricNamesFollowDocs(t *testing.T) {
 }
 
 func TestBetter(t *testing.T) {
-	higher := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate", "completed", "full_scope_completion_rate"}
+	higher := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate", "completed", "full_scope_completion_rate",
+		"episode_recovery_rate", "goodput_recovered"}
 	neutral := []string{"correlated_failure_share", "events", "started", "no_such_metric"}
 	for _, name := range append(MetricNames, "terminated_policy_violation", "no_such_metric") {
 		want := -1

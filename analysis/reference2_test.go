@@ -2,10 +2,13 @@ package analysis
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -343,11 +346,15 @@ func stepKeyString(k refStep) string {
 	return strconv.FormatInt(k.inv, 10) + "/" + strconv.FormatInt(int64(k.step), 10)
 }
 
-// refGoodputRecovery is goodput_recovery_time from valid results per minute.
-func refGoodputRecovery(c *record.Collector, end int64) float64 {
+// refGoodputRecovery is goodput_recovery_time and goodput_recovered from valid results per
+// minute: the steady state is the second half of the minutes from the first arrival to the
+// first fault window (at least 5 of them); a 5-minute window is back when its valid results
+// reach 0.9·5·mean − 2.326·√5·sd of the steady state's minutes. Both NaN when nothing can
+// be tested; recovered 0 when tested windows exist and none is back.
+func refGoodputRecovery(c *record.Collector, end int64) (seconds, recovered float64) {
 	first, last, ok := refWindows(c)
 	if !ok {
-		return math.NaN()
+		return math.NaN(), math.NaN()
 	}
 	minutes := end/60_000_000 + 1
 	valid := make([]float64, minutes)
@@ -357,41 +364,39 @@ func refGoodputRecovery(c *record.Collector, end int64) float64 {
 			valid[minuteOf(s.End)]++
 		}
 	}
-	start := int64(-1)
-	for m, v := range valid {
-		if v > 0 {
-			start = int64(m)
-			break
-		}
-	}
-	var pre []float64
-	for m := start; start >= 0 && m < first/60_000_000; m++ {
-		pre = append(pre, valid[m])
-	}
-	if len(pre) == 0 {
-		return math.NaN()
-	}
-	slices.Sort(pre)
-	base := quantile7(pre, 0.5)
-	if base <= 0 {
-		return math.NaN()
-	}
-	lastArrival := int64(-1)
+	firstArrival, lastArrival := int64(math.MaxInt64), int64(-1)
 	for _, inv := range c.Investigations {
 		if inv.ParentID == 0 {
+			firstArrival = min(firstArrival, minuteOf(inv.ArrivedAt))
 			lastArrival = max(lastArrival, minuteOf(inv.ArrivedAt))
 		}
 	}
+	faultMinute := first / 60_000_000
+	from := firstArrival + (faultMinute-firstArrival+1)/2
+	var steady []float64
+	for m := max(from, 0); m < faultMinute && m < minutes; m++ {
+		steady = append(steady, valid[m])
+	}
+	if len(steady) < 5 {
+		return math.NaN(), math.NaN()
+	}
+	base, sd := stat.MeanStdDev(steady, nil)
+	if base <= 0 {
+		return math.NaN(), math.NaN()
+	}
+	threshold := 4.5*base - 2.326*math.Sqrt(5)*sd
+	recovered = math.NaN()
 	for m := last / 60_000_000; m+4 <= lastArrival && m+4 < minutes; m++ {
-		ok := true
+		recovered = 0
+		sum := 0.0
 		for j := m; j <= m+4; j++ {
-			ok = ok && valid[j] >= 0.9*base
+			sum += valid[j]
 		}
-		if ok {
-			return math.Max(0, float64(m*60_000_000-last)/1e6)
+		if sum >= threshold {
+			return math.Max(0, float64(m*60_000_000-last)/1e6), 1
 		}
 	}
-	return math.NaN()
+	return math.NaN(), recovered
 }
 
 // spanKind is a span's kind attribute, "" when it has none.
@@ -458,4 +463,48 @@ func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigatio
 		}
 	}
 	return wasted, all
+}
+
+// refRecoveryQuantile is the time by which a share p of all episodes had recovered: the
+// cumulative incidence of recovery, with an episode that ended unrecovered as a competing
+// event that removes it for good and an in-flight one as right-censored (docs/metrics.md,
+// median_recovery_time). Written as the product-limit recursion over distinct episode
+// lengths; NaN when the curve stays below p (to within 1e-9) or there is no episode.
+func refRecoveryQuantile(episodes []refEpisode, p float64) float64 {
+	byTime := map[float64][3]float64{} // recovered, never, censored
+	for _, e := range episodes {
+		c := byTime[e.Seconds]
+		switch e.Outcome {
+		case "recovered":
+			c[0]++
+		case "ended":
+			c[1]++
+		default:
+			c[2]++
+		}
+		byTime[e.Seconds] = c
+	}
+	atRisk := float64(len(episodes))
+	open, share := 1.0, 0.0
+	for _, t := range slices.Sorted(maps.Keys(byTime)) {
+		c := byTime[t]
+		share += open * c[0] / atRisk
+		if share >= p-1e-9 {
+			return t
+		}
+		open *= 1 - (c[0]+c[1])/atRisk
+		atRisk -= c[0] + c[1] + c[2]
+	}
+	return math.NaN()
+}
+
+// refEpisodeRecoveryRate is recovered episodes / episodes; NaN without an episode.
+func refEpisodeRecoveryRate(episodes []refEpisode) float64 {
+	var rec float64
+	for _, e := range episodes {
+		if e.Outcome == "recovered" {
+			rec++
+		}
+	}
+	return ratio(rec, float64(len(episodes)))
 }

@@ -186,14 +186,12 @@ func reference(run refRun, c *record.Collector) refResult {
 	incidents, inIncidents := refIncidents(c, attempts, signs)
 	m.Set("correlated_failure_share", ratio(float64(inIncidents), float64(failed)))
 	episodes := refEpisodes(c, signs, invByID, end)
-	var recSeconds []float64
-	for _, e := range episodes {
-		recSeconds = append(recSeconds, e.Seconds)
-	}
-	slices.Sort(recSeconds)
-	m.Set("median_recovery_time", quantile7(recSeconds, 0.5))
-	m.Set("p95_recovery_time", quantile7(recSeconds, 0.95))
-	m.Set("goodput_recovery_time", refGoodputRecovery(c, tsMicros(end)))
+	m.Set("median_recovery_time", refRecoveryQuantile(episodes, 0.5))
+	m.Set("p95_recovery_time", refRecoveryQuantile(episodes, 0.95))
+	m.Set("episode_recovery_rate", refEpisodeRecoveryRate(episodes))
+	gpTime, gpBack := refGoodputRecovery(c, tsMicros(end))
+	m.Set("goodput_recovery_time", gpTime)
+	m.Set("goodput_recovered", gpBack)
 	wastedTokens, allTokens := refWastedTokens(c, invByID)
 	m.Set("wasted_token_ratio", ratio(wastedTokens, allTokens))
 
@@ -316,7 +314,7 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 
 // referenceCapacity computes the capacity metrics by their definitions in docs/metrics.md:
 // pending time from arrival to the first transition out of pending (censored at the run's
-// end), the open-root backlog's growth over the arrival window and its peak.
+// end), of roots and of subagents apart, the open-root backlog's growth over the arrival window and its peak.
 func referenceCapacity(m *Metrics, c *record.Collector, end int64) {
 	started := map[int64]int64{}
 	for _, tr := range c.Transitions {
@@ -328,19 +326,23 @@ func referenceCapacity(m *Metrics, c *record.Collector, end int64) {
 			started[tr.InvestigationID] = tr.At
 		}
 	}
-	var pend []float64
+	var pend, subPend []float64
 	for _, inv := range c.Investigations {
 		at, ok := started[inv.InvestigationID]
 		if !ok {
 			at = end
 		}
-		pend = append(pend, float64(tsMicros(at)-tsMicros(inv.ArrivedAt))/1e6)
+		wait := float64(tsMicros(at)-tsMicros(inv.ArrivedAt)) / 1e6
+		if inv.ParentID == 0 {
+			pend = append(pend, wait)
+		} else {
+			subPend = append(subPend, wait)
+		}
 	}
-	m.Set("median_pending_time", math.NaN())
-	if len(pend) > 0 {
-		slices.Sort(pend)
-		m.Set("median_pending_time", quantile7(pend, 0.5))
-	}
+	slices.Sort(pend)
+	slices.Sort(subPend)
+	m.Set("median_pending_time", quantile7(pend, 0.5))
+	m.Set("median_subagent_pending_time", quantile7(subPend, 0.5))
 	var first, last int64 = math.MaxInt64, math.MinInt64
 	delta := map[int64]int64{}
 	for _, inv := range c.Investigations {

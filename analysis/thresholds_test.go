@@ -113,7 +113,8 @@ func referenceCaseOf(name string, runs map[string]*record.Collector, sees func(i
 // then minutes with exactly 5 failures of 5 (hot: at least 5, far above 1%) and one with 4
 // (not hot: fewer than 5). Hot minutes 25 and 28 are 3 apart (2 inactive minutes between:
 // one incident); 32 is 4 after 28 (a new one); a breaker open during minute 44 (a sample at
-// its end) joins the hot minute 46 ahead of it. Every attempt starts on a whole minute, but
+// its end) joins the hot minute 46 ahead of it; one open during minute 55, far from any hot
+// minute, is no incident. Every attempt starts on a whole minute, but
 // one a microsecond before minute 52, which holds 4 failures: a minute computed a microsecond
 // off makes 51 or 52 hot.
 func edgeIncidentsCase() viewCase {
@@ -137,7 +138,8 @@ func edgeIncidentsCase() viewCase {
 		e.attempt("api", 52*minute, true, end)
 	}
 	e.attempt("api", 52*minute-1000, true, end)
-	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"})
+	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"},
+		record.Sample{Tool: "api", At: 56 * minute, BreakerState: "open"}) // guarded alone in minute 55: no incident
 	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": &e.c},
 		func(id string, want refResult) error {
 			var got [][2]int64
@@ -151,53 +153,86 @@ func edgeIncidentsCase() viewCase {
 		})
 }
 
-// edgeGoodputCase: valid results per minute before a fault window of minutes 20-21 are 10,
-// except 1 in minutes 3, 7 and 11 and none in minute 0 (ramp-up): the median baseline is 10,
-// the mean 8.6. After the window: none until minute 29, then 9 a minute (exactly 90% of
-// 10), 8 in minute 33 (below 90% of the median, above 90% of the mean) and one more in
-// minute 32, a microsecond before minute 33 (and one on the first instant of each minute:
-// a minute computed a microsecond off moves a result into minute 33). Run "reach": the
-// last arrival is in minute 38, so the five good minutes 34-38 end exactly on it: 34·60 −
-// 22·60 = 720 s. Run "short": the last arrival is in minute 37: NULL. Run "inside": a window
-// that ends at 21:30 with goodput never down: recovered in the window's own minute, 0 s.
+// edgeGoodputCase: roots arrive from minute 0; valid results are 1 a minute in minutes 1-9
+// (the warm-up), then the steady state. A fault window 20:00-22:00 (the steady state is the
+// second half of minutes 0-19: 10-19). Run "reach": 10 a minute (mean 10, sd 0: the
+// threshold is exactly 45 of 50 in 5 minutes); after the window none until minute 24, 8 in
+// minute 25 and 9 a minute from 26, and one more result a microsecond before minute 25
+// (in minute 24): the window 25-29 holds 44 (a minute computed a microsecond off would make
+// it 45), 26-30 holds exactly 45, so 26·60 − 22·60 = 240 s; with the warm-up in the
+// baseline it would pass earlier. The last arrival is in minute 30, the window's last
+// minute. Run "short": the last arrival in minute 29: the windows that can be tested all
+// fail, so goodput never came back (goodput_recovered 0). Run "noise": 6 and 14 in turn
+// (mean 10, sample sd √(160/9)): threshold 45 − 2.326·√5·4.216 = 23.07; after the window
+// 4 in minute 25 and 5 a minute from 26: 25-29 holds 24 and passes (a population sd would
+// put the threshold at 24.2 and pass a minute later, no noise term never): 180 s. Run
+// "inside": a window ending at 21:30 with goodput never down: back in the window's own
+// minute, 0 s. Run "early9": a window at minute 9 leaves 4 steady minutes (5-8): nothing
+// to test, NULL for both metrics (not a collapse); "early10", at minute 10, leaves 5: 0 s.
 func edgeGoodputCase() viewCase {
-	build := func(lastArrival, windowEnd int64, dip bool) *record.Collector {
+	type run struct {
+		lastArrival, from, to int64
+		steady, after         func(m int64) int
+		extra                 int64 // a valid result at this instant when > 0
+	}
+	ten := func(int64) int { return 10 }
+	dip := func(m int64) int {
+		switch {
+		case m < 25:
+			return 0
+		case m == 25:
+			return 8
+		}
+		return 9
+	}
+	build := func(r run) *record.Collector {
 		var e edgeRecords
-		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: 20 * minute,
-			End: windowEnd, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (windowEnd-20*minute)/second)})
+		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: r.from,
+			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second)})
 		for m := int64(1); m < 50; m++ {
-			n := 10
+			n := r.steady(m)
 			switch {
-			case m == 3 || m == 7 || m == 11:
+			case m*minute >= r.from:
+				n = r.after(m)
+			case m < 10 && r.from >= 20*minute:
 				n = 1
-			case !dip:
-			case m >= 20 && m < 30:
-				n = 0
-			case m == 33:
-				n = 8
-			case m >= 30:
-				n = 9
 			}
 			for i := 0; i < n; i++ {
 				e.valid(m*minute + int64(i)*second)
 			}
 		}
-		if dip { // in minute 32, a microsecond before minute 33
-			e.valid(33*minute - 1000)
+		if r.extra > 0 {
+			e.valid(r.extra)
 		}
 		e.c.Investigations = append(e.c.Investigations, record.Investigation{InvestigationID: 10_000, RootID: 10_000,
-			ArrivedAt: lastArrival * minute, Ended: true, EndedAt: 50 * minute, FinalState: "completed"})
+			ArrivedAt: r.lastArrival * minute, Ended: true, EndedAt: 50 * minute, FinalState: "completed"})
 		return &e.c
 	}
-	wants := map[string]float64{"goodput-reach": 720, "goodput-short": math.NaN(), "goodput-inside": 0}
+	noise := func(m int64) int { return 6 + 8*int(m%2) }
+	fives := func(m int64) int {
+		switch {
+		case m < 25:
+			return 0
+		case m == 25:
+			return 4
+		}
+		return 5
+	}
+	nan := math.NaN()
+	wants := map[string][2]float64{"goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
+		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}}
 	return referenceCaseOf("goodput on its thresholds", map[string]*record.Collector{
-		"goodput-reach":  build(38, 22*minute, true),
-		"goodput-short":  build(37, 22*minute, true),
-		"goodput-inside": build(45, 21*minute+30*second, false),
+		"goodput-reach":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000}),
+		"goodput-short":   build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000}),
+		"goodput-noise":   build(run{40, 20 * minute, 22 * minute, noise, fives, 0}),
+		"goodput-inside":  build(run{45, 20 * minute, 21*minute + 30*second, ten, ten, 0}),
+		"goodput-early9":  build(run{45, 9 * minute, 11 * minute, ten, ten, 0}),
+		"goodput-early10": build(run{45, 10 * minute, 12 * minute, ten, ten, 0}),
 	}, func(id string, want refResult) error {
-		g, w := want.Metrics.Get("goodput_recovery_time"), wants[id]
-		if g != w && !(math.IsNaN(g) && math.IsNaN(w)) {
-			return fmt.Errorf("goodput_recovery_time %v, want %v", g, w)
+		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+		g, back, w := want.Metrics.Get("goodput_recovery_time"), want.Metrics.Get("goodput_recovered"), wants[id]
+		if !same(g, w[0]) || !same(back, w[1]) {
+			return fmt.Errorf("goodput_recovery_time %v, goodput_recovered %v; want %v, %v", g, back, w[0], w[1])
 		}
 		return nil
 	})

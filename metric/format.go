@@ -8,7 +8,8 @@ import (
 
 // Format prints a value of the metric called name for people, with its unit: seconds as a
 // duration (17h34m48s, 4.25s), ratios and counts as numbers, tokens, compute and rates
-// with their unit. Money prints as a bare number; FormatMoney adds the currency. JSON
+// with their unit, and the worst value of a metric that can read "never" (±Inf) as never.
+// Money prints as a bare number; FormatMoney adds the currency. JSON
 // output never goes through here: it keeps the raw numbers.
 func Format(name string, v float64) string { return FormatMoney(name, v, "") }
 
@@ -18,6 +19,9 @@ func FormatMoney(name string, v float64, currency string) string {
 		return "n/a"
 	}
 	m, _ := Lookup(name)
+	if math.IsInf(v, 0) && m.NeverUnless != "" {
+		return "never"
+	}
 	switch m.Unit {
 	case Seconds:
 		return Duration(v)

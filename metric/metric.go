@@ -40,7 +40,17 @@ type Metric struct {
 	// Count marks the counts behind the rates (started, completed, terminated): reported
 	// everywhere but not compared or gated by default.
 	Count bool
-	Help  string
+	// Rank orders what a policy must get right first, for verdicts that see trade-offs:
+	// completion (1), correctness (2), recovery (3), cost (4), capacity (5); 0 for a metric
+	// without a direction. A policy is not called better on a metric when it is
+	// significantly worse on one of a smaller rank.
+	Rank int
+	// NeverUnless names a companion metric: when the companion is defined for a run and this
+	// metric is not, this one reads "never" (the worst value), not "not measured". The
+	// recovery times are NULL both without episodes and when too few episodes ever recover;
+	// episode_recovery_rate is defined only in the second case.
+	NeverUnless string
+	Help        string
 }
 
 var inf = math.Inf(1)
@@ -48,33 +58,62 @@ var inf = math.Inf(1)
 // All is the table, in the order every output lists the metrics: the metrics of
 // docs/metrics.md, then the counts behind the rates.
 var All = []Metric{
-	{Name: "completion_rate", Unit: Ratio, Better: Higher, Max: 1, Help: "completed root investigations / started"},
-	{Name: "correct_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Help: "completed and truly valid / started"},
-	{Name: "validation_pass_rate", Unit: Ratio, Better: Higher, Max: 1, Help: "completed results that pass independent validation / completed"},
-	{Name: "retry_amplification", Unit: Factor, Better: Lower, Min: 1, Max: inf, Help: "tool attempts sent / logical tool operations"},
-	{Name: "duplicate_side_effects", Unit: Count, Better: Lower, Max: inf, Help: "executions beyond the first of one operation at tools with side effects"},
-	{Name: "discarded_results", Unit: Count, Better: Lower, Max: inf, Help: "successful executions whose result never reached the investigation"},
-	{Name: "median_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Help: "median recovery episode"},
-	{Name: "p95_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Help: "95th percentile recovery episode"},
-	{Name: "goodput_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Help: "time from the last fault window's end until valid results per minute are back to 90% of their pre-fault level for 5 minutes; n/a when they never came back (or no window)"},
-	{Name: "full_scope_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Help: "completed at full scope / started (a reduced-scope finish is not a full completion)"},
-	{Name: "human_intervention_rate", Unit: Ratio, Better: Lower, Max: 1, Help: "root investigations with an escalation / started"},
-	{Name: "terminated_rate", Unit: Ratio, Better: Lower, Max: 1, Help: "terminated / started"},
-	{Name: "tokens_per_completion", Unit: Tokens, Better: Lower, Max: inf, Help: "tokens of every investigation / completed"},
-	{Name: "compute_per_completion", Unit: ComputeSeconds, Better: Lower, Max: inf, Help: "compute-unit seconds of every execution / completed"},
-	{Name: "wasted_compute_ratio", Unit: Ratio, Better: Lower, Max: 1, Help: "compute on duplicates, discarded results and incomplete investigations / all compute"},
-	{Name: "wasted_token_ratio", Unit: Ratio, Better: Lower, Max: 1, Help: "tokens of discarded or repeated model turns and incomplete investigations / all tokens"},
+	{Name: "completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCompletion, Help: "completed root investigations / started"},
+	{Name: "correct_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCorrectness, Help: "completed and truly valid / started"},
+	{Name: "validation_pass_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCorrectness, Help: "completed results that pass independent validation / completed"},
+	{Name: "retry_amplification", Unit: Factor, Better: Lower, Min: 1, Max: inf, Rank: RankCost, Help: "tool attempts sent / logical tool operations"},
+	{Name: "duplicate_side_effects", Unit: Count, Better: Lower, Max: inf, Rank: RankCorrectness, Help: "executions beyond the first of one operation at tools with side effects"},
+	{Name: "discarded_results", Unit: Count, Better: Lower, Max: inf, Rank: RankCost, Help: "successful executions whose result never reached the investigation"},
+	{Name: "median_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Rank: RankRecovery, NeverUnless: "episode_recovery_rate", Help: "time by which half of the recovery episodes had recovered (never-recovered ones never do); never when fewer than half recover"},
+	{Name: "p95_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Rank: RankRecovery, NeverUnless: "episode_recovery_rate", Help: "time by which 95% of the recovery episodes had recovered; never when fewer than 95% recover"},
+	{Name: "episode_recovery_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankRecovery, Help: "recovery episodes that recovered (a valid result for the step) / episodes"},
+	{Name: "goodput_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Rank: RankRecovery, NeverUnless: "goodput_recovered", Help: "time from the last fault window's end until valid results per minute are back to 90% of their pre-fault level for 5 minutes; never when they did not come back, n/a without a fault window"},
+	{Name: "goodput_recovered", Unit: Ratio, Better: Higher, Max: 1, Rank: RankRecovery, Help: "1 when goodput came back after the last fault window, 0 when it never did while arrivals continued; n/a without a fault window (over seeds: the share of seeds it came back in)"},
+	{Name: "full_scope_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCorrectness, Help: "completed at full scope / started (a reduced-scope finish is not a full completion)"},
+	{Name: "human_intervention_rate", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "root investigations with an escalation / started"},
+	{Name: "terminated_rate", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCompletion, Help: "terminated / started"},
+	{Name: "tokens_per_completion", Unit: Tokens, Better: Lower, Max: inf, Rank: RankCost, Help: "tokens of every investigation / completed"},
+	{Name: "compute_per_completion", Unit: ComputeSeconds, Better: Lower, Max: inf, Rank: RankCost, Help: "compute-unit seconds of every execution / completed"},
+	{Name: "wasted_compute_ratio", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "compute on duplicates, discarded results and incomplete investigations / all compute"},
+	{Name: "wasted_token_ratio", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "tokens of discarded or repeated model turns and incomplete investigations / all tokens"},
 	{Name: "correlated_failure_share", Unit: Ratio, Better: Neither, Max: 1, Help: "failed attempts sent during a tool's incidents / failed attempts"},
-	{Name: "makespan", Unit: Seconds, Better: Lower, Max: inf, Help: "simulated time from the first arrival to the last event"},
+	{Name: "makespan", Unit: Seconds, Better: Lower, Max: inf, Rank: RankCapacity, Help: "simulated time from the first arrival to the last event"},
 	{Name: "events", Unit: Count, Better: Neither, Max: inf, Help: "simulation events processed"},
-	{Name: "median_pending_time", Unit: Seconds, Better: Lower, Max: inf, Help: "median wait for a worker"},
-	{Name: "backlog_growth", Unit: PerHour, Better: Lower, Max: inf, Help: "root arrivals minus resolutions per hour of the arrival window"},
-	{Name: "peak_backlog", Unit: Count, Better: Lower, Max: inf, Help: "most root investigations open at once"},
-	{Name: "cost_per_completion", Unit: Money, Better: Lower, Max: inf, Help: "money spent (prices) / completed, in the scenario's currency"},
-	{Name: "wasted_cost_ratio", Unit: Ratio, Better: Lower, Max: 1, Help: "money spent on wasted work / all money spent"},
+	{Name: "median_pending_time", Unit: Seconds, Better: Lower, Max: inf, Rank: RankCapacity, Help: "median wait of a root investigation for a worker"},
+	{Name: "median_subagent_pending_time", Unit: Seconds, Better: Lower, Max: inf, Rank: RankCapacity, Help: "median wait of a subagent for a worker"},
+	{Name: "backlog_growth", Unit: PerHour, Better: Lower, Max: inf, Rank: RankCapacity, Help: "root arrivals minus resolutions per hour of the arrival window"},
+	{Name: "peak_backlog", Unit: Count, Better: Lower, Max: inf, Rank: RankCapacity, Help: "most root investigations open at once"},
+	{Name: "cost_per_completion", Unit: Money, Better: Lower, Max: inf, Rank: RankCost, Help: "money spent (prices) / completed, in the scenario's currency"},
+	{Name: "wasted_cost_ratio", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "money spent on wasted work (failed paid attempts included) / all money spent"},
 	{Name: "started", Unit: Count, Better: Neither, Max: inf, Count: true, Help: "root investigations that arrived"},
-	{Name: "completed", Unit: Count, Better: Higher, Max: inf, Count: true, Help: "root investigations completed"},
-	{Name: "terminated", Unit: Count, Better: Lower, Max: inf, Count: true, Help: "root investigations terminated"},
+	{Name: "completed", Unit: Count, Better: Higher, Max: inf, Count: true, Rank: RankCompletion, Help: "root investigations completed"},
+	{Name: "terminated", Unit: Count, Better: Lower, Max: inf, Count: true, Rank: RankCompletion, Help: "root investigations terminated"},
+}
+
+// The ranks of Metric.Rank, most important first.
+const (
+	RankCompletion  = 1
+	RankCorrectness = 2
+	RankRecovery    = 3
+	RankCost        = 4
+	RankCapacity    = 5
+)
+
+// RankName names a rank for people ("completion", "correctness", ...).
+func RankName(rank int) string {
+	switch rank {
+	case RankCompletion:
+		return "completion"
+	case RankCorrectness:
+		return "correctness"
+	case RankRecovery:
+		return "recovery"
+	case RankCost:
+		return "cost"
+	case RankCapacity:
+		return "capacity"
+	}
+	return ""
 }
 
 // ReasonPrefix names a per-reason termination count: "terminated_policy_violation" counts
@@ -107,7 +146,7 @@ func Lookup(name string) (Metric, bool) {
 		return All[i], true
 	}
 	if reason, ok := strings.CutPrefix(name, ReasonPrefix); ok && reason != "" {
-		return Metric{Name: name, Unit: Count, Better: Lower, Max: inf, Count: true,
+		return Metric{Name: name, Unit: Count, Better: Lower, Max: inf, Count: true, Rank: RankCompletion,
 			Help: "root investigations terminated for " + reason}, true
 	}
 	return Metric{}, false

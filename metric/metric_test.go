@@ -100,3 +100,25 @@ func TestTable(t *testing.T) {
 		t.Error("IsTime disagrees with the units")
 	}
 }
+
+// Every metric with a direction has a rank for trade-off verdicts, none without one does, and
+// a "never" companion is a metric of the table that is itself defined whenever there was
+// something to recover from.
+func TestRanksAndNeverCompanions(t *testing.T) {
+	for _, m := range All {
+		if (m.Better != Neither) != (m.Rank > 0) {
+			t.Errorf("%s: direction %d but rank %d", m.Name, m.Better, m.Rank)
+		}
+		if m.Rank > 0 && RankName(m.Rank) == "" {
+			t.Errorf("%s: rank %d has no name", m.Name, m.Rank)
+		}
+		if m.NeverUnless != "" {
+			if c, ok := Lookup(m.NeverUnless); !ok || c.NeverUnless != "" {
+				t.Errorf("%s: companion %q is not a plain metric of the table", m.Name, m.NeverUnless)
+			}
+		}
+	}
+	if got := Format("median_recovery_time", math.Inf(1)); got != "never" {
+		t.Errorf("Format of a never recovery time = %q", got)
+	}
+}

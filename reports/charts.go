@@ -347,15 +347,18 @@ func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 	return c
 }
 
-// recoveryChart draws the empirical CDF of recovery time with each run's median and p95.
+// recoveryChart draws each run's recovery curve (the share of all episodes recovered by x
+// seconds) with its median and p95, the times the curve reaches 50% and 95%.
 func recoveryChart(runs []*Run) *Chart {
 	c := &Chart{
 		ID:    ChartRecovery,
 		Title: "Recovery time",
-		Caption: "Share of recovery episodes (a step's first sign of trouble to its valid result, or to the " +
-			"investigation's end) that lasted at most x seconds; dashed: median, dotted: p95.",
+		Caption: "Share of all recovery episodes (from a step's first sign of trouble) recovered within x " +
+			"seconds: an episode whose investigation ended without a valid result never recovers, one " +
+			"still open at the horizon is censored. Dashed: median, dotted: p95; a curve that stays " +
+			"below a level never reaches it.",
 	}
-	p := newPanel("", "recovery time (s)", "share of episodes ≤ x")
+	p := newPanel("", "recovery time (s)", "share of episodes recovered")
 	lowest, highest := math.Inf(1), 0.0
 	for _, r := range runs {
 		for _, d := range r.Recovery {
@@ -370,25 +373,28 @@ func recoveryChart(runs []*Run) *Chart {
 	logx := highest > 0 && !math.IsInf(lowest, 1) && highest/lowest >= 50
 	floor := lowest
 	for ri, r := range runs {
-		if len(r.Recovery) == 0 {
+		if len(r.RecoveryCurve) == 0 {
 			continue
 		}
-		xs, ys := cdf(r.Recovery, 400)
+		xs, ys := curvePoints(r.RecoveryCurve, highest, 400)
 		if logx {
 			for i := range xs {
 				xs[i] = max(xs[i], floor)
 			}
 		}
 		col := paletteColor(ri)
-		p.line(named(runs, r, "CDF"), r.Name(), xs, ys, col, nil)
-		// An empirical CDF is a staircase: flat until the next episode's duration.
+		p.line(named(runs, r, "recovered"), r.Name(), xs, ys, col, nil)
 		p.lastLine().StepStyle = plotter.PostStep
 		for _, m := range []struct {
 			name string
 			q    float64
 			dash []vg.Length
 		}{{"median", 0.5, []vg.Length{vg.Points(5), vg.Points(3)}}, {"p95", 0.95, []vg.Length{vg.Points(1.5), vg.Points(2)}}} {
-			v := quantile(r.Recovery, m.q)
+			v := curveQuantile(r.RecoveryCurve, m.q)
+			if math.IsNaN(v) {
+				p.marker(named(runs, r, m.name+" never"), r.Name(), highest, m.q, m.q, col, m.dash)
+				continue
+			}
 			x := v
 			if logx {
 				x = max(x, floor)
@@ -411,6 +417,36 @@ func recoveryChart(runs []*Run) *Chart {
 		p.label(0.5, 0.5, "no recovery episode", 0)
 	}
 	return c
+}
+
+// curvePoints returns at most about n steps of a recovery curve, starting at 0 at its
+// first length and carried flat to end, always keeping its last step.
+func curvePoints(curve []CurvePoint, end float64, n int) (xs, ys []float64) {
+	xs, ys = []float64{curve[0].Seconds}, []float64{0}
+	step := max(1, len(curve)/n)
+	for i := 0; i < len(curve); i += step {
+		xs = append(xs, curve[i].Seconds)
+		ys = append(ys, curve[i].Share)
+	}
+	last := curve[len(curve)-1]
+	if xs[len(xs)-1] != last.Seconds {
+		xs, ys = append(xs, last.Seconds), append(ys, last.Share)
+	}
+	if end > last.Seconds {
+		xs, ys = append(xs, end), append(ys, last.Share)
+	}
+	return xs, ys
+}
+
+// curveQuantile is the first length at which the curve reaches q (to within 1e-9), the
+// definition of the metrics view's median and p95_recovery_time; NaN when it never does.
+func curveQuantile(curve []CurvePoint, q float64) float64 {
+	for _, p := range curve {
+		if p.Share >= q-1e-9 {
+			return p.Seconds
+		}
+	}
+	return math.NaN()
 }
 
 // cdf returns at most about n points of the empirical CDF of sorted: its first value at 0,

@@ -58,8 +58,12 @@ func syntheticRun(label string, seed uint64) *Run {
 		r.Guards = append(r.Guards, g)
 	}
 	r.Incidents = []Incident{{Tool: "backtest", Start: 7200, End: 9000, FailedAttempts: 4800, Affected: 900, Retries: 2000}}
+	// 1000 episodes of i²/100 s; the first 900 recover, the last 100 never do.
 	for i := 1; i <= 1000; i++ {
 		r.Recovery = append(r.Recovery, float64(i)*float64(i)/100)
+		if i <= 900 {
+			r.RecoveryCurve = append(r.RecoveryCurve, CurvePoint{Seconds: float64(i) * float64(i) / 100, Share: float64(i) / 1000})
+		}
 	}
 	r.Tools = []ToolStat{
 		{Tool: "backtest", Operations: 1000, Attempts: 1400, Amplification: 1.4, Duplicates: 3},
@@ -135,10 +139,11 @@ func TestChartsSeries(t *testing.T) {
 			expectSeries(t, gp[0], name(r, "breaker open: backtest"), KindWindow)
 			expectSeries(t, gp[1], name(r, "fetch_data"), KindLine)
 			rp := byID[ChartRecovery].Panels[0]
-			expectSeries(t, rp, name(r, "CDF"), KindLine)
-			// The median of i²/100 for i = 1..1000 interpolates between i=500 and 501.
-			med := (500.0*500 + 501*501) / 200
-			expectSeries(t, rp, name(r, "median "+seconds(med)+" s"), KindMarker)
+			expectSeries(t, rp, name(r, "recovered"), KindLine)
+			// Half of the episodes had recovered at the 500th, 500²/100 s; the curve stops at
+			// 90%, so the p95 is never reached.
+			expectSeries(t, rp, name(r, "median "+seconds(2500)+" s"), KindMarker)
+			expectSeries(t, rp, name(r, "p95 never"), KindMarker)
 		}
 		if got := len(byID[ChartTools].Panels[0].Series); got != len(runs)+1 { // + the grid's absence: bars only
 			// one bar series per run; the grid is not a series

@@ -87,8 +87,12 @@ func (r ExpectationResult) Message() string {
 	e := r.Expectation
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: ", e.String())
+	if math.IsInf(r.Value, 0) {
+		b.WriteString("never (" + neverWhy(e.Metric) + ")")
+		return b.String()
+	}
 	if math.IsNaN(r.Value) {
-		b.WriteString("not measured (the metric is undefined for this run: its denominator is zero)")
+		b.WriteString("not measured (" + undefinedWhy(e.Metric) + ")")
 		return b.String()
 	}
 	fmt.Fprintf(&b, "measured %s", r.format(r.Value))
@@ -140,10 +144,12 @@ func CheckExpectations(sum Summary, exps []scenarios.Expectation) []ExpectationR
 		vals := seedValues(sum, e.Metric)
 		r.N = len(vals)
 		switch {
+		case countInf(vals) > 0:
+			r.Value = never(e.Metric) // a seed that never recovered: so does the mean
 		case len(vals) > 1:
 			r.Value, r.Lo, r.Hi = MetricCI(e.Metric, vals, sum.Seed)
 		case len(sum.Seeds) == 0:
-			if v, ok := sum.Metrics[e.Metric]; ok && !math.IsNaN(v) {
+			if v := summaryValue(sum, e.Metric); !math.IsNaN(v) {
 				r.Value, r.N = v, 1
 			}
 		case len(vals) == 1:
@@ -155,11 +161,12 @@ func CheckExpectations(sum Summary, exps []scenarios.Expectation) []ExpectationR
 	return out
 }
 
-// seedValues is a metric's defined values over the seeds of a multi-seed summary.
+// seedValues is a metric's defined values over the seeds of a multi-seed summary, ±Inf for
+// a seed in which it reads "never".
 func seedValues(sum Summary, metric string) []float64 {
 	var vals []float64
 	for _, s := range sum.Seeds {
-		if v, ok := s.Metrics[metric]; ok && !math.IsNaN(v) {
+		if v := summaryValue(Summary{Metrics: s.Metrics}, metric); !math.IsNaN(v) {
 			vals = append(vals, v)
 		}
 	}
@@ -168,13 +175,17 @@ func seedValues(sum Summary, metric string) []float64 {
 
 // BaselineCheck compares a run with a stored summary.
 type BaselineCheck struct {
-	File          string           `json:"file"`
-	Seed          uint64           `json:"seed"`
-	Seeds         int              `json:"seeds"`
-	ConfigChanged bool             `json:"config_changed,omitempty"`
-	Missing       bool             `json:"missing,omitempty"` // no baseline recorded for this scenario
-	Notes         []string         `json:"notes,omitempty"`
-	Metrics       []BaselineResult `json:"metrics,omitempty"`
+	File          string   `json:"file"`
+	Seed          uint64   `json:"seed"`
+	Seeds         int      `json:"seeds"`
+	ConfigChanged bool     `json:"config_changed,omitempty"`
+	Missing       bool     `json:"missing,omitempty"` // no baseline recorded for this scenario
+	Notes         []string `json:"notes,omitempty"`
+	// Dominance compares the run (B) with its baseline (A) over the metrics, a change beyond
+	// the tolerance counting as significant: "b dominates" (better on some, worse on none),
+	// "a dominates", "trade-off" or "no significant difference".
+	Dominance string           `json:"dominance,omitempty"`
+	Metrics   []BaselineResult `json:"metrics,omitempty"`
 }
 
 // BaselineResult is one metric against its baseline value.
@@ -190,15 +201,34 @@ type BaselineResult struct {
 	Relative float64
 	Pass     bool
 	Currency string // of a money metric, from the summary; "" when unpriced
+	// TradedFor names a metric of a higher rank (metric.Metric.Rank) that got worse beyond
+	// its tolerance while this one improved beyond it: the improvement is not called
+	// better, Note says what it was traded for.
+	TradedFor string
+	Note      string
 }
 
 func (r BaselineResult) format(v float64) string {
 	return metric.FormatMoney(r.Metric, v, r.Currency)
 }
 
-// Worse is how far the metric moved in its worse direction (negative when it improved).
+// Worse is how far the metric moved in its worse direction (negative when it improved);
+// +Inf when it reads "never" now and did not in the baseline, 0 when it does in both.
 func (r BaselineResult) Worse() float64 {
+	if math.IsInf(r.Value, 0) && r.Value == r.Baseline {
+		return 0
+	}
 	return float64(-r.Direction) * (r.Value - r.Baseline)
+}
+
+// Improved reports an improvement beyond the tolerance: significant in the sense of the
+// baseline check, as a worsening beyond it is a failure.
+func (r BaselineResult) Improved() bool {
+	slack := 0.0
+	if !math.IsInf(r.Baseline, 0) {
+		slack = 1e-12 * math.Abs(r.Baseline)
+	}
+	return !math.IsNaN(r.Worse()) && -r.Worse() > r.Allowed+slack
 }
 
 // Message explains the result in one line.
@@ -223,10 +253,15 @@ func (r BaselineResult) Message() string {
 	switch {
 	case !r.Pass:
 		verdict = "worse beyond the tolerance"
+	case r.Note != "":
+		verdict = "not better: " + r.Note
 	case r.Worse() < 0:
 		verdict = "better"
 	case r.Worse() == 0:
 		verdict = "unchanged"
+	}
+	if math.IsInf(r.Value, 0) || math.IsInf(r.Baseline, 0) {
+		change = ""
 	}
 	return fmt.Sprintf("%s: %s, baseline %s%s; %s, %s: %s", r.Metric, r.format(r.Value),
 		r.format(r.Baseline), change, better, tol, verdict)
@@ -241,9 +276,27 @@ func (r BaselineResult) MarshalJSON() ([]byte, error) {
 		Direction int      `json:"direction"`
 		Allowed   float64  `json:"allowed"`
 		Absolute  bool     `json:"absolute_tolerance,omitempty"`
+		Never     string   `json:"never,omitempty"`
 		Pass      bool     `json:"pass"`
+		Improved  bool     `json:"improved,omitempty"`
+		TradedFor string   `json:"traded_for,omitempty"`
 		Message   string   `json:"message"`
-	}{r.Metric, jsonFloat(r.Baseline), jsonFloat(r.Value), r.Direction, r.Allowed, r.Absolute, r.Pass, r.Message()})
+	}{r.Metric, jsonFloat(r.Baseline), jsonFloat(r.Value), r.Direction, r.Allowed, r.Absolute, r.never(),
+		r.Pass, r.Improved() && r.TradedFor == "", r.TradedFor, r.Message()})
+}
+
+// never says which side reads "never" (the value is ±Inf): "value", "baseline", "both" or "".
+func (r BaselineResult) never() string {
+	v, b := math.IsInf(r.Value, 0), math.IsInf(r.Baseline, 0)
+	switch {
+	case v && b:
+		return "both"
+	case v:
+		return "value"
+	case b:
+		return "baseline"
+	}
+	return ""
 }
 
 // CheckBaseline compares each metric with a direction (metric.Better) against the
@@ -260,16 +313,9 @@ func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Toleran
 			continue
 		}
 		r := BaselineResult{Metric: name, Direction: dir, Relative: relative, Baseline: math.NaN(), Value: math.NaN(), Pass: true, Currency: cur.Currency}
-		bv, inBase := base.Metrics[name]
-		cv, inCur := cur.Metrics[name]
-		if !inBase && !inCur {
+		r.Baseline, r.Value = summaryValue(base, name), summaryValue(cur, name)
+		if math.IsNaN(r.Baseline) && math.IsNaN(r.Value) {
 			continue
-		}
-		if inBase {
-			r.Baseline = bv
-		}
-		if inCur {
-			r.Value = cv
 		}
 		r.Allowed = relative * math.Abs(r.Baseline)
 		for _, t := range tols {
@@ -277,13 +323,75 @@ func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Toleran
 				r.Allowed, r.Absolute = t.Value, true
 			}
 		}
+		if math.IsInf(r.Baseline, 0) {
+			r.Allowed = 0
+		}
 		if !math.IsNaN(r.Baseline) && !math.IsNaN(r.Value) {
 			// A relative slack of 1e-12 absorbs float noise in means of identical runs.
 			r.Pass = r.Worse() <= r.Allowed+1e-12*math.Abs(r.Baseline)
 		}
 		out = append(out, r)
 	}
+	tradeBaseline(out)
 	return out
+}
+
+// summaryValue is a metric's value in a summary: NaN when undefined, and its worst value
+// (±Inf) when it reads "never" (its companion metric is defined: metric.Metric.NeverUnless).
+func summaryValue(s Summary, name string) float64 {
+	v, ok := s.Metrics[name]
+	if !ok {
+		v = math.NaN()
+	}
+	m, _ := metric.Lookup(name)
+	comp, ok := s.Metrics[m.NeverUnless]
+	if !ok {
+		comp = math.NaN()
+	}
+	return neverValue(name, v, comp)
+}
+
+// tradeBaseline withdraws "better" from a metric that improved beyond its tolerance while
+// a metric of a higher rank got worse beyond its own, and names what was traded.
+func tradeBaseline(rs []BaselineResult) {
+	for i := range rs {
+		r := &rs[i]
+		if !r.Improved() {
+			continue
+		}
+		var lost *BaselineResult
+		for j := range rs {
+			l := &rs[j]
+			if !l.Pass && rankOf(l.Metric) > 0 && rankOf(l.Metric) < rankOf(r.Metric) &&
+				(lost == nil || rankOf(l.Metric) < rankOf(lost.Metric)) {
+				lost = l
+			}
+		}
+		if lost != nil {
+			r.TradedFor = lost.Metric
+			r.Note = fmt.Sprintf("%s only because it %s", gainWord(r.Metric), lossPhrase("b", lost.Metric, lost.Baseline, lost.Value))
+		}
+	}
+}
+
+// BaselineDominance is the dominance verdict of a baseline check: the run against its
+// baseline, a change beyond the tolerance counting as significant either way ("b" is the
+// run, "a" the baseline).
+func BaselineDominance(rs []BaselineResult) string {
+	var better, worse bool
+	for _, r := range rs {
+		better = better || r.Improved()
+		worse = worse || !r.Pass
+	}
+	switch {
+	case better && worse:
+		return DominanceTrade
+	case better:
+		return DominanceB
+	case worse:
+		return DominanceA
+	}
+	return DominanceNoDiff
 }
 
 // NewBaselineCheck compares cur with base and notes what makes the comparison weaker: a
@@ -303,6 +411,7 @@ func NewBaselineCheck(file string, cur, base Summary, relative float64, tols []s
 			nounCount(bc.Seeds, "seed", "seeds"), base.Seed, nounCount(curSeeds, "seed", "seeds"), cur.Seed))
 	}
 	bc.Metrics = CheckBaseline(cur, base, relative, tols)
+	bc.Dominance = BaselineDominance(bc.Metrics)
 	return bc
 }
 
@@ -413,10 +522,18 @@ func (r CheckReport) WriteText(w io.Writer, failuresOnly bool) error {
 						fmt.Fprintf(w, "  FAIL %s  baseline %s\n", s.Scenario, m.Message())
 					}
 				}
+				if !failuresOnly {
+					for _, m := range b.Metrics {
+						if m.Pass && m.TradedFor != "" {
+							fmt.Fprintf(w, "  note: baseline %s\n", m.Message())
+						}
+					}
+				}
 				if !failuresOnly || bad > 0 {
 					for _, n := range b.Notes {
 						fmt.Fprintf(w, "  note: %s\n", n)
 					}
+					fmt.Fprintf(w, "  verdict against the baseline: %s\n", baselineVerdictText(b.Dominance))
 				}
 				if !failuresOnly && bad == 0 {
 					fmt.Fprintf(w, "  PASS %s  baseline: %s within tolerance of %s\n", s.Scenario,
@@ -462,4 +579,39 @@ func (r CheckReport) WriteJSON(w io.Writer) error {
 		Errors    int             `json:"errors"`
 		Scenarios []ScenarioCheck `json:"scenarios"`
 	}{failures+errors == 0, tests, failures, errors, r.Scenarios})
+}
+
+// baselineVerdictText says a baseline check's dominance verdict with the run as B.
+func baselineVerdictText(d string) string {
+	switch d {
+	case DominanceB:
+		return "this run dominates its baseline (better beyond the tolerance on some metric, worse on none)"
+	case DominanceA:
+		return "the baseline dominates this run (worse beyond the tolerance on some metric, better on none)"
+	case DominanceTrade:
+		return "trade-off (better beyond the tolerance on some metrics, worse on others)"
+	}
+	return "no change beyond the tolerance"
+}
+
+// neverWhy says why a metric reads "never".
+func neverWhy(name string) string {
+	switch name {
+	case "goodput_recovery_time":
+		return "goodput did not come back to its pre-fault level while arrivals continued"
+	case "p95_recovery_time":
+		return "fewer than 95% of the recovery episodes ever recovered"
+	}
+	return "fewer than half of the recovery episodes ever recovered"
+}
+
+// undefinedWhy says why a metric is undefined for a run.
+func undefinedWhy(name string) string {
+	switch name {
+	case "goodput_recovery_time", "goodput_recovered":
+		return "no fault window to recover from, or no steady state before it: not a collapse"
+	case "median_recovery_time", "p95_recovery_time", "episode_recovery_rate":
+		return "the run has no recovery episode"
+	}
+	return "the metric is undefined for this run: its denominator is zero"
 }

@@ -145,8 +145,19 @@ type MetricDiff struct {
 	Hi      float64 `json:"hi"`
 	Verdict string  `json:"verdict"`
 	// Better is "a" or "b" when the metric differs and has a direction (metric.Better),
-	// the side whose value is the improvement; "" otherwise.
+	// the side whose value is the improvement; "" otherwise, and "" when that side is
+	// significantly worse on a metric of a higher rank (then TradedSide and TradedFor).
 	Better string `json:"better,omitempty"`
+	// NeverA and NeverB count the runs in which the metric reads "never" (a recovery that
+	// never happened: metric.Metric.NeverUnless); such a run's value is ±Inf.
+	NeverA int `json:"never_a,omitempty"`
+	NeverB int `json:"never_b,omitempty"`
+	// TradedSide improved on this metric only by being significantly worse on TradedFor,
+	// a metric that ranks above it; Note says so in words ("B faster only because it
+	// completes 22% less").
+	TradedSide string `json:"traded_side,omitempty"`
+	TradedFor  string `json:"traded_for,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 // Significant reports whether the metric's interval excludes zero.
@@ -164,6 +175,11 @@ type Comparison struct {
 	M         int     // metrics measured on both sides: the family size
 	Resamples int
 	Metrics   []MetricDiff
+	// Dominance is the verdict over the metrics with a direction (DominanceA, DominanceB,
+	// DominanceTrade, DominanceNoDiff); Leader is the side better on the most important
+	// metric that differs ("" when none does).
+	Dominance string
+	Leader    string
 }
 
 // Compare compares every metric of b against a: the difference of means B − A and its
@@ -182,7 +198,9 @@ func Compare(a, b Sample, opt CompareOptions) Comparison {
 	c := Comparison{A: a, B: b, Family: opt.Family, Resamples: opt.Resamples}
 	c.Paired = !opt.Unpaired && sameSeeds(a.Seeds, b.Seeds)
 	for _, name := range opt.Metrics {
-		if len(definedValues(a.Values[name])) > 0 && len(definedValues(b.Values[name])) > 0 {
+		// A metric that reads "never" on a side is measured there (its worst value).
+		if len(definedValues(neverAware(name, a.Values[name], a.Values))) > 0 &&
+			len(definedValues(neverAware(name, b.Values[name], b.Values))) > 0 {
 			c.M++
 		}
 	}
@@ -192,8 +210,10 @@ func Compare(a, b Sample, opt CompareOptions) Comparison {
 	}
 	for i, name := range opt.Metrics {
 		// Each metric gets its own stream so adding a metric does not move the others.
-		c.Metrics = append(c.Metrics, c.metric(name, a.Values[name], b.Values[name], opt.Seed+uint64(i)))
+		av, bv := neverAware(name, a.Values[name], a.Values), neverAware(name, b.Values[name], b.Values)
+		c.Metrics = append(c.Metrics, c.metric(name, av, bv, opt.Seed+uint64(i)))
 	}
+	c.applyTradeoffs()
 	return c
 }
 
@@ -214,6 +234,10 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 	case allEqual(xa) && allEqual(xb) && xa[0] == xb[0]:
 		d.Diff, d.Lo, d.Hi = 0, 0, 0
 		d.Verdict = VerdictNoDifference
+		d.NeverA, d.NeverB = countInf(xa), countInf(xb)
+		return d
+	case countInf(xa)+countInf(xb) > 0:
+		d.neverVerdict(xa, xb)
 		return d
 	}
 	if c.Paired {
@@ -333,12 +357,24 @@ func (c Comparison) WriteText(w io.Writer) error {
 		mark := ""
 		if d.Significant() {
 			mark = "*"
-			if d.Better != "" {
+			switch {
+			case d.Better != "":
 				mark += " " + strings.ToUpper(d.Better) + " better"
+			case d.Note != "":
+				mark += " " + d.Note
 			}
 		}
+		switch {
+		case d.NeverA+d.NeverB == 0 || d.Verdict == VerdictNoDifference:
+		case d.Verdict == VerdictNotSignificant:
+			iv = fmt.Sprintf("never in %d of %d runs of A, %d of %d of B", d.NeverA, d.NA, d.NeverB, d.NB)
+		case d.NeverB > 0:
+			iv = "B never, A in every run"
+		default:
+			iv = "A never, B in every run"
+		}
 		diff := c.signed(d.Metric, d.Diff)
-		if d.Verdict == VerdictNotMeasured {
+		if d.Verdict == VerdictNotMeasured || math.IsNaN(d.Diff) || math.IsInf(d.Diff, 0) {
 			diff = "n/a"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, c.format(d.Metric, d.A), c.format(d.Metric, d.B), diff, iv, mark)
@@ -348,6 +384,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 	}
 	n := len(c.Differing())
 	fmt.Fprintf(w, "%s: * marks an interval that excludes 0.\n", nounCount(n, "metric differs", "metrics differ"))
+	fmt.Fprintf(w, "Verdict: %s.\n", c.DominanceText())
 	fmt.Fprintln(w, c.Method()+".")
 	if c.A.Seeds != nil && (len(c.A.RunIDs) < 2 || len(c.B.RunIDs) < 2) {
 		fmt.Fprintln(w, "Intervals need at least two seeds per side: run with --seeds 5 or more.")
@@ -395,6 +432,11 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 		Verdict     string   `json:"verdict"`
 		Significant bool     `json:"significant"`
 		Better      string   `json:"better,omitempty"`
+		NeverA      int      `json:"never_a,omitempty"`
+		NeverB      int      `json:"never_b,omitempty"`
+		TradedSide  string   `json:"traded_side,omitempty"`
+		TradedFor   string   `json:"traded_for,omitempty"`
+		Note        string   `json:"note,omitempty"`
 	}
 	out := struct {
 		A          Sample   `json:"a"`
@@ -406,14 +448,19 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 		Correction string   `json:"correction"`
 		Resamples  int      `json:"resamples"`
 		Method     string   `json:"method"`
+		Dominance  string   `json:"dominance"`
+		Leader     string   `json:"leader,omitempty"`
+		Verdict    string   `json:"verdict"`
 		Metrics    []metric `json:"metrics"`
 	}{A: c.A, B: c.B, Paired: c.Paired, Family: c.Family, Each: c.Each, M: c.M,
-		Correction: "bonferroni", Resamples: c.Resamples, Method: c.Method()}
+		Correction: "bonferroni", Resamples: c.Resamples, Method: c.Method(),
+		Dominance: c.Dominance, Leader: c.Leader, Verdict: c.DominanceText()}
 	for _, d := range c.Metrics {
 		out.Metrics = append(out.Metrics, metric{
 			Metric: d.Metric, A: jsonFloat(d.A), B: jsonFloat(d.B), NA: d.NA, NB: d.NB,
 			Diff: jsonFloat(d.Diff), Lo: jsonFloat(d.Lo), Hi: jsonFloat(d.Hi), Verdict: d.Verdict,
-			Significant: d.Significant(), Better: d.Better,
+			Significant: d.Significant(), Better: d.Better, NeverA: d.NeverA, NeverB: d.NeverB,
+			TradedSide: d.TradedSide, TradedFor: d.TradedFor, Note: d.Note,
 		})
 	}
 	return WriteJSON(w, out)

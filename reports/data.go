@@ -17,18 +17,21 @@ type Run struct {
 	Seeds       []SeedInfo
 	Metrics     []Metric // analysis.MetricNames order, then terminated_<reason> counts
 
-	Makespan     float64 // seconds, of the charted seed
-	States       StateSeries
-	Faults       []Window     // injected fault windows (outage, brownout, hang)
-	Failures     []ToolSeries // failed attempts per tool per simulated minute
-	Incidents    []Incident
-	Guards       []GuardSeries // retries and retry-budget tokens of the tools that failed
-	Recovery     []float64     // recovery episode durations, seconds, ascending
-	Tools        []ToolStat
-	Cost         Cost
-	Terminations []Count // root investigations terminated, by reason
-	Refusals     []Refusal
-	Slowest      []Episode // the slowest recovery episodes, slowest first
+	Makespan  float64 // seconds, of the charted seed
+	States    StateSeries
+	Faults    []Window     // injected fault windows (outage, brownout, hang)
+	Failures  []ToolSeries // failed attempts per tool per simulated minute
+	Incidents []Incident
+	Guards    []GuardSeries // retries and retry-budget tokens of the tools that failed
+	Recovery  []float64     // recovery episode durations, seconds, ascending
+	// RecoveryCurve is the share of all episodes recovered by each episode length
+	// (recovery_curve view), ascending in Seconds; it stays below 1 when some never recover.
+	RecoveryCurve []CurvePoint
+	Tools         []ToolStat
+	Cost          Cost
+	Terminations  []Count // root investigations terminated, by reason
+	Refusals      []Refusal
+	Slowest       []Episode // the slowest recovery episodes, slowest first
 }
 
 // Name is the run's name in legends and column headers: Key, or else Label.
@@ -157,4 +160,9 @@ type Episode struct {
 	Seconds         float64
 	Outcome         string // recovered | ended | in_flight
 	FailedAttempts  int64
+}
+
+// CurvePoint is one step of the recovery curve.
+type CurvePoint struct {
+	Seconds, Share float64
 }

@@ -101,6 +101,8 @@ func loadSource(ctx context.Context, src string, progress func(what string, done
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	defer db.Close()
+	ctx, cancel := db.Limit(ctx)
+	defer cancel()
 	q := db.SQL()
 	stored, err := readRuns(ctx, q)
 	if err != nil {
@@ -185,6 +187,9 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 		var s storedRun
 		s.point = -1
 		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
+			return err
+		}
+		if err := analysis.CheckRunID(s.RunID); err != nil {
 			return err
 		}
 		runs = append(runs, s)
@@ -495,7 +500,17 @@ func loadEpisodes(ctx context.Context, q *sql.DB, id string, r *Run) error {
 	})
 	slices.Reverse(desc)
 	r.Recovery = desc
-	return err
+	if err != nil {
+		return err
+	}
+	return each(ctx, q, "recovery_curve", []any{id}, func(rows *sql.Rows) error {
+		var p CurvePoint
+		if err := rows.Scan(&p.Seconds, &p.Share); err != nil {
+			return err
+		}
+		r.RecoveryCurve = append(r.RecoveryCurve, p)
+		return nil
+	})
 }
 
 func loadTools(ctx context.Context, q *sql.DB, id string, r *Run) error {

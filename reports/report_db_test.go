@@ -210,13 +210,20 @@ func testReportOfARun(t *testing.T, dir string) {
 	expectSeries(t, guards[0], "backtest", KindLine)
 	expectSeries(t, guards[1], "backtest", KindLine)
 	rec := byID[ChartRecovery].Panels[0]
-	expectSeries(t, rec, "CDF", KindLine)
+	expectSeries(t, rec, "recovered", KindLine)
 	// The median and p95 marked on the chart are the metrics view's, printed as the chart
-	// prints seconds.
-	expectSeries(t, rec, "median "+seconds(*views["median_recovery_time"])+" s", KindMarker)
-	expectSeries(t, rec, "p95 "+seconds(*views["p95_recovery_time"])+" s", KindMarker)
-	if s, _ := rec.Find("CDF"); s.Max != 1 {
-		t.Errorf("recovery CDF ends at %v, want 1", s.Max)
+	// prints seconds ("never" where the view has NULL).
+	for name, m := range map[string]string{"median": "median_recovery_time", "p95": "p95_recovery_time"} {
+		label := name + " never"
+		if v := views[m]; v != nil {
+			label = name + " " + seconds(*v) + " s"
+		}
+		expectSeries(t, rec, label, KindMarker)
+	}
+	// The curve ends at the share of episodes recovered, or above it when some were still
+	// open at the horizon (the estimate counts a censored episode's chance to recover).
+	if s, _ := rec.Find("recovered"); s.Max > 1+1e-9 || s.Max < *views["episode_recovery_rate"]-1e-9 {
+		t.Errorf("recovery curve ends at %v, want between the share of episodes recovered %v and 1", s.Max, *views["episode_recovery_rate"])
 	}
 	tools := byID[ChartTools].Panels
 	for _, p := range tools {
@@ -241,8 +248,8 @@ func testReportOfARun(t *testing.T, dir string) {
 	}
 
 	// The chart data agree with the tables they come from: the lifecycle's last sample
-	// counts every root as completed, terminated or still open; the recovery CDF has one
-	// point per episode.
+	// counts every root as completed, terminated or still open; the recovery curve gives
+	// the view's median.
 	last := func(state string) float64 {
 		c := run.States.Counts[slices.Index(run.States.States, state)]
 		return c[len(c)-1]
@@ -255,8 +262,8 @@ func testReportOfARun(t *testing.T, dir string) {
 		t.Errorf("lifecycle at the end: %v investigations, %v completed; metrics: %v started, %v completed",
 			total, last("completed"), *views["started"], *views["completed"])
 	}
-	if got, want := quantile(run.Recovery, 0.5), *views["median_recovery_time"]; math.Abs(got-want) > 1e-9*math.Max(1, want) {
-		t.Errorf("median of the loaded episodes %v, metrics view %v", got, want)
+	if got, want := curveQuantile(run.RecoveryCurve, 0.5), views["median_recovery_time"]; (want == nil) != math.IsNaN(got) || want != nil && got != *want {
+		t.Errorf("median of the loaded recovery curve %v, metrics view %v", got, want)
 	}
 
 	// Every number of the metrics table is the view's.
@@ -350,7 +357,7 @@ func testReportOverlay(t *testing.T, a, b string) {
 	}
 	for _, l := range []string{la, lb} {
 		expectSeries(t, byID[ChartFailures].Panels[0], l+" · backtest", KindLine)
-		expectSeries(t, byID[ChartRecovery].Panels[0], l+" · CDF", KindLine)
+		expectSeries(t, byID[ChartRecovery].Panels[0], l+" · recovered", KindLine)
 		expectSeries(t, byID[ChartTools].Panels[0], l, KindBar)
 	}
 	// Without the retry budget the second run has no token series.

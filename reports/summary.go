@@ -156,11 +156,14 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 	for _, name := range analysis.MetricNames {
 		vals := make([]float64, 0, len(outs))
 		for _, sr := range s.Seeds {
-			if v, ok := sr.Metrics[name]; ok && !math.IsNaN(v) {
+			if v := summaryValue(Summary{Metrics: sr.Metrics}, name); !math.IsNaN(v) {
 				vals = append(vals, v)
 			}
 		}
-		if len(vals) == 0 {
+		if len(vals) == 0 || countInf(vals) > 0 {
+			// A seed that never recovered makes the mean "never": the metric is left out,
+			// and its companion (episode_recovery_rate, goodput_recovered) says so.
+			delete(s.Metrics, name)
 			continue
 		}
 		mean, lo, hi := MetricCI(name, vals, first.Seed)
@@ -234,16 +237,22 @@ func (s Summary) WriteText(w io.Writer) error {
 	return nil
 }
 
-// writeScopeAndGoodput says in words what two metrics hide when read alone: completions at
+// writeScopeAndGoodput says in words what metrics hide when read alone: completions at
 // reduced scope (completion_rate counts them, full_scope_completion_rate does not), and a
-// goodput that never came back after the faults (goodput_recovery_time is then undefined).
+// recovery that never happened (the recovery times are then undefined), told apart from
+// one that could not be measured.
 func (s Summary) writeScopeAndGoodput(w io.Writer) {
 	done, full := s.Metrics["completion_rate"], s.Metrics["full_scope_completion_rate"]
 	if reduced := done - full; reduced > 1e-12 {
 		fmt.Fprintf(w, "  reduced scope: %s of started completed with less than their plan (counted by completion_rate, not by full_scope_completion_rate)\n", Format("completion_rate", reduced))
 	}
-	if _, ok := s.Metrics["goodput_recovery_time"]; !ok && s.windows > 0 {
-		fmt.Fprintf(w, "  goodput_recovery_time: never: goodput did not come back to 90%% of its pre-fault level while arrivals continued\n")
+	for _, name := range []string{"median_recovery_time", "p95_recovery_time", "goodput_recovery_time"} {
+		switch v := summaryValue(s, name); {
+		case math.IsInf(v, 0):
+			fmt.Fprintf(w, "  %s: never: %s\n", name, neverWhy(name))
+		case math.IsNaN(v) && name == "goodput_recovery_time" && s.windows > 0:
+			fmt.Fprintf(w, "  %s: not measured: %s\n", name, undefinedWhy(name))
+		}
 	}
 }
 

@@ -34,7 +34,7 @@ func ParseOverrides(name string, data []byte, ovs []Override) (*Scenario, error)
 func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	root, err := parseYAML(name, data)
 	if err != nil {
-		return nil, err
+		return nil, err.(ErrorList).err() // scrubbed like every other list
 	}
 	d := newDecoder(name)
 	sweeping := false

@@ -32,6 +32,9 @@ type schema struct {
 	keyEnum []string // a map with free keys: the valid keys, when they are a fixed set
 	keyPat  string   // a map with free keys: a pattern the keys must match
 	one     bool     // a mapping that holds exactly one of its keys
+	// need: the key must be given whenever its mapping is (the generator of fuzzed files
+	// always writes it).
+	need bool
 }
 
 // valueKind is what a value of the file is, as the decoder reads it.
@@ -128,6 +131,13 @@ func byClass(k valueKind, doc string) *schema {
 	s := obj(doc, pairs...)
 	s.kind = k
 	return s
+}
+
+// needed marks a key that must be given whenever its mapping is.
+func needed(base *schema) *schema {
+	s := *base
+	s.need = true
+	return &s
 }
 
 func withDoc(base *schema, doc string) *schema {
@@ -278,8 +288,8 @@ var (
 				"per_step", signedNumber("accuracy lost per step done (negative: gained)"),
 				"floor", prob("the accuracy never drops below this"))),
 		"humans", obj("human reviewers for escalations (off when absent: escalations terminate)",
-			"reviewers", integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)"),
-			"review_time", byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class"),
+			"reviewers", needed(integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)")),
+			"review_time", needed(byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class")),
 			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class (default 1)")),
 		"subagents", obj("what a subagent's failure does to its parent (default {on_failure: reduce_scope})",
 			"on_failure", actionOrMap(subagentActions,
@@ -291,12 +301,12 @@ var (
 
 	rootSchema = func() *schema {
 		s := obj("a mayday scenario: a fleet of agents, its tools, the faults to inject and the recovery policy under test",
-			"name", &schema{kind: kindText, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
+			"name", &schema{kind: kindText, need: true, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
 			"description", text("one line, shown by mayday scenarios"),
 			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it (default 1)"),
 			"horizon", positive("simulated time limit, > 0; work still open then is in flight (default 30d)"),
 			"workload", workloadSchema,
-			"tools", dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)"),
+			"tools", needed(dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)")),
 			"faults", list(faultSchema, "failures to inject"),
 			"recovery", recoverySchema,
 			"validation", obj("how the independent validator errs (default: never)",

@@ -7,8 +7,9 @@
 -- Compute: every execution (ground truth, executions.compute) at its tool's price per
 -- compute-unit second. Usage without a price costs 0.
 -- wasted_cost: the compute of wasted executions (execution_costs.wasted: duplicate,
--- discarded or for an investigation that did not complete) plus the token and call cost of
--- investigations that did not complete or whose root did not.
+-- discarded or for an investigation that did not complete), the call cost of every paid
+-- attempt that failed (status 'error' or 'timeout': paid for, no result), plus the token
+-- and call cost of investigations that did not complete or whose root did not.
 CREATE OR REPLACE VIEW costs AS
 WITH cfg AS (
     SELECT run_id, CASE WHEN json_valid(config) THEN config END AS config FROM runs
@@ -37,6 +38,7 @@ span_costs AS (
                    ELSE 0
                END) AS cost,
            sum(CASE
+                   WHEN s.operation = 'execute_tool' AND s.status IN ('error', 'timeout') THEN coalesce(tp.call, 0)
                    WHEN coalesce(i.final_state = 'completed' AND r.final_state = 'completed', false) THEN 0
                    WHEN s.operation IN ('plan', 'supervise') THEN
                        coalesce(s.input_tokens, 0) / 1000 * coalesce(mp.input, 0)

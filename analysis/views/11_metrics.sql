@@ -14,17 +14,26 @@
 -- duplicate_side_effects  executions with execution > 1 and side_effects (keyed or none).
 -- discarded_results       executions with outcome 'ok' or 'lost' and NOT delivered.
 -- median_recovery_time,
--- p95_recovery_time       interpolated quantiles (quantile_cont) of recovery_episodes.seconds
---                         over every operation that failed at least once (censored in-flight
---                         episodes included).
+-- p95_recovery_time       the first episode length at which recovery_curve.recovered_share
+--                         reaches 0.5 / 0.95 (to within 1e-9, absorbing rounding): the times
+--                         by which half / 95% of the episodes had recovered, with never-
+--                         recovered episodes as a competing event and in-flight ones
+--                         censored. NULL ("never") when the share never gets there, or when
+--                         the run has no episode (episode_recovery_rate NULL tells them apart).
+-- episode_recovery_rate   episodes with outcome 'recovered' / episodes; NULL without one.
 -- goodput_recovery_time   seconds from the end of the last fault window to the start of the
 --                         first minute m, starting at or after the minute in which the window
---                         ended, such that minutes m .. m+4 each have goodput.recovered
---                         (valid results >= 90% of the pre-fault baseline) and m+4 is no
+--                         ended, whose 5-minute window is back (goodput.recovered: valid
+--                         results of minutes m .. m+4 at or above the threshold, 90% of the
+--                         steady state before the first fault less its noise) and m+4 is no
 --                         later than the last minute with an arrival; 0 when that minute is
 --                         the window's own last minute. NULL when no such minute exists
---                         (goodput never came back while arrivals continued), when the run
---                         has no fault window, or when the baseline is NULL or 0.
+--                         (goodput never came back while arrivals continued: then
+--                         goodput_recovered is 0), or when nothing can be tested (no fault
+--                         window, no steady state before it, a baseline of 0, or arrivals
+--                         end within 5 minutes of the window's end: goodput_recovered NULL).
+-- goodput_recovered       1 when goodput came back (goodput_recovery_time defined), 0 when it
+--                         was tested and never came back, NULL when it could not be tested.
 -- full_scope_completion_rate completed roots whose whole tree delivered: no investigation of
 --                         the tree, the root included, completed with scope 'reduced'
 --                         (roots.tree_reduced = 0) / started.
@@ -46,16 +55,18 @@
 -- events                  runs.events (simulation events processed).
 --
 -- Capacity (workload.workers):
--- median_pending_time     median (quantile_cont) over every investigation, roots and
---                         subagents, of the seconds from arrived_at to its first transition
---                         out of pending (when it got a worker); one that never started counts
---                         until the run's end (censored). NULL for a run without investigations.
+-- median_pending_time     median (quantile_cont) over root investigations of the seconds from
+--                         arrived_at to its first transition out of pending (when it got a
+--                         worker); one that never started counts until the run's end
+--                         (censored). NULL for a run without roots.
+-- median_subagent_pending_time the same over subagents; NULL for a run without subagents.
 -- backlog_growth          (roots arrived - roots ended by the last arrival) per hour of the
 --                         arrival window (first to last arrival); positive means the fleet
 --                         falls behind. NULL when all roots arrive at one instant.
 -- Money (prices; see costs):
 -- cost_per_completion     costs.cost / completed; NULL for an unpriced run or nothing completed.
--- wasted_cost_ratio       costs.wasted_cost / costs.cost; NULL when unpriced or nothing cost.
+-- wasted_cost_ratio       costs.wasted_cost / costs.cost (failed paid attempts included);
+--                         NULL when unpriced or nothing cost.
 -- peak_backlog            the most roots open at once (arrived, not yet ended); arrivals and
 --                         ends at one instant are netted before the running count is taken.
 CREATE OR REPLACE VIEW metrics AS
@@ -88,22 +99,25 @@ corr AS (
     FROM incidents
     GROUP BY run_id
 ),
-gp_runs AS (
-    SELECT run_id, minute, start, fault_end_at, baseline,
-           sum(CASE WHEN recovered THEN 1 ELSE 0 END)
-               OVER (PARTITION BY run_id ORDER BY minute ROWS BETWEEN CURRENT ROW AND 4 FOLLOWING) AS good_ahead,
-           max(CASE WHEN arrivals_continue THEN minute END) OVER (PARTITION BY run_id) AS last_arrival_minute
+gp_candidates AS (
+    SELECT run_id, minute, start, fault_end_at, recovered
     FROM goodput
     WHERE baseline > 0
+      AND start >= date_trunc('minute', fault_end_at)
+      AND arrivals_continue
+      AND window_results IS NOT NULL
+),
+gp_last AS (
+    SELECT run_id, max(minute) FILTER (WHERE arrivals_continue) AS last_arrival_minute
+    FROM goodput GROUP BY run_id
 ),
 gp AS (
-    SELECT run_id,
-           (epoch_us(min(start)) - epoch_us(any_value(fault_end_at))) / 1e6 AS since_fault_end
-    FROM gp_runs
-    WHERE start >= date_trunc('minute', fault_end_at)
-      AND minute + 4 <= last_arrival_minute
-      AND good_ahead = 5
-    GROUP BY run_id
+    SELECT c.run_id,
+           (epoch_us(min(c.start) FILTER (WHERE c.recovered)) - epoch_us(any_value(c.fault_end_at))) / 1e6 AS since_fault_end,
+           CASE WHEN bool_or(c.recovered) THEN 1.0 ELSE 0.0 END AS goodput_recovered
+    FROM gp_candidates c JOIN gp_last l USING (run_id)
+    WHERE c.minute + 4 <= l.last_arrival_minute
+    GROUP BY c.run_id
 ),
 ex AS (
     SELECT run_id,
@@ -116,14 +130,18 @@ ex AS (
 ),
 rec AS (
     SELECT run_id,
-           quantile_cont(seconds, 0.5) AS median_recovery_time,
-           quantile_cont(seconds, 0.95) AS p95_recovery_time
-    FROM recovery_episodes
+           min(seconds) FILTER (WHERE recovered_share >= 0.5 - 1e-9) AS median_recovery_time,
+           min(seconds) FILTER (WHERE recovered_share >= 0.95 - 1e-9) AS p95_recovery_time,
+           sum(recovered) / sum(recovered + never_recovered + censored) AS episode_recovery_rate
+    FROM recovery_curve
     GROUP BY run_id
 ),
 pend AS (
     SELECT i.run_id,
-           quantile_cont(epoch_us(coalesce(s.started_at, c.end_at)) - epoch_us(i.arrived_at), 0.5) / 1e6 AS median_pending_time
+           quantile_cont(epoch_us(coalesce(s.started_at, c.end_at)) - epoch_us(i.arrived_at), 0.5)
+               FILTER (WHERE coalesce(i.parent_id, 0) = 0) / 1e6 AS median_pending_time,
+           quantile_cont(epoch_us(coalesce(s.started_at, c.end_at)) - epoch_us(i.arrived_at), 0.5)
+               FILTER (WHERE coalesce(i.parent_id, 0) <> 0) / 1e6 AS median_subagent_pending_time
     FROM investigations i
     JOIN run_clock c USING (run_id)
     LEFT JOIN (
@@ -173,7 +191,9 @@ SELECT r.run_id,
        coalesce(ex.discarded_results, 0) AS discarded_results,
        rec.median_recovery_time,
        rec.p95_recovery_time,
+       rec.episode_recovery_rate,
        CASE WHEN gp.since_fault_end < 0 THEN 0 ELSE gp.since_fault_end END AS goodput_recovery_time,
+       gp.goodput_recovered,
        coalesce(inv.completed_full, 0) / nullif(coalesce(inv.started, 0), 0) AS full_scope_completion_rate,
        coalesce(inv.escalated, 0) / nullif(coalesce(inv.started, 0), 0) AS human_intervention_rate,
        coalesce(inv.terminated, 0) / nullif(coalesce(inv.started, 0), 0) AS terminated_rate,
@@ -190,6 +210,7 @@ SELECT r.run_id,
        coalesce(reasons.termination_reasons, MAP {}::MAP(VARCHAR, BIGINT)) AS termination_reasons,
        -- capacity
        pend.median_pending_time,
+       pend.median_subagent_pending_time,
        backlog.backlog_growth,
        coalesce(peak.peak_backlog, 0) AS peak_backlog,
        -- money

@@ -41,7 +41,11 @@ func newCompareCmd(io *ioStreams, runF func(*compareOptions) error) *cobra.Comma
 		Long: fmt.Sprintf(`Compare RUN_B against RUN_A (run folders, .duckdb files, or sweep folders with --point-a and
 --point-b): for each metric the mean over each side's seeds, the difference B − A and a
 bootstrap confidence interval of it. Metrics whose interval excludes 0 are marked with * and
-the side that is better.
+the side that is better - unless that side is significantly worse on a metric that ranks
+above (completion, then correctness, recovery, cost, capacity): the mark then says what was
+traded ("B faster only because it completes 22%% less"). The last line is a dominance
+verdict: A dominates, B dominates, a trade-off, or no significant difference. A recovery
+time that never came is "never", worse than any time.
 
 Because some %d metrics are compared at once, the intervals are Bonferroni-corrected: each
 is at 1 − 0.05/m (%.2f%% for the %d default metrics), so that all of them hold together with 95%% confidence and
