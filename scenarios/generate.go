@@ -90,6 +90,11 @@ func (g *generator) value(s *schema, path string) *yaml.Node {
 		return str([]string{">= 0", "<= 1", "== 0", "between 0 and 1", ">= 0.5", "< 1e9"}[g.choose(6)])
 	case kindDurDist, kindCountDist:
 		return g.dist(s, s.kind == kindDurDist)
+	case kindActionOrMap:
+		if g.one(2) {
+			return str(s.enum[g.choose(len(s.enum))])
+		}
+		return g.mapping(s, path)
 	case kindProbByClass, kindDurDistByClass:
 		if g.one(2) {
 			return g.value(s.sub["default"], path)

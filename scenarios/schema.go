@@ -58,6 +58,7 @@ const (
 	kindCompute                         // compute-unit seconds: a number or a duration
 	kindProbByClass                     // a probability, or {default: P, CLASS: P, ...}
 	kindDurDistByClass                  // a distribution of durations, or {default: DIST, CLASS: DIST, ...}
+	kindActionOrMap                     // a word of enum, or a mapping of keys/sub ({action: WORD, ...})
 )
 
 // leaf is a value the tree does not describe; JSONSchema accepts anything there, and a test
@@ -89,6 +90,14 @@ func signedNumber(doc string) *schema {
 }
 func enum(options []string, doc string) *schema {
 	return &schema{kind: kindEnum, enum: options, doc: doc}
+}
+
+// actionOrMap is a word of options, or a mapping of the fixed keys pairs whose action key
+// takes the same words.
+func actionOrMap(options []string, doc string, pairs ...any) *schema {
+	s := obj(doc, pairs...)
+	s.kind, s.enum = kindActionOrMap, options
+	return s
 }
 
 // withKeys adds fixed keys (name, subtree pairs) to a copy of base, such as growth beside a
@@ -172,6 +181,8 @@ var (
 	retryExhausted     = []string{"escalate", "terminate"}
 	exhaustionPolicies = []string{"pause", "reduce_scope", "terminate"}
 	supervisorKinds    = []string{"rules", "model"}
+	subagentActions    = []string{SubagentReduceScope, SubagentRespawn, SubagentFail}
+	subagentFallbacks  = []string{SubagentReduceScope, SubagentFail}
 	priorities         = []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}
 )
 
@@ -280,6 +291,12 @@ var (
 			"reviewers", needed(integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)")),
 			"review_time", needed(byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class")),
 			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class (default 1)")),
+		"subagents", obj("what a subagent's failure does to its parent (default {on_failure: reduce_scope})",
+			"on_failure", actionOrMap(subagentActions,
+				"reduce_scope (the parent goes on without the lost work, never at full scope), respawn (a replacement, once, then reduce_scope) or fail (the parent is terminated); or {action: respawn, max: N, then: reduce_scope | fail}",
+				"action", enum(subagentActions, "what a failed subagent does to its parent"),
+				"max", integer(0, 1000, "respawn: replacement subagents per parent investigation (default 1)"),
+				"then", enum(subagentFallbacks, "respawn: what a failure does once max replacements are spent (default reduce_scope)"))),
 	)
 
 	rootSchema = func() *schema {

@@ -402,6 +402,10 @@ func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, fa
 	if a.prevResult != 0 {
 		s.CausedBy = append(s.CausedBy, a.prevResult)
 	}
+	if a.turnSpan != 0 {
+		// The model turn that decided this operation (a retry was decided by the same turn).
+		s.CausedBy = append(s.CausedBy, a.turnSpan)
+	}
 	s.Attrs = append(s.Attrs, t.args...)
 	w.sink.Span(s)
 }
