@@ -4,43 +4,73 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
-	"github.com/mayday-sim/mayday/sim/simtest"
 )
 
-// maxFuzzEvents bounds the events of a generated scenario: at most 30 investigations (x
-// subagents, at most 7 agents each) over at most 13 hours, each open operation waking about
-// once a second while it waits, is about 3 million at the very worst; a storm of
-// zero-length waits is far more (the one FuzzSimulate found made 9.5 million in a minute).
-const maxFuzzEvents = 5_000_000
+// gen turns fuzz bytes into choices; past the end every choice is 0, so any input, even
+// an empty one, makes a scenario.
+type gen struct{ b []byte }
 
-// FuzzSimulate runs generated scenarios through the simulator with its invariant checker
-// on. A scenario that Validate accepts must run without a panic, an error or a violation,
-// account for every investigation, write no negative tokens, inverted spans or non-finite
+func (g *gen) byte() byte {
+	if len(g.b) == 0 {
+		return 0
+	}
+	c := g.b[0]
+	g.b = g.b[1:]
+	return c
+}
+
+// n is a choice in [0, k).
+func (g *gen) n(k int) int { return int(g.byte()) % k }
+
+// fuzzScenario is the scenario the generator of the key tree (scenarios.Generate) writes for
+// the choices in g, or nil when Parse refuses it or the size model expects more than
+// maxEvents events (too long for one fuzz input).
+func fuzzScenario(t *testing.T, g *gen, maxEvents float64) *scenarios.Scenario {
+	data := scenarios.Generate(g.n)
+	s, err := scenarios.Parse("fuzz.yaml", data, nil)
+	if err != nil {
+		return nil
+	}
+	if est := scenarios.EstimateEvents(s); est.Total > maxEvents {
+		return nil
+	}
+	return s
+}
+
+// maxFuzzEvents bounds the size model's estimate of a fuzzed scenario, so one input runs in
+// well under a second.
+const maxFuzzEvents = 2_000_000
+
+// FuzzSimulate runs scenarios generated from the key tree (every key the format has) through
+// the simulator with its invariant checker on. A scenario that Parse accepts must run without a panic, an error or a violation,
+// stay within the size model's estimate of its events, account for every investigation,
+// write no negative tokens, inverted spans or non-finite
 // compute, and give the same digest twice. `make fuzz` runs it; its seed corpus runs in
 // `make test`.
 func FuzzSimulate(f *testing.F) {
 	f.Add(uint64(1), []byte{})
 	f.Add(uint64(2), []byte{200, 29, 1, 7, 90, 3, 2, 8, 250, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add(uint64(3), []byte("subagents, crashes, humans and a breaker at once"))
-	for i := range 12 {
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte((i+1)*(j+7)*31 + j*j)
-		}
-		f.Add(uint64(i+10), b)
+	// Inputs long enough for files that set many keys; about one in five is a scenario
+	// Parse accepts and small enough to run.
+	for i := range 64 {
+		f.Add(uint64(i+10), randomInput(i))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, data []byte) {
-		s := simtest.Generate(data)
+		s := fuzzScenario(t, &gen{b: data}, maxFuzzEvents)
+		if s == nil {
+			t.Skip("refused by Parse or too large for one input")
+		}
 		if err := s.Validate(); err != nil {
-			t.Skipf("the generator made an invalid scenario: %v", err)
+			t.Fatalf("Parse accepted a scenario that Validate refuses: %v", err)
 		}
 		var c record.Collector
 		res := run(t, s, seed, &c)
-		// A run this small needs a few hundred thousand events at most (one poll a second
-		// per open operation over the horizon); millions mean a storm of zero-length waits.
-		if res.Events > maxFuzzEvents {
-			t.Fatalf("%d events for %d investigations over %v: an event storm", res.Events, s.Workload.Investigations, s.Horizon)
+		// The size model bounds every run's events: more means a storm it does not know.
+		if est := scenarios.EstimateEvents(s); float64(res.Events) > est.Total {
+			t.Fatalf("%d events; the size model expects at most %.0f (%+v)", res.Events, est.Total, est)
 		}
 		if res.Completed+res.Terminated+res.AwaitingHuman+res.InFlight != res.Started || res.Started > s.Workload.Investigations {
 			t.Fatalf("accounting: %+v for %d investigations", res, s.Workload.Investigations)
