@@ -209,7 +209,10 @@ func TestModelOutageIsTheModels(t *testing.T) {
 		t.Errorf("model outage: %v failed calls, %v episodes, longest model incident %v minutes, %v parks: want disruptions, episodes, one incident of 20-40 minutes and parks on the model",
 			failed, episodes, minutes, parked)
 	}
+	// A park a takeover re-arms after a crash (at the instant the lease expired) follows no
+	// refused call, so it is located by the next tool span: not checked here.
 	stray := q(`SELECT count(*)::DOUBLE FROM disruptions d WHERE run_id = ? AND kind = 'parked' AND tool <> 'model'
+		AND NOT EXISTS (SELECT 1 FROM spans k WHERE k.run_id = d.run_id AND k.investigation_id = d.investigation_id AND k.operation = 'takeover' AND k."end" = d."at")
 		AND NOT EXISTS (SELECT 1 FROM tool_samples s WHERE s.run_id = d.run_id AND s.tool = d.tool AND s.breaker_state <> 'closed' AND s.breaker_state <> 'off')`)
 	if stray != 0 {
 		t.Errorf("%v parks charged to a tool whose breaker never opened", stray)
