@@ -13,8 +13,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 )
@@ -33,6 +36,16 @@ type DB struct {
 	path     string // "" = in memory
 	key      string // in the open registry
 	readOnly bool
+
+	// A database opened with Open (sandbox.go): its limits, the private folder it spills
+	// to, the deadline of its reads, the base tables of the file, and whether a statement
+	// changed its settings (it then answers nothing more).
+	sandbox  bool
+	limits   Limits
+	spill    string
+	deadline time.Time
+	tables   map[string]bool
+	tainted  bool
 
 	mu      sync.Mutex
 	loads   map[*Load]struct{} // not yet finished
@@ -87,15 +100,6 @@ func Create(path string) (*DB, error) {
 	return db, nil
 }
 
-// Open opens an existing database read-only (DuckDB access_mode READ_ONLY): every
-// statement that would change it fails with an error that wraps ErrReadOnly.
-func Open(path string) (*DB, error) {
-	if err := exists(path); err != nil {
-		return nil, err
-	}
-	return openDB(path, true)
-}
-
 // OpenWrite opens an existing database for writing, to load or merge more runs into it.
 func OpenWrite(path string) (*DB, error) {
 	if err := exists(path); err != nil {
@@ -124,40 +128,6 @@ func exists(path string) error {
 	return nil
 }
 
-// OpenSandbox opens an existing database read-only for SQL typed by a user (mayday query).
-// Beyond Open, DuckDB itself is told to refuse every file and network access other than this
-// database (enable_external_access=false: no COPY TO, EXPORT, ATTACH, INSTALL, LOAD or
-// read_csv of other files) and to refuse every later SET (lock_configuration=true), so a
-// statement cannot turn the protection off. The handle keeps one connection: the lock is
-// per database instance, and the UTC time zone is set on that connection before locking.
-func OpenSandbox(path string) (*DB, error) {
-	if err := exists(path); err != nil {
-		return nil, err
-	}
-	db, err := openDBWith(path, true, initSandbox)
-	if err != nil {
-		return nil, err
-	}
-	db.db.SetMaxOpenConns(1)
-	db.db.SetMaxIdleConns(1)
-	db.db.SetConnMaxLifetime(0)
-	db.db.SetConnMaxIdleTime(0)
-	return db, nil
-}
-
-func initSandbox(execer driver.ExecerContext) error {
-	for _, q := range []string{
-		"SET TimeZone = 'UTC'",
-		"SET enable_external_access = false",
-		"SET lock_configuration = true",
-	} {
-		if _, err := execer.ExecContext(context.Background(), q, nil); err != nil {
-			return fmt.Errorf("analysis: locking down the query connection: %s: %w", q, err)
-		}
-	}
-	return nil
-}
-
 func openDB(path string, readOnly bool) (*DB, error) { return openDBWith(path, readOnly, initConn) }
 
 func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) error) (*DB, error) {
@@ -167,19 +137,9 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 		if strings.ContainsAny(path, "?#") {
 			return nil, fmt.Errorf("analysis: database path %q: '?' and '#' are not allowed in a database path", path)
 		}
-		abs, err := filepath.Abs(path)
-		if err != nil {
-			return nil, fmt.Errorf("analysis: database %s: %w", path, err)
+		if err := db.register(path, readOnly); err != nil {
+			return nil, err
 		}
-		open.Lock()
-		if o, busy := open.paths[abs]; busy && !(o.readOnly && readOnly) {
-			open.Unlock()
-			return nil, fmt.Errorf("analysis: database %s is already open in this process; close it first", path)
-		}
-		o := open.paths[abs]
-		open.paths[abs] = opened{readOnly: readOnly, n: o.n + 1}
-		open.Unlock()
-		db.key = abs
 		if readOnly {
 			dsn += "?access_mode=READ_ONLY"
 		}
@@ -266,14 +226,52 @@ func memoryLimit() string {
 	if v := strings.TrimSpace(os.Getenv(MemoryEnv)); v != "" {
 		return v
 	}
+	if c := memoryCap.Load(); c > 0 {
+		return strconv.FormatUint(max(c/1e6, 16), 10) + "MB"
+	}
 	return DefaultMemory
 }
+
+// memoryCap is CapMemory's cap in bytes; 0 = DefaultMemory.
+var memoryCap atomic.Uint64
+
+// CapMemory lowers DuckDB's memory limit, for databases opened from now on, to bytes when
+// that is below DefaultMemory (MemoryEnv, when set, still decides), until the returned
+// function restores the previous cap: a command given a memory limit of its own leaves
+// DuckDB its share of it.
+func CapMemory(bytes uint64) (restore func()) {
+	old := memoryCap.Load()
+	if bytes > 0 && bytes < defaultMemoryBytes {
+		memoryCap.Store(bytes)
+	}
+	return func() { memoryCap.Store(old) }
+}
+
+// defaultMemoryBytes is DefaultMemory in bytes.
+const defaultMemoryBytes = 384e6
 
 // initConn makes every connection read and write timestamps in UTC, whatever the host's
 // time zone: the Arrow columns are UTC instants and the tables hold UTC wall times.
 func initConn(execer driver.ExecerContext) error {
 	_, err := execer.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
 	return err
+}
+
+// register records path in the open registry, refusing what DuckDB would block on.
+func (db *DB) register(path string, readOnly bool) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("analysis: database %s: %w", path, err)
+	}
+	open.Lock()
+	defer open.Unlock()
+	if o, busy := open.paths[abs]; busy && !(o.readOnly && readOnly) {
+		return fmt.Errorf("analysis: database %s is already open in this process; close it first", path)
+	}
+	o := open.paths[abs]
+	open.paths[abs] = opened{readOnly: readOnly, n: o.n + 1}
+	db.key = abs
+	return nil
 }
 
 func (db *DB) release() {
@@ -328,6 +326,10 @@ func (db *DB) Close() error {
 		db.conn = nil
 	}
 	db.release()
+	if db.spill != "" {
+		errs = append(errs, os.RemoveAll(db.spill))
+		db.spill = ""
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("analysis: closing %s: %w", db.name(), err)
 	}
@@ -337,7 +339,13 @@ func (db *DB) Close() error {
 // Query runs one SQL statement and returns its column names and every row. Values are as
 // the DuckDB driver returns them: int64, float64, string, bool, time.Time (UTC), []any for
 // lists, duckdb.OrderedMap for maps, nil for NULL.
-func (db *DB) Query(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
+func (db *DB) Query(parent context.Context, query string) (cols []string, rows [][]any, err error) {
+	ctx, cancel := db.limit(parent)
+	defer cancel()
+	defer func() { err = db.limitErr(parent, ctx, err) }()
+	if db.sandbox {
+		return db.queryChecked(ctx, query)
+	}
 	rs, err := db.db.QueryContext(ctx, query)
 	if err != nil {
 		return nil, nil, db.queryErr(err)
@@ -378,7 +386,13 @@ var ErrNotQuery = errors.New("not a single read-only statement")
 // QueryEach runs exactly one reading statement and hands its column names to head, then
 // each row to row as DuckDB's driver delivers it, so a caller can print a large result
 // without holding it. Several statements separated by ';' are refused before any runs.
-func (db *DB) QueryEach(ctx context.Context, query string, head func(cols []string) error, row func([]any) error) error {
+func (db *DB) QueryEach(parent context.Context, query string, head func(cols []string) error, row func([]any) error) (err error) {
+	ctx, cancel := db.limit(parent)
+	defer cancel()
+	defer func() { err = db.limitErr(parent, ctx, err) }()
+	if db.tainted {
+		return fmt.Errorf("%w: an earlier statement changed DuckDB's settings", ErrNotQuery)
+	}
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return db.queryErr(err)
@@ -392,6 +406,13 @@ func (db *DB) QueryEach(ctx context.Context, query string, head func(cols []stri
 		return db.queryErr(err)
 	}
 	defer rs.Close()
+	if db.sandbox {
+		// DuckDB's driver has the whole result once QueryContext returns: a statement
+		// that changed the settings is caught before any of its rows is handed out.
+		if err := db.checkSettings(ctx, conn); err != nil {
+			return err
+		}
+	}
 	cols, err := rs.Columns()
 	if err != nil {
 		return db.queryErr(err)

@@ -88,7 +88,10 @@ func (m *Manifest) Bytes() int64 {
 // into a hidden staging folder beside out and renamed into place when whole, so an error or
 // a cancelled ctx (Ctrl-C) leaves nothing behind; an existing out is refused (ErrExists)
 // unless opts.Force and it holds a previous export's manifest.
-func Export(ctx context.Context, db *DB, out string, opts ExportOptions) (*Manifest, error) {
+func Export(parent context.Context, db *DB, out string, opts ExportOptions) (_ *Manifest, err error) {
+	ctx, cancel := db.limit(parent)
+	defer cancel()
+	defer func() { err = db.limitErr(parent, ctx, err) }()
 	if opts.Format != FormatOTLP && opts.Format != FormatParquet {
 		return nil, fmt.Errorf("--format %q: want otlp or parquet", opts.Format)
 	}

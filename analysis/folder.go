@@ -38,6 +38,7 @@ type Folder struct {
 	Stale []string
 	stage string
 	force bool
+	what  string
 }
 
 // NewFolder prepares to write the run or sweep folder dir. It refuses an existing dir
@@ -49,16 +50,19 @@ func NewFolder(dir string, force bool) (*Folder, error) {
 // NewFolderOf is NewFolder for any kind of folder: recognise says whether an existing dir
 // may be replaced (nil) or why not; what names the kind in messages.
 func NewFolderOf(dir string, force bool, what string, recognise func(string) error) (*Folder, error) {
-	if dir == "" {
-		return nil, errors.New("--out: empty folder name")
+	if err := CheckOutPath(dir); err != nil {
+		return nil, fmt.Errorf("%s %w", what, err)
 	}
-	f := &Folder{Dir: dir, force: force}
+	f := &Folder{Dir: dir, force: force, what: what}
 	if _, err := os.Lstat(dir); err == nil {
 		if !force {
 			return nil, fmt.Errorf("%s %s: %w; choose another --out or pass --force to replace it", what, dir, ErrExists)
 		}
 		if err := recognise(dir); err != nil {
 			return nil, fmt.Errorf("%s %s: --force replaces only a folder mayday wrote, and %w; nothing was changed", what, dir, err)
+		}
+		if err := VerifyManifest(dir); err != nil {
+			return nil, fmt.Errorf("%s %s: --force replaces only a folder mayday wrote, and %w; nothing was changed (move those files, or remove the folder yourself)", what, dir, err)
 		}
 		f.Replacing = true
 	} else if !errors.Is(err, os.ErrNotExist) {
@@ -138,7 +142,7 @@ func IsRunFolder(dir string) error {
 				return err
 			}
 			db = true
-		case (name == SummaryFile || name == SweepFile || name == DBFile+".wal") && e.Type().IsRegular():
+		case (name == SummaryFile || name == SweepFile || name == DBFile+".wal" || name == FolderManifest) && e.Type().IsRegular():
 		case name == "report" && e.IsDir():
 		case strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-") && e.IsDir():
 		default:
@@ -177,13 +181,23 @@ func isDuckDB(path string) error {
 }
 
 // Path returns the path of a file inside the folder being written.
-func (f *Folder) Path(name string) string { return filepath.Join(f.stage, name) }
+// A name that would leave the folder ("../x", "/x") is a bug: every identifier that becomes
+// part of a name is checked before (CheckRunID), so it panics rather than write elsewhere.
+func (f *Folder) Path(name string) string {
+	if name != "" && !filepath.IsLocal(name) {
+		panic(fmt.Sprintf("analysis: %q would leave the folder %s", name, f.Dir))
+	}
+	return filepath.Join(f.stage, name)
+}
 
 // DBPath is the path of the database inside the folder being written.
 func (f *Folder) DBPath() string { return f.Path(DBFile) }
 
 // Commit moves the finished folder into place, replacing an old one when forced.
 func (f *Folder) Commit() error {
+	if err := writeFolderManifest(f.stage, f.what); err != nil {
+		return err
+	}
 	var old string
 	if _, err := os.Lstat(f.Dir); err == nil {
 		if !f.force {
@@ -208,3 +222,71 @@ func (f *Folder) Commit() error {
 
 // Abort removes everything written so far.
 func (f *Folder) Abort() { _ = os.RemoveAll(f.stage) }
+
+// StagePath is the file a command writes before renaming it to target: target+stage+PID.
+func StagePath(target, stage string) string {
+	return target + stage + strconv.Itoa(os.Getpid())
+}
+
+// CleanStaleFiles removes the staged files (and their write-ahead logs) of target left by
+// processes that no longer run, named target+stage+PID as StagePath names them, and the
+// names older versions used (target+".tmp-merge", with its ".wal"). It returns what it did.
+func CleanStaleFiles(target, stage string) []string {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil
+	}
+	var done []string
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), base)
+		if !ok || e.IsDir() {
+			continue
+		}
+		rest = strings.TrimSuffix(rest, ".wal")
+		var stale bool
+		if pidText, ok := strings.CutPrefix(rest, stage); ok {
+			pid, err := strconv.Atoi(pidText)
+			stale = err == nil && pid > 0 && pid != os.Getpid() && !alive(pid)
+		} else {
+			stale = rest == ".tmp-merge" // an older version's name, without a PID
+		}
+		p := filepath.Join(dir, e.Name())
+		if stale && os.Remove(p) == nil {
+			done = append(done, fmt.Sprintf("removed %s, left by a command that was killed while writing %s", p, target))
+		}
+	}
+	return done
+}
+
+// IsMaydayDB says whether path is a database mayday wrote (a DuckDB file with mayday's runs
+// table, readable through Open), or why not.
+func IsMaydayDB(path string) error {
+	if err := isDuckDB(path); err != nil {
+		return fmt.Errorf("%s is not a DuckDB database", filepath.Base(path))
+	}
+	db, err := Open(path)
+	if err != nil {
+		return fmt.Errorf("it is not a mayday database (%w)", err)
+	}
+	return db.Close()
+}
+
+// CheckOutPath refuses a path mayday cannot write a folder or database to: empty, one that
+// names an existing folder by its relation (".", "..", "/"), or one holding '?' or '#',
+// which DuckDB reads as the start of connection options.
+func CheckOutPath(p string) error {
+	if p == "" {
+		return errors.New("--out: empty name")
+	}
+	if b := filepath.Base(filepath.Clean(p)); b == "." || b == ".." || b == string(filepath.Separator) {
+		return fmt.Errorf("%q: name a new folder, not %q", p, b)
+	}
+	if strings.ContainsAny(p, "?#") {
+		return fmt.Errorf("%q: '?' and '#' are not allowed in a path mayday writes a database to", p)
+	}
+	return nil
+}

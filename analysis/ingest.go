@@ -510,8 +510,8 @@ func sideEffectsUpdate(config string) string {
 func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 
 // ScenarioOptions returns the writer options a run of s needs: the scenario's extra redact
-// patterns, its tool arguments under secret-looking keys as known secrets, and which tools
-// have side effects.
+// patterns, its tool arguments under secret-looking keys and the values of its sweep axes
+// over a secret-looking key as known secrets, and which tools have side effects.
 func ScenarioOptions(s *scenarios.Scenario) traces.Options {
 	opts := traces.Options{Redact: s.Redact, SideEffects: map[string]bool{}}
 	red := traces.NewRedactor(nil, s.Redact, nil)
@@ -520,6 +520,17 @@ func ScenarioOptions(s *scenarios.Scenario) traces.Options {
 		for _, a := range t.Arguments {
 			if a.Value != "" && red.SecretKey(a.Key) {
 				opts.Secrets = append(opts.Secrets, a.Value)
+			}
+		}
+	}
+	for _, a := range s.Sweep {
+		last := a.Path[strings.LastIndexByte(a.Path, '.')+1:]
+		if !red.SecretKey(last) {
+			continue
+		}
+		for _, v := range a.Values {
+			if v != "" {
+				opts.Secrets = append(opts.Secrets, v)
 			}
 		}
 	}

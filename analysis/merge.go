@@ -47,6 +47,11 @@ func MergeWith(ctx context.Context, dst *DB, paths []string, opts MergeOptions) 
 	}
 	var copied []string
 	err := withAttached(ctx, dst, srcs, func(conn *sql.Conn, dstName string) error {
+		// The sources are input from elsewhere: once attached, nothing they hold (a
+		// generated column, a default) may reach another file while they are copied.
+		if _, err := conn.ExecContext(ctx, "SET enable_external_access = false"); err != nil {
+			return fmt.Errorf("analysis: merge: %w", err)
+		}
 		runs, tables, err := mergePlan(ctx, conn, dstName, srcs)
 		if err != nil {
 			return err
@@ -329,6 +334,9 @@ func runTables(ctx context.Context, conn *sql.Conn, db string) ([]string, error)
 		return nil, fmt.Errorf("analysis: merge: listing columns: %w", err)
 	}
 	for _, t := range tables {
+		if err := checkTableName(t); err != nil {
+			return nil, fmt.Errorf("analysis: merge: %w", err)
+		}
 		if !slices.Contains(withRunID, t) {
 			return nil, fmt.Errorf("analysis: merge: table %s has no run_id column, so its rows cannot be told apart by run; is this a mayday database?", t)
 		}

@@ -38,7 +38,10 @@ func (db *DB) AllMetrics(ctx context.Context) ([]Metrics, error) {
 	return db.queryMetrics(ctx, "")
 }
 
-func (db *DB) queryMetrics(ctx context.Context, where string, args ...any) ([]Metrics, error) {
+func (db *DB) queryMetrics(parent context.Context, where string, args ...any) (_ []Metrics, err error) {
+	ctx, cancel := db.limit(parent)
+	defer cancel()
+	defer func() { err = db.limitErr(parent, ctx, err) }()
 	rows, err := db.SQL().QueryContext(ctx, metricsQuery+where+" ORDER BY run_id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("analysis: reading the metrics view: %w", memoryHint(err))

@@ -33,8 +33,9 @@ type refStep struct {
 }
 
 // refSigns lists every sign: failed and timed-out attempts from their send, invalid
-// results, blocks, parks on a breaker, throttles of the retry budget and worker crashes;
-// a lifecycle record is charged to the investigation's next keyed tool span, else its last.
+// results, blocks, worker crashes (takeover spans: from the death to the lease's expiry),
+// parks on a breaker and throttles of the retry budget; a lifecycle record is charged to
+// the investigation's next keyed tool span, else its last.
 func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []refSign {
 	type keyed struct {
 		start int64
@@ -75,6 +76,10 @@ func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []re
 			if sg.tool == "" {
 				sg.tool = opTool[s.OpKey]
 			}
+		case s.Operation == record.OpTakeover:
+			// The worker died at the span's start; the lease told the fleet at its end.
+			sg.kind = "crashed"
+			sg.tool = opTool[s.OpKey]
 		default:
 			continue
 		}
@@ -83,8 +88,6 @@ func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []re
 	for _, tr := range c.Transitions {
 		var kind string
 		switch {
-		case tr.Event == "crashed":
-			kind = "crashed"
 		case tr.Action == "park" && tr.Reason == "breaker_open":
 			kind = "parked"
 		case tr.Action == "park" && tr.Reason == "retry_throttled":
@@ -396,13 +399,23 @@ func refGoodputRecovery(c *record.Collector, end int64) (seconds, recovered floa
 	return math.NaN(), recovered
 }
 
+// spanKind is a span's kind attribute, "" when it has none.
+func spanKind(s *record.Span) string {
+	for _, a := range s.Attrs {
+		if a.Key == "kind" {
+			return a.Value
+		}
+	}
+	return ""
+}
+
 // refWastedTokens counts the tokens of investigations that did not complete (or whose root
 // did not) and, for the others, of model turns that caused work that never passed
 // validation or was already caused by an earlier turn.
 func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigation) (wasted, all float64) {
 	plans := map[uint64]*record.Span{}
 	for i := range c.Spans {
-		if s := &c.Spans[i]; s.Operation == record.OpPlan {
+		if s := &c.Spans[i]; s.Operation == record.OpPlan && spanKind(s) == "model_turn" {
 			plans[s.SpanID] = s
 		}
 	}

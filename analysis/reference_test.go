@@ -113,10 +113,17 @@ func reference(run refRun, c *record.Collector) refResult {
 		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
 	}
 	treeEscalations := map[int64]int64{}
+	// A tree delivered in full when none of its investigations completed with a reduced
+	// scope, and correctly when none completed with a wrong result.
+	treeReduced, treeWrong := map[int64]bool{}, map[int64]bool{}
 	var tokens int64
 	for _, inv := range c.Investigations {
 		treeEscalations[inv.RootID] += int64(inv.Escalations)
 		tokens += inv.Tokens
+		if inv.FinalState == "completed" {
+			treeReduced[inv.RootID] = treeReduced[inv.RootID] || inv.Scope == record.ScopeReduced
+			treeWrong[inv.RootID] = treeWrong[inv.RootID] || !inv.TrulyValid
+		}
 	}
 	var correct, validated, escalated, full int64
 	for _, inv := range c.Investigations {
@@ -127,13 +134,13 @@ func reference(run refRun, c *record.Collector) refResult {
 		switch inv.FinalState {
 		case "completed":
 			m.Set("completed", m.Get("completed")+1)
-			if inv.TrulyValid {
+			if inv.TrulyValid && !treeWrong[inv.InvestigationID] {
 				correct++
 			}
 			if inv.Validated {
 				validated++
 			}
-			if inv.Scope != record.ScopeReduced {
+			if !treeReduced[inv.InvestigationID] {
 				full++
 			}
 		case "terminated":

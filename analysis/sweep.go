@@ -108,16 +108,21 @@ type RunInfo struct {
 	Seed       uint64
 	ConfigHash string
 	Status     string
-	Point      int // -1 when the run is not part of a sweep
+	Version    string // the mayday binary that ran it
+	Point      int    // -1 when the run is not part of a sweep
 	Params     []SweepParam
 }
 
 // ListRuns returns every run of db with its sweep point when the database holds a
 // sweep_params table: in the order the runs were stored, except that sweep runs are in grid
 // order (see GridOrder), since a sweep stores its runs in the order they finish.
-func ListRuns(ctx context.Context, db *DB) ([]RunInfo, error) {
+func ListRuns(parent context.Context, db *DB) (_ []RunInfo, err error) {
+	ctx, cancel := db.limit(parent)
+	defer cancel()
+	defer func() { err = db.limitErr(parent, ctx, err) }()
 	rows, err := db.SQL().QueryContext(ctx,
-		"SELECT run_id, scenario, CAST(seed AS UBIGINT), config_hash, status FROM runs ORDER BY rowid")
+		"SELECT run_id, coalesce(scenario, ''), CAST(coalesce(seed, 0) AS UBIGINT), coalesce(config_hash, ''), coalesce(status, ''), "+
+			"coalesce(version, '') FROM runs ORDER BY rowid")
 	if err != nil {
 		return nil, fmt.Errorf("analysis: listing runs: %w", err)
 	}
@@ -125,9 +130,13 @@ func ListRuns(ctx context.Context, db *DB) ([]RunInfo, error) {
 	index := map[string]int{}
 	for rows.Next() {
 		r := RunInfo{Point: -1}
-		if err := rows.Scan(&r.RunID, &r.Scenario, &r.Seed, &r.ConfigHash, &r.Status); err != nil {
+		if err := rows.Scan(&r.RunID, &r.Scenario, &r.Seed, &r.ConfigHash, &r.Status, &r.Version); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("analysis: listing runs: %w", err)
+		}
+		if err := CheckRunID(r.RunID); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("analysis: %s: %w", db.name(), err)
 		}
 		index[r.RunID] = len(runs)
 		runs = append(runs, r)
@@ -185,6 +194,9 @@ func GridOrder[T any](runs []T, key func(T) (point int, seed uint64, id string))
 }
 
 func hasTable(ctx context.Context, db *DB, name string) (bool, error) {
+	if db.sandbox {
+		return db.tables[name], nil
+	}
 	var n int
 	err := db.SQL().QueryRowContext(ctx,
 		"SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?",

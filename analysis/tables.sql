@@ -56,7 +56,7 @@ CREATE TABLE spans (
     parent_span_id   BIGINT,       -- NULL for a root span
     investigation_id BIGINT,
     agent_id         BIGINT,
-    operation        VARCHAR,      -- invoke_agent | execute_tool | inspect | supervise | human_review | validate | plan
+    operation        VARCHAR,      -- invoke_agent | execute_tool | inspect | supervise | human_review | validate | plan | takeover
     kind             VARCHAR,      -- the kind attribute (plan: model_turn | config_change); NULL when absent
     tool             VARCHAR,
     tool_version     VARCHAR,

@@ -132,6 +132,12 @@ func edgeIncidentsCase() viewCase {
 			e.attempt("api", hot.minute*minute, true, end)
 		}
 	}
+	// In hot minute 25, an answered attempt tagged with a fault (not a failure: its fault is
+	// not the incident's) and a blocked call by another root (no disruption of the tool).
+	e.attempt("api", 25*minute, false, end)
+	e.c.Spans[len(e.c.Spans)-1].FaultID = "slow"
+	e.attempt("api", 25*minute, false, end)
+	e.c.Spans[len(e.c.Spans)-1].Status = record.StatusBlocked
 	// Minute 52: 4 failures on its first instant and one a microsecond before it, in minute
 	// 51: neither minute is hot.
 	for i := 0; i < 4; i++ {

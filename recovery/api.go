@@ -58,6 +58,7 @@ const (
 	EvSupervisor                           // the supervisor answered a consultation (Event.Suggestion)
 	EvHuman                                // a human finished a review (Event.Approved)
 	EvTimer                                // the time a Decision asked for (Decision.At) has come
+	EvSubagentFailed                       // a subagent of the investigation ended without delivering its work (terminated)
 )
 
 // Lookup is the answer to inspecting an operation by its idempotency key.
@@ -100,6 +101,7 @@ const (
 	ActComplete           // the investigation completed
 	ActTerminate          // the investigation was terminated (Decision.Reason says why)
 	ActReplan             // non-progress: the supervisor's revised plan is being tried
+	ActRespawn            // a subagent failed: start a replacement for it (Policy.Subagents)
 )
 
 // Decider says who took a decision.
@@ -227,6 +229,27 @@ const (
 	ExhaustionReduceScope
 )
 
+// SubagentAction is what an investigation does when one of its subagents fails.
+type SubagentAction uint8
+
+const (
+	// SubagentReduceScope goes on without the lost work: the investigation's scope is
+	// reduced (it can still complete, never at full scope). The zero value.
+	SubagentReduceScope SubagentAction = iota
+	// SubagentRespawn starts a replacement subagent, at most SubagentPolicy.MaxRespawns
+	// times per investigation; then SubagentPolicy.Then applies.
+	SubagentRespawn
+	// SubagentFail terminates the investigation: its tree cannot deliver.
+	SubagentFail
+)
+
+// SubagentPolicy decides what a subagent's failure (EvSubagentFailed) does to its parent.
+type SubagentPolicy struct {
+	OnFailure   SubagentAction
+	MaxRespawns int            // with SubagentRespawn: replacements per investigation
+	Then        SubagentAction // with SubagentRespawn, once MaxRespawns are spent: reduce scope or fail
+}
+
 // RetryPolicy bounds the attempts of one logical operation.
 type RetryPolicy struct {
 	MaxAttempts int
@@ -244,11 +267,12 @@ type Policy struct {
 	Revisions          int // revision budget per investigation
 	NonProgressRepeats int // 0 = off
 	OnExhaustion       OnExhaustion
-	PauseFor           time.Duration // how long ActPause waits before resuming
-	HumansAvailable    bool          // false: an escalation terminates
-	Supervisor         bool          // consult the supervisor at judgement points
-	MaxInspections     int           // lookups of one operation before it counts as unknown; 0 = DefaultMaxInspections
-	InspectEvery       time.Duration // wait between lookups of an operation still running; 0 = DefaultInspectEvery
+	PauseFor           time.Duration  // how long ActPause waits before resuming
+	HumansAvailable    bool           // false: an escalation terminates
+	Supervisor         bool           // consult the supervisor at judgement points
+	MaxInspections     int            // lookups of one operation before it counts as unknown; 0 = DefaultMaxInspections
+	InspectEvery       time.Duration  // wait between lookups of an operation still running; 0 = DefaultInspectEvery
+	Subagents          SubagentPolicy // what a subagent's failure does (zero value: reduce scope)
 }
 
 // Inspection defaults: an operation the tool reports as still running is looked up once a
@@ -359,3 +383,6 @@ type Journal interface {
 //	func ParseJitter, ParseExhausted, ParseOnExhaustion     // scenario spellings
 //	String() on every enumeration (trace spellings); Reason* constants for Decision.Reason
 //	Policy.InspectEvery, DefaultInspectEvery, DefaultMaxInspections  // polling a running operation
+//	Policy.Subagents, EvSubagentFailed, ActRespawn, ParseSubagentAction  // a subagent's failure
+//	func (e *Engine) Respawns() int                         // replacement subagents started
+//	func (e *Engine) LostWork() bool                        // a subagent's work was lost (reduced scope)

@@ -20,7 +20,7 @@ import (
 //	     inspect=BOOL revisions=N repeats=N exhaustion=terminate|pause|reduce_scope
 //	     pause=D humans=BOOL supervisor=BOOL inspections=N every=D
 //	     tools=N budget=(ratio,min_per_second,max_tokens) breaker=(window,ratio,min_calls,cooldown)
-//	     seed=N id=N]
+//	     subagents=(on_failure,max_respawns,then) seed=N id=N]
 //	event KIND [at=D | after=D] [tool=N fp=N lookup=L resource=R action=A raise lift approved=BOOL]
 //	engine NAME              switch to (or create, sharing the guards) another engine
 //	state                    the engine's state and counters
@@ -209,6 +209,14 @@ func (h *harness) newEngine(t *testing.T, td *datadriven.TestData) string {
 			tools = atoi(t, td, v)
 		case "seed":
 			seed = uint64(atoi(t, td, v))
+		case "subagents":
+			a.ExpectNumVals(t, 3)
+			on, ok1 := recovery.ParseSubagentAction(a.Vals[0])
+			then, ok2 := recovery.ParseSubagentAction(a.Vals[2])
+			if !ok1 || !ok2 {
+				td.Fatalf(t, "bad subagent actions %v", a.Vals)
+			}
+			h.p.Subagents = recovery.SubagentPolicy{OnFailure: on, MaxRespawns: atoi(t, td, a.Vals[1]), Then: then}
 		case "budget":
 			a.ExpectNumVals(t, 3)
 			budget = &recovery.BudgetConfig{}
@@ -254,7 +262,7 @@ func (h *harness) advance(t *testing.T, td *datadriven.TestData) {
 var eventKinds = map[string]recovery.EventKind{}
 
 func init() {
-	for k := recovery.EvStart; k <= recovery.EvTimer; k++ {
+	for k := recovery.EvStart; k <= recovery.EvSubagentFailed; k++ {
 		eventKinds[k.String()] = k
 	}
 }
@@ -340,7 +348,7 @@ func lookupOf(t *testing.T, td *datadriven.TestData, v string) int {
 }
 
 func actionOf(t *testing.T, td *datadriven.TestData, v string) recovery.Action {
-	for a := recovery.ActNone; a <= recovery.ActReplan; a++ {
+	for a := recovery.ActNone; a <= recovery.ActRespawn; a++ {
 		if a.String() == v {
 			return a
 		}
@@ -384,7 +392,7 @@ func stateLine(e *recovery.Engine) string {
 
 // fullState adds what stateLine leaves out, for comparing a replayed engine.
 func fullState(e *recovery.Engine) string {
-	return fmt.Sprintf("%s tool=%d blocked=%t", stateLine(e), e.Tool(), e.Blocked())
+	return fmt.Sprintf("%s tool=%d blocked=%t respawns=%d lost=%t", stateLine(e), e.Tool(), e.Blocked(), e.Respawns(), e.LostWork())
 }
 
 func dur(ns int64) string { return time.Duration(ns).String() }

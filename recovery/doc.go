@@ -41,14 +41,15 @@
 //	running         waiting         EvSend admitted (ActSend), or parked on an open breaker or
 //	                                a spent retry budget (ActPark)
 //	running         recovering      EvInvalid, EvPolicyViolation, EvBudgetExceeded, EvCrashed,
-//	                                EvSend with the operation's attempts already spent
+//	                                EvSend with the operation's attempts already spent,
+//	                                EvSubagentFailed when the subagent policy fails it
 //	running         completed       EvFinished (after a valid last step, or a reduced scope)
 //	waiting         running         EvSucceeded (ActValidate); EvSend/EvTimer when a backoff or
 //	                                parking ends (then at once running → waiting, ActSend);
 //	                                EvTimer ending a pause (ActRetry or ActValidate)
 //	waiting         recovering      EvFailed, EvTimedOut, EvInspected, EvCrashed,
 //	                                EvBudgetExceeded, EvTimer ending a pause that left an
-//	                                attempt uncertain
+//	                                attempt uncertain, EvSubagentFailed (policy fail)
 //	recovering      running         retry without delay (ActRetry), ActRevise, ActReplan,
 //	                                inspection found it completed (ActValidate), ActReduceScope,
 //	                                a crashed worker that had nothing out (ActRetry, resumed)
@@ -58,7 +59,7 @@
 //	recovering      terminated      ActTerminate (also an escalation with no human available)
 //	awaiting_human  running         EvHuman approved: ActRetry (resend the same operation)
 //	                                or ActRevise (a new revision); see Humans below
-//	awaiting_human  terminated      EvHuman rejected
+//	awaiting_human  terminated      EvHuman rejected, EvSubagentFailed (policy fail)
 //
 // Notes (JournalRecord.Note, From == To) change no state but are journaled because replay
 // needs them or an audit wants them: the move to the next step (EvValid), the block of a
@@ -88,6 +89,9 @@
 //	ActEscalate   queue a human review: EvHuman
 //	ActReduceScope   drop the remaining optional steps: EvFinished, or go on (EvSend)
 //	ActComplete, ActTerminate   nothing: the investigation ended
+//
+// EvSubagentFailed (a subagent ended without delivering) is taken in every live state but
+// pending: see Subagents below.
 //
 // EvBudgetExceeded is taken while running or waiting; EvCrashed (a new worker took over
 // after the lease) in every live state but pending: while consulting, the engine asks the
@@ -203,6 +207,23 @@
 //     sent, since its key is never current again.
 //
 // A rejection terminates.
+//
+// # Subagents
+//
+// A subagent's work is part of its parent's: the parent's tree delivers only if every
+// subagent does. When one fails (terminated), the caller sends EvSubagentFailed to the
+// parent's engine, and Policy.Subagents decides:
+//
+//	respawn        ActRespawn, a note: start a replacement subagent for the lost work. At most
+//	               MaxRespawns per investigation; the failure after that takes Then
+//	               (reason respawns_spent).
+//	reduce_scope   ActReduceScope, a note: the parent goes on without that work; LostWork
+//	               reports it, and the parent can complete, never at full scope. The default
+//	               (the zero SubagentPolicy).
+//	fail           ActTerminate (reason subagent_failed): running or waiting → recovering →
+//	               terminated; recovering (consulting) or awaiting_human → terminated.
+//
+// Respawns and LostWork are rebuilt from the notes like everything else.
 //
 // # Guards
 //

@@ -73,6 +73,8 @@ type Engine struct {
 	refusals  int32
 	sent      int32                  // attempts sent in the investigation
 	failures  [NonProgress + 1]int32 // failures handled, by class
+	respawns  int32                  // replacement subagents started
+	lost      bool                   // a subagent's work was lost: the scope is reduced
 }
 
 // Exhaustion ladder rungs, in order.
@@ -146,6 +148,13 @@ func (e *Engine) Refusals() int { return int(e.refusals) }
 
 // Tool is the tool of the current operation's last attempt (or parking).
 func (e *Engine) Tool() int { return int(e.tool) }
+
+// Respawns is the number of replacement subagents started after subagents failed.
+func (e *Engine) Respawns() int { return int(e.respawns) }
+
+// LostWork reports whether a subagent's failure reduced the investigation's scope: it went
+// on without that work, so it can no longer complete at full scope.
+func (e *Engine) LostWork() bool { return e.lost }
 
 // Blocked reports whether the current operation was blocked by policy.
 func (e *Engine) Blocked() bool { return e.blocked }
@@ -226,6 +235,8 @@ func (e *Engine) Observe(now int64, ev Event, env Env) (Decision, error) {
 		return e.exhausted(now, ev, env), nil
 	case EvCrashed:
 		return e.crashed(now, env), nil
+	case EvSubagentFailed:
+		return e.subagentFailed(now, env), nil
 	case EvSupervisor:
 		return e.supervised(now, ev.Suggestion, env), nil
 	case EvHuman:
@@ -268,7 +279,7 @@ func (e *Engine) accepts(ev Event) error {
 	if e.state == Pending {
 		mask = 1 << EvStart
 	} else if e.state == AwaitingHuman {
-		mask = 1<<EvHuman | 1<<EvCrashed
+		mask = 1<<EvHuman | 1<<EvCrashed | 1<<EvSubagentFailed
 	}
 	ok := mask&(1<<ev.Kind) != 0
 	if ok && ev.Kind == EvFinished && e.ph == phWork && !e.reduced {
@@ -342,8 +353,10 @@ func (e *Engine) apply(r *JournalRecord) error {
 	}
 	// Check before changing anything: a refused record leaves the engine as it was.
 	switch {
-	case r.Note && r.Event != EvSupervisor && r.Action != ActNextStep && r.Action != ActBlock &&
-		r.Action != ActConsult && r.Action != ActPark:
+	case r.Note && r.Event == EvSubagentFailed && r.Action != ActRespawn && r.Action != ActReduceScope:
+		return fmt.Errorf("subagent_failed note with action %s", r.Action)
+	case r.Note && r.Event != EvSupervisor && r.Event != EvSubagentFailed && r.Action != ActNextStep &&
+		r.Action != ActBlock && r.Action != ActConsult && r.Action != ActPark:
 		return fmt.Errorf("note record with action %s", r.Action)
 	case !r.Note && r.To == Waiting && r.Action != ActSend && r.Action != ActRetry &&
 		r.Action != ActPark && r.Action != ActInspect && r.Action != ActPause:
@@ -369,6 +382,14 @@ func (e *Engine) apply(r *JournalRecord) error {
 func (e *Engine) applyNote(r *JournalRecord) {
 	if r.Event == EvSupervisor { // a refused suggestion: whatever it asked, nothing moves
 		e.refusals++
+		return
+	}
+	if r.Event == EvSubagentFailed { // the investigation goes on where it was
+		if r.Action == ActRespawn {
+			e.respawns++
+		} else {
+			e.lost = true
+		}
 		return
 	}
 	switch r.Action {
@@ -939,4 +960,36 @@ func (e *Engine) escalate(now int64, ev EventKind, by Decider, reason string, en
 	e.begin(now, ev, to, act, by, reason)
 	e.commit(env.Guards)
 	return Decision{Action: act, At: now, Class: e.cls, DecidedBy: by, Reason: reason}
+}
+
+// subagentFailed applies the subagent policy to a subagent's failure. Respawning and
+// reducing the scope are notes (the investigation goes on where it was); failing terminates
+// it: from running or waiting through recovering, as any termination.
+func (e *Engine) subagentFailed(now int64, env Env) Decision {
+	sp := &e.p.Subagents
+	act, reason := sp.OnFailure, ReasonSubagentFailed
+	if act == SubagentRespawn && int(e.respawns) >= sp.MaxRespawns {
+		act, reason = sp.Then, ReasonRespawnsSpent
+		if act == SubagentRespawn {
+			act = SubagentReduceScope
+		}
+	}
+	switch act {
+	case SubagentRespawn:
+		e.note(now, EvSubagentFailed, ActRespawn, ByEngine, reason)
+		e.commit(env.Guards)
+		return Decision{Action: ActRespawn, At: now, Reason: reason}
+	case SubagentFail:
+		if e.state == Running || e.state == Waiting {
+			e.cls = NoFailure
+			e.begin(now, EvSubagentFailed, Recovering, ActNone, ByEngine, reason)
+			e.commit(env.Guards)
+		}
+		e.begin(now, EvSubagentFailed, Terminated, ActTerminate, ByEngine, reason)
+		e.commit(env.Guards)
+		return Decision{Action: ActTerminate, At: now, Reason: reason}
+	}
+	e.note(now, EvSubagentFailed, ActReduceScope, ByEngine, reason)
+	e.commit(env.Guards)
+	return Decision{Action: ActReduceScope, At: now, Reason: reason}
 }

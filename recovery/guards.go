@@ -55,7 +55,7 @@ func NewGuards(tools int, b *BudgetConfig, c *BreakerConfig) *Guards {
 		g.breakers = make([]breaker, tools)
 		for i := range g.breakers {
 			g.breakers[i] = breaker{
-				width: width, ratio: cfg.FailureRatio, minCalls: int32(cfg.MinCalls),
+				width: width, ratio: cfg.FailureRatio, minCalls: int64(cfg.MinCalls),
 				cooldown: int64(cfg.Cooldown),
 			}
 		}
@@ -192,7 +192,7 @@ const breakerBuckets = 10
 type breaker struct {
 	width, cooldown int64
 	ratio           float64
-	minCalls        int32
+	minCalls        int64 // at full width: min_calls may be 2^31
 
 	state    BreakerState // closed, open or half-open (open turns half-open lazily)
 	gen      uint32
@@ -267,7 +267,7 @@ func (b *breaker) record(now int64, gen uint32, success bool) {
 				fails += b.fails[i]
 			}
 		}
-		if calls >= b.minCalls && float64(fails) >= b.ratio*float64(calls) {
+		if int64(calls) >= b.minCalls && float64(fails) >= b.ratio*float64(calls) {
 			b.open(now)
 			b.gen++
 		}

@@ -18,7 +18,7 @@ var eventNames = [...]string{
 	EvFinished: "finished", EvFailed: "failed", EvTimedOut: "timed_out", EvCrashed: "crashed",
 	EvInspected: "inspected", EvInvalid: "invalid", EvPolicyViolation: "policy_violation",
 	EvBudgetExceeded: "budget_exceeded", EvSupervisor: "supervisor", EvHuman: "human",
-	EvTimer: "timer",
+	EvTimer: "timer", EvSubagentFailed: "subagent_failed",
 }
 
 var actionNames = [...]string{
@@ -26,7 +26,7 @@ var actionNames = [...]string{
 	ActRetry: "retry", ActPark: "park", ActInspect: "inspect", ActRevise: "revise",
 	ActBlock: "block", ActConsult: "consult", ActEscalate: "escalate", ActPause: "pause",
 	ActReduceScope: "reduce_scope", ActComplete: "complete", ActTerminate: "terminate",
-	ActReplan: "replan",
+	ActReplan: "replan", ActRespawn: "respawn",
 }
 
 var deciderNames = [...]string{
@@ -93,6 +93,18 @@ func ParseExhausted(s string) (Exhausted, bool) {
 		return ExhaustedTerminate, true
 	}
 	return 0, false
+}
+
+var subagentActionNames = [...]string{
+	SubagentReduceScope: "reduce_scope", SubagentRespawn: "respawn", SubagentFail: "fail",
+}
+
+func (a SubagentAction) String() string { return name(subagentActionNames[:], int(a)) }
+
+// ParseSubagentAction turns "reduce_scope", "respawn" or "fail" into a SubagentAction.
+func ParseSubagentAction(s string) (SubagentAction, bool) {
+	i, ok := parse(subagentActionNames[:], s)
+	return SubagentAction(i), ok
 }
 
 // ParseOnExhaustion turns "terminate", "pause" or "reduce_scope" into an OnExhaustion.

@@ -56,6 +56,11 @@ func drawPolicy(t *rapid.T) recovery.Policy {
 		HumansAvailable:    rapid.Bool().Draw(t, "humans"),
 		Supervisor:         rapid.Bool().Draw(t, "supervisor"),
 		MaxInspections:     rapid.IntRange(0, 3).Draw(t, "inspections"),
+		Subagents: recovery.SubagentPolicy{
+			OnFailure:   recovery.SubagentAction(rapid.IntRange(0, 2).Draw(t, "on_subagent_failure")),
+			MaxRespawns: rapid.IntRange(0, 2).Draw(t, "max_respawns"),
+			Then:        recovery.SubagentAction(rapid.SampledFrom([]int{0, 2}).Draw(t, "then")),
+		},
 	}
 }
 
@@ -98,7 +103,7 @@ func (f *fleet) newMember() *member {
 
 var allKinds = func() []recovery.EventKind {
 	var ks []recovery.EventKind
-	for k := recovery.EvStart; k <= recovery.EvTimer; k++ {
+	for k := recovery.EvStart; k <= recovery.EvSubagentFailed; k++ {
 		ks = append(ks, k)
 	}
 	return ks
@@ -141,7 +146,7 @@ func (f *fleet) nextEvent(t *rapid.T, m *member) (recovery.Event, int64) {
 			kinds = []recovery.EventKind{recovery.EvStart}
 		}
 	case d.Action == recovery.ActSend:
-		kinds = []recovery.EventKind{recovery.EvSucceeded, recovery.EvFailed, recovery.EvTimedOut, recovery.EvCrashed, recovery.EvBudgetExceeded}
+		kinds = []recovery.EventKind{recovery.EvSucceeded, recovery.EvFailed, recovery.EvTimedOut, recovery.EvCrashed, recovery.EvBudgetExceeded, recovery.EvSubagentFailed}
 	case d.Action == recovery.ActValidate:
 		kinds = []recovery.EventKind{recovery.EvValid, recovery.EvInvalid, recovery.EvFinished, recovery.EvCrashed}
 	case d.Action == recovery.ActRetry || d.Action == recovery.ActPark || d.Action == recovery.ActPause:
@@ -192,7 +197,14 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 		return
 	}
 	f.now = now
-	m.last = d
+	if ev.Kind != recovery.EvSubagentFailed || d.Action == recovery.ActTerminate {
+		// A respawn or a reduced scope leaves the engine where it was: what it waits for
+		// is still what the last decision asked.
+		m.last = d
+	}
+	if sp := f.p.Subagents; m.e.Respawns() > 0 && (sp.OnFailure != recovery.SubagentRespawn || m.e.Respawns() > sp.MaxRespawns) {
+		t.Fatalf("%d respawns under policy %+v", m.e.Respawns(), sp)
+	}
 	maxAttempts := max(1, f.p.Retry.MaxAttempts)
 	recs := m.j.recs[nrec:]
 	for i := range recs {
@@ -271,11 +283,15 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 		}
 	}
 	// The guards' parked count is the number of engines whose last record parked them on
-	// that tool's breaker.
+	// that tool's breaker (a subagent's respawn or lost work is a note that moves nothing).
 	for tool := 0; tool < f.tools; tool++ {
 		want := 0
 		for _, o := range f.members {
-			if n := len(o.j.recs); n > 0 {
+			n := len(o.j.recs)
+			for n > 0 && o.j.recs[n-1].Note && o.j.recs[n-1].Event == recovery.EvSubagentFailed {
+				n--
+			}
+			if n > 0 {
 				r := o.j.recs[n-1]
 				if r.Action == recovery.ActPark && r.Reason == recovery.ReasonBreakerOpen && int(r.Tool) == tool && !o.e.State().Final() {
 					want++

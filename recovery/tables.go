@@ -31,6 +31,7 @@ var nominal = [...]State{
 	EvFinished: Completed, EvFailed: Recovering, EvTimedOut: Recovering, EvCrashed: Recovering,
 	EvInspected: Recovering, EvInvalid: Recovering, EvPolicyViolation: Recovering,
 	EvBudgetExceeded: Recovering, EvSupervisor: noState, EvHuman: Running, EvTimer: Running,
+	EvSubagentFailed: noState,
 }
 
 func evs(ks ...EventKind) uint32 {
@@ -44,15 +45,15 @@ func evs(ks ...EventKind) uint32 {
 // accept is, per phase, the events the engine waits for.
 var accept = [...]uint32{
 	phNone:     0,
-	phWork:     evs(EvSend, EvTimer, EvPolicyViolation, EvBudgetExceeded, EvCrashed, EvFinished),
-	phValidate: evs(EvValid, EvInvalid, EvFinished, EvBudgetExceeded, EvCrashed),
-	phInflight: evs(EvSucceeded, EvFailed, EvTimedOut, EvBudgetExceeded, EvCrashed),
-	phBackoff:  evs(EvSend, EvTimer, EvBudgetExceeded, EvCrashed),
-	phParked:   evs(EvSend, EvTimer, EvBudgetExceeded, EvCrashed),
-	phInspect:  evs(EvInspected, EvBudgetExceeded, EvCrashed),
-	phPaused:   evs(EvTimer, EvBudgetExceeded, EvCrashed),
+	phWork:     evs(EvSend, EvTimer, EvPolicyViolation, EvBudgetExceeded, EvCrashed, EvFinished, EvSubagentFailed),
+	phValidate: evs(EvValid, EvInvalid, EvFinished, EvBudgetExceeded, EvCrashed, EvSubagentFailed),
+	phInflight: evs(EvSucceeded, EvFailed, EvTimedOut, EvBudgetExceeded, EvCrashed, EvSubagentFailed),
+	phBackoff:  evs(EvSend, EvTimer, EvBudgetExceeded, EvCrashed, EvSubagentFailed),
+	phParked:   evs(EvSend, EvTimer, EvBudgetExceeded, EvCrashed, EvSubagentFailed),
+	phInspect:  evs(EvInspected, EvBudgetExceeded, EvCrashed, EvSubagentFailed),
+	phPaused:   evs(EvTimer, EvBudgetExceeded, EvCrashed, EvSubagentFailed),
 	phDecide:   0,
-	phConsult:  evs(EvSupervisor, EvCrashed),
+	phConsult:  evs(EvSupervisor, EvCrashed, EvSubagentFailed),
 }
 
 var phaseNames = [...]string{
@@ -95,6 +96,8 @@ const (
 	ReasonAwaitingHuman        = "awaiting_human"
 	ReasonApproved             = "approved"
 	ReasonRejected             = "rejected"
+	ReasonSubagentFailed       = "subagent_failed"
+	ReasonRespawnsSpent        = "respawns_spent"
 
 	// Refusals of a supervisor suggestion, one per guardrail.
 	ReasonRefusedLiftBlock   = "refused_lift_block"   // a block is never lifted

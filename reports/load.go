@@ -101,6 +101,8 @@ func loadSource(ctx context.Context, src string, progress func(what string, done
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}
 	defer db.Close()
+	ctx, cancel := db.Limit(ctx)
+	defer cancel()
 	q := db.SQL()
 	stored, err := readRuns(ctx, q)
 	if err != nil {
@@ -185,6 +187,9 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 		var s storedRun
 		s.point = -1
 		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
+			return err
+		}
+		if err := analysis.CheckRunID(s.RunID); err != nil {
 			return err
 		}
 		runs = append(runs, s)

@@ -167,6 +167,7 @@ func (r *Report) WriteMarkdown(w io.Writer, images map[string]string) error {
 	funcs := ttemplate.FuncMap{
 		"image": func(c *Chart) string { return images[c.ID] },
 		"cell":  mdCell,
+		"code":  mdCode,
 	}
 	for k, v := range commonFuncs {
 		funcs[k] = v
@@ -351,9 +352,23 @@ func clock(t float64) string {
 	return out
 }
 
-// mdCell makes a value safe inside a Markdown table cell.
+// mdCell makes a value read from a database safe as text in Markdown, in or out of a table
+// cell: every character Markdown or the HTML it allows could read as markup is escaped, so a
+// tool name, a currency or a run label prints as the text it is.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return mdEscaper.Replace(s)
+}
+
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "|", `\|`, "\n", " ", "\r", " ", "<", "&lt;", ">", "&gt;", "&", "&amp;",
+	"[", `\[`, "]", `\]`, "(", `\(`, ")", `\)`, "!", `\!`, "*", `\*`, "_", `\_`, "`", "\\`",
+	"#", `\#`, "~", `\~`,
+)
+
+// mdCode makes a value safe inside a Markdown code span (`...`) in a table cell: a code
+// span shows backslashes as they are, so a backtick, which would end it, becomes a quote.
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "|", `\|`, "\n", " ", "\r", " ").Replace(s)
 }
 
 // shellQuote quotes a path for a POSIX shell when it needs it.

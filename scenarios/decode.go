@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mayday-sim/mayday/secret"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -30,6 +31,9 @@ func newDecoder(file string) *decoder {
 
 func (d *decoder) fail(n *yaml.Node, key, format string, args ...any) {
 	e := &Error{File: d.file, Key: key, Msg: fmt.Sprintf(format, args...)}
+	if n != nil && n.Kind == yaml.ScalarNode && n.Value != "" && secretPath(key) {
+		e.Msg = strings.ReplaceAll(e.Msg, strconv.Quote(n.Value), secret.Masked) // never echo a secret
+	}
 	if n != nil {
 		e.Line, e.Column = n.Line, n.Column
 		e.Override = d.origin[n]

@@ -41,6 +41,7 @@ func defaultScenario() *Scenario {
 			OnExhaustion:       "terminate",
 			Lease:              5 * time.Minute,
 			Supervisor:         Supervisor{Kind: "rules"},
+			Subagents:          SubagentRecovery{OnFailure: SubagentFailure{Action: SubagentReduceScope}},
 			// RetryBudget, Breaker, NonProgress, Humans: nil (off); Budgets: zero (unlimited).
 		},
 	}
@@ -86,6 +87,12 @@ func defaultMix(tools []Tool) []Weight {
 		mix[i] = Weight{Tool: t.Name, Weight: 1}
 	}
 	return mix
+}
+
+// defaultRespawn is on_failure: respawn, or {action: respawn} without the rest: one
+// replacement per parent, then the parent goes on with a reduced scope.
+func defaultRespawn() SubagentFailure {
+	return SubagentFailure{Action: SubagentRespawn, Max: 1, Then: SubagentReduceScope}
 }
 
 // The blocks below are off when absent; a present block fills the keys it omits from these.

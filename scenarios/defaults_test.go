@@ -41,6 +41,7 @@ func TestDefaults(t *testing.T) {
 			OnExhaustion:       "terminate",
 			Lease:              5 * time.Minute,
 			Supervisor:         Supervisor{Kind: "rules"},
+			Subagents:          SubagentRecovery{OnFailure: SubagentFailure{Action: "reduce_scope"}},
 		},
 	}
 	if !reflect.DeepEqual(s, want) {
@@ -156,5 +157,38 @@ expect:
 	}
 	if s.Expect[0].Line != 14 {
 		t.Errorf("expect line = %d, want 14", s.Expect[0].Line)
+	}
+}
+
+// recovery.subagents.on_failure, in a file and on the command line: a word, respawn alone
+// meaning one replacement and then reduce_scope, or a mapping whose omitted keys take those
+// defaults.
+func TestSubagentFailurePolicy(t *testing.T) {
+	for _, tc := range []struct {
+		set  string
+		want SubagentFailure
+	}{
+		{"", SubagentFailure{Action: "reduce_scope"}},
+		{"recovery.subagents.on_failure=fail", SubagentFailure{Action: "fail"}},
+		{"recovery.subagents.on_failure=respawn", SubagentFailure{Action: "respawn", Max: 1, Then: "reduce_scope"}},
+		{"recovery.subagents.on_failure={action: respawn, max: 3}", SubagentFailure{Action: "respawn", Max: 3, Then: "reduce_scope"}},
+		{"recovery.subagents.on_failure={action: respawn, max: 0, then: fail}", SubagentFailure{Action: "respawn", Then: "fail"}},
+		{"recovery.subagents={on_failure: {action: reduce_scope}}", SubagentFailure{Action: "reduce_scope"}},
+	} {
+		var sets []string
+		if tc.set != "" {
+			sets = []string{tc.set}
+		}
+		s, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\n"), sets)
+		if err != nil {
+			t.Errorf("%s: %v", tc.set, err)
+			continue
+		}
+		if got := s.Recovery.Subagents.OnFailure; got != tc.want {
+			t.Errorf("%s: %+v, want %+v", tc.set, got, tc.want)
+		}
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s: %v", tc.set, err)
+		}
 	}
 }

@@ -112,6 +112,8 @@
 //	recovery.humans             off (escalations terminate); a given block requires
 //	                            reviewers, and review_time when reviewers > 0; approve 1;
 //	                            approve and review_time the same for every failure class
+//	recovery.subagents          on_failure reduce_scope; on_failure respawn alone is
+//	                            {action: respawn, max: 1, then: reduce_scope}
 //	model                       unlimited: no rate limits, no latency per token, failure 0
 //	prices                      none (money metrics undefined); a given block: currency
 //	                            USD, every price 0

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mayday-sim/mayday/secret"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -83,6 +84,7 @@ func (l ErrorList) sorted() ErrorList {
 	out := l[:0]
 	seen := make(map[string]bool, len(l))
 	for _, e := range l {
+		e.scrub()
 		s := e.Error()
 		if seen[s] {
 			continue
@@ -189,6 +191,82 @@ func withArticle(word string) string {
 		return "an " + word
 	}
 	return "a " + word
+}
+
+// scrub keeps secrets out of the error: the value of an override is replaced by
+// secret.Masked when the error's key or the override's path names a secret (api_key,
+// password) or the value itself holds a secret-looking key (a flow mapping {api_key: ...}),
+// that value is masked in the message too, and every credential-shaped value (secret.Find)
+// is masked in every field. A secret that fails its own check (a list, a value with ": ")
+// is thus reported by its key and place, never echoed.
+func (e *Error) scrub() {
+	if e.Override != "" {
+		if from, rest, ok := strings.Cut(e.Override, " "); ok {
+			if path, value, ok := strings.Cut(rest, "="); ok && value != "" &&
+				(secretPath(e.Key) || secretPath(path) || secretWords(value)) {
+				e.Override = from + " " + path + "=" + secret.Masked
+				e.Msg = strings.ReplaceAll(e.Msg, strconv.Quote(value), secret.Masked)
+				e.Msg = strings.ReplaceAll(e.Msg, value, secret.Masked)
+			}
+		}
+	}
+	e.Key = secret.Mask(e.Key)
+	e.Msg = secret.Mask(e.Msg)
+	e.Override = secret.Mask(e.Override)
+	e.Suggestion = secret.Mask(e.Suggestion)
+}
+
+// secretPath reports whether a segment of the dotted path (tools.db.arguments.api_key,
+// faults[2].for) names a secret. The format's own keys (workload.tokens, budgets.tokens)
+// never do: only a name the file chooses (an argument, a tool) can.
+func secretPath(path string) bool {
+	for _, seg := range strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' || r == ']' }) {
+		if secret.IsKey(seg) && !formatKeys[seg] {
+			return true
+		}
+	}
+	return false
+}
+
+// formatKeys holds every fixed key of the key tree.
+var formatKeys = func() map[string]bool {
+	keys := map[string]bool{}
+	var walk func(s *schema, depth int)
+	walk = func(s *schema, depth int) {
+		if s == nil || depth > 16 {
+			return
+		}
+		for _, k := range s.keys {
+			keys[k] = true
+			walk(s.sub[k], depth+1)
+		}
+		walk(s.elem, depth+1)
+	}
+	walk(rootSchema, 0)
+	return keys
+}()
+
+// secretWords reports whether text holds a word that names a secret, such as the key of a
+// flow mapping {api_key: ...} (the format's own keys excepted, as in secretPath).
+func secretWords(text string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+	}) {
+		if secret.IsKey(w) && !formatKeys[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskAssignment returns path=value (a --set or --vary argument) fit to print: the value
+// replaced by secret.Masked when the path or the value names a secret, and every
+// credential-shaped value masked. Commands print a refused argument through it.
+func MaskAssignment(s string) string {
+	if path, value, ok := strings.Cut(s, "="); ok && value != "" && (secretPath(path) || secretWords(value)) {
+		s = path + "=" + secret.Masked
+	}
+	return secret.Mask(s)
 }
 
 // place gives each error without a line the line of its key in the file (root), or of the

@@ -91,6 +91,9 @@ func node(sch *schema) object {
 		o = distNode(countUnit, sch)
 	case kindProbByClass, kindDurDistByClass:
 		o = byClassNode(sch)
+	case kindActionOrMap:
+		o = mapNode(sch)
+		o = object{"anyOf": []any{object{"enum": sch.enum}, o}}
 	case kindCheck:
 		o = object{"type": "string"}
 	case kindCompute:

@@ -45,10 +45,14 @@ func ParseSet(s string) (Override, error) {
 	path, value, ok := strings.Cut(s, "=")
 	path = strings.TrimSpace(path)
 	if !ok || path == "" {
-		return Override{}, &Error{Override: FromSet + " " + s, Msg: "want path=value, such as recovery.retry.max_attempts=5"}
+		e := &Error{Override: FromSet + " " + s, Msg: "want path=value, such as recovery.retry.max_attempts=5"}
+		e.scrub()
+		return Override{}, e
 	}
 	if _, ok := parsePath(path); !ok {
-		return Override{}, &Error{Override: FromSet + " " + s, Key: path, Msg: badPath(path)}
+		e := &Error{Override: FromSet + " " + s, Key: path, Msg: badPath(path)}
+		e.scrub()
+		return Override{}, e
 	}
 	return Override{Path: path, Value: value, From: FromSet}, nil
 }

@@ -34,7 +34,7 @@ func ParseOverrides(name string, data []byte, ovs []Override) (*Scenario, error)
 func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	root, err := parseYAML(name, data)
 	if err != nil {
-		return nil, err
+		return nil, err.(ErrorList).err() // scrubbed like every other list
 	}
 	d := newDecoder(name)
 	sweeping := false
@@ -672,6 +672,66 @@ func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
 	if v := f.get("humans"); v != nil {
 		d.humans(v, f.key("humans"), r)
 	}
+	if v := f.get("subagents"); v != nil {
+		sf := d.fields(f.key("subagents"), v, recoverySchema.sub["subagents"], "a mapping such as {on_failure: {action: respawn, max: 2, then: fail}}")
+		if x := sf.get("on_failure"); x != nil {
+			d.subagentFailure(x, sf.key("on_failure"), &r.Subagents.OnFailure)
+		}
+	}
+}
+
+// subagentFailure reads recovery.subagents.on_failure: a word (respawn meaning one
+// replacement, then reduce_scope), or {action: WORD, max: N, then: WORD} where max and then
+// belong to respawn only.
+func (d *decoder) subagentFailure(n *yaml.Node, key string, sf *SubagentFailure) {
+	sch := recoverySchema.sub["subagents"].sub["on_failure"]
+	if m := deref(n); m.Kind != yaml.MappingNode {
+		if isNull(m) {
+			return
+		}
+		if a, ok := d.enum(n, key, "a subagent failure policy", subagentActions); ok {
+			*sf = SubagentFailure{Action: a}
+			if a == SubagentRespawn {
+				*sf = defaultRespawn()
+			}
+		}
+		return
+	}
+	f := d.fields(key, n, sch, "reduce_scope, respawn, fail, or a mapping such as {action: respawn, max: 2, then: fail}")
+	v := f.get("action")
+	if v == nil {
+		d.fail(f.at(), key, "the mapping needs action; want action: reduce_scope, respawn or fail")
+		return
+	}
+	a, ok := d.enum(v, f.key("action"), "a subagent failure policy", subagentActions)
+	if !ok {
+		return
+	}
+	out := SubagentFailure{Action: a}
+	if a == SubagentRespawn {
+		out = defaultRespawn()
+	} else {
+		for _, k := range []string{"max", "then"} {
+			if x := f.get(k); x != nil {
+				d.fail(x, f.key(k), "only action respawn takes %s; this one is %s", k, a)
+			}
+		}
+	}
+	if x := f.get("max"); x != nil && a == SubagentRespawn {
+		if c, ok := d.integer(x, f.key("max"), "a whole number of replacements >= 0"); ok {
+			if _, hi := bounds(f.key("max")); c > hi {
+				d.fail(x, f.key("max"), "%d is too many; want at most %d", c, hi)
+			} else {
+				out.Max = int(c)
+			}
+		}
+	}
+	if x := f.get("then"); x != nil && a == SubagentRespawn {
+		if s, ok := d.enum(x, f.key("then"), "what a failure does once the respawns are spent", subagentFallbacks); ok {
+			out.Then = s
+		}
+	}
+	*sf = out
 }
 
 // retry reads recovery.retry into rt, which holds the defaults.

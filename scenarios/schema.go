@@ -32,6 +32,9 @@ type schema struct {
 	keyEnum []string // a map with free keys: the valid keys, when they are a fixed set
 	keyPat  string   // a map with free keys: a pattern the keys must match
 	one     bool     // a mapping that holds exactly one of its keys
+	// need: the key must be given whenever its mapping is (the generator of fuzzed files
+	// always writes it).
+	need bool
 }
 
 // valueKind is what a value of the file is, as the decoder reads it.
@@ -55,6 +58,7 @@ const (
 	kindCompute                         // compute-unit seconds: a number or a duration
 	kindProbByClass                     // a probability, or {default: P, CLASS: P, ...}
 	kindDurDistByClass                  // a distribution of durations, or {default: DIST, CLASS: DIST, ...}
+	kindActionOrMap                     // a word of enum, or a mapping of keys/sub ({action: WORD, ...})
 )
 
 // leaf is a value the tree does not describe; JSONSchema accepts anything there, and a test
@@ -88,6 +92,14 @@ func enum(options []string, doc string) *schema {
 	return &schema{kind: kindEnum, enum: options, doc: doc}
 }
 
+// actionOrMap is a word of options, or a mapping of the fixed keys pairs whose action key
+// takes the same words.
+func actionOrMap(options []string, doc string, pairs ...any) *schema {
+	s := obj(doc, pairs...)
+	s.kind, s.enum = kindActionOrMap, options
+	return s
+}
+
 // withKeys adds fixed keys (name, subtree pairs) to a copy of base, such as growth beside a
 // distribution's parameters.
 func withKeys(base *schema, pairs ...any) *schema {
@@ -119,6 +131,13 @@ func byClass(k valueKind, doc string) *schema {
 	s := obj(doc, pairs...)
 	s.kind = k
 	return s
+}
+
+// needed marks a key that must be given whenever its mapping is.
+func needed(base *schema) *schema {
+	s := *base
+	s.need = true
+	return &s
 }
 
 func withDoc(base *schema, doc string) *schema {
@@ -162,6 +181,8 @@ var (
 	retryExhausted     = []string{"escalate", "terminate"}
 	exhaustionPolicies = []string{"pause", "reduce_scope", "terminate"}
 	supervisorKinds    = []string{"rules", "model"}
+	subagentActions    = []string{SubagentReduceScope, SubagentRespawn, SubagentFail}
+	subagentFallbacks  = []string{SubagentReduceScope, SubagentFail}
 	priorities         = []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}
 )
 
@@ -267,19 +288,25 @@ var (
 				"per_step", signedNumber("accuracy lost per step done (negative: gained)"),
 				"floor", prob("the accuracy never drops below this"))),
 		"humans", obj("human reviewers for escalations (off when absent: escalations terminate)",
-			"reviewers", integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)"),
-			"review_time", byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class"),
+			"reviewers", needed(integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)")),
+			"review_time", needed(byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class")),
 			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class (default 1)")),
+		"subagents", obj("what a subagent's failure does to its parent (default {on_failure: reduce_scope})",
+			"on_failure", actionOrMap(subagentActions,
+				"reduce_scope (the parent goes on without the lost work, never at full scope), respawn (a replacement, once, then reduce_scope) or fail (the parent is terminated); or {action: respawn, max: N, then: reduce_scope | fail}",
+				"action", enum(subagentActions, "what a failed subagent does to its parent"),
+				"max", integer(0, 1000, "respawn: replacement subagents per parent investigation (default 1)"),
+				"then", enum(subagentFallbacks, "respawn: what a failure does once max replacements are spent (default reduce_scope)"))),
 	)
 
 	rootSchema = func() *schema {
 		s := obj("a mayday scenario: a fleet of agents, its tools, the faults to inject and the recovery policy under test",
-			"name", &schema{kind: kindText, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
+			"name", &schema{kind: kindText, need: true, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
 			"description", text("one line, shown by mayday scenarios"),
 			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it (default 1)"),
 			"horizon", positive("simulated time limit, > 0; work still open then is in flight (default 30d)"),
 			"workload", workloadSchema,
-			"tools", dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)"),
+			"tools", needed(dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)")),
 			"faults", list(faultSchema, "failures to inject"),
 			"recovery", recoverySchema,
 			"validation", obj("how the independent validator errs (default: never)",

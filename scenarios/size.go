@@ -24,6 +24,10 @@ const (
 	MaxHorizon        = 50 * 365 * 24 * time.Hour
 	MaxFactor         = 1e6 // budget_spike factor, brownout slowdown
 	MaxCompute        = 1e12
+	// MaxPrice bounds every price (per 1000 tokens, per call, per compute-unit second), so
+	// the cost of the largest run the other limits allow stays a finite number: about
+	// 1e9 x 1e22 compute-unit seconds at most.
+	MaxPrice = 1e9
 )
 
 // bytesPerStep is a rough cost of one step in the run's database (its spans and
@@ -51,6 +55,7 @@ func (v *validator) checkSize(s *Scenario) {
 		v.check(!(f.Factor > MaxFactor), key+".factor", "%v; want at most %v", f.Factor, MaxFactor)
 		v.check(!(f.Slowdown > MaxFactor), key+".slowdown", "%v; want at most %v", f.Slowdown, MaxFactor)
 	}
+	v.checkPrices(s.Prices)
 	steps := distTop(w.Steps)
 	v.check(steps <= MaxSteps, "workload.steps", "up to %s steps per investigation; want at most %d", approx(steps), MaxSteps)
 	sub := w.Subagents
@@ -78,6 +83,9 @@ func (v *validator) checkSize(s *Scenario) {
 	total := agents * min(distMean(w.Steps), MaxSteps)
 	if n := SweepPoints(s.Sweep); n > MaxSweepPoints {
 		v.check(false, "sweep", "the grid has %s points; want at most %d: drop an axis or some values", approx(n), MaxSweepPoints)
+	}
+	if total <= MaxTotalSteps {
+		v.checkEvents(s)
 	}
 	v.check(total <= MaxTotalSteps, "workload", "the run would simulate about %s steps (%s agents x %s steps), about %s of traces; the limit is %s steps: lower workload.investigations or workload.steps",
 		approx(total), approx(agents), approx(min(distMean(w.Steps), MaxSteps)), fmtBytes(total*bytesPerStep), approx(MaxTotalSteps))
@@ -165,3 +173,21 @@ func fmtBytes(b float64) string {
 
 // approx prints an estimate to three significant digits.
 func approx(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }
+
+// checkPrices refuses a price above MaxPrice, naming its key.
+func (v *validator) checkPrices(p *Prices) {
+	if p == nil {
+		return
+	}
+	price := func(x float64, key string) {
+		v.check(!(x > MaxPrice), key, "%v; want at most %v, so that costs stay finite", x, MaxPrice)
+	}
+	for _, m := range p.Models {
+		price(m.Input, "prices.models."+m.Model+".input")
+		price(m.Output, "prices.models."+m.Model+".output")
+	}
+	for _, t := range p.Tools {
+		price(t.Call, "prices.tools."+t.Tool+".call")
+		price(t.ComputeSecond, "prices.tools."+t.Tool+".compute_second")
+	}
+}

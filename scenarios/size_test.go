@@ -27,6 +27,11 @@ func TestSizeModel(t *testing.T) {
 		{"faults[0]={kind: budget_spike, probability: 1, factor: 1e300}", "faults[0].factor", "at most"},
 		{"faults[0]={kind: brownout, at: 0s, for: 1h, probability: 0, slowdown: 1e300}", "faults[0].slowdown", "at most"},
 		{"horizon=30000d", "horizon", "50 years"},
+		{"workload.investigations=10000000 && recovery.inspection={interval: 1ns, max: 100000} && faults[0]={kind: hang, at: 0s, for: 1h}", "recovery.inspection", "simulation events"},
+		{"workload.investigations=10000000 && recovery.on_exhaustion=pause && horizon=18250d", "recovery.on_exhaustion", "simulation events"},
+		{"prices={currency: USD, tools: {search: {call: 1e308}}}", "prices.tools.search.call", "finite"},
+		{"prices={currency: USD, tools: {search: {compute_second: 1e10}}}", "prices.tools.search.compute_second", "at most"},
+		{"workload.model=m && prices={currency: USD, models: {m: {input: 1, output: 1e308}}}", "prices.models.m.output", "finite"},
 	} {
 		_, err := Parse("f.yaml", base, strings.Split(c.set, " && "))
 		var list ErrorList

@@ -198,18 +198,40 @@ type Fault struct {
 
 // Recovery is the policy under test: the recovery engine's configuration.
 type Recovery struct {
-	Retry              Retry         `json:"retry"`
-	RetryBudget        *RetryBudget  `json:"retry_budget,omitempty"` // nil = off
-	Breaker            *Breaker      `json:"breaker,omitempty"`      // nil = off
-	InspectBeforeRetry bool          `json:"inspect_before_retry"`
-	Inspection         Inspection    `json:"inspection"`
-	Revisions          int           `json:"revisions"`
-	NonProgress        *NonProgress  `json:"non_progress,omitempty"` // nil = off
-	Budgets            Budgets       `json:"budgets"`
-	OnExhaustion       string        `json:"on_exhaustion"` // pause | reduce_scope | terminate
-	Lease              time.Duration `json:"lease"`
-	Supervisor         Supervisor    `json:"supervisor"`
-	Humans             *Humans       `json:"humans,omitempty"` // nil = no humans
+	Retry              Retry            `json:"retry"`
+	RetryBudget        *RetryBudget     `json:"retry_budget,omitempty"` // nil = off
+	Breaker            *Breaker         `json:"breaker,omitempty"`      // nil = off
+	InspectBeforeRetry bool             `json:"inspect_before_retry"`
+	Inspection         Inspection       `json:"inspection"`
+	Revisions          int              `json:"revisions"`
+	NonProgress        *NonProgress     `json:"non_progress,omitempty"` // nil = off
+	Budgets            Budgets          `json:"budgets"`
+	OnExhaustion       string           `json:"on_exhaustion"` // pause | reduce_scope | terminate
+	Lease              time.Duration    `json:"lease"`
+	Supervisor         Supervisor       `json:"supervisor"`
+	Humans             *Humans          `json:"humans,omitempty"` // nil = no humans
+	Subagents          SubagentRecovery `json:"subagents"`
+}
+
+// Subagent failure policies (recovery.subagents.on_failure).
+const (
+	SubagentReduceScope = "reduce_scope"
+	SubagentRespawn     = "respawn"
+	SubagentFail        = "fail"
+)
+
+// SubagentRecovery is what a subagent's failure does to its parent.
+type SubagentRecovery struct {
+	OnFailure SubagentFailure `json:"on_failure"`
+}
+
+// SubagentFailure is the policy for a failed (terminated) subagent: Action reduce_scope (the
+// parent goes on without that work and cannot complete at full scope), respawn (start a
+// replacement, at most Max times per parent, then Then), or fail (terminate the parent).
+type SubagentFailure struct {
+	Action string `json:"action"`         // reduce_scope | respawn | fail
+	Max    int    `json:"max,omitempty"`  // respawn: replacements per parent investigation
+	Then   string `json:"then,omitempty"` // respawn: once Max are spent: reduce_scope | fail
 }
 
 // Retry is the per-operation retry policy.

@@ -159,6 +159,7 @@ func (v *validator) recovery(s *Scenario) {
 	v.num(r.Budgets.Cost, "recovery.budgets.cost")
 	v.modelAndPrices(s)
 	v.enum(r.OnExhaustion, "recovery.on_exhaustion")
+	v.subagents(&r.Subagents.OnFailure)
 	v.dur(r.Lease, "recovery.lease")
 	sv := r.Supervisor
 	v.enum(sv.Kind, "recovery.supervisor.kind")
@@ -396,3 +397,16 @@ func (v *validator) judges(r *Recovery) {
 // Enum is the list of words the file format accepts at a key such as recovery.retry.jitter
 // (nil when the key is not an enum), for packages that map the words to their own values.
 func Enum(key string) []string { return append([]string(nil), ruleAt(key).enum...) }
+
+// subagents checks recovery.subagents.on_failure: an action; max and then only with respawn.
+func (v *validator) subagents(sf *SubagentFailure) {
+	const key = "recovery.subagents.on_failure"
+	// A scenario built in Go may leave the policy zero: reduce_scope, the default.
+	v.check(sf.Action == "" || contains(subagentActions, sf.Action), key+".action", "%q; want %s", sf.Action, orList(subagentActions))
+	if sf.Action != SubagentRespawn {
+		v.check(sf.Max == 0 && sf.Then == "", key, "max %d and then %q; only action respawn takes them", sf.Max, sf.Then)
+		return
+	}
+	v.whole(int64(sf.Max), key+".max")
+	v.check(contains(subagentFallbacks, sf.Then), key+".then", "%q; want %s", sf.Then, orList(subagentFallbacks))
+}

@@ -96,12 +96,19 @@ type agent struct {
 	rightAction       recovery.Action // ground truth at the judgement point (the simulator's, not the engine's)
 	sugg              recovery.Suggestion
 	reduced           bool
-	fixing            bool  // the current operation revises an invalid result
-	worker            bool  // holds one of the limited workers (workload.workers)
-	turnTokens        int64 // tokens of the model turn in progress (model provider active)
-	modelCall         bool  // the engine's next ActSend is the refused model call
-	modelRetry        bool  // the engine's next retry or parking ends with a new model turn
-	modelRetried      bool  // the turn in progress retries a refused model call
+	fixing            bool   // the current operation revises an invalid result
+	worker            bool   // holds one of the limited workers (workload.workers)
+	turnTokens        int64  // tokens of the model turn in progress (model provider active)
+	modelCall         bool   // the engine's next ActSend is the refused model call
+	modelRetry        bool   // the engine's next retry or parking ends with a new model turn
+	modelRetried      bool   // the turn in progress retries a refused model call
+	turnSpan          uint64 // the plan span of the model turn that decided the current operation; 0 = none
+	heldTokens        int64  // the size of a refused model turn, kept for its retry
+	heldOp            record.OpKey
+	held              bool  // heldTokens is set: a refused turn of operation heldOp awaits its retry
+	diedAt            int64 // when its worker died (while down)
+	diedFault         int32 // the fault that killed it (while down)
+	treeLost          bool  // a subagent finished with a reduced scope: the tree lost work
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -278,6 +285,8 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "kind", Value: "model_turn"})
 	w.sink.Span(s)
+	// This turn decides the operation in hand: its attempts name it in caused_by.
+	a.turnSpan = s.SpanID
 	if w.overBudget(a) {
 		return
 	}
@@ -339,6 +348,9 @@ func (w *sim) block(a *agent) {
 	s.Status = record.StatusBlocked
 	s.FailureClass = recovery.PolicyViolation.String()
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	if a.turnSpan != 0 {
+		s.CausedBy = append(s.CausedBy, a.turnSpan)
+	}
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "violation", Value: "unauthorized_access"})
 	w.sink.Span(s)
 	w.observe(a, recovery.Event{Kind: recovery.EvPolicyViolation, Tool: int(op.tool)})
@@ -359,6 +371,8 @@ func (w *sim) syncOp(a *agent) {
 	}
 	w.closeOp(a.op)
 	a.op = w.newOp(record.OpKey{Investigation: a.id, Step: step, Revision: rev}, t)
+	// No model turn has decided the new operation yet.
+	a.turnSpan = 0
 }
 
 func (w *sim) pickTool(r *rand.Rand) int32 {
@@ -481,6 +495,9 @@ func (w *sim) spanFor(a *agent, op record.Operation, id uint64) *record.Span {
 // endAgent closes a: ended=false means it is still open at the end of the run (in flight).
 func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	state := a.eng.State()
+	// The scope is reduced when the engine dropped steps, a subagent's work was lost, or a
+	// subagent itself finished reduced: the tree did not deliver all of it.
+	reduced := a.reduced || a.treeLost || a.eng.LostWork()
 	op := a.op
 	a.op = nil
 	w.closeOp(op)
@@ -510,7 +527,7 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 		Escalations: int32(a.eng.Escalations()), Tokens: a.tokens, Compute: a.compute,
 		TrulyValid: completed && a.trulyValid, Validated: completed && w.validated(a), Crashes: a.crashes,
 	}
-	if a.reduced {
+	if reduced {
 		w.inv.Scope = record.ScopeReduced
 	}
 	if state == recovery.Terminated {
@@ -545,15 +562,57 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	w.freeSlots = append(w.freeSlots, a.slot)
 	if ended && a.parentSlot >= 0 {
 		if p := w.agentFor(a.parentSlot, a.parentID); p != nil {
-			p.openChildren--
-			if completed && !a.trulyValid {
-				// The parent used this subagent's wrong result.
-				p.trulyValid = false
-			}
-			if p.openChildren == 0 && p.phase == phJoin && !p.down {
-				p.settle()
-				w.observe(p, recovery.Event{Kind: recovery.EvFinished})
-			}
+			w.childEnded(p, completed, a.trulyValid, reduced)
 		}
 	}
+}
+
+// childEnded tells parent p that one of its subagents ended: a completed one hands its
+// result over (a wrong one makes p's wrong, a reduced one reduces p's tree); a terminated
+// one is a failure for p's engine, whose subagent policy decides. Once the last subagent
+// has ended, a parent waiting for them finishes.
+func (w *sim) childEnded(p *agent, completed, valid, reduced bool) {
+	p.openChildren--
+	if completed {
+		if !valid {
+			// The parent used this subagent's wrong result.
+			p.trulyValid = false
+		}
+		if reduced {
+			p.treeLost = true
+		}
+	} else if !w.subagentFailed(p) {
+		return // the policy failed the parent: it has ended
+	}
+	if p.openChildren == 0 && p.phase == phJoin && !p.down {
+		p.settle()
+		w.observe(p, recovery.Event{Kind: recovery.EvFinished})
+	}
+}
+
+// subagentFailed reports a failed subagent to p's engine and carries out its decision:
+// respawn a replacement, go on without the lost work (the engine records it and p's scope
+// is reduced), or terminate p. It reports whether p is still open. The engine is told even
+// while p's worker is down: the failure is in the journal the next worker replays.
+func (w *sim) subagentFailed(p *agent) bool {
+	w.cur = p
+	w.env.Rand = p.rng
+	d, err := p.eng.Observe(w.now, recovery.Event{Kind: recovery.EvSubagentFailed}, w.env)
+	w.cur = nil
+	if err != nil {
+		w.checker.violate(w, "investigation %d at %d: engine refused a subagent's failure in state %s: %v",
+			p.id, w.now, p.eng.State(), err)
+		return true
+	}
+	switch d.Action {
+	case recovery.ActRespawn:
+		p.children++
+		c := w.newAgent(w.nextSubID, childKey(p.key, p.children), p)
+		w.nextSubID++
+		w.acquire(c, contStart)
+	case recovery.ActTerminate:
+		w.endAgent(p, true, d.Reason)
+		return false
+	}
+	return true
 }

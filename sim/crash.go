@@ -42,6 +42,7 @@ func (w *sim) kill(a *agent, fi int32) {
 	}
 	a.tok++
 	a.phase, a.down = phDown, true
+	a.diedAt, a.diedFault = w.now, fi
 	w.releaseWorker(a)
 	w.push(w.now+int64(w.sc.Recovery.Lease), evLease, a.slot, a.crashTok, 0)
 }
@@ -54,8 +55,23 @@ func (w *sim) leaseExpired(slot, ctok int32) {
 		return
 	}
 	w.last = w.now
+	w.takeoverSpan(a)
 	// With limited workers the takeover waits for a free one; a stays down until then.
 	w.acquire(a, contTakeOver)
+}
+
+// takeoverSpan records a's crash as the fleet learns of it, when the lease expires: from
+// the instant the worker died to now, on the operation in hand.
+func (w *sim) takeoverSpan(a *agent) {
+	s := w.spanFor(a, record.OpTakeover, w.newSpanID())
+	if op := a.op; op != nil {
+		s.HasKey, s.OpKey = true, op.key
+	}
+	s.Start, s.End = a.diedAt, w.now
+	s.Status = record.StatusError
+	s.FaultID = w.faults[a.diedFault].id
+	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
+	w.sink.Span(s)
 }
 
 // takeOver is a new worker taking over a crashed investigation.

@@ -2,9 +2,7 @@ package sim
 
 import (
 	"math"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
@@ -26,160 +24,53 @@ func (g *gen) byte() byte {
 // n is a choice in [0, k).
 func (g *gen) n(k int) int { return int(g.byte()) % k }
 
-// p is a probability, 0 and 1 included.
-func (g *gen) p() float64 { return float64(g.byte()) / 255 }
-
-// dur is a duration from 0 to about max, on a log scale so short and long are both common.
-func (g *gen) dur(max time.Duration) time.Duration {
-	f := float64(g.byte()) / 255
-	return time.Duration(math.Pow(float64(max), f)) - 1
-}
-
-func (g *gen) dist(count bool, max float64) scenarios.Dist {
-	lo := 0.0
-	if count {
-		lo = 1
+// fuzzScenario is the scenario the generator of the key tree (scenarios.Generate) writes for
+// the choices in g, or nil when Parse refuses it or the size model expects more than
+// maxEvents events (too long for one fuzz input).
+func fuzzScenario(t *testing.T, g *gen, maxEvents float64) *scenarios.Scenario {
+	data := scenarios.Generate(g.n)
+	s, err := scenarios.Parse("fuzz.yaml", data, nil)
+	if err != nil {
+		return nil
 	}
-	x := lo + float64(g.byte())/255*(max-lo)
-	switch g.n(5) {
-	case 1:
-		return scenarios.Dist{Kind: scenarios.DistExponential, Mean: math.Max(x, 1e-3)}
-	case 2:
-		return scenarios.Dist{Kind: scenarios.DistUniform, Min: lo, Max: math.Max(x, lo)}
-	case 3:
-		m := math.Max(x, 1e-3)
-		return scenarios.Dist{Kind: scenarios.DistLognormal, Median: m, P95: m * (1.1 + 4*g.p())}
-	case 4:
-		return scenarios.Dist{Kind: scenarios.DistPareto, Min: math.Max(x/4, 1e-3), Alpha: 1.1 + 3*g.p()}
-	}
-	return scenarios.Dist{Kind: scenarios.DistConstant, Value: x}
-}
-
-// fuzzScenario builds a small valid scenario (at most 30 investigations, 3 tools, 8 steps,
-// subagents two levels deep, a horizon of at most 13 hours) that uses any of the scenario language's features.
-func fuzzScenario(g *gen) *scenarios.Scenario {
-	s := testScenario()
-	s.Name = "fuzz"
-	s.Horizon = time.Hour + g.dur(12*time.Hour)
-	w := &s.Workload
-	w.Investigations = 1 + g.n(30)
-	switch g.n(3) {
-	case 0:
-		w.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalPoisson, Rate: scenarios.Rate{PerSecond: 1e-3 + g.p()}}
-	case 1:
-		w.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalUniform, Over: time.Second + g.dur(time.Hour)}
-	default:
-		w.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
-	}
-	w.Steps = g.dist(true, 8)
-	w.Think = g.dist(false, float64(10*time.Second))
-	w.Tokens = g.dist(false, 2000)
-	if g.n(3) == 0 {
-		w.Subagents = scenarios.Subagents{Probability: g.p() / 2, Count: g.dist(true, 3), MaxDepth: g.n(3)}
-	} else {
-		w.Subagents = scenarios.Subagents{Count: scenarios.Dist{Kind: scenarios.DistConstant, Value: 1}, MaxDepth: 1}
-	}
-	w.Behaviour = scenarios.Behaviour{InvalidOutput: g.p() / 4, ReviseSuccess: g.p(), PolicyViolation: g.p() / 8, Stuck: g.p() / 4, ValidationMiss: g.p() / 4}
-	s.Tools, w.Mix = nil, nil
-	for i := range 1 + g.n(3) {
-		name := "t" + strconv.Itoa(i)
-		t := scenarios.Tool{Name: name, Version: "1", Compute: g.p() * 4,
-			Latency: g.dist(false, float64(30*time.Second)), Concurrency: g.n(4),
-			Idempotency: []scenarios.Idempotency{scenarios.Keyed, scenarios.Natural, scenarios.None}[g.n(3)],
-			Timeout:     time.Duration(1+g.n(120)) * time.Second}
-		s.Tools = append(s.Tools, t)
-		w.Mix = append(w.Mix, scenarios.Weight{Tool: name, Weight: 0.1 + g.p()})
-	}
-	for i := range g.n(5) {
-		f := scenarios.Fault{ID: strconv.Itoa(i), Index: i}
-		tool := ""
-		if g.n(2) == 0 {
-			tool = s.Tools[g.n(len(s.Tools))].Name
-		}
-		switch g.n(8) {
-		case 0:
-			f.Kind, f.Tool, f.Probability = scenarios.FaultTransient, tool, g.p()
-		case 1:
-			f.Kind, f.Tool, f.Probability = scenarios.FaultLostResponse, tool, g.p()/2
-		case 2:
-			f.Kind, f.Tool, f.At, f.For = scenarios.FaultOutage, tool, g.dur(time.Hour), time.Second+g.dur(time.Hour)
-		case 3:
-			f.Kind, f.Tool, f.At, f.For = scenarios.FaultHang, tool, g.dur(time.Hour), time.Second+g.dur(time.Hour)
-		case 4:
-			f.Kind, f.Tool, f.At, f.For = scenarios.FaultBrownout, tool, g.dur(time.Hour), time.Second+g.dur(time.Hour)
-			f.Probability, f.Slowdown = g.p(), 1+g.p()*100
-		case 5:
-			f.Kind, f.Rate = scenarios.FaultWorkerCrash, scenarios.Rate{PerSecond: g.p() / 600}
-		case 6:
-			f.Kind, f.Probability = scenarios.FaultInvalidConfig, g.p()
-		default:
-			f.Kind, f.Probability, f.Factor = scenarios.FaultBudgetSpike, g.p(), 1+g.p()*scenarios.MaxFactor
-		}
-		s.Faults = append(s.Faults, f)
-	}
-	r := &s.Recovery
-	r.Retry = scenarios.Retry{MaxAttempts: 1 + g.n(6), Initial: g.dur(10 * time.Second), Multiplier: 1 + g.p()*3,
-		Jitter: []string{"none", "full", "equal", "decorrelated"}[g.n(4)], OnExhausted: []string{"escalate", "terminate"}[g.n(2)]}
-	r.Retry.Max = r.Retry.Initial + g.dur(time.Minute)
-	if g.n(2) == 0 {
-		r.RetryBudget = &scenarios.RetryBudget{Ratio: g.p(), MinPerSecond: g.p()}
-	}
-	if g.n(2) == 0 {
-		r.Breaker = &scenarios.Breaker{Window: time.Second + g.dur(time.Minute), FailureRatio: math.Max(g.p(), 0.01), MinCalls: 1 + g.n(10), Cooldown: time.Second + g.dur(time.Minute)}
-	}
-	r.InspectBeforeRetry = g.n(2) == 0
-	r.Inspection = scenarios.Inspection{Interval: time.Second + g.dur(time.Minute), Max: 1 + g.n(10)}
-	r.Revisions = g.n(3)
-	if g.n(2) == 0 {
-		r.NonProgress = &scenarios.NonProgress{Repeats: 1 + g.n(4)}
-	}
-	if g.n(2) == 0 {
-		r.Budgets = scenarios.Budgets{Tokens: int64(g.n(20000)), Compute: g.p() * 100, Wall: g.dur(time.Hour)}
-	}
-	r.OnExhaustion = []string{"pause", "reduce_scope", "terminate"}[g.n(3)]
-	r.Lease = time.Second + g.dur(10*time.Minute)
-	if g.n(2) == 0 {
-		r.Supervisor = scenarios.Supervisor{Kind: "model", Accuracy: g.p(), Latency: g.dur(time.Minute), Tokens: int64(g.n(500))}
-	}
-	if g.n(2) == 0 {
-		r.Humans = &scenarios.Humans{Reviewers: g.n(4), ReviewTime: g.dist(false, float64(time.Hour)), Approve: g.p()}
+	if est := scenarios.EstimateEvents(s); est.Total > maxEvents {
+		return nil
 	}
 	return s
 }
 
-// maxFuzzEvents bounds the events of a generated scenario: at most 30 investigations (x
-// subagents, at most 7 agents each) over at most 13 hours, each open operation waking about
-// once a second while it waits, is about 3 million at the very worst; a storm of
-// zero-length waits is far more (the one FuzzSimulate found made 9.5 million in a minute).
-const maxFuzzEvents = 5_000_000
+// maxFuzzEvents bounds the size model's estimate of a fuzzed scenario, so one input runs in
+// well under a second.
+const maxFuzzEvents = 2_000_000
 
-// FuzzSimulate runs generated scenarios through the simulator with its invariant checker
-// on. A scenario that Validate accepts must run without a panic, an error or a violation,
-// account for every investigation, write no negative tokens, inverted spans or non-finite
+// FuzzSimulate runs scenarios generated from the key tree (every key the format has) through
+// the simulator with its invariant checker on. A scenario that Parse accepts must run without a panic, an error or a violation,
+// stay within the size model's estimate of its events, account for every investigation,
+// write no negative tokens, inverted spans or non-finite
 // compute, and give the same digest twice. `make fuzz` runs it; its seed corpus runs in
 // `make test`.
 func FuzzSimulate(f *testing.F) {
 	f.Add(uint64(1), []byte{})
 	f.Add(uint64(2), []byte{200, 29, 1, 7, 90, 3, 2, 8, 250, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add(uint64(3), []byte("subagents, crashes, humans and a breaker at once"))
-	for i := range 12 {
-		b := make([]byte, 64)
-		for j := range b {
-			b[j] = byte((i+1)*(j+7)*31 + j*j)
-		}
-		f.Add(uint64(i+10), b)
+	// Inputs long enough for files that set many keys; about one in five is a scenario
+	// Parse accepts and small enough to run.
+	for i := range 64 {
+		f.Add(uint64(i+10), randomInput(i))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, data []byte) {
-		s := fuzzScenario(&gen{b: data})
+		s := fuzzScenario(t, &gen{b: data}, maxFuzzEvents)
+		if s == nil {
+			t.Skip("refused by Parse or too large for one input")
+		}
 		if err := s.Validate(); err != nil {
-			t.Skipf("the generator made an invalid scenario: %v", err)
+			t.Fatalf("Parse accepted a scenario that Validate refuses: %v", err)
 		}
 		var c record.Collector
 		res := run(t, s, seed, &c)
-		// A run this small needs a few hundred thousand events at most (one poll a second
-		// per open operation over the horizon); millions mean a storm of zero-length waits.
-		if res.Events > maxFuzzEvents {
-			t.Fatalf("%d events for %d investigations over %v: an event storm", res.Events, s.Workload.Investigations, s.Horizon)
+		// The size model bounds every run's events: more means a storm it does not know.
+		if est := scenarios.EstimateEvents(s); float64(res.Events) > est.Total {
+			t.Fatalf("%d events; the size model expects at most %.0f (%+v)", res.Events, est.Total, est)
 		}
 		if res.Completed+res.Terminated+res.AwaitingHuman+res.InFlight != res.Started || res.Started > s.Workload.Investigations {
 			t.Fatalf("accounting: %+v for %d investigations", res, s.Workload.Investigations)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -8,6 +9,8 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
+
+const maxInt32 = math.MaxInt32
 
 // humans is the reviewer pool: `reviewers` people work escalations in FIFO order.
 type humans struct {
@@ -21,8 +24,8 @@ type humans struct {
 	rng       *rand.Rand
 	queue     []review // FIFO: queue[head:]
 	head      int
-	desk      []review // the review each reviewer is doing
-	free      []int32  // idle reviewers
+	desk      []review // the review each reviewer is doing, for the reviewers hired so far
+	free      []int32  // idle reviewers among those hired, the last to finish on top
 }
 
 type review struct {
@@ -52,10 +55,23 @@ func (h *humans) init(c *scenarios.Humans, seed uint64) {
 			}
 		}
 	}
-	h.desk = make([]review, c.Reviewers)
-	for i := c.Reviewers - 1; i >= 0; i-- {
-		h.free = append(h.free, int32(i))
+	// Reviewers are hired when first needed (the lowest free number first, as if all were
+	// idle from the start), so a pool of 2^31 reviewers costs what the busiest moment needs.
+}
+
+// idle takes an idle reviewer: the last to finish, else the next one never hired yet; ok is
+// false when all n are busy.
+func (h *humans) idle() (i int32, ok bool) {
+	if n := len(h.free); n > 0 {
+		i = h.free[n-1]
+		h.free = h.free[:n-1]
+		return i, true
 	}
+	if len(h.desk) < h.n && len(h.desk) < maxInt32 {
+		h.desk = append(h.desk, review{})
+		return int32(len(h.desk) - 1), true
+	}
+	return 0, false
 }
 
 // enqueue queues a for a human review.
@@ -72,9 +88,7 @@ func (h *humans) enqueue(w *sim, a *agent, class recovery.Class) {
 		class = recovery.NoFailure
 	}
 	r := review{class: class, slot: a.slot, id: a.id, tok: tok, queued: w.now}
-	if n := len(h.free); n > 0 {
-		i := h.free[n-1]
-		h.free = h.free[:n-1]
+	if i, ok := h.idle(); ok {
 		h.start(w, i, r)
 		return
 	}

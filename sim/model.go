@@ -106,9 +106,10 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 // callModel starts a's model turn at the provider: an admitted call takes the think time
 // plus the latency of its tokens; a refused one fails at once and goes to the engine.
 func (w *sim) callModel(a *agent) {
-	n := w.turnTokens(a)
+	n := w.heldTurn(a)
 	why, fi, slow := w.admit(n)
 	if why == "" {
+		a.held = false
 		a.turnTokens = n
 		tok := a.await(phThink)
 		a.thinkStart = w.now
@@ -136,6 +137,21 @@ func (w *sim) callModel(a *agent) {
 	// Whatever the engine answered (a send, carried out as the failure, or a parking), the
 	// next send it allows is the agent's own again.
 	a.modelCall = false
+}
+
+// heldTurn is the size of a's next model call: a turn the provider refused keeps its size
+// when the same operation calls again (the prompt is the same), so refusals, which fall more
+// often on large turns, do not bias the turns that get through towards small ones. Any other
+// call draws a new turn.
+func (w *sim) heldTurn(a *agent) int64 {
+	step, rev := a.eng.Op()
+	key := record.OpKey{Investigation: a.id, Step: step, Revision: rev}
+	if a.held && a.heldOp == key {
+		return a.heldTokens
+	}
+	n := w.turnTokens(a)
+	a.heldTokens, a.heldOp, a.held = n, key, true
+	return n
 }
 
 // turnTokens draws the tokens of a's next model turn: the workload's distribution, times a

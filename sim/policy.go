@@ -53,7 +53,36 @@ func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
 	if r.NonProgress != nil {
 		p.NonProgressRepeats = r.NonProgress.Repeats
 	}
+	sp, err := subagentPolicy(&r.Subagents.OnFailure)
+	if err != nil {
+		return recovery.Policy{}, err
+	}
+	p.Subagents = sp
 	return p, nil
+}
+
+// subagentPolicy maps recovery.subagents.on_failure; an empty action (a scenario built in
+// Go) is reduce_scope, the default.
+func subagentPolicy(sf *scenarios.SubagentFailure) (recovery.SubagentPolicy, error) {
+	word := func(s, key string) (recovery.SubagentAction, error) {
+		if s == "" {
+			return recovery.SubagentReduceScope, nil
+		}
+		a, ok := recovery.ParseSubagentAction(s)
+		if !ok {
+			return 0, fmt.Errorf("subagents.on_failure.%s %q is not a subagent policy the engine knows", key, s)
+		}
+		return a, nil
+	}
+	on, err := word(sf.Action, "action")
+	if err != nil {
+		return recovery.SubagentPolicy{}, err
+	}
+	then, err := word(sf.Then, "then")
+	if err != nil {
+		return recovery.SubagentPolicy{}, err
+	}
+	return recovery.SubagentPolicy{OnFailure: on, MaxRespawns: sf.Max, Then: then}, nil
 }
 
 // guards builds the fleet guards: one per tool, and one for the model provider (the index

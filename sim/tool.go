@@ -17,13 +17,13 @@ type tool struct {
 	sampled  bool          // a sample of this tool was emitted
 	lastSamp record.Sample // the last one emitted, with At zeroed
 	idem     scenarios.Idempotency
-	conc     int32
-	qlimit   int32 // queue_limit; 0 = unbounded
+	conc     int // at full width: concurrency may be 2^31
+	qlimit   int // queue_limit; 0 = unbounded
 	timeout  int64
 	compute  float64 // compute units per ns of service
 	lat      dist
 	rng      *rand.Rand
-	busy     int32
+	busy     int32 // at most the live requests, which an int32 indexes
 	queue    ring
 	faults   []int32 // faults with an attempt hook that hit this tool, in configuration order
 	down     []int32 // faults that make this tool unreachable while active
@@ -35,8 +35,8 @@ type tool struct {
 
 func (t *tool) init(c *scenarios.Tool, seed uint64) {
 	t.cfg, t.idem = c, c.Idempotency
-	t.conc = int32(c.Concurrency)
-	t.qlimit = int32(c.QueueLimit)
+	t.conc = c.Concurrency
+	t.qlimit = c.QueueLimit
 	t.timeout = int64(c.Timeout)
 	t.compute = c.Compute / 1e9
 	t.lat = newDist(c.Latency)
@@ -185,7 +185,7 @@ func (w *sim) send(a *agent) {
 		w.armTimeout(a, t, tok)
 		return
 	}
-	if t.qlimit > 0 && t.conc > 0 && t.busy >= t.conc && t.queue.size >= int(t.qlimit) {
+	if t.qlimit > 0 && t.conc > 0 && int(t.busy) >= t.conc && t.queue.size >= t.qlimit {
 		// Load shedding: the tool refuses the attempt at once; nothing executes.
 		w.push(w.now, evFastReply, a.slot, tok, replyOverload)
 		return
@@ -197,7 +197,7 @@ func (w *sim) send(a *agent) {
 		op.recorded, op.running = true, true
 		op.execSpan = a.att.span
 	}
-	if t.conc == 0 || t.busy < t.conc {
+	if t.conc == 0 || int(t.busy) < t.conc {
 		w.startService(ri)
 	} else {
 		t.queue.push(ri)
@@ -401,6 +401,10 @@ func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, fa
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
 	if a.prevResult != 0 {
 		s.CausedBy = append(s.CausedBy, a.prevResult)
+	}
+	if a.turnSpan != 0 {
+		// The model turn that decided this operation (a retry was decided by the same turn).
+		s.CausedBy = append(s.CausedBy, a.turnSpan)
 	}
 	s.Attrs = append(s.Attrs, t.args...)
 	w.sink.Span(s)

@@ -13,7 +13,9 @@
 //   - Redaction happens before any value reaches Arrow: span attributes under secret-looking
 //     keys (key, token, secret, password, credential, plus Options.Redact), secret-looking
 //     key=value pairs in free text (reasons, refs), secret members of JSON (fault parameters,
-//     the run's config) and known secret values anywhere become
+//     the run's config, its sweep axes over a secret key), credential-shaped values under any
+//     key (package secret: AWS key ids, sk-… keys, JWTs, GitHub and Slack tokens, private-key
+//     blocks, a URL's password) and known secret values anywhere become
 //     "redacted:hmac-sha256:<16 hex>", an HMAC keyed by Options.RedactKey, so equal secrets
 //     stay joinable but unreadable.
 //   - Writer.Digest is record.Digest over the redacted records in the order received: the

@@ -9,12 +9,15 @@ import (
 	"hash"
 	"io"
 	"strings"
+
+	"github.com/mayday-sim/mayday/secret"
 )
 
 // DefaultSecretPatterns are the attribute-key substrings (case-insensitive) whose values are
-// always redacted. Besides them, Text redacts the credential after "Bearer " or "Basic "
-// (an HTTP Authorization value) wherever it appears. docs/traces.md lists both.
-var DefaultSecretPatterns = []string{"key", "token", "secret", "password", "passwd", "pwd", "credential", "authorization", "cookie"}
+// always redacted (secret.KeyPatterns). Besides them, Text redacts the credential after
+// "Bearer " or "Basic " (an HTTP Authorization value) and every credential-shaped value
+// (secret.Find) wherever it appears. docs/traces.md lists them.
+var DefaultSecretPatterns = secret.KeyPatterns
 
 // authSchemes are the HTTP authorization schemes whose next word is a credential.
 var authSchemes = []string{"bearer ", "basic "}
@@ -41,14 +44,16 @@ const (
 //   - a JSON argument pair {"key": "api_key", "value": ...} (the resolved scenario's tool
 //     arguments, OTLP attributes);
 //   - a value seen before under a secret-looking key, or given in Options.Secrets, wherever
-//     it reappears in free text.
+//     it reappears in free text;
+//   - a value shaped like a credential (an AWS key id, a JWT, a URL's password: secret.Find)
+//     under any key.
 type Redactor struct {
-	patterns [][]byte // lower case
-	mac      hash.Hash
-	sum      []byte
-	cache    map[string]string
-	secrets  []string // known secret values, longest first is not needed: each is replaced whole
-	buf      []byte
+	keys    secret.Keys
+	mac     hash.Hash
+	sum     []byte
+	cache   map[string]string
+	secrets []string // known secret values, longest first is not needed: each is replaced whole
+	buf     []byte
 }
 
 // NewRedactor returns a redactor keyed with key (the built-in key when empty) that treats
@@ -58,13 +63,7 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 	if len(key) == 0 {
 		key = defaultRedactKey
 	}
-	r := &Redactor{mac: hmac.New(sha256.New, key), cache: make(map[string]string)}
-	for _, p := range append(append([]string(nil), DefaultSecretPatterns...), extra...) {
-		p = strings.TrimSpace(strings.ToLower(p))
-		if p != "" {
-			r.patterns = append(r.patterns, []byte(p))
-		}
-	}
+	r := &Redactor{keys: secret.NewKeys(extra), mac: hmac.New(sha256.New, key), cache: make(map[string]string)}
 	for _, s := range secrets {
 		if s != "" {
 			r.secrets = append(r.secrets, s)
@@ -73,29 +72,29 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 	return r
 }
 
-// SecretKey reports whether values under the key k must be redacted. OpenTelemetry GenAI
-// token counts (gen_ai.*_tokens) are counts, not credentials: of such a key only the
-// "gen_ai." and "_tokens" around the name are exempt, so the name itself is still matched
-// (gen_ai.api_key_tokens is secret).
-func (r *Redactor) SecretKey(k string) bool {
-	name := k
-	if mid, ok := strings.CutPrefix(k, "gen_ai."); ok {
-		if m, ok := strings.CutSuffix(mid, "_tokens"); ok {
-			name = m
+// SecretKey reports whether values under the key k must be redacted (secret.Keys.Secret:
+// OpenTelemetry GenAI token counts such as gen_ai.usage.input_tokens are counts, not
+// credentials, unless another part of their name is secret-looking).
+func (r *Redactor) SecretKey(k string) bool { return r.keys.Secret(k) }
+
+// Redacted reports whether v is exactly a redacted value: RedactedPrefix and 16 hex digits.
+// A secret that merely starts with the prefix is not.
+func Redacted(v string) bool {
+	if len(v) != len(RedactedPrefix)+16 || !strings.HasPrefix(v, RedactedPrefix) {
+		return false
+	}
+	for i := len(RedactedPrefix); i < len(v); i++ {
+		if c := v[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
 		}
 	}
-	for _, p := range r.patterns {
-		if containsFold(name, p) {
-			return true
-		}
-	}
-	return false
+	return true
 }
 
 // Hash returns the redacted form of v: RedactedPrefix and the first 16 hex digits of
 // HMAC-SHA256(key, v). Values already redacted are returned unchanged.
 func (r *Redactor) Hash(v string) string {
-	if strings.HasPrefix(v, RedactedPrefix) {
+	if Redacted(v) {
 		return v
 	}
 	if h, ok := r.cache[v]; ok {
@@ -137,10 +136,10 @@ func (r *Redactor) Attr(key, value string) string {
 }
 
 // Text redacts free text: the value after a secret-looking key followed by '=' or ':'
-// (`api_key=sk-1`, `"token": "abc"`), and every known secret value. Purely numeric values
-// after a key are kept ("tokens: 4000" is a count); a numeric password in free text is the
-// price of that. Text that holds neither ':' nor '=' nor a known secret is returned as is,
-// without allocating.
+// (`api_key=sk-1`, `"token": "abc"`), every credential-shaped value (secret.Find) and every
+// known secret value. A purely numeric value is kept after a key that is secret-looking only
+// because it says "token" ("tokens: 4000" is a count). Text that holds neither ':' nor '='
+// nor a known secret nor a credential's prefix is returned as is, without allocating.
 func (r *Redactor) Text(s string) string {
 	if s == "" {
 		return s
@@ -148,6 +147,7 @@ func (r *Redactor) Text(s string) string {
 	if strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0 {
 		s = r.keyValues(s)
 	}
+	s = secret.Replace(s, r.shape)
 	if strings.IndexByte(s, ' ') >= 0 {
 		s = r.schemes(s)
 	}
@@ -158,6 +158,10 @@ func (r *Redactor) Text(s string) string {
 	}
 	return s
 }
+
+// shape is the redacted form of a credential-shaped value: its hash, which Hash also learns
+// as a secret so its other occurrences go too.
+func (r *Redactor) shape(v string) string { return r.Hash(v) }
 
 // schemes redacts the credential that follows "Bearer " or "Basic " (any case) in s.
 func (r *Redactor) schemes(s string) string {
@@ -183,7 +187,7 @@ func (r *Redactor) schemes(s string) string {
 				ve++
 			}
 			v := s[vs:ve]
-			if v == "" || strings.HasPrefix(v, RedactedPrefix) {
+			if v == "" || Redacted(v) {
 				from = max(ve, vs+1)
 				if from >= len(s) {
 					break
@@ -300,7 +304,7 @@ func (r *Redactor) keyValues(s string) string {
 			}
 		}
 		v := s[vs:ve]
-		if v == "" || numeric(v) || strings.HasPrefix(v, RedactedPrefix) {
+		if v == "" || numeric(v) && r.keys.OnlyToken(ident) || Redacted(v) {
 			i = ve
 			if i == k {
 				i++
@@ -323,8 +327,9 @@ func (r *Redactor) keyValues(s string) string {
 }
 
 // JSON redacts a JSON document: string members under secret-looking names, the value of
-// argument pairs {"key": <secret-looking>, "value": ...} (every scalar inside it), and
-// free text in every other string. Member order is kept; the output is compact. Text that
+// argument pairs {"key": <secret-looking>, "value": ...} (every scalar inside it), the
+// values of sweep axes {"path": "...<secret-looking>", "values": [...]}, and free text in
+// every other string. Member order is kept; the output is compact. Text that
 // is not valid JSON is redacted as free text.
 func (r *Redactor) JSON(s string) string {
 	if s == "" {
@@ -442,15 +447,23 @@ func (r *Redactor) redactNode(n *node, all bool) bool {
 		pairKey, pairValue := -1, -1
 		for i, name := range n.names {
 			switch name {
-			case "key", "name":
+			case "key", "name", "path":
 				if n.kids[i].kind == nString {
 					pairKey = i
 				}
-			case "value":
+			case "value", "values":
 				pairValue = i
 			}
 		}
 		pair := pairKey >= 0 && pairValue >= 0
+		pairSecret := false
+		if pair {
+			k := n.kids[pairKey].text
+			if n.names[pairKey] == "path" { // a sweep axis: the path's last key names the value
+				k = lastSegment(k)
+			}
+			pairSecret = r.SecretKey(k)
+		}
 		changed := false
 		for i, name := range n.names {
 			kid := &n.kids[i]
@@ -458,7 +471,7 @@ func (r *Redactor) redactNode(n *node, all bool) bool {
 			case all:
 				changed = r.redactNode(kid, true) || changed
 			case pair && i == pairValue:
-				changed = r.redactNode(kid, r.SecretKey(n.kids[pairKey].text)) || changed
+				changed = r.redactNode(kid, pairSecret) || changed
 			case pair && i == pairKey:
 				changed = r.redactNode(kid, false) || changed
 			case kid.kind == nString && r.SecretKey(name):
@@ -470,6 +483,15 @@ func (r *Redactor) redactNode(n *node, all bool) bool {
 		return changed
 	}
 	return false
+}
+
+// lastSegment is the last key of a dotted path (tools.db.arguments.api_key: api_key); a
+// plain key is its own last segment.
+func lastSegment(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
 }
 
 func writeNode(b *bytes.Buffer, n *node) {

@@ -13,12 +13,14 @@
 --                breaker was open);
 --   'throttled'  a transition with action 'park' and reason 'retry_throttled' (the retry
 --                budget was empty);
---   'crashed'    a transition with event 'crashed' (the investigation's worker crashed).
--- For the last four, known_at = at. Transitions carry no operation: a transition's op_key
--- and tool are those of the investigation's first keyed tool span (execute_tool or
+--   'crashed'    a takeover span (the investigation's worker crashed): at = its start, the
+--                instant the worker died; known_at = its end, when the lease expired. Its
+--                op_key is the operation in hand.
+-- For parked and throttled, known_at = at. Transitions carry no operation: a transition's
+-- op_key and tool are those of the investigation's first keyed tool span (execute_tool or
 -- inspect) at or after it, else of its last one before it (a park is followed by the send
--- it waited for; a crash by the inspection or the retry of the operation in hand). A sign of
--- an investigation that never had a keyed tool span has op_key and tool NULL.
+-- it waited for). A sign of an investigation that never had a keyed tool span has op_key
+-- and tool NULL.
 -- A validate span names no tool: its tool is that of its operation's tool spans.
 -- step_key: '<investigation>/<step>' of op_key; minute: the minute of at.
 CREATE OR REPLACE VIEW disruptions AS
@@ -35,19 +37,20 @@ signs AS (
     WHERE failed
     UNION ALL
     SELECT run_id, investigation_id, op_key, tool,
-           CASE WHEN operation = 'validate' THEN 'invalid' ELSE 'blocked' END,
+           CASE WHEN operation = 'validate' THEN 'invalid'
+                WHEN operation = 'takeover' THEN 'crashed'
+                ELSE 'blocked' END,
            start, "end"
     FROM spans
     WHERE (operation = 'validate' AND status = 'invalid')
        OR (operation = 'execute_tool' AND status = 'blocked')
+       OR operation = 'takeover'
 ),
 marks AS (
     SELECT run_id, investigation_id, "at",
-           CASE WHEN event = 'crashed' THEN 'crashed'
-                WHEN reason = 'retry_throttled' THEN 'throttled'
-                ELSE 'parked' END AS kind
+           CASE WHEN reason = 'retry_throttled' THEN 'throttled' ELSE 'parked' END AS kind
     FROM transitions
-    WHERE event = 'crashed' OR (action = 'park' AND reason IN ('breaker_open', 'retry_throttled'))
+    WHERE action = 'park' AND reason IN ('breaker_open', 'retry_throttled')
 ),
 -- The nearest keyed span after and before each mark: marks and keyed spans in one timeline
 -- per investigation, read by two windows (sorting is n log n, however many marks an

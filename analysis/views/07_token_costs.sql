@@ -4,18 +4,20 @@
 -- tokens: investigations.tokens (the agent's own model turns and supervisor consultations).
 -- incomplete: the investigation did not complete, or its root did not: all its tokens are
 -- wasted.
--- Otherwise a model turn (plan span) is wasted when the work it caused was thrown away or
--- repeated: it caused (spans.caused_by) an execute_tool span of an operation whose result
--- never passed validation (no validate span with status 'ok' for its op_key: an invalid
--- result that was revised, or a step dropped), or of an operation another, earlier turn
--- had already caused (the same operation thought out again, e.g. after a crash).
+-- Otherwise a model turn (plan span of kind 'model_turn') is wasted when the work it decided
+-- was thrown away or repeated: an execute_tool span names it in caused_by (the simulator
+-- links every attempt, and a blocked operation, to the model turn that decided its
+-- operation; retries keep the link) and that span's operation never passed validation (no
+-- validate span with status 'ok' for its op_key: an invalid result that was revised, a
+-- blocked operation, or a step dropped), or another, earlier turn had already decided the
+-- same operation (the same operation thought out again).
 -- wasted_tokens: tokens counted as wasted (each turn once).
 CREATE OR REPLACE VIEW token_costs AS
 WITH plans AS (
     SELECT run_id, investigation_id, span_id, start,
            coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens
     FROM spans
-    WHERE operation = 'plan'
+    WHERE operation = 'plan' AND kind = 'model_turn'
 ),
 caused AS (
     SELECT DISTINCT s.run_id, unnest(s.caused_by) AS plan_span, s.op_key

@@ -7,7 +7,8 @@
 -- completed, terminated   roots whose final_state is 'completed' / 'terminated'; a root in
 --                         flight at the horizon is neither.
 -- completion_rate         completed / started.
--- correct_completion_rate completed roots with truly_valid / started.
+-- correct_completion_rate completed roots with truly_valid whose tree has no completed
+--                         investigation with a wrong result (roots.tree_wrong = 0) / started.
 -- validation_pass_rate    completed roots with validated (independent validation) / completed.
 -- retry_amplification     attempts sent / distinct op_keys among them (see attempts).
 -- duplicate_side_effects  executions with execution > 1 and side_effects (keyed or none).
@@ -33,7 +34,9 @@
 --                         end within 5 minutes of the window's end: goodput_recovered NULL).
 -- goodput_recovered       1 when goodput came back (goodput_recovery_time defined), 0 when it
 --                         was tested and never came back, NULL when it could not be tested.
--- full_scope_completion_rate completed roots with scope 'full' / started.
+-- full_scope_completion_rate completed roots whose whole tree delivered: no investigation of
+--                         the tree, the root included, completed with scope 'reduced'
+--                         (roots.tree_reduced = 0) / started.
 -- human_intervention_rate roots whose tree (root or a subagent) has escalations > 0 / started.
 -- terminated_rate         terminated / started.
 -- termination_reasons     MAP reason -> terminated roots (see termination_reasons).
@@ -71,9 +74,9 @@ WITH inv AS (
     SELECT run_id,
            count(*) AS started,
            count(*) FILTER (WHERE final_state = 'completed') AS completed,
-           count(*) FILTER (WHERE final_state = 'completed' AND truly_valid) AS completed_valid,
+           count(*) FILTER (WHERE final_state = 'completed' AND truly_valid AND tree_wrong = 0) AS completed_valid,
            count(*) FILTER (WHERE final_state = 'completed' AND validated) AS completed_validated,
-           count(*) FILTER (WHERE final_state = 'completed' AND coalesce(scope, 'full') = 'full') AS completed_full,
+           count(*) FILTER (WHERE final_state = 'completed' AND tree_reduced = 0) AS completed_full,
            count(*) FILTER (WHERE final_state = 'terminated') AS terminated,
            count(*) FILTER (WHERE tree_escalations > 0) AS escalated
     FROM roots

@@ -112,6 +112,7 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
+	defer mw.done()
 	res, err := runBatch(ctx, opts.io, mw, quiet, "check", specs, opts.Jobs, nil, opts.Out, "scenarios", opts.Seeds)
 	if err != nil {
 		return internal(err)

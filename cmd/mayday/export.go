@@ -99,7 +99,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 		return interrupted("nothing was exported")
 	}
 	if err != nil {
-		if errors.Is(err, analysis.ErrExists) || errors.Is(err, analysis.ErrNotExport) {
+		if errors.Is(err, analysis.ErrExists) || errors.Is(err, analysis.ErrNotExport) || untrusted(err) {
 			return badInput(err)
 		}
 		return internal(err)

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mayday-sim/mayday/reports"
 )
 
 // TestMain lets a test run this package's main in a subprocess (MAYDAY_TEST_MAIN=1), so the
@@ -282,8 +285,13 @@ func TestInterruptedSweepKeepsFinishedRuns(t *testing.T) {
 	if n := queryInt(t, filepath.Join(dir, "mayday.duckdb"), "SELECT count(*) FROM runs"); n != 2 {
 		t.Errorf("runs stored: %d, want 2", n)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "sweep.json")); err != nil {
-		t.Error(err)
+	b, err := os.ReadFile(filepath.Join(dir, "sweep.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table reports.SweepTable
+	if err := json.Unmarshal(b, &table); err != nil || table.Provenance == nil || !table.Provenance.Partial {
+		t.Errorf("sweep.json of an interrupted sweep: %v, provenance %+v; want partial: true", err, table.Provenance)
 	}
 }
 
@@ -331,14 +339,14 @@ func waitStaging(t *testing.T, dir string) {
 	t.Fatal("no staging folder appeared")
 }
 
-// Real signals: SIGINT and SIGTERM end a run with exit 130; a SIGKILLed run leaves its
+// Real signals: SIGINT, SIGTERM and SIGHUP end a run with exit 130, leaving no staging; a SIGKILLed run leaves its
 // staging folder, which the next run writing to the same place removes and reports.
 func TestSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts subprocesses")
 	}
 	root := t.TempDir()
-	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
 		dir := filepath.Join(root, sig.String())
 		cmd, errOut := mainProcess(t, "run", "research-fleet", "--out", dir, "-q")
 		waitStaging(t, dir)
@@ -346,6 +354,9 @@ func TestSignals(t *testing.T) {
 		err := cmd.Wait()
 		if code := cmd.ProcessState.ExitCode(); code != 130 {
 			t.Errorf("%v: exit %d (%v): %s", sig, code, err, errOut)
+		}
+		if left, _ := filepath.Glob(filepath.Join(root, "."+sig.String()+".tmp-*")); len(left) != 0 {
+			t.Errorf("%v left its staging folder: %v", sig, left)
 		}
 	}
 	dir := filepath.Join(root, "killed")

@@ -20,7 +20,7 @@ var version = "dev"
 
 func main() {
 	analysis.LimitGoHeap()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := execute(ctx)
 	stop()
 	os.Exit(code)
@@ -42,7 +42,7 @@ func execute(ctx context.Context) (code int) {
 
 // exitCode prints err (without a stack trace) and maps it to mayday's exit codes:
 // 0 ok, 1 an expectation failed, 2 bad input or usage (only errors marked with badInput),
-// 3 an internal failure or any error nobody marked, 130 interrupted (SIGINT or SIGTERM,
+// 3 an internal failure or any error nobody marked, 130 interrupted (SIGINT, SIGTERM or SIGHUP,
 // whenever it arrives; the message says what was stored). An unmarked error is never taken
 // for the user's mistake: a bug must not tell the user to fix their input.
 func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
@@ -70,7 +70,7 @@ func exitCode(err error, stderr interface{ Write([]byte) (int, error) }) int {
 	return 3
 }
 
-// afterSignal makes any command that saw SIGINT or SIGTERM exit 130, whenever the signal
+// afterSignal makes any command that saw SIGINT, SIGTERM or SIGHUP exit 130, whenever the signal
 // came: the commands that write say what they stored themselves; for the others the signal
 // either cut them short (err) or came after they finished.
 func afterSignal(ctx context.Context, err error) error {
@@ -84,7 +84,7 @@ func afterSignal(ctx context.Context, err error) error {
 	return interrupted("the signal came after the command had finished; its output is complete")
 }
 
-// interruptedError reports a command stopped by SIGINT or SIGTERM (exit 130); its message
+// interruptedError reports a command stopped by SIGINT, SIGTERM or SIGHUP (exit 130); its message
 // says exactly what was stored, and only that.
 type interruptedError struct{ msg string }
 

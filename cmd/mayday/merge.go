@@ -82,22 +82,34 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		}
 		paths = append(paths, p)
 	}
-	prov, err := mergeProvenance(opts.Inputs, paths, opts.Partial)
+	prov, cut, err := mergeProvenance(ctx, opts.Inputs, paths, opts.Partial)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted("nothing was merged")
+		}
 		return badInput(err)
 	}
 
-	m := mergeResult{prov: prov, inputs: len(paths), out: opts.Out}
+	m := mergeResult{prov: prov, inputs: len(paths), out: opts.Out, cut: cut}
 	if strings.HasSuffix(opts.Out, ".duckdb") {
 		// A bare database file has no folder to stage: it is written beside OUT and renamed.
-		if _, err := os.Stat(opts.Out); err == nil && !opts.Force {
-			return badInputf("%s: %w; choose another OUT or pass --force to replace it", opts.Out, analysis.ErrExists)
-		}
-		dbPath := opts.Out + ".tmp-merge"
-		_ = os.Remove(dbPath)
-		defer os.Remove(dbPath)
-		if err := mergeInto(ctx, opts, paths, dbPath, &m); err != nil {
+		if err := bareTarget(opts.Out, opts.Force); err != nil {
 			return err
+		}
+		for _, s := range analysis.CleanStaleFiles(opts.Out, mergeStage) {
+			fmt.Fprintln(opts.io.ErrOut, "mayday:", s)
+		}
+		dbPath := analysis.StagePath(opts.Out, mergeStage)
+		removeDB(dbPath)
+		defer removeDB(dbPath)
+		if err := mergeInto(ctx, opts, paths, dbPath, &m); err != nil {
+			if ctx.Err() != nil {
+				return interrupted("nothing was merged; %s was left as it was", opts.Out)
+			}
+			return err
+		}
+		if ctx.Err() != nil {
+			return interrupted("nothing was merged; %s was left as it was", opts.Out)
 		}
 		if err := os.Rename(dbPath, opts.Out); err != nil {
 			return internal(err)
@@ -124,6 +136,9 @@ func mergeRun(ctx context.Context, opts *mergeOptions) error {
 		return true, nil
 	}}
 	if _, err := tx.run(ctx); err != nil {
+		if ctx.Err() != nil {
+			return interrupted("nothing was merged; %s was left as it was", opts.Out)
+		}
 		return err
 	}
 	m.out = filepath.Join(opts.Out, analysis.DBFile)
@@ -190,13 +205,17 @@ type mergeResult struct {
 	out      string // the database written
 	folder   bool   // OUT is a folder (with sweep.json), not a bare .duckdb file
 	scenario string
+	cut      bool // runs cut short were merged (--allow-partial)
 }
 
 func printMerge(opts *mergeOptions, m mergeResult) error {
 	prov, table, hasSweep, ids := m.prov, m.table, m.sweep, m.ids
-	if prov != nil && prov.Partial {
-		fmt.Fprintf(opts.io.ErrOut, "mayday: merged a partial sweep of %s: %s missing or incomplete; %s\n",
-			prov.Scenario, pathList(prov.MissingShards), partialWhere(m.folder))
+	switch {
+	case prov != nil && prov.Partial:
+		fmt.Fprintf(opts.io.ErrOut, "mayday: merged a partial sweep of %s: %s missing or incomplete%s; %s\n",
+			prov.Scenario, pathList(prov.MissingShards), cutNote(m.cut), partialWhere(m.folder))
+	case m.cut:
+		fmt.Fprintf(opts.io.ErrOut, "mayday: merged runs cut short (--allow-partial): their status in the runs table is 'partial'\n")
 	}
 	if opts.Quiet {
 		return nil
@@ -227,26 +246,47 @@ func same(a, b string) bool {
 	return aa == ab
 }
 
-// mergeProvenance checks the inputs that are sweep folders against each other (see
-// checkShards) and returns the provenance of the merged sweep, nil when no input is one.
-func mergeProvenance(args, paths []string, allowPartial bool) (*reports.SweepProvenance, error) {
-	var ins []*shardInput
+// mergeProvenance reads every input's runs (the truth) and checks the inputs that are sweep
+// folders against each other and against their data (see checkShards, checkShardData). It
+// returns the provenance of the merged sweep (nil when no input is one) and whether runs cut
+// short were accepted (--allow-partial), which marks the result partial.
+func mergeProvenance(ctx context.Context, args, paths []string, allowPartial bool) (*reports.SweepProvenance, bool, error) {
+	ins, err := readMergeInputs(ctx, args, paths)
+	if err != nil {
+		return nil, false, err
+	}
+	cut, err := partialRuns(ins, allowPartial)
+	if err != nil {
+		return nil, false, err
+	}
+	var shards []*shardInput
 	for i, p := range paths {
 		in, err := readShardInput(args[i], p)
 		if errors.Is(err, errNoProvenance) && allowPartial {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if in != nil {
-			ins = append(ins, in)
+			ins[i].shard = in
+			shards = append(shards, in)
 		}
 	}
-	if len(ins) == 0 {
-		return nil, nil
+	if len(shards) == 0 {
+		return nil, cut, nil
 	}
-	return checkShards(ins, allowPartial)
+	// Both say what they found: sweep.json's provenance compared across the shards, and
+	// each shard's data compared with its sweep.json (which also counts the runs held).
+	dataErr := checkShardData(ins)
+	prov, err := checkShards(shards, allowPartial)
+	if err := errors.Join(err, dataErr); err != nil {
+		return nil, false, err
+	}
+	if cut {
+		prov.Partial = true
+	}
+	return prov, cut, nil
 }
 
 func partialWhere(folder bool) string {
@@ -254,4 +294,45 @@ func partialWhere(folder bool) string {
 		return "sweep.json says partial: true"
 	}
 	return "a bare .duckdb file has no sweep.json to record that"
+}
+
+func cutNote(cut bool) string {
+	if cut {
+		return ", runs cut short merged"
+	}
+	return ""
+}
+
+// mergeStage names the file a merge into a bare .duckdb writes before renaming it.
+const mergeStage = ".tmp-merge-"
+
+// removeDB removes a staged database and its write-ahead log.
+func removeDB(path string) {
+	_ = os.Remove(path)
+	_ = os.Remove(path + ".wal")
+}
+
+// bareTarget refuses an existing OUT.duckdb unless --force and it is a mayday database
+// (analysis.IsMaydayDB): merge never replaces the user's own DuckDB file, or any other file.
+func bareTarget(out string, force bool) error {
+	if err := analysis.CheckOutPath(out); err != nil {
+		return badInputf("OUT %w", err)
+	}
+	st, err := os.Lstat(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return badInputf("%s: %w", out, err)
+	}
+	if !force {
+		return badInputf("%s: %w; choose another OUT or pass --force to replace it", out, analysis.ErrExists)
+	}
+	if !st.Mode().IsRegular() {
+		return badInputf("%s: --force replaces only a mayday database, and it is not a file; nothing was changed", out)
+	}
+	if err := analysis.IsMaydayDB(out); err != nil {
+		return badInputf("%s: --force replaces only a mayday database, and %w; nothing was changed", out, err)
+	}
+	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -25,10 +26,12 @@ import (
 )
 
 type queryOptions struct {
-	io     *ioStreams
-	Run    string
-	SQL    string
-	Format string
+	io      *ioStreams
+	Run     string
+	SQL     string
+	Format  string
+	Memory  string
+	Timeout time.Duration
 }
 
 // newQueryCmd builds 'mayday query'; runF, when not nil, gets the parsed options instead of
@@ -45,7 +48,12 @@ tool_samples; views: metrics, incidents, recovery_episodes, tool_stats, lifecycl
 One statement per call. Only reads run (SELECT, EXPLAIN, PRAGMA, CALL): the database is
 opened read-only and DuckDB is told to refuse every other file (no COPY TO, EXPORT DATABASE,
 ATTACH, INSTALL, LOAD, read_csv of other files) and every SET; to write files, use
-mayday export. Rows print as they arrive.`,
+mayday export. The views are mayday's own, whatever the file stores under their names.
+
+A query is bounded: DuckDB's memory is capped at --memory (it spills beyond it into a
+private temporary folder, removed on exit, never into the run folder) and the query stops
+after --timeout, with exit 2 and a message naming the limit. Ctrl-C, SIGTERM or SIGHUP
+stops it within a second, with exit 130.`,
 		Example: `  mayday query runs/research-fleet-s42 "SELECT * FROM metrics"
   mayday query runs/research-fleet-s42 "SELECT tool, count(*) FROM spans GROUP BY tool" --format csv`,
 		Args: cobra.ExactArgs(2),
@@ -64,6 +72,8 @@ mayday export. Rows print as they arrive.`,
 		},
 	}
 	cmd.Flags().StringVar(&opts.Format, "format", "table", "output format: table, csv or json")
+	cmd.Flags().StringVar(&opts.Memory, "memory", analysis.DefaultReadMemory, "DuckDB's memory limit for the query (e.g. 512MB, 4GiB)")
+	cmd.Flags().DurationVar(&opts.Timeout, "timeout", analysis.DefaultQueryTimeout, "stop the query after this long (e.g. 30s, 20m)")
 	return cmd
 }
 
@@ -71,27 +81,58 @@ func queryRun(ctx context.Context, opts *queryOptions) error {
 	if opts.Format != "table" && opts.Format != "csv" && opts.Format != "json" {
 		return badInputf("--format %q: want table, csv or json", opts.Format)
 	}
+	if opts.Timeout <= 0 {
+		return badInputf("--timeout %s: want a positive duration such as 30s or 20m", opts.Timeout)
+	}
+	if err := analysis.CheckMemory(opts.Memory); err != nil {
+		return badInputf("--memory: %w", err)
+	}
 	path, err := resolveDB(opts.Run)
 	if err != nil {
 		return err
 	}
-	return runQuery(ctx, opts.io, path, opts.SQL, opts.Format)
+	return runQuery(ctx, opts.io, path, opts.SQL, opts.Format, analysis.Limits{Memory: opts.Memory, Timeout: opts.Timeout})
 }
 
-// runQuery runs one statement on a locked-down read-only handle (see analysis.OpenSandbox)
-// and streams its rows. An interrupt stops it with exit 130; nothing is ever written.
-func runQuery(ctx context.Context, ios *ioStreams, path, query, format string) error {
-	db, err := analysis.OpenSandbox(path)
+// queryGrace is how long query waits for DuckDB to honour an interrupt or the time limit
+// before it gives the statement up: nothing is written, so the process may end under it.
+var queryGrace = time.Second
+
+// runQuery runs one statement on a sandboxed handle (analysis.Open) and streams its rows.
+// An interrupt stops it with exit 130, the time limit with exit 2; nothing is ever written.
+func runQuery(ctx context.Context, ios *ioStreams, path, query, format string, lim analysis.Limits) error {
+	db, err := analysis.OpenLimited(path, lim)
 	if err != nil {
 		return badInput(err) // not a mayday database, or one this version cannot read
 	}
-	defer db.Close()
 	p := newRowPrinter(ios.Out, format)
-	err = db.QueryEach(ctx, query, p.head, p.row)
+	done := make(chan error, 1)
+	go func() { done <- db.QueryEach(ctx, query, p.head, p.row) }()
+	deadline := time.NewTimer(lim.Timeout + queryGrace)
+	defer deadline.Stop()
+	select {
+	case err = <-done:
+	case <-deadline.C:
+		db.Abandon() // the statement ignored its time limit; the process ends under it
+		return badInputf("query on %s: %w (%s); stopped (raise it with --timeout)", path, analysis.ErrTimeLimit, lim.Timeout)
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(queryGrace):
+			db.Abandon() // DuckDB did not honour the interrupt in time
+			return errQueryInterrupted
+		}
+	}
+	defer db.Close()
 	if ctx.Err() != nil {
 		return errQueryInterrupted
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, analysis.ErrTimeLimit):
+		return badInputf("%w (raise it with --timeout)", err)
+	case errors.Is(err, analysis.ErrMemoryLimit):
+		return badInputf("%w (raise it with --memory)", err)
+	case err != nil:
 		return badInput(err) // the query: refused (it writes), or not valid SQL for this database
 	}
 	return p.done()
@@ -262,6 +303,18 @@ func cell(v any) string {
 		return b.String()
 	}
 	return fmt.Sprint(v)
+}
+
+// untrusted says whether err is about the database given (not mayday's own failure): it is
+// not a mayday database, holds an identifier mayday does not write, or reading it reached a
+// limit.
+func untrusted(err error) bool {
+	for _, e := range []error{analysis.ErrNotMayday, analysis.ErrIdentifier, analysis.ErrTimeLimit, analysis.ErrMemoryLimit} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeJSONish writes v as JSON, keeping a map's key order (DuckDB's) and a struct's fields

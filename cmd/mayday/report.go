@@ -48,7 +48,8 @@ investigation ids.
 Given several runs (both sides of a comparison, the points of a sweep), the charts overlay
 them and the metrics table has a column per run. The default folder is report/ inside the
 first RUN. The report is written to a hidden folder beside it and moved into place whole,
-replacing an earlier report (and only a folder holding nothing but a report).`,
+replacing an earlier report: only a folder whose contents match the manifest mayday wrote
+into it (.mayday-manifest.json); a folder holding anything else is refused, naming it.`,
 		Example: `  mayday report runs/research-fleet-s42
   mayday report runs/before runs/after --out review/
   mayday report runs/fleet-sweep --format json`,
@@ -96,8 +97,11 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 		}
 		bar.update(what)
 	})
+	if ctx.Err() != nil {
+		return interrupted("no report was written")
+	}
 	if err != nil {
-		return badInput(err)
+		return badInput(err) // not a mayday database, one a limit stopped, one this version cannot read
 	}
 	bar.phase("drawing the charts and writing " + dir)
 	var files reports.Files
@@ -116,6 +120,9 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	_, err = tx.run(ctx)
 	bar.done()
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted("no report was written; %s was left as it was", dir)
+		}
 		return err
 	}
 	if ctx.Err() != nil {
@@ -145,7 +152,7 @@ func isReportFolder(dir string) error {
 	}
 	for _, e := range entries {
 		n := e.Name()
-		if !e.Type().IsRegular() || (n != reports.HTMLFile && n != reports.MarkdownFile && filepath.Ext(n) != ".png") {
+		if !e.Type().IsRegular() || (n != reports.HTMLFile && n != reports.MarkdownFile && n != analysis.FolderManifest && filepath.Ext(n) != ".png") {
 			return fmt.Errorf("it holds %s, which a report does not", n)
 		}
 	}

@@ -35,7 +35,7 @@ folder holding mayday.duckdb (every trace table and the metric views) and summar
 
 The default folder is runs/<name>-s<seed>; an existing folder is refused unless --force.
 With --seeds N the seeds seed, seed+1, ... run into one database and the summary shows 95%
-bootstrap confidence intervals. Ctrl-C (or SIGTERM) stops the simulation, keeps a consistent
+bootstrap confidence intervals. Ctrl-C (or SIGTERM, SIGHUP) stops the simulation, keeps a consistent
 database whose runs.status is 'partial', says what was stored and exits 130. With --force
 an existing run folder is replaced only by a whole new run, and only a folder mayday wrote
 (a database and its summary) is replaced: anything else is refused.
@@ -94,6 +94,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
+	defer mw.done()
 	var sums []reports.Summary
 	var stored []string // what an interrupt message lists
 	for _, s := range scens {

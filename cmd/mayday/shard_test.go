@@ -248,11 +248,56 @@ func TestMergeChecksShardProvenance(t *testing.T) {
 	if p := readSweepJSON(t, part).Provenance; !p.Partial || !slices.Equal(p.MissingShards, []string{"2/2"}) || !slices.Equal(p.ShardPoints, []int{0, 2}) {
 		t.Errorf("partial merge provenance: %+v; want partial, missing 2/2, points 0 and 2", p)
 	}
+	mergeBelievesTheData(t, tmp, one, two)
 	full := filepath.Join(tmp, "full")
 	if _, errOut, code := execMayday(t, "merge", full, two, one, "-q"); code != 0 {
 		t.Fatalf("merge of both shards: exit %d, %s", code, errOut)
 	}
 	if p := readSweepJSON(t, full).Provenance; p.Partial || len(p.MissingShards) != 0 {
 		t.Errorf("a full merge is marked partial: %+v", p)
+	}
+}
+
+// mergeBelievesTheData: merge believes each shard's runs rows, not its sweep.json. A shard whose
+// database was swapped for another scenario's run is refused naming it; a shard holding a
+// run cut short, while its sweep.json says nothing of it, needs --allow-partial, which marks
+// the merged sweep partial.
+func mergeBelievesTheData(t *testing.T, tmp, one, two string) {
+	t.Helper()
+	other := filepath.Join(tmp, "other-run")
+	if _, errOut, code := execMayday(t, "run", "testdata/retried.yaml", "--out", other, "-q"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	swapped := filepath.Join(tmp, "swapped")
+	tamperCopy(t, other, swapped)
+	copyFile(t, filepath.Join(two, "sweep.json"), filepath.Join(swapped, "sweep.json"))
+	_, errOut, code := execMayday(t, "merge", filepath.Join(tmp, "m-swapped"), one, swapped)
+	if code != 2 || !strings.Contains(errOut, swapped) || !strings.Contains(errOut, "scenario") {
+		t.Errorf("merge with a swapped database: exit %d, %q; want 2 naming it", code, errOut)
+	}
+	cut := filepath.Join(tmp, "cut")
+	tamperCopy(t, two, cut, "UPDATE runs SET status = 'partial'")
+	copyFile(t, filepath.Join(two, "sweep.json"), filepath.Join(cut, "sweep.json"))
+	_, errOut, code = execMayday(t, "merge", filepath.Join(tmp, "m-cut"), one, cut)
+	if code != 2 || !strings.Contains(errOut, cut) || !strings.Contains(errOut, "--allow-partial") {
+		t.Errorf("merge of a shard with a run cut short: exit %d, %q; want 2 naming it", code, errOut)
+	}
+	merged := filepath.Join(tmp, "m-cut-allowed")
+	if _, errOut, code = execMayday(t, "merge", merged, one, cut, "--allow-partial", "-q"); code != 0 {
+		t.Fatalf("--allow-partial with a run cut short: exit %d, %q", code, errOut)
+	}
+	if p := readSweepJSON(t, merged).Provenance; !p.Partial {
+		t.Errorf("a merge of runs cut short is not marked partial: %+v", p)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

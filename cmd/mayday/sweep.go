@@ -136,6 +136,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	ctx, mw := watchMemory(ctx, limit)
+	defer mw.done()
 	st := sweepStored{io: opts.io, mw: mw, quiet: quiet, label: "sweep " + base.Name}
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (whole bool, err error) {
 		db, err := analysis.Create(folder.DBPath())
@@ -154,6 +155,12 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		st.table.Scenario, st.table.Database = base.Name, filepath.Join(dir, analysis.DBFile)
 		st.table.Points, st.table.Seeds, st.table.Shard = len(points), opts.Seeds, shard.String()
 		st.table.Provenance = prov
+		if !whole || st.partial > 0 {
+			// Interrupted: runs are missing or cut short, and sweep.json says so.
+			p := *prov
+			p.Partial = true
+			st.table.Provenance = &p
+		}
 		if err == nil {
 			err = writeJSONFile(folder.Path(analysis.SweepFile), st.table)
 		}
@@ -331,16 +338,16 @@ func parseVary(flags []string) ([]scenarios.SweepAxis, error) {
 		path, list, ok := strings.Cut(f, "=")
 		path = strings.TrimSpace(path)
 		if !ok || path == "" || strings.TrimSpace(list) == "" {
-			return nil, fmt.Errorf("--vary %q: want path=v1,v2,..., e.g. recovery.retry.max_attempts=1,3,5", f)
+			return nil, fmt.Errorf("--vary %q: want path=v1,v2,..., e.g. recovery.retry.max_attempts=1,3,5", scenarios.MaskAssignment(f))
 		}
 		if slices.ContainsFunc(axes, func(a scenarios.SweepAxis) bool { return a.Path == path }) {
-			return nil, fmt.Errorf("--vary %q: %s is varied twice; list all its values in one --vary", f, path)
+			return nil, fmt.Errorf("--vary %q: %s is varied twice; list all its values in one --vary", scenarios.MaskAssignment(f), path)
 		}
 		vals := splitTopLevel(list)
 		for i, v := range vals {
 			vals[i] = strings.TrimSpace(v)
 			if vals[i] == "" {
-				return nil, fmt.Errorf("--vary %q: value %d is empty; want path=v1,v2,...", f, i+1)
+				return nil, fmt.Errorf("--vary %q: value %d is empty; want path=v1,v2,...", scenarios.MaskAssignment(f), i+1)
 			}
 		}
 		axes = append(axes, scenarios.SweepAxis{Path: path, Values: vals})

@@ -39,6 +39,10 @@ const (
 	OpHumanReview Operation = "human_review"
 	OpValidate    Operation = "validate"
 	OpPlan        Operation = "plan"
+	// OpTakeover is a crashed worker's investigation taken over: the span runs from the
+	// instant the worker died (the sign of trouble) to its lease's expiry (when the fleet
+	// knew).
+	OpTakeover Operation = "takeover"
 )
 
 // Status is a span's outcome.

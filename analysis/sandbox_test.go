@@ -1,0 +1,228 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// canary is the content of a local file a tampered database tries to read into an output.
+const canary = "CANARY-5c1e-local-file-must-not-leak"
+
+// tamperedDB writes a run database and then changes it as a hostile colleague would, with
+// tamper's statements on a plain writable handle. It returns the file, the canary file's
+// path and the metrics of the untouched run.
+func tamperedDB(t *testing.T, tamper ...string) (path, secret string, clean []Metrics) {
+	t.Helper()
+	dir := t.TempDir()
+	secret = filepath.Join(dir, "secret.txt")
+	if err := os.WriteFile(secret, []byte(canary), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path = filepath.Join(dir, DBFile)
+	db, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loadSynthRun(t, db, "synthetic-s1", 1)
+	ctx := context.Background()
+	if clean, err = db.AllMetrics(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range tamper {
+		q = strings.ReplaceAll(q, "SECRET", literal(secret))
+		if _, err := db.SQL().ExecContext(ctx, q); err != nil {
+			t.Fatalf("tampering: %s: %v", q, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path, secret, clean
+}
+
+// Views a database stores under mayday's names are never run: the metrics, incidents and
+// tool_stats a report or compare reads are mayday's own definitions over the file's tables,
+// and the canary file read by the stored views never appears.
+func TestOpenIgnoresStoredViews(t *testing.T) {
+	path, _, clean := tamperedDB(t,
+		"CREATE OR REPLACE VIEW metrics AS SELECT content AS run_id, 1e9 AS completion_rate FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW incidents AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE VIEW old_view AS SELECT content FROM read_text(SECRET)",
+	)
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	got, err := db.AllMetrics(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprintf("%+v", got) != fmt.Sprintf("%+v", clean) { // %v: NaN equals NaN
+		t.Errorf("metrics of a tampered database:\n%+v\nwant mayday's own, as stored before tampering:\n%+v", got, clean)
+	}
+	for _, q := range []string{"SELECT * FROM incidents", "SELECT * FROM tool_stats", "SELECT * FROM metrics", "SELECT * FROM old_view"} {
+		_, rows, err := db.Query(ctx, q)
+		if err != nil && !strings.Contains(err.Error(), "not mayday's") {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if s := fmt.Sprint(rows); strings.Contains(s, canary) {
+			t.Errorf("%s ran the stored definition: %s", q, s)
+		}
+	}
+	// The stored view itself, named explicitly, runs sandboxed: it cannot read the file.
+	_, rows, err := db.Query(ctx, "SELECT * FROM "+srcAlias+".main.metrics")
+	if err == nil || strings.Contains(fmt.Sprint(rows), canary) {
+		t.Errorf("the stored view read a local file: %v %v", rows, err)
+	}
+}
+
+// A trace table replaced by a view, or a table named like nothing mayday writes, is refused.
+func TestOpenRefusesForeignLayout(t *testing.T) {
+	for name, tamper := range map[string]string{
+		"table as view": "DROP TABLE faults; CREATE VIEW faults AS SELECT * FROM read_text(SECRET)",
+		"hostile name":  `CREATE TABLE "x; DROP TABLE runs" (run_id VARCHAR)`,
+		"no runs":       "DROP TABLE runs",
+		// A macro could shadow a function the views call.
+		"macro": "CREATE MACRO main.quantile_cont(x, q) AS 12345.0",
+	} {
+		t.Run(name, func(t *testing.T) {
+			path, _, _ := tamperedDB(t, tamper)
+			db, err := Open(path)
+			if err == nil {
+				db.Close()
+				t.Fatal("opened")
+			}
+			if !errors.Is(err, ErrNotMayday) && !errors.Is(err, ErrIdentifier) {
+				t.Errorf("%v; want ErrNotMayday or ErrIdentifier", err)
+			}
+		})
+	}
+}
+
+// A run id that would be a path never reaches one: listing the runs refuses it, so export
+// writes nothing, inside --out or outside it.
+func TestHostileRunIDRefused(t *testing.T) {
+	path, _, _ := tamperedDB(t,
+		"UPDATE runs SET run_id = '../../x/PWNED'",
+		"UPDATE spans SET run_id = '../../x/PWNED'")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	base := t.TempDir()
+	out := filepath.Join(base, "a", "b", "export")
+	for _, f := range []string{FormatOTLP, FormatParquet} {
+		_, err := Export(context.Background(), db, out, ExportOptions{Format: f})
+		if !errors.Is(err, ErrIdentifier) {
+			t.Errorf("%s export of run id ../../x/PWNED: %v; want ErrIdentifier", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(base, "x")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("export wrote outside --out: %v", err)
+	}
+	for _, id := range []string{"..", "a/b", `a\b`, "", ".hidden", "a..b", "x\x00", strings.Repeat("a", 201)} {
+		if CheckRunID(id) == nil {
+			t.Errorf("CheckRunID(%q) accepted it", id)
+		}
+	}
+	for _, id := range []string{"research-fleet-s42", "fleet-p3-s18446744073709551615", "a_b.c"} {
+		if err := CheckRunID(id); err != nil {
+			t.Errorf("CheckRunID(%q): %v", id, err)
+		}
+	}
+}
+
+// Reads cannot touch other files, change settings or load extensions; enable_logging, which
+// DuckDB runs inside a SELECT despite lock_configuration, is refused or its result withheld.
+func TestOpenSandboxStatements(t *testing.T) {
+	path, secret, _ := tamperedDB(t)
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	for _, q := range []string{
+		"SELECT * FROM read_text(" + literal(secret) + ")",
+		"SET enable_external_access = true",
+		"SET lock_configuration = false",
+		"ATTACH " + literal(filepath.Join(t.TempDir(), "y.duckdb")) + " AS y",
+		"LOAD httpfs",
+		"SELECT * FROM enable_logging()",
+		"SELECT * FROM enable_logging('QueryLog', storage = 'stdout')",
+		"CALL enable_logging(level = 'DEBUG')",
+		"SELECT * FROM query('SELECT * FROM enable_logging()')",
+	} {
+		if _, rows, err := db.Query(ctx, q); err == nil {
+			t.Errorf("%s: ran (%v)", q, rows)
+		}
+	}
+	_, rows, err := db.Query(ctx, "SELECT current_setting('enable_logging')::BOOLEAN, current_setting('enable_external_access')::BOOLEAN")
+	if err != nil || rows[0][0] != false || rows[0][1] != false {
+		t.Errorf("settings after the attempts: %v %v", rows, err)
+	}
+	// Named by its qualified name, DuckDB's own enable_logging runs: the handle withholds its
+	// result and refuses every later statement.
+	if _, _, err := db.Query(ctx, "SELECT * FROM system.main.enable_logging()"); !errors.Is(err, ErrNotQuery) {
+		t.Errorf("system.main.enable_logging(): %v; want ErrNotQuery", err)
+	}
+	if _, _, err := db.Query(ctx, "SELECT 1"); !errors.Is(err, ErrNotQuery) {
+		t.Errorf("a statement after the settings changed: %v; want ErrNotQuery", err)
+	}
+}
+
+// A runaway read stops at the time limit and at the memory limit, with errors naming them;
+// it spills into a private folder that Close removes, never beside the file, even when the
+// run folder holds a symlink where DuckDB's default spill folder would be.
+func TestOpenLimits(t *testing.T) {
+	path, _, _ := tamperedDB(t)
+	elsewhere := t.TempDir()
+	if err := os.Symlink(elsewhere, path+".tmp"); err != nil {
+		t.Fatal(err)
+	}
+	db, err := OpenLimited(path, Limits{Memory: "64MB", Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spill := db.spill
+	ctx := context.Background()
+	start := time.Now()
+	_, _, err = db.Query(ctx, "SELECT count(*) FROM range(100000000) a, range(100000000) b")
+	if !errors.Is(err, ErrTimeLimit) || time.Since(start) > 5*time.Second {
+		t.Errorf("runaway query: %v after %s; want ErrTimeLimit within seconds", err, time.Since(start))
+	}
+	db.Close()
+	if _, err := os.Stat(spill); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the spill folder %s is left after Close: %v", spill, err)
+	}
+
+	db, err = OpenLimited(path, Limits{Memory: "64MB", Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, _, err = db.Query(ctx, "SELECT list(range) FROM range(40000000)")
+	if !errors.Is(err, ErrMemoryLimit) {
+		t.Errorf("a read over the memory limit: %v; want ErrMemoryLimit", err)
+	}
+	// A sort larger than memory spills, and finishes.
+	_, rows, err := db.Query(ctx, "SELECT count(*) FROM (SELECT range FROM range(12000000) ORDER BY hash(range))")
+	if err != nil || rows[0][0] != int64(12000000) {
+		t.Errorf("a spilling sort: %v %v", rows, err)
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
+		t.Errorf("DuckDB spilled through the run folder's symlink: %v", entries)
+	}
+}

@@ -1,0 +1,172 @@
+package scenarios
+
+import (
+	"math"
+	"time"
+)
+
+// MaxEvents bounds the simulation events a scenario may need, by EstimateEvents' Floor (a
+// run of mean size that retries nothing): at the simulator's few million events a second,
+// days of a core. It refuses scenarios such as 10M investigations that each look up a
+// running operation 100,000 times, and none of the examples at any size the other limits
+// allow.
+const MaxEvents = 1e12
+
+// The simulator's own periods, which the estimate multiplies out (sim/sample.go,
+// sim/policy.go).
+const (
+	sampleEvery = time.Minute // tool samples while work is left
+	pauseFor    = time.Hour   // a paused investigation's wait before it retries
+)
+
+// eventsPerAttempt counts the events one attempt can cause besides lookups: the model turn,
+// the service or the fast reply, the timeout, the backoff timer, the supervisor's answer, a
+// review, a worker handed over and a crash with its lease.
+const eventsPerAttempt = 10
+
+// Events is the size model's estimate of a run's events, term by term, for messages.
+type Events struct {
+	Total    float64
+	Agents   float64 // investigations and their subagents
+	Attempts float64 // attempts per step at most: model turns and tool calls, retries, revisions
+	Lookups  float64 // lookups of an operation in an unknown state, per attempt at most
+	Hangs    float64 // lookups of attempts that a hang never answers
+	Samples  float64 // tool-sample ticks over the horizon
+	Pauses   float64 // wake-ups of paused investigations
+	Crashes  float64 // worker crashes and the events each causes
+	Floor    float64 // a run of mean size with no retry but every lookup: what is refused
+}
+
+// EstimateEvents bounds the events a run of s processes: every agent of the expected tree
+// (spawns at a count distribution's high quantile) runs its steps (the high quantile), each
+// step every model turn and tool call its retries, revisions and revised plans allow, each
+// attempt its fixed events plus, when lookups are on, one lookup per inspection.interval
+// for as long as an operation can run on after its timeout, at most inspection.max; an
+// attempt a hang never answers is looked up inspection.max times; on top come the tool
+// samples, the wake-ups of paused investigations and the worker crashes over the horizon.
+// Total is an upper estimate, not a forecast: runs use far fewer events, and a property
+// test checks that generated runs never use more. Floor is the events of a run at its mean
+// size in which nothing is retried or revised but every lookup that can happen does: the
+// size model refuses a scenario whose Floor passes MaxEvents.
+func EstimateEvents(s *Scenario) Events {
+	w, r := &s.Workload, &s.Recovery
+	var e Events
+	e.Agents = float64(w.Investigations) * subagentTree(w, distTop)
+	steps := max(1, min(distTop(w.Steps), MaxSteps))
+	// Each try of a step makes a model turn and a tool call, each retried up to
+	// max_attempts times; a revision or a revised plan (non_progress) tries the step again.
+	e.Attempts = 2 * float64(max(r.Retry.MaxAttempts, 1)) * float64(r.Revisions+1)
+	if r.NonProgress != nil {
+		e.Attempts *= 2
+	}
+	e.Lookups, e.Hangs = lookups(s, e.Agents, steps, e.Attempts)
+	horizon := float64(s.Horizon)
+	e.Samples = horizon/float64(sampleEvery) + 1
+	timed := func(agents float64) float64 {
+		n := e.Samples + 4*float64(len(s.Faults)) + 1000
+		if r.OnExhaustion == "pause" {
+			n += agents * 2 * (horizon/float64(pauseFor) + 1)
+		}
+		for _, f := range s.Faults {
+			switch f.Kind {
+			case FaultWorkerCrash:
+				// A crashed investigation is taken over and may crash again at once, for
+				// as long as the horizon lasts: nothing it does bounds its crashes.
+				n += agents * eventsPerAttempt * (f.Rate.PerSecond*horizon/1e9 + 1)
+			case FaultZoneCrash:
+				n += agents * eventsPerAttempt
+			}
+		}
+		return n
+	}
+	if r.OnExhaustion == "pause" {
+		e.Pauses = e.Agents * 2 * (horizon/float64(pauseFor) + 1)
+	}
+	e.Crashes = timed(e.Agents) - e.Samples - e.Pauses - 4*float64(len(s.Faults)) - 1000
+	e.Total = float64(w.Investigations) + e.Agents*steps*e.Attempts*(eventsPerAttempt+e.Lookups) + e.Hangs + timed(e.Agents)
+
+	agents := float64(w.Investigations) * subagentTree(w, distMean)
+	mean := max(1, min(distMean(w.Steps), MaxSteps))
+	look, hangs := lookups(s, agents, mean, 2)
+	e.Floor = agents*mean*2*(eventsPerAttempt+look) + hangs + timed(agents)
+	return e
+}
+
+// subagentTree is the size of one investigation's tree of agents when each agent spawns,
+// per step, with the subagent probability, count(subagents.count) children, down to
+// max_depth levels.
+func subagentTree(w *Workload, count func(Dist) float64) float64 {
+	sub := w.Subagents
+	if sub.Probability <= 0 {
+		return 1
+	}
+	pc := sub.Probability * min(count(w.Steps), MaxSteps) * min(count(sub.Count), MaxSubagentCount)
+	tree := 0.0
+	for k, term := 0, 1.0; k <= sub.MaxDepth && tree < math.MaxFloat64; k++ {
+		tree += term
+		term *= pc
+	}
+	return tree
+}
+
+// lookups is the lookups per attempt (of an operation that runs on after its timeout) and
+// the lookups of attempts a hang never answers, for agents that make steps x attempts
+// attempts; both count a lookup and its answer as two events.
+func lookups(s *Scenario, agents, steps, attempts float64) (perAttempt, hangs float64) {
+	r := &s.Recovery
+	if !r.InspectBeforeRetry {
+		return 0, 0
+	}
+	most, every := float64(max(r.Inspection.Max, 1)), float64(max(r.Inspection.Interval, 1))
+	perAttempt = 2 * min(most, runningFor(s)/every+1)
+	// A hung attempt never finishes: it is looked up inspection.max times. An agent meets
+	// the window once per inspection.max lookups it spends, and no more often than it
+	// makes attempts.
+	for _, f := range s.Faults {
+		if f.Kind == FaultHang {
+			hangs += agents * 2 * min(float64(f.For)/every+most, most*steps*attempts)
+		}
+	}
+	return perAttempt, hangs
+}
+
+// runningFor is the longest an operation can stay running after its caller stopped
+// waiting for it (the only time it is looked up more than once, hangs aside): the slowest
+// service of a tool (a high quantile, slowed by the worst brownout) beyond the tool's
+// timeout. A lost reply is found done at the first lookup.
+func runningFor(s *Scenario) float64 {
+	slow := 1.0
+	for _, f := range s.Faults {
+		if f.Kind == FaultBrownout {
+			slow = max(slow, f.Slowdown)
+		}
+	}
+	longest := 0.0
+	for _, t := range s.Tools {
+		if t.Timeout > 0 {
+			longest = max(longest, distTop(t.Latency)*slow-float64(t.Timeout))
+		}
+	}
+	return min(longest, float64(s.Horizon))
+}
+
+// checkEvents refuses a scenario whose estimate passes MaxEvents, naming the term to lower.
+func (v *validator) checkEvents(s *Scenario) {
+	e := EstimateEvents(s)
+	if e.Floor <= MaxEvents {
+		return
+	}
+	key, what := "workload", "lower workload.investigations, workload.steps or workload.subagents"
+	switch {
+	case e.Lookups > 2*eventsPerAttempt || e.Hangs > e.Floor/2:
+		key, what = "recovery.inspection", "raise recovery.inspection.interval or lower recovery.inspection.max"
+	case e.Pauses > e.Floor/2:
+		key, what = "recovery.on_exhaustion", "lower the horizon or workload.investigations, or do not pause"
+	case e.Crashes > e.Floor/2:
+		key, what = "faults", "lower the rate of the worker_crash fault or the horizon"
+	case e.Attempts > 100:
+		key, what = "recovery.retry.max_attempts", "lower recovery.retry.max_attempts or recovery.revisions"
+	}
+	v.check(false, key, "the run would take at least about %s simulation events (%s agents, %s lookups per attempt); the limit is %s: %s",
+		approx(e.Floor), approx(e.Agents), approx(e.Lookups), approx(MaxEvents), what)
+}

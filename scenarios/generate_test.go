@@ -1,0 +1,106 @@
+package scenarios
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// keyPaths lists every fixed key of the tree under s as a dotted path, with [] for list
+// items and * for free keys: the keys Generate must reach.
+func keyPaths(s *schema, path string, out map[string]bool, depth int) {
+	if s == nil || depth > 12 || s.noSet {
+		return
+	}
+	if s == faultSchema {
+		for _, k := range s.keys {
+			out[join(path, k)] = true
+		}
+		return
+	}
+	for _, k := range s.keys {
+		if distSchema.sub[k] != nil && (s.kind == kindDurDist || s.kind == kindCountDist) || s.sub[k].noSet {
+			continue // a family's parameters, drawn by family; the sweep grid, left to sweeps
+		}
+		out[join(path, k)] = true
+		keyPaths(s.sub[k], join(path, k), out, depth+1)
+	}
+	if s.elem != nil {
+		sep := "*"
+		if s.seq {
+			sep = "[]"
+		}
+		keyPaths(s.elem, join(path, sep), out, depth+1)
+	}
+}
+
+// seenPaths adds the paths of the keys of a generated file, named as keyPaths names them.
+func seenPaths(n *yaml.Node, sch *schema, path string, out map[string]bool) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i].Value, n.Content[i+1]
+			if sch.sub[k] != nil {
+				out[join(path, k)] = true
+				seenPaths(v, sch.sub[k], join(path, k), out)
+			} else if sch.elem != nil && !sch.seq {
+				seenPaths(v, sch.elem, join(path, "*"), out)
+			}
+		}
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			seenPaths(c, sch.elem, join(path, "[]"), out)
+		}
+	}
+}
+
+// Every key of the key tree, including any added later, appears in generated files, and a
+// fair share of them are valid scenarios.
+func TestGenerateReachesEveryKey(t *testing.T) {
+	want := map[string]bool{}
+	keyPaths(rootSchema, "", want, 0)
+	seen := map[string]bool{}
+	why := map[string]int{}
+	valid := 0
+	const files = 1000
+	r := rand.New(rand.NewPCG(1, 2))
+	for range files {
+		data := Generate(r.IntN)
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("Generate wrote a file YAML cannot read: %v\n%s", err, data)
+		}
+		seenPaths(doc.Content[0], rootSchema, "", seen)
+		if _, err := Parse("gen.yaml", data, nil); err == nil {
+			valid++
+		} else if testing.Verbose() {
+			for _, e := range err.(ErrorList) {
+				why[e.Key+": "+e.Msg]++
+			}
+		}
+	}
+	var missing []string
+	for p := range want {
+		if !seen[p] {
+			missing = append(missing, p)
+		}
+	}
+	slices.Sort(missing)
+	if len(missing) > 0 {
+		t.Errorf("keys never generated in %d files: %s", files, strings.Join(missing, ", "))
+	}
+	// Each optional key is left out with probability 1/4 and the cross-key rules refuse
+	// some files; a quarter valid is plenty for fuzzing, and far below what is measured.
+	if valid < files/10 {
+		t.Errorf("only %d of %d generated files are valid", valid, files)
+	}
+	t.Logf("%d of %d generated files valid, %d keys reached", valid, files, len(seen))
+	for w, n := range why {
+		if n > files/50 {
+			t.Logf("%4d x %s", n, w)
+		}
+	}
+}

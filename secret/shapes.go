@@ -1,0 +1,157 @@
+package secret
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Shapes lists the credential shapes Find recognises by value, for documentation and tests.
+var Shapes = []string{
+	"private-key block (-----BEGIN … PRIVATE KEY----- to its END line)",
+	"AWS access key id (AKIA, ASIA and the other key-id prefixes, then 16 capitals or digits)",
+	"API key sk-… (OpenAI, Anthropic and the like: sk- and 16 or more characters)",
+	"Stripe secret or restricted key (sk_live_…, sk_test_…, rk_live_…, rk_test_…)",
+	"JSON Web Token (eyJ….….…)",
+	"GitHub token (ghp_, gho_, ghu_, ghs_, ghr_ and 30 or more characters; github_pat_…)",
+	"Slack token (xoxa-, xoxb-, xoxp-, xoxo-, xoxr-, xoxs-, xoxe-…)",
+	"Google API key (AIza and 35 characters)",
+	"GitLab token (glpat-…)",
+	"npm token (npm_ and 36 characters)",
+	"Hugging Face token (hf_ and 30 or more letters)",
+	"the password of a URL (scheme://user:PASSWORD@host)",
+}
+
+var (
+	tokenShape = regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)` +
+		`|\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b` +
+		`|\bsk-[A-Za-z0-9_-]{16,}` +
+		`|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}` +
+		`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*` +
+		`|\bgh[pousr]_[A-Za-z0-9]{30,}` +
+		`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
+		`|\bxox[aboprse]-[A-Za-z0-9-]{10,}` +
+		`|\bAIza[0-9A-Za-z_-]{35}` +
+		`|\bglpat-[A-Za-z0-9_-]{20,}` +
+		`|\bnpm_[A-Za-z0-9]{36}` +
+		`|\bhf_[A-Za-z]{30,}`)
+	// urlPassword: group 1 is the password of scheme://user:password@host; the greedy
+	// password stops at the last @ before the path.
+	urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:([^\s/@]*(?:@[^\s/@]*)*)@`)
+)
+
+// Find calls found with the bounds s[start:end] of every credential-shaped value in s, in
+// order, without overlaps. It costs a scan of s and nothing more when s holds no candidate.
+func Find(s string, found func(start, end int)) {
+	if !candidate(s) {
+		return
+	}
+	var spans [][2]int
+	for _, m := range tokenShape.FindAllStringIndex(s, -1) {
+		spans = append(spans, [2]int{m[0], m[1]})
+	}
+	for _, m := range urlPassword.FindAllStringSubmatchIndex(s, -1) {
+		if m[3] > m[2] {
+			spans = append(spans, [2]int{m[2], m[3]})
+		}
+	}
+	if len(spans) > 1 {
+		spans = merge(spans)
+	}
+	for _, sp := range spans {
+		found(sp[0], sp[1])
+	}
+}
+
+// merge sorts spans and joins the overlapping ones.
+func merge(spans [][2]int) [][2]int {
+	for i := 1; i < len(spans); i++ { // insertion sort: a handful of spans
+		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
+			spans[j], spans[j-1] = spans[j-1], spans[j]
+		}
+	}
+	out := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &out[len(out)-1]
+		if sp[0] < last[1] {
+			last[1] = max(last[1], sp[1])
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// Contains reports whether s holds a credential-shaped value.
+func Contains(s string) bool {
+	found := false
+	Find(s, func(int, int) { found = true })
+	return found
+}
+
+// Replace returns s with every credential-shaped value replaced by repl(value).
+func Replace(s string, repl func(string) string) string {
+	var b strings.Builder
+	last := 0
+	Find(s, func(start, end int) {
+		b.WriteString(s[last:start])
+		b.WriteString(repl(s[start:end]))
+		last = end
+	})
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// Masked is what Mask puts in place of a secret.
+const Masked = "<redacted>"
+
+// Mask replaces every credential-shaped value in s by Masked.
+func Mask(s string) string { return Replace(s, func(string) string { return Masked }) }
+
+// candidate is a cheap test that s might hold a shape: one of the shapes' fixed prefixes.
+func candidate(s string) bool {
+	for i := 0; i < len(s); i++ {
+		rest := s[i:]
+		switch s[i] {
+		case '-':
+			if strings.HasPrefix(rest, "-----BEGIN") {
+				return true
+			}
+		case 'A':
+			if len(rest) >= 20 {
+				return true
+			}
+		case 's', 'r':
+			if strings.HasPrefix(rest[1:], "k-") || strings.HasPrefix(rest[1:], "k_") {
+				return true
+			}
+		case 'e':
+			if strings.HasPrefix(rest, "eyJ") {
+				return true
+			}
+		case 'g':
+			if len(rest) > 4 && rest[1] == 'h' && rest[3] == '_' || strings.HasPrefix(rest, "github_pat_") || strings.HasPrefix(rest, "glpat-") {
+				return true
+			}
+		case 'x':
+			if strings.HasPrefix(rest, "xox") {
+				return true
+			}
+		case 'n':
+			if strings.HasPrefix(rest, "npm_") {
+				return true
+			}
+		case 'h':
+			if strings.HasPrefix(rest, "hf_") {
+				return true
+			}
+		case ':':
+			if strings.HasPrefix(rest, "://") {
+				return true
+			}
+		}
+	}
+	return false
+}
