@@ -43,7 +43,7 @@ var ablations = []ablation{
 	{"retry-storm", []string{"recovery.retry_budget="}, 2,
 		map[string]int{"completion_rate": -1, "retry_amplification": +1}, nil},
 	{"runaway-loops", []string{"recovery.non_progress="}, 2,
-		map[string]int{"wasted_token_ratio": +1, "p95_recovery_time": +1}, nil},
+		map[string]int{"wasted_token_ratio": +1}, nil},
 	{"shared-outage", []string{"recovery.breaker=", "recovery.retry_budget="}, 2,
 		map[string]int{"retry_amplification": +1, "human_intervention_rate": +1, "completion_rate": -1}, nil},
 	{"transient-errors", []string{"recovery.retry.max_attempts=1"}, 2,
