@@ -5,7 +5,7 @@ VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/mayday
 # Packages that never link DuckDB are cheap enough to test with the race detector.
-PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... ./deploy/...
+PURE    := ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... ./secret/... ./deploy/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 
@@ -46,8 +46,8 @@ endif
 	@echo "    newTag: $(VERSION)"
 
 test: vet
-	$(GO) test -race -count=1 $(PURE)
-	$(GO) test -tags $(TAGS) -count=1 ./analysis/... ./reports/... ./cmd/...
+	$(GO) test -race -count=1 -timeout 30m $(PURE)
+	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./analysis/... ./reports/... ./cmd/...
 
 vet:
 	$(GO) vet -tags $(TAGS) ./...
