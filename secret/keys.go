@@ -41,14 +41,14 @@ func (k Keys) Secret(name string) bool {
 	}
 	if mid, ok := genAICount(name); ok {
 		for _, p := range patterns {
-			if string(p) != "token" && containsFold(name, p) || containsFold(mid, p) {
+			if string(p) != "token" && ContainsFold(name, p) || ContainsFold(mid, p) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, p := range patterns {
-		if containsFold(name, p) {
+		if ContainsFold(name, p) {
 			return true
 		}
 	}
@@ -65,7 +65,7 @@ func genAICount(name string) (mid string, ok bool) {
 }
 
 // ContainsFold reports whether s contains the lower-case ASCII pattern p, ignoring ASCII case.
-func containsFold(s string, p []byte) bool {
+func ContainsFold(s string, p []byte) bool {
 	n := len(p)
 	if n == 0 {
 		return true
@@ -98,7 +98,7 @@ func (k Keys) OnlyToken(name string) bool {
 	}
 	only := false
 	for _, p := range patterns {
-		if containsFold(name, p) {
+		if ContainsFold(name, p) {
 			if string(p) != "token" {
 				return false
 			}

@@ -205,7 +205,7 @@ func (r *Redactor) schemes(s string) string {
 // indexFold is the index of the lower-case ASCII pattern p in s, ignoring ASCII case, or -1.
 func indexFold(s, p string) int {
 	for i := 0; i+len(p) <= len(s); i++ {
-		if containsFold(s[i:i+len(p)], []byte(p)) {
+		if secret.ContainsFold(s[i:i+len(p)], []byte(p)) {
 			return i
 		}
 	}
@@ -528,28 +528,4 @@ func writeString(b *bytes.Buffer, s string) {
 	enc.SetEscapeHTML(false)
 	enc.Encode(s)           // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode ends with a newline
-}
-
-// containsFold reports whether s contains the lower-case ASCII pattern p, ignoring ASCII case.
-func containsFold(s string, p []byte) bool {
-	n := len(p)
-	if n == 0 {
-		return true
-	}
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != p[j] {
-				break
-			}
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
 }
