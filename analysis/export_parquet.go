@@ -43,6 +43,16 @@ func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, 
 	if sweep {
 		tables = append(tables, "sweep_params")
 	}
+	// The select lists are read before the export takes its connection: a sandboxed handle
+	// has one connection, so a query inside conn.Raw would wait for it for ever.
+	selects := make(map[string]string, len(tables))
+	if sweep {
+		for _, table := range tables {
+			if selects[table], err = partitionFreeColumns(ctx, db, table); err != nil {
+				return err
+			}
+		}
+	}
 	conn, err := db.SQL().Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -61,10 +71,7 @@ func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, 
 				}
 				continue
 			}
-			cols, err := partitionFreeColumns(ctx, db, table)
-			if err != nil {
-				return err
-			}
+			cols := selects[table]
 			for _, r := range runs {
 				rel := filepath.Join(table, "point="+hivePoint(r.Point), "seed="+strconv.FormatUint(r.Seed, 10), r.RunID+".parquet")
 				q := "SELECT " + cols + " FROM " + ident(table) + " WHERE run_id = " + literal(r.RunID) + " ORDER BY rowid"
