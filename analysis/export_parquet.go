@@ -91,24 +91,16 @@ var hiveKeys = []string{"point", "seed"}
 
 // partitionFreeColumns is the select list of table without the partition keys.
 func partitionFreeColumns(ctx context.Context, db *DB, table string) (string, error) {
-	rows, err := db.SQL().QueryContext(ctx,
+	names, err := queryStrings(ctx, db.SQL(),
 		"SELECT column_name FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' ORDER BY column_index", table)
 	if err != nil {
 		return "", fmt.Errorf("export: columns of %s: %w", table, err)
 	}
-	defer rows.Close()
 	var cols []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return "", fmt.Errorf("export: columns of %s: %w", table, err)
-		}
+	for _, c := range names {
 		if !slices.Contains(hiveKeys, c) {
 			cols = append(cols, ident(c))
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("export: columns of %s: %w", table, err)
 	}
 	return strings.Join(cols, ", "), nil
 }

@@ -357,8 +357,14 @@ func tableSet(ctx context.Context, conn *sql.Conn, db string) (map[string]bool, 
 	return set, nil
 }
 
-func queryStrings(ctx context.Context, conn *sql.Conn, q string) ([]string, error) {
-	rows, err := conn.QueryContext(ctx, q)
+// querier is what *sql.DB and *sql.Conn share for reading rows.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// queryStrings reads the first column of every row of q as strings.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}

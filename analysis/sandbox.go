@@ -163,15 +163,15 @@ func (db *DB) lockDown(ctx context.Context, path string) error {
 // never writes is refused.
 func (db *DB) mirrorTables(ctx context.Context, path string) error {
 	in := "database_name = '" + srcAlias + "' AND NOT internal"
-	names, err := queryNames(ctx, db.db, "SELECT table_name FROM duckdb_tables() WHERE "+in+" AND schema_name = 'main' ORDER BY table_name")
+	names, err := queryStrings(ctx, db.db, "SELECT table_name FROM duckdb_tables() WHERE "+in+" AND schema_name = 'main' ORDER BY table_name")
 	if err != nil {
 		return fmt.Errorf("analysis: %s: listing tables: %w", path, err)
 	}
-	views, err := queryNames(ctx, db.db, "SELECT view_name FROM duckdb_views() WHERE "+in+" ORDER BY view_name")
+	views, err := queryStrings(ctx, db.db, "SELECT view_name FROM duckdb_views() WHERE "+in+" ORDER BY view_name")
 	if err != nil {
 		return fmt.Errorf("analysis: %s: listing views: %w", path, err)
 	}
-	funcs, err := queryNames(ctx, db.db, "SELECT DISTINCT function_name FROM duckdb_functions() WHERE "+in+" ORDER BY 1")
+	funcs, err := queryStrings(ctx, db.db, "SELECT DISTINCT function_name FROM duckdb_functions() WHERE "+in+" ORDER BY 1")
 	if err != nil {
 		return fmt.Errorf("analysis: %s: listing functions: %w", path, err)
 	}
@@ -308,23 +308,6 @@ func (db *DB) limitErr(parent, ctx context.Context, err error) error {
 
 // ErrMemoryLimit reports a read that needed more than Limits.Memory.
 var ErrMemoryLimit = errors.New("memory limit reached")
-
-func queryNames(ctx context.Context, q *sql.DB, query string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
-}
 
 // queryChecked is Query on a database opened with Open: one reading statement only (a write
 // fails with ErrReadOnly, as the file is read-only), its settings checked like QueryEach's.
