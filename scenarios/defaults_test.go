@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"github.com/mayday-sim/mayday/recovery"
 	"reflect"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestDefaults(t *testing.T) {
 		Recovery: Recovery{
 			Retry: Retry{
 				MaxAttempts: 3, Initial: time.Second, Multiplier: 2, Max: time.Minute,
-				Jitter: "full", OnExhausted: "escalate",
+				Jitter: recovery.JitterFull, OnExhausted: recovery.ExhaustedEscalate,
 			},
 			InspectBeforeRetry: true,
 			Inspection:         Inspection{Interval: time.Minute, Max: 60},
@@ -74,7 +75,7 @@ faults:
 		t.Fatal(err)
 	}
 	r := s.Recovery
-	if got, want := r.Retry, (Retry{MaxAttempts: 7, Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: "full", OnExhausted: "escalate"}); got != want {
+	if got, want := r.Retry, (Retry{MaxAttempts: 7, Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: recovery.JitterFull, OnExhausted: recovery.ExhaustedEscalate}); got != want {
 		t.Errorf("retry = %+v, want %+v (unnamed keys keep their defaults)", got, want)
 	}
 	if got, want := r.Inspection, (Inspection{Interval: 30 * time.Second, Max: 60}); got != want {

@@ -18,27 +18,12 @@ const pauseFor = time.Hour
 // own parsers (recovery.ParseJitter and the like), so a spelling the engine does not know is
 // an error, never a silent default. The ranges were checked once by scenarios.Validate.
 func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
-	j, ok := recovery.ParseJitter(r.Retry.Jitter)
-	if !ok {
-		return recovery.Policy{}, fmt.Errorf("retry.jitter %q is not a jitter the engine knows", r.Retry.Jitter)
-	}
-	ex, ok := recovery.ParseExhausted(r.Retry.OnExhausted)
-	if !ok {
-		return recovery.Policy{}, fmt.Errorf("retry.on_exhausted %q is not an action the engine knows", r.Retry.OnExhausted)
-	}
 	oe, ok := recovery.ParseOnExhaustion(r.OnExhaustion)
 	if !ok {
 		return recovery.Policy{}, fmt.Errorf("on_exhaustion %q is not a policy the engine knows", r.OnExhaustion)
 	}
 	p := recovery.Policy{
-		Retry: recovery.RetryPolicy{
-			MaxAttempts: r.Retry.MaxAttempts,
-			Initial:     r.Retry.Initial,
-			Multiplier:  r.Retry.Multiplier,
-			Max:         r.Retry.Max,
-			Jitter:      j,
-			OnExhausted: ex,
-		},
+		Retry:              r.Retry,
 		InspectBeforeRetry: r.InspectBeforeRetry,
 		// A scenario built in Go may leave the block zero: the engine then takes its own
 		// defaults, the same as the file format's.
@@ -88,17 +73,10 @@ func subagentPolicy(sf *scenarios.SubagentFailure) (recovery.SubagentPolicy, err
 // guards builds the fleet guards: one per tool, and one for the model provider (the index
 // past the last tool) when it is active.
 func guards(s *scenarios.Scenario, model bool) *recovery.Guards {
-	var b *recovery.BudgetConfig
-	if rb := s.Recovery.RetryBudget; rb != nil {
-		b = &recovery.BudgetConfig{Ratio: rb.Ratio, MinPerSecond: rb.MinPerSecond}
-	}
-	var c *recovery.BreakerConfig
-	if br := s.Recovery.Breaker; br != nil {
-		c = &recovery.BreakerConfig{Window: br.Window, FailureRatio: br.FailureRatio, MinCalls: br.MinCalls, Cooldown: br.Cooldown}
-	}
 	n := len(s.Tools)
 	if model {
 		n++
 	}
-	return recovery.NewGuards(n, b, c)
+	// The scenario's blocks are the engine's own configuration types.
+	return recovery.NewGuards(n, s.Recovery.RetryBudget, s.Recovery.Breaker)
 }
