@@ -257,10 +257,10 @@ type SubagentPolicy struct {
 
 // RetryPolicy bounds the attempts of one logical operation (the scenario's recovery.retry).
 type RetryPolicy struct {
-	MaxAttempts int           `json:"max_attempts" key:"max_attempts,min=1,max=1000,too=many,default=3" want:"a whole number >= 1 (1 = never retry)" doc:"attempts per logical operation, the first included; 1 = never retry"`
+	MaxAttempts int           `json:"max_attempts" key:"max_attempts,min=1,max=1000,too=many,default=3" want:"a whole number >= 1 (1 = never retry)" doc:"attempts per logical operation, the first included (1 = never retry)"`
 	Initial     time.Duration `json:"initial" key:"initial,default=1s" doc:"the first backoff"`
-	Multiplier  float64       `json:"multiplier" key:"multiplier,min=1,default=2" want:"a number >= 1" doc:"growth of the backoff per attempt, >= 1"`
-	Max         time.Duration `json:"max" key:"max,default=1m" doc:"cap of the backoff, >= initial"`
+	Multiplier  float64       `json:"multiplier" key:"multiplier,min=1,default=2" want:"a number >= 1" doc:"growth of the backoff per attempt"`
+	Max         time.Duration `json:"max" key:"max,default=1m" doc:"cap of the backoff, at least initial"`
 	Jitter      Jitter        `json:"jitter" key:"jitter,default=full" want:"a jitter" doc:"how the backoff is randomised"`
 	OnExhausted Exhausted     `json:"on_exhausted" key:"on_exhausted,default=escalate" want:"an exhaustion action" doc:"what happens when the attempts are spent"`
 }
@@ -296,7 +296,7 @@ type BudgetConfig struct {
 	// Ratio is the tokens earned per successful first attempt.
 	Ratio float64 `json:"ratio" key:"ratio" want:"retries earned per first attempt, a number >= 0" doc:"tokens earned per first attempt"`
 	// MinPerSecond is the retries always allowed, per second.
-	MinPerSecond float64 `json:"min_per_second" key:"min_per_second" want:"retries per second always allowed, a number >= 0" doc:"tokens added per second whatever the traffic"`
+	MinPerSecond float64 `json:"min_per_second" key:"min_per_second" want:"retries per second always allowed, a number >= 0" doc:"the floor: tokens added per second whatever the traffic"`
 	// MaxTokens is the most tokens the bucket holds (and starts with); 0 = DefaultBudget's.
 	// The scenario format has no key for it.
 	MaxTokens float64 `json:"-"`
@@ -308,10 +308,10 @@ func (BudgetConfig) Default() BudgetConfig { return DefaultBudget }
 // BreakerConfig configures a circuit breaker: the scenario's recovery.breaker. Its defaults
 // are DefaultBreaker.
 type BreakerConfig struct {
-	Window       time.Duration `json:"window" key:"window,>0" doc:"the window failures are counted over, > 0"`
-	FailureRatio float64       `json:"failure_ratio" key:"failure_ratio,prob,>0" zero:"0 would open the breaker on success; want a ratio in (0, 1]" doc:"share of failed calls in (0, 1] that opens the breaker"`
-	MinCalls     int           `json:"min_calls" key:"min_calls,min=1,max=2147483648" want:"a whole number >= 1" doc:"calls in the window before it may open"`
-	Cooldown     time.Duration `json:"cooldown" key:"cooldown,>0" doc:"time open before a trial call, > 0"`
+	Window       time.Duration `json:"window" key:"window,>0" doc:"the sliding window failures are counted over"`
+	FailureRatio float64       `json:"failure_ratio" key:"failure_ratio,prob,>0" zero:"0 would open the breaker on success; want a ratio in (0, 1]" doc:"share of failed attempts in the window that opens the breaker"`
+	MinCalls     int           `json:"min_calls" key:"min_calls,min=1,max=2147483648" want:"a whole number >= 1" doc:"attempts in the window before it may open"`
+	Cooldown     time.Duration `json:"cooldown" key:"cooldown,>0" doc:"time open before one probe is let through"`
 }
 
 // Default is DefaultBreaker: the values of the keys a scenario's breaker block omits.

@@ -35,6 +35,8 @@ import (
 //	doc   what the key means: the JSON Schema, docs/scenarios.md and messages read it
 //	want  how a message names a valid value, where the generated phrase is not enough
 //	zero  the message for a 0 that >0 refuses, where the generated one is not enough
+//	shown the default as docs/scenarios.md shows it, where it is no single value
+//	      ({at_once: true}, off when absent, required)
 //
 // The kind of value follows from the field's Go type: time.Duration, int, float64, bool,
 // string (text, or an enum with enum=), Dist, Rate, a type with MarshalText and
@@ -158,6 +160,9 @@ func declare(t reflect.Type, doc string, hand ...any) *schema {
 			}
 		}
 		sub.field = i + 1
+		if sh := f.Tag.Get("shown"); sh != "" {
+			sub.shown = sh
+		}
 		s.keys = append(s.keys, name)
 		s.sub[name] = sub
 	}
@@ -615,7 +620,7 @@ func (sch *schema) defaultText() string {
 		if dist.Kind != DistConstant {
 			return string(dist.Kind)
 		}
-		if sch.kind == kindCountDist {
+		if sch.kind == kindCountDist || dist.Value == 0 {
 			return "constant " + fmtNumber(dist.Value)
 		}
 		return "constant " + fmtDuration(time.Duration(dist.Value))

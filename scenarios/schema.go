@@ -50,6 +50,7 @@ type schema struct {
 	too, of  string        // a whole number above max is "too TOO; want at most N OF"
 	enumType bool          // an enum of a type with MarshalText (its zero is a word)
 	unset    bool          // zero stands for the default, which readers apply
+	shown    string        // the default as the key tables show it, where it is not a value
 }
 
 // valueKind is what a value of the file is, as the decoder reads it.
@@ -201,7 +202,7 @@ var (
 		"dist", enum(distKinds, "the family"),
 		"value", leaf, "mean", leaf, "min", leaf, "max", leaf, "median", leaf, "p95", leaf, "alpha", leaf)
 	arrivalSchema = func() *schema {
-		s := obj("how root investigations arrive: exactly one of poisson, at_once or uniform (default {at_once: true})",
+		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true} or {uniform: DURATION} (> 0): a Poisson process, all at time 0, or spread uniformly over [0, duration)",
 			"poisson", val(kindRate, "a Poisson process of this rate > 0, such as 1000/h"),
 			"at_once", val(kindBool, "true: all at time 0"),
 			"uniform", positive("spread uniformly over [0, this duration > 0)"))
@@ -223,26 +224,26 @@ var (
 
 	workloadSchema = declare(reflect.TypeFor[Workload](), "the investigations and how the agents behave",
 		"arrival", arrivalSchema,
-		"tokens", withKeys(countDist("tokens per model turn; a mapping may add growth"),
+		"tokens", withKeys(countDist("tokens per model turn (recorded as ¾ input, ¼ output); a mapping may add growth (below)"),
 			"growth", number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n (default 1)")),
 		"tools", dict("tool", number(0, true, "the tool's weight in the step mix, > 0"), false,
-			"the step mix: each step's tool is drawn with these weights (default every tool, weight 1)"),
+			"the step mix: each step's tool is drawn with these weights; a tool left out is never used by a step"),
 	)
 
 	toolSchema = func() *schema {
 		s := declare(reflect.TypeFor[Tool](), "a service the agents call",
 			"arguments", dict("argument", text("recorded on every attempt's span as arg.NAME, after redaction"), false,
-				"arguments recorded on every attempt's span"))
+				"recorded on every attempt's span as arg.NAME, after redaction"))
 		s.want = "a tool such as {latency: {dist: exponential, mean: 2s}, timeout: 30s}"
 		return s
 	}()
 
 	recoverySchema = declare(reflect.TypeFor[Recovery](), "the recovery policy under test",
-		"supervisor", declare(reflect.TypeFor[Supervisor](), "who decides escalations (default {kind: rules})"),
-		"humans", declare(reflect.TypeFor[Humans](), "human reviewers for escalations (off when absent: escalations terminate)",
-			"review_time", needed(byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class")),
+		"supervisor", declare(reflect.TypeFor[Supervisor](), "who decides escalations (below)"),
+		"humans", declare(reflect.TypeFor[Humans](), "human reviewers for escalations (below)",
+			"review_time", needed(byClass(kindDurDistByClass, "time one review takes: a distribution, or {default: DIST, CLASS: DIST} per failure class")),
 			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class")),
-		"subagents", obj("what a subagent's failure does to its parent (default {on_failure: reduce_scope})",
+		"subagents", obj("what a subagent's failure does to its parent (below)",
 			"on_failure", actionOrMap(subagentActions,
 				"reduce_scope (the parent goes on without the lost work, never at full scope), respawn (a replacement, once, then reduce_scope) or fail (the parent is terminated); or {action: respawn, max: N, then: reduce_scope | fail}",
 				"action", enum(subagentActions, "what a failed subagent does to its parent"),
@@ -253,9 +254,9 @@ var (
 	rootSchema = func() *schema {
 		s := declare(reflect.TypeFor[Scenario](), "a mayday scenario: a fleet of agents, its tools, the faults to inject and the recovery policy under test",
 			"name", &schema{kind: kindText, need: true, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
-			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it (default 1)"),
+			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it"),
 			"workload", workloadSchema,
-			"tools", needed(dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)")),
+			"tools", needed(dict("tool", toolSchema, true, "the services the agents call, by name")),
 			"faults", list(faultSchema, "failures to inject"),
 			"recovery", recoverySchema,
 			"redact", list(text("a case-insensitive argument-key pattern"), "extra argument-key patterns to redact in traces"),
@@ -264,7 +265,7 @@ var (
 			"tolerances", dict("metric", number(0, false, "absolute tolerance in the metric's unit, >= 0"), false,
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
-			"prices", obj("prices for the money metrics and budgets.cost (default none)",
+			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
 				"currency", text("the currency code of every price, such as USD"),
 				"models", dict("model", obj("prices of one model",
 					"input", number(0, false, "per 1000 input tokens"),
