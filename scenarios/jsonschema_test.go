@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/scenario.schema.json from the key tree")
+var update = flag.Bool("update", false, "rewrite the golden files: docs/scenario.schema.json, the key tables of docs/scenarios.md, testdata/*.txt")
 
 const schemaFile = "../docs/scenario.schema.json"
 
