@@ -5,12 +5,12 @@ package analysis
 import (
 	"context"
 	"fmt"
-	"github.com/mayday-sim/mayday/recovery"
 	"math"
 	"sort"
 	"strconv"
 	"testing"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"

@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"github.com/mayday-sim/mayday/recovery"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )

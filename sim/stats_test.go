@@ -2,11 +2,11 @@ package sim
 
 import (
 	"fmt"
-	"github.com/mayday-sim/mayday/recovery"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )

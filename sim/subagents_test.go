@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"github.com/mayday-sim/mayday/recovery"
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )

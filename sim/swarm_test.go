@@ -1,11 +1,11 @@
 package sim
 
 import (
-	"github.com/mayday-sim/mayday/recovery"
 	"math/rand/v2"
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
