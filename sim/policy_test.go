@@ -199,3 +199,31 @@ func TestSpellingsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyCopiesByName: the engine settings the file writes as the engine reads them
+// reach the Policy unchanged, a false and a zero among them.
+func TestPolicyCopiesByName(t *testing.T) {
+	sc, err := scenarios.Parse("c.yaml", []byte(`name: c
+tools: {a: {}}
+recovery:
+  retry: {max_attempts: 4, initial: 2s, multiplier: 3, max: 10s, jitter: equal, on_exhausted: terminate}
+  inspect_before_retry: false
+  revisions: 2
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Policy(&sc.Recovery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recovery.RetryPolicy{MaxAttempts: 4, Initial: 2 * time.Second, Multiplier: 3, Max: 10 * time.Second,
+		Jitter: recovery.JitterEqual, OnExhausted: recovery.ExhaustedTerminate}
+	if p.Retry != want || p.InspectBeforeRetry || p.Revisions != 2 {
+		t.Errorf("policy retry %+v, inspect %v, revisions %d; want %+v, false, 2", p.Retry, p.InspectBeforeRetry, p.Revisions, want)
+	}
+	sc.Recovery.InspectBeforeRetry = true
+	if p, _ := Policy(&sc.Recovery); !p.InspectBeforeRetry {
+		t.Error("inspect_before_retry true did not reach the policy")
+	}
+}
