@@ -101,9 +101,6 @@ func integer(min, max float64, doc string) *schema {
 func number(min float64, above bool, doc string) *schema {
 	return &schema{kind: kindNumber, min: min, above: above, doc: doc}
 }
-func signedNumber(doc string) *schema {
-	return &schema{kind: kindNumber, signed: true, doc: doc}
-}
 func enum(options []string, doc string) *schema {
 	return &schema{kind: kindEnum, enum: options, doc: doc}
 }

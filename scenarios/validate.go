@@ -175,13 +175,6 @@ func (v *validator) prob(p float64, key string) {
 	v.check(p >= 0 && p <= 1, key, "%v is not a probability; want a number in [0, 1]", p)
 }
 
-// enum checks a word against the enum of its key in the key tree, the list the decoder
-// and the JSON Schema use.
-func (v *validator) enum(s, key string) {
-	options := ruleAt(key).enum
-	v.check(contains(options, s), key, "%q; want %s", s, orList(options))
-}
-
 // whole checks a whole number against the bounds of its key in the key tree, the bounds the
 // decoder and the JSON Schema use.
 func (v *validator) whole(x int64, key string) { v.wholeIn(x, key, ruleAt(key)) }
