@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -196,5 +197,108 @@ func TestDecodeDeclared(t *testing.T) {
 	}
 	if p != (exampleParams{Ramp: time.Minute, Peak: 2, Steps: 3, Note: "up"}) {
 		t.Errorf("a refused value replaced its default: %+v", p)
+	}
+}
+
+// A zero that is a valid setting stays zero in a scenario built in Go, written out here so
+// that a changed rule of which zeros count fails (the test above derives its expectations
+// from the same rule).
+func TestGoBuiltZeroSettingsStay(t *testing.T) {
+	s := &Scenario{Name: "zero", Tools: []Tool{{Name: "a"}}}
+	s.Recovery.RetryBudget = &RetryBudget{}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	r := s.Recovery
+	if s.Seed != 0 || s.Tools[0].Compute != 0 || s.Tools[0].Timeout != 0 || r.InspectBeforeRetry ||
+		r.Retry.Initial != 0 || r.Retry.Max != 0 || r.Retry.Jitter != 0 || s.Workload.Subagents.MaxDepth != 0 ||
+		r.RetryBudget.Ratio != 0 || r.RetryBudget.MinPerSecond != 0 || s.Workload.Priority != "" || r.Revisions != 0 {
+		t.Errorf("a zero setting was replaced: seed %d, compute %v, timeout %v, inspect %v, retry %+v, max_depth %d, budget %+v, priority %q, revisions %d",
+			s.Seed, s.Tools[0].Compute, s.Tools[0].Timeout, r.InspectBeforeRetry, r.Retry, s.Workload.Subagents.MaxDepth,
+			*r.RetryBudget, s.Workload.Priority, r.Revisions)
+	}
+	// And a value given is never replaced by a default.
+	g := &Scenario{Name: "given", Tools: []Tool{{Name: "a", Compute: 2, Idempotency: Keyed}}, Horizon: time.Hour}
+	g.Recovery.Retry.MaxAttempts, g.Recovery.Lease = 9, time.Second
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if g.Horizon != time.Hour || g.Tools[0].Compute != 2 || g.Tools[0].Idempotency != Keyed ||
+		g.Recovery.Retry.MaxAttempts != 9 || g.Recovery.Lease != time.Second {
+		t.Errorf("a given value was replaced: %+v", g)
+	}
+}
+
+// The messages of the declared bounds as a file meets them: the too-large phrase with its
+// word and unit, the zero a ratio refuses, a count distribution's least constant.
+func TestDeclaredBoundMessages(t *testing.T) {
+	src := `name: t
+tools: {a: {concurrency: 2147483649, queue_limit: 2147483649}}
+workload: {workers: 2147483649, investigations: 1099511627777, subagents: {max_depth: 65, count: 0}}
+recovery:
+  breaker: {failure_ratio: 0, min_calls: 2147483649, window: 0s}
+  revisions: 1001
+  humans: {reviewers: 2147483649, review_time: 1m}
+`
+	_, err := Parse("t.yaml", []byte(src), nil)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	want := []string{
+		"t.yaml:2: tools.a.concurrency: 2147483649 is too large; want at most 2147483648 servers",
+		"t.yaml:2: tools.a.queue_limit: 2147483649 is too large; want at most 2147483648",
+		"t.yaml:3: workload.workers: 2147483649 is too large; want at most 2147483648 workers",
+		"t.yaml:3: workload.investigations: 1099511627777 is too large; want at most 1099511627776",
+		"t.yaml:3: workload.subagents.max_depth: 65 is too deep; want at most 64",
+		"t.yaml:3: workload.subagents.count: constant 0 is below 1; want a value >= 1",
+		"t.yaml:5: recovery.breaker.failure_ratio: 0 would open the breaker on success; want a ratio in (0, 1]",
+		"t.yaml:5: recovery.breaker.min_calls: 2147483649 is too large; want at most 2147483648",
+		`t.yaml:5: recovery.breaker.window: "0s" is zero; want a duration > 0, such as 30s`,
+		"t.yaml:6: recovery.revisions: 1001 is too many; want at most 1000",
+		"t.yaml:7: recovery.humans.reviewers: 2147483649 is too many; want at most 2147483648",
+	}
+	got := strings.Split(err.Error(), "\n")
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("messages:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+type neededParams struct {
+	Must  int     `key:"must,need" doc:"a key that must be given"`
+	Ratio float64 `key:"ratio,prob,>0" doc:"a ratio above 0"`
+	Gain  float64 `key:"gain,signed" doc:"any finite number"`
+	Above float64 `key:"above,>0" doc:"a number above 0"`
+}
+
+// A declared key marked need is reported when its mapping omits it; a probability above 0
+// without a message of its own says so; a signed number takes a negative value; the
+// validator checks each.
+func TestDeclaredNeedAndSigns(t *testing.T) {
+	k := KeysOf[neededParams]("needed")
+	n, err := parseYAML("p.yaml", []byte("ratio: 0\ngain: -2.5\nabove: 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder("p.yaml")
+	var p neededParams
+	bad := d.decodeKeys("p", n, k, &p)
+	want := []string{
+		"p.yaml:1: p: missing must; want must: a whole number >= 0",
+		"p.yaml:1: p.ratio: 0 is zero; want a number in (0, 1]",
+		"p.yaml:3: p.above: 0 is too small; want a number > 0",
+	}
+	if got := d.errs.err().Error(); got != strings.Join(want, "\n") {
+		t.Errorf("messages:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if strings.Join(bad, ",") != "must,ratio,above" || p.Gain != -2.5 {
+		t.Errorf("bad %v, gain %v", bad, p.Gain)
+	}
+	err = k.Check(&neededParams{Ratio: 0, Gain: math.Inf(-1), Above: 0}, "x")
+	if err == nil || !strings.Contains(err.Error(), "x.ratio") || !strings.Contains(err.Error(), "x.gain") ||
+		!strings.Contains(err.Error(), "x.above") || strings.Contains(err.Error(), "x.must") {
+		t.Errorf("Check = %v, want ratio, gain and above", err)
+	}
+	if err := k.Check(&neededParams{Ratio: 1, Gain: -1e9, Above: 1e-9}, "x"); err != nil {
+		t.Errorf("Check of valid values: %v", err)
 	}
 }
