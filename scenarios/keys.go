@@ -203,53 +203,82 @@ func declareField(f reflect.StructField, name string, opts map[string]string) *s
 	_, sch.above = opts[">0"]
 	_, sch.need = opts["need"]
 	_, sch.unset = opts["unset"]
-	switch {
-	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+	if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct {
 		sub := declare(t.Elem(), sch.doc)
 		sub.ptr, sub.want, sub.need = true, sch.want, sch.need
 		return sub
-	case t == durationType:
-		sch.kind = kindDuration
-	case t == distType:
+	}
+	if t.Kind() == reflect.Struct && t != distType && t != rateType {
+		sub := declare(t, sch.doc)
+		sub.want = sch.want
+		return sub
+	}
+	sch.kind = kindOf(t, opts)
+	if sch.kind == kindAny {
+		panic("scenarios: " + where + ": no kind of value for Go type " + t.String())
+	}
+	if sch.kind == kindDurDist || sch.kind == kindCountDist {
 		base := countDist(sch.doc)
-		if _, d := opts["dur"]; d {
+		if sch.kind == kindDurDist {
 			base = durDist(sch.doc)
 		}
 		base.min, base.want = sch.min, sch.want
 		sch = base
-	case t == rateType:
-		sch.kind = kindRate
-	case reflect.PointerTo(t).Implements(textType):
-		sch.kind, sch.enum, sch.enumType = kindEnum, enumWords(t), true
-	case t.Kind() == reflect.Struct:
-		sub := declare(t, sch.doc)
-		sub.want = sch.want
-		return sub
-	case t.Kind() == reflect.Bool:
-		sch.kind = kindBool
-	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
-		sch.kind = kindInt
-	case t.Kind() == reflect.Float64:
-		sch.kind = kindNumber
-		_, sch.signed = opts["signed"]
-		if _, ok := opts["prob"]; ok {
-			sch.kind = kindProb
-		}
-		if _, ok := opts["compute"]; ok {
-			sch.kind = kindCompute
-		}
-	case t.Kind() == reflect.String:
-		sch.kind = kindText
-		if e, ok := opts["enum"]; ok {
-			sch.kind, sch.enum = kindEnum, strings.Split(e, "|")
-		}
-	default:
-		panic("scenarios: " + where + ": no kind of value for Go type " + t.String())
+	}
+	_, sch.signed = opts["signed"]
+	if sch.kind == kindEnum && t.Kind() == reflect.String {
+		sch.enum = strings.Split(opts["enum"], "|")
+	} else if sch.kind == kindEnum {
+		sch.enum, sch.enumType = enumWords(t), true
 	}
 	if d, ok := opts["default"]; ok {
 		sch.def = parseDefault(sch, t, d, where)
 	}
 	return sch
+}
+
+// kindOf is the kind of value of a field of Go type t with the tag options opts; kindAny
+// when the type has none.
+func kindOf(t reflect.Type, opts map[string]string) valueKind {
+	_, dur := opts["dur"]
+	_, prob := opts["prob"]
+	_, compute := opts["compute"]
+	_, enum := opts["enum"]
+	if t == durationType {
+		return kindDuration
+	}
+	if t == distType && dur {
+		return kindDurDist
+	}
+	if t == distType {
+		return kindCountDist
+	}
+	if t == rateType {
+		return kindRate
+	}
+	if reflect.PointerTo(t).Implements(textType) {
+		return kindEnum
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return kindBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return kindInt
+	case reflect.Float64:
+		if prob {
+			return kindProb
+		}
+		if compute {
+			return kindCompute
+		}
+		return kindNumber
+	case reflect.String:
+		if enum {
+			return kindEnum
+		}
+		return kindText
+	}
+	return kindAny
 }
 
 // enumWords lists the spellings of the values 0, 1, ... of an enum type with MarshalText,
@@ -471,20 +500,18 @@ func (d *decoder) decodeFields(f *fields, sch *schema, dst reflect.Value) (bad [
 
 // decodeKey decodes one declared key: a value, a block, or a block that is off when absent.
 func (d *decoder) decodeKey(v *yaml.Node, key string, sub *schema, fv reflect.Value) bool {
-	switch {
-	case sub.typ == nil:
+	if sub.typ == nil {
 		return d.leaf(v, key, sub, fv)
-	case sub.ptr:
+	}
+	if sub.ptr {
 		// A block given (even as {}) is switched on with its defaults.
 		blk := reflect.New(sub.typ)
 		fillDefaults(sub, blk.Elem(), true)
-		_, bad := d.decodeBlock(key, v, sub, blk.Elem())
 		fv.Set(blk)
-		return len(bad) == 0
-	default:
-		_, bad := d.decodeBlock(key, v, sub, fv)
-		return len(bad) == 0
+		fv = blk.Elem()
 	}
+	_, bad := d.decodeBlock(key, v, sub, fv)
+	return len(bad) == 0
 }
 
 // fillDefaults sets the declared defaults of the struct v: all of them (the state before a
@@ -495,14 +522,12 @@ func fillDefaults(sch *schema, v reflect.Value, all bool) {
 	for _, k := range sch.keys {
 		sub := sch.sub[k]
 		fv := v.Field(sub.field - 1)
-		switch {
-		case sub.typ != nil && sub.ptr:
-			if !fv.IsNil() {
-				fillDefaults(sub, fv.Elem(), all)
-			}
-		case sub.typ != nil:
+		if sub.typ != nil && sub.ptr && !fv.IsNil() {
+			fv = fv.Elem()
+		}
+		if sub.typ != nil && fv.Kind() == reflect.Struct {
 			fillDefaults(sub, fv, all)
-		case sub.def.IsValid() && !sub.unset && (all || fv.IsZero() && !zeroValid(sub)):
+		} else if sub.typ == nil && sub.def.IsValid() && !sub.unset && (all || fv.IsZero() && !zeroValid(sub)) {
 			fv.Set(sub.def)
 		}
 	}
@@ -534,16 +559,12 @@ func (v *validator) block(sch *schema, val reflect.Value, key string) {
 		sub := sch.sub[k]
 		kk := join(key, k)
 		fv := val.Field(sub.field - 1)
-		switch {
-		case sub.hand && sub.typ == nil:
-		case sub.unset && fv.IsZero():
-		case sub.typ != nil && sub.ptr:
-			if !fv.IsNil() {
-				v.block(sub, fv.Elem(), kk)
-			}
-		case sub.typ != nil:
+		if sub.typ != nil && sub.ptr && !fv.IsNil() {
+			fv = fv.Elem()
+		}
+		if sub.typ != nil && fv.Kind() == reflect.Struct {
 			v.block(sub, fv, kk)
-		default:
+		} else if sub.typ == nil && !sub.hand && !(sub.unset && fv.IsZero()) {
 			v.value(sub, fv, kk)
 		}
 	}

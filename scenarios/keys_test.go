@@ -268,6 +268,8 @@ type neededParams struct {
 	Ratio float64 `key:"ratio,prob,>0" doc:"a ratio above 0"`
 	Gain  float64 `key:"gain,signed" doc:"any finite number"`
 	Above float64 `key:"above,>0" doc:"a number above 0"`
+	Every Rate    `key:"every,>0" doc:"a rate above 0"`
+	Slow  Rate    `key:"slow" doc:"a rate, 0 allowed"`
 }
 
 // A declared key marked need is reported when its mapping omits it; a probability above 0
@@ -275,7 +277,7 @@ type neededParams struct {
 // validator checks each.
 func TestDeclaredNeedAndSigns(t *testing.T) {
 	k := KeysOf[neededParams]("needed")
-	n, err := parseYAML("p.yaml", []byte("ratio: 0\ngain: -2.5\nabove: 0\n"))
+	n, err := parseYAML("p.yaml", []byte("ratio: 0\ngain: -2.5\nabove: 0\nevery: 0/h\nslow: 0/h\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,19 +288,66 @@ func TestDeclaredNeedAndSigns(t *testing.T) {
 		"p.yaml:1: p: missing must; want must: a whole number >= 0",
 		"p.yaml:1: p.ratio: 0 is zero; want a number in (0, 1]",
 		"p.yaml:3: p.above: 0 is too small; want a number > 0",
+		`p.yaml:4: p.every: "0/h" is zero; want a rate > 0 such as 50/m`,
 	}
 	if got := d.errs.err().Error(); got != strings.Join(want, "\n") {
 		t.Errorf("messages:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
 	}
-	if strings.Join(bad, ",") != "must,ratio,above" || p.Gain != -2.5 {
+	if strings.Join(bad, ",") != "must,ratio,above,every" || p.Gain != -2.5 {
 		t.Errorf("bad %v, gain %v", bad, p.Gain)
 	}
-	err = k.Check(&neededParams{Ratio: 0, Gain: math.Inf(-1), Above: 0}, "x")
-	if err == nil || !strings.Contains(err.Error(), "x.ratio") || !strings.Contains(err.Error(), "x.gain") ||
-		!strings.Contains(err.Error(), "x.above") || strings.Contains(err.Error(), "x.must") {
-		t.Errorf("Check = %v, want ratio, gain and above", err)
+	err = k.Check(&neededParams{Ratio: 0, Gain: math.Inf(-1), Above: 0, Slow: Rate{PerSecond: -1}}, "x")
+	for _, key := range []string{"x.ratio", "x.gain", "x.above", "x.every", "x.slow"} {
+		if err == nil || !strings.Contains(err.Error(), key+":") {
+			t.Errorf("Check = %v, want a problem at %s", err, key)
+		}
 	}
-	if err := k.Check(&neededParams{Ratio: 1, Gain: -1e9, Above: 1e-9}, "x"); err != nil {
+	if err != nil && strings.Contains(err.Error(), "x.must") {
+		t.Errorf("Check = %v; must 0 is a valid whole number", err)
+	}
+	if err := k.Check(&neededParams{Ratio: 1, Gain: -1e9, Above: 1e-9, Every: Rate{PerSecond: 1e-9}}, "x"); err != nil {
 		t.Errorf("Check of valid values: %v", err)
+	}
+}
+
+// A malformed declaration is a programming error found when the package loads: each
+// panics naming the field.
+func TestMalformedDeclarationsPanic(t *testing.T) {
+	type badMin struct {
+		X int `key:"x,min=abc"`
+	}
+	type badType struct {
+		X complex128 `key:"x"`
+	}
+	type badYAML struct {
+		X int `key:"x,default=["`
+	}
+	type badDefault struct {
+		X int `key:"x,min=1,default=0"`
+	}
+	type handless struct {
+		X int `key:"x,hand"`
+	}
+	type good struct {
+		X int `key:"x"`
+	}
+	for name, f := range map[string]func(){
+		"min=abc":             func() { KeysOf[badMin]("") },
+		"complex128":          func() { KeysOf[badType]("") },
+		"default=[":           func() { KeysOf[badYAML]("") },
+		"default below min":   func() { KeysOf[badDefault]("") },
+		"hand without a tree": func() { KeysOf[handless]("") },
+		"a tree for no key":   func() { declare(reflect.TypeFor[good](), "", "y", leaf) },
+	} {
+		func() {
+			defer func() {
+				r := recover()
+				if msg, _ := r.(string); !strings.Contains(msg, "scenarios: ") || !strings.Contains(msg, "x") && !strings.Contains(msg, "y") {
+					t.Errorf("%s: recovered %v, want a message naming the key", name, r)
+				}
+			}()
+			f()
+			t.Errorf("%s: no panic", name)
+		}()
 	}
 }

@@ -42,10 +42,10 @@ func (sch *schema) typeText() string {
 		}
 		return "whole number ≥ " + bound(sch.min)
 	case kindNumber:
-		switch {
-		case sch.signed:
+		if sch.signed {
 			return "number"
-		case sch.above:
+		}
+		if sch.above {
 			return "number > " + fmtNumber(sch.min)
 		}
 		return "number ≥ " + fmtNumber(sch.min)
@@ -116,20 +116,21 @@ func bound(x float64) string {
 
 // defaultCell is a key's default for a key table.
 func (sch *schema) defaultCell() string {
-	switch {
-	case sch.shown != "":
+	if sch.shown != "" {
 		return sch.shown
-	case sch.need:
+	}
+	if sch.need {
 		return "required"
-	case sch.def.IsValid():
-		d := sch.defaultText()
-		if strings.HasPrefix(d, "constant ") {
-			return d
-		}
+	}
+	if d := sch.defaultText(); strings.HasPrefix(d, "constant ") {
+		return d
+	} else if d != "" {
 		return "`" + d + "`"
-	case sch.typ != nil && sch.ptr:
+	}
+	if sch.typ != nil && sch.ptr {
 		return "off when absent"
-	case sch.typ != nil:
+	}
+	if sch.typ != nil {
 		return "see below"
 	}
 	switch sch.kind {
