@@ -116,6 +116,9 @@ func bound(x float64) string {
 
 // defaultCell is a key's default for a key table.
 func (sch *schema) defaultCell() string {
+	if sch.shown != "" && (strings.HasPrefix(sch.shown, "{") || strings.Trim(sch.shown, "0123456789.") == "") {
+		return "`" + sch.shown + "`" // a value, as a file writes it
+	}
 	if sch.shown != "" {
 		return sch.shown
 	}
@@ -142,6 +145,36 @@ func (sch *schema) defaultCell() string {
 	return "none"
 }
 
+// DefaultsTable is the Markdown table of every key's default, by dotted path, in the order
+// of the format (blocks of declared keys are walked; a tool's keys are under tools.T).
+func DefaultsTable() string {
+	var b strings.Builder
+	b.WriteString("| key | default |\n|---|---|\n")
+	var walk func(sch *schema, path string)
+	walk = func(sch *schema, path string) {
+		for _, k := range sch.keys {
+			sub, p := sch.sub[k], join(path, k)
+			if c := sub.defaultCell(); c != "see below" {
+				fmt.Fprintf(&b, "| `%s` | %s |\n", p, c)
+			}
+			if sub.typ != nil {
+				walk(sub, p)
+			} else if sub.elem == toolSchema {
+				walk(toolSchema, p+".T")
+			}
+			for _, kk := range sub.keys { // keys decoded by hand that say their default
+				if sub.typ == nil && sub.sub[kk].shown != "" {
+					fmt.Fprintf(&b, "| `%s` | %s |\n", join(p, kk), sub.sub[kk].defaultCell())
+				}
+			}
+		}
+	}
+	walk(rootSchema, "")
+	return b.String()
+}
+
+var defaultsMarker = regexp.MustCompile(`(?m)^<!-- defaults -->\n(?s:.*?)<!-- end defaults -->$`)
+
 var keysMarker = regexp.MustCompile(`(?m)^<!-- keys ([a-zA-Z0-9_.]*) -->\n(?s:.*?)<!-- end keys -->$`)
 
 // renderKeyTables rewrites every generated table of a Markdown document.
@@ -156,5 +189,6 @@ func renderKeyTables(doc string) (string, error) {
 		}
 		return "<!-- keys " + path + " -->\n" + t + "<!-- end keys -->"
 	})
+	out = defaultsMarker.ReplaceAllLiteralString(out, "<!-- defaults -->\n"+DefaultsTable()+"<!-- end defaults -->")
 	return out, err
 }

@@ -153,6 +153,13 @@ func needed(base *schema) *schema {
 	return &s
 }
 
+// shown gives a key decoded by hand the default the key tables show.
+func shown(base *schema, def string) *schema {
+	s := *base
+	s.shown = def
+	return &s
+}
+
 func withDoc(base *schema, doc string) *schema {
 	s := *base
 	s.doc = doc
@@ -222,7 +229,7 @@ var (
 	workloadSchema = declare(reflect.TypeFor[Workload](), "the investigations and how the agents behave",
 		"arrival", arrivalSchema,
 		"tokens", withKeys(countDist("tokens per model turn (recorded as ¾ input, ¼ output); a mapping may add growth (below)"),
-			"growth", number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n (default 1)")),
+			"growth", shown(number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n"), "1")),
 		"tools", dict("tool", number(0, true, "the tool's weight in the step mix, > 0"), false,
 			"the step mix: each step's tool is drawn with these weights; a tool left out is never used by a step"),
 	)
@@ -263,7 +270,7 @@ var (
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
 			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
-				"currency", text("the currency code of every price, such as USD"),
+				"currency", shown(text("the currency code of every price, such as USD"), "USD"),
 				"models", dict("model", obj("prices of one model",
 					"input", number(0, false, "per 1000 input tokens"),
 					"output", number(0, false, "per 1000 output tokens")), false, "prices per model"),
