@@ -544,7 +544,7 @@ func zeroValid(sch *schema) bool {
 		return true
 	case kindInt, kindNumber:
 		return sch.signed || sch.min <= 0 && !sch.above
-	case kindProb, kindDuration:
+	case kindProb, kindProbByClass, kindDuration:
 		return !sch.above
 	case kindEnum:
 		// An enum type's zero value spells its first word; a string's zero is "", no word.

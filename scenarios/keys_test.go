@@ -206,10 +206,14 @@ func TestDecodeDeclared(t *testing.T) {
 func TestGoBuiltZeroSettingsStay(t *testing.T) {
 	s := &Scenario{Name: "zero", Tools: []Tool{{Name: "a"}}}
 	s.Recovery.RetryBudget = &RetryBudget{}
+	s.Recovery.Humans = &Humans{Reviewers: 1, ReviewTime: Dist{Kind: DistConstant, Value: 1}}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	r := s.Recovery
+	if r.Humans.Approve != 0 {
+		t.Errorf("humans.approve 0 (every review rejects) became %v", r.Humans.Approve)
+	}
 	if s.Seed != 0 || s.Tools[0].Compute != 0 || s.Tools[0].Timeout != 0 || r.InspectBeforeRetry ||
 		r.Retry.Initial != 0 || r.Retry.Max != 0 || r.Retry.Jitter != 0 || s.Workload.Subagents.MaxDepth != 0 ||
 		r.RetryBudget.Ratio != 0 || r.RetryBudget.MinPerSecond != 0 || s.Workload.Priority != "" || r.Revisions != 0 {
