@@ -40,7 +40,7 @@ func runViewCase(t *testing.T, c viewCase) {
 // mutant is killed by the first check that fails). With MAYDAY_MUTATE_SQL_SIMULATED set,
 // small simulations of three embedded scenarios are checked too (slower).
 func viewCases() []viewCase {
-	cases := thresholdCases()
+	cases := append(thresholdCases(), runClockCase(), treesCase())
 	cases = append(cases, episodesCase, guardedCase, goodputCase, tokensCase, spanAttributesCase(), referenceCase(), lifecycleCase())
 	if os.Getenv("MAYDAY_MUTATE_SQL_SIMULATED") == "" {
 		return cases
