@@ -162,7 +162,7 @@ func compareRoots(t testing.TB, db *DB, runID string, c *record.Collector) {
 // call does not count), so the model's minutes, incidents and tool_stats row are on the
 // same thresholds (hot minutes 25 and 28, 32, 46 ahead of its guarded minute 44; minute 52
 // and the call a microsecond before it not hot). A tool attempt carrying the kind
-// model_turn is still a tool attempt.
+// model_turn is still a tool attempt, and no retry of the model call whose key it shares.
 func edgeModelCase() viewCase {
 	var c record.Collector
 	for _, s := range edgeIncidentsRecords().Spans {
@@ -178,9 +178,17 @@ func edgeModelCase() viewCase {
 		}
 		c.Spans = append(c.Spans, s)
 	}
-	c.Spans = append(c.Spans, record.Span{TraceID: 1, SpanID: 1 << 40, InvestigationID: 1, Operation: record.OpExecuteTool, Tool: "api",
-		HasKey: true, Attempt: 1, Start: 3 * minute, End: 3*minute + second, Status: record.StatusOK,
-		Attrs: []record.Attr{{Key: "kind", Value: "model_turn"}}})
+	// The tool attempt carrying the kind model_turn shares the key of a refused call in hot
+	// minute 25 and comes next in number: it is no retry of that call (another tool).
+	for _, s := range c.Spans {
+		if s.Start == 25*minute && s.Status == record.StatusError {
+			c.Spans = append(c.Spans, record.Span{TraceID: s.TraceID, SpanID: 1 << 40, InvestigationID: s.InvestigationID,
+				Operation: record.OpExecuteTool, Tool: "api", HasKey: true, OpKey: s.OpKey, Attempt: s.Attempt + 1,
+				Start: 25*minute + second, End: 25*minute + 2*second, Status: record.StatusOK,
+				Attrs: []record.Attr{{Key: "kind", Value: "model_turn"}}})
+			break
+		}
+	}
 	c.Investigations = edgeIncidentsRecords().Investigations
 	for _, sm := range edgeIncidentsRecords().Samples {
 		sm.Tool = "model"
