@@ -330,11 +330,13 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 // valid result, else its investigation's end, else the run's end.
 func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record.Investigation, end int64) []refEpisode {
 	first := map[refStep]refSign{}
+	count := map[refStep]int64{}
 	for _, sg := range signs {
 		if !sg.hasKey {
 			continue
 		}
 		k := refStep{sg.key.Investigation, sg.key.Step}
+		count[k]++
 		if f, ok := first[k]; !ok || signBefore(sg, f) {
 			first[k] = sg
 		}
@@ -349,7 +351,8 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 	}
 	var out []refEpisode
 	for k, sg := range first {
-		e := refEpisode{OpKey: stepKeyString(k), Tool: sg.tool, Start: sg.at, Outcome: "in_flight", End: tsMicros(end)}
+		e := refEpisode{OpKey: stepKeyString(k), Tool: sg.tool, Start: sg.at, Outcome: "in_flight", End: tsMicros(end),
+			FirstOp: opKeyString(sg.key), FirstKind: sg.kind, DetectedAt: sg.knownAt, Signs: count[k]}
 		best := int64(-1)
 		for _, v := range valid[k] {
 			if v >= sg.at && (best < 0 || v < best) {

@@ -41,6 +41,9 @@ type refEpisode struct {
 	Start, End int64 // µs since the epoch of simulated time
 	Outcome    string
 	Seconds    float64
+	// The first sign: its operation, kind and when it was known (µs); the step's signs.
+	FirstOp, FirstKind string
+	DetectedAt, Signs  int64
 }
 
 type refResult struct {

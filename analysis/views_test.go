@@ -93,8 +93,8 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 
 func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds FROM recovery_episodes
-		WHERE run_id = ? ORDER BY step_key`, runID)
+	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds, op_key, first_kind, detected_at, signs
+		FROM recovery_episodes WHERE run_id = ? ORDER BY step_key`, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,11 +102,12 @@ func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	var out []refEpisode
 	for rows.Next() {
 		var e refEpisode
-		var start, end time.Time
-		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds); err != nil {
+		var start, end, detected time.Time
+		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds, &e.FirstOp, &e.FirstKind, &detected, &e.Signs); err != nil {
 			t.Fatal(err)
 		}
 		e.Start, e.End = start.UnixMicro()-epochMicros, end.UnixMicro()-epochMicros
+		e.DetectedAt = detected.UnixMicro() - epochMicros
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
