@@ -372,7 +372,7 @@ func TestTimeZoneIndependent(t *testing.T) {
 	}
 }
 
-// Side effects come from the options, or else from the scenario in runs.config.
+// executions.side_effects is what the simulator recorded, whatever runs.config says.
 func TestSideEffects(t *testing.T) {
 	db, err := Create("")
 	if err != nil {
@@ -380,36 +380,18 @@ func TestSideEffects(t *testing.T) {
 	}
 	defer db.Close()
 	c := &record.Collector{}
-	for _, tool := range []string{"backtest", "fetch_data", "notify", "unknown"} {
-		c.Execution(&record.Execution{Tool: tool, Execution: 1, Outcome: "ok"})
+	want := []any{true, false, true}
+	for i, tool := range []string{"backtest", "fetch_data", "notify"} {
+		c.Execution(&record.Execution{Tool: tool, Execution: 1, Outcome: "ok", SideEffects: want[i].(bool)})
 	}
-	cfg := `{"name":"x","tools":[{"name":"backtest","idempotency":"keyed"},{"name":"fetch_data","idempotency":"natural"},{"name":"notify","idempotency":"none"}]}`
+	cfg := `{"name":"x","tools":[{"name":"backtest","idempotency":"natural"},{"name":"fetch_data","idempotency":"keyed"}]}`
 	if err := LoadCollector(db, "cfg", c, traces.Run{Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := db.Load(context.Background(), "opts", traces.Options{SideEffects: map[string]bool{"backtest": true, "fetch_data": false, "notify": true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Replay(l)
-	if err := l.Finish(traces.Run{Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	l, err = db.Load(context.Background(), "update", traces.Options{}) // told nothing: runs.config decides
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Replay(l)
-	if err := l.Finish(traces.Run{Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	for _, run := range []string{"cfg", "opts", "update"} {
-		got := query(t, db, "SELECT side_effects FROM executions WHERE run_id = '"+run+"' ORDER BY rowid")
-		want := []any{true, false, true, nil}
-		for i := range want {
-			if got[i][0] != want[i] {
-				t.Errorf("run %s: side_effects of %s = %v, want %v", run, c.Executions[i].Tool, got[i][0], want[i])
-			}
+	got := query(t, db, "SELECT side_effects FROM executions ORDER BY rowid")
+	for i := range want {
+		if got[i][0] != want[i] {
+			t.Errorf("side_effects of %s = %v, want %v", c.Executions[i].Tool, got[i][0], want[i])
 		}
 	}
 }

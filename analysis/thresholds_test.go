@@ -194,7 +194,7 @@ func edgeGoodputCase() viewCase {
 	build := func(r run) *record.Collector {
 		var e edgeRecords
 		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: r.from,
-			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second)})
+			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second), Window: true, Hits: record.HitsCalls})
 		for m := int64(1); m < 50; m++ {
 			n := r.steady(m)
 			switch {

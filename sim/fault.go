@@ -72,6 +72,18 @@ type faultKind struct {
 	begin, end func(w *sim, fi int32)
 }
 
+// hits is what a fault of the kind strikes, from the hooks it has (the faults table's hits).
+func (fk *faultKind) hits() string {
+	switch {
+	case fk.attempt != nil || fk.model != nil || fk.unreachable:
+		return record.HitsCalls
+	case fk.investigation != nil:
+		return record.HitsInvestigations
+	default:
+		return record.HitsWorkers
+	}
+}
+
 // attemptEffects is what faults did to an attempt that still goes to the tool.
 type attemptEffects struct {
 	slow float64 // latency factor
@@ -204,8 +216,9 @@ func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 		r.Tool = scenarios.ModelTool
 	}
 	if f.fk.window {
-		r.Start, r.End = f.start, f.end
+		r.Start, r.End, r.Window = f.start, f.end, true
 	}
+	r.Hits = f.fk.hits()
 	var p params
 	p.b.WriteByte('{')
 	if f.fk.params != nil {
