@@ -2,6 +2,7 @@ package recovery_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/mayday-sim/mayday/recovery"
 )
+
+var update = flag.Bool("update", false, "rewrite the outputs of the scripts in testdata")
 
 // The scripts in testdata drive one engine (and its guards) per file. Commands:
 //
@@ -30,8 +33,12 @@ import (
 //	rebuild                  replace the engine by one rebuilt from its journal (a new worker)
 //	edges                    the legal edge table
 //
-// An event prints the records it made, then its decision (or error), then the state.
+// An event prints the records it made, then its decision (or error), then the state. Run
+// with -update to rewrite the outputs after a deliberate change, then read the diff.
 func TestScripts(t *testing.T) {
+	if *update {
+		flag.Set("rewrite", "true") // datadriven's own flag
+	}
 	taken := map[[2]recovery.State]bool{}
 	paths, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(paths) == 0 {

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,10 +14,14 @@ import (
 //
 //	parse [set=PATH=VALUE ...]
 //
-// with the file t.yaml as input, and every error Parse reports, in order, as output. Run
-// `go test ./scenarios -run TestParseErrors -rewrite` to regenerate the outputs after a
-// deliberate change of message, then read the diff.
+// with the file t.yaml as input, and every error Parse reports, in order, as output. The
+// lists of the registered fault kinds read {fault kinds} and {model fault kinds}, and the
+// list of metrics {metrics}, so that a new kind or metric changes no case. Run `go test ./scenarios -run TestParseErrors -update` to
+// regenerate the outputs after a deliberate change of message, then read the diff.
 func TestParseErrors(t *testing.T) {
+	if *update {
+		flag.Set("rewrite", "true") // datadriven's own flag
+	}
 	paths, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no error cases in testdata: %v", err)
@@ -64,5 +69,6 @@ func parseErrors(t *testing.T, src string, sets []string) string {
 		b.WriteString(e.Error())
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return strings.NewReplacer(orList(faultKinds), "{fault kinds}", andList(modelFaultKinds), "{model fault kinds}",
+		strings.Join(Metrics, ", "), "{metrics}").Replace(b.String())
 }
