@@ -15,7 +15,7 @@ import (
 	"github.com/mayday-sim/mayday/recovery"
 )
 
-var update = flag.Bool("update", false, "rewrite the outputs of the scripts in testdata")
+var update = flag.Bool("update", false, "rewrite the outputs of testdata/*.txt")
 
 // The scripts in testdata drive one engine (and its guards) per file. Commands:
 //
@@ -33,11 +33,14 @@ var update = flag.Bool("update", false, "rewrite the outputs of the scripts in t
 //	rebuild                  replace the engine by one rebuilt from its journal (a new worker)
 //	edges                    the legal edge table
 //
-// An event prints the records it made, then its decision (or error), then the state. Run
-// with -update to rewrite the outputs after a deliberate change, then read the diff.
+// An event prints the records it made, then its decision (or error), then the state.
+// go test ./recovery -run TestScripts -update rewrites the outputs after a deliberate
+// change, for the diff to be read.
 func TestScripts(t *testing.T) {
 	if *update {
-		flag.Set("rewrite", "true") // datadriven's own flag
+		if err := flag.Set("rewrite", "true"); err != nil { // the datadriven library's own flag
+			t.Fatal(err)
+		}
 	}
 	taken := map[[2]recovery.State]bool{}
 	paths, err := filepath.Glob("testdata/*.txt")

@@ -16,11 +16,15 @@ import (
 //
 // with the file t.yaml as input, and every error Parse reports, in order, as output. The
 // lists of the registered fault kinds read {fault kinds} and {model fault kinds}, and the
-// list of metrics {metrics}, so that a new kind or metric changes no case. Run `go test ./scenarios -run TestParseErrors -update` to
-// regenerate the outputs after a deliberate change of message, then read the diff.
+// list of metrics {metrics}, so that a new kind or metric changes no case. Run
+// `go test ./scenarios -run TestParseErrors -update` to regenerate the outputs after a
+// deliberate change of message, then read the diff. (-update is the one regenerate flag of
+// the repository's golden files; here it sets the datadriven library's own.)
 func TestParseErrors(t *testing.T) {
 	if *update {
-		flag.Set("rewrite", "true") // datadriven's own flag
+		if err := flag.Set("rewrite", "true"); err != nil {
+			t.Fatal(err)
+		}
 	}
 	paths, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(paths) == 0 {
