@@ -169,15 +169,19 @@ func TestRoundTrip(t *testing.T) {
 	want = nil
 	for _, r := range c.Executions {
 		want = append(want, []any{r.Tool, opKey(r.OpKey), r.InvestigationID, r.Execution, at(r.Start), at(r.End), r.Outcome,
-			r.Delivered, r.Compute, nil})
+			r.Delivered, r.Compute, r.SideEffects})
 	}
 	compareRows(t, "executions", query(t, db, "SELECT "+exCols+" FROM executions ORDER BY rowid"), want, exCols)
 
-	fCols := "fault_id, kind, tool, start, \"end\", parameters"
+	fCols := "fault_id, kind, tool, start, \"end\", parameters, window_start, window_end, hits"
 	want = nil
 	red := traces.NewRedactor(nil, nil, nil)
 	for _, r := range c.Faults {
-		want = append(want, []any{r.FaultID, r.Kind, nullStr(r.Tool), at(r.Start), at(r.End), red.JSON(r.Parameters)})
+		var ws, we any
+		if r.Window {
+			ws, we = at(r.Start), at(r.End)
+		}
+		want = append(want, []any{r.FaultID, r.Kind, nullStr(r.Tool), at(r.Start), at(r.End), red.JSON(r.Parameters), ws, we, nullStr(r.Hits)})
 	}
 	compareRows(t, "faults", query(t, db, "SELECT "+fCols+" FROM faults ORDER BY rowid"), want, fCols)
 

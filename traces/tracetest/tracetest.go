@@ -85,6 +85,7 @@ func Synthetic(n int, seed uint64) *record.Collector {
 				c.Executions = append(c.Executions, record.Execution{
 					Tool: tools[tool], OpKey: s.OpKey, InvestigationID: inv, Execution: int32(a),
 					Start: start, End: end, Outcome: "ok", Delivered: a == tries, Compute: s.Compute,
+					SideEffects: tool%2 == 0,
 				})
 				c.Transitions = append(c.Transitions, record.Transition{
 					InvestigationID: inv, At: end, From: states[rng.IntN(4)], To: states[1+rng.IntN(4)],
