@@ -355,3 +355,21 @@ func TestMalformedDeclarationsPanic(t *testing.T) {
 		}()
 	}
 }
+
+// A model supervisor's difficulty is kept when it says something and dropped when it is
+// all zero (the same accuracy for every case), so {} and an absent block agree.
+func TestSupervisorDifficulty(t *testing.T) {
+	for src, want := range map[string]*Difficulty{
+		"{per_attempt: 0.1, floor: 0.5}": {PerAttempt: 0.1, Floor: 0.5},
+		"{per_step: -0.01}":              {PerStep: -0.01},
+		"{}":                             nil,
+	} {
+		s, err := Parse("d.yaml", []byte("name: d\ntools: {a: {}}\nrecovery: {supervisor: {kind: model, accuracy: 0.9, difficulty: "+src+"}}\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Recovery.Supervisor.Difficulty; !reflect.DeepEqual(got, want) {
+			t.Errorf("difficulty %s became %+v, want %+v", src, got, want)
+		}
+	}
+}
