@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -371,5 +372,51 @@ func TestSupervisorDifficulty(t *testing.T) {
 		if got := s.Recovery.Supervisor.Difficulty; !reflect.DeepEqual(got, want) {
 			t.Errorf("difficulty %s became %+v, want %+v", src, got, want)
 		}
+	}
+}
+
+// Every declared whole number is accepted at its least and its largest value and refused
+// one beyond either, through the decoder (--set, as a file's value), so a bound is
+// inclusive where the key tables say so. The keys come from the declarations.
+func TestDeclaredIntBoundsInclusive(t *testing.T) {
+	base := []byte("name: b\ntools: {a: {}}\nrecovery: {supervisor: {kind: model, accuracy: 0.5}}\n")
+	n := 0
+	var walk func(sch *schema, path string)
+	walk = func(sch *schema, path string) {
+		for _, k := range sch.keys {
+			sub, p := sch.sub[k], join(path, k)
+			if sub.typ != nil && !sub.hand || p == "recovery" || p == "workload" || p == "recovery.supervisor" {
+				walk(sub, p)
+				continue
+			}
+			if sub.kind != kindInt || sub.hand {
+				continue
+			}
+			n++
+			lo, hi := int64(sub.min), int64(sub.max)
+			ok := []int64{lo}
+			bad := []int64{lo - 1}
+			if hi > 0 {
+				bad = append(bad, hi+1)
+			}
+			if hi > 0 && p != "workload.investigations" { // the size model stops it at 10⁷ first
+				ok = append(ok, hi)
+			}
+			for _, v := range ok {
+				if _, err := Parse("b.yaml", base, []string{fmt.Sprintf("%s=%d", p, v)}); err != nil {
+					t.Errorf("%s=%d refused: %v", p, v, err)
+				}
+			}
+			for _, v := range bad {
+				if _, err := Parse("b.yaml", base, []string{fmt.Sprintf("%s=%d", p, v)}); err == nil {
+					t.Errorf("%s=%d accepted", p, v)
+				}
+			}
+		}
+	}
+	walk(rootSchema, "")
+	walk(toolSchema, "tools.a")
+	if n < 10 {
+		t.Errorf("only %d whole-number keys checked", n)
 	}
 }
