@@ -420,3 +420,16 @@ func TestDeclaredIntBoundsInclusive(t *testing.T) {
 		t.Errorf("only %d whole-number keys checked", n)
 	}
 }
+
+// budgets.compute is compute-unit seconds, written as a number or as a duration.
+func TestComputeBudgetSpellings(t *testing.T) {
+	for src, want := range map[string]float64{"36000": 36000, "10h": 36000, "0": 0, "1.5": 1.5, "90s": 90} {
+		s, err := Parse("c.yaml", []byte("name: c\ntools: {a: {}}\nrecovery: {budgets: {compute: "+src+"}}\n"), nil)
+		if err != nil {
+			t.Fatalf("compute: %s: %v", src, err)
+		}
+		if got := s.Recovery.Budgets.Compute; got != want {
+			t.Errorf("compute: %s = %v, want %v", src, got, want)
+		}
+	}
+}
