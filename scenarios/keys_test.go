@@ -433,3 +433,33 @@ func TestComputeBudgetSpellings(t *testing.T) {
 		}
 	}
 }
+
+type nestedParams struct {
+	Inner exampleParams  `key:"inner" doc:"a block"`
+	Opt   *exampleParams `key:"opt" doc:"a block off when absent"`
+}
+
+// A block whose value is refused counts as refused in the keys decodeKeys returns; a good
+// block does not, and a block off when absent is switched on with its defaults.
+func TestDecodeNestedBlocks(t *testing.T) {
+	k := KeysOf[nestedParams]("nested")
+	for src, want := range map[string]string{
+		"inner: {peak: 0.5}\nopt: {}\n":        "inner",
+		"inner: {peak: 3}\nopt: {steps: 99}\n": "opt",
+		"inner: {}\nopt: {note: down}\n":       "",
+	} {
+		n, err := parseYAML("n.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p nestedParams
+		k.Defaults(&p)
+		d := newDecoder("n.yaml")
+		if got := strings.Join(d.decodeKeys("n", n, k, &p), ","); got != want {
+			t.Errorf("%q: refused %q, want %q (%v)", src, got, want, d.errs.err())
+		}
+		if p.Opt == nil || p.Opt.Ramp != time.Minute || p.Inner.Steps != 3 {
+			t.Errorf("%q: the blocks lost their defaults: %+v %+v", src, p.Inner, p.Opt)
+		}
+	}
+}
