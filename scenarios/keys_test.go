@@ -463,3 +463,13 @@ func TestDecodeNestedBlocks(t *testing.T) {
 		}
 	}
 }
+
+// Whole-number bounds in the key tables: powers of two from 2¹⁶ up as 2ⁿ, others as
+// written.
+func TestBoundText(t *testing.T) {
+	for x, want := range map[float64]string{1 << 16: "2¹⁶", 1 << 31: "2³¹", 1 << 40: "2⁴⁰", 65535: "65535", 1000: "1000", 0: "0", 1<<16 + 2: "65538"} {
+		if got := bound(x); got != want {
+			t.Errorf("bound(%v) = %s, want %s", x, got, want)
+		}
+	}
+}
