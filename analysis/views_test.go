@@ -160,6 +160,7 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 	compareToolStats(t, db, run, c, want)
 	compareGoodput(t, db, run.ID, c)
 	compareRoots(t, db, run.ID, c)
+	compareToolStatsExtra(t, db, run.ID, c, want)
 	return want
 }
 

@@ -62,9 +62,11 @@ func TestScripts(t *testing.T) {
 		t.Fatalf("no scripts in testdata/script: %v", err)
 	}
 	for _, path := range paths {
-		sc := newScript()
-		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-			return sc.do(t, td)
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			sc := newScript()
+			datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+				return sc.do(t, td)
+			})
 		})
 	}
 }
