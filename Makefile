@@ -47,7 +47,7 @@ endif
 
 test: vet
 	$(GO) test -race -count=1 -timeout 30m $(PURE)
-	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./analysis/... ./reports/... ./cmd/...
+	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./analysis/... ./pipeline/... ./reports/... ./cmd/...
 
 vet:
 	$(GO) vet -tags $(TAGS) ./...
@@ -55,7 +55,7 @@ vet:
 # Benchmarks report domain units (events/s, rows/s, ns/decision); run several times and
 # compare medians (benchstat) on a quiet machine.
 bench: simpy-note
-	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./reports/...
+	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./pipeline/... ./reports/...
 
 # BenchmarkSimPy runs one queueing model in SimPy and in mayday side by side; it needs
 # python3 with SimPy (apt-get install python3-simpy python3-simpy3; MAYDAY_PYTHON names

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -161,18 +162,17 @@ func defaultRunDir(name string, seed uint64, seeds int) string {
 // when ctx is cancelled.
 func runSeeds(ctx context.Context, io *ioStreams, mw *memWatch, db *analysis.DB, s *scenarios.Scenario, seed uint64, n int, quiet bool) ([]analysis.Outcome, error) {
 	bar := newProgress(io, quiet, s.Name, n)
-	var outs []analysis.Outcome
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		out, err := analysis.Execute(ctx, db, analysis.Spec{
-			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)), Phase: bar.phase,
-		})
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, out)
+	specs := pipeline.Seeds(s, seed, n, version)
+	for i := range specs {
+		specs[i].Progress, specs[i].Phase = mw.wrap(bar.seed(i)), bar.phase
+	}
+	outs, err := pipeline.Serial(ctx, db, specs, func(int) {
 		if testHookRunDone != nil {
 			testHookRunDone()
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	bar.done()
 	return outs, nil
