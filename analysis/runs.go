@@ -88,13 +88,20 @@ func DropRun(ctx context.Context, db *DB, runID string) error {
 	return tx.Commit()
 }
 
+// Checkpoint writes what committed transactions left in the write-ahead log into the
+// database file, waiting for none: it fails while another transaction writes.
+func Checkpoint(ctx context.Context, db *DB) error {
+	_, err := db.SQL().ExecContext(ctx, "CHECKPOINT")
+	return err
+}
+
 // TryCheckpoint writes what the committed runs left in the write-ahead log into the database
 // file, when no other run is loading at that moment; DuckDB refuses a checkpoint while
 // another transaction writes, and then the next run's end or the sweep's close does it.
 // Without it the whole sweep's checkpoint waits for the end, and a 6-run sweep spent a third
 // of its wall time there, after the last run.
 func TryCheckpoint(ctx context.Context, db *DB) error {
-	_, err := db.SQL().ExecContext(ctx, "CHECKPOINT")
+	err := Checkpoint(ctx, db)
 	if err != nil && !strings.Contains(err.Error(), "other write transactions active") {
 		return fmt.Errorf("analysis: checkpoint of %s: %w", db.name(), err)
 	}

@@ -252,7 +252,7 @@ func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []pipeli
 		return false, internal(err)
 	}
 	ph.phase("checkpoint: writing the database file")
-	if _, err := db.SQL().ExecContext(ctx, "CHECKPOINT"); err != nil {
+	if err := analysis.Checkpoint(ctx, db); err != nil {
 		return false, internal(fmt.Errorf("checkpoint of %s: %w", db.Path(), err))
 	}
 	ph.phase("reading the sweep table")
