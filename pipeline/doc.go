@@ -18,6 +18,9 @@
 //   - SweepJobs expands a sweep's grid points (scenarios.Expand) × seeds into specs and
 //     sweep_params rows; Shard, ParseShard and ResolveShard cut a grid into slices for
 //     several machines (`--shard I/N`, or the batch engine's environment).
+//   - WatchMemory is the memory watchdog of a command's runs (`--memory-limit`): checked at
+//     every progress callback it wraps, it cancels the runs' context before the process
+//     runs out of memory, so they stop as consistent partial runs, as on Ctrl-C.
 //
 // It imports analysis for storage and sim to simulate; analysis itself never simulates.
 package pipeline

@@ -110,14 +110,14 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, mw := watchMemory(ctx, limit)
-	defer mw.done()
+	ctx, mw := pipeline.WatchMemory(ctx, limit)
+	defer mw.Done()
 	res, err := runBatch(ctx, opts.io, mw, quiet, "check", specs, opts.Jobs, nil, opts.Out, "scenarios", opts.Seeds)
 	if err != nil {
 		return internal(err)
 	}
 	defer res.Close()
-	if err := mw.stopped(ctx, "no check was evaluated and nothing was written"); err != nil {
+	if err := memoryStopped(ctx, mw, "no check was evaluated and nothing was written"); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

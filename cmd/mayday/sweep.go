@@ -119,8 +119,8 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, mw := watchMemory(ctx, limit)
-	defer mw.done()
+	ctx, mw := pipeline.WatchMemory(ctx, limit)
+	defer mw.Done()
 	st := sweepStored{io: opts.io, mw: mw, quiet: quiet, label: "sweep " + base.Name}
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (whole bool, err error) {
 		db, err := analysis.Create(folder.DBPath())
@@ -155,12 +155,12 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	if txr.KeptOld {
-		if err := mw.stopped(ctx, "the old sweep folder "+dir+" was left as it was"); err != nil {
+		if err := memoryStopped(ctx, mw, "the old sweep folder "+dir+" was left as it was"); err != nil {
 			return err
 		}
 		return keptOldMessage("sweep folder", dir)
 	}
-	if err := mw.stopped(ctx, st.message(dir, len(specs))); err != nil {
+	if err := memoryStopped(ctx, mw, st.message(dir, len(specs))); err != nil {
 		return err
 	}
 	var stopped error
@@ -221,7 +221,7 @@ func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis
 // sweepStored is what a sweep stored in its folder.
 type sweepStored struct {
 	io           *ioStreams
-	mw           *memWatch
+	mw           *pipeline.MemoryWatch
 	quiet        bool
 	label        string
 	table        reports.SweepTable
@@ -281,7 +281,7 @@ func (st *sweepStored) count(ctx context.Context, res *pipeline.BatchResult, spe
 		whole = whole && ran && res.Outcomes[i].Status == "complete"
 	}
 	if st.ran == 0 && len(specs) > 0 {
-		if err := st.mw.stopped(ctx, "nothing was written"); err != nil {
+		if err := memoryStopped(ctx, st.mw, "nothing was written"); err != nil {
 			return false, err
 		}
 		return false, interrupted("before the first sweep run finished; nothing was written")
