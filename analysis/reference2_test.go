@@ -237,12 +237,17 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		}
 		var run []int64
 		flush := func() {
-			hot := false
+			inc := refIncident{Tool: tool, FirstMinute: run[0], EndMinute: run[len(run)-1] + 1}
 			for _, m := range run {
-				hot = hot || mins[tm{tool, m}].hot
+				if mins[tm{tool, m}].hot {
+					inc.Hot++
+				}
+				if mins[tm{tool, m}].guarded {
+					inc.Guarded++
+				}
 			}
-			if hot {
-				incidents = append(incidents, refIncident{Tool: tool, FirstMinute: run[0], EndMinute: run[len(run)-1] + 1})
+			if inc.Hot > 0 {
+				incidents = append(incidents, inc)
 			}
 			run = run[:0]
 		}
@@ -294,11 +299,18 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 			}
 		}
 		for _, sg := range signs {
+			if !in(sg.tool, sg.at/60_000_000) {
+				continue
+			}
 			switch sg.kind {
 			case "failed", "timed_out", "parked", "throttled":
-				if in(sg.tool, sg.at/60_000_000) {
-					roots[sg.root] = true
-				}
+				roots[sg.root] = true
+			}
+			switch sg.kind {
+			case "parked":
+				inc.Parked++
+			case "throttled":
+				inc.Throttled++
 			}
 		}
 		inc.Affected = int64(len(roots))

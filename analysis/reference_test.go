@@ -31,6 +31,8 @@ type refIncident struct {
 	Affected               int64
 	Retries                int64
 	FaultIDs               []string
+	Hot, Guarded           int64 // minutes of each kind (a minute may be both)
+	Parked, Throttled      int64
 }
 
 type refEpisode struct {

@@ -175,11 +175,16 @@ func edgeIncidentsCase() viewCase {
 // "inside": a window ending at 21:30 with goodput never down: back in the window's own
 // minute, 0 s. Run "early9": a window at minute 9 leaves 4 steady minutes (5-8): nothing
 // to test, NULL for both metrics (not a collapse); "early10", at minute 10, leaves 5: 0 s.
+// Run "windows": "reach" with more faults listed before its window: a window 21:00-21:30
+// inside it (neither the earliest start nor the latest end), a transient fault over the whole
+// run (no duration: not a window) and an empty window at minute 10 (end = start): the
+// windows still start at 20:00 and end at 22:00, so the same 240 s.
 func edgeGoodputCase() viewCase {
 	type run struct {
 		lastArrival, from, to int64
 		steady, after         func(m int64) int
 		extra                 int64 // a valid result at this instant when > 0
+		faults                []record.Fault
 	}
 	ten := func(int64) int { return 10 }
 	dip := func(m int64) int {
@@ -193,6 +198,7 @@ func edgeGoodputCase() viewCase {
 	}
 	build := func(r run) *record.Collector {
 		var e edgeRecords
+		e.c.Faults = append(e.c.Faults, r.faults...)
 		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: r.from,
 			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second)})
 		for m := int64(1); m < 50; m++ {
@@ -226,14 +232,20 @@ func edgeGoodputCase() viewCase {
 	}
 	nan := math.NaN()
 	wants := map[string][2]float64{"goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
-		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}}
+		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}, "goodput-windows": {240, 1}}
+	others := []record.Fault{
+		{FaultID: "inner", Kind: "hang", Tool: "api", Start: 21 * minute, End: 21*minute + 30*second, Parameters: `{"duration_seconds":30}`},
+		{FaultID: "noise", Kind: "transient", Tool: "api", Start: 0, End: 50 * minute, Parameters: `{"probability":0.01}`},
+		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`},
+	}
 	return referenceCaseOf("goodput on its thresholds", map[string]*record.Collector{
-		"goodput-reach":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000}),
-		"goodput-short":   build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000}),
-		"goodput-noise":   build(run{40, 20 * minute, 22 * minute, noise, fives, 0}),
-		"goodput-inside":  build(run{45, 20 * minute, 21*minute + 30*second, ten, ten, 0}),
-		"goodput-early9":  build(run{45, 9 * minute, 11 * minute, ten, ten, 0}),
-		"goodput-early10": build(run{45, 10 * minute, 12 * minute, ten, ten, 0}),
+		"goodput-reach":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
+		"goodput-short":   build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
+		"goodput-noise":   build(run{40, 20 * minute, 22 * minute, noise, fives, 0, nil}),
+		"goodput-inside":  build(run{45, 20 * minute, 21*minute + 30*second, ten, ten, 0, nil}),
+		"goodput-early9":  build(run{45, 9 * minute, 11 * minute, ten, ten, 0, nil}),
+		"goodput-early10": build(run{45, 10 * minute, 12 * minute, ten, ten, 0, nil}),
+		"goodput-windows": build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, others}),
 	}, func(id string, want refResult) error {
 		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 		g, back, w := want.Metrics.Get("goodput_recovery_time"), want.Metrics.Get("goodput_recovered"), wants[id]

@@ -51,7 +51,8 @@ const epochMicros = 1767225600 * 1_000_000
 func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT tool, start, "end", minutes, failed_attempts, affected_investigations,
-		retries_sent, fault_ids, incident FROM incidents WHERE run_id = ? ORDER BY incident`, runID)
+		retries_sent, fault_ids, incident, hot_minutes, guarded_minutes, parked, throttled
+		FROM incidents WHERE run_id = ? ORDER BY incident`, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +63,8 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 		var start, end time.Time
 		var minutes, number int64
 		var faults []any
-		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &inc.Failed, &inc.Affected, &inc.Retries, &faults, &number); err != nil {
+		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &inc.Failed, &inc.Affected, &inc.Retries, &faults, &number,
+			&inc.Hot, &inc.Guarded, &inc.Parked, &inc.Throttled); err != nil {
 			t.Fatal(err)
 		}
 		for _, at := range []time.Time{start, end} {

@@ -30,15 +30,23 @@ var update = flag.Bool("update", false, "rewrite the expected output of sim/test
 //	fault kind=K [id=S tool=S at=D for=D probability=F slowdown=F rate=R factor=F share=F]
 //	retry [attempts=N initial=D multiplier=F max=D jitter=J on_exhausted=escalate|terminate]
 //	recovery [lease=D inspect=BOOL revisions=N on_exhaustion=pause|reduce_scope|terminate
-//	          tokens=N wall=D repeats=N]            repeats: non-progress detection
+//	          tokens=N compute=F wall=D cost=F repeats=N]   budgets; repeats: non-progress
 //	retry_budget ratio=F min_per_second=F
 //	breaker window=D ratio=F min_calls=N cooldown=D
 //	model [rpm=F tpm=F latency_per_1k=D failure=F]
+//	humans reviewers=N [review=D approve=F]          constant review time
+//	supervisor [kind=rules|model accuracy=F latency=D tokens=N]
+//	behaviour [invalid_output=F revise_success=F policy_violation=F stuck=F validation_miss=F]
+//	subagents [probability=F count=N max_depth=N priority=fifo|roots_first|subagents_first
+//	           on_failure=reduce_scope|respawn|fail max=N then=reduce_scope|fail]
+//	prices [model_input=F model_output=F call=F compute_second=F]   per 1000 tokens, per
+//	                                                  attempt, per compute-second; every tool
 //	run [seed=N investigations=N show=K,K,... inv=N,N,...]
 //
 // run prints, in the order the simulator emits them, the records of the kinds in show
-// (default faults,attempts,transitions,investigations; also spans: the other spans, and
-// executions), of the investigations in inv (default all), then the run's result. With a
+// (default faults,attempts,transitions,investigations; also spans: the other spans,
+// executions and samples), of the investigations in inv (default all), then the run's
+// result. With a
 // scenario the simulator refuses, it prints the error. `go test ./sim -run TestScripts
 // -update` rewrites the expected output.
 func TestScripts(t *testing.T) {
@@ -190,11 +198,16 @@ func (sc *script) do(t *testing.T, td *datadriven.TestData) string {
 		"tool":         {"name", "latency", "timeout", "concurrency", "idempotency", "queue_limit", "compute", "weight"},
 		"fault":        {"kind", "id", "tool", "at", "for", "probability", "slowdown", "rate", "factor", "share"},
 		"retry":        {"attempts", "initial", "multiplier", "max", "jitter", "on_exhausted"},
-		"recovery":     {"lease", "inspect", "revisions", "on_exhaustion", "tokens", "wall", "repeats"},
+		"recovery":     {"lease", "inspect", "revisions", "on_exhaustion", "tokens", "compute", "wall", "cost", "repeats"},
 		"retry_budget": {"ratio", "min_per_second"},
 		"breaker":      {"window", "ratio", "min_calls", "cooldown"},
 		"model":        {"rpm", "tpm", "latency_per_1k", "failure"},
 		"run":          {"seed", "investigations", "show", "inv"},
+		"humans":       {"reviewers", "review", "approve"},
+		"supervisor":   {"kind", "accuracy", "latency", "tokens"},
+		"behaviour":    {"invalid_output", "revise_success", "policy_violation", "stuck", "validation_miss"},
+		"subagents":    {"probability", "count", "max_depth", "priority", "on_failure", "max", "then"},
+		"prices":       {"model_input", "model_output", "call", "compute_second"},
 	}
 	allowed, ok := keys[td.Cmd]
 	if !ok {
@@ -218,10 +231,61 @@ func (sc *script) do(t *testing.T, td *datadriven.TestData) string {
 		a.dur("latency_per_1k", &m.LatencyPer1kTokens)
 		a.num("failure", &m.Failure)
 		sc.s.Model = m
+	case "humans", "supervisor", "behaviour", "subagents", "prices":
+		sc.agents(a)
 	case "run":
 		return sc.run(t, a)
 	}
 	return "ok"
+}
+
+// agents sets who the agents answer to and how they misbehave.
+func (sc *script) agents(a kv) {
+	s := sc.s
+	switch a.td.Cmd {
+	case "humans":
+		h := &scenarios.Humans{ReviewTime: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Minute)}, Approve: 1}
+		a.int("reviewers", &h.Reviewers)
+		a.constant("review", &h.ReviewTime, true)
+		a.num("approve", &h.Approve)
+		s.Recovery.Humans = h
+	case "supervisor":
+		v := &s.Recovery.Supervisor
+		a.str("kind", &v.Kind)
+		a.num("accuracy", &v.Accuracy)
+		a.dur("latency", &v.Latency)
+		var tokens int
+		a.int("tokens", &tokens)
+		v.Tokens = int64(tokens)
+	case "behaviour":
+		b := &s.Workload.Behaviour
+		a.num("invalid_output", &b.InvalidOutput)
+		a.num("revise_success", &b.ReviseSuccess)
+		a.num("policy_violation", &b.PolicyViolation)
+		a.num("stuck", &b.Stuck)
+		a.num("validation_miss", &b.ValidationMiss)
+	case "subagents":
+		sa := &s.Workload.Subagents
+		a.num("probability", &sa.Probability)
+		a.constant("count", &sa.Count, false)
+		a.int("max_depth", &sa.MaxDepth)
+		a.str("priority", &s.Workload.Priority)
+		f := &s.Recovery.Subagents.OnFailure
+		a.str("on_failure", &f.Action)
+		a.int("max", &f.Max)
+		a.str("then", &f.Then)
+	case "prices":
+		var in, out, call, cs float64
+		a.num("model_input", &in)
+		a.num("model_output", &out)
+		a.num("call", &call)
+		a.num("compute_second", &cs)
+		p := &scenarios.Prices{Currency: "USD", Models: []scenarios.ModelPrice{{Model: s.Workload.Model, Input: in, Output: out}}}
+		for _, tl := range s.Tools {
+			p.Tools = append(p.Tools, scenarios.ToolPrice{Tool: tl.Name, Call: call, ComputeSecond: cs})
+		}
+		s.Prices = p
+	}
 }
 
 func (sc *script) workload(a kv) {
@@ -298,7 +362,9 @@ func (sc *script) recovery(a kv) {
 		if tokens > 0 {
 			r.Budgets.Tokens = int64(tokens)
 		}
+		a.num("compute", &r.Budgets.Compute)
 		a.dur("wall", &r.Budgets.Wall)
+		a.num("cost", &r.Budgets.Cost)
 		if _, ok := a.m["repeats"]; ok {
 			r.NonProgress = &scenarios.NonProgress{}
 			a.int("repeats", &r.NonProgress.Repeats)
@@ -328,7 +394,7 @@ func (sc *script) run(t *testing.T, a kv) string {
 	if v, ok := a.m["show"]; ok {
 		p.show = map[string]bool{}
 		for _, k := range strings.Split(v, ",") {
-			if !slices.Contains([]string{"faults", "attempts", "spans", "transitions", "executions", "investigations"}, k) {
+			if !slices.Contains([]string{"faults", "attempts", "spans", "transitions", "executions", "investigations", "samples"}, k) {
 				t.Fatalf("%s: run show=%s: unknown kind %q", a.td.Pos, v, k)
 			}
 			p.show[k] = true
@@ -380,8 +446,15 @@ func (p *printer) Investigation(r *record.Investigation) {
 	if r.TerminationReason != "" {
 		fmt.Fprintf(&p.b, " reason=%s", r.TerminationReason)
 	}
-	fmt.Fprintf(&p.b, " arrived=%s steps=%d attempts=%d revisions=%d escalations=%d crashes=%d tokens=%d\n",
-		ts(r.ArrivedAt), r.Steps, r.Attempts, r.Revisions, r.Escalations, r.Crashes, r.Tokens)
+	if r.ParentID != 0 {
+		fmt.Fprintf(&p.b, " parent=%d depth=%d", r.ParentID, r.Depth)
+	}
+	fmt.Fprintf(&p.b, " arrived=%s steps=%d attempts=%d revisions=%d escalations=%d crashes=%d tokens=%d compute=%g",
+		ts(r.ArrivedAt), r.Steps, r.Attempts, r.Revisions, r.Escalations, r.Crashes, r.Tokens, r.Compute)
+	if r.Scope == record.ScopeReduced {
+		p.b.WriteString(" scope=reduced")
+	}
+	fmt.Fprintf(&p.b, " valid=%t validated=%t\n", r.TrulyValid, r.Validated)
 }
 
 func (p *printer) Span(r *record.Span) {
@@ -400,6 +473,12 @@ func (p *printer) Span(r *record.Span) {
 	}
 	if r.QueueWait != 0 {
 		fmt.Fprintf(&p.b, " queued=%s", ts(r.QueueWait))
+	}
+	if r.InputTokens != 0 || r.OutputTokens != 0 {
+		fmt.Fprintf(&p.b, " tokens=%d/%d", r.InputTokens, r.OutputTokens)
+	}
+	if r.Compute != 0 {
+		fmt.Fprintf(&p.b, " compute=%g", r.Compute)
 	}
 	if r.FailureClass != "" {
 		fmt.Fprintf(&p.b, " class=%s", r.FailureClass)
@@ -441,4 +520,10 @@ func (p *printer) Fault(r *record.Fault) {
 	fmt.Fprintf(&p.b, " [%s, %s) %s\n", ts(r.Start), ts(r.End), r.Parameters)
 }
 
-func (p *printer) Sample(*record.Sample) {}
+func (p *printer) Sample(r *record.Sample) {
+	if !p.show["samples"] {
+		return
+	}
+	fmt.Fprintf(&p.b, "%s sample tool=%s queued=%d in_service=%d parked=%d budget=%g breaker=%s attempts=%d failures=%d retries=%d\n",
+		ts(r.At), r.Tool, r.Queued, r.InService, r.Parked, r.BudgetTokens, r.BreakerState, r.Attempts, r.Failures, r.Retries)
+}
