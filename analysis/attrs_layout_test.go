@@ -63,13 +63,28 @@ func TestMergeKeepsAttributeTables(t *testing.T) {
 // (the marker), blocked attempts, a second kind and arguments outside execute_tool.
 func TestSpanAttributesView(t *testing.T) { runViewCase(t, spanAttributesCase()) }
 
+// spanAttributesCase: the spans of spanAttributesBuilt in run "attrs", next to a run
+// "attrs-other" whose backtest has other arguments (a span takes its own run's).
 func spanAttributesCase() viewCase {
 	c := spanAttributesBuilt()
+	other := &record.Collector{}
+	other.Span(&record.Span{SpanID: 3, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusOK,
+		Attrs: []record.Attr{{Key: "arg.strategy", Value: "z"}, {Key: "arg.region", Value: "asia"}}})
+	for _, id := range []uint64{4, 5} { // span 5 of "attrs" keeps arguments of its own; this one does not
+		other.Span(&record.Span{SpanID: id, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusOK,
+			Attrs: []record.Attr{{Key: "arg.strategy", Value: "z"}, {Key: "arg.region", Value: "asia"}}})
+	}
 	return viewCase{name: "span attributes", load: func(t testing.TB, db *DB) {
 		if err := LoadCollector(db, "attrs", c, traces.Run{}); err != nil {
 			t.Fatal(err)
 		}
-	}, check: func(t testing.TB, db *DB) { checkSpanAttributes(t, db, c) }}
+		if err := LoadCollector(db, "attrs-other", other, traces.Run{}); err != nil {
+			t.Fatal(err)
+		}
+	}, check: func(t testing.TB, db *DB) {
+		checkSpanAttributes(t, db, c, "attrs", 2)
+		checkSpanAttributes(t, db, other, "attrs-other", 2)
+	}}
 }
 
 func spanAttributesBuilt() *record.Collector {
@@ -91,10 +106,13 @@ func spanAttributesBuilt() *record.Collector {
 	span(9, record.OpPlan, "", record.StatusOK, record.Attr{Key: "kind", Value: "a"}, record.Attr{Key: "kind", Value: "b"})
 	span(10, record.OpExecuteTool, "fetch", record.StatusOK)
 	span(11, record.OpExecuteTool, "fetch", record.StatusOK, record.Attr{Key: "arg.region", Value: "us"})
+	span(12, record.OpInspect, "backtest", record.StatusOK) // an inspection takes no arguments
 	return c
 }
 
-func checkSpanAttributes(t testing.TB, db *DB, c *record.Collector) {
+// checkSpanAttributes compares run's span_attributes with c's attributes, and counts the
+// run's stored tool arguments (run is a plain name, quoted as is).
+func checkSpanAttributes(t testing.TB, db *DB, c *record.Collector, run string, args int64) {
 	var want [][]any
 	for _, s := range c.Spans {
 		for _, a := range s.Attrs {
@@ -104,10 +122,11 @@ func checkSpanAttributes(t testing.TB, db *DB, c *record.Collector) {
 	slices.SortFunc(want, func(a, b []any) int {
 		return cmp.Or(cmp.Compare(a[0].(int64), b[0].(int64)), cmp.Compare(a[1].(string), b[1].(string)), cmp.Compare(a[2].(string), b[2].(string)))
 	})
-	got := query(t, db, "SELECT span_id, key, value FROM span_attributes WHERE run_id = 'attrs' ORDER BY span_id, key, value")
-	compareRows(t, "span_attributes", got, want, "span_id, key, value")
-	// The arguments are stored once: backtest's from span 3, fetch's (none) from span 10.
-	if n := query(t, db, "SELECT count(*) FROM tool_args WHERE run_id = 'attrs'")[0][0].(int64); n != 2 {
-		t.Errorf("%d tool_args rows, want 2", n)
+	got := query(t, db, "SELECT span_id, key, value FROM span_attributes WHERE run_id = '"+run+"' ORDER BY span_id, key, value")
+	compareRows(t, "span_attributes of "+run, got, want, "span_id, key, value")
+	// The arguments are stored once per tool ("attrs": backtest's two from span 3, fetch's
+	// none from span 10).
+	if n := query(t, db, "SELECT count(*) FROM tool_args WHERE run_id = '"+run+"'")[0][0].(int64); n != args {
+		t.Errorf("%s: %d tool_args rows, want %d", run, n, args)
 	}
 }

@@ -38,10 +38,14 @@ func runViewCase(t *testing.T, c viewCase) {
 
 // viewCases lists every case the mutation harness runs, the small hand-built ones first (a
 // mutant is killed by the first check that fails). With MAYDAY_MUTATE_SQL_SIMULATED set,
-// small simulations of three embedded scenarios are checked too (slower).
+// larger simulations of three embedded scenarios are checked too (slower).
 func viewCases() []viewCase {
-	cases := thresholdCases()
+	cases := append(thresholdCases(), runClockCase(), treesCase(), edgeModelCase())
 	cases = append(cases, episodesCase, guardedCase, goodputCase, tokensCase, spanAttributesCase(), referenceCase(), lifecycleCase())
+	// Two small simulations whose records hold what the hand-built datasets lack:
+	// takeovers after crashes, parks on an open breaker and retries throttled by the budget.
+	cases = append(cases, simulatedCase("worker-crashes", []string{"workload.investigations=60"}),
+		simulatedCase("shared-outage", []string{"workload.investigations=150", "workload.arrival={uniform: 2h}"}))
 	if os.Getenv("MAYDAY_MUTATE_SQL_SIMULATED") == "" {
 		return cases
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
@@ -57,7 +58,7 @@ func mm8Of(s *scenarios.Scenario) (mm8Model, error) {
 		return mm8Model{}, fmt.Errorf("%s: want exponential service at finite servers without timeout or queue limit", s.Name)
 	case f.Kind != scenarios.FaultTransient || (f.Tool != "" && f.Tool != t.Name):
 		return mm8Model{}, fmt.Errorf("%s: want one transient fault of the tool", s.Name)
-	case r.Jitter != "none" || (r.Multiplier != 1 && r.Max != r.Initial):
+	case r.Jitter != recovery.JitterNone || (r.Multiplier != 1 && r.Max != r.Initial):
 		return mm8Model{}, fmt.Errorf("%s: want a fixed backoff (jitter none, multiplier 1)", s.Name)
 	}
 	return mm8Model{customers: w.Investigations, rate: w.Arrival.Rate.PerSecond, servers: t.Concurrency,

@@ -118,6 +118,22 @@ func referenceCaseOf(name string, runs map[string]*record.Collector, sees func(i
 // one a microsecond before minute 52, which holds 4 failures: a minute computed a microsecond
 // off makes 51 or 52 hot.
 func edgeIncidentsCase() viewCase {
+	c := edgeIncidentsRecords()
+	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": c},
+		func(id string, want refResult) error {
+			var got [][2]int64
+			for _, inc := range want.Incidents {
+				got = append(got, [2]int64{inc.FirstMinute, inc.EndMinute})
+			}
+			if w := [][2]int64{{25, 29}, {32, 33}, {44, 47}}; !slices.Equal(got, w) {
+				return fmt.Errorf("incidents %v, want %v", got, w)
+			}
+			return nil
+		})
+}
+
+// edgeIncidentsRecords are the records of edgeIncidentsCase (a fresh copy each call).
+func edgeIncidentsRecords() *record.Collector {
 	var e edgeRecords
 	end := 60 * minute
 	for m := int64(0); m < 20; m++ {
@@ -146,17 +162,7 @@ func edgeIncidentsCase() viewCase {
 	e.attempt("api", 52*minute-1000, true, end)
 	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"},
 		record.Sample{Tool: "api", At: 56 * minute, BreakerState: "open"}) // guarded alone in minute 55: no incident
-	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": &e.c},
-		func(id string, want refResult) error {
-			var got [][2]int64
-			for _, inc := range want.Incidents {
-				got = append(got, [2]int64{inc.FirstMinute, inc.EndMinute})
-			}
-			if w := [][2]int64{{25, 29}, {32, 33}, {44, 47}}; !slices.Equal(got, w) {
-				return fmt.Errorf("incidents %v, want %v", got, w)
-			}
-			return nil
-		})
+	return &e.c
 }
 
 // edgeGoodputCase: roots arrive from minute 0; valid results are 1 a minute in minutes 1-9

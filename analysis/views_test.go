@@ -159,6 +159,8 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
 	compareToolStats(t, db, run, c, want)
 	compareGoodput(t, db, run.ID, c)
+	compareRoots(t, db, run.ID, c)
+	compareToolStatsExtra(t, db, run.ID, c, want)
 	return want
 }
 

@@ -250,14 +250,19 @@ type SubagentPolicy struct {
 	Then        SubagentAction // with SubagentRespawn, once MaxRespawns are spent: reduce scope or fail
 }
 
-// RetryPolicy bounds the attempts of one logical operation.
+// The configuration types below carry the scenario keys that set them as struct tags: key
+// (the key's name and its rules), doc (what the key means), want (how a message names a
+// valid value). The scenario format reads them (package scenarios, keys.go); this package
+// only reads the fields. A new setting is a field here, its tag, and its behaviour.
+
+// RetryPolicy bounds the attempts of one logical operation (the scenario's recovery.retry).
 type RetryPolicy struct {
-	MaxAttempts int
-	Initial     time.Duration
-	Multiplier  float64
-	Max         time.Duration
-	Jitter      Jitter
-	OnExhausted Exhausted
+	MaxAttempts int           `json:"max_attempts" key:"max_attempts,min=1,max=1000,too=many,default=3" want:"a whole number >= 1 (1 = never retry)" doc:"attempts per logical operation, the first included (1 = never retry)"`
+	Initial     time.Duration `json:"initial" key:"initial,default=1s" doc:"the first backoff"`
+	Multiplier  float64       `json:"multiplier" key:"multiplier,min=1,default=2" want:"a number >= 1" doc:"growth of the backoff per attempt"`
+	Max         time.Duration `json:"max" key:"max,default=1m" doc:"cap of the backoff, at least initial"`
+	Jitter      Jitter        `json:"jitter" key:"jitter,default=full" want:"a jitter" doc:"how the backoff is randomised"`
+	OnExhausted Exhausted     `json:"on_exhausted" key:"on_exhausted,default=escalate" want:"an exhaustion action" doc:"what happens when the attempts are spent"`
 }
 
 // Policy is an investigation's recovery configuration; one Policy is shared by many engines.
@@ -285,20 +290,32 @@ const (
 	DefaultMaxInspections = 60
 )
 
-// BudgetConfig configures a retry budget (token bucket).
+// BudgetConfig configures a retry budget (token bucket): the scenario's recovery.retry_budget.
+// Its defaults are DefaultBudget.
 type BudgetConfig struct {
-	Ratio        float64 // tokens earned per successful first attempt
-	MinPerSecond float64 // retries always allowed at this rate
-	MaxTokens    float64 // most tokens the bucket holds (and starts with); 0 = DefaultBudget's
+	// Ratio is the tokens earned per successful first attempt.
+	Ratio float64 `json:"ratio" key:"ratio" want:"retries earned per first attempt, a number >= 0" doc:"tokens earned per first attempt"`
+	// MinPerSecond is the retries always allowed, per second.
+	MinPerSecond float64 `json:"min_per_second" key:"min_per_second" want:"retries per second always allowed, a number >= 0" doc:"the floor: tokens added per second whatever the traffic"`
+	// MaxTokens is the most tokens the bucket holds (and starts with); 0 = DefaultBudget's.
+	// The scenario format has no key for it.
+	MaxTokens float64 `json:"-"`
 }
 
-// BreakerConfig configures a circuit breaker.
+// Default is DefaultBudget: the values of the keys a scenario's retry_budget block omits.
+func (BudgetConfig) Default() BudgetConfig { return DefaultBudget }
+
+// BreakerConfig configures a circuit breaker: the scenario's recovery.breaker. Its defaults
+// are DefaultBreaker.
 type BreakerConfig struct {
-	Window       time.Duration
-	FailureRatio float64
-	MinCalls     int
-	Cooldown     time.Duration
+	Window       time.Duration `json:"window" key:"window,>0" doc:"the sliding window failures are counted over"`
+	FailureRatio float64       `json:"failure_ratio" key:"failure_ratio,prob,>0" zero:"0 would open the breaker on success; want a ratio in (0, 1]" doc:"share of failed attempts in the window that opens the breaker"`
+	MinCalls     int           `json:"min_calls" key:"min_calls,min=1,max=2147483648" want:"a whole number >= 1" doc:"attempts in the window before it may open"`
+	Cooldown     time.Duration `json:"cooldown" key:"cooldown,>0" doc:"time open before one probe is let through"`
 }
+
+// Default is DefaultBreaker: the values of the keys a scenario's breaker block omits.
+func (BreakerConfig) Default() BreakerConfig { return DefaultBreaker }
 
 // BreakerState is a circuit breaker's state.
 type BreakerState uint8
@@ -370,7 +387,7 @@ type Journal interface {
 //	func (g *Guards) Breaker(tool int, now int64) BreakerState
 //	func (g *Guards) Parked(tool int) int                   // operations now parked on its breaker
 //
-// Added since (engine.go, guards.go, policy.go, tables.go, names.go):
+// Added since (engine.go, guards.go, tables.go, names.go):
 //
 //	func (e *Engine) SetJournal(j Journal)                  // where a replayed engine's records go
 //	func (e *Engine) Refusals() int                         // supervisor suggestions refused

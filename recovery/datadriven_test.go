@@ -2,6 +2,7 @@ package recovery_test
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/cockroachdb/datadriven"
 	"github.com/mayday-sim/mayday/recovery"
 )
+
+var update = flag.Bool("update", false, "rewrite the outputs of testdata/*.txt")
 
 // The scripts in testdata drive one engine (and its guards) per file. Commands:
 //
@@ -31,7 +34,14 @@ import (
 //	edges                    the legal edge table
 //
 // An event prints the records it made, then its decision (or error), then the state.
+// go test ./recovery -run TestScripts -update rewrites the outputs after a deliberate
+// change, for the diff to be read.
 func TestScripts(t *testing.T) {
+	if *update {
+		if err := flag.Set("rewrite", "true"); err != nil { // the datadriven library's own flag
+			t.Fatal(err)
+		}
+	}
 	taken := map[[2]recovery.State]bool{}
 	paths, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(paths) == 0 {

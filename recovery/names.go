@@ -2,6 +2,8 @@ package recovery
 
 // Names of the enumerations as they appear in traces (snake_case, stable).
 
+import "fmt"
+
 var stateNames = [...]string{
 	Pending: "pending", Running: "running", Waiting: "waiting", Recovering: "recovering",
 	AwaitingHuman: "awaiting_human", Completed: "completed", Terminated: "terminated",
@@ -84,15 +86,48 @@ func parse(names []string, s string) (int, bool) {
 // ParseJitter turns "none", "full", "equal" or "decorrelated" into a Jitter.
 func ParseJitter(s string) (Jitter, bool) { i, ok := parse(jitterNames[:], s); return Jitter(i), ok }
 
+// MarshalText is the scenario spelling of j; an unknown value is an error.
+func (j Jitter) MarshalText() ([]byte, error) { return text(jitterNames[:], int(j)) }
+
+// UnmarshalText reads a scenario spelling (ParseJitter).
+func (j *Jitter) UnmarshalText(b []byte) error {
+	v, ok := ParseJitter(string(b))
+	if !ok {
+		return fmt.Errorf("recovery: %q is not a jitter", b)
+	}
+	*j = v
+	return nil
+}
+
+var exhaustedNames = [...]string{ExhaustedEscalate: "escalate", ExhaustedTerminate: "terminate"}
+
+func (e Exhausted) String() string { return name(exhaustedNames[:], int(e)) }
+
+// MarshalText is the scenario spelling of e; an unknown value is an error.
+func (e Exhausted) MarshalText() ([]byte, error) { return text(exhaustedNames[:], int(e)) }
+
+// UnmarshalText reads a scenario spelling (ParseExhausted).
+func (e *Exhausted) UnmarshalText(b []byte) error {
+	v, ok := ParseExhausted(string(b))
+	if !ok {
+		return fmt.Errorf("recovery: %q is not an exhaustion action", b)
+	}
+	*e = v
+	return nil
+}
+
+// text is the name of value i, or an error when it has none.
+func text(names []string, i int) ([]byte, error) {
+	if i < 0 || i >= len(names) || names[i] == "" {
+		return nil, fmt.Errorf("recovery: no name for value %d", i)
+	}
+	return []byte(names[i]), nil
+}
+
 // ParseExhausted turns "escalate" or "terminate" into an Exhausted.
 func ParseExhausted(s string) (Exhausted, bool) {
-	switch s {
-	case "escalate":
-		return ExhaustedEscalate, true
-	case "terminate":
-		return ExhaustedTerminate, true
-	}
-	return 0, false
+	i, ok := parse(exhaustedNames[:], s)
+	return Exhausted(i), ok
 }
 
 var subagentActionNames = [...]string{

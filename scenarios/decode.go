@@ -179,6 +179,11 @@ func (d *decoder) notNumber(n *yaml.Node, key, want string) {
 // integer reads a whole number no smaller than the key tree's least value for key.
 func (d *decoder) integer(n *yaml.Node, key string, want string) (int64, bool) {
 	min, _ := bounds(key)
+	return d.integerFrom(n, key, min, want)
+}
+
+// integerFrom reads a whole number >= min.
+func (d *decoder) integerFrom(n *yaml.Node, key string, min int64, want string) (int64, bool) {
 	if !d.scalar(n, key, want) {
 		return 0, false
 	}

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mayday-sim/mayday/recovery"
 )
 
 // The expected values are written out here rather than taken from defaults.go, so a changed
@@ -34,7 +36,7 @@ func TestDefaults(t *testing.T) {
 		Recovery: Recovery{
 			Retry: Retry{
 				MaxAttempts: 3, Initial: time.Second, Multiplier: 2, Max: time.Minute,
-				Jitter: "full", OnExhausted: "escalate",
+				Jitter: recovery.JitterFull, OnExhausted: recovery.ExhaustedEscalate,
 			},
 			InspectBeforeRetry: true,
 			Inspection:         Inspection{Interval: time.Minute, Max: 60},
@@ -74,7 +76,7 @@ faults:
 		t.Fatal(err)
 	}
 	r := s.Recovery
-	if got, want := r.Retry, (Retry{MaxAttempts: 7, Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: "full", OnExhausted: "escalate"}); got != want {
+	if got, want := r.Retry, (Retry{MaxAttempts: 7, Initial: time.Second, Multiplier: 2, Max: time.Minute, Jitter: recovery.JitterFull, OnExhausted: recovery.ExhaustedEscalate}); got != want {
 		t.Errorf("retry = %+v, want %+v (unnamed keys keep their defaults)", got, want)
 	}
 	if got, want := r.Inspection, (Inspection{Interval: 30 * time.Second, Max: 60}); got != want {
@@ -83,8 +85,9 @@ faults:
 	if r.RetryBudget == nil || *r.RetryBudget != (RetryBudget{Ratio: 0.1, MinPerSecond: 1}) {
 		t.Errorf("retry_budget = %+v, want ratio 0.1, min_per_second 1", r.RetryBudget)
 	}
-	if r.Breaker == nil || *r.Breaker != (Breaker{Window: time.Minute, FailureRatio: 0.5, MinCalls: 20, Cooldown: 2 * time.Minute}) {
-		t.Errorf("breaker = %+v, want 1m, 0.5, 20, 2m", r.Breaker)
+	// The breaker's defaults are the engine's, which recovery pins field by field.
+	if r.Breaker == nil || *r.Breaker != recovery.DefaultBreaker {
+		t.Errorf("breaker = %+v, want recovery.DefaultBreaker %+v", r.Breaker, recovery.DefaultBreaker)
 	}
 	if r.NonProgress == nil || r.NonProgress.Repeats != 3 {
 		t.Errorf("non_progress = %+v, want repeats 3", r.NonProgress)

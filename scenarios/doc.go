@@ -5,7 +5,7 @@
 // # Contract
 //
 //   - Parse, ParseOverrides, Load and LoadOverrides return either a scenario that passes
-//     Validate or an ErrorList holding every problem found, each an *Error naming the file,
+//     Validate (their last step is Validate's) or an ErrorList holding every problem found, each an *Error naming the file,
 //     line, dotted key (workload.arrival.poisson, faults[2].for) and what would be valid.
 //   - Checking is strict: unknown keys (with the closest known key suggested), wrong types,
 //     negative durations, probabilities outside [0, 1], weights <= 0, unknown tools or
@@ -24,17 +24,28 @@
 //     item that does not exist is an error naming the closest valid key.
 //   - A sweep (`sweep:` in the file) expands with Expand into points in file order, the last
 //     axis varying fastest; each value of each axis is checked when the file is parsed.
-//   - One rule per key. The key tree (schema.go) holds each key's kind, enum, bounds and
-//     whether a duration must be > 0; the decoder reads it to report file errors with line
-//     and key, Validate reads the same entries for a resolved scenario, and JSONSchema
-//     publishes them. Rules across keys (retry max >= initial, a lost_response or hang
-//     fault needs a timeout) are one function each, called by both. sim.Run calls Validate
-//     once; neither sim nor recovery re-checks or clamps a scenario rule.
-//   - Defaults live in defaults.go; Defaults() returns them for a scenario built in Go, and
-//     a test in sim pins the engine's own defaults (recovery.DefaultBreaker, DefaultBudget,
-//     the inspection defaults) to them.
+//   - Each key is declared once, by struct tags on the Go field it sets (keys.go): its
+//     kind, bounds, enum, default, description and message text. The recovery engine's
+//     own configuration types (recovery.RetryPolicy, BudgetConfig, BreakerConfig) are the
+//     retry, retry_budget and breaker blocks and carry their keys; their defaults are the
+//     engine's (DefaultBudget, DefaultBreaker, through their Default methods). The key tree
+//     (schema.go) is built from the declarations, with the few keys decoded by hand (the
+//     arrival process, the step mix, the supervisor, the reviewers' per-class values, a
+//     subagent's failure policy, faults, prices, checks); the decoder reports file errors
+//     with line and key from it, Validate checks a resolved scenario against the same
+//     entries, JSONSchema publishes them and KeyTable writes the key tables of
+//     docs/scenarios.md. Rules across keys (retry max >= initial, a lost_response or hang
+//     fault needs a timeout) are one function each, called by both. KeysOf declares the
+//     keys of another struct (a fault kind's typed parameters) the same way.
+//   - One validate-and-default step: Validate fills what a scenario built in Go left zero,
+//     where zero is not a valid setting of the key, with the declared default (a key whose
+//     zero is a setting, such as inspect_before_retry: false or retry.initial: 0, keeps
+//     it), then checks. Parse ends with the same step; sim.Run calls it once; neither sim
+//     nor recovery re-checks or clamps a scenario rule. Defaults() is the scenario with
+//     every default, for a scenario built in Go to start from.
 //   - The error cases are datadriven files in testdata/*.txt: a `parse [set=PATH=VALUE]`
-//     directive, the YAML, `----`, every error in order (regenerate with -rewrite).
+//     directive, the YAML, `----`, every error in order (regenerate with -update, the flag
+//     that also rewrites docs/scenario.schema.json and the key tables).
 //   - The examples in this folder (*.yaml) are embedded: List, Embedded, and Load, which
 //     takes a file path or an example's name (an existing file of that name wins).
 //
@@ -62,11 +73,12 @@
 //	worker_crash               rate* (per running investigation; 0/h allowed)
 //	invalid_config             probability*
 //	budget_spike               probability*, factor* (>= 1)
+//	zone_crash                 at, for*, share* (in (0, 1])
 //
 // # Defaults
 //
-// Whatever a scenario omits is off or unlimited, except where listed here (defaults.go
-// holds every one of them):
+// Whatever a scenario omits is off or unlimited, except where listed here (the key
+// declarations hold every one of them; docs/scenarios.md lists them by key):
 //
 //	seed                        1
 //	horizon                     30d

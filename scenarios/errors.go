@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mayday-sim/mayday/secret"
 	"go.yaml.in/yaml/v3"
@@ -221,15 +222,16 @@ func (e *Error) scrub() {
 // never do: only a name the file chooses (an argument, a tool) can.
 func secretPath(path string) bool {
 	for _, seg := range strings.FieldsFunc(path, func(r rune) bool { return r == '.' || r == '[' || r == ']' }) {
-		if secret.IsKey(seg) && !formatKeys[seg] {
+		if secret.IsKey(seg) && !formatKeys()[seg] {
 			return true
 		}
 	}
 	return false
 }
 
-// formatKeys holds every fixed key of the key tree.
-var formatKeys = func() map[string]bool {
+// formatKeys holds every fixed key of the key tree. It is built on first use: the key tree's
+// declarations are read with the decoder, which asks it.
+var formatKeys = sync.OnceValue(func() map[string]bool {
 	keys := map[string]bool{}
 	var walk func(s *schema, depth int)
 	walk = func(s *schema, depth int) {
@@ -242,9 +244,15 @@ var formatKeys = func() map[string]bool {
 		}
 		walk(s.elem, depth+1)
 	}
-	walk(rootSchema, 0)
+	walk(keyTree, 0)
 	return keys
-}()
+})
+
+// keyTree is rootSchema, read by formatKeys through this variable: the key tree is built
+// with the decoder (defaults are read as a file's values), and the decoder asks formatKeys.
+var keyTree *schema
+
+func init() { keyTree = rootSchema }
 
 // secretWords reports whether text holds a word that names a secret, such as the key of a
 // flow mapping {api_key: ...} (the format's own keys excepted, as in secretPath).
@@ -252,7 +260,7 @@ func secretWords(text string) bool {
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
 	}) {
-		if secret.IsKey(w) && !formatKeys[w] {
+		if secret.IsKey(w) && !formatKeys()[w] {
 			return true
 		}
 	}

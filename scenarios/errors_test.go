@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,9 +15,15 @@ import (
 //	parse [set=PATH=VALUE ...]
 //
 // with the file t.yaml as input, and every error Parse reports, in order, as output. Run
-// `go test ./scenarios -run TestParseErrors -rewrite` to regenerate the outputs after a
-// deliberate change of message, then read the diff.
+// `go test ./scenarios -run TestParseErrors -update` to regenerate the outputs after a
+// deliberate change of message, then read the diff. (-update is the one regenerate flag of
+// the repository's golden files; here it sets the datadriven library's own.)
 func TestParseErrors(t *testing.T) {
+	if *update {
+		if err := flag.Set("rewrite", "true"); err != nil {
+			t.Fatal(err)
+		}
+	}
 	paths, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no error cases in testdata: %v", err)

@@ -77,6 +77,9 @@ func (g *generator) value(s *schema, path string) *yaml.Node {
 		}
 		return g.number(s)
 	case kindProb:
+		if s.above {
+			return scalar("!!float", strconv.FormatFloat(float64(1+g.choose(20))/20, 'g', -1, 64))
+		}
 		return g.prob()
 	case kindBool:
 		return scalar("!!bool", strconv.FormatBool(g.one(2)))

@@ -77,6 +77,9 @@ func node(sch *schema) object {
 		}
 	case kindProb:
 		o = object{"type": "number", "minimum": 0, "maximum": 1}
+		if sch.above {
+			o = object{"type": "number", "exclusiveMinimum": 0, "maximum": 1}
+		}
 	case kindBool:
 		o = object{"type": "boolean"}
 	case kindDuration:
@@ -101,6 +104,9 @@ func node(sch *schema) object {
 	}
 	if sch.doc != "" {
 		o["description"] = sch.doc
+		if d := sch.defaultText(); d != "" {
+			o["description"] = sch.doc + " (default " + d + ")"
+		}
 	}
 	return o
 }

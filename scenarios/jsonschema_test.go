@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/scenario.schema.json from the key tree")
+var update = flag.Bool("update", false, "rewrite the golden files: docs/scenario.schema.json, the key tables of docs/scenarios.md, testdata/*.txt")
 
 const schemaFile = "../docs/scenario.schema.json"
 
@@ -229,4 +229,30 @@ func TestJSONSchemaNeverRefusesWhatTheDecoderAccepts(t *testing.T) {
 		t.Errorf("only %d accepted mutants checked; the test exercises too little", checked)
 	}
 	t.Logf("%d accepted mutants checked", checked)
+}
+
+// TestKeyTablesAreCurrent: the key tables of docs/scenarios.md are those the declarations
+// generate (KeyTable); go test ./scenarios -run KeyTables -update rewrites them.
+func TestKeyTablesAreCurrent(t *testing.T) {
+	const path = "../docs/scenarios.md"
+	old, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := renderKeyTables(string(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(doc, "<!-- keys ") < 15 {
+		t.Fatalf("%s has %d generated key tables; the markers were lost", path, strings.Count(doc, "<!-- keys "))
+	}
+	if *update {
+		if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if doc != string(old) {
+		t.Errorf("%s: a key table is not what the declarations generate; run go test ./scenarios -run KeyTables -update", path)
+	}
 }

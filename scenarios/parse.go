@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -57,11 +58,10 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	if err := d.errs.err(); err != nil {
 		return nil, err
 	}
-	// The size model (size.go) bounds what the run would cost, across keys.
-	v := &validator{file: name}
-	v.checkSize(s)
-	v.errs.place(root)
-	if err := v.errs.err(); err != nil {
+	// The one validate-and-default step every scenario meets (Validate), here with the
+	// lines of the file: it adds the rules across keys the decoder does not see, such as
+	// the size model (size.go), which bounds what the run would cost.
+	if err := s.validate(name, root); err != nil {
 		return nil, err
 	}
 	canonical(s)
@@ -132,11 +132,6 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 			d.fail(n, "name", "%q is not a valid name; want lowercase letters, digits and dashes ([a-z0-9-]+), such as research-fleet", v)
 		}
 	}
-	if n := f.get("description"); n != nil {
-		if v, ok := d.text(n, "description", "one line of text"); ok {
-			s.Description = v
-		}
-	}
 	if n := f.get("seed"); n != nil {
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && strings.HasPrefix(strings.TrimSpace(n.Value), "-") {
 			d.fail(n, "seed", "%s is negative; want a whole number >= 0", n.Value)
@@ -149,19 +144,14 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 			}
 		}
 	}
-	if n := f.get("horizon"); n != nil {
-		if v, ok := d.duration(n, "horizon"); ok {
-			s.Horizon = v
-		}
-	}
+	// description, horizon, validation and model, by their declarations.
+	d.decodeFields(f, rootSchema, reflect.ValueOf(s).Elem())
 
 	// Tools first: the mix and the faults refer to them.
 	s.Tools = d.tools(f.get("tools"), root)
 	d.workload(f.get("workload"), s)
 	s.Faults = d.faults(f.get("faults"), s.Tools)
 	d.recovery(f.get("recovery"), &s.Recovery)
-	d.validation(f.get("validation"), &s.Validation)
-	s.Model = d.modelService(f.get("model"))
 	s.Prices = d.prices(f.get("prices"), s)
 	if s.Recovery.Budgets.Cost > 0 && s.Prices == nil {
 		d.fail(f.get("recovery"), "recovery.budgets.cost", "a cost budget needs prices; add prices: {models: ..., tools: ...}")
@@ -172,115 +162,6 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	var sweep []sweepSource
 	s.Sweep, sweep = d.sweep(f.get("sweep"))
 	return s, sweep
-}
-
-// validation reads {independent: {false_accept: p, false_reject: p}}.
-func (d *decoder) validation(n *yaml.Node, v *Validation) {
-	if n == nil {
-		return
-	}
-	const want = "a mapping such as {independent: {false_accept: 0.02, false_reject: 0.01}}"
-	f := d.fields("validation", n, rootSchema.sub["validation"], want)
-	in := f.get("independent")
-	if in == nil {
-		return
-	}
-	sub := d.fields(f.key("independent"), in, rootSchema.sub["validation"].sub["independent"], "a mapping of probabilities such as {false_accept: 0.02}")
-	for _, p := range []struct {
-		key string
-		dst *float64
-	}{
-		{"false_accept", &v.Independent.FalseAccept},
-		{"false_reject", &v.Independent.FalseReject},
-	} {
-		if x := sub.get(p.key); x != nil {
-			if pr, ok := d.prob(x, sub.key(p.key)); ok {
-				*p.dst = pr
-			}
-		}
-	}
-}
-
-func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
-	const example = "tools: {search: {latency: {dist: exponential, mean: 2s}, timeout: 30s}}"
-	if n == nil {
-		d.fail(root, "tools", "missing; want at least one tool, such as %s", example)
-		return nil
-	}
-	f := d.fields("tools", n, nil, "a mapping of tool names to tools, such as "+example)
-	if f.node != nil && len(f.order) == 0 {
-		d.fail(n, "tools", "no tools; want at least one, such as %s", example)
-	}
-	var tools []Tool
-	for _, name := range f.order {
-		key := f.key(name)
-		if !entityName.MatchString(name) {
-			// Still decoded, so references to it do not add errors of their own.
-			d.fail(f.keys[name], key, "%q is not a valid tool name; want lowercase letters, digits, _ and - ([a-z0-9_-]+)", name)
-		}
-		t := defaultTool(name)
-		tf := d.fields(key, f.vals[name], toolSchema, "a tool such as {latency: {dist: exponential, mean: 2s}, timeout: 30s}")
-		if v := tf.get("version"); v != nil {
-			if s, ok := d.text(v, tf.key("version"), `a version such as "3.2"`); ok {
-				t.Version = s
-			}
-		}
-		if v := tf.get("latency"); v != nil {
-			if dist, ok := d.dist(v, tf.key("latency"), durationUnit); ok {
-				t.Latency = dist
-			}
-		}
-		if v := tf.get("concurrency"); v != nil {
-			if c, ok := d.integer(v, tf.key("concurrency"), "a whole number of servers >= 0 (0 = unlimited)"); ok {
-				if _, hi := bounds(tf.key("concurrency")); c > hi {
-					d.fail(v, tf.key("concurrency"), "%d is too large; want at most %d servers", c, hi)
-				} else {
-					t.Concurrency = int(c)
-				}
-			}
-		}
-		if v := tf.get("idempotency"); v != nil {
-			if s, ok := d.enum(v, tf.key("idempotency"), "an idempotency", idempotencies); ok {
-				t.Idempotency = Idempotency(s)
-			}
-		}
-		if v := tf.get("timeout"); v != nil {
-			if dur, ok := d.duration(v, tf.key("timeout")); ok {
-				t.Timeout = dur
-			} else {
-				d.badTimeout[name] = true
-			}
-		}
-		if v := tf.get("compute"); v != nil {
-			if c, ok := d.numberAt(v, tf.key("compute"), "compute units per second of service, a number >= 0"); ok {
-				t.Compute = c
-			}
-		}
-		if v := tf.get("queue_limit"); v != nil {
-			if c, ok := d.integer(v, tf.key("queue_limit"), "a whole number of waiting attempts >= 0 (0 = unbounded)"); ok {
-				if _, hi := bounds(tf.key("queue_limit")); c > hi {
-					d.fail(v, tf.key("queue_limit"), "%d is too large; want at most %d", c, hi)
-				} else {
-					t.QueueLimit = int(c)
-				}
-			}
-		}
-		if v := tf.get("arguments"); v != nil {
-			af := d.fields(tf.key("arguments"), v, nil, "a mapping of argument names to values, such as {strategy: momentum}")
-			for _, k := range af.order {
-				an := af.get(k)
-				if an == nil {
-					t.Arguments = append(t.Arguments, Argument{Key: k})
-					continue
-				}
-				if s, ok := d.text(an, af.key(k), "a single value"); ok {
-					t.Arguments = append(t.Arguments, Argument{Key: k, Value: s})
-				}
-			}
-		}
-		tools = append(tools, t)
-	}
-	return tools
 }
 
 func toolNames(tools []Tool) []string {
@@ -305,93 +186,6 @@ func (d *decoder) toolRef(n *yaml.Node, key string, name string, tools []Tool) b
 	d.fail(n, key, "unknown tool %q%s; want one of %s", name, hint, strings.Join(names, ", "))
 	d.suggest(closest(name, names))
 	return false
-}
-
-func (d *decoder) workload(n *yaml.Node, s *Scenario) {
-	w := &s.Workload
-	f := d.fields("workload", n, workloadSchema, "a mapping such as {investigations: 1000, arrival: {poisson: 100/h}}")
-	if v := f.get("investigations"); v != nil {
-		if c, ok := d.integer(v, f.key("investigations"), "a whole number >= 1"); ok {
-			if c > 1<<40 {
-				d.fail(v, f.key("investigations"), "%d is too large; want at most %d", c, int64(1)<<40)
-			} else {
-				w.Investigations = int(c)
-			}
-		}
-	}
-	if v := f.get("arrival"); v != nil {
-		if a, ok := d.arrival(v, f.key("arrival")); ok {
-			w.Arrival = a
-		}
-	}
-	if v := f.get("steps"); v != nil {
-		if dist, ok := d.countDist(v, f.key("steps"), 1); ok {
-			w.Steps = dist
-		}
-	}
-	if v := f.get("think"); v != nil {
-		if dist, ok := d.dist(v, f.key("think"), durationUnit); ok {
-			w.Think = dist
-		}
-	}
-	if v := f.get("tokens"); v != nil {
-		v = d.tokensGrowth(v, f.key("tokens"), w)
-		if dist, ok := d.dist(v, f.key("tokens"), countUnit); ok {
-			w.Tokens = dist
-		}
-	}
-	if v := f.get("model"); v != nil {
-		if m, ok := d.text(v, f.key("model"), "a model name such as research-model-2"); ok {
-			w.Model = m
-		}
-	}
-	w.Mix = defaultMix(s.Tools)
-	if v := f.get("tools"); v != nil {
-		w.Mix = d.mix(v, f.key("tools"), s.Tools)
-	}
-	if v := f.get("subagents"); v != nil {
-		sf := d.fields(f.key("subagents"), v, workloadSchema.sub["subagents"], "a mapping such as {probability: 0.1, count: {dist: uniform, min: 1, max: 3}, max_depth: 2}")
-		if p := sf.get("probability"); p != nil {
-			if x, ok := d.prob(p, sf.key("probability")); ok {
-				w.Subagents.Probability = x
-			}
-		}
-		if c := sf.get("count"); c != nil {
-			if dist, ok := d.countDist(c, sf.key("count"), 1); ok {
-				w.Subagents.Count = dist
-			}
-		}
-		if m := sf.get("max_depth"); m != nil {
-			if x, ok := d.integer(m, sf.key("max_depth"), "a whole number >= 0"); ok {
-				if x > 64 {
-					d.fail(m, sf.key("max_depth"), "%d is too deep; want at most 64", x)
-				} else {
-					w.Subagents.MaxDepth = int(x)
-				}
-			}
-		}
-	}
-	d.workers(f, w)
-	if v := f.get("behaviour"); v != nil {
-		bf := d.fields(f.key("behaviour"), v, workloadSchema.sub["behaviour"], "a mapping of probabilities such as {invalid_output: 0.05}")
-		b := &w.Behaviour
-		for _, p := range []struct {
-			key string
-			dst *float64
-		}{
-			{"invalid_output", &b.InvalidOutput},
-			{"revise_success", &b.ReviseSuccess},
-			{"policy_violation", &b.PolicyViolation},
-			{"stuck", &b.Stuck},
-			{"validation_miss", &b.ValidationMiss},
-		} {
-			if n := bf.get(p.key); n != nil {
-				if x, ok := d.prob(n, bf.key(p.key)); ok {
-					*p.dst = x
-				}
-			}
-		}
-	}
 }
 
 func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
@@ -620,67 +414,6 @@ func (d *decoder) faultValues(f *fields, fault *Fault) bool {
 	return good
 }
 
-func (d *decoder) recovery(n *yaml.Node, r *Recovery) {
-	f := d.fields("recovery", n, recoverySchema, "a mapping such as {retry: {max_attempts: 5}, breaker: {}}")
-
-	if v := f.get("retry"); v != nil {
-		d.retry(v, f.key("retry"), &r.Retry)
-	}
-	// A block given as `{}` is switched on with its defaults; only an absent or null key
-	// leaves it off.
-	if v := f.get("retry_budget"); v != nil {
-		d.retryBudget(v, f.key("retry_budget"), r)
-	}
-	if v := f.get("breaker"); v != nil {
-		d.breaker(v, f.key("breaker"), r)
-	}
-	if v := f.get("inspect_before_retry"); v != nil {
-		if b, ok := d.boolean(v, f.key("inspect_before_retry")); ok {
-			r.InspectBeforeRetry = b
-		}
-	}
-	if v := f.get("inspection"); v != nil {
-		d.inspection(v, f.key("inspection"), &r.Inspection)
-	}
-	if v := f.get("revisions"); v != nil {
-		if c, ok := d.integer(v, f.key("revisions"), "a whole number >= 0"); ok {
-			if _, hi := bounds(f.key("revisions")); c > hi {
-				d.fail(v, f.key("revisions"), "%d is too many; want at most %d", c, hi)
-			} else {
-				r.Revisions = int(c)
-			}
-		}
-	}
-	if v := f.get("non_progress"); v != nil {
-		d.nonProgress(v, f.key("non_progress"), r)
-	}
-	if v := f.get("budgets"); v != nil {
-		d.budgets(v, f.key("budgets"), &r.Budgets)
-	}
-	if v := f.get("on_exhaustion"); v != nil {
-		if s, ok := d.enum(v, f.key("on_exhaustion"), "an exhaustion policy", exhaustionPolicies); ok {
-			r.OnExhaustion = s
-		}
-	}
-	if v := f.get("lease"); v != nil {
-		if dur, ok := d.duration(v, f.key("lease")); ok {
-			r.Lease = dur
-		}
-	}
-	if v := f.get("supervisor"); v != nil {
-		d.supervisor(v, f.key("supervisor"), &r.Supervisor)
-	}
-	if v := f.get("humans"); v != nil {
-		d.humans(v, f.key("humans"), r)
-	}
-	if v := f.get("subagents"); v != nil {
-		sf := d.fields(f.key("subagents"), v, recoverySchema.sub["subagents"], "a mapping such as {on_failure: {action: respawn, max: 2, then: fail}}")
-		if x := sf.get("on_failure"); x != nil {
-			d.subagentFailure(x, sf.key("on_failure"), &r.Subagents.OnFailure)
-		}
-	}
-}
-
 // subagentFailure reads recovery.subagents.on_failure: a word (respawn meaning one
 // replacement, then reduce_scope), or {action: WORD, max: N, then: WORD} where max and then
 // belong to respawn only.
@@ -733,259 +466,6 @@ func (d *decoder) subagentFailure(n *yaml.Node, key string, sf *SubagentFailure)
 		}
 	}
 	*sf = out
-}
-
-// retry reads recovery.retry into rt, which holds the defaults.
-func (d *decoder) retry(v *yaml.Node, key string, rt *Retry) {
-	rf := d.fields(key, v, recoverySchema.sub["retry"], "a mapping such as {max_attempts: 5, initial: 1s, multiplier: 2, max: 5m, jitter: full}")
-	if x := rf.get("max_attempts"); x != nil {
-		if c, ok := d.integer(x, rf.key("max_attempts"), "a whole number >= 1 (1 = never retry)"); ok {
-			if _, hi := bounds(rf.key("max_attempts")); c > hi {
-				d.fail(x, rf.key("max_attempts"), "%d is too many; want at most %d", c, hi)
-			} else {
-				rt.MaxAttempts = int(c)
-			}
-		}
-	}
-	if x := rf.get("initial"); x != nil {
-		if dur, ok := d.duration(x, rf.key("initial")); ok {
-			rt.Initial = dur
-		}
-	}
-	if x := rf.get("multiplier"); x != nil {
-		if m, ok := d.numberAt(x, rf.key("multiplier"), "a number >= 1"); ok {
-			rt.Multiplier = m
-		}
-	}
-	if x := rf.get("max"); x != nil {
-		if dur, ok := d.duration(x, rf.key("max")); ok {
-			rt.Max = dur
-		}
-	}
-	if msg := rt.maxBelowInitial(); msg != "" {
-		at := rf.get("max")
-		if at == nil {
-			at = rf.get("initial")
-		}
-		d.fail(at, rf.key("max"), "%s", msg)
-	}
-	if x := rf.get("jitter"); x != nil {
-		if s, ok := d.enum(x, rf.key("jitter"), "a jitter", jitters); ok {
-			rt.Jitter = s
-		}
-	}
-	if x := rf.get("on_exhausted"); x != nil {
-		if s, ok := d.enum(x, rf.key("on_exhausted"), "an exhaustion action", retryExhausted); ok {
-			rt.OnExhausted = s
-		}
-	}
-}
-
-// retryBudget switches on the fleet retry budget, filling the keys it omits from the defaults.
-func (d *decoder) retryBudget(v *yaml.Node, key string, r *Recovery) {
-	rb := defaultRetryBudget()
-	bf := d.fields(key, v, recoverySchema.sub["retry_budget"], "a mapping such as {ratio: 0.1, min_per_second: 1}")
-	if x := bf.get("ratio"); x != nil {
-		if c, ok := d.numberAt(x, bf.key("ratio"), "retries earned per first attempt, a number >= 0"); ok {
-			rb.Ratio = c
-		}
-	}
-	if x := bf.get("min_per_second"); x != nil {
-		if c, ok := d.numberAt(x, bf.key("min_per_second"), "retries per second always allowed, a number >= 0"); ok {
-			rb.MinPerSecond = c
-		}
-	}
-	r.RetryBudget = &rb
-}
-
-// breaker switches the circuit breaker on, filling the keys it omits from the defaults.
-func (d *decoder) breaker(v *yaml.Node, key string, r *Recovery) {
-	br := defaultBreaker()
-	bf := d.fields(key, v, recoverySchema.sub["breaker"], "a mapping such as {window: 1m, failure_ratio: 0.5, min_calls: 20, cooldown: 2m}")
-	if x := bf.get("window"); x != nil {
-		if dur, ok := d.duration(x, bf.key("window")); ok {
-			br.Window = dur
-		}
-	}
-	if x := bf.get("failure_ratio"); x != nil {
-		if p, ok := d.prob(x, bf.key("failure_ratio")); ok {
-			if p == 0 {
-				d.fail(x, bf.key("failure_ratio"), "0 would open the breaker on success; want a ratio in (0, 1]")
-			} else {
-				br.FailureRatio = p
-			}
-		}
-	}
-	if x := bf.get("min_calls"); x != nil {
-		if c, ok := d.integer(x, bf.key("min_calls"), "a whole number >= 1"); ok {
-			if _, hi := bounds(bf.key("min_calls")); c > hi {
-				d.fail(x, bf.key("min_calls"), "%d is too large; want at most %d", c, hi)
-			} else {
-				br.MinCalls = int(c)
-			}
-		}
-	}
-	if x := bf.get("cooldown"); x != nil {
-		if dur, ok := d.duration(x, bf.key("cooldown")); ok {
-			br.Cooldown = dur
-		}
-	}
-	r.Breaker = &br
-}
-
-// inspection reads how a running operation is polled.
-func (d *decoder) inspection(v *yaml.Node, key string, in *Inspection) {
-	nf := d.fields(key, v, recoverySchema.sub["inspection"], "a mapping such as {interval: 1m, max: 60}")
-	if x := nf.get("interval"); x != nil {
-		if dur, ok := d.duration(x, nf.key("interval")); ok {
-			in.Interval = dur
-		}
-	}
-	if x := nf.get("max"); x != nil {
-		if c, ok := d.integer(x, nf.key("max"), "a whole number of lookups >= 1"); ok {
-			if _, hi := bounds(nf.key("max")); c > hi {
-				d.fail(x, nf.key("max"), "%d is too many; want at most %d", c, hi)
-			} else {
-				in.Max = int(c)
-			}
-		}
-	}
-}
-
-// nonProgress switches on the detection of repeated identical steps.
-func (d *decoder) nonProgress(v *yaml.Node, key string, r *Recovery) {
-	np := defaultNonProgress()
-	nf := d.fields(key, v, recoverySchema.sub["non_progress"], "a mapping such as {repeats: 3}")
-	if x := nf.get("repeats"); x != nil {
-		if c, ok := d.integer(x, nf.key("repeats"), "a whole number >= 1"); ok {
-			if _, hi := bounds(nf.key("repeats")); c > hi {
-				d.fail(x, nf.key("repeats"), "%d is too many; want at most %d", c, hi)
-			} else {
-				np.Repeats = int(c)
-			}
-		}
-	}
-	r.NonProgress = &np
-}
-
-// budgets reads the per-investigation resource limits (0 = unlimited).
-func (d *decoder) budgets(v *yaml.Node, key string, b *Budgets) {
-	bf := d.fields(key, v, recoverySchema.sub["budgets"], "a mapping such as {tokens: 2000000, compute: 10h, wall: 24h}")
-	if x := bf.get("tokens"); x != nil {
-		if c, ok := d.integer(x, bf.key("tokens"), "a whole number of tokens >= 0 (0 = unlimited)"); ok {
-			b.Tokens = c
-		}
-	}
-	if x := bf.get("compute"); x != nil {
-		// Compute-unit seconds, written as a number or as a duration (10h = 36000).
-		if x.Kind == yaml.ScalarNode && isNumberTag(x) {
-			if c, ok := d.numberAt(x, bf.key("compute"), "compute-unit seconds >= 0, as a number or a duration such as 10h"); ok {
-				b.Compute = c
-			}
-		} else if dur, ok := d.durationAtLeast(x, bf.key("compute"), false); ok {
-			b.Compute = dur.Seconds()
-		}
-	}
-	if x := bf.get("wall"); x != nil {
-		if dur, ok := d.duration(x, bf.key("wall")); ok {
-			b.Wall = dur
-		}
-	}
-	if x := bf.get("cost"); x != nil {
-		if c, ok := d.numberAt(x, bf.key("cost"), "an amount of money >= 0 in the currency of prices (0 = unlimited)"); ok {
-			b.Cost = c
-		}
-	}
-}
-
-// humans switches on human review; reviewers (and, with reviewers, review_time) are required.
-func (d *decoder) humans(v *yaml.Node, key string, r *Recovery) {
-	h := defaultHumans()
-	hf := d.fields(key, v, recoverySchema.sub["humans"], "a mapping such as {reviewers: 5, review_time: {dist: lognormal, median: 20m, p95: 2h}, approve: 0.8}")
-	rv := hf.get("reviewers")
-	if hf.node == nil {
-		// Not a mapping: already reported.
-	} else if rv == nil {
-		d.fail(hf.at(), key, "missing reviewers; want reviewers: N (0 = escalations terminate)")
-	} else if c, ok := d.integer(rv, hf.key("reviewers"), "a whole number >= 0 (0 = escalations terminate)"); ok {
-		if _, hi := bounds(hf.key("reviewers")); c > hi {
-			d.fail(rv, hf.key("reviewers"), "%d is too many; want at most %d", c, hi)
-		} else {
-			h.Reviewers = int(c)
-		}
-	}
-	if x := hf.get("review_time"); x != nil {
-		d.reviewTime(x, hf.key("review_time"), &h)
-	} else if h.Reviewers > 0 && hf.node != nil {
-		d.fail(hf.at(), key, "missing review_time; want a distribution such as {dist: lognormal, median: 20m, p95: 2h}")
-	}
-	if x := hf.get("approve"); x != nil {
-		d.approve(x, hf.key("approve"), &h)
-	}
-	r.Humans = &h
-}
-
-func (d *decoder) supervisor(n *yaml.Node, key string, s *Supervisor) {
-	f := d.fields(key, n, recoverySchema.sub["supervisor"], "{kind: rules} or {kind: model, accuracy: 0.9, latency: 30s, tokens: 4000}")
-	if f.node == nil {
-		return
-	}
-	kind := "rules"
-	if v := f.get("kind"); v != nil {
-		k, ok := d.enum(v, f.key("kind"), "a supervisor kind", supervisorKinds)
-		if !ok {
-			return
-		}
-		kind = k
-	}
-	s.Kind = kind
-	if kind == "rules" {
-		for _, k := range f.order {
-			if k != "kind" {
-				d.fail(f.keys[k], f.key(k), "only a model supervisor takes %s; this one is kind rules", k)
-			}
-		}
-		return
-	}
-	if v := f.get("accuracy"); v == nil {
-		d.fail(f.at(), key, "a model supervisor needs accuracy; want accuracy: a probability such as 0.9")
-	} else if p, ok := d.prob(v, f.key("accuracy")); ok {
-		s.Accuracy = p
-	}
-	if v := f.get("latency"); v != nil {
-		if dur, ok := d.duration(v, f.key("latency")); ok {
-			s.Latency = dur
-		}
-	}
-	if v := f.get("tokens"); v != nil {
-		if c, ok := d.integer(v, f.key("tokens"), "a whole number of tokens >= 0"); ok {
-			s.Tokens = c
-		}
-	}
-	if v := f.get("difficulty"); v != nil {
-		df := d.fields(f.key("difficulty"), v, recoverySchema.sub["supervisor"].sub["difficulty"], "a mapping such as {per_attempt: 0.05, per_class: 0.1, per_step: 0, floor: 0.5}")
-		if df.node != nil {
-			dif := &Difficulty{}
-			for _, p := range []struct {
-				key string
-				dst *float64
-			}{{"per_attempt", &dif.PerAttempt}, {"per_class", &dif.PerClass}, {"per_step", &dif.PerStep}} {
-				if x := df.get(p.key); x != nil {
-					if n, ok := d.number(x, df.key(p.key), "accuracy lost per unit, a number (negative gains)"); ok {
-						*p.dst = n
-					}
-				}
-			}
-			if x := df.get("floor"); x != nil {
-				if p, ok := d.prob(x, df.key("floor")); ok {
-					dif.Floor = p
-				}
-			}
-			if *dif != (Difficulty{}) {
-				s.Difficulty = dif
-			}
-		}
-	}
 }
 
 func (d *decoder) redact(n *yaml.Node) []string {
@@ -1213,31 +693,6 @@ func (d *decoder) tokensGrowth(n *yaml.Node, key string, w *Workload) *yaml.Node
 	return &rest
 }
 
-// modelService decodes the top-level model block.
-func (d *decoder) modelService(n *yaml.Node) *ModelService {
-	if n == nil {
-		return nil
-	}
-	f := d.fields("model", n, rootSchema.sub["model"], "a mapping such as {requests_per_minute: 600, tokens_per_minute: 2000000, latency_per_1k_tokens: 400ms, failure: 0.001}")
-	if f.node == nil {
-		return nil
-	}
-	m := &ModelService{}
-	if v := f.get("requests_per_minute"); v != nil {
-		m.RequestsPerMinute, _ = d.numberAt(v, f.key("requests_per_minute"), "calls per minute >= 0 (0 = unlimited)")
-	}
-	if v := f.get("tokens_per_minute"); v != nil {
-		m.TokensPerMinute, _ = d.numberAt(v, f.key("tokens_per_minute"), "tokens per minute >= 0 (0 = unlimited)")
-	}
-	if v := f.get("latency_per_1k_tokens"); v != nil {
-		m.LatencyPer1kTokens, _ = d.duration(v, f.key("latency_per_1k_tokens"))
-	}
-	if v := f.get("failure"); v != nil {
-		m.Failure, _ = d.prob(v, f.key("failure"))
-	}
-	return m
-}
-
 // humanCase returns h's entry for class, adding it.
 func humanCase(h *Humans, class string) *HumanCase {
 	if c := h.Case(class); c != nil {
@@ -1306,24 +761,6 @@ func (d *decoder) reviewTime(n *yaml.Node, key string, h *Humans) {
 			humanCase(h, class).ReviewTime = &dist
 		}
 	})
-}
-
-// workers reads workload.workers and workload.priority.
-func (d *decoder) workers(f *fields, w *Workload) {
-	if v := f.get("workers"); v != nil {
-		if c, ok := d.integer(v, f.key("workers"), "a whole number of workers >= 0 (0 = unlimited)"); ok {
-			if _, hi := bounds(f.key("workers")); c > hi {
-				d.fail(v, f.key("workers"), "%d is too large; want at most %d workers", c, hi)
-			} else {
-				w.Workers = int(c)
-			}
-		}
-	}
-	if v := f.get("priority"); v != nil {
-		if p, ok := d.enum(v, f.key("priority"), "a worker priority", priorities); ok {
-			w.Priority = p
-		}
-	}
 }
 
 // faultTool reads a fault's tool: one of tools, or the model provider (ModelTool) for the

@@ -1,6 +1,9 @@
 package scenarios
 
-import "strings"
+import (
+	"reflect"
+	"strings"
+)
 
 // The key tree of the file format. The decoder reads its key lists (so an unknown key gets
 // the same suggestions everywhere), overrides walk it (so `--set` accepts a path the file
@@ -35,6 +38,19 @@ type schema struct {
 	// need: the key must be given whenever its mapping is (the generator of fuzzed files
 	// always writes it).
 	need bool
+
+	// A declared key (keys.go): the field it sets and its rules beyond the above.
+	field    int           // 1 + the index of the field in its struct; 0: not a declared field
+	typ      reflect.Type  // a block of declared keys: its struct type
+	ptr      bool          // the block is behind a pointer: off when absent
+	hand     bool          // decoded and checked by hand, not by the declaration
+	def      reflect.Value // the default; invalid: none (the zero value)
+	want     string        // how a message names a valid value; "": generated
+	zero     string        // the message for a 0 that above refuses; "": generated
+	too, of  string        // a whole number above max is "too TOO; want at most N OF"
+	enumType bool          // an enum of a type with MarshalText (its zero is a word)
+	unset    bool          // zero stands for the default, which readers apply
+	shown    string        // the default as the key tables show it, where it is not a value
 }
 
 // valueKind is what a value of the file is, as the decoder reads it.
@@ -84,9 +100,6 @@ func integer(min, max float64, doc string) *schema {
 }
 func number(min float64, above bool, doc string) *schema {
 	return &schema{kind: kindNumber, min: min, above: above, doc: doc}
-}
-func signedNumber(doc string) *schema {
-	return &schema{kind: kindNumber, signed: true, doc: doc}
 }
 func enum(options []string, doc string) *schema {
 	return &schema{kind: kindEnum, enum: options, doc: doc}
@@ -140,6 +153,13 @@ func needed(base *schema) *schema {
 	return &s
 }
 
+// shown gives a key decoded by hand the default the key tables show.
+func shown(base *schema, def string) *schema {
+	s := *base
+	s.shown = def
+	return &s
+}
+
 func withDoc(base *schema, doc string) *schema {
 	s := *base
 	s.doc = doc
@@ -176,14 +196,9 @@ func list(elem *schema, doc string) *schema {
 
 // The enums the decoder checks values against.
 var (
-	idempotencies      = []string{string(Keyed), string(Natural), string(None)}
-	jitters            = []string{"none", "full", "equal", "decorrelated"}
-	retryExhausted     = []string{"escalate", "terminate"}
-	exhaustionPolicies = []string{"pause", "reduce_scope", "terminate"}
-	supervisorKinds    = []string{"rules", "model"}
-	subagentActions    = []string{SubagentReduceScope, SubagentRespawn, SubagentFail}
-	subagentFallbacks  = []string{SubagentReduceScope, SubagentFail}
-	priorities         = []string{PriorityFIFO, PriorityRootsFirst, PrioritySubagentsFirst}
+	supervisorKinds   = []string{"rules", "model"}
+	subagentActions   = []string{SubagentReduceScope, SubagentRespawn, SubagentFail}
+	subagentFallbacks = []string{SubagentReduceScope, SubagentFail}
 )
 
 var (
@@ -191,7 +206,7 @@ var (
 		"dist", enum(distKinds, "the family"),
 		"value", leaf, "mean", leaf, "min", leaf, "max", leaf, "median", leaf, "p95", leaf, "alpha", leaf)
 	arrivalSchema = func() *schema {
-		s := obj("how root investigations arrive: exactly one of poisson, at_once or uniform (default {at_once: true})",
+		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true} or {uniform: DURATION} (> 0): a Poisson process, all at time 0, or spread uniformly over [0, duration)",
 			"poisson", val(kindRate, "a Poisson process of this rate > 0, such as 1000/h"),
 			"at_once", val(kindBool, "true: all at time 0"),
 			"uniform", positive("spread uniformly over [0, this duration > 0)"))
@@ -211,87 +226,28 @@ var (
 		"share", number(0, true, "zone_crash: share in (0, 1] of the running workers that die at `at`"),
 	)
 
-	workloadSchema = obj("the investigations and how the agents behave",
-		"investigations", integer(1, 1<<40, "root investigations (one root agent each); subagents come on top"),
+	workloadSchema = declare(reflect.TypeFor[Workload](), "the investigations and how the agents behave",
 		"arrival", arrivalSchema,
-		"steps", countDist("tool steps per investigation, >= 1 (default constant 1)"),
-		"think", durDist("model time before each step (default constant 0)"),
-		"tokens", withKeys(countDist("tokens per model turn (default constant 0); a mapping may add growth"),
-			"growth", number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n (default 1)")),
-		"model", text("model name recorded on model turns and supervisor spans"),
+		"tokens", withKeys(countDist("tokens per model turn (recorded as ¾ input, ¼ output); a mapping may add growth (below)"),
+			"growth", shown(number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n"), "1")),
 		"tools", dict("tool", number(0, true, "the tool's weight in the step mix, > 0"), false,
-			"the step mix: each step's tool is drawn with these weights (default every tool, weight 1)"),
-		"subagents", obj("subagent spawning (default off)",
-			"probability", prob("per step, on its first try: the agent spawns subagents"),
-			"count", countDist("subagents per spawn, >= 1 (default constant 1)"),
-			"max_depth", integer(0, 64, "agents at a depth below this may spawn; roots are depth 0 (default 1)")),
-		"behaviour", obj("probabilities of agent behaviour (default all 0)",
-			"invalid_output", prob("per step: the result fails validation"),
-			"revise_success", prob("a revision of an invalid step produces a valid result"),
-			"policy_violation", prob("per step, on its first try: the agent attempts a forbidden operation"),
-			"stuck", prob("per investigation: from a random step on, it repeats one failing approach"),
-			"validation_miss", prob("the agent's own validation passes a result that is in fact wrong")),
-		"workers", integer(0, 1<<31, "workers that run investigations and subagents; the rest wait pending (default 0 = unlimited)"),
-		"priority", enum(priorities, "which pending work gets a free worker first (default fifo)"),
+			"the step mix: each step's tool is drawn with these weights; a tool left out is never used by a step"),
 	)
 
-	toolSchema = obj("a service the agents call",
-		"version", text("recorded on spans as tool_version"),
-		"latency", durDist("service time of one execution (default constant 0)"),
-		"concurrency", integer(0, 1<<31, "servers; requests beyond them wait in FIFO order (default 0 = unlimited)"),
-		"idempotency", enum(idempotencies, "how the tool treats repeated attempts of one logical operation (default none)"),
-		"timeout", duration("caller-side limit of one attempt, queueing included (default 0 = none)"),
-		"compute", number(0, false, "compute units per second of service time (default 1)"),
-		"arguments", dict("argument", text("recorded on every attempt's span as arg.NAME, after redaction"), false,
-			"arguments recorded on every attempt's span"),
-		"queue_limit", integer(0, 1<<31, "attempts that may wait for a server; one more is refused at once as overloaded (default 0 = unbounded)"),
-	)
+	toolSchema = func() *schema {
+		s := declare(reflect.TypeFor[Tool](), "a service the agents call",
+			"arguments", dict("argument", text("recorded on every attempt's span as arg.NAME, after redaction"), false,
+				"recorded on every attempt's span as arg.NAME, after redaction"))
+		s.want = "a tool such as {latency: {dist: exponential, mean: 2s}, timeout: 30s}"
+		return s
+	}()
 
-	recoverySchema = obj("the recovery policy under test",
-		"retry", obj("retries with backoff (always on)",
-			"max_attempts", integer(1, 1000, "attempts per logical operation, the first included; 1 = never retry (default 3)"),
-			"initial", duration("the first backoff (default 1s)"),
-			"multiplier", number(1, false, "growth of the backoff per attempt, >= 1 (default 2)"),
-			"max", duration("cap of the backoff, >= initial (default 1m)"),
-			"jitter", enum(jitters, "how the backoff is randomised (default full)"),
-			"on_exhausted", enum(retryExhausted, "what happens when the attempts are spent (default escalate)")),
-		"retry_budget", obj("a fleet-wide retry budget (off when absent; {} turns it on with defaults)",
-			"ratio", number(0, false, "tokens earned per first attempt (default 0.1)"),
-			"min_per_second", number(0, false, "tokens added per second whatever the traffic (default 1)")),
-		"breaker", obj("a circuit breaker per tool (off when absent; {} turns it on with defaults)",
-			"window", positive("the window failures are counted over, > 0 (default 1m)"),
-			"failure_ratio", number(0, true, "share of failed calls in (0, 1] that opens the breaker (default 0.5)"),
-			"min_calls", integer(1, 1<<31, "calls in the window before it may open (default 20)"),
-			"cooldown", positive("time open before a trial call, > 0 (default 2m)")),
-		"inspect_before_retry", val(kindBool, "look up an operation whose reply was lost before retrying it (default true)"),
-		"inspection", obj("lookups of an operation in an unknown state",
-			"interval", positive("time between two lookups, > 0 (default 1m)"),
-			"max", integer(1, maxInspections, "lookups that still find it running before it is escalated (default 60)")),
-		"revisions", integer(0, 1000, "revisions of a step whose result failed validation (default 0)"),
-		"non_progress", obj("detection of an investigation that repeats a failing approach (off when absent)",
-			"repeats", integer(1, 1000, "consecutive failing operations with the same approach before it counts as stuck (default 3)")),
-		"budgets", obj("per-investigation budgets (default unlimited)",
-			"tokens", integer(0, 0, "tokens the investigation may use; 0 = unlimited"),
-			"compute", val(kindCompute, "compute-unit seconds of tool executions: a number, or a duration read as seconds"),
-			"wall", duration("simulated time since the investigation arrived"),
-			"cost", number(0, false, "money the investigation may spend, in the currency of prices; 0 = unlimited (needs prices)")),
-		"on_exhaustion", enum(exhaustionPolicies, "what a spent budget does (default terminate)"),
-		"lease", positive("how long a crashed worker's investigation waits before another takes over, > 0 (default 5m)"),
-		"supervisor", obj("who decides escalations (default {kind: rules})",
-			"kind", enum(supervisorKinds, "rules: the engine's own default at once; model: a model is asked"),
-			"accuracy", prob("model: chance the model picks the right action (required for model)"),
-			"latency", duration("model: time per decision"),
-			"tokens", integer(0, 0, "model: tokens per decision"),
-			"difficulty", obj("model: how much harder cases lower the accuracy (default none)",
-				"per_attempt", signedNumber("accuracy lost per attempt of the operation beyond the first (negative: gained)"),
-				"per_class", signedNumber("accuracy lost per distinct failure class in the trajectory beyond the first (negative: gained)"),
-				"per_step", signedNumber("accuracy lost per step done (negative: gained)"),
-				"floor", prob("the accuracy never drops below this"))),
-		"humans", obj("human reviewers for escalations (off when absent: escalations terminate)",
-			"reviewers", needed(integer(0, 1<<31, "reviewers working in parallel; 0 = escalations terminate (required)")),
-			"review_time", needed(byClass(kindDurDistByClass, "time one review takes (required when reviewers > 0): a distribution, or {default: DIST, CLASS: DIST} per failure class")),
-			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class (default 1)")),
-		"subagents", obj("what a subagent's failure does to its parent (default {on_failure: reduce_scope})",
+	recoverySchema = declare(reflect.TypeFor[Recovery](), "the recovery policy under test",
+		"supervisor", declare(reflect.TypeFor[Supervisor](), "who decides escalations (below)"),
+		"humans", declare(reflect.TypeFor[Humans](), "human reviewers for escalations (below)",
+			"review_time", needed(byClass(kindDurDistByClass, "time one review takes: a distribution, or {default: DIST, CLASS: DIST} per failure class")),
+			"approve", byClass(kindProbByClass, "chance a review approves: a probability, or {default: P, CLASS: P} per failure class")),
+		"subagents", obj("what a subagent's failure does to its parent (below)",
 			"on_failure", actionOrMap(subagentActions,
 				"reduce_scope (the parent goes on without the lost work, never at full scope), respawn (a replacement, once, then reduce_scope) or fail (the parent is terminated); or {action: respawn, max: N, then: reduce_scope | fail}",
 				"action", enum(subagentActions, "what a failed subagent does to its parent"),
@@ -300,32 +256,21 @@ var (
 	)
 
 	rootSchema = func() *schema {
-		s := obj("a mayday scenario: a fleet of agents, its tools, the faults to inject and the recovery policy under test",
+		s := declare(reflect.TypeFor[Scenario](), "a mayday scenario: a fleet of agents, its tools, the faults to inject and the recovery policy under test",
 			"name", &schema{kind: kindText, need: true, pattern: scenarioName.String(), doc: "the scenario's name; run folders and run ids are built from it"},
-			"description", text("one line, shown by mayday scenarios"),
-			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it (default 1)"),
-			"horizon", positive("simulated time limit, > 0; work still open then is in flight (default 30d)"),
+			"seed", integer(0, 0, "the seed of a run, a whole number that fits in 64 bits; --seed overrides it"),
 			"workload", workloadSchema,
-			"tools", needed(dict("tool", toolSchema, true, "the services the agents call, by name (required, at least one)")),
+			"tools", needed(dict("tool", toolSchema, true, "the services the agents call, by name")),
 			"faults", list(faultSchema, "failures to inject"),
 			"recovery", recoverySchema,
-			"validation", obj("how the independent validator errs (default: never)",
-				"independent", obj("the independent validator that sets investigations.validated",
-					"false_accept", prob("chance it passes a result that is truly wrong (default 0)"),
-					"false_reject", prob("chance it rejects a result that is truly valid (default 0)"))),
 			"redact", list(text("a case-insensitive argument-key pattern"), "extra argument-key patterns to redact in traces"),
 			"expect", dict("metric", val(kindCheck, `a check such as ">= 0.95", "== 0", "<= 45m" or "between A and B"`), false,
 				"regression checks for mayday check, by metric"),
 			"tolerances", dict("metric", number(0, false, "absolute tolerance in the metric's unit, >= 0"), false,
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
-			"model", obj("the model provider, a service all agents share (default unlimited, never failing)",
-				"requests_per_minute", number(0, false, "model calls admitted per minute; 0 = unlimited"),
-				"tokens_per_minute", number(0, false, "tokens admitted per minute; 0 = unlimited"),
-				"latency_per_1k_tokens", duration("time a model turn takes per 1000 tokens, on top of think time"),
-				"failure", prob("chance a model call fails fast (transient)")),
-			"prices", obj("prices for the money metrics and budgets.cost (default none)",
-				"currency", text("the currency code of every price, such as USD"),
+			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
+				"currency", shown(text("the currency code of every price, such as USD"), "USD"),
 				"models", dict("model", obj("prices of one model",
 					"input", number(0, false, "per 1000 input tokens"),
 					"output", number(0, false, "per 1000 output tokens")), false, "prices per model"),

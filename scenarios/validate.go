@@ -3,8 +3,11 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/mayday-sim/mayday/metric"
 )
@@ -13,14 +16,24 @@ import (
 // lookup a minute, 69 days), and within the engine's 32-bit counters.
 const maxInspections = 100_000
 
-// Validate checks the invariants of a resolved scenario: ranges, references between its
-// parts, and the rules that keep a simulation from waiting forever. Parse only returns
-// scenarios that pass; a scenario built in Go (a simulator test, say) should call it before
-// use. It reports keys but no lines: the resolved form has none.
-func (s *Scenario) Validate() error {
-	v := &validator{file: s.Source.File}
+// Validate is the one step that makes a scenario built in Go ready to run, and the check
+// every scenario meets: it fills in the defaults of what the value leaves zero where zero
+// is not a valid setting (a new key's field, an omitted block's required values: the
+// declared default, as a file that omits the key gets), then checks the invariants:
+// ranges, references between its parts, and the rules that keep a simulation from waiting
+// forever. Parse returns only scenarios that pass, with every default already in place;
+// sim.Run calls it once on every scenario it runs. It reports keys but no lines: the
+// resolved form has none.
+func (s *Scenario) Validate() error { return s.validate(s.Source.File, nil) }
+
+// validate is Validate, naming file; with the file's YAML root, each problem gets the line
+// of its key (or of the mapping that would hold it).
+func (s *Scenario) validate(file string, root *yaml.Node) error {
+	s.ensureDefaults()
+	v := &validator{file: file}
 	v.check(scenarioName.MatchString(s.Name), "name", "%q is not a valid name; want [a-z0-9-]+", s.Name)
-	v.dur(s.Horizon, "horizon")
+	// Every declared key of the scenario, the workload and the recovery section.
+	v.block(rootSchema, reflect.ValueOf(s).Elem(), "")
 
 	v.workload(s)
 	v.tools(s)
@@ -28,13 +41,15 @@ func (s *Scenario) Validate() error {
 	v.recovery(s)
 	v.checks(s)
 	v.checkSize(s)
+	if root != nil {
+		v.errs.place(root)
+	}
 	return v.errs.err()
 }
 
-// workload checks the workload section and its references to tools.
+// workload checks the keys of the workload decoded by hand and its references to tools.
 func (v *validator) workload(s *Scenario) {
 	w := &s.Workload
-	v.whole(int64(w.Investigations), "workload.investigations")
 	switch w.Arrival.Kind {
 	case ArrivalPoisson:
 		v.check(finite(w.Arrival.Rate.PerSecond) && w.Arrival.Rate.PerSecond > 0, "workload.arrival.poisson", "rate %v per second; want > 0", w.Arrival.Rate.PerSecond)
@@ -44,8 +59,6 @@ func (v *validator) workload(s *Scenario) {
 	default:
 		v.check(false, "workload.arrival", "unknown kind %q; want poisson, at_once or uniform", w.Arrival.Kind)
 	}
-	v.dist(w.Steps, "workload.steps", countUnit, 1)
-	v.dist(w.Think, "workload.think", durationUnit, 0)
 	v.dist(w.Tokens, "workload.tokens", countUnit, 0)
 	v.check(len(w.Mix) > 0, "workload.tools", "empty; want at least one tool with a weight > 0")
 	for _, m := range w.Mix {
@@ -53,40 +66,21 @@ func (v *validator) workload(s *Scenario) {
 		v.check(s.Tool(m.Tool) >= 0, key, "unknown tool %q", m.Tool)
 		v.check(finite(m.Weight) && m.Weight > 0, key, "weight %v; want > 0", m.Weight)
 	}
-	v.prob(w.Subagents.Probability, "workload.subagents.probability")
-	v.dist(w.Subagents.Count, "workload.subagents.count", countUnit, 1)
-	v.whole(int64(w.Subagents.MaxDepth), "workload.subagents.max_depth")
 	v.check(finite(w.TokensGrowth) && w.TokensGrowth >= 0, "workload.tokens.growth", "%v; want a factor > 0", w.TokensGrowth)
-	v.whole(int64(w.Workers), "workload.workers")
-	if w.Priority != "" {
-		v.enum(w.Priority, "workload.priority")
-	}
-	b := w.Behaviour
-	v.prob(b.InvalidOutput, "workload.behaviour.invalid_output")
-	v.prob(b.ReviseSuccess, "workload.behaviour.revise_success")
-	v.prob(b.PolicyViolation, "workload.behaviour.policy_violation")
-	v.prob(b.Stuck, "workload.behaviour.stuck")
-	v.prob(b.ValidationMiss, "workload.behaviour.validation_miss")
-
 }
 
 // tools checks each tool's settings.
 func (v *validator) tools(s *Scenario) {
 	v.check(len(s.Tools) > 0, "tools", "none; want at least one tool")
 	seen := map[string]bool{}
-	for _, t := range s.Tools {
+	for i := range s.Tools {
+		t := &s.Tools[i]
 		key := "tools." + t.Name
 		v.check(entityName.MatchString(t.Name), key, "%q is not a valid tool name; want [a-z0-9_-]+", t.Name)
 		v.check(!seen[t.Name], key, "tool %q defined twice", t.Name)
 		seen[t.Name] = true
-		v.dist(t.Latency, key+".latency", durationUnit, 0)
-		v.whole(int64(t.Concurrency), key+".concurrency")
-		v.whole(int64(t.QueueLimit), key+".queue_limit")
-		v.enum(string(t.Idempotency), key+".idempotency")
-		v.dur(t.Timeout, key+".timeout")
-		v.num(t.Compute, key+".compute")
+		v.block(toolSchema, reflect.ValueOf(t).Elem(), key)
 	}
-
 }
 
 // faults checks each fault against its kind and the tools it names.
@@ -125,54 +119,20 @@ func (v *validator) faults(s *Scenario) {
 
 }
 
-// recovery checks the recovery section.
+// recovery checks the rules of the recovery section across keys and its keys decoded by
+// hand.
 func (v *validator) recovery(s *Scenario) {
 	r := &s.Recovery
-	rt := r.Retry
-	v.whole(int64(rt.MaxAttempts), "recovery.retry.max_attempts")
-	v.dur(rt.Initial, "recovery.retry.initial")
-	v.num(rt.Multiplier, "recovery.retry.multiplier")
-	if msg := rt.maxBelowInitial(); msg != "" {
+	if msg := maxBelowInitial(&r.Retry); msg != "" {
 		v.check(false, "recovery.retry.max", "%s", msg)
 	}
-	v.enum(rt.Jitter, "recovery.retry.jitter")
-	v.enum(rt.OnExhausted, "recovery.retry.on_exhausted")
-	if rb := r.RetryBudget; rb != nil {
-		v.num(rb.Ratio, "recovery.retry_budget.ratio")
-		v.num(rb.MinPerSecond, "recovery.retry_budget.min_per_second")
-	}
-	if br := r.Breaker; br != nil {
-		v.dur(br.Window, "recovery.breaker.window")
-		v.check(br.FailureRatio > 0 && br.FailureRatio <= 1, "recovery.breaker.failure_ratio", "%v; want a ratio in (0, 1]", br.FailureRatio)
-		v.whole(int64(br.MinCalls), "recovery.breaker.min_calls")
-		v.dur(br.Cooldown, "recovery.breaker.cooldown")
-	}
-	v.dur(r.Inspection.Interval, "recovery.inspection.interval")
-	v.whole(int64(r.Inspection.Max), "recovery.inspection.max")
-	v.whole(int64(r.Revisions), "recovery.revisions")
-	if np := r.NonProgress; np != nil {
-		v.whole(int64(np.Repeats), "recovery.non_progress.repeats")
-	}
-	v.whole(r.Budgets.Tokens, "recovery.budgets.tokens")
-	v.check(finite(r.Budgets.Compute) && r.Budgets.Compute >= 0, "recovery.budgets.compute", "%v; want >= 0", r.Budgets.Compute)
-	v.dur(r.Budgets.Wall, "recovery.budgets.wall")
-	v.num(r.Budgets.Cost, "recovery.budgets.cost")
 	v.modelAndPrices(s)
-	v.enum(r.OnExhaustion, "recovery.on_exhaustion")
 	v.subagents(&r.Subagents.OnFailure)
-	v.dur(r.Lease, "recovery.lease")
-	sv := r.Supervisor
-	v.enum(sv.Kind, "recovery.supervisor.kind")
-	v.prob(sv.Accuracy, "recovery.supervisor.accuracy")
-	v.dur(sv.Latency, "recovery.supervisor.latency")
-	v.whole(int64(sv.Tokens), "recovery.supervisor.tokens")
 	if h := r.Humans; h != nil {
-		v.whole(int64(h.Reviewers), "recovery.humans.reviewers")
 		v.dist(h.ReviewTime, "recovery.humans.review_time", durationUnit, 0)
 		v.prob(h.Approve, "recovery.humans.approve")
 	}
 	v.judges(r)
-
 }
 
 // checks checks redaction, expectations, tolerances and sweep axes.
@@ -215,17 +175,12 @@ func (v *validator) prob(p float64, key string) {
 	v.check(p >= 0 && p <= 1, key, "%v is not a probability; want a number in [0, 1]", p)
 }
 
-// enum checks a word against the enum of its key in the key tree, the list the decoder
-// and the JSON Schema use.
-func (v *validator) enum(s, key string) {
-	options := ruleAt(key).enum
-	v.check(contains(options, s), key, "%q; want %s", s, orList(options))
-}
-
 // whole checks a whole number against the bounds of its key in the key tree, the bounds the
 // decoder and the JSON Schema use.
-func (v *validator) whole(x int64, key string) {
-	sch := ruleAt(key)
+func (v *validator) whole(x int64, key string) { v.wholeIn(x, key, ruleAt(key)) }
+
+// wholeIn checks a whole number against the bounds of sch.
+func (v *validator) wholeIn(x int64, key string, sch *schema) {
 	lo, hi := int64(sch.min), int64(sch.max)
 	switch {
 	case hi > 0:
@@ -237,7 +192,7 @@ func (v *validator) whole(x int64, key string) {
 
 // maxBelowInitial is the rule that the backoff's cap is not below its first step, for Parse
 // (with the line) and Validate alike; "" when it holds.
-func (rt *Retry) maxBelowInitial() string {
+func maxBelowInitial(rt *Retry) string {
 	if rt.Max >= rt.Initial {
 		return ""
 	}
@@ -246,8 +201,14 @@ func (rt *Retry) maxBelowInitial() string {
 
 // num checks a finite number against its key in the key tree: >= its least value, or above
 // it where the tree says so (the rule the decoder applies to the file).
-func (v *validator) num(x float64, key string) {
-	sch := ruleAt(key)
+func (v *validator) num(x float64, key string) { v.numIn(x, key, ruleAt(key)) }
+
+// numIn checks a finite number against the bounds of sch.
+func (v *validator) numIn(x float64, key string, sch *schema) {
+	if sch.signed {
+		v.check(finite(x), key, "%v; want a finite number", x)
+		return
+	}
 	if sch.above {
 		v.check(finite(x) && x > sch.min, key, "%v; want a number > %v", x, sch.min)
 	} else {
@@ -257,8 +218,11 @@ func (v *validator) num(x float64, key string) {
 
 // dur checks a duration against its key in the key tree: > 0 where the tree says so (the
 // rule the decoder applies to the file), else >= 0.
-func (v *validator) dur(x time.Duration, key string) {
-	if ruleAt(key).above {
+func (v *validator) dur(x time.Duration, key string) { v.durIn(x, key, ruleAt(key).above) }
+
+// durIn checks a duration: > 0 when above, else >= 0.
+func (v *validator) durIn(x time.Duration, key string, above bool) {
+	if above {
 		v.check(x > 0, key, "%v; want a duration > 0", x)
 	} else {
 		v.check(x >= 0, key, "%v; want a duration >= 0", x)
@@ -353,12 +317,6 @@ func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 // modelAndPrices checks the model provider, the cost budget and the price table.
 func (v *validator) modelAndPrices(s *Scenario) {
 	v.check(s.Recovery.Budgets.Cost == 0 || s.Prices != nil, "recovery.budgets.cost", "a cost budget needs prices")
-	if m := s.Model; m != nil {
-		v.num(m.RequestsPerMinute, "model.requests_per_minute")
-		v.num(m.TokensPerMinute, "model.tokens_per_minute")
-		v.dur(m.LatencyPer1kTokens, "model.latency_per_1k_tokens")
-		v.prob(m.Failure, "model.failure")
-	}
 	p := s.Prices
 	if p == nil {
 		return
@@ -387,10 +345,6 @@ func (v *validator) judges(r *Recovery) {
 				v.dist(*c.ReviewTime, "recovery.humans.review_time."+c.Class, durationUnit, 0)
 			}
 		}
-	}
-	if df := r.Supervisor.Difficulty; df != nil {
-		v.check(finite(df.PerAttempt) && finite(df.PerClass) && finite(df.PerStep), "recovery.supervisor.difficulty", "rates must be finite numbers")
-		v.prob(df.Floor, "recovery.supervisor.difficulty.floor")
 	}
 }
 

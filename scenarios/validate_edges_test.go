@@ -50,7 +50,8 @@ func errorFor(t *testing.T, s *Scenario, key string) bool {
 // Validate on scenarios built in Go, at the edges of each range: a whole number at its
 // least and greatest value passes and one beyond fails; so do durations and numbers at
 // their bounds, and probabilities at 0 and 1. The bounds are written out here, not read
-// from the key tree, so that a changed bound fails.
+// from the key tree, so that a changed bound fails. A zero that a key refuses is not
+// refused here: Validate fills it with the key's default (TestGoBuiltZeroTakesDefaults).
 func TestValidateEdges(t *testing.T) {
 	if err := edgeScenario(t).Validate(); err != nil {
 		t.Fatalf("the edge scenario is invalid: %v", err)
@@ -68,22 +69,22 @@ func TestValidateEdges(t *testing.T) {
 		return edge{key, set, []float64{0, 1}, []float64{below(0), tiny(1), nan}}
 	}
 	durAbove := func(key string, set func(s *Scenario, d time.Duration)) edge {
-		return edge{key, func(s *Scenario, v float64) { set(s, time.Duration(v)) }, []float64{1}, []float64{0, -1}}
+		return edge{key, func(s *Scenario, v float64) { set(s, time.Duration(v)) }, []float64{1}, []float64{-1}}
 	}
 	durAtLeast := func(key string, set func(s *Scenario, d time.Duration)) edge {
 		return edge{key, func(s *Scenario, v float64) { set(s, time.Duration(v)) }, []float64{0}, []float64{-1}}
 	}
 	edges := []edge{
-		{"workload.investigations", func(s *Scenario, v float64) { s.Workload.Investigations = int(v) }, []float64{1}, []float64{0, 1<<40 + 1}},
+		{"workload.investigations", func(s *Scenario, v float64) { s.Workload.Investigations = int(v) }, []float64{1}, []float64{-1, 1<<40 + 1}},
 		{"workload.subagents.max_depth", func(s *Scenario, v float64) { s.Workload.Subagents.MaxDepth = int(v) }, []float64{0, 64}, []float64{-1, 65}},
 		{"workload.workers", func(s *Scenario, v float64) { s.Workload.Workers = int(v) }, []float64{0, i32}, []float64{-1, i32 + 1}},
 		{"tools.a.concurrency", func(s *Scenario, v float64) { s.Tools[0].Concurrency = int(v) }, []float64{0, i32}, []float64{-1, i32 + 1}},
 		{"tools.a.queue_limit", func(s *Scenario, v float64) { s.Tools[0].QueueLimit = int(v) }, []float64{0, i32}, []float64{-1, i32 + 1}},
-		{"recovery.retry.max_attempts", func(s *Scenario, v float64) { s.Recovery.Retry.MaxAttempts = int(v) }, []float64{1, 1000}, []float64{0, 1001}},
-		{"recovery.breaker.min_calls", func(s *Scenario, v float64) { s.Recovery.Breaker.MinCalls = int(v) }, []float64{1, i32}, []float64{0, i32 + 1}},
-		{"recovery.inspection.max", func(s *Scenario, v float64) { s.Recovery.Inspection.Max = int(v) }, []float64{1, 100_000}, []float64{0, 100_001}},
+		{"recovery.retry.max_attempts", func(s *Scenario, v float64) { s.Recovery.Retry.MaxAttempts = int(v) }, []float64{1, 1000}, []float64{-1, 1001}},
+		{"recovery.breaker.min_calls", func(s *Scenario, v float64) { s.Recovery.Breaker.MinCalls = int(v) }, []float64{1, i32}, []float64{-1, i32 + 1}},
+		{"recovery.inspection.max", func(s *Scenario, v float64) { s.Recovery.Inspection.Max = int(v) }, []float64{1, 100_000}, []float64{-1, 100_001}},
 		{"recovery.revisions", func(s *Scenario, v float64) { s.Recovery.Revisions = int(v) }, []float64{0, 1000}, []float64{-1, 1001}},
-		{"recovery.non_progress.repeats", func(s *Scenario, v float64) { s.Recovery.NonProgress.Repeats = int(v) }, []float64{1, 1000}, []float64{0, 1001}},
+		{"recovery.non_progress.repeats", func(s *Scenario, v float64) { s.Recovery.NonProgress.Repeats = int(v) }, []float64{1, 1000}, []float64{-1, 1001}},
 		{"recovery.budgets.tokens", func(s *Scenario, v float64) { s.Recovery.Budgets.Tokens = int64(v) }, []float64{0, 1 << 62}, []float64{-1}},
 		{"recovery.supervisor.tokens", func(s *Scenario, v float64) { s.Recovery.Supervisor.Tokens = int64(v) }, []float64{0}, []float64{-1}},
 		{"recovery.humans.reviewers", func(s *Scenario, v float64) { s.Recovery.Humans.Reviewers = int(v) }, []float64{0, i32}, []float64{-1, i32 + 1}},
@@ -94,7 +95,7 @@ func TestValidateEdges(t *testing.T) {
 		{"recovery.budgets.compute", func(s *Scenario, v float64) { s.Recovery.Budgets.Compute = v }, []float64{0}, []float64{below(0), math.Inf(1)}},
 		{"model.requests_per_minute", func(s *Scenario, v float64) { s.Model.RequestsPerMinute = v }, []float64{0}, []float64{below(0)}},
 		{"model.tokens_per_minute", func(s *Scenario, v float64) { s.Model.TokensPerMinute = v }, []float64{0}, []float64{below(0)}},
-		{"recovery.breaker.failure_ratio", func(s *Scenario, v float64) { s.Recovery.Breaker.FailureRatio = v }, []float64{tiny(0), 1}, []float64{0, tiny(1)}},
+		{"recovery.breaker.failure_ratio", func(s *Scenario, v float64) { s.Recovery.Breaker.FailureRatio = v }, []float64{tiny(0), 1}, []float64{below(0), tiny(1)}},
 		{"workload.tokens.growth", func(s *Scenario, v float64) { s.Workload.TokensGrowth = v }, []float64{0}, []float64{below(0), math.Inf(1)}},
 		durAbove("horizon", func(s *Scenario, d time.Duration) { s.Horizon = d }),
 		durAbove("faults[0].for", func(s *Scenario, d time.Duration) { s.Faults[0].For = d }),

@@ -31,20 +31,20 @@ recovery: {humans: {reviewers: 1, review_time: 1m}}
 		key   string
 	}{
 		{"bad name", func(s *Scenario) { s.Name = "Bad Name" }, "name"},
-		{"zero horizon", func(s *Scenario) { s.Horizon = 0 }, "horizon"},
+		{"negative horizon", func(s *Scenario) { s.Horizon = -time.Second }, "horizon"},
 		{"NaN probability", func(s *Scenario) { s.Workload.Behaviour.Stuck = math.NaN() }, "workload.behaviour.stuck"},
 		{"mix names a missing tool", func(s *Scenario) { s.Workload.Mix[0].Tool = "zzz" }, "workload.tools.zzz"},
-		{"empty mix", func(s *Scenario) { s.Workload.Mix = nil }, "workload.tools"},
+		{"zero weight", func(s *Scenario) { s.Workload.Mix[0].Weight = 0 }, "workload.tools.a"},
 		{"lognormal p95 below median", func(s *Scenario) {
 			s.Workload.Steps = Dist{Kind: DistLognormal, Median: 5, P95: 4}
 		}, "workload.steps.p95"},
 		{"stray parameter", func(s *Scenario) { s.Workload.Think = Dist{Kind: DistExponential, Mean: 1, Alpha: 2} }, "workload.think.alpha"},
 		{"lost response without timeout", func(s *Scenario) { s.Tools[0].Timeout = 0 }, "faults[0]"},
 		{"duplicate tool", func(s *Scenario) { s.Tools[1].Name = "a" }, "tools.a"},
-		{"bad jitter", func(s *Scenario) { s.Recovery.Retry.Jitter = "some" }, "recovery.retry.jitter"},
+		{"bad jitter", func(s *Scenario) { s.Recovery.Retry.Jitter = 9 }, "recovery.retry.jitter"},
 		{"negative lease", func(s *Scenario) { s.Recovery.Lease = -time.Second }, "recovery.lease"},
-		{"zero inspection interval", func(s *Scenario) { s.Recovery.Inspection.Interval = 0 }, "recovery.inspection.interval"},
-		{"no inspection lookups", func(s *Scenario) { s.Recovery.Inspection.Max = 0 }, "recovery.inspection.max"},
+		{"negative inspection interval", func(s *Scenario) { s.Recovery.Inspection.Interval = -time.Minute }, "recovery.inspection.interval"},
+		{"negative inspection lookups", func(s *Scenario) { s.Recovery.Inspection.Max = -1 }, "recovery.inspection.max"},
 		{"unknown metric", func(s *Scenario) { s.Expect = []Expectation{{Metric: "speed", Op: ">="}} }, "expect.speed"},
 		{"fault index", func(s *Scenario) { s.Faults[0].Index = 3 }, "faults[0].index"},
 		{"fault tool on a kind without tools", func(s *Scenario) {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -31,7 +32,7 @@ func TestQueueLimitRefuses(t *testing.T) {
 	s.Tools[0].Concurrency = 1
 	s.Tools[0].QueueLimit = q
 	s.Recovery.Retry.MaxAttempts = 1
-	s.Recovery.Retry.OnExhausted = "terminate"
+	s.Recovery.Retry.OnExhausted = recovery.ExhaustedTerminate
 	var c record.Collector
 	res := run(t, s, 1, &c)
 	refused := 0
@@ -52,7 +53,7 @@ func TestQueueLimitRefuses(t *testing.T) {
 	// Refusals are transient failures, retried under the retry policy: with enough
 	// attempts and backoff every investigation completes, each key executing once.
 	s.Recovery.Retry = scenarios.Retry{MaxAttempts: 50, Initial: time.Second, Multiplier: 1.5, Max: time.Minute,
-		Jitter: "full", OnExhausted: "escalate"}
+		Jitter: recovery.JitterFull, OnExhausted: recovery.ExhaustedEscalate}
 	c = record.Collector{}
 	res = run(t, s, 1, &c)
 	if res.Completed != n || len(c.Executions) != n {
@@ -289,7 +290,7 @@ func TestModelRateLimit(t *testing.T) {
 	s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: 0}
 	s.Model = &scenarios.ModelService{RequestsPerMinute: 120}
 	s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 1, Max: time.Second,
-		Jitter: "none", OnExhausted: "escalate"}
+		Jitter: recovery.JitterNone, OnExhausted: recovery.ExhaustedEscalate}
 	var c record.Collector
 	res := run(t, s, 1, &c)
 	ok, refused := modelTurns(&c, int64(10*time.Minute))
@@ -320,7 +321,7 @@ func TestModelTokenRateAndLatency(t *testing.T) {
 	s.Model = &scenarios.ModelService{TokensPerMinute: 60000, LatencyPer1kTokens: 2 * time.Second}
 	s.Faults = []scenarios.Fault{{ID: "model-down", Kind: scenarios.FaultOutage, Tool: "model", At: 12 * time.Minute, For: 2 * time.Minute}}
 	s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 1, Max: time.Second,
-		Jitter: "none", OnExhausted: "escalate"}
+		Jitter: recovery.JitterNone, OnExhausted: recovery.ExhaustedEscalate}
 	var c record.Collector
 	res := run(t, s, 1, &c)
 	ok, _ := modelTurns(&c, int64(10*time.Minute))
@@ -492,7 +493,7 @@ func TestModelBreaker(t *testing.T) {
 		s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Second)}
 		s.Faults = []scenarios.Fault{{ID: "model-down", Kind: scenarios.FaultOutage, Tool: "model", At: time.Minute, For: 30 * time.Minute}}
 		s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 2, Max: 2 * time.Second,
-			Jitter: "none", OnExhausted: "escalate"}
+			Jitter: recovery.JitterNone, OnExhausted: recovery.ExhaustedEscalate}
 		s.Recovery.Breaker = br
 		return s
 	}

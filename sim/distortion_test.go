@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -40,7 +41,7 @@ func TestRefusedTurnKeepsItsSize(t *testing.T) {
 	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 6}
 	s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistUniform, Min: 1000, Max: 9000}
 	s.Recovery.Retry = scenarios.Retry{MaxAttempts: 1000, Initial: time.Second, Multiplier: 2, Max: 30 * time.Second,
-		Jitter: "none", OnExhausted: "escalate"}
+		Jitter: recovery.JitterNone, OnExhausted: recovery.ExhaustedEscalate}
 	s.Model = &scenarios.ModelService{}
 	var free, limited record.Collector
 	run(t, s, 3, &free)

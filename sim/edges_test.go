@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -20,7 +21,7 @@ func exactScenario(n int, think, lat time.Duration) *scenarios.Scenario {
 	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
 	s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(think)}
 	s.Tools[0].Latency = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(lat)}
-	s.Recovery.Retry.Jitter = "none"
+	s.Recovery.Retry.Jitter = recovery.JitterNone
 	return s
 }
 

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/mayday-sim/mayday/recovery"
@@ -13,43 +14,25 @@ import (
 // order of a budget period.
 const pauseFor = time.Hour
 
-// Policy maps a scenario's recovery section to the engine's configuration. It is the only
-// place where scenario spellings become engine values, and it reads them with the engine's
-// own parsers (recovery.ParseJitter and the like), so a spelling the engine does not know is
-// an error, never a silent default. The ranges were checked once by scenarios.Validate.
+// Policy maps a scenario's recovery section to the engine's configuration. The retry,
+// retry_budget and breaker blocks are the engine's own types, and every other field of
+// scenarios.Recovery whose name and type are those of a recovery.Policy field (a setting
+// the engine reads as the file writes it: inspect_before_retry, revisions) is copied by
+// name, so a new plain engine setting needs no line here. What is left are the settings the
+// file spells differently from the engine. The ranges were checked once by
+// scenarios.Validate.
 func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
-	j, ok := recovery.ParseJitter(r.Retry.Jitter)
-	if !ok {
-		return recovery.Policy{}, fmt.Errorf("retry.jitter %q is not a jitter the engine knows", r.Retry.Jitter)
-	}
-	ex, ok := recovery.ParseExhausted(r.Retry.OnExhausted)
-	if !ok {
-		return recovery.Policy{}, fmt.Errorf("retry.on_exhausted %q is not an action the engine knows", r.Retry.OnExhausted)
-	}
 	oe, ok := recovery.ParseOnExhaustion(r.OnExhaustion)
 	if !ok {
 		return recovery.Policy{}, fmt.Errorf("on_exhaustion %q is not a policy the engine knows", r.OnExhaustion)
 	}
-	p := recovery.Policy{
-		Retry: recovery.RetryPolicy{
-			MaxAttempts: r.Retry.MaxAttempts,
-			Initial:     r.Retry.Initial,
-			Multiplier:  r.Retry.Multiplier,
-			Max:         r.Retry.Max,
-			Jitter:      j,
-			OnExhausted: ex,
-		},
-		InspectBeforeRetry: r.InspectBeforeRetry,
-		// A scenario built in Go may leave the block zero: the engine then takes its own
-		// defaults, the same as the file format's.
-		InspectEvery:    r.Inspection.Interval,
-		MaxInspections:  r.Inspection.Max,
-		Revisions:       r.Revisions,
-		PauseFor:        pauseFor,
-		HumansAvailable: r.Humans != nil && r.Humans.Reviewers > 0,
-		Supervisor:      r.Supervisor.Kind == "model",
-		OnExhaustion:    oe,
-	}
+	var p recovery.Policy
+	copyByName(&p, r)
+	p.InspectEvery, p.MaxInspections = r.Inspection.Interval, r.Inspection.Max
+	p.PauseFor = pauseFor
+	p.HumansAvailable = r.Humans != nil && r.Humans.Reviewers > 0
+	p.Supervisor = r.Supervisor.Kind == "model"
+	p.OnExhaustion = oe
 	if r.NonProgress != nil {
 		p.NonProgressRepeats = r.NonProgress.Repeats
 	}
@@ -59,6 +42,18 @@ func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
 	}
 	p.Subagents = sp
 	return p, nil
+}
+
+// copyByName sets each field of the policy p from the field of r with the same name and
+// type.
+func copyByName(p *recovery.Policy, r *scenarios.Recovery) {
+	dst, src := reflect.ValueOf(p).Elem(), reflect.ValueOf(r).Elem()
+	for i := range dst.NumField() {
+		f := dst.Type().Field(i)
+		if sf, ok := src.Type().FieldByName(f.Name); ok && sf.Type == f.Type {
+			dst.Field(i).Set(src.FieldByIndex(sf.Index))
+		}
+	}
 }
 
 // subagentPolicy maps recovery.subagents.on_failure; an empty action (a scenario built in
@@ -88,17 +83,10 @@ func subagentPolicy(sf *scenarios.SubagentFailure) (recovery.SubagentPolicy, err
 // guards builds the fleet guards: one per tool, and one for the model provider (the index
 // past the last tool) when it is active.
 func guards(s *scenarios.Scenario, model bool) *recovery.Guards {
-	var b *recovery.BudgetConfig
-	if rb := s.Recovery.RetryBudget; rb != nil {
-		b = &recovery.BudgetConfig{Ratio: rb.Ratio, MinPerSecond: rb.MinPerSecond}
-	}
-	var c *recovery.BreakerConfig
-	if br := s.Recovery.Breaker; br != nil {
-		c = &recovery.BreakerConfig{Window: br.Window, FailureRatio: br.FailureRatio, MinCalls: br.MinCalls, Cooldown: br.Cooldown}
-	}
 	n := len(s.Tools)
 	if model {
 		n++
 	}
-	return recovery.NewGuards(n, b, c)
+	// The scenario's blocks are the engine's own configuration types.
+	return recovery.NewGuards(n, s.Recovery.RetryBudget, s.Recovery.Breaker)
 }

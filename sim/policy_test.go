@@ -147,25 +147,22 @@ func TestApprovedResendKeepsKey(t *testing.T) {
 	})
 }
 
-// TestDefaultsAgree: a block the file switches on with `{}` takes the file format's
-// defaults (scenarios/defaults.go), and those are the engine's recommended settings, so an
-// embedder copying recovery.DefaultBreaker or DefaultBudget gets what a scenario user gets.
-// It fails as soon as either side changes alone (the breaker cooldown once drifted to 1m in
-// the engine against 2m in the file format).
+// TestDefaultsAgree: a block the file switches on with `{}` takes the engine's own
+// defaults (recovery.DefaultBreaker, DefaultBudget: the scenario's blocks are the engine's
+// configuration types, whose Default methods hold them), and a scenario built in Go polls
+// like the engine's zero Policy.
 func TestDefaultsAgree(t *testing.T) {
 	sc, err := scenarios.Parse("d.yaml", []byte("name: d\ntools: {a: {}}\nrecovery: {breaker: {}, retry_budget: {}}\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	br, rb := sc.Recovery.Breaker, sc.Recovery.RetryBudget
-	got := recovery.BreakerConfig{Window: br.Window, FailureRatio: br.FailureRatio, MinCalls: br.MinCalls, Cooldown: br.Cooldown}
-	if want := recovery.DefaultBreaker; got != want {
+	if got, want := *sc.Recovery.Breaker, recovery.DefaultBreaker; got != want {
 		t.Errorf("breaker: {} is %+v; recovery.DefaultBreaker is %+v", got, want)
 	}
+	rb := sc.Recovery.RetryBudget
 	if rb.Ratio != recovery.DefaultBudget.Ratio || rb.MinPerSecond != recovery.DefaultBudget.MinPerSecond {
 		t.Errorf("retry_budget: {} is %+v; recovery.DefaultBudget is %+v", *rb, recovery.DefaultBudget)
 	}
-	// A scenario built in Go starts from the same defaults as a file.
 	if d := scenarios.Defaults(); d.Recovery.Inspection.Interval != recovery.DefaultInspectEvery ||
 		d.Recovery.Inspection.Max != recovery.DefaultMaxInspections {
 		t.Errorf("scenarios.Defaults() inspection %+v; the engine's defaults are %s, %d",
@@ -174,23 +171,22 @@ func TestDefaultsAgree(t *testing.T) {
 }
 
 // TestSpellingsAgree: every word the file format accepts for recovery's enums is one the
-// engine parses, so sim.Policy never meets a spelling it cannot map.
+// engine parses, so sim.Policy never meets a spelling it cannot map. The jitter and
+// on_exhausted words are the engine's own (recovery.Jitter's MarshalText).
 func TestSpellingsAgree(t *testing.T) {
-	for _, j := range []string{"none", "full", "equal", "decorrelated"} {
-		sc := testScenario()
-		sc.Recovery.Retry.Jitter = j
-		if err := sc.Validate(); err != nil {
+	words := scenarios.Enum("recovery.retry.jitter")
+	if len(words) != 4 {
+		t.Fatalf("jitter words %v, want the engine's four", words)
+	}
+	for _, j := range words {
+		sc, err := scenarios.Parse("j.yaml", []byte("name: j\ntools: {a: {}}\nrecovery: {retry: {jitter: "+j+"}}\n"), nil)
+		if err != nil {
 			t.Fatalf("jitter %q: %v", j, err)
 		}
 		p, err := Policy(&sc.Recovery)
 		if err != nil || p.Retry.Jitter.String() != j {
 			t.Errorf("jitter %q became %v (%v)", j, p.Retry.Jitter, err)
 		}
-	}
-	sc := testScenario()
-	sc.Recovery.Retry.Jitter = "some"
-	if _, err := Policy(&sc.Recovery); err == nil {
-		t.Error(`jitter "some" mapped without an error`)
 	}
 	for _, w := range scenarios.Enum("recovery.retry.on_exhausted") {
 		if _, ok := recovery.ParseExhausted(w); !ok {
@@ -202,9 +198,32 @@ func TestSpellingsAgree(t *testing.T) {
 			t.Errorf("on_exhaustion %q: the engine does not parse it", w)
 		}
 	}
-	for _, w := range scenarios.Enum("recovery.retry.jitter") {
-		if _, ok := recovery.ParseJitter(w); !ok {
-			t.Errorf("jitter %q: the engine does not parse it", w)
-		}
+}
+
+// TestPolicyCopiesByName: the engine settings the file writes as the engine reads them
+// reach the Policy unchanged, a false and a zero among them.
+func TestPolicyCopiesByName(t *testing.T) {
+	sc, err := scenarios.Parse("c.yaml", []byte(`name: c
+tools: {a: {}}
+recovery:
+  retry: {max_attempts: 4, initial: 2s, multiplier: 3, max: 10s, jitter: equal, on_exhausted: terminate}
+  inspect_before_retry: false
+  revisions: 2
+`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Policy(&sc.Recovery)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := recovery.RetryPolicy{MaxAttempts: 4, Initial: 2 * time.Second, Multiplier: 3, Max: 10 * time.Second,
+		Jitter: recovery.JitterEqual, OnExhausted: recovery.ExhaustedTerminate}
+	if p.Retry != want || p.InspectBeforeRetry || p.Revisions != 2 {
+		t.Errorf("policy retry %+v, inspect %v, revisions %d; want %+v, false, 2", p.Retry, p.InspectBeforeRetry, p.Revisions, want)
+	}
+	sc.Recovery.InspectBeforeRetry = true
+	if p, _ := Policy(&sc.Recovery); !p.InspectBeforeRetry {
+		t.Error("inspect_before_retry true did not reach the policy")
 	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"encoding"
 	"flag"
 	"fmt"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -60,9 +62,11 @@ func TestScripts(t *testing.T) {
 		t.Fatalf("no scripts in testdata/script: %v", err)
 	}
 	for _, path := range paths {
-		sc := newScript()
-		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-			return sc.do(t, td)
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			sc := newScript()
+			datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
+				return sc.do(t, td)
+			})
 		})
 	}
 }
@@ -84,7 +88,7 @@ func (sc *script) reset() {
 	s.Name = "script"
 	s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistConstant, Value: 100}
 	s.Workload.Model = "test-model"
-	s.Recovery.Retry.Jitter = "none"
+	s.Recovery.Retry.Jitter = recovery.JitterNone
 	sc.s = s
 }
 
@@ -123,6 +127,15 @@ func (a kv) fail(k string, err error) {
 func (a kv) str(k string, dst *string) {
 	if v, ok := a.m[k]; ok {
 		*dst = v
+	}
+}
+
+// text reads a word into an enum of the engine (recovery.Jitter), as the file format does.
+func (a kv) text(k string, dst encoding.TextUnmarshaler) {
+	if v, ok := a.m[k]; ok {
+		if err := dst.UnmarshalText([]byte(v)); err != nil {
+			a.fail(k, err)
+		}
 	}
 }
 
@@ -350,8 +363,8 @@ func (sc *script) recovery(a kv) {
 		a.dur("initial", &r.Retry.Initial)
 		a.num("multiplier", &r.Retry.Multiplier)
 		a.dur("max", &r.Retry.Max)
-		a.str("jitter", &r.Retry.Jitter)
-		a.str("on_exhausted", &r.Retry.OnExhausted)
+		a.text("jitter", &r.Retry.Jitter)
+		a.text("on_exhausted", &r.Retry.OnExhausted)
 	case "recovery":
 		a.dur("lease", &r.Lease)
 		a.bool("inspect", &r.InspectBeforeRetry)

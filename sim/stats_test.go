@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -92,7 +93,7 @@ func retryScenario(n int, p float64, k int) *scenarios.Scenario {
 	s.Workload.Arrival.Rate.PerSecond = 50
 	s.Faults = []scenarios.Fault{{ID: "flaky", Kind: scenarios.FaultTransient, Tool: "svc", Probability: p}}
 	s.Recovery.Retry.MaxAttempts = k
-	s.Recovery.Retry.OnExhausted = "terminate"
+	s.Recovery.Retry.OnExhausted = recovery.ExhaustedTerminate
 	return s
 }
 
@@ -219,7 +220,7 @@ func lostScenario(n int, q float64, k int, idem scenarios.Idempotency, inspect b
 	s.Tools[0].Timeout = 10 * time.Second // service takes 100ms: a timeout means a lost reply
 	s.Faults = []scenarios.Fault{{ID: "lossy", Kind: scenarios.FaultLostResponse, Tool: "svc", Probability: q}}
 	s.Recovery.Retry.MaxAttempts = k
-	s.Recovery.Retry.OnExhausted = "terminate"
+	s.Recovery.Retry.OnExhausted = recovery.ExhaustedTerminate
 	s.Recovery.InspectBeforeRetry = inspect
 	return s
 }

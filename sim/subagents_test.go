@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -19,7 +20,7 @@ func subagentScenario(onFailure scenarios.SubagentFailure) *scenarios.Scenario {
 	s.Workload.Subagents = scenarios.Subagents{Probability: 0.5, Count: scenarios.Dist{Kind: scenarios.DistConstant, Value: 1}, MaxDepth: 1}
 	s.Faults = []scenarios.Fault{{ID: "flaky", Kind: scenarios.FaultTransient, Tool: "svc", Probability: 0.4}}
 	s.Recovery.Retry.MaxAttempts = 2
-	s.Recovery.Retry.OnExhausted = "terminate"
+	s.Recovery.Retry.OnExhausted = recovery.ExhaustedTerminate
 	s.Recovery.Subagents.OnFailure = onFailure
 	return s
 }

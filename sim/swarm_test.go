@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -44,10 +45,10 @@ func TestSwarm(t *testing.T) {
 			rc.Budgets.Tokens = 20_000 + r.Int64N(50_000)
 			rc.Budgets.Wall = time.Duration(1+r.IntN(6)) * time.Hour
 		}
-		rc.Retry.Jitter = []string{"none", "full", "equal", "decorrelated"}[r.IntN(4)]
+		rc.Retry.Jitter = []recovery.Jitter{recovery.JitterNone, recovery.JitterFull, recovery.JitterEqual, recovery.JitterDecorrelated}[r.IntN(4)]
 		rc.Retry.MaxAttempts = 1 + r.IntN(5)
 		if coin(0.5) {
-			rc.Retry.OnExhausted = "terminate"
+			rc.Retry.OnExhausted = recovery.ExhaustedTerminate
 		}
 		rc.Revisions = r.IntN(4)
 		if coin(0.3) {
