@@ -376,14 +376,7 @@ func (l *Load) finish(run traces.Run) error {
 	if l.ctx.Err() != nil {
 		run.Status = traces.StatusPartial
 	}
-	var fill string
-	if l.opts.SideEffects == nil && run.Config != "" {
-		fill = sideEffectsUpdate(run.Config)
-	}
 	werr := l.w.WriteRun(run)
-	if ex := l.lanes[traces.Executions]; werr == nil && fill != "" && ex != nil {
-		ex.queue <- loadItem{exec: fill, args: []driver.NamedValue{{Ordinal: 1, Value: l.runID}}}
-	}
 	cerr := l.w.Close()
 	err := errors.Join(werr, cerr, l.drain())
 	if err == nil {
@@ -487,36 +480,13 @@ func (l *Load) abort() {
 	})
 }
 
-// sideEffectsUpdate derives executions.side_effects from the resolved scenario's tools when
-// the load was not told (traces.Options.SideEffects); "" when config names no tools.
-func sideEffectsUpdate(config string) string {
-	var s scenarios.Scenario
-	if err := json.Unmarshal([]byte(config), &s); err != nil || len(s.Tools) == 0 {
-		return ""
-	}
-	var all, with []string
-	for _, t := range s.Tools {
-		all = append(all, quoteSQL(t.Name))
-		if t.Idempotency != scenarios.Natural {
-			with = append(with, quoteSQL(t.Name))
-		}
-	}
-	with = append(with, "NULL") // IN (NULL) alone is never true: no tool has side effects
-	// A tool the scenario does not name stays NULL (unknown), as with Options.SideEffects.
-	return "UPDATE executions SET side_effects = CASE WHEN tool IN (" + strings.Join(all, ", ") +
-		") THEN coalesce(tool IN (" + strings.Join(with, ", ") + "), false) END WHERE run_id = $1 AND side_effects IS NULL"
-}
-
-func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
 // ScenarioOptions returns the writer options a run of s needs: the scenario's extra redact
 // patterns, its tool arguments under secret-looking keys and the values of its sweep axes
-// over a secret-looking key as known secrets, and which tools have side effects.
+// over a secret-looking key as known secrets.
 func ScenarioOptions(s *scenarios.Scenario) traces.Options {
-	opts := traces.Options{Redact: s.Redact, SideEffects: map[string]bool{}}
+	opts := traces.Options{Redact: s.Redact}
 	red := traces.NewRedactor(nil, s.Redact, nil)
 	for _, t := range s.Tools {
-		opts.SideEffects[t.Name] = t.Idempotency != scenarios.Natural
 		for _, a := range t.Arguments {
 			if a.Value != "" && red.SecretKey(a.Key) {
 				opts.Secrets = append(opts.Secrets, a.Value)
