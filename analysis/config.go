@@ -3,7 +3,7 @@ package analysis
 import "encoding/json"
 
 // runConfig is what the database layer reads of runs.config, the resolved scenario as JSON
-// (docs/traces.md): the model and each tool's name and idempotency. Everything else in the
+// (docs/traces.md): the model and each tool's name and idempotency, for the export. Everything else in the
 // column is left to whoever parsed the scenario.
 type runConfig struct {
 	Workload struct {
@@ -14,9 +14,6 @@ type runConfig struct {
 		Idempotency string `json:"idempotency"`
 	} `json:"tools"`
 }
-
-// naturalIdempotency is the idempotency of a tool that is safe to repeat: no side effect.
-const naturalIdempotency = "natural"
 
 // parseRunConfig reads runs.config; ok is false when it is not a scenario's JSON.
 func parseRunConfig(config string) (c runConfig, ok bool) {

@@ -25,7 +25,7 @@ import (
 func loadSynthRun(t *testing.T, db *DB, runID string, seed uint64) {
 	t.Helper()
 	s := synthMixed(seed, 60, true)
-	s.c.Fault(&record.Fault{FaultID: "outage-backtest", Kind: "outage", Tool: "backtest", Start: 40 * minute, End: 45 * minute, Parameters: `{}`})
+	s.c.Fault(&record.Fault{FaultID: "outage-backtest", Kind: "outage", Tool: "backtest", Start: 40 * minute, End: 45 * minute, Parameters: `{}`, Window: true, Hits: record.HitsCalls})
 	s.c.Sample(&record.Sample{Tool: "backtest", At: minute, Queued: 3, InService: 2, BudgetTokens: -1, BreakerState: "off", Attempts: 5})
 	for i := range s.c.Spans {
 		if sp := &s.c.Spans[i]; sp.Operation == record.OpExecuteTool {

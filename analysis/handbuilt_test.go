@@ -199,7 +199,7 @@ func loadGoodput(t testing.TB, db *DB) {
 	build := func(lastArrival int64) *record.Collector {
 		var c record.Collector
 		c.Faults = append(c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: 20 * minute0,
-			End: 22 * minute0, Parameters: `{"duration_seconds":120}`})
+			End: 22 * minute0, Parameters: `{"duration_seconds":120}`, Window: true, Hits: record.HitsCalls})
 		var span uint64
 		for m := int64(0); m < 50; m++ {
 			n := 10

@@ -374,14 +374,7 @@ func (l *Load) finish(run traces.Run) error {
 	if l.ctx.Err() != nil {
 		run.Status = traces.StatusPartial
 	}
-	var fill string
-	if l.opts.SideEffects == nil && run.Config != "" {
-		fill = sideEffectsUpdate(run.Config)
-	}
 	werr := l.w.WriteRun(run)
-	if ex := l.lanes[traces.Executions]; werr == nil && fill != "" && ex != nil {
-		ex.queue <- loadItem{exec: fill, args: []driver.NamedValue{{Ordinal: 1, Value: l.runID}}}
-	}
 	cerr := l.w.Close()
 	err := errors.Join(werr, cerr, l.drain())
 	if err == nil {
@@ -484,25 +477,3 @@ func (l *Load) abort() {
 		l.finishErr = errors.New("analysis: load aborted")
 	})
 }
-
-// sideEffectsUpdate derives executions.side_effects from the resolved scenario's tools when
-// the load was not told (traces.Options.SideEffects); "" when config names no tools.
-func sideEffectsUpdate(config string) string {
-	s, ok := parseRunConfig(config)
-	if !ok || len(s.Tools) == 0 {
-		return ""
-	}
-	var all, with []string
-	for _, t := range s.Tools {
-		all = append(all, quoteSQL(t.Name))
-		if t.Idempotency != naturalIdempotency {
-			with = append(with, quoteSQL(t.Name))
-		}
-	}
-	with = append(with, "NULL") // IN (NULL) alone is never true: no tool has side effects
-	// A tool the scenario does not name stays NULL (unknown), as with Options.SideEffects.
-	return "UPDATE executions SET side_effects = CASE WHEN tool IN (" + strings.Join(all, ", ") +
-		") THEN coalesce(tool IN (" + strings.Join(with, ", ") + "), false) END WHERE run_id = $1 AND side_effects IS NULL"
-}
-
-func quoteSQL(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -169,15 +169,19 @@ func TestRoundTrip(t *testing.T) {
 	want = nil
 	for _, r := range c.Executions {
 		want = append(want, []any{r.Tool, opKey(r.OpKey), r.InvestigationID, r.Execution, at(r.Start), at(r.End), r.Outcome,
-			r.Delivered, r.Compute, nil})
+			r.Delivered, r.Compute, r.SideEffects})
 	}
 	compareRows(t, "executions", query(t, db, "SELECT "+exCols+" FROM executions ORDER BY rowid"), want, exCols)
 
-	fCols := "fault_id, kind, tool, start, \"end\", parameters"
+	fCols := "fault_id, kind, tool, start, \"end\", parameters, window_start, window_end, hits"
 	want = nil
 	red := traces.NewRedactor(nil, nil, nil)
 	for _, r := range c.Faults {
-		want = append(want, []any{r.FaultID, r.Kind, nullStr(r.Tool), at(r.Start), at(r.End), red.JSON(r.Parameters)})
+		var ws, we any
+		if r.Window {
+			ws, we = at(r.Start), at(r.End)
+		}
+		want = append(want, []any{r.FaultID, r.Kind, nullStr(r.Tool), at(r.Start), at(r.End), red.JSON(r.Parameters), ws, we, nullStr(r.Hits)})
 	}
 	compareRows(t, "faults", query(t, db, "SELECT "+fCols+" FROM faults ORDER BY rowid"), want, fCols)
 
@@ -372,7 +376,7 @@ func TestTimeZoneIndependent(t *testing.T) {
 	}
 }
 
-// Side effects come from the options, or else from the scenario in runs.config.
+// executions.side_effects is what the simulator recorded, whatever runs.config says.
 func TestSideEffects(t *testing.T) {
 	db, err := Create("")
 	if err != nil {
@@ -380,36 +384,18 @@ func TestSideEffects(t *testing.T) {
 	}
 	defer db.Close()
 	c := &record.Collector{}
-	for _, tool := range []string{"backtest", "fetch_data", "notify", "unknown"} {
-		c.Execution(&record.Execution{Tool: tool, Execution: 1, Outcome: "ok"})
+	want := []any{true, false, true}
+	for i, tool := range []string{"backtest", "fetch_data", "notify"} {
+		c.Execution(&record.Execution{Tool: tool, Execution: 1, Outcome: "ok", SideEffects: want[i].(bool)})
 	}
-	cfg := `{"name":"x","tools":[{"name":"backtest","idempotency":"keyed"},{"name":"fetch_data","idempotency":"natural"},{"name":"notify","idempotency":"none"}]}`
+	cfg := `{"name":"x","tools":[{"name":"backtest","idempotency":"natural"},{"name":"fetch_data","idempotency":"keyed"}]}`
 	if err := LoadCollector(db, "cfg", c, traces.Run{Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := db.Load(context.Background(), "opts", traces.Options{SideEffects: map[string]bool{"backtest": true, "fetch_data": false, "notify": true}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Replay(l)
-	if err := l.Finish(traces.Run{Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	l, err = db.Load(context.Background(), "update", traces.Options{}) // told nothing: runs.config decides
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Replay(l)
-	if err := l.Finish(traces.Run{Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	for _, run := range []string{"cfg", "opts", "update"} {
-		got := query(t, db, "SELECT side_effects FROM executions WHERE run_id = '"+run+"' ORDER BY rowid")
-		want := []any{true, false, true, nil}
-		for i := range want {
-			if got[i][0] != want[i] {
-				t.Errorf("run %s: side_effects of %s = %v, want %v", run, c.Executions[i].Tool, got[i][0], want[i])
-			}
+	got := query(t, db, "SELECT side_effects FROM executions ORDER BY rowid")
+	for i := range want {
+		if got[i][0] != want[i] {
+			t.Errorf("side_effects of %s = %v, want %v", c.Executions[i].Tool, got[i][0], want[i])
 		}
 	}
 }

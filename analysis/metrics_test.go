@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -73,17 +74,17 @@ func TestValueByName(t *testing.T) {
 	}
 }
 
-// docs/metrics.md lists these names in this order; MetricNames must start with them.
-func TestMetricNamesFollowDocs(t *testing.T) {
-	documented := []string{"completion_rate", "correct_completion_rate", "validation_pass_rate",
-		"retry_amplification", "duplicate_side_effects", "discarded_results",
-		"median_recovery_time", "p95_recovery_time", "episode_recovery_rate", "goodput_recovery_time",
-		"goodput_recovered", "full_scope_completion_rate",
-		"human_intervention_rate", "terminated_rate",
-		"tokens_per_completion", "compute_per_completion", "wasted_compute_ratio", "wasted_token_ratio",
-		"correlated_failure_share", "makespan", "events"}
-	if !slices.Equal(MetricNames[:len(documented)], documented) {
-		t.Errorf("MetricNames starts with %v, want the order of docs/metrics.md %v", MetricNames[:len(documented)], documented)
+// Every metric of the metric table has its row in docs/metrics.md; the order is the table's
+// to choose (summaries and the JSON follow it), so no list of names is kept here.
+func TestMetricsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/metrics.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range MetricNames {
+		if !strings.Contains(string(doc), "| `"+name+"` |") {
+			t.Errorf("docs/metrics.md has no row for the metric %s", name)
+		}
 	}
 }
 

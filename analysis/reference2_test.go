@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
@@ -131,10 +130,10 @@ func refSigns(c *record.Collector, invByID map[int64]*record.Investigation) []re
 }
 
 // refWindows returns the first fault window's start and the last one's end (µs), ok false
-// without a window (a fault with a duration).
+// without a window.
 func refWindows(c *record.Collector) (first, last int64, ok bool) {
 	for _, f := range c.Faults {
-		if !strings.Contains(f.Parameters, `"duration_seconds"`) || f.End <= f.Start {
+		if !f.Window || f.End <= f.Start {
 			continue
 		}
 		if !ok || tsMicros(f.Start) < first {

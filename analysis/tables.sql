@@ -123,7 +123,7 @@ CREATE TABLE executions (
     outcome          VARCHAR,      -- ok | lost | hung | error
     delivered        BOOLEAN,      -- the result reached the investigation
     compute          DOUBLE,
-    side_effects     BOOLEAN       -- the tool has side effects (idempotency keyed or none); NULL = unknown
+    side_effects     BOOLEAN       -- the tool has side effects (idempotency keyed or none)
 );
 
 CREATE TABLE faults (
@@ -133,7 +133,10 @@ CREATE TABLE faults (
     tool        VARCHAR,           -- NULL = every tool
     "start"     TIMESTAMP,
     "end"       TIMESTAMP,
-    parameters  VARCHAR            -- JSON object (redacted)
+    parameters  VARCHAR,           -- JSON object (redacted)
+    window_start TIMESTAMP,        -- a window's start; NULL = the kind acts over the whole run
+    window_end   TIMESTAMP,        -- a window's end (exclusive); NULL likewise
+    hits        VARCHAR            -- calls | investigations | workers
 );
 
 CREATE TABLE tool_samples (

@@ -206,7 +206,7 @@ func edgeGoodputCase() viewCase {
 		var e edgeRecords
 		e.c.Faults = append(e.c.Faults, r.faults...)
 		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: r.from,
-			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second)})
+			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second), Window: true, Hits: record.HitsCalls})
 		for m := int64(1); m < 50; m++ {
 			n := r.steady(m)
 			switch {
@@ -240,9 +240,9 @@ func edgeGoodputCase() viewCase {
 	wants := map[string][2]float64{"goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
 		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}, "goodput-windows": {240, 1}}
 	others := []record.Fault{
-		{FaultID: "inner", Kind: "hang", Tool: "api", Start: 21 * minute, End: 21*minute + 30*second, Parameters: `{"duration_seconds":30}`},
-		{FaultID: "noise", Kind: "transient", Tool: "api", Start: 0, End: 50 * minute, Parameters: `{"probability":0.01}`},
-		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`},
+		{FaultID: "inner", Kind: "hang", Tool: "api", Start: 21 * minute, End: 21*minute + 30*second, Parameters: `{"duration_seconds":30}`, Window: true, Hits: record.HitsCalls},
+		{FaultID: "noise", Kind: "transient", Tool: "api", Start: 0, End: 50 * minute, Parameters: `{"probability":0.01}`, Hits: record.HitsCalls},
+		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls},
 	}
 	return referenceCaseOf("goodput on its thresholds", map[string]*record.Collector{
 		"goodput-reach":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -26,6 +27,20 @@ var Views = func() []string {
 	}
 	return names
 }()
+
+// macros lists the SQL macros the view files define (the simulated clock: sim_epoch,
+// sim_minute, ...), which a database mayday wrote stores beside its views.
+var macros = func() []string {
+	var names []string
+	for _, f := range viewSQL() {
+		for _, m := range createMacro.FindAllStringSubmatch(f.sql, -1) {
+			names = append(names, m[1])
+		}
+	}
+	return names
+}()
+
+var createMacro = regexp.MustCompile(`(?m)^CREATE OR REPLACE MACRO (\w+)\(`)
 
 type viewFile struct {
 	name, view, sql string

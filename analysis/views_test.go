@@ -387,3 +387,19 @@ func checkLifecycle(t testing.TB, db *DB, s *synth) {
 		t.Errorf("lifecycle has %d minutes, run_clock %d", n, minutes)
 	}
 }
+
+// TestClockMacros pins the SQL clock to the simulator's: sim_epoch() is record.Epoch, and
+// the macros built on it count seconds and minutes from there.
+func TestClockMacros(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got := query(t, db, `SELECT epoch_us(sim_epoch()), sim_seconds(sim_epoch() + INTERVAL 90 SECOND),
+		sim_minute(sim_epoch() + INTERVAL 179 SECOND), sim_seconds(sim_minute_start(3))`)
+	want := []any{record.Epoch / 1000, 90.0, int64(2), 180.0}
+	if !reflect.DeepEqual(got[0], want) {
+		t.Errorf("clock macros = %v, want %v", got[0], want)
+	}
+}

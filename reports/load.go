@@ -18,7 +18,6 @@ import (
 
 	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/metric"
-	"github.com/mayday-sim/mayday/sim"
 )
 
 // The report's queries live in sql/*.sql, one query a file, each reading the views of
@@ -368,8 +367,7 @@ func loadStates(ctx context.Context, q *sql.DB, id string, r *Run) error {
 }
 
 func loadFaults(ctx context.Context, q *sql.DB, id string, r *Run) error {
-	kinds := strings.Join(sim.ToolWindowKinds(), ",")
-	return each(ctx, q, "faults", []any{id, kinds}, func(rows *sql.Rows) error {
+	return each(ctx, q, "faults", []any{id}, func(rows *sql.Rows) error {
 		var fid, kind, tool string
 		var w Window
 		if err := rows.Scan(&fid, &kind, &tool, &w.Start, &w.End); err != nil {

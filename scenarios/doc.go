@@ -64,16 +64,10 @@
 // # Names and faults
 //
 // A scenario name is [a-z0-9-]+; tool names are [a-z0-9_-]+ (they appear in paths such as
-// tools.fetch_data.timeout). Each fault kind takes these keys (id and kind always; a
-// starred key is required):
-//
-//	transient, lost_response   tool, probability*
-//	outage, hang               tool, at, for*
-//	brownout                   tool, at, for*, probability, slowdown (>= 1)
-//	worker_crash               rate* (per running investigation; 0/h allowed)
-//	invalid_config             probability*
-//	budget_spike               probability*, factor* (>= 1)
-//	zone_crash                 at, for*, share* (in (0, 1])
+// tools.fetch_data.timeout). Each fault kind registers its own rule (RegisterFault) from
+// its file in package sim, sim/fault_<kind>.go: the keys it takes besides id and kind,
+// those it requires, whether it is a window, whether it may name the model and whether the
+// tools it hits need a timeout. docs/scenarios.md lists the kinds and their keys.
 //
 // # Defaults
 //

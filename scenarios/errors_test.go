@@ -14,7 +14,9 @@ import (
 //
 //	parse [set=PATH=VALUE ...]
 //
-// with the file t.yaml as input, and every error Parse reports, in order, as output. Run
+// with the file t.yaml as input, and every error Parse reports, in order, as output. The
+// lists of the registered fault kinds read {fault kinds} and {model fault kinds}, and the
+// list of metrics {metrics}, so that a new kind or metric changes no case. Run
 // `go test ./scenarios -run TestParseErrors -update` to regenerate the outputs after a
 // deliberate change of message, then read the diff. (-update is the one regenerate flag of
 // the repository's golden files; here it sets the datadriven library's own.)
@@ -71,5 +73,6 @@ func parseErrors(t *testing.T, src string, sets []string) string {
 		b.WriteString(e.Error())
 		b.WriteByte('\n')
 	}
-	return b.String()
+	return strings.NewReplacer(orList(faultKinds), "{fault kinds}", andList(modelFaultKinds), "{model fault kinds}",
+		strings.Join(Metrics, ", "), "{metrics}").Replace(b.String())
 }

@@ -34,6 +34,7 @@ type Events struct {
 	Samples  float64 // tool-sample ticks over the horizon
 	Pauses   float64 // wake-ups of paused investigations
 	Crashes  float64 // worker crashes and the events each causes
+	Reviews  float64 // human reviews, each of which may approve a fresh round of attempts
 	Floor    float64 // a run of mean size with no retry but every lookup: what is refused
 }
 
@@ -43,7 +44,8 @@ type Events struct {
 // attempt its fixed events plus, when lookups are on, one lookup per inspection.interval
 // for as long as an operation can run on after its timeout, at most inspection.max; an
 // attempt a hang never answers is looked up inspection.max times; on top come the tool
-// samples, the wake-ups of paused investigations and the worker crashes over the horizon.
+// samples, the wake-ups of paused investigations, the worker crashes over the horizon and
+// the rounds of attempts human approvals may start.
 // Total is an upper estimate, not a forecast: runs use far fewer events, and a property
 // test checks that generated runs never use more. Floor is the events of a run at its mean
 // size in which nothing is retried or revised but every lookup that can happen does: the
@@ -67,14 +69,11 @@ func EstimateEvents(s *Scenario) Events {
 		if r.OnExhaustion == "pause" {
 			n += agents * 2 * (horizon/float64(pauseFor) + 1)
 		}
-		for _, f := range s.Faults {
-			switch f.Kind {
-			case FaultWorkerCrash:
-				// A crashed investigation is taken over and may crash again at once, for
-				// as long as the horizon lasts: nothing it does bounds its crashes.
-				n += agents * eventsPerAttempt * (f.Rate.PerSecond*horizon/1e9 + 1)
-			case FaultZoneCrash:
-				n += agents * eventsPerAttempt
+		for i := range s.Faults {
+			// A crashed investigation is taken over and may crash again at once, for as
+			// long as the horizon lasts: nothing it does bounds its crashes.
+			if r := ruleOf(s.Faults[i].Kind); r != nil && r.Size.Takeovers != nil {
+				n += agents * eventsPerAttempt * r.Size.Takeovers(&s.Faults[i], horizon)
 			}
 		}
 		return n
@@ -83,13 +82,33 @@ func EstimateEvents(s *Scenario) Events {
 		e.Pauses = e.Agents * 2 * (horizon/float64(pauseFor) + 1)
 	}
 	e.Crashes = timed(e.Agents) - e.Samples - e.Pauses - 4*float64(len(s.Faults)) - 1000
-	e.Total = float64(w.Investigations) + e.Agents*steps*e.Attempts*(eventsPerAttempt+e.Lookups) + e.Hangs + timed(e.Agents)
+	e.Reviews = reviews(s)
+	e.Total = float64(w.Investigations) + (e.Agents*steps+e.Reviews)*e.Attempts*(eventsPerAttempt+e.Lookups) + e.Hangs + timed(e.Agents)
 
 	agents := float64(w.Investigations) * subagentTree(w, distMean)
 	mean := max(1, min(distMean(w.Steps), MaxSteps))
 	look, hangs := lookups(s, agents, mean, 2)
 	e.Floor = agents*mean*2*(eventsPerAttempt+look) + hangs + timed(agents)
 	return e
+}
+
+// reviews bounds the human reviews of a run. An approved escalation resends with a fresh
+// allotment of attempts, so an investigation can go round escalation, review and resend for
+// as long as the horizon lasts: only the reviewers, each busy for a review time per review,
+// bound the rounds, at about reviewers x horizon / the shortest mean review time (twice
+// that, for the reviews shorter than the mean).
+func reviews(s *Scenario) float64 {
+	h := s.Recovery.Humans
+	if h == nil || h.Reviewers <= 0 {
+		return 0
+	}
+	shortest := distMean(h.ReviewTime)
+	for _, c := range h.ByClass {
+		if c.ReviewTime != nil {
+			shortest = min(shortest, distMean(*c.ReviewTime))
+		}
+	}
+	return 2 * float64(h.Reviewers) * float64(s.Horizon) / max(shortest, 1)
 }
 
 // subagentTree is the size of one investigation's tree of agents when each agent spawns,
@@ -123,7 +142,7 @@ func lookups(s *Scenario, agents, steps, attempts float64) (perAttempt, hangs fl
 	// the window once per inspection.max lookups it spends, and no more often than it
 	// makes attempts.
 	for _, f := range s.Faults {
-		if f.Kind == FaultHang {
+		if r := ruleOf(f.Kind); r != nil && r.Size.Hangs {
 			hangs += agents * 2 * min(float64(f.For)/every+most, most*steps*attempts)
 		}
 	}
@@ -136,9 +155,9 @@ func lookups(s *Scenario, agents, steps, attempts float64) (perAttempt, hangs fl
 // timeout. A lost reply is found done at the first lookup.
 func runningFor(s *Scenario) float64 {
 	slow := 1.0
-	for _, f := range s.Faults {
-		if f.Kind == FaultBrownout {
-			slow = max(slow, f.Slowdown)
+	for i := range s.Faults {
+		if r := ruleOf(s.Faults[i].Kind); r != nil && r.Size.Slowdown != nil {
+			slow = max(slow, r.Size.Slowdown(&s.Faults[i]))
 		}
 	}
 	longest := 0.0

@@ -2,46 +2,55 @@ package scenarios
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestFaultTable checks the table's entries against each other: the flags must agree with
-// the keys a kind takes, or Parse, Validate and the JSON Schema would disagree on it.
-func TestFaultTable(t *testing.T) {
-	seen := map[FaultKind]bool{}
-	for _, r := range faultTable {
-		if seen[r.kind] {
-			t.Errorf("%s: listed twice", r.kind)
+// TestFaultRegistry checks the registered rules as a whole: the kinds are listed in name
+// order, each once, the lists messages and the schema read follow the table, and a rule that
+// contradicts itself or the key tree is refused.
+func TestFaultRegistry(t *testing.T) {
+	if len(faultTable) == 0 {
+		t.Fatal("no fault kind registered (the test binary must link package sim)")
+	}
+	if !slices.IsSortedFunc(faultTable, func(a, b FaultRule) int { return strings.Compare(string(a.Kind), string(b.Kind)) }) {
+		t.Error("fault kinds not in name order")
+	}
+	for i, r := range faultTable {
+		if faultKinds[i] != string(r.Kind) || ruleOf(r.Kind) != &faultTable[i] {
+			t.Errorf("%s: listed as %s", r.Kind, faultKinds[i])
 		}
-		seen[r.kind] = true
-		if !slices.Contains(r.allowed, "id") || !slices.Contains(r.allowed, "kind") {
-			t.Errorf("%s: takes %v; every kind takes id and kind", r.kind, r.allowed)
+		if err := r.valid(); err != nil {
+			t.Errorf("%s: %v", r.Kind, err)
 		}
-		for _, k := range r.required {
-			if !slices.Contains(r.allowed, k) {
-				t.Errorf("%s: requires %s but does not take it", r.kind, k)
-			}
+		if r.Model != slices.Contains(modelFaultKinds, string(r.Kind)) {
+			t.Errorf("%s: Model %t, model kinds %v", r.Kind, r.Model, modelFaultKinds)
 		}
-		for _, k := range r.allowed {
-			if _, ok := faultSchema.sub[k]; !ok {
-				t.Errorf("%s: takes %s, which is not a fault key", r.kind, k)
-			}
-		}
-		if (r.window || r.model || r.timeout) && !slices.Contains(r.allowed, "tool") {
-			t.Errorf("%s: hits a tool (window %t, model %t, timeout %t) but takes no tool", r.kind, r.window, r.model, r.timeout)
-		}
-		if r.window && !slices.Contains(r.required, "for") {
-			t.Errorf("%s: a window that does not require for", r.kind)
-		}
-		if got := r.kind.Correlated(); got != r.window {
-			t.Errorf("%s: Correlated() %t, table says %t", r.kind, got, r.window)
-		}
+	}
+	if !slices.Equal(faultSchema.sub["kind"].enum, faultKinds) {
+		t.Errorf("the key tree's kinds %v, registered %v", faultSchema.sub["kind"].enum, faultKinds)
 	}
 	if FaultKind("nonsense").Correlated() || ruleOf("nonsense") != nil {
 		t.Error("a name that is not a kind has a rule")
 	}
-	// The model message pins this order (testdata/parse_capacity_and_money.txt).
-	if want := []string{"outage", "brownout", "transient"}; !slices.Equal(modelFaultKinds, want) {
-		t.Errorf("model kinds %v; want %v", modelFaultKinds, want)
+	for _, bad := range []FaultRule{
+		{Kind: "x", Keys: []string{"colour"}},
+		{Kind: "x", Keys: []string{"probability"}, Required: []string{"for"}},
+		{Kind: "x", Keys: []string{"probability"}, Model: true},
+		{Kind: "x", Keys: []string{"tool", "at", "for"}},
+		{Kind: "x", Keys: []string{"tool", "at", "for"}, Window: true},
+		{Kind: "Not a name"},
+	} {
+		if bad.valid() == nil {
+			t.Errorf("rule %+v accepted", bad)
+		}
 	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("a kind registered twice was accepted")
+			}
+		}()
+		RegisterFault(faultTable[0])
+	}()
 }

@@ -11,7 +11,7 @@ import (
 // within its bounds (now and then at the very bound, such as concurrency: 2147483648 or a
 // 1ns interval). Free keys follow what they name: the mix, prices.tools and faults[i].tool
 // name the file's tools, prices.models its model, expect and tolerances their metrics;
-// faults take the keys of their kind (faultTable); distributions take the parameters of
+// faults take the keys of their kind (RegisterFault); distributions take the parameters of
 // their family (distFamilies). Many files are valid; the rest are refused by Parse, which
 // fuzzing also wants. choose(n) returns a number in [0, n); the same answers give the same
 // file.
@@ -183,21 +183,21 @@ func (g *generator) fault() *yaml.Node {
 	r := faultTable[g.choose(len(faultTable))]
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	g.faults++
-	for _, k := range r.allowed {
+	for _, k := range r.allowed() {
 		if k == "id" && g.one(2) {
 			n.Content = append(n.Content, str(k), str("f"+strconv.Itoa(g.faults)))
 		}
 		if k == "id" || k == "kind" {
 			continue
 		}
-		if !contains(r.required, k) && g.one(2) {
+		if !contains(r.Required, k) && g.one(2) {
 			continue
 		}
 		if v := g.value(faultSchema.sub[k], "faults[]."+k); v != nil {
 			n.Content = append(n.Content, str(k), v)
 		}
 	}
-	n.Content = append([]*yaml.Node{str("kind"), str(string(r.kind))}, n.Content...)
+	n.Content = append([]*yaml.Node{str("kind"), str(string(r.Kind))}, n.Content...)
 	return n
 }
 

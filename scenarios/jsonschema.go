@@ -162,11 +162,11 @@ func mapNode(sch *schema) object {
 }
 
 // faultRules says, per fault kind, which keys it takes and which it requires: the lists the
-// decoder checks (faultTable).
+// decoder checks (the registered rules).
 func faultRules() []any {
 	var rules []any
 	for _, r := range faultTable {
-		rules = append(rules, ifThen("kind", string(r.kind), object{"required": r.required, "propertyNames": object{"enum": r.allowed}}))
+		rules = append(rules, ifThen("kind", string(r.Kind), object{"required": r.Required, "propertyNames": object{"enum": r.allowed()}}))
 	}
 	return rules
 }

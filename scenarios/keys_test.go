@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -353,5 +354,133 @@ func TestMalformedDeclarationsPanic(t *testing.T) {
 			f()
 			t.Errorf("%s: no panic", name)
 		}()
+	}
+}
+
+// A model supervisor's difficulty is kept when it says something and dropped when it is
+// all zero (the same accuracy for every case), so {} and an absent block agree.
+func TestSupervisorDifficulty(t *testing.T) {
+	for src, want := range map[string]*Difficulty{
+		"{per_attempt: 0.1, floor: 0.5}": {PerAttempt: 0.1, Floor: 0.5},
+		"{per_step: -0.01}":              {PerStep: -0.01},
+		"{}":                             nil,
+	} {
+		s, err := Parse("d.yaml", []byte("name: d\ntools: {a: {}}\nrecovery: {supervisor: {kind: model, accuracy: 0.9, difficulty: "+src+"}}\n"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Recovery.Supervisor.Difficulty; !reflect.DeepEqual(got, want) {
+			t.Errorf("difficulty %s became %+v, want %+v", src, got, want)
+		}
+	}
+}
+
+// Every declared whole number is accepted at its least and its largest value and refused
+// one beyond either, through the decoder (--set, as a file's value), so a bound is
+// inclusive where the key tables say so. The keys come from the declarations.
+func TestDeclaredIntBoundsInclusive(t *testing.T) {
+	base := []byte("name: b\ntools: {a: {}}\nrecovery: {supervisor: {kind: model, accuracy: 0.5}}\n")
+	n := 0
+	var walk func(sch *schema, path string)
+	walk = func(sch *schema, path string) {
+		for _, k := range sch.keys {
+			sub, p := sch.sub[k], join(path, k)
+			if sub.typ != nil && !sub.hand || p == "recovery" || p == "workload" || p == "recovery.supervisor" {
+				walk(sub, p)
+				continue
+			}
+			if sub.kind != kindInt || sub.hand {
+				continue
+			}
+			n++
+			lo, hi := int64(sub.min), int64(sub.max)
+			ok := []int64{lo}
+			bad := []int64{lo - 1}
+			if hi > 0 {
+				bad = append(bad, hi+1)
+			}
+			if hi > 0 && p != "workload.investigations" { // the size model stops it at 10⁷ first
+				ok = append(ok, hi)
+			}
+			for _, v := range ok {
+				if _, err := Parse("b.yaml", base, []string{fmt.Sprintf("%s=%d", p, v)}); err != nil {
+					t.Errorf("%s=%d refused: %v", p, v, err)
+				}
+			}
+			for _, v := range bad {
+				if _, err := Parse("b.yaml", base, []string{fmt.Sprintf("%s=%d", p, v)}); err == nil {
+					t.Errorf("%s=%d accepted", p, v)
+				}
+			}
+		}
+	}
+	walk(rootSchema, "")
+	walk(toolSchema, "tools.a")
+	if n < 10 {
+		t.Errorf("only %d whole-number keys checked", n)
+	}
+}
+
+// budgets.compute is compute-unit seconds, written as a number or as a duration.
+func TestComputeBudgetSpellings(t *testing.T) {
+	for src, want := range map[string]float64{"36000": 36000, "10h": 36000, "0": 0, "1.5": 1.5, "90s": 90} {
+		s, err := Parse("c.yaml", []byte("name: c\ntools: {a: {}}\nrecovery: {budgets: {compute: "+src+"}}\n"), nil)
+		if err != nil {
+			t.Fatalf("compute: %s: %v", src, err)
+		}
+		if got := s.Recovery.Budgets.Compute; got != want {
+			t.Errorf("compute: %s = %v, want %v", src, got, want)
+		}
+	}
+}
+
+type nestedParams struct {
+	Inner exampleParams  `key:"inner" doc:"a block"`
+	Opt   *exampleParams `key:"opt" doc:"a block off when absent"`
+}
+
+// A block whose value is refused counts as refused in the keys decodeKeys returns; a good
+// block does not, and a block off when absent is switched on with its defaults.
+func TestDecodeNestedBlocks(t *testing.T) {
+	k := KeysOf[nestedParams]("nested")
+	for src, want := range map[string]string{
+		"inner: {peak: 0.5}\nopt: {}\n":        "inner",
+		"inner: {peak: 3}\nopt: {steps: 99}\n": "opt",
+		"inner: {}\nopt: {note: down}\n":       "",
+	} {
+		n, err := parseYAML("n.yaml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p nestedParams
+		k.Defaults(&p)
+		d := newDecoder("n.yaml")
+		if got := strings.Join(d.decodeKeys("n", n, k, &p), ","); got != want {
+			t.Errorf("%q: refused %q, want %q (%v)", src, got, want, d.errs.err())
+		}
+		if p.Opt == nil || p.Opt.Ramp != time.Minute || p.Inner.Steps != 3 {
+			t.Errorf("%q: the blocks lost their defaults: %+v %+v", src, p.Inner, p.Opt)
+		}
+	}
+}
+
+// Whole-number bounds in the key tables: powers of two from 2¹⁶ up as 2ⁿ, others as
+// written.
+func TestBoundText(t *testing.T) {
+	for x, want := range map[float64]string{1 << 16: "2¹⁶", 1 << 31: "2³¹", 1 << 40: "2⁴⁰", 65535: "65535", 1000: "1000", 0: "0", 1<<16 + 2: "65538"} {
+		if got := bound(x); got != want {
+			t.Errorf("bound(%v) = %s, want %s", x, got, want)
+		}
+	}
+}
+
+// renderKeyTables rewrites a stale table and refuses a marker naming no block.
+func TestRenderKeyTables(t *testing.T) {
+	out, err := renderKeyTables("x\n<!-- keys recovery.breaker -->\nstale\n<!-- end keys -->\ny")
+	if err != nil || !strings.Contains(out, "| `window` | duration > 0 | `1m` |") || strings.Contains(out, "stale") {
+		t.Errorf("stale table: %v\n%s", err, out)
+	}
+	if _, err := renderKeyTables("<!-- keys recovery.nosuch -->\n<!-- end keys -->"); err == nil {
+		t.Error("a marker naming no block was accepted")
 	}
 }

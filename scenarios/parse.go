@@ -292,7 +292,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 		}
 		fault.Kind = FaultKind(k)
 		rule := ruleOf(fault.Kind)
-		allowed, required := rule.allowed, rule.required
+		allowed, required := rule.allowed(), rule.Required
 		good := true
 		for _, p := range f.order {
 			if !contains(allowed, p) {
@@ -321,20 +321,20 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 		if v := f.get("tool"); v != nil {
 			good = d.faultTool(v, f.key("tool"), &fault, tools) && good
 		}
-		if rule.preset != nil {
-			rule.preset(&fault)
+		if rule.Preset != nil {
+			rule.Preset(&fault)
 		}
 		good = d.faultValues(f, &fault) && good
 		if !good {
 			continue
 		}
-		if rule.decoded != nil {
-			if msg := rule.decoded(&fault); msg != "" {
+		if rule.Decoded != nil {
+			if msg := rule.Decoded(&fault); msg != "" {
 				d.fail(f.at(), key, "%s", msg)
 				continue
 			}
 		}
-		if rule.timeout {
+		if rule.Timeout {
 			at := f.keys["tool"]
 			if at == nil {
 				at = f.at()

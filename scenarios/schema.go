@@ -1,9 +1,6 @@
 package scenarios
 
-import (
-	"reflect"
-	"strings"
-)
+import "reflect"
 
 // The key tree of the file format. The decoder reads its key lists (so an unknown key gets
 // the same suggestions everywhere), overrides walk it (so `--set` accepts a path the file
@@ -215,8 +212,8 @@ var (
 	}()
 	faultSchema = obj("a fault to inject; the keys it takes depend on its kind",
 		"id", text("a unique id (letters, digits, _, . and -); default its position in the list"),
-		"kind", enum(faultKinds, "what fails"),
-		"tool", text("the tool it hits (a name under tools, or model for the model provider: "+strings.Join(modelFaultKinds, ", ")+"); default every tool"),
+		"kind", enum(nil, "what fails"), // the registered kinds (RegisterFault)
+		"tool", text("the tool it hits; default every tool"), // RegisterFault names the model's kinds
 		"probability", prob("per attempt (transient, lost_response, brownout) or per investigation (invalid_config, budget_spike)"),
 		"at", duration("start of the window, in simulated time since the start (default 0)"),
 		"for", positive("length of the window, > 0"),

@@ -98,19 +98,19 @@ func (v *validator) faults(s *Scenario) {
 			continue
 		}
 		if f.Tool != "" {
-			v.check(contains(rule.allowed, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
-			v.check(s.Tool(f.Tool) >= 0 || f.Tool == ModelTool && rule.model,
+			v.check(contains(rule.Keys, "tool"), key+".tool", "%s fault takes no tool", withArticle(string(f.Kind)))
+			v.check(s.Tool(f.Tool) >= 0 || f.Tool == ModelTool && rule.Model,
 				key+".tool", "unknown tool %q", f.Tool)
 		}
 		v.prob(f.Probability, key+".probability")
 		v.dur(f.At, key+".at")
-		if contains(rule.required, "for") {
+		if contains(rule.Required, "for") {
 			v.dur(f.For, key+".for")
 		} else {
 			v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
 		}
-		if rule.check != nil {
-			rule.check(v, &f, key)
+		if rule.Check != nil {
+			rule.Check(faultCheck{v}, &f, key)
 		}
 		for _, msg := range waitsForever(&f, s.Tools, nil) {
 			v.check(false, key, "%s", msg)

@@ -3,7 +3,6 @@ package sim
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -14,43 +13,34 @@ import (
 // fault is one configured fault, ready to fire. Faults are plain values built once from
 // the scenario; each draws from its own stream, or from a stateless hash of (seed, fault,
 // entity), so adding a fault shifts no other entity's draws. What a fault does is its
-// kind's (see faultKind); the fields below are the parameters the kinds use.
+// kind's (see faultKind), and so are its parameters: x holds the kind's own typed value.
 type fault struct {
-	id       string
-	kind     scenarios.FaultKind
-	fk       *faultKind
-	tool     int32 // -1 = every tool
-	p        float64
-	start    int64 // windows: [start, end)
-	end      int64
-	slowdown float64
-	rate     float64 // worker_crash: crashes per ns of running time
-	factor   float64
-	share    float64 // zone_crash
-	lost     int     // zone_crash: workers taken away while it lasts
-	key      uint64
-	rng      *rand.Rand
+	id    string
+	kind  scenarios.FaultKind
+	fk    *faultKind
+	tool  int32 // -1 = every tool
+	start int64 // windows: [start, end); the whole run otherwise
+	end   int64
+	key   uint64
+	rng   *rand.Rand
+	x     any // the kind's parameters (a pointer to its own struct), set by its build
 }
 
 func (f *fault) active(now int64) bool { return now >= f.start && now < f.end }
 
-// faultKind is the behaviour of one kind of fault: the hooks the simulator calls at its
-// hook points, in the manner of an error injector. Each kind lives in its own file
-// (fault_<kind>.go) and registers itself; a hook it leaves nil is never called. At start
-// the simulator files every fault under the hooks its kind has (per tool, per model, per
-// investigation, per worker, timed), so the event loop calls plain functions through
-// fixed tables: no interface boxing, no allocation, no switch on the kind.
+// faultKind is one kind of fault, whole: its scenario rule, its typed parameters, the hooks
+// the simulator calls at its hook points (in the manner of an error injector) and its
+// record. Each kind lives in its own file (fault_<kind>.go) and registers itself; a hook
+// it leaves nil is never called. At start the simulator files every fault under the hooks
+// its kind has (per tool, per model, per investigation, per worker, timed), so the event
+// loop calls plain functions through fixed tables: no switch on the kind, no allocation.
 type faultKind struct {
-	// window: the fault acts during [at, at+for) and its record spans that window;
-	// otherwise it acts, and its record spans, the whole run.
-	window bool
-	// toolWindow: a window every caller of a tool sees, drawn on the tool's charts
-	// (reports/sql/faults.sql).
-	toolWindow bool
-	// needsTimeout: a caller may get no reply, so every tool it hits needs a timeout. The
-	// scenario rule enforces it; a test pins the two together.
-	needsTimeout bool
-	// build reads the kind's own parameters from the scenario's entry.
+	// rule is the kind's scenario rule: its keys, whether it is a window (it acts, and its
+	// record spans, [at, at+for); otherwise the whole run), whether its tool may be the
+	// model and whether the tools it hits need a timeout. Registering the kind registers
+	// its rule with package scenarios, which decodes and validates faults by it.
+	rule scenarios.FaultRule
+	// build reads the kind's own parameters from the scenario's entry into f.x.
 	build func(f *fault, c *scenarios.Fault)
 	// params writes the parameters the `faults` record shows.
 	params func(f *fault, p *params)
@@ -72,6 +62,18 @@ type faultKind struct {
 	begin, end func(w *sim, fi int32)
 }
 
+// hits is what a fault of the kind strikes, from the hooks it has (the faults table's hits).
+func (fk *faultKind) hits() string {
+	switch {
+	case fk.attempt != nil || fk.model != nil || fk.unreachable:
+		return record.HitsCalls
+	case fk.investigation != nil:
+		return record.HitsInvestigations
+	default:
+		return record.HitsWorkers
+	}
+}
+
 // attemptEffects is what faults did to an attempt that still goes to the tool.
 type attemptEffects struct {
 	slow float64 // latency factor
@@ -87,25 +89,18 @@ type admission struct {
 
 var faultKinds = map[scenarios.FaultKind]*faultKind{}
 
-// registerFault is called by each fault_<kind>.go file's init.
-func registerFault(k scenarios.FaultKind, fk *faultKind) {
+// registerFault is called by each fault_<kind>.go file's init: it registers the kind's
+// behaviour here and its scenario rule with package scenarios.
+func registerFault(fk *faultKind) {
+	k := fk.rule.Kind
 	if faultKinds[k] != nil {
 		panic("sim: fault kind " + string(k) + " registered twice")
 	}
-	faultKinds[k] = fk
-}
-
-// ToolWindowKinds lists, sorted, the fault kinds that are windows on a tool (outages and
-// the like): what a report draws on a tool's charts.
-func ToolWindowKinds() []string {
-	var ks []string
-	for k, fk := range faultKinds {
-		if fk.toolWindow {
-			ks = append(ks, string(k))
-		}
+	if fk.build == nil {
+		panic("sim: fault kind " + string(k) + " has no build")
 	}
-	slices.Sort(ks)
-	return ks
+	scenarios.RegisterFault(fk.rule)
+	faultKinds[k] = fk
 }
 
 // hashUnit is a stateless uniform draw in (0, 1) for (seed, a, b, n): used for decisions
@@ -115,8 +110,9 @@ func hashUnit(seed, a, b, n uint64) float64 {
 	return (float64(x>>11) + 0.5) / (1 << 53)
 }
 
-// hits reports whether per-investigation fault f applies to a: one stateless draw.
-func (f *fault) hits(w *sim, a *agent) bool { return hashUnit(w.seed, f.key, a.key, 0) < f.p }
+// hits reports whether per-investigation fault f, of probability p, applies to a: one
+// stateless draw.
+func (f *fault) hits(w *sim, a *agent, p float64) bool { return hashUnit(w.seed, f.key, a.key, 0) < p }
 
 // buildFaults resolves the scenario's faults against its tools.
 func buildFaults(sc *scenarios.Scenario, seed uint64) ([]fault, error) {
@@ -131,23 +127,17 @@ func buildFaults(sc *scenarios.Scenario, seed uint64) ([]fault, error) {
 		if id == "" {
 			id = strconv.Itoa(i)
 		}
-		f := fault{id: id, kind: c.Kind, fk: fk, tool: -1, p: c.Probability, slowdown: c.Slowdown,
-			factor: c.Factor, share: c.Share, key: nameKey("fault:" + id), start: 0, end: math.MaxInt64}
+		f := fault{id: id, kind: c.Kind, fk: fk, tool: -1, key: nameKey("fault:" + id), start: 0, end: math.MaxInt64}
 		if c.Tool == scenarios.ModelTool && sc.Tool(c.Tool) < 0 {
 			f.tool = int32(len(sc.Tools)) // the model provider
 		} else if c.Tool != "" {
 			f.tool = int32(sc.Tool(c.Tool)) // Validate refused an unknown tool
 		}
-		if fk.window {
+		if fk.rule.Window {
 			f.start = int64(c.At)
 			f.end = int64(c.At + c.For)
 		}
-		if f.slowdown <= 0 {
-			f.slowdown = 1
-		}
-		if fk.build != nil {
-			fk.build(&f, c)
-		}
+		fk.build(&f, c)
 		f.rng = stream(seed, nsFault, f.key)
 		fs[i] = f
 	}
@@ -203,9 +193,10 @@ func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	} else if f.tool >= 0 {
 		r.Tool = scenarios.ModelTool
 	}
-	if f.fk.window {
-		r.Start, r.End = f.start, f.end
+	if f.fk.rule.Window {
+		r.Start, r.End, r.Window = f.start, f.end, true
 	}
+	r.Hits = f.fk.hits()
 	var p params
 	p.b.WriteByte('{')
 	if f.fk.params != nil {

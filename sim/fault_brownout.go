@@ -4,12 +4,34 @@ import "github.com/mayday-sim/mayday/scenarios"
 
 // brownout: during its window an attempt (or model call) fails fast with the fault's
 // probability; the others take slowdown times as long.
+type brownout struct{ p, slowdown float64 }
+
 func init() {
-	registerFault(scenarios.FaultBrownout, &faultKind{
-		window: true, toolWindow: true,
+	registerFault(&faultKind{
+		rule: scenarios.FaultRule{
+			Kind: scenarios.FaultBrownout, Keys: []string{"tool", "at", "for", "probability", "slowdown"},
+			Required: []string{"for"}, Window: true, Model: true,
+			Preset: func(f *scenarios.Fault) { f.Slowdown = 1 },
+			Decoded: func(f *scenarios.Fault) string {
+				if f.Probability == 0 && f.Slowdown == 1 {
+					return "a brownout with probability 0 and slowdown 1 does nothing; want probability > 0 or slowdown > 1"
+				}
+				return ""
+			},
+			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) { c.Number(f.Slowdown, key+".slowdown") },
+			Size:  scenarios.FaultSize{Slowdown: func(f *scenarios.Fault) float64 { return f.Slowdown }},
+		},
+		build: func(f *fault, c *scenarios.Fault) {
+			b := &brownout{p: c.Probability, slowdown: c.Slowdown}
+			if b.slowdown <= 0 {
+				b.slowdown = 1
+			}
+			f.x = b
+		},
 		params: func(f *fault, p *params) {
-			p.field("probability", f.p)
-			p.field("slowdown", f.slowdown)
+			b := f.x.(*brownout)
+			p.field("probability", b.p)
+			p.field("slowdown", b.slowdown)
 			f.duration(p)
 		},
 		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
@@ -17,11 +39,12 @@ func init() {
 			if !f.active(w.now) {
 				return false
 			}
-			if f.rng.Float64() < f.p {
+			b := f.x.(*brownout)
+			if f.rng.Float64() < b.p {
 				w.failFast(a, tok, fi)
 				return true
 			}
-			w.fx.slow *= f.slowdown
+			w.fx.slow *= b.slowdown
 			a.att.fault = fi
 			return false
 		},
@@ -30,11 +53,12 @@ func init() {
 			if !f.active(w.now) {
 				return false
 			}
-			if f.rng.Float64() < f.p {
+			b := f.x.(*brownout)
+			if f.rng.Float64() < b.p {
 				w.adm.why, w.adm.fault = "unavailable", fi
 				return true
 			}
-			w.adm.slow *= f.slowdown
+			w.adm.slow *= b.slowdown
 			return false
 		},
 	})

@@ -4,15 +4,23 @@ import "github.com/mayday-sim/mayday/scenarios"
 
 // budget_spike: with the fault's probability an investigation's model turns cost factor
 // times as many tokens.
+type budgetSpike struct{ p, tokens float64 }
+
 func init() {
-	registerFault(scenarios.FaultBudgetSpike, &faultKind{
+	registerFault(&faultKind{
+		rule: scenarios.FaultRule{
+			Kind: scenarios.FaultBudgetSpike, Keys: []string{"probability", "factor"}, Required: []string{"probability", "factor"},
+			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) { c.Number(f.Factor, key+".factor") },
+		},
+		build: func(f *fault, c *scenarios.Fault) { f.x = &budgetSpike{p: c.Probability, tokens: c.Factor} },
 		params: func(f *fault, p *params) {
-			p.field("probability", f.p)
-			p.field("factor", f.factor)
+			b := f.x.(*budgetSpike)
+			p.field("probability", b.p)
+			p.field("factor", b.tokens)
 		},
 		investigation: func(w *sim, f *fault, a, _ *agent) {
-			if f.hits(w, a) && f.factor > 0 {
-				a.spike *= f.factor
+			if b := f.x.(*budgetSpike); f.hits(w, a, b.p) && b.tokens > 0 {
+				a.spike *= b.tokens
 				a.spikeFault = f.id
 			}
 		},

@@ -4,12 +4,19 @@ import "github.com/mayday-sim/mayday/scenarios"
 
 // lost_response: with the fault's probability the attempt is carried out but its reply
 // never reaches the caller, who times out (hence the tool needs a timeout).
+type lostResponse struct{ p float64 }
+
 func init() {
-	registerFault(scenarios.FaultLostResponse, &faultKind{
-		needsTimeout: true,
-		params:       func(f *fault, p *params) { p.field("probability", f.p) },
+	registerFault(&faultKind{
+		rule: scenarios.FaultRule{
+			Kind: scenarios.FaultLostResponse, Keys: []string{"tool", "probability"}, Required: []string{"probability"},
+			Timeout: true,
+		},
+		build:  func(f *fault, c *scenarios.Fault) { f.x = &lostResponse{p: c.Probability} },
+		params: func(f *fault, p *params) { p.field("probability", f.x.(*lostResponse).p) },
 		attempt: func(w *sim, fi int32, a *agent, _ int32) bool {
-			if f := &w.faults[fi]; f.p > 0 && f.rng.Float64() < f.p {
+			f := &w.faults[fi]
+			if p := f.x.(*lostResponse).p; p > 0 && f.rng.Float64() < p {
 				w.fx.lost = true
 				a.att.fault = fi
 			}

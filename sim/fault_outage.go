@@ -3,12 +3,16 @@ package sim
 import "github.com/mayday-sim/mayday/scenarios"
 
 // outage: during its window every attempt at the tool (or model call) fails fast, and the
-// tool answers no lookups.
+// tool answers no lookups. It has no parameters of its own.
 func init() {
-	registerFault(scenarios.FaultOutage, &faultKind{
-		window: true, toolWindow: true, unreachable: true,
-		build:  func(f *fault, _ *scenarios.Fault) { f.p = 1 },
-		params: func(f *fault, p *params) { f.duration(p) },
+	registerFault(&faultKind{
+		rule: scenarios.FaultRule{
+			Kind: scenarios.FaultOutage, Keys: []string{"tool", "at", "for"}, Required: []string{"for"},
+			Window: true, Model: true,
+		},
+		unreachable: true,
+		build:       func(*fault, *scenarios.Fault) {},
+		params:      func(f *fault, p *params) { f.duration(p) },
 		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
 			if w.faults[fi].active(w.now) {
 				w.failFast(a, tok, fi)

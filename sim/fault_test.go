@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -8,43 +9,32 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-// TestFaultKindsRegistered checks that every fault kind a scenario may name has its
-// behaviour registered, and that the kinds' own flags agree with the scenario rules: a
-// window on a tool is exactly a correlated kind, and every attempt or model hook is
-// reachable only through a kind that says so.
+// TestFaultKindsRegistered checks every registered kind against itself: its scenario rule
+// is the one package scenarios decodes by, it has a hook (or it would do nothing), a hook
+// on model calls exactly when its rule lets it name the model, and its record's window is
+// its rule's.
 func TestFaultKindsRegistered(t *testing.T) {
-	kinds := []scenarios.FaultKind{
-		scenarios.FaultTransient, scenarios.FaultLostResponse, scenarios.FaultInvalidConfig,
-		scenarios.FaultBudgetSpike, scenarios.FaultWorkerCrash, scenarios.FaultOutage,
-		scenarios.FaultBrownout, scenarios.FaultHang, scenarios.FaultZoneCrash,
+	if len(faultKinds) == 0 {
+		t.Fatal("no fault kind registered")
 	}
-	if len(faultKinds) != len(kinds) {
-		t.Errorf("%d fault kinds registered, want %d", len(faultKinds), len(kinds))
-	}
-	var windows []string
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(faultKinds)) {
 		fk := faultKinds[k]
-		if fk == nil {
-			t.Errorf("fault kind %s has no behaviour registered", k)
-			continue
-		}
-		if fk.toolWindow != k.Correlated() {
-			t.Errorf("%s: toolWindow %t, but Correlated() is %t", k, fk.toolWindow, k.Correlated())
-		}
-		if fk.toolWindow && !fk.window {
-			t.Errorf("%s: a window on a tool must be a window", k)
+		if r, ok := k.Rule(); !ok || r.Kind != k {
+			t.Errorf("%s: scenarios has rule %+v (%t)", k, r, ok)
 		}
 		if fk.attempt == nil && fk.model == nil && fk.investigation == nil && fk.worker == nil &&
 			fk.begin == nil && fk.end == nil && !fk.unreachable {
 			t.Errorf("%s: no hook: the fault would do nothing", k)
 		}
-		if k.Correlated() {
-			windows = append(windows, string(k))
+		if (fk.model != nil) != fk.rule.Model {
+			t.Errorf("%s: model hook %t, but the rule says Model %t", k, fk.model != nil, fk.rule.Model)
 		}
-	}
-	slices.Sort(windows)
-	if got := ToolWindowKinds(); !slices.Equal(got, windows) {
-		t.Errorf("ToolWindowKinds() = %v, want %v", got, windows)
+		if (fk.begin != nil || fk.end != nil) && !fk.rule.Window {
+			t.Errorf("%s: hooks at a window's edges, but not a window", k)
+		}
+		if k.Correlated() && fk.hits() != "calls" {
+			t.Errorf("%s: a window on a tool that hits %s", k, fk.hits())
+		}
 	}
 }
 
@@ -59,43 +49,55 @@ func TestUnknownFaultKind(t *testing.T) {
 	}
 }
 
-// faultYAML is a valid entry of each kind, without a tool; {tool} is where one goes.
-var faultYAML = map[scenarios.FaultKind]string{
-	scenarios.FaultTransient:     "{kind: transient{tool}, probability: 0.1}",
-	scenarios.FaultLostResponse:  "{kind: lost_response{tool}, probability: 0.1}",
-	scenarios.FaultOutage:        "{kind: outage{tool}, at: 1h, for: 10m}",
-	scenarios.FaultBrownout:      "{kind: brownout{tool}, at: 1h, for: 10m, probability: 0.1, slowdown: 2}",
-	scenarios.FaultHang:          "{kind: hang{tool}, at: 1h, for: 10m}",
-	scenarios.FaultWorkerCrash:   "{kind: worker_crash{tool}, rate: 1/h}",
-	scenarios.FaultInvalidConfig: "{kind: invalid_config{tool}, probability: 0.1}",
-	scenarios.FaultBudgetSpike:   "{kind: budget_spike{tool}, probability: 0.1, factor: 2}",
-	scenarios.FaultZoneCrash:     "{kind: zone_crash{tool}, at: 1h, for: 10m, share: 0.5}",
+// sampleValue is a valid value of each fault key but tool, to write an entry of any kind.
+var sampleValue = map[string]string{
+	"at": "1h", "for": "10m", "probability": "0.1", "slowdown": "2", "rate": "1/h", "factor": "2", "share": "0.5",
+}
+
+// faultEntry writes a valid entry of kind k from its rule, with tool (if not "") when the
+// kind takes one.
+func faultEntry(t *testing.T, k scenarios.FaultKind, tool string) string {
+	r, _ := k.Rule()
+	parts := []string{"kind: " + string(k)}
+	for _, key := range r.Keys {
+		switch v, ok := sampleValue[key]; {
+		case key == "tool":
+			if tool != "" {
+				parts = append(parts, "tool: "+tool)
+			}
+		case !ok:
+			t.Fatalf("%s takes %s: add a sample value to sampleValue", k, key)
+		default:
+			parts = append(parts, key+": "+v)
+		}
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
 }
 
 // TestFaultKindsAgreeWithScenarioRules checks the kinds' behaviour against the scenario
-// rules, so that neither can drift: a fault may name the model exactly when its kind has a
-// model hook, and a tool without a timeout is refused exactly for the kinds that need one.
+// rules the decoder applies, so that neither can drift: a fault may name the model exactly
+// when its kind has a model hook, and a tool without a timeout is refused exactly for the
+// kinds whose rule says so; what the decoder accepts, buildFaults builds.
 func TestFaultKindsAgreeWithScenarioRules(t *testing.T) {
-	if len(faultYAML) != len(faultKinds) {
-		t.Fatalf("faultYAML has %d kinds, %d are registered", len(faultYAML), len(faultKinds))
-	}
-	for k, y := range faultYAML {
+	for _, k := range slices.Sorted(maps.Keys(faultKinds)) {
 		fk := faultKinds[k]
-		onModel := strings.Replace(y, "{tool}", ", tool: model", 1)
-		_, err := scenarios.Load("capacity-crunch", []string{"faults=[" + onModel + "]"})
-		if (err == nil) != (fk.model != nil) {
-			t.Errorf("%s on the model: scenario error %v, but model hook present = %t", k, err, fk.model != nil)
+		takesTool := slices.Contains(fk.rule.Keys, "tool")
+		if takesTool {
+			_, err := scenarios.Load("capacity-crunch", []string{"faults=[" + faultEntry(t, k, "model") + "]"})
+			if (err == nil) != (fk.model != nil) {
+				t.Errorf("%s on the model: scenario error %v, but model hook present = %t", k, err, fk.model != nil)
+			}
 		}
-		onTool := strings.Replace(y, "{tool}", "", 1)
+		tool := ""
 		if fk.attempt != nil {
-			onTool = strings.Replace(y, "{tool}", ", tool: fetch_data", 1)
+			tool = "fetch_data"
 		}
-		_, err = scenarios.Load("capacity-crunch", []string{"tools.fetch_data.timeout=0", "faults=[" + onTool + "]"})
-		if (err != nil) != fk.needsTimeout {
-			t.Errorf("%s on a tool without timeout: scenario error %v, but needsTimeout = %t", k, err, fk.needsTimeout)
+		set := []string{"tools.fetch_data.timeout=0", "faults=[" + faultEntry(t, k, tool) + "]"}
+		sc, err := scenarios.Load("capacity-crunch", set)
+		if (err != nil) != fk.rule.Timeout {
+			t.Errorf("%s on a tool without timeout: scenario error %v, but Timeout = %t", k, err, fk.rule.Timeout)
 		}
 		if err == nil {
-			sc, _ := scenarios.Load("capacity-crunch", []string{"tools.fetch_data.timeout=0", "faults=[" + onTool + "]"})
 			if _, err := buildFaults(sc, 1); err != nil {
 				t.Errorf("%s: the scenario accepts it, buildFaults says %v", k, err)
 			}

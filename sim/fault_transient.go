@@ -4,18 +4,27 @@ import "github.com/mayday-sim/mayday/scenarios"
 
 // transient: each attempt at the tool (or model call) fails fast with the fault's
 // probability, a draw from the fault's own stream.
+type transient struct{ p float64 }
+
 func init() {
-	registerFault(scenarios.FaultTransient, &faultKind{
-		params: func(f *fault, p *params) { p.field("probability", f.p) },
+	registerFault(&faultKind{
+		rule: scenarios.FaultRule{
+			Kind: scenarios.FaultTransient, Keys: []string{"tool", "probability"}, Required: []string{"probability"},
+			Model: true,
+		},
+		build:  func(f *fault, c *scenarios.Fault) { f.x = &transient{p: c.Probability} },
+		params: func(f *fault, p *params) { p.field("probability", f.x.(*transient).p) },
 		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
-			if f := &w.faults[fi]; f.p > 0 && f.rng.Float64() < f.p {
+			f := &w.faults[fi]
+			if p := f.x.(*transient).p; p > 0 && f.rng.Float64() < p {
 				w.failFast(a, tok, fi)
 				return true
 			}
 			return false
 		},
 		model: func(w *sim, fi int32) bool {
-			if f := &w.faults[fi]; f.p > 0 && f.rng.Float64() < f.p {
+			f := &w.faults[fi]
+			if p := f.x.(*transient).p; p > 0 && f.rng.Float64() < p {
 				w.adm.why, w.adm.fault = "model_error", fi
 				return true
 			}

@@ -49,3 +49,22 @@ func TestSmoke(t *testing.T) {
 	}
 	t.Logf("%+v spans=%d transitions=%d execs=%d samples=%d", res, len(c.Spans), len(c.Transitions), len(c.Executions), len(c.Samples))
 }
+
+// TestSideEffectsRecorded checks that every execution record says whether its tool has side
+// effects: idempotency keyed or none does, natural does not.
+func TestSideEffectsRecorded(t *testing.T) {
+	for _, idem := range []scenarios.Idempotency{scenarios.Keyed, scenarios.None, scenarios.Natural} {
+		s := testScenario()
+		s.Tools[0].Idempotency = idem
+		var c record.Collector
+		run(t, s, 1, &c)
+		if len(c.Executions) == 0 {
+			t.Fatalf("%s: no executions", idem)
+		}
+		for _, e := range c.Executions {
+			if e.SideEffects != (idem != scenarios.Natural) {
+				t.Fatalf("%s: execution %+v has SideEffects %t", idem, e, e.SideEffects)
+			}
+		}
+	}
+}

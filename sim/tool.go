@@ -252,7 +252,7 @@ func (w *sim) serviceDone(ri int32) {
 		a.cost += cpu * w.money.compute[r.tool]
 	}
 	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
-		Start: r.start, End: w.now, Outcome: "ok", Compute: cpu}
+		Start: r.start, End: w.now, Outcome: "ok", Compute: cpu, SideEffects: t.idem != scenarios.Natural}
 	if r.lost {
 		ex.Outcome = "lost"
 	}

@@ -164,15 +164,16 @@ func (c *exCols) bind(b *array.RecordBuilder) {
 }
 
 type faultCols struct {
-	runID, id, kind, tool *array.StringBuilder
-	start, end            *array.TimestampBuilder
-	params                *array.StringBuilder
+	runID, id, kind, tool        *array.StringBuilder
+	start, end, winStart, winEnd *array.TimestampBuilder
+	params, hits                 *array.StringBuilder
 }
 
 func (c *faultCols) bind(b *array.RecordBuilder) {
 	*c = faultCols{
 		runID: str(b, "run_id"), id: str(b, "fault_id"), kind: str(b, "kind"), tool: str(b, "tool"),
 		start: tsb(b, "start"), end: tsb(b, "end"), params: str(b, "parameters"),
+		winStart: tsb(b, "window_start"), winEnd: tsb(b, "window_end"), hits: str(b, "hits"),
 	}
 }
 

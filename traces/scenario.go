@@ -8,12 +8,11 @@ import (
 
 // ScenarioOptions returns the writer options a run of s needs: the scenario's extra redact
 // patterns, its tool arguments under secret-looking keys and the values of its sweep axes
-// over a secret-looking key as known secrets, and which tools have side effects.
+// over a secret-looking key as known secrets.
 func ScenarioOptions(s *scenarios.Scenario) Options {
-	opts := Options{Redact: s.Redact, SideEffects: map[string]bool{}}
+	opts := Options{Redact: s.Redact}
 	red := NewRedactor(nil, s.Redact, nil)
 	for _, t := range s.Tools {
-		opts.SideEffects[t.Name] = t.Idempotency != scenarios.Natural
 		for _, a := range t.Arguments {
 			if a.Value != "" && red.SecretKey(a.Key) {
 				opts.Secrets = append(opts.Secrets, a.Value)

@@ -179,6 +179,9 @@ var schemas = [numTables]*arrow.Schema{
 		req("start", Timestamp),
 		req("end", Timestamp),
 		opt("parameters", utf8),
+		opt("window_start", Timestamp),
+		opt("window_end", Timestamp),
+		opt("hits", utf8),
 	}, nil),
 	ToolSamples: arrow.NewSchema([]arrow.Field{
 		req("run_id", utf8),

@@ -33,10 +33,6 @@ type Options struct {
 	// Secrets lists known secret values (for example the scenario's tool arguments under
 	// secret-looking keys) to scrub from free text wherever they appear.
 	Secrets []string
-	// SideEffects tells, by tool name, whether executions at the tool have side effects
-	// (idempotency keyed or none: a duplicate execution repeats the effect). A tool it does
-	// not name, or a nil map, leaves executions.side_effects NULL (unknown).
-	SideEffects map[string]bool
 }
 
 // EmitFunc receives each full record batch of a table, in order. It owns rec and must
@@ -76,13 +72,12 @@ var (
 // any value reaches Arrow, and the digest is computed over the redacted records. A Writer is
 // not safe for concurrent use; EmitFunc is called on the goroutine that sends the records.
 type Writer struct {
-	runID       string
-	batch       int
-	emit        EmitFunc
-	red         *Redactor
-	sideEffects map[string]bool
-	dig         *record.Digest
-	err         error
+	runID string
+	batch int
+	emit  EmitFunc
+	red   *Redactor
+	dig   *record.Digest
+	err   error
 
 	closed     bool
 	runWritten bool
@@ -132,14 +127,13 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 		mem = memory.DefaultAllocator
 	}
 	w := &Writer{
-		runID:       runID,
-		batch:       opts.BatchRows,
-		emit:        emit,
-		sideEffects: opts.SideEffects,
-		red:         NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets),
-		dig:         record.NewDigest(),
-		key:         make([]byte, 0, 64),
-		toolArgs:    make(map[string][]record.Attr),
+		runID:    runID,
+		batch:    opts.BatchRows,
+		emit:     emit,
+		red:      NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets),
+		dig:      record.NewDigest(),
+		key:      make([]byte, 0, 64),
+		toolArgs: make(map[string][]record.Attr),
 	}
 	for t := range numTables {
 		w.b[t] = array.NewRecordBuilder(mem, schemas[t])
@@ -555,11 +549,7 @@ func (w *Writer) Execution(r *record.Execution) {
 	c.outcome.Append(r.Outcome)
 	c.delivered.Append(r.Delivered)
 	c.compute.Append(r.Compute)
-	if se, ok := w.sideEffects[r.Tool]; ok {
-		c.sideEffects.Append(se)
-	} else {
-		c.sideEffects.AppendNull()
-	}
+	c.sideEffects.Append(r.SideEffects)
 	w.row(Executions)
 }
 
@@ -584,6 +574,14 @@ func (w *Writer) Fault(r *record.Fault) {
 	c.start.Append(ts(r.Start))
 	c.end.Append(ts(r.End))
 	appendOpt(c.params, params)
+	if r.Window {
+		c.winStart.Append(ts(r.Start))
+		c.winEnd.Append(ts(r.End))
+	} else {
+		c.winStart.AppendNull()
+		c.winEnd.AppendNull()
+	}
+	appendOpt(c.hits, r.Hits)
 	w.row(Faults)
 }
 

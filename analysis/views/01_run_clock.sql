@@ -1,7 +1,16 @@
--- run_clock: the simulated extent of each run, shared by every time-based view.
+-- The simulated clock, shared by every time-based view and by the report queries.
 --
--- Simulated time 0 is 2026-01-01T00:00:00Z (epoch_us 1767225600000000); minute m of a run
--- is [m, m+1) minutes after time 0.
+-- sim_epoch(): simulated time 0, 2026-01-01T00:00:00Z (the simulator's record.Epoch); the one
+-- place the epoch is written. sim_seconds(t): seconds of simulated time at timestamp t.
+-- sim_minute(t): the minute t falls in; minute m of a run is [m, m+1) minutes after time 0.
+-- sim_minute_start(m): the timestamp at which minute m starts.
+CREATE OR REPLACE MACRO sim_epoch() AS TIMESTAMP '2026-01-01 00:00:00';
+CREATE OR REPLACE MACRO sim_us(t) AS epoch_us(t) - epoch_us(sim_epoch());
+CREATE OR REPLACE MACRO sim_seconds(t) AS sim_us(t) / 1e6;
+CREATE OR REPLACE MACRO sim_minute(t) AS sim_us(t) // 60000000;
+CREATE OR REPLACE MACRO sim_minute_start(m) AS sim_epoch() + to_microseconds(m * 60000000);
+
+-- run_clock: the simulated extent of each run, shared by every time-based view.
 --
 -- end_at / makespan (docs/metrics.md: seconds of simulated time): the run's last recorded
 -- instant, i.e. the latest arrival, investigation end, span end, transition or execution
@@ -23,13 +32,13 @@ WITH marks AS (
     SELECT run_id, max("end") FROM executions WHERE outcome <> 'hung' GROUP BY run_id
 ),
 ends AS (
-    SELECT r.run_id, coalesce(max(m."at"), TIMESTAMP '2026-01-01 00:00:00') AS end_at
+    SELECT r.run_id, coalesce(max(m."at"), sim_epoch()) AS end_at
     FROM runs r LEFT JOIN marks m USING (run_id)
     GROUP BY r.run_id
 )
 SELECT
     run_id,
     end_at,
-    (epoch_us(end_at) - 1767225600000000) / 1e6 AS makespan,
-    (epoch_us(end_at) - 1767225600000000) // 60000000 + 1 AS minutes
+    sim_seconds(end_at) AS makespan,
+    sim_minute(end_at) + 1 AS minutes
 FROM ends;

@@ -24,6 +24,6 @@ SELECT run_id, trace_id AS root_id, investigation_id, span_id, 'model' AS tool, 
        status IN ('error', 'timeout') AS failed,
        coalesce(lag(status) OVER (PARTITION BY run_id, investigation_id ORDER BY start, span_id)
                     IN ('error', 'timeout'), false) AS retry,
-       (epoch_us(start) - 1767225600000000) // 60000000 AS minute
+       sim_minute(start) AS minute
 FROM spans
 WHERE operation = 'plan' AND kind = 'model_turn';

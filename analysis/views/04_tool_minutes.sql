@@ -40,7 +40,7 @@ guards AS (
 ),
 samples AS (
     SELECT run_id, tool,
-           (epoch_us("at") - 1767225600000000) // 60000000 - 1 AS minute,
+           sim_minute("at") - 1 AS minute,
            bool_or(breaker_state IN ('open', 'half_open') OR parked > 0) AS guarded
     FROM tool_samples
     GROUP BY ALL
@@ -59,9 +59,9 @@ grid AS (
     WHERE coalesce(p.attempts, 0) > 0 OR coalesce(g.parked, 0) + coalesce(g.throttled, 0) > 0 OR coalesce(s.guarded, false)
 ),
 first_window AS (
-    SELECT run_id, (epoch_us(min(start)) - 1767225600000000) // 60000000 AS minute
+    SELECT run_id, sim_minute(min(window_start)) AS minute
     FROM faults
-    WHERE json_extract(parameters, '$.duration_seconds') IS NOT NULL AND "end" > start
+    WHERE window_end > window_start
     GROUP BY run_id
 ),
 pass1 AS (
@@ -88,7 +88,7 @@ pass2 AS (
     FROM tested1 GROUP BY run_id, tool
 )
 SELECT t.run_id, t.tool, t.minute,
-       TIMESTAMP '2026-01-01 00:00:00' + to_microseconds(t.minute * 60000000) AS start,
+       sim_minute_start(t.minute) AS start,
        t.attempts, t.failed_attempts, t.retries, t.parked, t.throttled, t.guarded,
        b.baseline,
        (CASE WHEN t.failed_attempts < 5 OR b.baseline IS NULL OR t.failed_attempts <= t.attempts * b.baseline THEN false

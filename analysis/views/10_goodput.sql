@@ -3,9 +3,9 @@
 --
 -- valid_results: validate spans with status 'ok' that end in the minute (a step's result
 -- delivered and valid; subagents' steps included): the work completed per minute.
--- Fault windows: faults with a window (parameters.duration_seconds: outage, hang,
--- brownout, zone crash); faults drawn per call over the whole run (transient,
--- lost_response, ...) are not windows. first_fault_at: the earliest window's start;
+-- Fault windows: faults with a window (window_start not NULL: outage, hang, brownout,
+-- zone crash); faults drawn per call over the whole run (transient, lost_response, ...)
+-- are not windows. first_fault_at: the earliest window's start;
 -- fault_end_at: the latest window's end. Both NULL when the run has no window.
 -- Steady state: the minutes of the second half of [first arrival's minute, first_fault_at's
 -- minute): the first half is the warm-up, while the fleet fills up. baseline: the mean of
@@ -25,21 +25,21 @@ WITH grid AS (
     SELECT run_id, unnest(range(minutes)) AS minute FROM run_clock
 ),
 valid AS (
-    SELECT run_id, (epoch_us("end") - 1767225600000000) // 60000000 AS minute, count(*) AS n
+    SELECT run_id, sim_minute("end") AS minute, count(*) AS n
     FROM spans
     WHERE operation = 'validate' AND status = 'ok'
     GROUP BY ALL
 ),
 windows AS (
-    SELECT run_id, min(start) AS first_fault_at, max("end") AS fault_end_at
+    SELECT run_id, min(window_start) AS first_fault_at, max(window_end) AS fault_end_at
     FROM faults
-    WHERE json_extract(parameters, '$.duration_seconds') IS NOT NULL AND "end" > start
+    WHERE window_end > window_start
     GROUP BY run_id
 ),
 arrivals AS (
     SELECT run_id,
-           (epoch_us(min(arrived_at)) - 1767225600000000) // 60000000 AS first_minute,
-           (epoch_us(max(arrived_at)) - 1767225600000000) // 60000000 AS last_minute
+           sim_minute(min(arrived_at)) AS first_minute,
+           sim_minute(max(arrived_at)) AS last_minute
     FROM roots GROUP BY run_id
 ),
 series AS (
@@ -52,8 +52,8 @@ series AS (
 ),
 steady AS (
     SELECT w.run_id,
-           a.first_minute + ((epoch_us(w.first_fault_at) - 1767225600000000) // 60000000 - a.first_minute + 1) // 2 AS from_minute,
-           (epoch_us(w.first_fault_at) - 1767225600000000) // 60000000 AS to_minute
+           a.first_minute + (sim_minute(w.first_fault_at) - a.first_minute + 1) // 2 AS from_minute,
+           sim_minute(w.first_fault_at) AS to_minute
     FROM windows w JOIN arrivals a USING (run_id)
 ),
 baseline AS (
@@ -64,7 +64,7 @@ baseline AS (
     HAVING count(*) >= 5
 )
 SELECT s.run_id, s.minute,
-       TIMESTAMP '2026-01-01 00:00:00' + to_microseconds(s.minute * 60000000) AS start,
+       sim_minute_start(s.minute) AS start,
        s.valid_results,
        w.first_fault_at, w.fault_end_at,
        b.baseline, b.baseline_sd,

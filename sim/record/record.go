@@ -155,7 +155,19 @@ type Fault struct {
 	Tool       string
 	Start, End int64
 	Parameters string // JSON object
+	// Window: the kind acts during [Start, End) only (an outage, a brownout, a zone crash);
+	// otherwise Start and End span the run.
+	Window bool
+	// Hits is what the fault strikes: HitsCalls, HitsInvestigations or HitsWorkers.
+	Hits string
 }
+
+// What a fault strikes (Fault.Hits).
+const (
+	HitsCalls          = "calls"          // attempts at a tool, or model calls
+	HitsInvestigations = "investigations" // investigations as they start
+	HitsWorkers        = "workers"        // the workers running investigations
+)
 
 // Sample is a periodic snapshot of one tool's queue and fleet guards (for charts).
 type Sample struct {

@@ -31,9 +31,9 @@ func Synthetic(n int, seed uint64) *record.Collector {
 	rng := rand.New(rand.NewPCG(seed, 0x7472616365)) // "trace"
 	c := &record.Collector{}
 	c.Faults = append(c.Faults,
-		record.Fault{FaultID: "0", Kind: "transient", Tool: "fetch_data", Start: 0, End: 48 * 3600e9, Parameters: `{"probability":0.02}`},
-		record.Fault{FaultID: "outage-1", Kind: "outage", Tool: "backtest", Start: 2 * 3600e9, End: 2*3600e9 + 30*60e9, Parameters: `{"for":"30m","api_key":"` + Canary + `"}`},
-		record.Fault{FaultID: "2", Kind: "worker_crash", Start: 0, End: 48 * 3600e9, Parameters: `{"rate":"1/24h"}`},
+		record.Fault{FaultID: "0", Kind: "transient", Tool: "fetch_data", Start: 0, End: 48 * 3600e9, Parameters: `{"probability":0.02}`, Hits: record.HitsCalls},
+		record.Fault{FaultID: "outage-1", Kind: "outage", Tool: "backtest", Start: 2 * 3600e9, End: 2*3600e9 + 30*60e9, Parameters: `{"for":"30m","api_key":"` + Canary + `"}`, Window: true, Hits: record.HitsCalls},
+		record.Fault{FaultID: "2", Kind: "worker_crash", Start: 0, End: 48 * 3600e9, Parameters: `{"rate":"1/24h"}`, Hits: record.HitsWorkers},
 	)
 	var spanID uint64
 	inv := int64(0)
@@ -85,6 +85,7 @@ func Synthetic(n int, seed uint64) *record.Collector {
 				c.Executions = append(c.Executions, record.Execution{
 					Tool: tools[tool], OpKey: s.OpKey, InvestigationID: inv, Execution: int32(a),
 					Start: start, End: end, Outcome: "ok", Delivered: a == tries, Compute: s.Compute,
+					SideEffects: tool%2 == 0,
 				})
 				c.Transitions = append(c.Transitions, record.Transition{
 					InvestigationID: inv, At: end, From: states[rng.IntN(4)], To: states[1+rng.IntN(4)],
