@@ -3,7 +3,8 @@
 // Every file that touches DuckDB needs the build tag duckdb_arrow (duckdb-go's Arrow
 // interface): build and test with `-tags duckdb_arrow`. Without the tag the package holds
 // only what needs no database: run folders (folder.go), the Metrics type and metric names
-// (metrics.go) and the bootstrap statistics (stats.go), so reports can use them cheaply.
+// (metrics.go), a stored run's Outcome and run_id names (outcome.go) and the bootstrap
+// statistics (stats.go), so reports can use them cheaply.
 //
 // Storage contract:
 //   - Create makes a new database file with the trace tables (tables.sql, mirroring the
@@ -11,11 +12,14 @@
 //     write fails with ErrReadOnly; OpenWrite opens one to add runs. One process may hold
 //     a file open once at a time.
 //   - DB.Load streams one run's records into the database while the simulation runs: the
-//     simulation's goroutine redacts, digests and batches them (traces.Writer); a single
-//     loader goroutine inserts each batch through a registered Arrow view. A bounded queue
-//     between the two limits memory and slows the simulation when DuckDB falls behind.
-//   - A run is one transaction: Finish commits its rows and its runs row (written last) or
-//     nothing. A cancelled load context stores the run as partial. Rows of a table are
+//     simulation's goroutine redacts, digests and batches them (traces.Writer); every trace
+//     table has its own lane, a goroutine with its own connection and transaction that
+//     inserts the table's batches, in order, through a registered Arrow view. A bounded
+//     queue in front of each lane limits memory and slows the simulation when DuckDB falls
+//     behind.
+//   - A run is all or nothing: Finish commits the tables' transactions and then, last, the
+//     runs row's; if any lane fails, every lane rolls back and rows a lane had committed are
+//     deleted again. A cancelled load context stores the run as partial. Rows of a table are
 //     stored in the order the simulation emitted them, and runs.digest does not depend on
 //     goroutine timing.
 //   - Every connection uses the UTC time zone, so results never depend on the host's.
@@ -25,10 +29,11 @@
 //     the tables): metrics, incidents, recovery_episodes, tool_stats and lifecycle, on top of
 //     small helper views. Each file's header states how it reads the definitions in docs/metrics.md.
 //     Tests compare every metric with an independent Go computation from the raw records.
-//   - Execute runs one simulation into a database (the pipeline of `mayday run`); Batch runs
-//     many in parallel, one worker and one temporary database per core, and copies them into
-//     one database in a fixed order (`mayday check`, `mayday sweep`); Merge combines run
-//     databases and refuses a run_id seen twice.
+//   - This package never simulates: package pipeline runs simulations into it. What a batch
+//     of runs needs of a database is here (CreateWorker, NewRunIDs, DropRun, TryCheckpoint,
+//     CopyRuns), as are the sweep_params table and ListRuns, which lists a sweep's runs in
+//     grid order whatever order they were stored in. Merge combines run databases and
+//     refuses a run_id seen twice.
 //   - BootstrapCI and BootstrapDiff give percentile bootstrap intervals across seeds from a
 //     seeded source, so the same inputs always print the same interval.
 //

@@ -33,7 +33,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 			b.Fatal(err)
 		}
 		t0 := time.Now()
-		l, err := db.Load(ctx, "bench", ScenarioOptions(s))
+		l, err := db.Load(ctx, "bench", traces.ScenarioOptions(s))
 		if err != nil {
 			b.Fatal(err)
 		}

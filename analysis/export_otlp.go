@@ -6,7 +6,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -21,7 +20,6 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/traces"
 )
 
@@ -93,11 +91,10 @@ func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
 		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
 	}
 	run.version, run.configHash = version.String, hash.String
-	var s scenarios.Scenario
-	if config.Valid && json.Unmarshal([]byte(config.String), &s) == nil {
+	if s, ok := parseRunConfig(config.String); config.Valid && ok {
 		run.model = s.Workload.Model
 		for _, t := range s.Tools {
-			run.idem[t.Name] = string(t.Idempotency)
+			run.idem[t.Name] = t.Idempotency
 		}
 	}
 	if err := readToolArgs(ctx, db, run); err != nil {

@@ -65,7 +65,7 @@ func handRun(t *testing.T, db *DB, runID string) {
 		t.Fatal(err)
 	}
 	run := traces.Run{RunID: runID, Scenario: "hand", Seed: 7, Config: string(cfg), ConfigHash: "c0ffee", Version: "test", Status: traces.StatusComplete}
-	l, err := db.Load(context.Background(), runID, ScenarioOptions(&sc))
+	l, err := db.Load(context.Background(), runID, traces.ScenarioOptions(&sc))
 	if err != nil {
 		t.Fatal(err)
 	}

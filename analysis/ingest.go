@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,7 +18,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
-	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -478,69 +476,4 @@ func (l *Load) abort() {
 		l.rollback()
 		l.finishErr = errors.New("analysis: load aborted")
 	})
-}
-
-// ScenarioOptions returns the writer options a run of s needs: the scenario's extra redact
-// patterns, its tool arguments under secret-looking keys and the values of its sweep axes
-// over a secret-looking key as known secrets.
-func ScenarioOptions(s *scenarios.Scenario) traces.Options {
-	opts := traces.Options{Redact: s.Redact}
-	red := traces.NewRedactor(nil, s.Redact, nil)
-	for _, t := range s.Tools {
-		for _, a := range t.Arguments {
-			if a.Value != "" && red.SecretKey(a.Key) {
-				opts.Secrets = append(opts.Secrets, a.Value)
-			}
-		}
-	}
-	for _, a := range s.Sweep {
-		last := a.Path[strings.LastIndexByte(a.Path, '.')+1:]
-		if !red.SecretKey(last) {
-			continue
-		}
-		for _, v := range a.Values {
-			if v != "" {
-				opts.Secrets = append(opts.Secrets, v)
-			}
-		}
-	}
-	return opts
-}
-
-// ParamRedactor redacts the values a sweep varies before they are stored (sweep_params,
-// sweep.json) or printed: a value whose path ends in a secret-looking key (such as
-// tools.fetch.arguments.api_key) is replaced by its keyed hash, and every other value is
-// redacted as free text, with the scenario's known secrets, so a secret pasted into a grid
-// value (or a flow mapping {api_key: ...}) never appears in plain text.
-func ParamRedactor(s *scenarios.Scenario) func(path, value string) string {
-	opts := ScenarioOptions(s)
-	red := traces.NewRedactor(nil, opts.Redact, opts.Secrets)
-	return func(path, value string) string {
-		last := path
-		if i := strings.LastIndexByte(path, '.'); i >= 0 {
-			last = path[i+1:]
-		}
-		if red.SecretKey(last) {
-			return red.Hash(value)
-		}
-		return red.Text(value)
-	}
-}
-
-// LoadCollector loads the records of c as the run runID, table by table in Collector.Replay
-// order, with the options of the scenario in run.Config when it holds one.
-func LoadCollector(db *DB, runID string, c *record.Collector, run traces.Run) error {
-	var opts traces.Options
-	if run.Config != "" {
-		var s scenarios.Scenario
-		if err := json.Unmarshal([]byte(run.Config), &s); err == nil {
-			opts = ScenarioOptions(&s)
-		}
-	}
-	l, err := db.Load(context.Background(), runID, opts)
-	if err != nil {
-		return err
-	}
-	c.Replay(l)
-	return l.Finish(run)
 }

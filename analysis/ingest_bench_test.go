@@ -245,7 +245,7 @@ func BenchmarkSimulate(b *testing.B) {
 // (writer on the simulator's goroutine, DuckDB on the loader's), the file closed.
 func BenchmarkSimulateIngest(b *testing.B) {
 	s := benchScenario(b)
-	benchLoads(b, ScenarioOptions(s), func(sink record.Sink) int { return simulateTo(b, s, sink) })
+	benchLoads(b, traces.ScenarioOptions(s), func(sink record.Sink) int { return simulateTo(b, s, sink) })
 }
 
 // BenchmarkDuckDBAppender is DuckDB's row-wise bulk path for the same rows: duckdb-go's

@@ -481,7 +481,7 @@ func TestRedactionCanarySimulated(t *testing.T) {
 	if _, err := db.SQL().Exec("SET force_compression = 'uncompressed'"); err != nil {
 		t.Fatal(err)
 	}
-	l, err := db.Load(context.Background(), "sim", ScenarioOptions(s))
+	l, err := db.Load(context.Background(), "sim", traces.ScenarioOptions(s))
 	if err != nil {
 		t.Fatal(err)
 	}

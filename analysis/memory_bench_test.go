@@ -66,7 +66,7 @@ func peakMemory(b *testing.B, sets ...string) {
 		if out.Metrics.Get("started") != 100_000 {
 			b.Fatalf("started %v investigations, want 100000", out.Metrics.Get("started"))
 		}
-		events = out.Sim.Events
+		events = out.Events
 	}
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // BenchmarkSimPy compares mayday with SimPy on one model, M/M/8 with fast failures and
@@ -180,7 +181,7 @@ func runMayday(b *testing.B, s *scenarios.Scenario, path string) (wall, cpu time
 	if err != nil {
 		b.Fatal(err)
 	}
-	rows = int64(loadRun(b, db, ScenarioOptions(s), func(sink record.Sink) int { return simulateTo(b, s, sink) }))
+	rows = int64(loadRun(b, db, traces.ScenarioOptions(s), func(sink record.Sink) int { return simulateTo(b, s, sink) }))
 	ct.stop()
 	return time.Since(t0), ct.total, rows
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // fleetRecords holds the records of research-fleet at 10,000 investigations, simulated once
@@ -33,7 +34,7 @@ var fleetRecords = sync.OnceValues(func() (*record.Collector, error) {
 // file closed, in span rows per second. Simulating the run is not timed.
 func BenchmarkSpanIngest(b *testing.B) {
 	s, spans := fleetSpans(b)
-	benchLoads(b, ScenarioOptions(s), func(sink record.Sink) int {
+	benchLoads(b, traces.ScenarioOptions(s), func(sink record.Sink) int {
 		spans.Replay(sink)
 		return len(spans.Spans)
 	})
@@ -58,5 +59,5 @@ func fleetSpans(b *testing.B) (*scenarios.Scenario, *record.Collector) {
 // DuckDB thread), then the file closed; in span rows per second.
 func BenchmarkSpanInsert(b *testing.B) {
 	s, spans := fleetSpans(b)
-	benchArrowInsert(b, spans, ScenarioOptions(s), len(spans.Spans))
+	benchArrowInsert(b, spans, traces.ScenarioOptions(s), len(spans.Spans))
 }

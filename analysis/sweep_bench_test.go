@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,7 +17,7 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-// benchSweep is the sweep both benchmarks use: research-fleet cut to 2,000 investigations,
+// benchSweep is the sweep BenchmarkMerge shards: research-fleet cut to 2,000 investigations,
 // two grid points (retry budgets) × three seeds, six runs of about a second each.
 func benchSweep(b *testing.B) ([]Spec, []SweepParam) {
 	b.Helper()
@@ -40,65 +39,6 @@ func benchSweep(b *testing.B) ([]Spec, []SweepParam) {
 		}
 	}
 	return specs, params
-}
-
-// BenchmarkSweep measures `mayday sweep`'s pipeline, from the first run to the closed file:
-// the runs on one worker per core, loading straight into the sweep's database, then the
-// grid parameters, the checkpoint and the close. wall/ideal is the wall time over the ideal
-// (the sum of the runs' own times, BatchResult.Elapsed: each from its first record to its
-// metrics read back and the checkpoint that writes its rows into the file, as closing a
-// `mayday run` does, divided by the workers): what the sweep adds beyond its runs, plus the
-// last worker's idle tail. The target is at most 1.15. batch-s is the runs' phase, after-s
-// what follows the last run.
-func BenchmarkSweep(b *testing.B) {
-	specs, params := benchSweep(b)
-	workers := runtime.NumCPU()
-	dir := b.TempDir()
-	var wall, sum, runs, after time.Duration
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		path := filepath.Join(dir, "sweep-"+itoa(i)+".duckdb")
-		db, err := Create(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		start := time.Now()
-		res, err := Batch{Workers: workers, Into: db}.Run(context.Background(), specs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		runs += time.Since(start)
-		mark := time.Now()
-		if err := WriteSweepParams(context.Background(), db, params); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := db.SQL().Exec("CHECKPOINT"); err != nil {
-			b.Fatal(err)
-		}
-		if err := db.Close(); err != nil {
-			b.Fatal(err)
-		}
-		wall += time.Since(start)
-		after += time.Since(mark)
-		b.StopTimer()
-		for k, d := range res.Elapsed {
-			if !res.Ran[k] {
-				b.Fatalf("run %s did not run", specs[k].RunID)
-			}
-			sum += d
-		}
-		os.Remove(path)
-		b.StartTimer()
-	}
-	n := float64(b.N)
-	b.ReportMetric(wall.Seconds()/n, "wall-s")
-	b.ReportMetric(sum.Seconds()/n, "runs-sum-s")
-	b.ReportMetric(runs.Seconds()/n, "batch-s")
-	b.ReportMetric(after.Seconds()/n, "after-s") // grid parameters, checkpoint, close
-	b.ReportMetric(float64(workers), "workers")
-	b.ReportMetric(wall.Seconds()/(sum.Seconds()/float64(workers)), "wall/ideal")
 }
 
 // BenchmarkMerge merges two shard databases (the two grid points of benchSweep, made once)

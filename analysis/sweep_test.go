@@ -9,52 +9,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
 )
-
-func TestParseShard(t *testing.T) {
-	for in, want := range map[string]Shard{"1/1": {1, 1}, "2/4": {2, 4}, " 3 / 3 ": {3, 3}} {
-		got, err := ParseShard(in)
-		if err != nil || got != want {
-			t.Errorf("ParseShard(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for in, msg := range map[string]string{"0/4": "counts from 1", "5/4": "counts from 1", "1/0": "want I/N", "2": "want I/N", "a/b": "want I/N"} {
-		if _, err := ParseShard(in); err == nil || !strings.Contains(err.Error(), msg) {
-			t.Errorf("ParseShard(%q): %v; want an error saying %q", in, err, msg)
-		}
-	}
-}
-
-// The slices of a grid partition it: every point in exactly one slice, dealt round-robin.
-func TestShardPartitionsTheGrid(t *testing.T) {
-	const points = 11
-	for n := 1; n <= 5; n++ {
-		seen := make([]int, points)
-		for i := 1; i <= n; i++ {
-			s := Shard{i, n}
-			for p := range points {
-				if s.Has(p) {
-					seen[p]++
-					if p%n != i-1 {
-						t.Errorf("shard %v holds point %d; round-robin gives it to %d/%d", s, p, p%n+1, n)
-					}
-				}
-			}
-		}
-		for p, c := range seen {
-			if c != 1 {
-				t.Errorf("N=%d: point %d is in %d slices, want 1", n, p, c)
-			}
-		}
-	}
-	if !(Shard{}).Has(7) || !(Shard{}).Whole() {
-		t.Error("the zero Shard must be the whole grid")
-	}
-}
 
 const batchScenario = `
 name: batch
@@ -94,79 +52,6 @@ func batchSpecs(t *testing.T) []Spec {
 		}
 	}
 	return specs
-}
-
-// A batch on several workers gives every run the digest and metrics it has when run alone,
-// and CopyRuns stores the runs in the order asked, whatever order the workers finished in.
-func TestBatchEqualsSerial(t *testing.T) {
-	ctx := context.Background()
-	specs := batchSpecs(t)
-	serial, want := executeSerially(t, specs)
-
-	var done atomic.Int32
-	res, err := Batch{Workers: 3, Dir: t.TempDir(), Done: func(int, Outcome, error) { done.Add(1) }}.Run(ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Close()
-	if int(done.Load()) != len(specs) {
-		t.Errorf("Done called %d times, want %d", done.Load(), len(specs))
-	}
-	for i, o := range res.Outcomes {
-		if !res.Ran[i] || res.Errs[i] != nil {
-			t.Fatalf("spec %d did not run: %v", i, res.Errs[i])
-		}
-		if o.RunID != want[i].RunID || o.Digest != want[i].Digest {
-			t.Errorf("spec %d: %s digest %s, alone %s digest %s", i, o.RunID, o.Digest, want[i].RunID, want[i].Digest)
-		}
-		if a, b := o.Metrics.Get("completion_rate"), want[i].Metrics.Get("completion_rate"); a != b {
-			t.Errorf("spec %d: completion_rate %v in the batch, %v alone", i, a, b)
-		}
-	}
-
-	// Reverse order on purpose: the stored order is the one asked for.
-	dst, err := Create(filepath.Join(t.TempDir(), "dst.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dst.Close()
-	order := []int{5, 4, 3, 2, 1, 0}
-	if err := res.CopyRuns(ctx, dst, order); err != nil {
-		t.Fatal(err)
-	}
-	runs, err := ListRuns(ctx, dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, r := range runs {
-		ids = append(ids, r.RunID)
-	}
-	var wantIDs []string
-	for _, i := range order {
-		wantIDs = append(wantIDs, specs[i].RunID)
-	}
-	if !slices.Equal(ids, wantIDs) {
-		t.Errorf("stored runs %v, want %v", ids, wantIDs)
-	}
-	// Every table's rows came along: the copied database measures what the serial one does.
-	got, err := dst.AllMetrics(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := serial.AllMetrics(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(ref) {
-		t.Fatalf("%d metrics rows, want %d", len(got), len(ref))
-	}
-	for i := range got {
-		g, r := got[i], ref[i]
-		if g.RunID != r.RunID || g.Get("events") != r.Get("events") || g.Get("completion_rate") != r.Get("completion_rate") || g.Get("started") != r.Get("started") {
-			t.Errorf("metrics of %s after the copy differ from the serial run: %+v vs %+v", g.RunID, g, r)
-		}
-	}
 }
 
 // sweepParams gives the specs of batchSpecs their grid points: three seeds per point.
@@ -242,56 +127,6 @@ func sameFingerprints(t *testing.T, what string, got, want map[string]string) {
 	}
 }
 
-// Several workers loading straight into one database store exactly the runs one by one:
-// the same digests, the same rows of every table, each run's rows in the same order; and
-// ListRuns lists them in grid order, whichever finished first.
-func TestBatchIntoEqualsSerial(t *testing.T) {
-	ctx := context.Background()
-	specs := batchSpecs(t)
-	serial, want := executeSerially(t, specs)
-	into, err := Create(filepath.Join(t.TempDir(), "into.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer into.Close()
-	var order []int
-	res, err := Batch{Workers: 3, Into: into, Done: func(i int, _ Outcome, _ error) { order = append(order, i) }}.Run(ctx, specs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Close()
-	t.Logf("completion order %v", order)
-	if len(order) != len(specs) {
-		t.Fatalf("Done called %d times, want %d", len(order), len(specs))
-	}
-	for i, o := range res.Outcomes {
-		if !res.Ran[i] || res.Errs[i] != nil || res.Elapsed[i] <= 0 {
-			t.Fatalf("spec %d: ran %v, err %v, elapsed %v", i, res.Ran[i], res.Errs[i], res.Elapsed[i])
-		}
-		if o.Digest != want[i].Digest || o.Metrics.Get("completion_rate") != want[i].Metrics.Get("completion_rate") {
-			t.Errorf("spec %d: digest %s completion %v in the batch, alone %s %v", i, o.Digest, o.Metrics.Get("completion_rate"), want[i].Digest, want[i].Metrics.Get("completion_rate"))
-		}
-	}
-	if err := res.CopyRuns(ctx, serial, []int{0}); err == nil {
-		t.Error("CopyRuns of a batch loaded into its database: no error; want one (there is nothing to copy)")
-	}
-	for _, db := range []*DB{serial, into} {
-		if err := WriteSweepParams(ctx, db, sweepParams(specs)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sameFingerprints(t, "batch into one database vs one by one", fingerprints(t, into), fingerprints(t, serial))
-	runs, err := ListRuns(ctx, into)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range runs {
-		if r.RunID != specs[i].RunID || r.Point != i/3 || len(r.Params) != 1 {
-			t.Errorf("ListRuns[%d] = %s at point %d with %d params; want %s at point %d with 1", i, r.RunID, r.Point, len(r.Params), specs[i].RunID, i/3)
-		}
-	}
-}
-
 // ListRuns gives a sweep's runs in grid order (point, seed) whatever order they were stored
 // in, and leaves a run from outside the sweep where it was.
 func TestListRunsGridOrder(t *testing.T) {
@@ -326,26 +161,7 @@ func TestListRunsGridOrder(t *testing.T) {
 	}
 }
 
-// A batch into a database refuses, before running anything, a run_id given twice or one the
-// database already holds, which it leaves as it was.
-func TestBatchIntoRefusesDuplicateRuns(t *testing.T) {
-	ctx := context.Background()
-	specs := batchSpecs(t)[:2]
-	db := openTestDB(t)
-	if _, err := (Batch{Into: db}).Run(ctx, []Spec{specs[0], specs[0]}); !errors.Is(err, ErrDuplicateRun) {
-		t.Errorf("a run_id twice: %v; want ErrDuplicateRun", err)
-	}
-	if _, err := Execute(ctx, db, specs[1]); err != nil {
-		t.Fatal(err)
-	}
-	before := fingerprints(t, db)
-	if _, err := (Batch{Into: db}).Run(ctx, specs); !errors.Is(err, ErrDuplicateRun) {
-		t.Errorf("a run_id the database holds: %v; want ErrDuplicateRun", err)
-	}
-	sameFingerprints(t, "after a refused batch", fingerprints(t, db), before)
-}
-
-// dropRun removes every row of one run from every table and leaves the others.
+// DropRun removes every row of one run from every table and leaves the others.
 func TestDropRun(t *testing.T) {
 	ctx := context.Background()
 	specs := batchSpecs(t)[:2]
@@ -356,7 +172,7 @@ func TestDropRun(t *testing.T) {
 		}
 	}
 	before := fingerprints(t, db)
-	if err := dropRun(ctx, db, specs[0].RunID); err != nil {
+	if err := DropRun(ctx, db, specs[0].RunID); err != nil {
 		t.Fatal(err)
 	}
 	after := fingerprints(t, db)
@@ -365,7 +181,7 @@ func TestDropRun(t *testing.T) {
 		run := k[strings.IndexByte(k, '/')+1:]
 		switch {
 		case run == specs[0].RunID && after[k] != "":
-			t.Errorf("%s left after dropRun: %s", k, after[k])
+			t.Errorf("%s left after DropRun: %s", k, after[k])
 		case run == specs[1].RunID && after[k] != v:
 			t.Errorf("%s changed by dropping another run: %s, was %s", k, after[k], v)
 		case run == specs[1].RunID:

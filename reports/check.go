@@ -307,7 +307,7 @@ func (r BaselineResult) never() string {
 // Metrics undefined on either side are reported and pass.
 func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Tolerance) []BaselineResult {
 	var out []BaselineResult
-	for _, name := range SectionFiveMetrics() {
+	for _, name := range metric.Compared() {
 		dir := int(metric.Better(name))
 		if dir == 0 {
 			continue

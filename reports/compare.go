@@ -114,7 +114,7 @@ type Sample struct {
 	Currency string `json:"-"`
 }
 
-// CompareOptions tunes Compare; the zero value compares SectionFiveMetrics at
+// CompareOptions tunes Compare; the zero value compares metric.Compared() at
 // FamilyConfidence with CompareResamples resamples, paired by seed when possible.
 type CompareOptions struct {
 	Metrics   []string
@@ -193,7 +193,7 @@ func Compare(a, b Sample, opt CompareOptions) Comparison {
 		opt.Resamples = CompareResamples
 	}
 	if opt.Metrics == nil {
-		opt.Metrics = SectionFiveMetrics()
+		opt.Metrics = metric.Compared()
 	}
 	c := Comparison{A: a, B: b, Family: opt.Family, Resamples: opt.Resamples}
 	c.Paired = !opt.Unpaired && sameSeeds(a.Seeds, b.Seeds)
@@ -272,10 +272,6 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 	}
 	return d
 }
-
-// SectionFiveMetrics are the metrics a comparison covers by default: the table's metrics
-// without the counts behind the rates (metric.Compared).
-func SectionFiveMetrics() []string { return metric.Compared() }
 
 func definedValues(x []float64) []float64 {
 	out := make([]float64, 0, len(x))

@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
 func normals(r *rand.Rand, n int, mean, sd float64) []float64 {
@@ -69,12 +71,12 @@ func TestMeanCISpecialCases(t *testing.T) {
 // tails are much too short with 5 values) about half: either loss fails the test.
 func TestCompareFamilyWiseErrorUnderNull(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	metrics := SectionFiveMetrics()
+	metrics := metric.Compared()
 	// The family is the metric table without its counts; with 20 or more metrics an
 	// uncorrected 95% interval would mark something in most trials (1 − 0.95^20 ≈ 0.64).
 	fam := len(metrics)
 	if fam < 20 {
-		t.Fatalf("SectionFiveMetrics has %d names, want the table's 20 or more: %v", fam, metrics)
+		t.Fatalf("metric.Compared has %d names, want the table's 20 or more: %v", fam, metrics)
 	}
 	const trials, n = 200, 5
 	marked := 0
@@ -262,8 +264,8 @@ func TestDocsQuoteTheBonferroniLevelsTheCodeComputes(t *testing.T) {
 			var count int
 			fmt.Sscan(n, &count)
 			found++
-			if count > len(SectionFiveMetrics()) {
-				t.Errorf("%s: %q: %d metrics, but only %d are compared by default", f, m[0], count, len(SectionFiveMetrics()))
+			if count > len(metric.Compared()) {
+				t.Errorf("%s: %q: %d metrics, but only %d are compared by default", f, m[0], count, len(metric.Compared()))
 			}
 			if want := percent(1 - 0.05/float64(count)); want != p+"%" {
 				t.Errorf("%s: %q: for %d metrics the code gives %s", f, m[0], count, want)

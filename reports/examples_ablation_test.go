@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -62,7 +63,7 @@ func summarizeRuns(t *testing.T, sc *scenarios.Scenario, n int) Summary {
 	defer db.Close()
 	var outs []analysis.Outcome
 	for i := range n {
-		out, err := analysis.Execute(context.Background(), db, analysis.Spec{Scenario: sc, Seed: sc.Seed + uint64(i), Version: "test"})
+		out, err := pipeline.Execute(context.Background(), db, pipeline.Spec{Scenario: sc, Seed: sc.Seed + uint64(i), Version: "test"})
 		if err != nil {
 			t.Fatal(err)
 		}

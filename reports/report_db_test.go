@@ -17,6 +17,7 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -29,7 +30,7 @@ var smallOutage = []string{
 }
 
 // runFolder simulates scenario ref with sets, seeds seed..seed+n-1, into a new run folder
-// through the real pipeline (scenarios.Load, analysis.Create, analysis.Execute).
+// through the real pipeline (scenarios.Load, analysis.Create, pipeline.Execute).
 func runFolder(t testing.TB, ref string, sets []string, seed uint64, n int) string {
 	t.Helper()
 	s, err := scenarios.Load(ref, sets)
@@ -42,7 +43,7 @@ func runFolder(t testing.TB, ref string, sets []string, seed uint64, n int) stri
 		t.Fatal(err)
 	}
 	for i := range n {
-		if _, err := analysis.Execute(context.Background(), db, analysis.Spec{Scenario: s, Seed: seed + uint64(i), Version: "test"}); err != nil {
+		if _, err := pipeline.Execute(context.Background(), db, pipeline.Spec{Scenario: s, Seed: seed + uint64(i), Version: "test"}); err != nil {
 			db.Close()
 			t.Fatal(err)
 		}

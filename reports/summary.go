@@ -150,7 +150,7 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 	for _, o := range outs {
 		s.Seeds = append(s.Seeds, SeedRun{
 			Seed: o.Seed, RunID: o.RunID, Digest: o.Digest, Status: o.Status,
-			Events: o.Sim.Events, WallSeconds: o.Wall.Seconds(), Metrics: MetricMap(o.Metrics),
+			Events: o.Events, WallSeconds: o.Wall.Seconds(), Metrics: MetricMap(o.Metrics),
 		})
 	}
 	for _, name := range analysis.MetricNames {

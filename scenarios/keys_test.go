@@ -473,3 +473,14 @@ func TestBoundText(t *testing.T) {
 		}
 	}
 }
+
+// renderKeyTables rewrites a stale table and refuses a marker naming no block.
+func TestRenderKeyTables(t *testing.T) {
+	out, err := renderKeyTables("x\n<!-- keys recovery.breaker -->\nstale\n<!-- end keys -->\ny")
+	if err != nil || !strings.Contains(out, "| `window` | duration > 0 | `1m` |") || strings.Contains(out, "stale") {
+		t.Errorf("stale table: %v\n%s", err, out)
+	}
+	if _, err := renderKeyTables("<!-- keys recovery.nosuch -->\n<!-- end keys -->"); err == nil {
+		t.Error("a marker naming no block was accepted")
+	}
+}

@@ -18,6 +18,9 @@
 //     blocks, a URL's password) and known secret values anywhere become
 //     "redacted:hmac-sha256:<16 hex>", an HMAC keyed by Options.RedactKey, so equal secrets
 //     stay joinable but unreadable.
+//   - ScenarioOptions gives the Options a scenario asks for (its redact patterns, its secret
+//     tool arguments and sweep values as known secrets); ParamRedactor redacts
+//     the grid values of a sweep before they are stored or printed.
 //   - Writer.Digest is record.Digest over the redacted records in the order received: the
 //     same inputs give the same digest, whatever the batch size or the consumer's timing.
 //

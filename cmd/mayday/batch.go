@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 )
 
 // testHookRunDone, when set by a test, is called after each run of run, check and sweep
@@ -20,13 +21,13 @@ var testHookRunDone func()
 // investigations instead. With into, every run loads straight into that database as it
 // runs; otherwise temporary worker databases go under dir ("" = the system's temporary
 // folder).
-func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, label string, specs []analysis.Spec, jobs int, into *analysis.DB, dir string, unit string, perUnit int) (*analysis.BatchResult, error) {
+func runBatch(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, quiet bool, label string, specs []pipeline.Spec, jobs int, into *analysis.DB, dir string, unit string, perUnit int) (*pipeline.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
 		specs[0].Progress = bar.seed(0)
 	}
 	for i := range specs {
-		specs[i].Progress = mw.wrap(specs[i].Progress)
+		specs[i].Progress = mw.Wrap(specs[i].Progress)
 	}
 	if dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -45,7 +46,7 @@ func runBatch(ctx context.Context, io *ioStreams, mw *memWatch, quiet bool, labe
 		}
 	}
 	step() // the line shows from the start, not from the first run's end
-	b := analysis.Batch{Workers: jobs, Into: into, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
+	b := pipeline.Batch{Workers: jobs, Into: into, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
 		done++
 		if perUnit > 1 {
 			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -98,27 +99,25 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		return err
 	}
 	// One batch of every scenario × seed, so a slow scenario does not leave cores idle.
-	var specs []analysis.Spec
+	var specs []pipeline.Spec
 	first := make([]int, len(scens)) // index of each scenario's first spec
 	for i, s := range scens {
 		first[i] = len(specs)
-		for k := range opts.Seeds {
-			specs = append(specs, analysis.Spec{Scenario: s, Seed: opts.seedOf(s) + uint64(k), Version: version})
-		}
+		specs = append(specs, pipeline.Seeds(s, opts.seedOf(s), opts.Seeds, version)...)
 	}
 	quiet := opts.Quiet || opts.Format == "json"
 	limit, err := memoryLimit(opts.MemLimit)
 	if err != nil {
 		return err
 	}
-	ctx, mw := watchMemory(ctx, limit)
-	defer mw.done()
+	ctx, mw := pipeline.WatchMemory(ctx, limit)
+	defer mw.Done()
 	res, err := runBatch(ctx, opts.io, mw, quiet, "check", specs, opts.Jobs, nil, opts.Out, "scenarios", opts.Seeds)
 	if err != nil {
 		return internal(err)
 	}
 	defer res.Close()
-	if err := mw.stopped(ctx, "no check was evaluated and nothing was written"); err != nil {
+	if err := memoryStopped(ctx, mw, "no check was evaluated and nothing was written"); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -184,7 +183,7 @@ func checkInputs(opts *checkOptions) ([]*scenarios.Scenario, []baselineRef, erro
 
 // evalScenario evaluates one scenario's runs (opts.Seeds specs from first on): its
 // expectations, its baseline, and with --out its run folder.
-func evalScenario(ctx context.Context, opts *checkOptions, s *scenarios.Scenario, res *analysis.BatchResult, first int, b baselineRef) (reports.ScenarioCheck, error) {
+func evalScenario(ctx context.Context, opts *checkOptions, s *scenarios.Scenario, res *pipeline.BatchResult, first int, b baselineRef) (reports.ScenarioCheck, error) {
 	sc := reports.ScenarioCheck{Scenario: s.Name, Source: s.Source.File, Seed: opts.seedOf(s), Seeds: opts.Seeds}
 	idx := make([]int, opts.Seeds)
 	var outs []analysis.Outcome
@@ -312,7 +311,7 @@ func loadAll(refs, sets []string) ([]*scenarios.Scenario, error) {
 
 // keepRunFolder writes the runs idx of res into the run folder dir with its summary. The
 // runs are finished, so an interrupt does not stop the copy half-way.
-func keepRunFolder(ctx context.Context, io *ioStreams, res *analysis.BatchResult, idx []int, dir string, force bool, sum *reports.Summary) error {
+func keepRunFolder(ctx context.Context, io *ioStreams, res *pipeline.BatchResult, idx []int, dir string, force bool, sum *reports.Summary) error {
 	ctx = context.WithoutCancel(ctx)
 	tx := folderTx{io: io, Dir: dir, Force: force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		db, err := analysis.Create(folder.DBPath())

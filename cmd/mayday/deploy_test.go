@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 )
 
 const jobManifest = "../../deploy/kubernetes/sweep-job.yaml"
@@ -134,10 +135,10 @@ func TestSweepJobManifestMergesToTheUnshardedSweep(t *testing.T) {
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		args := podArgs(pod, map[string]string{envK8sIndex: fmt.Sprint(i)}, root)
+		args := podArgs(pod, map[string]string{pipeline.EnvK8sIndex: fmt.Sprint(i)}, root)
 		cmd := exec.Command(os.Args[0], args...)
 		cmd.Dir = t.TempDir() // each pod its own working folder
-		cmd.Env = batchEnv(fmt.Sprintf("%s=%d", envK8sIndex, i))
+		cmd.Env = batchEnv(fmt.Sprintf("%s=%d", pipeline.EnvK8sIndex, i))
 		wg.Go(func() {
 			if out, err := cmd.CombinedOutput(); err != nil {
 				errs[i] = fmt.Errorf("pod %d (%v): %v\n%s", i, args, err, out)

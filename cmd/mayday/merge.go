@@ -174,7 +174,7 @@ func mergeInto(ctx context.Context, opts *mergeOptions, paths []string, dbPath s
 		return internal(err)
 	}
 	ph.phase("checkpoint: writing the database file")
-	if _, err := db.SQL().ExecContext(ctx, "CHECKPOINT"); err != nil {
+	if err := analysis.Checkpoint(ctx, db); err != nil {
 		db.Close()
 		return internal(err)
 	}

@@ -14,11 +14,12 @@ import (
 	"strings"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.SweepAxis, points int, seed0 uint64, seeds int, shard analysis.Shard) *reports.SweepProvenance {
+func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.SweepAxis, points int, seed0 uint64, seeds int, shard pipeline.Shard) *reports.SweepProvenance {
 	p := &reports.SweepProvenance{
 		Scenario: base.Name, ScenarioHash: base.Hash(), OverridePaths: []string{},
 		OverridesHash: hashStrings(sets), GridPoints: points, FirstSeed: seed0, Seeds: seeds,
@@ -35,19 +36,8 @@ func newProvenance(base *scenarios.Scenario, sets []string, axes []scenarios.Swe
 		flat = append(flat, a.Values...)
 	}
 	p.GridHash = hashStrings(flat)
-	p.ShardPoints = shardPoints(points, shard)
+	p.ShardPoints = shard.Points(points)
 	return p
-}
-
-// shardPoints lists the points of a grid of n points that the shard owns.
-func shardPoints(n int, shard analysis.Shard) []int {
-	out := []int{}
-	for i := range n {
-		if shard.Has(i) {
-			out = append(out, i)
-		}
-	}
-	return out
 }
 
 // hashStrings is the hex SHA-256 of the strings, each length-prefixed so no two lists collide.
@@ -91,7 +81,7 @@ func readShardInput(arg, dbPath string) (*shardInput, error) {
 	if t.Provenance == nil {
 		return nil, fmt.Errorf("%s: %w (made by an older mayday?); re-run the shard, or pass --allow-partial to merge it unchecked", arg, errNoProvenance)
 	}
-	sh, err := analysis.ParseShard(t.Provenance.Shard)
+	sh, err := pipeline.ParseShard(t.Provenance.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("%s: sweep.json: shard %q is not I/N", arg, t.Provenance.Shard)
 	}
@@ -118,8 +108,8 @@ func checkShards(ins []*shardInput, allowPartial bool) (*reports.SweepProvenance
 			problems = append(problems, fmt.Sprintf("%s is shard %s but %s is shard %s: a sweep is cut into one number of slices", in.arg, in.prov.Shard, first.arg, first.prov.Shard))
 			continue
 		}
-		sh := analysis.Shard{Index: in.index, Count: in.count}
-		if want := shardPoints(in.prov.GridPoints, sh); !slices.Equal(want, in.prov.ShardPoints) {
+		sh := pipeline.Shard{Index: in.index, Count: in.count}
+		if want := sh.Points(in.prov.GridPoints); !slices.Equal(want, in.prov.ShardPoints) {
 			problems = append(problems, fmt.Sprintf("%s records grid points %v, but slice %s of a %d-point grid is %v", in.arg, in.prov.ShardPoints, sh, in.prov.GridPoints, want))
 		}
 		if prev, dup := seen[in.index]; dup {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -93,8 +94,8 @@ func runRun(ctx context.Context, opts *runOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, mw := watchMemory(ctx, limit)
-	defer mw.done()
+	ctx, mw := pipeline.WatchMemory(ctx, limit)
+	defer mw.Done()
 	var sums []reports.Summary
 	var stored []string // what an interrupt message lists
 	for _, s := range scens {
@@ -140,7 +141,7 @@ func runRun(ctx context.Context, opts *runOptions) error {
 			}
 		}
 	}
-	if err := mw.stopped(ctx, strings.Join(stored, "; ")); err != nil {
+	if err := memoryStopped(ctx, mw, strings.Join(stored, "; ")); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -159,20 +160,19 @@ func defaultRunDir(name string, seed uint64, seeds int) string {
 
 // runSeeds executes seeds seed..seed+n-1 of s into db, with a progress bar; it stops early
 // when ctx is cancelled.
-func runSeeds(ctx context.Context, io *ioStreams, mw *memWatch, db *analysis.DB, s *scenarios.Scenario, seed uint64, n int, quiet bool) ([]analysis.Outcome, error) {
+func runSeeds(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, db *analysis.DB, s *scenarios.Scenario, seed uint64, n int, quiet bool) ([]analysis.Outcome, error) {
 	bar := newProgress(io, quiet, s.Name, n)
-	var outs []analysis.Outcome
-	for i := 0; i < n && ctx.Err() == nil; i++ {
-		out, err := analysis.Execute(ctx, db, analysis.Spec{
-			Scenario: s, Seed: seed + uint64(i), Version: version, Progress: mw.wrap(bar.seed(i)), Phase: bar.phase,
-		})
-		if err != nil {
-			return nil, err
-		}
-		outs = append(outs, out)
+	specs := pipeline.Seeds(s, seed, n, version)
+	for i := range specs {
+		specs[i].Progress, specs[i].Phase = mw.Wrap(bar.seed(i)), bar.phase
+	}
+	outs, err := pipeline.Serial(ctx, db, specs, func(int) {
 		if testHookRunDone != nil {
 			testHookRunDone()
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	bar.done()
 	return outs, nil
@@ -181,7 +181,7 @@ func runSeeds(ctx context.Context, io *ioStreams, mw *memWatch, db *analysis.DB,
 // runInMemory runs seeds seed..seed+n-1 of s into an in-memory database, for --no-trace: the
 // same load and the same metric views as a run folder's, with nothing written to disk. The
 // summary is zero when no run started.
-func runInMemory(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.Scenario, seed uint64, n int, quiet bool) (reports.Summary, error) {
+func runInMemory(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, s *scenarios.Scenario, seed uint64, n int, quiet bool) (reports.Summary, error) {
 	db, err := analysis.Create("")
 	if err != nil {
 		return reports.Summary{}, internal(err)
@@ -200,7 +200,7 @@ func runInMemory(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.
 }
 
 // runScenario runs seeds seed..seed+n-1 of s into a new run folder dir.
-func runScenario(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, txResult, error) {
+func runScenario(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, s *scenarios.Scenario, seed uint64, n int, dir string, force, quiet bool) (reports.Summary, txResult, error) {
 	var sum reports.Summary
 	tx := folderTx{io: io, Dir: dir, Force: force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		db, err := analysis.Create(folder.DBPath())
@@ -216,7 +216,7 @@ func runScenario(ctx context.Context, io *ioStreams, mw *memWatch, s *scenarios.
 			return false, internal(err)
 		}
 		if len(outs) == 0 {
-			if err := mw.stopped(ctx, "nothing was written"); err != nil {
+			if err := memoryStopped(ctx, mw, "nothing was written"); err != nil {
 				return false, err
 			}
 			return false, interrupted("before the first run started; nothing was written")

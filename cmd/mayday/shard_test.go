@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 )
 
@@ -23,7 +24,7 @@ func batchEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == envK8sIndex || strings.HasPrefix(name, "SLURM_ARRAY_") {
+		if name == pipeline.EnvK8sIndex || strings.HasPrefix(name, "SLURM_ARRAY_") {
 			continue
 		}
 		env = append(env, kv)
@@ -32,66 +33,8 @@ func batchEnv(extra ...string) []string {
 }
 
 func clearBatchEnv(t *testing.T) {
-	for _, name := range []string{envK8sIndex, envSlurmID, envSlurmCount, envSlurmMin} {
+	for _, name := range []string{pipeline.EnvK8sIndex, pipeline.EnvSlurmID, pipeline.EnvSlurmCount, pipeline.EnvSlurmMin} {
 		t.Setenv(name, "")
-	}
-}
-
-func TestResolveShard(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		return func(name string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == name {
-					return kv[i+1]
-				}
-			}
-			return ""
-		}
-	}
-	for _, tc := range []struct {
-		flag   string
-		set    bool
-		shards int
-		env    func(string) string
-		want   analysis.Shard
-	}{
-		{"", false, 0, env(), analysis.Shard{}},
-		{"3/4", true, 0, env(envK8sIndex, "0"), analysis.Shard{Index: 3, Count: 4}}, // an explicit slice wins
-		{"auto", true, 4, env(envK8sIndex, "0"), analysis.Shard{Index: 1, Count: 4}},
-		{"auto", true, 4, env(envK8sIndex, "3"), analysis.Shard{Index: 4, Count: 4}},
-		{"auto", true, 0, env(envSlurmID, "0", envSlurmCount, "3", envSlurmMin, "0"), analysis.Shard{Index: 1, Count: 3}},
-		{"auto", true, 3, env(envSlurmID, "3", envSlurmCount, "3", envSlurmMin, "1"), analysis.Shard{Index: 3, Count: 3}},
-		{"auto", true, 0, env(envSlurmID, "2", envSlurmCount, "3"), analysis.Shard{Index: 3, Count: 3}},
-	} {
-		got, err := resolveShard(tc.flag, tc.set, tc.shards, tc.env)
-		if err != nil || got != tc.want {
-			t.Errorf("resolveShard(%q, %v, %d) = %v, %v; want %v", tc.flag, tc.set, tc.shards, got, err, tc.want)
-		}
-	}
-	for _, tc := range []struct {
-		flag   string
-		shards int
-		env    func(string) string
-		want   string
-	}{
-		{"", 0, env(), "want I/N"},
-		{"auto", 4, env(), "JOB_COMPLETION_INDEX"},
-		{"auto", 4, env(), "SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT"},
-		{"auto", 0, env(envK8sIndex, "1"), "pass --shards N"},
-		{"auto", 4, env(envK8sIndex, "4"), "outside 0 ... 3"},
-		{"auto", 4, env(envK8sIndex, "-1"), "outside 0 ... 3"},
-		{"auto", 4, env(envK8sIndex, "one"), "not a whole number"},
-		{"auto", 0, env(envSlurmID, "1"), "SLURM_ARRAY_TASK_COUNT is not"},
-		{"auto", 2, env(envSlurmID, "1", envSlurmCount, "3"), "disagrees"},
-		{"auto", 0, env(envSlurmID, "0", envSlurmCount, "3", envSlurmMin, "1"), "outside 0 ... 2"},
-		{"2/4", 4, env(), "only means something with --shard auto"},
-	} {
-		if _, err := resolveShard(tc.flag, true, tc.shards, tc.env); err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("resolveShard(%q, --shards %d): %v; want an error saying %q", tc.flag, tc.shards, err, tc.want)
-		}
-	}
-	if _, err := resolveShard("", false, 3, env()); err == nil {
-		t.Error("--shards without --shard: no error")
 	}
 }
 

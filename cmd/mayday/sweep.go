@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -98,26 +99,9 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	// Resolve every point before running any, so a bad value is bad input, not a late failure.
 	seed0 := opts.seedOf(base)
-	var specs []analysis.Spec
-	var params []analysis.SweepParam
-	redact := analysis.ParamRedactor(base) // grid values are stored and printed redacted
-	baseSecrets := analysis.ScenarioOptions(base).Secrets
-	for p, point := range points {
-		if !shard.Has(p) {
-			continue
-		}
-		s, err := base.With(point...)
-		if err != nil {
-			return badInputf("sweep point %d (%s): %w", p, pointText(point, redact), err)
-		}
-		for k := range opts.Seeds {
-			seed := seed0 + uint64(k)
-			id := analysis.SweepRunID(base.Name, p, seed)
-			specs = append(specs, analysis.Spec{Scenario: s, Seed: seed, RunID: id, Version: version, Secrets: baseSecrets})
-			for _, o := range point {
-				params = append(params, analysis.SweepParam{RunID: id, Point: p, Path: o.Path, Value: redact(o.Path, o.Value)})
-			}
-		}
+	specs, params, err := pipeline.SweepJobs(base, points, shard, seed0, opts.Seeds, version)
+	if err != nil {
+		return badInput(err)
 	}
 	// A slice with no points (--shard 6/8 of a 4-point grid) is an empty shard, not an error,
 	// so a fixed-size Job keeps working when the grid shrinks; merge still sees it.
@@ -135,8 +119,8 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, mw := watchMemory(ctx, limit)
-	defer mw.done()
+	ctx, mw := pipeline.WatchMemory(ctx, limit)
+	defer mw.Done()
 	st := sweepStored{io: opts.io, mw: mw, quiet: quiet, label: "sweep " + base.Name}
 	tx := folderTx{io: opts.io, Dir: dir, Force: opts.Force, What: "sweep folder", Fill: func(folder *analysis.Folder) (whole bool, err error) {
 		db, err := analysis.Create(folder.DBPath())
@@ -171,12 +155,12 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 		return err
 	}
 	if txr.KeptOld {
-		if err := mw.stopped(ctx, "the old sweep folder "+dir+" was left as it was"); err != nil {
+		if err := memoryStopped(ctx, mw, "the old sweep folder "+dir+" was left as it was"); err != nil {
 			return err
 		}
 		return keptOldMessage("sweep folder", dir)
 	}
-	if err := mw.stopped(ctx, st.message(dir, len(specs))); err != nil {
+	if err := memoryStopped(ctx, mw, st.message(dir, len(specs))); err != nil {
 		return err
 	}
 	var stopped error
@@ -199,8 +183,8 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 }
 
 // sweepInputs checks the flags and the scenario and expands the grid, before anything runs.
-func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis, [][]scenarios.Override, analysis.Shard, error) {
-	var none analysis.Shard
+func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis, [][]scenarios.Override, pipeline.Shard, error) {
+	var none pipeline.Shard
 	if err := opts.check(); err != nil {
 		return nil, nil, nil, none, err
 	}
@@ -210,7 +194,7 @@ func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis
 	if err := checkMetricNames("--metrics", opts.Metrics); err != nil {
 		return nil, nil, nil, none, err
 	}
-	shard, err := resolveShard(opts.Shard, opts.ShardSet, opts.Shards, os.Getenv)
+	shard, err := pipeline.ResolveShard(opts.Shard, opts.ShardSet, opts.Shards, os.Getenv)
 	if err != nil {
 		return nil, nil, nil, none, badInput(err)
 	}
@@ -237,7 +221,7 @@ func sweepInputs(opts *sweepOptions) (*scenarios.Scenario, []scenarios.SweepAxis
 // sweepStored is what a sweep stored in its folder.
 type sweepStored struct {
 	io           *ioStreams
-	mw           *memWatch
+	mw           *pipeline.MemoryWatch
 	quiet        bool
 	label        string
 	table        reports.SweepTable
@@ -248,7 +232,7 @@ type sweepStored struct {
 // finishes, so what is left after the last run is the grid parameters, the checkpoint that
 // writes the file and reading the table back, each shown on the progress line. It reports
 // whether every run ran whole.
-func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []analysis.Spec, params []analysis.SweepParam, jobs, seeds int, metrics []string) (bool, error) {
+func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []pipeline.Spec, params []analysis.SweepParam, jobs, seeds int, metrics []string) (bool, error) {
 	res, err := runBatch(ctx, st.io, st.mw, st.quiet, st.label, specs, jobs, db, "", "points", seeds)
 	if err != nil {
 		return false, internal(err)
@@ -264,21 +248,11 @@ func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []analys
 	ph := newProgress(st.io, st.quiet, st.label, 0)
 	defer ph.done()
 	ph.phase("storing the grid parameters")
-	var ran []analysis.SweepParam
-	specOf := make(map[string]int, len(specs))
-	for i, s := range specs {
-		specOf[s.RunID] = i
-	}
-	for _, p := range params {
-		if res.Ran[specOf[p.RunID]] {
-			ran = append(ran, p)
-		}
-	}
-	if err := analysis.WriteSweepParams(ctx, db, ran); err != nil {
+	if err := analysis.WriteSweepParams(ctx, db, pipeline.RanParams(specs, res.Ran, params)); err != nil {
 		return false, internal(err)
 	}
 	ph.phase("checkpoint: writing the database file")
-	if _, err := db.SQL().ExecContext(ctx, "CHECKPOINT"); err != nil {
+	if err := analysis.Checkpoint(ctx, db); err != nil {
 		return false, internal(fmt.Errorf("checkpoint of %s: %w", db.Path(), err))
 	}
 	ph.phase("reading the sweep table")
@@ -290,7 +264,7 @@ func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []analys
 
 // count checks a finished batch: a failed run fails the sweep, and a sweep interrupted
 // before any run finished stores nothing. It reports whether every run ran whole.
-func (st *sweepStored) count(ctx context.Context, res *analysis.BatchResult, specs []analysis.Spec) (bool, error) {
+func (st *sweepStored) count(ctx context.Context, res *pipeline.BatchResult, specs []pipeline.Spec) (bool, error) {
 	for i, e := range res.Errs {
 		if e != nil {
 			return false, internal(fmt.Errorf("sweep run %s: %w", specs[i].RunID, e))
@@ -307,7 +281,7 @@ func (st *sweepStored) count(ctx context.Context, res *analysis.BatchResult, spe
 		whole = whole && ran && res.Outcomes[i].Status == "complete"
 	}
 	if st.ran == 0 && len(specs) > 0 {
-		if err := st.mw.stopped(ctx, "nothing was written"); err != nil {
+		if err := memoryStopped(ctx, st.mw, "nothing was written"); err != nil {
 			return false, err
 		}
 		return false, interrupted("before the first sweep run finished; nothing was written")
@@ -378,14 +352,6 @@ func splitTopLevel(s string) []string {
 		}
 	}
 	return append(out, s[start:])
-}
-
-func pointText(point []scenarios.Override, redact func(path, value string) string) string {
-	parts := make([]string, len(point))
-	for i, o := range point {
-		parts[i] = o.Path + "=" + redact(o.Path, o.Value)
-	}
-	return strings.Join(parts, " ")
 }
 
 // checkMetricNames refuses names no metric has, naming the valid ones.

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -95,7 +96,7 @@ func TestSweepEqualsRunsOneByOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		for seed := base.Seed; seed < base.Seed+3; seed++ {
-			o, err := analysis.Execute(context.Background(), serial, analysis.Spec{Scenario: s, Seed: seed, RunID: analysis.SweepRunID("sweep", p, seed), Version: version})
+			o, err := pipeline.Execute(context.Background(), serial, pipeline.Spec{Scenario: s, Seed: seed, RunID: analysis.SweepRunID("sweep", p, seed), Version: version})
 			if err != nil {
 				t.Fatal(err)
 			}

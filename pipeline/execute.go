@@ -1,23 +1,23 @@
 //go:build duckdb_arrow
 
-package analysis
+package pipeline
 
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"time"
 
+	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/traces"
 )
 
-// Spec is one simulation run to execute into a database.
+// Spec is one simulation run to execute into a database: a job of a batch.
 type Spec struct {
 	Scenario *scenarios.Scenario
 	Seed     uint64
-	RunID    string // "" = RunID(scenario name, seed)
+	RunID    string // "" = analysis.RunID(scenario name, seed)
 	Version  string // the binary's version, stored in runs.version
 	Progress func(done, total int)
 	// Phase, when set, is told each step after the simulation (committing the trace,
@@ -29,38 +29,29 @@ type Spec struct {
 	Secrets []string
 }
 
-// Outcome is what Execute measured.
-type Outcome struct {
-	RunID   string
-	Seed    uint64
-	Digest  string
-	Status  string // complete | partial
-	Sim     sim.Result
-	Wall    time.Duration
-	Metrics Metrics
+// runID is the run_id the spec's run is stored under.
+func (s Spec) runID() string {
+	if s.RunID != "" {
+		return s.RunID
+	}
+	return analysis.RunID(s.Scenario.Name, s.Seed)
 }
-
-// RunID names the run of a scenario with a seed: "<name>-s<seed>".
-func RunID(name string, seed uint64) string { return name + "-s" + strconv.FormatUint(seed, 10) }
 
 // Execute simulates spec into db: the simulator's records stream through the Arrow writer into
 // DuckDB while the simulation runs, then the runs row and the metrics are read back. A
 // cancelled ctx stops the simulation and leaves a consistent run whose status is `partial`.
-func Execute(ctx context.Context, db *DB, spec Spec) (Outcome, error) {
+func Execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, error) {
 	s := spec.Scenario
-	out := Outcome{RunID: spec.RunID, Seed: spec.Seed}
-	if out.RunID == "" {
-		out.RunID = RunID(s.Name, spec.Seed)
-	}
+	out := analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}
 	start := time.Now()
-	opts := ScenarioOptions(s)
+	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
 	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, opts)
 	if err != nil {
 		return out, err
 	}
 	res, simErr := sim.Run(ctx, s, spec.Seed, load, sim.Options{Progress: spec.Progress, Check: true})
-	out.Sim = res
+	out.Events = res.Events
 	out.Status = "complete"
 	if res.Partial {
 		out.Status = "partial"
@@ -99,4 +90,32 @@ func Execute(ctx context.Context, db *DB, spec Spec) (Outcome, error) {
 	out.Metrics = m
 	out.Digest = load.Digest()
 	return out, nil
+}
+
+// Serial executes specs one after another into db and returns the outcomes of the runs
+// that ran, in order; after each run, done (when set) is told its index. A cancelled ctx
+// cuts the run under way short (it is stored as partial) and starts no other. The first run
+// that fails stops it and is returned.
+func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)) ([]analysis.Outcome, error) {
+	var outs []analysis.Outcome
+	for i := 0; i < len(specs) && ctx.Err() == nil; i++ {
+		out, err := Execute(ctx, db, specs[i])
+		if err != nil {
+			return nil, err
+		}
+		outs = append(outs, out)
+		if done != nil {
+			done(i)
+		}
+	}
+	return outs, nil
+}
+
+// Seeds is the specs of seeds seed, seed+1, ..., seed+n-1 of s.
+func Seeds(s *scenarios.Scenario, seed uint64, n int, version string) []Spec {
+	specs := make([]Spec, n)
+	for i := range specs {
+		specs[i] = Spec{Scenario: s, Seed: seed + uint64(i), Version: version}
+	}
+	return specs
 }

@@ -1,6 +1,6 @@
 //go:build duckdb_arrow
 
-package main
+package pipeline
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func TestMemoryBudget(t *testing.T) {
 	// The watchdog trips at its trip size, not at the limit.
 	ctx, cancel := context.WithCancelCause(context.Background())
 	used := uint64(0)
-	m := &memWatch{limit: 1000, trip: 800, cancel: cancel, read: func() uint64 { return used }}
+	m := &MemoryWatch{limit: 1000, trip: 800, cancel: cancel, read: func() uint64 { return used }}
 	for _, used = range []uint64{100, 799, 800} {
 		m.check()
 	}
@@ -38,7 +38,7 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	used = 801
 	m.check()
-	if !errors.Is(context.Cause(ctx), errMemory) || m.peak.Load() != 801 {
+	if !errors.Is(context.Cause(ctx), ErrMemory) || m.peak.Load() != 801 {
 		t.Errorf("at 801 of 800: cause %v, peak %d; want the memory limit, peak 801", context.Cause(ctx), m.peak.Load())
 	}
 }

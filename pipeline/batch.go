@@ -1,0 +1,230 @@
+//go:build duckdb_arrow
+
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mayday-sim/mayday/analysis"
+)
+
+// Batch executes many runs in parallel: Workers goroutines (default runtime.NumCPU()), each
+// run single-threaded as always. With Into, every worker loads its runs straight into that
+// one database, each run a transaction of its own on its own connection: DuckDB commits
+// concurrent appends to the same tables without conflict, so a run is in Into, whole, as
+// soon as it finishes, and nothing is copied afterwards. Without Into, each worker loads
+// into its own temporary database, and CopyRuns copies the runs wanted. While any load
+// runs, DuckDB is held to one thread (see analysis.DB.Load), so that the workers, not
+// DuckDB's pool, use the cores. Results are identical to running the specs one by one: a
+// run's records depend on its scenario and seed only. Only the physical order of rows
+// across runs depends on which run finished first; every reader orders explicitly
+// (analysis.ListRuns), and BatchResult lists everything in spec order.
+type Batch struct {
+	Workers int
+	// Into is the database the runs load into; nil = temporary worker databases under Dir.
+	Into *analysis.DB
+	Dir  string // where the temporary worker databases go; "" = os.TempDir()
+	// KeepGoing records a failed run in BatchResult.Errs and goes on with the others;
+	// without it the first failure stops the batch and is returned.
+	KeepGoing bool
+	// Done is called after each run ends (err is its failure), in completion order, one
+	// call at a time.
+	Done func(i int, out analysis.Outcome, err error)
+}
+
+// batchPrefix starts the name of a batch's temporary folder.
+const batchPrefix = ".mayday-batch-"
+
+// BatchResult holds what a Batch ran until Close removes its temporary databases.
+type BatchResult struct {
+	Outcomes []analysis.Outcome // in spec order
+	Ran      []bool             // true for the runs that finished (possibly partial, when interrupted)
+	Errs     []error            // with KeepGoing: why spec i failed
+	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, its metrics, and with Into the checkpoint after it
+	Stale    []string           // batch folders of killed processes that were removed
+	into     bool               // the runs are in Batch.Into already
+	holder   []int              // worker whose database holds spec i
+	paths    []string           // the workers' databases
+	dir      string
+}
+
+// Run executes specs and returns their outcomes in spec order. A cancelled ctx stops
+// dispatching; runs under way finish as partial runs (status `partial`), the rest do not
+// start. The first run that fails cancels the others and is returned as the error (with
+// Into, the runs that finished before stay in it). A run that fails is never left in Into.
+func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
+	workers := b.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	workers = max(1, min(workers, len(specs)))
+	r := &BatchResult{
+		Outcomes: make([]analysis.Outcome, len(specs)),
+		Ran:      make([]bool, len(specs)),
+		Errs:     make([]error, len(specs)),
+		Elapsed:  make([]time.Duration, len(specs)),
+		holder:   make([]int, len(specs)),
+		into:     b.Into != nil,
+	}
+	if b.Into != nil {
+		ids := make([]string, len(specs))
+		for i, s := range specs {
+			ids[i] = s.runID()
+		}
+		if err := analysis.NewRunIDs(ctx, b.Into, ids); err != nil {
+			return nil, err
+		}
+	} else if err := r.makeDir(b.Dir, workers); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+		jobs = make(chan int)
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+		cancel(err)
+	}
+	record := func(w, i int, out analysis.Outcome, elapsed time.Duration, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			r.Errs[i] = err
+		} else {
+			r.Outcomes[i], r.Ran[i], r.holder[i], r.Elapsed[i] = out, true, w, elapsed
+		}
+		if b.Done != nil {
+			b.Done(i, out, err)
+		}
+	}
+	for w := range workers {
+		wg.Go(func() { b.work(ctx, w, r, specs, jobs, fail, record) })
+	}
+dispatch:
+	for i := range specs {
+		select {
+		case jobs <- i:
+		case <-ctx.Done():
+			break dispatch
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if len(errs) > 0 {
+		r.Close()
+		return nil, errs[0]
+	}
+	return r, nil
+}
+
+// work is worker w: it runs the specs it is handed until jobs closes, skipping them once the
+// batch stops. Without Into it opens its own database at its first run.
+func (b Batch) work(ctx context.Context, w int, r *BatchResult, specs []Spec, jobs <-chan int,
+	fail func(error), record func(w, i int, out analysis.Outcome, elapsed time.Duration, err error)) {
+	db, closeDB := b.Into, func() {}
+	if db == nil {
+		defer func() { closeDB() }()
+	}
+	for i := range jobs {
+		if ctx.Err() != nil {
+			continue // drain: the batch is stopping
+		}
+		if db == nil {
+			var err error
+			// Not ctx: an interrupt that lands while a worker opens its database
+			// must stop the batch, not fail it.
+			if db, err = analysis.CreateWorker(context.WithoutCancel(ctx), r.paths[w]); err != nil {
+				fail(err) // the environment, not a run: stop whatever KeepGoing says
+				continue
+			}
+			closeDB = func() {
+				if err := db.Close(); err != nil {
+					fail(fmt.Errorf("analysis: batch worker database: %w", err))
+				}
+			}
+		}
+		out, elapsed, err, dberr := b.execute(ctx, db, specs[i])
+		if dberr != nil {
+			fail(dberr) // the database, not the run
+			continue
+		}
+		if err != nil && !b.KeepGoing {
+			fail(err)
+			continue
+		}
+		record(w, i, out, elapsed, err)
+	}
+}
+
+// execute runs one spec into db and returns its outcome, its own wall time, its failure and
+// a failure of the database itself. With Into, a failed run is removed and a finished one
+// checkpointed when it can be.
+func (b Batch) execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, time.Duration, error, error) {
+	start := time.Now()
+	out, err := Execute(ctx, db, spec)
+	if b.Into == nil {
+		return out, time.Since(start), err, nil
+	}
+	if err != nil {
+		return out, time.Since(start), errors.Join(err, analysis.DropRun(context.WithoutCancel(ctx), db, spec.runID())), nil
+	}
+	dberr := analysis.TryCheckpoint(context.WithoutCancel(ctx), db)
+	return out, time.Since(start), nil, dberr
+}
+
+// makeDir creates the folder of the workers' databases. It is named after this process, so
+// the next batch in the same place can tell a folder left by a killed process from one of a
+// batch still running.
+func (r *BatchResult) makeDir(parent string, workers int) error {
+	if parent == "" {
+		parent = os.TempDir()
+	}
+	r.Stale = analysis.CleanStale(parent, batchPrefix, "a batch")
+	dir, err := os.MkdirTemp(parent, batchPrefix+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return fmt.Errorf("analysis: batch: %w", err)
+	}
+	r.dir = dir
+	for w := range workers {
+		r.paths = append(r.paths, filepath.Join(dir, "worker-"+strconv.Itoa(w)+".duckdb"))
+	}
+	return nil
+}
+
+// CopyRuns copies the runs of the specs listed in order (indices into the specs given to
+// Run; specs that never ran are skipped) into dst, one run after another in that order.
+func (r *BatchResult) CopyRuns(ctx context.Context, dst *analysis.DB, order []int) error {
+	if r.into {
+		return errors.New("analysis: batch: the runs were loaded into the batch's database; there is nothing to copy")
+	}
+	var runs []analysis.RunCopy
+	for _, i := range order {
+		if i < 0 || i >= len(r.Ran) || !r.Ran[i] {
+			continue
+		}
+		runs = append(runs, analysis.RunCopy{Path: r.paths[r.holder[i]], RunID: r.Outcomes[i].RunID})
+	}
+	return analysis.CopyRuns(ctx, dst, runs)
+}
+
+// Close removes the temporary databases.
+func (r *BatchResult) Close() error {
+	if r.dir == "" {
+		return nil
+	}
+	return os.RemoveAll(r.dir)
+}
