@@ -312,6 +312,18 @@ type refToolStats struct {
 	Compute                                               float64
 }
 
+// countStatus counts one attempt's outcome.
+func (ts *refToolStats) countStatus(status record.Status) {
+	switch status {
+	case record.StatusOK:
+		ts.OK++
+	case record.StatusError:
+		ts.Errors++
+	case record.StatusTimeout:
+		ts.Timeouts++
+	}
+}
+
 func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 	by := map[string]*refToolStats{}
 	get := func(tool string) *refToolStats {
@@ -332,14 +344,7 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 		} else {
 			ts.Operations++
 		}
-		switch cl.s.Status {
-		case record.StatusOK:
-			ts.OK++
-		case record.StatusError:
-			ts.Errors++
-		case record.StatusTimeout:
-			ts.Timeouts++
-		}
+		ts.countStatus(cl.s.Status)
 	}
 	for _, s := range c.Spans {
 		switch {
@@ -358,14 +363,7 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 			if s.Attempt > 1 {
 				ts.Retries++
 			}
-			switch s.Status {
-			case record.StatusOK:
-				ts.OK++
-			case record.StatusError:
-				ts.Errors++
-			case record.StatusTimeout:
-				ts.Timeouts++
-			}
+			ts.countStatus(s.Status)
 		}
 	}
 	for _, e := range c.Executions {
