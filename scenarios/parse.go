@@ -328,6 +328,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			rule.Preset(&fault)
 		}
 		good = d.faultValues(f, &fault) && good
+		good = d.faultParams(f, &fault, rule) && good
 		if !good {
 			continue
 		}

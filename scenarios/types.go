@@ -203,6 +203,9 @@ type Fault struct {
 	Rate        Rate          `json:"rate,omitzero"`
 	Factor      float64       `json:"factor,omitempty"`
 	Share       float64       `json:"share,omitempty"` // zone_crash: share of the workers in the zone
+	// Params holds the kind's own parameters (FaultRule.Params): a *T of the kind's type,
+	// or nil for a kind without. The scenario's JSON writes its keys after the fields above.
+	Params any `json:"-"`
 }
 
 // Recovery is the policy under test: the recovery engine's configuration.
