@@ -18,7 +18,7 @@ import (
 //
 //	key   the key's name, then its rules, comma-separated:
 //	        >0          a number, probability or duration must be above its least value
-//	        min=N max=N the least and largest value (a whole number's largest; 0 = none)
+//	        min=N max=N the least and largest value of a number (max 0 = none)
 //	        default=V   the default, written as in a file (1m, 0.5, full, true)
 //	        prob        a float64 is a probability in [0, 1]
 //	        signed      a float64 may be any finite number
@@ -340,6 +340,10 @@ func (d *decoder) leaf(n *yaml.Node, key string, sch *schema, dst reflect.Value)
 			x, ok = d.number(n, key, sch.wantText())
 		} else {
 			x, ok = d.atLeast(n, key, sch.min, sch.above, sch.wantText())
+		}
+		if ok && sch.max > 0 && x > sch.max {
+			d.fail(n, key, "%v is too large; want at most %v", x, fmtNumber(sch.max))
+			return false
 		}
 		if ok {
 			dst.SetFloat(x)
