@@ -154,3 +154,44 @@ func TestFaultParamsRefused(t *testing.T) {
 		})
 	}
 }
+
+// everyKind has a key of every kind of value, none with a default.
+type everyKind struct {
+	D    time.Duration `key:"d,>0" doc:"d"`
+	I    int           `key:"i,min=3,max=4" doc:"i"`
+	N    float64       `key:"n,>0,min=1,max=1.5" doc:"n"`
+	P    float64       `key:"p,prob,>0" doc:"p"`
+	C    float64       `key:"c,compute" doc:"c"`
+	B    bool          `key:"b" doc:"b"`
+	E    string        `key:"e,enum=x|y" doc:"e"`
+	T    string        `key:"t" doc:"t"`
+	R    Rate          `key:"r,>0" doc:"r"`
+	DD   Dist          `key:"dd,dur" doc:"dd"`
+	CD   Dist          `key:"cd,min=1" doc:"cd"`
+	Peak float64       `key:"peak,min=1,default=2" doc:"with a default"`
+}
+
+// TestKeysExample: Example writes a value of every key that its own declaration accepts, so
+// a test can write an entry of any fault kind with its required keys.
+func TestKeysExample(t *testing.T) {
+	k := KeysOf[everyKind]("every kind")
+	var src strings.Builder
+	for _, name := range k.Names() {
+		src.WriteString(name + ": " + k.Example(name) + "\n")
+	}
+	n, err := parseYAML("p.yaml", []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder("p.yaml")
+	var p everyKind
+	if bad := d.decodeKeys("p", n, k, &p); len(bad) > 0 {
+		t.Errorf("examples refused by their own keys:\n%s\n%v", src.String(), d.errs.err())
+	}
+	if err := k.Check(&p, "p"); err != nil {
+		t.Error(err)
+	}
+	if k.Example("peak") != "2" || k.Example("nothing") != "" {
+		t.Errorf("Example(peak) = %q, Example(nothing) = %q", k.Example("peak"), k.Example("nothing"))
+	}
+}
