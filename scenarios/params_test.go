@@ -69,9 +69,9 @@ func TestFaultParams(t *testing.T) {
 
 	for set, want := range map[string]string{
 		"faults[0].summit=200":  "t.yaml: --set faults[0].summit=200: faults[0].summit: 200 is too large; want at most 100",
-		"faults[0].climb=0s":   "faults[0].climb",
-		"faults[0].climbb=1m":  `unknown key "climbb" (did you mean climb?)`,
-		"faults[0].factor=2":  "a ramp_test fault takes no factor; it takes id, kind, tool, at, for, climb and summit",
+		"faults[0].climb=0s":    "faults[0].climb",
+		"faults[0].climbb=1m":   `unknown key "climbb" (did you mean climb?)`,
+		"faults[0].factor=2":    "a ramp_test fault takes no factor; it takes id, kind, tool, at, for, climb and summit",
 		"faults[0].summit=true": "faults[0].summit",
 	} {
 		_, err := Parse("t.yaml", []byte(rampFile), []string{set})
