@@ -267,6 +267,7 @@ var (
 			"tolerances", dict("metric", number(0, false, "absolute tolerance in the metric's unit, >= 0"), false,
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
+			"tune", tuneSchema,
 			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
 				"currency", shown(text("the currency code of every price, such as USD"), "USD"),
 				"models", dict("model", obj("prices of one model",
