@@ -11,8 +11,8 @@ import (
 
 // rampParams are the parameters of a fault kind registered only by these tests.
 type rampParams struct {
-	Ramp time.Duration `key:"ramp,>0,default=1m" doc:"time the latency takes to reach its peak"`
-	Peak float64       `key:"peak,min=1,max=100,default=2" want:"a latency factor in [1, 100]" doc:"the latency factor at the peak"`
+	Ramp time.Duration `key:"climb,>0,default=1m" doc:"time the latency takes to reach its peak"`
+	Peak float64       `key:"summit,min=1,max=100,default=2" want:"a latency factor in [1, 100]" doc:"the latency factor at the peak"`
 }
 
 // withRampKind registers the kind ramp_test (a window on a tool, with rampParams) for the
@@ -30,7 +30,7 @@ func withRampKind(t *testing.T) {
 	RegisterFault(FaultRule{
 		Kind: "ramp_test", Doc: "latency ramps up over the window",
 		Keys: []string{"tool", "at", "for"}, Params: KeysOf[rampParams]("ramp_test's parameters"),
-		Required: []string{"for", "ramp"}, Window: true,
+		Required: []string{"for", "climb"}, Window: true,
 	})
 }
 
@@ -38,7 +38,7 @@ const rampFile = `name: t
 tools:
   search: {latency: {dist: constant, value: 1s}, timeout: 30s}
 faults:
-  - {id: slow, kind: ramp_test, tool: search, for: 10m, ramp: 2m}
+  - {id: slow, kind: ramp_test, tool: search, for: 10m, climb: 2m}
 `
 
 // TestFaultParams: a kind's own keys, declared by tags on its parameter type, are decoded
@@ -55,11 +55,11 @@ func TestFaultParams(t *testing.T) {
 		t.Fatalf("Params = %#v; want ramp 2m and the default peak 2", s.Faults[0].Params)
 	}
 	js := string(s.JSON())
-	if !strings.Contains(js, `"kind":"ramp_test","tool":"search","for":600000000000,"ramp":120000000000,"peak":2}`) {
+	if !strings.Contains(js, `"kind":"ramp_test","tool":"search","for":600000000000,"climb":120000000000,"summit":2}`) {
 		t.Errorf("the JSON lacks the parameters after the fields: %s", js)
 	}
 
-	s, err = Parse("t.yaml", []byte(rampFile), []string{"faults[0].peak=5", "faults[0].ramp=30s"})
+	s, err = Parse("t.yaml", []byte(rampFile), []string{"faults[0].summit=5", "faults[0].climb=30s"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,19 +68,19 @@ func TestFaultParams(t *testing.T) {
 	}
 
 	for set, want := range map[string]string{
-		"faults[0].peak=200":  "t.yaml: --set faults[0].peak=200: faults[0].peak: 200 is too large; want at most 100",
-		"faults[0].ramp=0s":   "faults[0].ramp",
-		"faults[0].rampp=1m":  `unknown key "rampp" (did you mean ramp?)`,
-		"faults[0].factor=2":  "a ramp_test fault takes no factor; it takes id, kind, tool, at, for, ramp and peak",
-		"faults[0].peak=true": "faults[0].peak",
+		"faults[0].summit=200":  "t.yaml: --set faults[0].summit=200: faults[0].summit: 200 is too large; want at most 100",
+		"faults[0].climb=0s":    "faults[0].climb",
+		"faults[0].climbb=1m":   `unknown key "climbb" (did you mean climb?)`,
+		"faults[0].factor=2":    "a ramp_test fault takes no factor; it takes id, kind, tool, at, for, climb and summit",
+		"faults[0].summit=true": "faults[0].summit",
 	} {
 		_, err := Parse("t.yaml", []byte(rampFile), []string{set})
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("--set %s: %v; want %q", set, err, want)
 		}
 	}
-	_, err = Parse("t.yaml", []byte(strings.Replace(rampFile, ", ramp: 2m", "", 1)), nil)
-	if err == nil || !strings.Contains(err.Error(), "t.yaml:5: faults[0]: a ramp_test fault needs ramp") {
+	_, err = Parse("t.yaml", []byte(strings.Replace(rampFile, ", climb: 2m", "", 1)), nil)
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:5: faults[0]: a ramp_test fault needs climb") {
 		t.Errorf("missing ramp: %v", err)
 	}
 
@@ -88,10 +88,10 @@ func TestFaultParams(t *testing.T) {
 	if err := json.Unmarshal(JSONSchema(), &sch); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(JSONSchema()), `"ramp"`) || !strings.Contains(FaultKindTable(), "| `ramp_test` | `tool`, `at`, `for`*, `ramp`*, `peak` | latency ramps up over the window |") {
+	if !strings.Contains(string(JSONSchema()), `"climb"`) || !strings.Contains(FaultKindTable(), "| `ramp_test` | `tool`, `at`, `for`*, `climb`*, `summit` | latency ramps up over the window |") {
 		t.Errorf("the JSON Schema or the kinds table lacks the parameters:\n%s", FaultKindTable())
 	}
-	if tab, err := KeyTable("faults"); err != nil || !strings.Contains(tab, "| `peak` | number, 1 to 100 | `2` | the latency factor at the peak |") {
+	if tab, err := KeyTable("faults"); err != nil || !strings.Contains(tab, "| `summit` | number, 1 to 100 | `2` | the latency factor at the peak |") {
 		t.Errorf("faults key table (%v):\n%s", err, tab)
 	}
 }
@@ -114,7 +114,7 @@ func TestFaultParamsBuiltInGo(t *testing.T) {
 	}
 	s.Faults = []Fault{{ID: "slow", Kind: "ramp_test", Tool: "search", For: time.Minute, Params: &rampParams{Peak: 500}}}
 	err = s.Validate()
-	if err == nil || !strings.Contains(err.Error(), "faults[0].peak") {
+	if err == nil || !strings.Contains(err.Error(), "faults[0].summit") {
 		t.Errorf("peak 500: %v", err)
 	}
 	if p := s.Faults[0].Params.(*rampParams); p.Ramp != time.Minute {
@@ -141,7 +141,7 @@ func TestFaultParamsRefused(t *testing.T) {
 	for name, r := range map[string]FaultRule{
 		"clash":  {Kind: "clash_test", Params: KeysOf[clash]("")},
 		"need":   {Kind: "need_test", Params: KeysOf[needed]("")},
-		"shared": {Kind: "shared_test", Keys: []string{"peak"}, Params: KeysOf[rampParams]("")},
+		"shared": {Kind: "shared_test", Keys: []string{"summit"}, Params: KeysOf[rampParams]("")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			withRampKind(t)
@@ -152,5 +152,46 @@ func TestFaultParamsRefused(t *testing.T) {
 			}()
 			RegisterFault(r)
 		})
+	}
+}
+
+// everyKind has a key of every kind of value, none with a default.
+type everyKind struct {
+	D    time.Duration `key:"d,>0" doc:"d"`
+	I    int           `key:"i,min=3,max=4" doc:"i"`
+	N    float64       `key:"n,>0,min=1,max=1.5" doc:"n"`
+	P    float64       `key:"p,prob,>0" doc:"p"`
+	C    float64       `key:"c,compute" doc:"c"`
+	B    bool          `key:"b" doc:"b"`
+	E    string        `key:"e,enum=x|y" doc:"e"`
+	T    string        `key:"t" doc:"t"`
+	R    Rate          `key:"r,>0" doc:"r"`
+	DD   Dist          `key:"dd,dur" doc:"dd"`
+	CD   Dist          `key:"cd,min=1" doc:"cd"`
+	Peak float64       `key:"peak,min=1,default=2" doc:"with a default"`
+}
+
+// TestKeysExample: Example writes a value of every key that its own declaration accepts, so
+// a test can write an entry of any fault kind with its required keys.
+func TestKeysExample(t *testing.T) {
+	k := KeysOf[everyKind]("every kind")
+	var src strings.Builder
+	for _, name := range k.Names() {
+		src.WriteString(name + ": " + k.Example(name) + "\n")
+	}
+	n, err := parseYAML("p.yaml", []byte(src.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDecoder("p.yaml")
+	var p everyKind
+	if bad := d.decodeKeys("p", n, k, &p); len(bad) > 0 {
+		t.Errorf("examples refused by their own keys:\n%s\n%v", src.String(), d.errs.err())
+	}
+	if err := k.Check(&p, "p"); err != nil {
+		t.Error(err)
+	}
+	if k.Example("peak") != "2" || k.Example("nothing") != "" {
+		t.Errorf("Example(peak) = %q, Example(nothing) = %q", k.Example("peak"), k.Example("nothing"))
 	}
 }

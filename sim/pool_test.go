@@ -1,0 +1,33 @@
+package sim
+
+import (
+	"context"
+	"testing"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// TestOperationsReturnToPool: an operation's state goes back to the pool once the
+// investigation has moved on and no request in a tool still points at it (its reference
+// count reaches zero), and the next operation takes it from there. One investigation whose
+// steps run one after another, each answered before the next is sent, so one state serves
+// every step and the pool ends holding exactly that one. A count that never returns to zero
+// leaves the pool empty; one that frees a state still referenced puts it there twice.
+func TestOperationsReturnToPool(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 20}
+	w, err := newSim(s.Canonical(), 1, record.Discard{}, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.run(context.Background())
+	if w.res.Completed != 1 || len(w.res.Violations) > 0 {
+		t.Fatalf("result %+v", w.res)
+	}
+	if len(w.freeOps) != 1 {
+		t.Fatalf("%d operation states in the pool after 20 steps one after another, want 1", len(w.freeOps))
+	}
+}
