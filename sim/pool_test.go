@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -29,5 +30,29 @@ func TestOperationsReturnToPool(t *testing.T) {
 	}
 	if len(w.freeOps) != 1 {
 		t.Fatalf("%d operation states in the pool after 20 steps one after another, want 1", len(w.freeOps))
+	}
+}
+
+// TestViolationsBounded: a run keeps its first maxViolations violations and counts the rest
+// in a last line, so a broken run cannot fill memory with its reports.
+func TestViolationsBounded(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	w, err := newSim(s.Canonical(), 1, record.Discard{}, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.run(context.Background())
+	if len(w.checker.violations) != 0 {
+		t.Fatalf("violations in a clean run: %v", w.checker.violations)
+	}
+	for i := range maxViolations + 2 {
+		w.checker.violate(w, "violation %d", i)
+	}
+	w.checker.final(w) // a finished clean run: adds only the count of the dropped
+	v := w.checker.violations
+	if len(v) != maxViolations+1 || v[maxViolations-1] != fmt.Sprintf("violation %d", maxViolations-1) ||
+		v[maxViolations] != "... and 2 more violations" {
+		t.Fatalf("%d violations kept, last two %q", len(v), v[len(v)-2:])
 	}
 }
