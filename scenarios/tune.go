@@ -487,3 +487,17 @@ func Patch(name string, data []byte, ovs []Override) ([]byte, error) {
 	}
 	return []byte(b.String()), nil
 }
+
+// Number is the override text v as a number on p's axis: the value of a whole number or
+// number, seconds of a duration, per second of a rate, the index of a choice.
+func (p TuneParam) Number(v string) (float64, bool) {
+	if p.Kind == TuneChoice {
+		for i, c := range p.Choices {
+			if c == v {
+				return float64(i), true
+			}
+		}
+		return 0, false
+	}
+	return p.number(v)
+}

@@ -140,6 +140,7 @@ const (
 	tuneSetFile    = "recommended.set"
 	tunePatchFile  = "recommended.yaml"
 	tuneReportFile = "report.md"
+	tuneChartFile  = "tune.svg"
 )
 
 // isTuneFolder says whether dir is a tune folder mayday wrote (what --force and --resume

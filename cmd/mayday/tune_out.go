@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/tune"
 )
@@ -90,9 +91,46 @@ func writeTuneFolder(folder *analysis.Folder, in *tuneInputs, f *tuneFile) error
 			return internal(err)
 		}
 	}
+	svg, err := tuneChart(f).SVG()
+	if err != nil {
+		return internal(err)
+	}
+	if err := os.WriteFile(folder.Path(tuneChartFile), svg, 0o644); err != nil {
+		return internal(err)
+	}
 	var b strings.Builder
 	writeTuneReport(&b, f)
 	return internal(os.WriteFile(folder.Path(tuneReportFile), []byte(b.String()), 0o644))
+}
+
+// tuneChart is the goal against each varied key, every measured candidate with its interval.
+func tuneChart(f *tuneFile) *reports.Chart {
+	goal, _ := f.Tune.Objective()
+	var panels []reports.TunePanel
+	for i, p := range f.Tune.Vary {
+		tp := reports.TunePanel{Key: p.Path}
+		if p.Kind == scenarios.TuneChoice {
+			tp.Key += " (choice " + strings.Join(indexed(p.Choices), ", ") + ")"
+		}
+		for _, c := range f.Candidates {
+			x, ok := p.Number(c.Values[i])
+			iv, measured := c.Intervals[goal]
+			if !ok || !measured || c.Seeds == 0 {
+				continue
+			}
+			tp.Points = append(tp.Points, reports.TunePoint{X: x, Mean: iv.Mean, Lo: iv.Lo, Hi: iv.Hi, Status: c.Status})
+		}
+		panels = append(panels, tp)
+	}
+	return reports.TuneChart(goal, panels)
+}
+
+func indexed(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%d = %s", i, x)
+	}
+	return out
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain characters.
@@ -173,7 +211,7 @@ func writeTuneText(w io.Writer, f *tuneFile, dir string) {
 		fmt.Fprintf(w, "runner-up #%d (%s): %s better by %s\n", f.RunnerUp.Candidate,
 			paramsText(f.Tune, f.Candidates[f.RunnerUp.Candidate].Values), g, ivText(f.RunnerUp.Diff))
 	}
-	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s\n", dir, TuneFile, tuneSetFile, tunePatchFile, tuneReportFile)
+	fmt.Fprintf(w, "wrote %s: %s, %s, %s, %s, %s\n", dir, TuneFile, tuneSetFile, tunePatchFile, tuneReportFile, tuneChartFile)
 }
 
 // writeTuneReport writes report.md: the goal, the verdict and every candidate.
@@ -183,6 +221,7 @@ func writeTuneReport(w io.Writer, f *tuneFile) {
 	if !f.Complete {
 		fmt.Fprintf(w, "**Interrupted**: resume with `mayday tune --resume DIR`.\n\n")
 	}
+	fmt.Fprintf(w, "![%s against each varied key](%s)\n\n", func() string { g, _ := f.Tune.Objective(); return g }(), tuneChartFile)
 	if f.Recommend != nil {
 		fmt.Fprintf(w, "**Recommended** (#%d): `%s`, %s.\n\n", f.Recommend.ID, paramsText(f.Tune, f.Recommend.Values), verdictText[f.Verdict])
 	} else {

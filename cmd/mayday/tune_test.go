@@ -46,7 +46,7 @@ func TestTuneInterruptResume(t *testing.T) {
 	if _, errOut, code := execMayday(t, "tune", "--resume", part, "-q"); code != 0 {
 		t.Fatalf("resume: exit %d: %s", code, errOut)
 	}
-	for _, name := range []string{TuneFile, tuneSetFile, tunePatchFile, tuneReportFile} {
+	for _, name := range []string{TuneFile, tuneSetFile, tunePatchFile, tuneReportFile, tuneChartFile} {
 		a, _ := os.ReadFile(filepath.Join(whole, name))
 		b, _ := os.ReadFile(filepath.Join(part, name))
 		if string(a) != string(b) || len(a) == 0 {
