@@ -458,3 +458,46 @@ func mapValue(n *yaml.Node, k string) *yaml.Node {
 	}
 	return nil
 }
+
+// Patch returns the scenario text data with the overrides applied, as a YAML document
+// (comments kept where the YAML library can keep them), after checking that the result
+// is a valid scenario: what `mayday tune` writes as its recommended scenario.
+func Patch(name string, data []byte, ovs []Override) ([]byte, error) {
+	if _, err := ParseOverrides(name, data, ovs); err != nil {
+		return nil, err
+	}
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(name)
+	for _, o := range ovs {
+		if e := d.apply(&root, o, nil); e != nil {
+			return nil, ErrorList{e}
+		}
+	}
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// Number is the override text v as a number on p's axis: the value of a whole number or
+// number, seconds of a duration, per second of a rate, the index of a choice.
+func (p TuneParam) Number(v string) (float64, bool) {
+	if p.Kind == TuneChoice {
+		for i, c := range p.Choices {
+			if c == v {
+				return float64(i), true
+			}
+		}
+		return 0, false
+	}
+	return p.number(v)
+}
