@@ -26,3 +26,35 @@ func TestRedactedExactly(t *testing.T) {
 		}
 	}
 }
+
+// TestLearnedSecretsBounds: a value Hash redacts is learned, and scrubbed from free text
+// later, from minLearnedSize bytes on (a shorter one would match by chance), and at most
+// maxLearned of them: the one after is hashed but not learned.
+func TestLearnedSecretsBounds(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	short, exact := "qwertyu", "asdfghjk" // 7 and 8 bytes, no shape of a known secret
+	if len(short) != minLearnedSize-1 || len(exact) != minLearnedSize {
+		t.Fatal("test values no longer straddle minLearnedSize")
+	}
+	r.Hash(short)
+	r.Hash(exact)
+	if got := r.Text("a " + short + " b"); !strings.Contains(got, short) {
+		t.Errorf("a %d-byte value was learned: %q", len(short), got)
+	}
+	if got := r.Text("a " + exact + " b"); strings.Contains(got, exact) {
+		t.Errorf("a %d-byte value was not learned: %q", len(exact), got)
+	}
+	r = NewRedactor(nil, nil, nil)
+	var vals []string
+	for i := range maxLearned + 1 {
+		v := "learned-" + string(rune('a'+i)) + "-value"
+		vals = append(vals, v)
+		r.Hash(v)
+	}
+	for i, v := range vals {
+		scrubbed := !strings.Contains(r.Text("x "+v+" y"), v)
+		if want := i < maxLearned; scrubbed != want {
+			t.Errorf("value %d of %d hashed: scrubbed from text %t, want %t", i+1, len(vals), scrubbed, want)
+		}
+	}
+}
