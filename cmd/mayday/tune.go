@@ -36,6 +36,8 @@ type tuneOptions struct {
 	Seeds      int
 	MaxSeeds   int
 	Confidence float64
+	Plan       bool
+	Results    []string
 	changed    func(name string) bool
 }
 
@@ -85,6 +87,8 @@ See docs/scenarios.md#tune.`,
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	f.IntVarP(&opts.Jobs, "jobs", "j", 0, "runs at once (default: the number of cores)")
 	f.StringVar(&opts.Resume, "resume", "", "continue the search stored in this tune folder")
+	f.BoolVar(&opts.Plan, "plan", false, "run nothing: write the next round of candidates as a sweep file for 'mayday sweep' (docs/scale-out.md)")
+	f.StringArrayVar(&opts.Results, "results", nil, "with --resume: a sweep folder or database holding the runs of the planned round, such as a merge of its shards (repeatable)")
 	f.StringVar(&opts.Budget, "budget", "", "runs (such as 150) or wall time (such as 10m); replaces tune.budget")
 	f.StringVar(&opts.Maximize, "maximize", "", "metric to maximize; replaces the tune block's goal")
 	f.StringVar(&opts.Minimize, "minimize", "", "metric to minimize; replaces the tune block's goal")
@@ -118,6 +122,18 @@ type tuneFile struct {
 	Tied       []int            `json:"tied,omitempty"`
 	Front      []tuneCandidate  `json:"front,omitempty"`
 	Candidates []tuneCandidate  `json:"candidates"`
+	Round      *tuneRound       `json:"round,omitempty"`
+}
+
+// tuneRound is a planned round (--plan): the candidates a sweep of File runs, as its
+// points, on seeds Seed to Seed+Seeds-1.
+type tuneRound struct {
+	Number int        `json:"number"`
+	File   string     `json:"file"`
+	Prefix string     `json:"prefix"`
+	Seed   uint64     `json:"seed"`
+	Seeds  int        `json:"seeds"`
+	Points [][]string `json:"points"` // each point's values, in the order of tune.vary
 }
 
 // tuneCandidate is one candidate in tune.json, with its runs' metrics by seed.
@@ -155,6 +171,7 @@ func isTuneFolder(dir string) error {
 		switch n := e.Name(); {
 		case n == TuneFile && e.Type().IsRegular():
 			found = true
+		case strings.HasPrefix(n, "round-") && filepath.Ext(n) == ".yaml" && e.Type().IsRegular():
 		case (n == tuneSetFile || n == tunePatchFile || n == tuneReportFile || n == analysis.FolderManifest || filepath.Ext(n) == ".svg") && e.Type().IsRegular():
 		default:
 			return fmt.Errorf("it holds %s, which a tune folder does not", n)

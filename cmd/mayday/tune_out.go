@@ -74,7 +74,7 @@ func writeTuneFolder(folder *analysis.Folder, in *tuneInputs, f *tuneFile) error
 	if err := writeTuneJSON(folder.Path(TuneFile), f); err != nil {
 		return internal(err)
 	}
-	if f.Recommend != nil {
+	if f.Recommend != nil && f.Complete {
 		ovs := recommendedSets(in.t, f.Recommend)
 		var b strings.Builder
 		for _, o := range ovs {

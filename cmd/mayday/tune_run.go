@@ -28,7 +28,7 @@ type tuneInputs struct {
 }
 
 func tuneRun(ctx context.Context, opts *tuneOptions) error {
-	in, err := tuneLoad(opts)
+	in, err := tuneLoad(ctx, opts)
 	if err != nil {
 		return err
 	}
@@ -36,16 +36,38 @@ func tuneRun(ctx context.Context, opts *tuneOptions) error {
 	var file *tuneFile
 	tx := folderTx{io: opts.io, Dir: in.dir, Force: opts.Force || opts.Resume != "", What: "tune folder", Recognise: isTuneFolder,
 		Fill: func(folder *analysis.Folder) (bool, error) {
-			r, err := tuneSearch(ctx, opts, in, quiet)
+			plan := &planner{}
+			r, err := tuneSearch(ctx, opts, in, quiet, plan)
 			if err != nil {
 				return false, err
 			}
 			file = tuneSummary(opts, in, r)
+			if len(plan.jobs) > 0 {
+				round, data, err := planRound(in, plan.jobs)
+				if err != nil {
+					return false, err
+				}
+				file.Round, file.Complete = round, false
+				if err := os.WriteFile(folder.Path(round.File), data, 0o644); err != nil {
+					return false, internal(err)
+				}
+			}
 			// Whole even when interrupted: what it holds includes all the folder held before.
 			return true, writeTuneFolder(folder, in, file)
 		}}
 	if _, err := tx.run(ctx); err != nil {
 		return err
+	}
+	return tuneReport(opts, in, file)
+}
+
+// tuneReport prints what the search found, or the round to run next.
+func tuneReport(opts *tuneOptions, in *tuneInputs, file *tuneFile) error {
+	if file.Round != nil {
+		if !opts.Quiet {
+			writeRoundText(opts.io.Out, file, in.dir)
+		}
+		return nil
 	}
 	if !file.Complete {
 		return interrupted("%d runs measured; %s holds them: continue with mayday tune --resume %s", file.Runs, in.dir, in.dir)
@@ -68,7 +90,7 @@ func tuneRun(ctx context.Context, opts *tuneOptions) error {
 }
 
 // tuneSearch runs the search with a progress line.
-func tuneSearch(ctx context.Context, opts *tuneOptions, in *tuneInputs, quiet bool) (*tune.Result, error) {
+func tuneSearch(ctx context.Context, opts *tuneOptions, in *tuneInputs, quiet bool, plan *planner) (*tune.Result, error) {
 	bar := newProgress(opts.io, quiet, "tune "+in.base.Name, max(in.t.Budget, 1))
 	runs := 0
 	cfg := tune.Config{Tune: in.t, Seed0: in.seed, Known: in.known, Progress: func(spent, budget int, what string) {
@@ -82,6 +104,9 @@ func tuneSearch(ctx context.Context, opts *tuneOptions, in *tuneInputs, quiet bo
 			testHookRunDone()
 		}
 	})
+	if opts.Plan {
+		eval = plan.eval
+	}
 	r, err := tune.Search(ctx, cfg, eval)
 	bar.done()
 	if err != nil {
@@ -95,7 +120,7 @@ func tuneSearch(ctx context.Context, opts *tuneOptions, in *tuneInputs, quiet bo
 
 // tuneLoad reads the scenario (from the argument, or from the folder to resume) and applies
 // the flags to its tune block. Every mistake is bad input, found before anything runs.
-func tuneLoad(opts *tuneOptions) (*tuneInputs, error) {
+func tuneLoad(ctx context.Context, opts *tuneOptions) (*tuneInputs, error) {
 	if err := checkFormat(opts.Format); err != nil {
 		return nil, err
 	}
@@ -106,7 +131,14 @@ func tuneLoad(opts *tuneOptions) (*tuneInputs, error) {
 		return nil, badInputf("--jobs %d: want 0 (all cores) or more", opts.Jobs)
 	}
 	if opts.Resume != "" {
-		return tuneResume(opts)
+		in, err := tuneResume(opts)
+		if err == nil && len(opts.Results) > 0 {
+			err = readRoundResults(ctx, in, opts.Results)
+		}
+		return in, err
+	}
+	if len(opts.Results) > 0 {
+		return nil, badInputf("--results: only with --resume DIR, the folder that planned the round")
 	}
 	if opts.Scenario == "" {
 		return nil, badInputf("tune: name a scenario, or --resume a tune folder")

@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,6 +87,52 @@ func TestTuneBadInput(t *testing.T) {
 		}
 		if _, err := os.Stat(dir); err == nil {
 			t.Fatalf("%v wrote %s", tc.args, dir)
+		}
+	}
+}
+
+// A search planned round by round (--plan), each round run as a sweep in two shards, merged
+// and read back (--resume --results), ends with the folder a search on one machine writes.
+func TestTuneRoundsAsSweeps(t *testing.T) {
+	root := t.TempDir()
+	whole, plan := filepath.Join(root, "whole"), filepath.Join(root, "plan")
+	if _, errOut, code := execMayday(t, "tune", "testdata/tune.yaml", "--out", whole, "-q"); code != 0 {
+		t.Fatalf("tune: exit %d: %s", code, errOut)
+	}
+	args := []string{"tune", "testdata/tune.yaml", "--out", plan, "--plan"}
+	for round := 1; ; round++ {
+		out, errOut, code := execMayday(t, args...)
+		if code != 0 {
+			t.Fatalf("round %d: %v: exit %d: %s", round, args, code, errOut)
+		}
+		f := readTuneFile(t, plan)
+		if f.Round == nil {
+			break
+		}
+		if round > 8 || !strings.Contains(out, "mayday sweep") {
+			t.Fatalf("round %d: %s", round, out)
+		}
+		file := filepath.Join(plan, f.Round.File)
+		var shards []string
+		for i := 1; i <= 2; i++ {
+			shard := filepath.Join(root, fmt.Sprintf("r%d-shard%d", round, i))
+			if _, errOut, code := execMayday(t, "sweep", file, "--seed", fmt.Sprint(f.Round.Seed), "--seeds", fmt.Sprint(f.Round.Seeds),
+				"--shard", fmt.Sprintf("%d/2", i), "--out", shard, "-q"); code != 0 {
+				t.Fatalf("round %d shard %d: exit %d: %s", round, i, code, errOut)
+			}
+			shards = append(shards, shard)
+		}
+		merged := filepath.Join(root, fmt.Sprintf("r%d-merged", round))
+		if _, errOut, code := execMayday(t, append([]string{"merge", merged}, shards...)...); code != 0 {
+			t.Fatalf("round %d merge: exit %d: %s", round, code, errOut)
+		}
+		args = []string{"tune", "--resume", plan, "--results", merged, "--plan"}
+	}
+	for _, name := range []string{TuneFile, tuneSetFile, tunePatchFile} {
+		a, _ := os.ReadFile(filepath.Join(whole, name))
+		b, _ := os.ReadFile(filepath.Join(plan, name))
+		if string(a) != string(b) || len(a) == 0 {
+			t.Errorf("%s differs between one machine and sweeps:\n%s\n---\n%s", name, a, b)
 		}
 	}
 }
