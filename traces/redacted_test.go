@@ -99,3 +99,17 @@ func TestRedactJSONPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestIsIdent: the bytes of a key name are ASCII letters and digits, '_', '-' and '.',
+// each range to its last byte.
+func TestIsIdent(t *testing.T) {
+	const ident = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+	for c := 0; c < 256; c++ {
+		if want := strings.IndexByte(ident, byte(c)) >= 0; isIdent(byte(c)) != want {
+			t.Errorf("isIdent(%q) = %t", rune(c), !want)
+		}
+	}
+	if got := NewRedactor(nil, nil, nil).Text("token9=swordfish"); strings.Contains(got, "swordfish") {
+		t.Errorf("a key ending in a digit: %q", got)
+	}
+}
