@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -54,5 +55,24 @@ func TestViolationsBounded(t *testing.T) {
 	if len(v) != maxViolations+1 || v[maxViolations-1] != fmt.Sprintf("violation %d", maxViolations-1) ||
 		v[maxViolations] != "... and 2 more violations" {
 		t.Fatalf("%d violations kept, last two %q", len(v), v[len(v)-2:])
+	}
+}
+
+// TestBrownoutThatDoesNothing: a brownout needs a probability above 0 or a slowdown above
+// 1; one with neither is refused when the file is read, and either alone is accepted.
+func TestBrownoutThatDoesNothing(t *testing.T) {
+	for _, c := range []struct {
+		fault string
+		ok    bool
+	}{
+		{"{kind: brownout, tool: a, for: 1m, probability: 0, slowdown: 1}", false},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0.5, slowdown: 1}", true},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0, slowdown: 2}", true},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0.5}", true},
+	} {
+		_, err := scenarios.Parse("b.yaml", []byte("name: b\ntools: {a: {}}\nfaults:\n  - "+c.fault+"\n"), nil)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "does nothing") {
+			t.Errorf("%s: %v", c.fault, err)
+		}
 	}
 }

@@ -58,3 +58,58 @@ func TestLearnedSecretsBounds(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactFreeTextEdges: the credential after "Bearer " or "Basic " (any case, a whole
+// word) goes wherever it is in free text; a key=value pair goes even when the text starts
+// with '='.
+func TestRedactFreeTextEdges(t *testing.T) {
+	for _, s := range []string{
+		"retry with bearer swordfish and go",
+		"BASIC swordfish",
+		"=1 api_key=swordfish",
+	} {
+		// A fresh redactor each time: a value once redacted is learned, and goes anywhere.
+		if got := NewRedactor(nil, nil, nil).Text(s); strings.Contains(got, "swordfish") {
+			t.Errorf("Text(%q) = %q", s, got)
+		}
+	}
+	if got := NewRedactor(nil, nil, nil).Text("unbearer swordfish"); got != "unbearer swordfish" {
+		t.Errorf("bearer inside a word: %q", got)
+	}
+}
+
+// TestRedactJSONPairs: an object that pairs a key (key, name or path) with a value (value
+// or values) redacts the value when the key is secret-looking; for a path, a sweep axis, only
+// its last key counts. An object with a key and no value is no pair.
+func TestRedactJSONPairs(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		hidden bool
+	}{
+		{`{"name":"api_key","value":"swordfish"}`, true},
+		{`{"name":"api_key.note","value":"swordfish"}`, true},
+		{`{"path":"tools.x.arguments.api_key","values":["swordfish"]}`, true},
+		{`{"path":"api_key.note","values":["swordfish"]}`, false},
+		{`{"key":"api_key","note":"swordfish"}`, false},
+		{`{"name":"query","value":"swordfish"}`, false},
+	} {
+		got := NewRedactor(nil, nil, nil).JSON(c.in)
+		if hidden := !strings.Contains(got, "swordfish"); hidden != c.hidden {
+			t.Errorf("JSON(%s) = %s: value hidden %t, want %t", c.in, got, hidden, c.hidden)
+		}
+	}
+}
+
+// TestIsIdent: the bytes of a key name are ASCII letters and digits, '_', '-' and '.',
+// each range to its last byte.
+func TestIsIdent(t *testing.T) {
+	const ident = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+	for c := 0; c < 256; c++ {
+		if want := strings.IndexByte(ident, byte(c)) >= 0; isIdent(byte(c)) != want {
+			t.Errorf("isIdent(%q) = %t", rune(c), !want)
+		}
+	}
+	if got := NewRedactor(nil, nil, nil).Text("token9=swordfish"); strings.Contains(got, "swordfish") {
+		t.Errorf("a key ending in a digit: %q", got)
+	}
+}
