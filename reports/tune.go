@@ -74,6 +74,7 @@ func TuneChart(goal string, panels []TunePanel) *Chart {
 			}
 			p.add(Series{Name: g.name, Kind: "point", Len: len(xys), Max: maxOf(ysOf(xys))}, sc, sc)
 		}
+		padX(p, tp.Points)
 		c.Panels = append(c.Panels, p)
 	}
 	if len(c.Panels) == 0 {
@@ -96,4 +97,21 @@ func ysOf(xys plotter.XYs) []float64 {
 		out[i] = p.Y
 	}
 	return out
+}
+
+// padX widens the x axis by 5% on each side (half a unit when every point has one x), so
+// that points at the ends of a range are not cut by the frame.
+func padX(p *Panel, pts []TunePoint) {
+	if len(pts) == 0 {
+		return
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pt := range pts {
+		lo, hi = math.Min(lo, pt.X), math.Max(hi, pt.X)
+	}
+	pad := 0.05 * (hi - lo)
+	if pad == 0 {
+		pad = 0.5
+	}
+	p.plot.X.Min, p.plot.X.Max = lo-pad, hi+pad
 }

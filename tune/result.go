@@ -152,7 +152,7 @@ func (s *search) summarise(c *Candidate) {
 	}
 	slices.Sort(names)
 	for _, m := range names {
-		if v := meanCI(values(c, m, len(c.Runs)), s.t.Confidence).Mean; !math.IsNaN(v) {
+		if v := meanCI(values(c, m, len(c.Runs)), s.t.Confidence).Mean; !math.IsNaN(v) && !math.IsInf(v, 0) {
 			c.Metrics[m] = v
 		}
 	}
