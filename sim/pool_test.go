@@ -3,9 +3,11 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -74,5 +76,45 @@ func TestBrownoutThatDoesNothing(t *testing.T) {
 		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "does nothing") {
 			t.Errorf("%s: %v", c.fault, err)
 		}
+	}
+}
+
+// TestSupervisorAccuracyFor: the supervisor's accuracy on a case is its base accuracy less
+// per_attempt for each attempt beyond the first, per_class for each failure class beyond the
+// first and per_step for each step done, never below the floor nor above 1; without a
+// difficulty block it is the base accuracy.
+func TestSupervisorAccuracyFor(t *testing.T) {
+	d := &scenarios.Difficulty{PerAttempt: 0.1, PerClass: 0.05, PerStep: 0.01, Floor: 0.2}
+	s := supervisor{accuracy: 0.9, diff: d}
+	tr := func(attempts, steps int32, classes ...recovery.Class) recovery.Trajectory {
+		x := recovery.Trajectory{Attempts: attempts, Steps: steps}
+		for _, c := range classes {
+			x.Failures[c]++
+		}
+		return x
+	}
+	for _, c := range []struct {
+		tr   recovery.Trajectory
+		want float64
+	}{
+		{tr(0, 0), 0.9},
+		{tr(1, 0, recovery.Transient), 0.9},
+		{tr(3, 0, recovery.Transient), 0.7},
+		{tr(1, 0, recovery.Transient, recovery.InvalidOutput), 0.85},
+		{tr(1, 0, recovery.Transient, recovery.InvalidOutput, recovery.NonProgress), 0.8},
+		{tr(1, 5), 0.85},
+		{tr(2, 4, recovery.Transient, recovery.InvalidOutput), 0.71},
+		{tr(30, 0), 0.2},
+	} {
+		if got := s.accuracyFor(c.tr); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%+v: %v, want %v", c.tr, got, c.want)
+		}
+	}
+	gain := supervisor{accuracy: 0.9, diff: &scenarios.Difficulty{PerStep: -0.05}}
+	if got := gain.accuracyFor(tr(1, 10)); got != 1 {
+		t.Errorf("a negative per_step past 1: %v, want 1", got)
+	}
+	if got := (&supervisor{accuracy: 0.6}).accuracyFor(tr(9, 9, recovery.Transient)); got != 0.6 {
+		t.Errorf("no difficulty: %v", got)
 	}
 }
