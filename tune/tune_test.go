@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -227,4 +228,45 @@ func TestContinuousOptimum(t *testing.T) {
 		t.Fatalf("recommended %v after %d runs, %d rounds (verdict %s); want about 0.37", x, r.Spent, r.Rounds, r.Verdict)
 	}
 	t.Logf("x = %v after %d runs, %d rounds, verdict %s, %d candidates", x, r.Spent, r.Rounds, r.Verdict, len(r.Candidates))
+}
+
+// A time budget stops the search when the clock passes it, before the next batch of runs;
+// the search is still complete (not interrupted) and recommends from what it measured.
+func TestTimeBudget(t *testing.T) {
+	tn := closedForm(t, "<= 1.22") // p = 0.2: the run budget takes two batches (TestClosedFormModel)
+	whole, err := Search(context.Background(), Config{Tune: tn, Seed0: 1}, model(0.2, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Tune: tn, Seed0: 1}
+	cfg.Tune.Budget, cfg.Tune.BudgetTime = 0, 10*time.Minute
+	now := time.Unix(0, 0)
+	// Each look at the clock costs 6 minutes: the deadline is set at 6m (so 16m), the first
+	// batch starts at 12m, the second would at 18m.
+	cfg.Now = func() time.Time { now = now.Add(6 * time.Minute); return now }
+	r, err := Search(context.Background(), cfg, model(0.2, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Complete || r.Spent != 30 || whole.Spent <= 30 {
+		t.Fatalf("complete %v after %d runs (the run budget spent %d)", r.Complete, r.Spent, whole.Spent)
+	}
+}
+
+// Minimizing works the other way round: the least amplification subject to completion
+// ≥ 0.9 under p = 0.5 is the smallest n with 1 − 0.5ⁿ ≥ 0.9, n = 4 (0.9375; n = 3 gives
+// 0.875). A run's completion over 2000 operations has a standard deviation below
+// sqrt(0.875·0.125/2000) = 0.0074, so 3 seeds' 95% t interval (half-width 4.30·0.0074/√3 =
+// 0.018) already separates both from the bound (gaps 0.025 and 0.0375).
+func TestMinimize(t *testing.T) {
+	e, _ := scenarios.ParseExpectation("completion_rate", ">= 0.9")
+	tn := closedForm(t, "<= 10")
+	tn.Maximize, tn.Minimize, tn.SubjectTo = "", "retry_amplification", []scenarios.Expectation{e}
+	r, err := Search(context.Background(), Config{Tune: tn, Seed0: 1}, model(0.5, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == nil || r.Recommended.Values[0] != "4" || r.Verdict != VerdictBest {
+		t.Fatalf("verdict %s, recommended %+v", r.Verdict, r.Recommended)
+	}
 }
