@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
@@ -116,5 +118,37 @@ func TestSupervisorAccuracyFor(t *testing.T) {
 	}
 	if got := (&supervisor{accuracy: 0.6}).accuracyFor(tr(9, 9, recovery.Transient)); got != 0.6 {
 		t.Errorf("no difficulty: %v", got)
+	}
+}
+
+// TestToolSpanCausedBy: a tool attempt's span names what it used: the investigation's
+// configuration span first, then the result of the step before it (none for the first step),
+// then the model turn that decided it.
+func TestToolSpanCausedBy(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 2}
+	s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Second)}
+	var c record.Collector
+	run(t, s, 1, &c)
+	var tools, turns []record.Span
+	for _, sp := range c.Spans {
+		switch {
+		case sp.Operation == record.OpExecuteTool:
+			tools = append(tools, sp)
+		case sp.Operation == record.OpPlan && sp.End > sp.Start:
+			turns = append(turns, sp)
+		}
+	}
+	if len(tools) != 2 || len(turns) != 2 {
+		t.Fatalf("%d tool spans and %d model turns, want 2 and 2", len(tools), len(turns))
+	}
+	cfg := tools[0].CausedBy[0]
+	want := [][]uint64{{cfg, turns[0].SpanID}, {cfg, tools[0].SpanID, turns[1].SpanID}}
+	for i, sp := range tools {
+		if !slices.Equal(sp.CausedBy, want[i]) {
+			t.Errorf("step %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
+		}
 	}
 }
