@@ -168,16 +168,22 @@ func hotMinute(f, n int64, p0 float64, defined bool) bool {
 }
 
 type refMinute struct {
-	attempts, failed int64
-	guarded, hot     bool
+	attempts, failed, retries int64
+	parked, throttled         int64
+	guarded, hot              bool
+	baseline                  float64 // the tool's
 }
 
-// refIncidents finds the incidents and the failed attempts inside them.
-func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]refIncident, int64) {
-	type tm struct {
-		tool string
-		m    int64
-	}
+// tm is a tool's minute.
+type tm struct {
+	tool string
+	m    int64
+}
+
+// refToolMinutes is the incident test of every minute in which a tool received a call or
+// was guarded: its calls, failures, retries, parks and throttles, its tool's baseline, and
+// whether it is hot.
+func refToolMinutes(c *record.Collector, attempts []refCall, signs []refSign) map[tm]*refMinute {
 	mins := map[tm]*refMinute{}
 	get := func(k tm) *refMinute {
 		if mins[k] == nil {
@@ -191,10 +197,19 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		if isFailed(cl.s) {
 			r.failed++
 		}
+		if cl.retry {
+			r.retries++
+		}
 	}
 	for _, sg := range signs {
 		if (sg.kind == "parked" || sg.kind == "throttled") && sg.tool != "" {
-			get(tm{sg.tool, sg.at / 60_000_000}).guarded = true
+			r := get(tm{sg.tool, sg.at / 60_000_000})
+			r.guarded = true
+			if sg.kind == "parked" {
+				r.parked++
+			} else {
+				r.throttled++
+			}
 		}
 	}
 	for _, sm := range c.Samples {
@@ -207,8 +222,6 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 	for k := range mins {
 		perTool[k.tool] = append(perTool[k.tool], k.m)
 	}
-	var incidents []refIncident
-	var inside int64
 	for tool, ms := range perTool {
 		slices.Sort(ms)
 		var f, n, fPre, nPre int64
@@ -234,6 +247,25 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		if nq > 0 {
 			base = float64(fq) / float64(nq)
 		}
+		for _, m := range ms {
+			r := mins[tm{tool, m}]
+			r.baseline, r.hot = base, hotMinute(r.failed, r.attempts, base, true)
+		}
+	}
+	return mins
+}
+
+// refIncidents finds the incidents and the failed attempts inside them.
+func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]refIncident, int64) {
+	mins := refToolMinutes(c, attempts, signs)
+	perTool := map[string][]int64{}
+	for k := range mins {
+		perTool[k.tool] = append(perTool[k.tool], k.m)
+	}
+	var incidents []refIncident
+	var inside int64
+	for tool, ms := range perTool {
+		slices.Sort(ms)
 		var run []int64
 		flush := func() {
 			inc := refIncident{Tool: tool, FirstMinute: run[0], EndMinute: run[len(run)-1] + 1}
@@ -252,7 +284,6 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		}
 		for _, m := range ms {
 			r := mins[tm{tool, m}]
-			r.hot = hotMinute(r.failed, r.attempts, base, true)
 			if !r.hot && !r.guarded {
 				continue
 			}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
@@ -22,6 +23,8 @@ type refRun struct {
 	// SideEffects names the tools whose idempotency is keyed or none (from the scenario);
 	// an execution has side effects if its record says so or its tool is named here.
 	SideEffects map[string]bool
+	// Prices is the run's price table (nil: unpriced, the money metrics are undefined).
+	Prices *scenarios.Prices
 }
 
 type refIncident struct {
@@ -236,9 +239,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.Set("wasted_compute_ratio", ratio(wasted, compute))
 	m.Set("makespan", float64(tsMicros(end))/1e6)
 	referenceCapacity(&m, c, end)
-	// The reference runs carry no prices: the money metrics are undefined.
-	m.Set("cost_per_completion", math.NaN())
-	m.Set("wasted_cost_ratio", math.NaN())
+	setMoney(&m, run.Prices, c, invByID)
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 

@@ -44,6 +44,9 @@ func compareMetrics(t testing.TB, got, want Metrics) {
 	if !reflect.DeepEqual(got.TerminationReasons, want.TerminationReasons) {
 		t.Errorf("termination_reasons: view %v, reference %v", got.TerminationReasons, want.TerminationReasons)
 	}
+	if got.Currency != want.Currency {
+		t.Errorf("currency: view %q, reference %q", got.Currency, want.Currency)
+	}
 }
 
 const epochMicros = 1767225600 * 1_000_000
@@ -156,12 +159,15 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 		t.Fatal(err)
 	}
 	compareMetrics(t, got, want.Metrics)
+	compareCalls(t, db, run.ID, c)
+	compareToolMinutes(t, db, run.ID, c)
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
 	compareToolStats(t, db, run, c, want)
 	compareGoodput(t, db, run.ID, c)
 	compareRoots(t, db, run.ID, c)
 	compareToolStatsExtra(t, db, run.ID, c, want)
+	compareCosts(t, db, run, c)
 	return want
 }
 
