@@ -360,13 +360,16 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 // valid result, else its investigation's end, else the run's end.
 func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record.Investigation, end int64) []refEpisode {
 	first := map[refStep]refSign{}
-	count := map[refStep]int64{}
+	count, failed := map[refStep]int64{}, map[refStep]int64{}
 	for _, sg := range signs {
 		if !sg.hasKey {
 			continue
 		}
 		k := refStep{sg.key.Investigation, sg.key.Step}
 		count[k]++
+		if sg.kind == "failed" || sg.kind == "timed_out" {
+			failed[k]++
+		}
 		if f, ok := first[k]; !ok || signBefore(sg, f) {
 			first[k] = sg
 		}
@@ -382,7 +385,8 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 	var out []refEpisode
 	for k, sg := range first {
 		e := refEpisode{OpKey: stepKeyString(k), Tool: sg.tool, Start: sg.at, Outcome: "in_flight", End: tsMicros(end),
-			FirstOp: opKeyString(sg.key), FirstKind: sg.kind, DetectedAt: sg.knownAt, Signs: count[k]}
+			FirstOp: opKeyString(sg.key), FirstKind: sg.kind, DetectedAt: sg.knownAt, Signs: count[k],
+			Root: sg.root, Investigation: sg.inv, FailedAttempts: failed[k]}
 		best := int64(-1)
 		for _, v := range valid[k] {
 			if v >= sg.at && (best < 0 || v < best) {
@@ -390,6 +394,9 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 			}
 		}
 		inv := invByID[sg.inv]
+		if inv != nil {
+			e.EndedAs = inv.FinalState
+		}
 		switch {
 		case best >= 0:
 			e.End, e.Outcome = best, "recovered"
@@ -397,6 +404,7 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
 		}
 		e.Seconds = float64(e.End-e.Start) / 1e6
+		e.Detection, e.Repair = float64(e.DetectedAt-e.Start)/1e6, float64(e.End-e.DetectedAt)/1e6
 		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b refEpisode) int { return cmp.Compare(a.OpKey, b.OpKey) })

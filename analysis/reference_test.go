@@ -47,6 +47,12 @@ type refEpisode struct {
 	// The first sign: its operation, kind and when it was known (µs); the step's signs.
 	FirstOp, FirstKind string
 	DetectedAt, Signs  int64
+	// Its investigation and root, its failed and timed-out attempts, the investigation's
+	// final state, and the seconds to detection and from detection to the end.
+	Root, Investigation int64
+	FailedAttempts      int64
+	EndedAs             string
+	Detection, Repair   float64
 }
 
 type refResult struct {
@@ -310,7 +316,7 @@ type refToolStats struct {
 	Blocked, Inspections                                  int64
 	Executions, DuplicateExecutions, DuplicateSideEffects int64
 	DiscardedResults                                      int64
-	Compute                                               float64
+	Compute, WastedCompute                                float64
 }
 
 // countStatus counts one attempt's outcome.
@@ -367,10 +373,23 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 			ts.countStatus(s.Status)
 		}
 	}
+	invByID := map[int64]*record.Investigation{}
+	for i := range c.Investigations {
+		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
+	}
+	completed := func(id int64) bool {
+		inv := invByID[id]
+		return inv != nil && inv.FinalState == "completed"
+	}
 	for _, e := range c.Executions {
 		ts := get(e.Tool)
 		ts.Executions++
 		ts.Compute += e.Compute
+		inv := invByID[e.InvestigationID]
+		if e.Execution > 1 || (e.Outcome == "ok" || e.Outcome == "lost") && !e.Delivered ||
+			inv == nil || !completed(inv.InvestigationID) || !completed(inv.RootID) {
+			ts.WastedCompute += e.Compute
+		}
 		if e.Execution > 1 {
 			ts.DuplicateExecutions++
 			if e.SideEffects || run.SideEffects[e.Tool] {

@@ -96,7 +96,8 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 
 func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds, op_key, first_kind, detected_at, signs
+	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds, op_key, first_kind, detected_at, signs,
+		root_id, investigation_id, failed_attempts, coalesce(ended_as, ''), detection_seconds, repair_seconds
 		FROM recovery_episodes WHERE run_id = ? ORDER BY step_key`, runID)
 	if err != nil {
 		t.Fatal(err)
@@ -106,7 +107,8 @@ func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	for rows.Next() {
 		var e refEpisode
 		var start, end, detected time.Time
-		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds, &e.FirstOp, &e.FirstKind, &detected, &e.Signs); err != nil {
+		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds, &e.FirstOp, &e.FirstKind, &detected, &e.Signs,
+			&e.Root, &e.Investigation, &e.FailedAttempts, &e.EndedAs, &e.Detection, &e.Repair); err != nil {
 			t.Fatal(err)
 		}
 		e.Start, e.End = start.UnixMicro()-epochMicros, end.UnixMicro()-epochMicros
@@ -177,7 +179,7 @@ func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, wan
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT tool, attempts, operations, retries, ok, errors, timeouts, blocked,
 		inspections, executions, duplicate_executions, duplicate_side_effects, discarded_results, compute,
-		incidents FROM tool_stats WHERE run_id = ? ORDER BY tool`, run.ID)
+		wasted_compute, incidents FROM tool_stats WHERE run_id = ? ORDER BY tool`, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +191,7 @@ func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, wan
 		var n int64
 		if err := rows.Scan(&ts.Tool, &ts.Attempts, &ts.Operations, &ts.Retries, &ts.OK, &ts.Errors, &ts.Timeouts,
 			&ts.Blocked, &ts.Inspections, &ts.Executions, &ts.DuplicateExecutions, &ts.DuplicateSideEffects,
-			&ts.DiscardedResults, &ts.Compute, &n); err != nil {
+			&ts.DiscardedResults, &ts.Compute, &ts.WastedCompute, &n); err != nil {
 			t.Fatal(err)
 		}
 		incidents += n
@@ -207,7 +209,10 @@ func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, wan
 		if math.Abs(g.Compute-w.Compute) > 1e-9*math.Abs(w.Compute) {
 			t.Errorf("tool_stats %s: compute %v, reference %v", w.Tool, g.Compute, w.Compute)
 		}
-		g.Compute = w.Compute
+		if math.Abs(g.WastedCompute-w.WastedCompute) > 1e-9*math.Abs(w.WastedCompute) {
+			t.Errorf("tool_stats %s: wasted compute %v, reference %v", w.Tool, g.WastedCompute, w.WastedCompute)
+		}
+		g.Compute, g.WastedCompute = w.Compute, w.WastedCompute
 		if g != w {
 			t.Errorf("tool_stats %s:\n view %+v\n  ref %+v", w.Tool, g, w)
 		}
