@@ -86,14 +86,14 @@ func cmpString(a, b string) int {
 	return 0
 }
 
-// handPricedRuns are two runs built by hand. "priced-hand": two models and a tool priced,
-// worked out below; no executions. "priced-idle": priced, one investigation, no span and no
+// handPricedRuns are two runs built by hand. "priced-hand": two models and two tools
+// priced, worked out below (cost 9, wasted 2.5). "priced-idle": priced, one investigation, no span and no
 // execution (its cost is 0, not NULL).
 func handPricedRuns() []*pricedRun {
 	const minute = int64(60e9)
 	p := &scenarios.Prices{Currency: "GBP",
 		Models: []scenarios.ModelPrice{{Model: "m", Input: 2, Output: 10}, {Model: "m2", Input: 1, Output: 1}},
-		Tools:  []scenarios.ToolPrice{{Tool: "t", Call: 0.5, ComputeSecond: 3}}}
+		Tools:  []scenarios.ToolPrice{{Tool: "t", Call: 0.5, ComputeSecond: 3}, {Tool: "x", Call: 100, ComputeSecond: 0.25}}}
 	cfg, err := json.Marshal(map[string]any{"name": "priced-hand", "prices": p})
 	if err != nil {
 		panic(err)
@@ -120,7 +120,12 @@ func handPricedRuns() []*pricedRun {
 		span(6, 2, record.OpPlan, "m", "", record.StatusOK, 500, 100, 5*minute),           // 1 + 1, wasted
 		span(7, 1, record.OpValidate, "", "", record.StatusOK, 0, 0, 6*minute),            // no price
 		span(8, 1, record.OpExecuteTool, "", "other", record.StatusError, 0, 0, 7*minute), // unpriced tool
+		span(9, 1, record.OpExecuteTool, "", "guarded", record.StatusBlocked, 0, 0, 7*minute),
 	}
+	// x: an execution and no attempt (its call price never applies): 2 · 0.25. guarded: a
+	// blocked attempt and nothing else.
+	hand.c.Executions = []record.Execution{{Tool: "x", OpKey: key, InvestigationID: 1, Execution: 1, Start: 3 * minute,
+		End: 3*minute + 1, Outcome: "ok", Delivered: true, Compute: 2}}
 	hand.c.Spans[6].HasKey, hand.c.Spans[6].OpKey = true, key
 	hand.c.Investigations = []record.Investigation{
 		{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 8 * minute, FinalState: "completed", Tokens: 1800, TrulyValid: true, Validated: true, Steps: 1},
@@ -184,8 +189,8 @@ prices: {currency: EUR, models: {m: {input: 0.003, output: 0.015}}, tools: {svc:
 		}
 		// The hand-built run, worked out by hand (see handPricedRuns).
 		rows := query(t, db, `SELECT cost, wasted_cost FROM costs WHERE run_id = 'priced-hand'`)
-		if len(rows) != 1 || math.Abs(rows[0][0].(float64)-8.5) > 1e-12 || math.Abs(rows[0][1].(float64)-2.5) > 1e-12 {
-			t.Errorf("costs of priced-hand: %v, want cost 8.5, wasted 2.5", rows)
+		if len(rows) != 1 || math.Abs(rows[0][0].(float64)-9) > 1e-12 || math.Abs(rows[0][1].(float64)-2.5) > 1e-12 {
+			t.Errorf("costs of priced-hand: %v, want cost 9, wasted 2.5", rows)
 		}
 		// A configuration that is not JSON is no price table: no costs row (a runs row alone,
 		// for this query only).
