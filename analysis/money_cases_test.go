@@ -87,7 +87,7 @@ func cmpString(a, b string) int {
 }
 
 // handPricedRuns are two runs built by hand. "priced-hand": two models and two tools
-// priced, worked out below (cost 9, wasted 2.5). "priced-idle": priced, one investigation, no span and no
+// priced, worked out below (cost 12.4, wasted 5.9). "priced-idle": priced, one investigation, no span and no
 // execution (its cost is 0, not NULL).
 func handPricedRuns() []*pricedRun {
 	const minute = int64(60e9)
@@ -121,6 +121,10 @@ func handPricedRuns() []*pricedRun {
 		span(7, 1, record.OpValidate, "", "", record.StatusOK, 0, 0, 6*minute),            // no price
 		span(8, 1, record.OpExecuteTool, "", "other", record.StatusError, 0, 0, 7*minute), // unpriced tool
 		span(9, 1, record.OpExecuteTool, "", "guarded", record.StatusBlocked, 0, 0, 7*minute),
+		span(10, 3, record.OpPlan, "m", "", record.StatusOK, 200, 100, minute),          // 0.4 + 1, wasted: a failed subagent
+		span(11, 4, record.OpPlan, "m2", "", record.StatusOK, 1000, 1000, 5*minute),     // 1 + 1, wasted: its root failed
+		span(12, 1, record.OpPlan, "m3", "", record.StatusOK, 5000, 5000, 7*minute),     // a model without a price: 0
+		span(13, 1, record.OpInspect, "", "t", record.StatusError, 0, 0, 7*minute+1000), // an inspection is free, failed or not
 	}
 	// x: an execution and no attempt (its call price never applies): 2 · 0.25. guarded: a
 	// blocked attempt and nothing else.
@@ -130,7 +134,10 @@ func handPricedRuns() []*pricedRun {
 	hand.c.Investigations = []record.Investigation{
 		{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 8 * minute, FinalState: "completed", Tokens: 1800, TrulyValid: true, Validated: true, Steps: 1},
 		{InvestigationID: 2, RootID: 2, ArrivedAt: 5 * minute, Ended: true, EndedAt: 6 * minute, FinalState: "terminated", TerminationReason: "budget_exhausted", Tokens: 600},
+		{InvestigationID: 3, ParentID: 1, RootID: 1, Depth: 1, ArrivedAt: minute, Ended: true, EndedAt: 2 * minute, FinalState: "terminated", TerminationReason: "budget_exhausted", Tokens: 300},
+		{InvestigationID: 4, ParentID: 2, RootID: 2, Depth: 1, ArrivedAt: 5 * minute, Ended: true, EndedAt: 6 * minute, FinalState: "completed", Tokens: 2000, TrulyValid: true},
 	}
+	hand.c.Investigations[0].Tokens += 10000
 	idleCfg, err := json.Marshal(map[string]any{"name": "priced-idle", "prices": p})
 	if err != nil {
 		panic(err)
@@ -189,8 +196,8 @@ prices: {currency: EUR, models: {m: {input: 0.003, output: 0.015}}, tools: {svc:
 		}
 		// The hand-built run, worked out by hand (see handPricedRuns).
 		rows := query(t, db, `SELECT cost, wasted_cost FROM costs WHERE run_id = 'priced-hand'`)
-		if len(rows) != 1 || math.Abs(rows[0][0].(float64)-9) > 1e-12 || math.Abs(rows[0][1].(float64)-2.5) > 1e-12 {
-			t.Errorf("costs of priced-hand: %v, want cost 9, wasted 2.5", rows)
+		if len(rows) != 1 || math.Abs(rows[0][0].(float64)-12.4) > 1e-12 || math.Abs(rows[0][1].(float64)-5.9) > 1e-12 {
+			t.Errorf("costs of priced-hand: %v, want cost 12.4, wasted 5.9", rows)
 		}
 		// A configuration that is not JSON is no price table: no costs row (a runs row alone,
 		// for this query only).
