@@ -491,6 +491,19 @@ func spanKind(s *record.Span) string {
 // did not) and, for the others, of model turns that caused work that never passed
 // validation or was already caused by an earlier turn.
 func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigation) (wasted, all float64) {
+	for _, inv := range c.Investigations {
+		all += float64(inv.Tokens)
+	}
+	for _, w := range refWastedTokensByInvestigation(c, invByID) {
+		wasted += w
+	}
+	return wasted, all
+}
+
+// refWastedTokensByInvestigation is every investigation's wasted tokens: all its tokens
+// when it or its root did not complete, else those of its wasted model turns (at most its
+// tokens).
+func refWastedTokensByInvestigation(c *record.Collector, invByID map[int64]*record.Investigation) map[int64]float64 {
 	plans := map[uint64]*record.Span{}
 	for i := range c.Spans {
 		if s := &c.Spans[i]; s.Operation == record.OpPlan && spanKind(s) == "model_turn" {
@@ -532,15 +545,15 @@ func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigatio
 		turnWaste[p.InvestigationID] += float64(p.InputTokens + p.OutputTokens)
 	}
 	done := func(id int64) bool { inv := invByID[id]; return inv != nil && inv.FinalState == "completed" }
+	out := map[int64]float64{}
 	for _, inv := range c.Investigations {
-		all += float64(inv.Tokens)
 		if !(done(inv.InvestigationID) && done(inv.RootID)) {
-			wasted += float64(inv.Tokens)
+			out[inv.InvestigationID] = float64(inv.Tokens)
 		} else {
-			wasted += math.Min(turnWaste[inv.InvestigationID], float64(inv.Tokens))
+			out[inv.InvestigationID] = math.Min(turnWaste[inv.InvestigationID], float64(inv.Tokens))
 		}
 	}
-	return wasted, all
+	return out
 }
 
 // refRecoveryQuantile is the time by which a share p of all episodes had recovered: the

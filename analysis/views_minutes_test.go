@@ -87,3 +87,34 @@ func compareToolMinutes(t testing.TB, db *DB, runID string, c *record.Collector)
 		}
 	}
 }
+
+// compareTokenCosts checks the token_costs view of a run investigation by investigation
+// against the reference: its tokens, whether it or its root did not complete, and its
+// wasted tokens.
+func compareTokenCosts(t testing.TB, db *DB, runID string, c *record.Collector) {
+	t.Helper()
+	invByID := map[int64]*record.Investigation{}
+	for i := range c.Investigations {
+		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
+	}
+	wasted := refWastedTokensByInvestigation(c, invByID)
+	rows := query(t, db, `SELECT investigation_id, tokens, incomplete, wasted_tokens::DOUBLE FROM token_costs
+		WHERE run_id = '`+runID+`' ORDER BY investigation_id`)
+	if len(rows) != len(c.Investigations) {
+		t.Fatalf("token_costs of %s: %d rows, %d investigations", runID, len(rows), len(c.Investigations))
+	}
+	done := func(id int64) bool { inv := invByID[id]; return inv != nil && inv.FinalState == "completed" }
+	for _, r := range rows {
+		id := r[0].(int64)
+		inv := invByID[id]
+		if inv == nil {
+			t.Fatalf("token_costs of %s: investigation %d is not in the records", runID, id)
+		}
+		w, _ := r[3].(float64)
+		incomplete := !(done(id) && done(inv.RootID))
+		if r[1].(int64) != inv.Tokens || r[2].(bool) != incomplete || w != wasted[id] {
+			t.Fatalf("token_costs of %s, investigation %d: view %v, reference tokens %d, incomplete %v, wasted %v",
+				runID, id, r[1:], inv.Tokens, incomplete, wasted[id])
+		}
+	}
+}
