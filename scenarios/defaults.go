@@ -42,6 +42,9 @@ func (s *Scenario) ensureDefaults() {
 	for i := range s.Tools {
 		fillDefaults(toolSchema, reflect.ValueOf(&s.Tools[i]).Elem(), false)
 	}
+	for i := range s.Faults {
+		s.Faults[i].ensureParams()
+	}
 	if s.Workload.Arrival.Kind == "" {
 		s.Workload.Arrival = Arrival{Kind: ArrivalAtOnce}
 	}

@@ -1,8 +1,11 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -12,7 +15,12 @@ import (
 // Correlated, the size model and the JSON Schema all read the registered rules, so this
 // package knows no kind by name; a binary has the kinds of the simulator it links (every
 // mayday binary links package sim). The keys a kind takes are keys of faultSchema, the key
-// tree's fault entry: each key has one spelling and one value kind for every kind.
+// tree's fault entry, shared by the kinds that take them (tool, at, for, probability, ...),
+// and the kind's own parameters: a struct type whose fields declare their keys with the
+// same tags as every other key (keys.go), given as FaultRule.Params. Registering the kind
+// adds its parameters' keys to faultSchema, so --set, the JSON Schema, the generator of
+// fuzzed files and the key tables know them; the decoder fills a fresh value of the type
+// (Fault.Params) with their defaults and the file's values, and Validate checks it.
 
 // FaultKind names an injected fault.
 type FaultKind string
@@ -33,10 +41,17 @@ const (
 // FaultRule is the scenario rule of one fault kind.
 type FaultRule struct {
 	Kind FaultKind
-	// Keys are the keys it takes besides id and kind (every kind takes those), keys of
-	// the key tree's fault entry: tool, at, for, probability, slowdown, rate, factor, share.
+	// Doc says what the fault does, for the kinds table of docs/scenarios.md.
+	Doc string
+	// Keys are the shared keys it takes besides id and kind (every kind takes those), keys
+	// of the key tree's fault entry: tool, at, for, probability, slowdown, rate, factor, share.
 	Keys []string
-	// Required are the keys among Keys it needs.
+	// Params declares the kind's own keys (KeysOf a struct type, whose fields carry key
+	// and doc tags); nil = none. A fault of the kind holds a *T in Fault.Params: the
+	// decoder makes it (the declared defaults, then the file's values), and Validate makes
+	// one with the defaults for a fault built in Go without it, then checks its bounds.
+	Params *Keys
+	// Required are the keys among Keys and Params it needs.
 	Required []string
 	// Window: it acts during [at, at+for) (it takes at and needs for); otherwise over the
 	// whole run. A window on a tool is correlated: it hits every caller of the tool.
@@ -85,6 +100,9 @@ var faultKinds, modelFaultKinds []string
 // RegisterFault adds a fault kind's scenario rule. The simulator's kinds call it from their
 // init functions; it panics on a rule that contradicts itself or the key tree.
 func RegisterFault(r FaultRule) {
+	if err := r.addParams(); err != nil {
+		panic("scenarios: fault kind " + string(r.Kind) + ": " + err.Error())
+	}
 	if err := r.valid(); err != nil {
 		panic("scenarios: fault kind " + string(r.Kind) + ": " + err.Error())
 	}
@@ -121,7 +139,7 @@ func (r *FaultRule) valid() error {
 		}
 	}
 	for _, k := range r.Required {
-		if !slices.Contains(r.Keys, k) {
+		if !slices.Contains(r.keys(), k) {
 			return fmt.Errorf("requires %s but does not take it", k)
 		}
 	}
@@ -134,8 +152,132 @@ func (r *FaultRule) valid() error {
 	return nil
 }
 
+// addParams adds the keys of the kind's parameters to faultSchema. A key already there
+// (another kind's parameter of the same name) must have the same kind of value and bounds:
+// --set and the JSON Schema read one entry per name.
+func (r *FaultRule) addParams() error {
+	if r.Params == nil {
+		return nil
+	}
+	for _, k := range r.Params.sch.keys {
+		sub := r.Params.sch.sub[k]
+		if sub.need || sub.hand {
+			return fmt.Errorf("parameter %s: list a required parameter in Required, and decode none by hand", k)
+		}
+		if slices.Contains(r.Keys, k) {
+			return fmt.Errorf("takes %s both as a shared key and as a parameter", k)
+		}
+		old := faultSchema.sub[k]
+		if old == nil {
+			faultSchema.keys = append(faultSchema.keys, k)
+			faultSchema.sub[k] = sub
+			continue
+		}
+		if old.kind != sub.kind || old.min != sub.min || old.max != sub.max || old.above != sub.above || old.typ != sub.typ {
+			return fmt.Errorf("parameter %s is already a fault key of another kind of value (%s); name it differently", k, old.typeText())
+		}
+	}
+	return nil
+}
+
+// keys is every key the kind takes besides id and kind: the shared ones, then its
+// parameters'.
+func (r *FaultRule) keys() []string {
+	if r.Params == nil {
+		return r.Keys
+	}
+	return append(slices.Clone(r.Keys), r.Params.sch.keys...)
+}
+
+// keySchema is the declaration of key k of the kind: its parameter's, else the shared one.
+func (r *FaultRule) keySchema(k string) *schema {
+	if r.Params != nil && r.Params.sch.sub[k] != nil {
+		return r.Params.sch.sub[k]
+	}
+	return faultSchema.sub[k]
+}
+
 // allowed is every key the kind takes: id, kind and its own.
-func (r *FaultRule) allowed() []string { return append([]string{"id", "kind"}, r.Keys...) }
+func (r *FaultRule) allowed() []string { return append([]string{"id", "kind"}, r.keys()...) }
+
+// newParams is a fresh *T of the kind's parameters, holding their declared defaults.
+func (r *FaultRule) newParams() reflect.Value {
+	p := reflect.New(r.Params.typ)
+	fillDefaults(r.Params.sch, p.Elem(), true)
+	return p
+}
+
+// faultParams decodes the kind's parameters of the fault entry f into fault.Params; it
+// reports whether every value was valid.
+func (d *decoder) faultParams(f *fields, fault *Fault, r *FaultRule) bool {
+	if r.Params == nil {
+		return true
+	}
+	p := r.newParams()
+	bad := d.decodeFields(f, r.Params.sch, p.Elem())
+	fault.Params = p.Interface()
+	return len(bad) == 0
+}
+
+// ensureParams gives a fault built in Go the parameters of its kind: a fresh value with the
+// defaults when it has none, else the defaults of what it left zero (fillDefaults).
+func (f *Fault) ensureParams() {
+	r := ruleOf(f.Kind)
+	if r == nil || r.Params == nil {
+		return
+	}
+	if f.Params == nil {
+		f.Params = r.newParams().Interface()
+		return
+	}
+	if v := reflect.ValueOf(f.Params); v.Type() == reflect.PointerTo(r.Params.typ) && !v.IsNil() {
+		fillDefaults(r.Params.sch, v.Elem(), false)
+	}
+}
+
+// params checks a fault's parameters against the declarations of its kind.
+func (v *validator) params(f *Fault, r *FaultRule, key string) {
+	if r.Params == nil {
+		v.check(f.Params == nil, key, "%s fault takes no parameters of its own; Params holds a %T", withArticle(string(f.Kind)), f.Params)
+		return
+	}
+	pv := reflect.ValueOf(f.Params)
+	if !pv.IsValid() || pv.Type() != reflect.PointerTo(r.Params.typ) || pv.IsNil() {
+		v.check(false, key, "%s fault's Params is a %T; want a *%s", withArticle(string(f.Kind)), f.Params, r.Params.typ)
+		return
+	}
+	v.block(r.Params.sch, pv.Elem(), key)
+}
+
+// MarshalJSON writes the fault's fields, then its kind's parameters by key, in their
+// declaration order; a fault without parameters is written as its fields alone.
+func (f Fault) MarshalJSON() ([]byte, error) {
+	type plain Fault // the fields, without this method
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain(f)); err != nil {
+		return nil, err
+	}
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	r := ruleOf(f.Kind)
+	if f.Params == nil || r == nil || r.Params == nil {
+		return out, nil
+	}
+	pv := reflect.ValueOf(f.Params)
+	if pv.Type() != reflect.PointerTo(r.Params.typ) || pv.IsNil() {
+		return nil, fmt.Errorf("scenarios: fault %s: Params is a %T; want a *%s", f.ID, f.Params, r.Params.typ)
+	}
+	out = out[:len(out)-1]
+	for _, k := range r.Params.sch.keys {
+		v, err := json.Marshal(pv.Elem().Field(r.Params.sch.sub[k].field - 1).Interface())
+		if err != nil {
+			return nil, err
+		}
+		out = append(append(append(append(out, ',', '"'), k...), '"', ':'), v...)
+	}
+	return append(out, '}'), nil
+}
 
 // ruleOf is the rule of kind k, or nil for a name that is not a registered fault kind.
 func ruleOf(k FaultKind) *FaultRule {

@@ -193,7 +193,7 @@ func (g *generator) fault() *yaml.Node {
 		if !contains(r.Required, k) && g.one(2) {
 			continue
 		}
-		if v := g.value(faultSchema.sub[k], "faults[]."+k); v != nil {
+		if v := g.value(r.keySchema(k), "faults[]."+k); v != nil {
 			n.Content = append(n.Content, str(k), v)
 		}
 	}

@@ -75,6 +75,9 @@ func node(sch *schema) object {
 		} else {
 			o["minimum"] = sch.min
 		}
+		if sch.max > 0 {
+			o["maximum"] = sch.max
+		}
 	case kindProb:
 		o = object{"type": "number", "minimum": 0, "maximum": 1}
 		if sch.above {

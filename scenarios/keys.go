@@ -18,7 +18,7 @@ import (
 //
 //	key   the key's name, then its rules, comma-separated:
 //	        >0          a number, probability or duration must be above its least value
-//	        min=N max=N the least and largest value (a whole number's largest; 0 = none)
+//	        min=N max=N the least and largest value of a number (max 0 = none)
 //	        default=V   the default, written as in a file (1m, 0.5, full, true)
 //	        prob        a float64 is a probability in [0, 1]
 //	        signed      a float64 may be any finite number
@@ -79,6 +79,20 @@ func KeysOf[T any](doc string) *Keys {
 
 // Names lists the declared keys in declaration order.
 func (k *Keys) Names() []string { return append([]string(nil), k.sch.keys...) }
+
+// Example is a valid value of key name as a file writes it: its default, else a value
+// within its bounds; "" for a name that is not one of the keys. Tests write entries with it
+// (a fault of every kind, with its required parameters) without knowing the keys.
+func (k *Keys) Example(name string) string {
+	sch := k.sch.sub[name]
+	if sch == nil {
+		return ""
+	}
+	if d := sch.defaultText(); d != "" {
+		return d
+	}
+	return sch.example()
+}
 
 // Defaults fills p (a *T) with every declared default.
 func (k *Keys) Defaults(p any) { fillDefaults(k.sch, k.elem(p), true) }
@@ -341,6 +355,10 @@ func (d *decoder) leaf(n *yaml.Node, key string, sch *schema, dst reflect.Value)
 		} else {
 			x, ok = d.atLeast(n, key, sch.min, sch.above, sch.wantText())
 		}
+		if ok && sch.max > 0 && x > sch.max {
+			d.fail(n, key, "%v is too large; want at most %v", x, fmtNumber(sch.max))
+			return false
+		}
 		if ok {
 			dst.SetFloat(x)
 		}
@@ -438,6 +456,37 @@ func (d *decoder) enumInto(n *yaml.Node, key string, sch *schema, dst reflect.Va
 		panic("scenarios: " + key + ": the word " + s + " of its enum does not decode: " + err.Error())
 	}
 	return true
+}
+
+// example is a value within sch's bounds, as a file writes it (Keys.Example).
+func (sch *schema) example() string {
+	switch sch.kind {
+	case kindInt:
+		return strconv.FormatInt(int64(sch.min)+1, 10)
+	case kindNumber:
+		x := sch.min + 1
+		if sch.max > 0 && x > sch.max {
+			x = (sch.min + sch.max) / 2
+		}
+		return fmtNumber(x)
+	case kindProb, kindProbByClass:
+		return "0.5"
+	case kindDuration:
+		return "1m"
+	case kindCompute, kindCountDist:
+		return fmtNumber(sch.min + 1)
+	case kindBool:
+		return "true"
+	case kindEnum:
+		return sch.enum[0]
+	case kindText:
+		return "x"
+	case kindRate:
+		return "1/h"
+	case kindDurDist, kindDurDistByClass:
+		return "1s"
+	}
+	return "{}"
 }
 
 // wantText is how a message names a valid value of sch.

@@ -18,6 +18,9 @@ func KeyTable(path string) (string, error) {
 	if path != "" {
 		sch = resolve(rootSchema, strings.Split(path, "."))
 	}
+	if sch != nil && sch.seq {
+		sch = sch.elem // a list's table is its items' keys (faults)
+	}
 	if sch == nil || len(sch.keys) == 0 {
 		return "", fmt.Errorf("scenarios: %q is not a block of keys", path)
 	}
@@ -44,6 +47,9 @@ func (sch *schema) typeText() string {
 	case kindNumber:
 		if sch.signed {
 			return "number"
+		}
+		if sch.max > 0 && !sch.above {
+			return "number, " + fmtNumber(sch.min) + " to " + fmtNumber(sch.max)
 		}
 		if sch.above {
 			return "number > " + fmtNumber(sch.min)
@@ -173,6 +179,27 @@ func DefaultsTable() string {
 	return b.String()
 }
 
+// FaultKindTable is the Markdown table of the registered fault kinds: each kind, the keys
+// it takes besides id and kind (a starred key is required) and what it does.
+func FaultKindTable() string {
+	var b strings.Builder
+	b.WriteString("| kind | keys | what happens |\n|---|---|---|\n")
+	for _, r := range faultTable {
+		keys := make([]string, 0, len(r.keys()))
+		for _, k := range r.keys() {
+			star := ""
+			if contains(r.Required, k) {
+				star = "*"
+			}
+			keys = append(keys, "`"+k+"`"+star)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.Kind, strings.Join(keys, ", "), cell(r.Doc))
+	}
+	return b.String()
+}
+
+var faultKindsMarker = regexp.MustCompile(`(?m)^<!-- fault kinds -->\n(?s:.*?)<!-- end fault kinds -->$`)
+
 var defaultsMarker = regexp.MustCompile(`(?m)^<!-- defaults -->\n(?s:.*?)<!-- end defaults -->$`)
 
 var keysMarker = regexp.MustCompile(`(?m)^<!-- keys ([a-zA-Z0-9_.]*) -->\n(?s:.*?)<!-- end keys -->$`)
@@ -190,5 +217,6 @@ func renderKeyTables(doc string) (string, error) {
 		return "<!-- keys " + path + " -->\n" + t + "<!-- end keys -->"
 	})
 	out = defaultsMarker.ReplaceAllLiteralString(out, "<!-- defaults -->\n"+DefaultsTable()+"<!-- end defaults -->")
+	out = faultKindsMarker.ReplaceAllLiteralString(out, "<!-- fault kinds -->\n"+FaultKindTable()+"<!-- end fault kinds -->")
 	return out, err
 }

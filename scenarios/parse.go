@@ -43,17 +43,20 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 		if e := d.apply(&root, o, nil); e != nil {
 			d.errs = append(d.errs, e)
 		}
-		sweeping = sweeping || o.From == FromSweep
+		sweeping = sweeping || o.From == FromSweep || o.From == FromTune
 	}
 	if err := d.errs.err(); err != nil {
 		return nil, err
 	}
 	s, sweep := d.scenario(root)
+	var tuned []tuneSource
+	s.Tune, tuned = d.tune(root, s.Prices != nil)
 	// A sweep point is a valid scenario only if each of its values is; checking each value
 	// once on its own (not every point of the grid) finds every bad one in linear time. A
 	// scenario loaded for one point skips this: its base was checked with the file.
 	if !sweeping {
 		d.checkSweep(root, s.Sweep, sweep)
+		d.checkTune(root, s.Tune, tuned)
 	}
 	if err := d.errs.err(); err != nil {
 		return nil, err
@@ -325,6 +328,7 @@ func (d *decoder) faults(n *yaml.Node, tools []Tool) []Fault {
 			rule.Preset(&fault)
 		}
 		good = d.faultValues(f, &fault) && good
+		good = d.faultParams(f, &fault, rule) && good
 		if !good {
 			continue
 		}

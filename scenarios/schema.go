@@ -211,16 +211,17 @@ var (
 		return s
 	}()
 	faultSchema = obj("a fault to inject; the keys it takes depend on its kind",
-		"id", text("a unique id (letters, digits, _, . and -); default its position in the list"),
-		"kind", enum(nil, "what fails"), // the registered kinds (RegisterFault)
-		"tool", text("the tool it hits; default every tool"), // RegisterFault names the model's kinds
+		"id", shown(text("a unique id (letters, digits, _, . and -); default its position in the list"), "its index"),
+		"kind", shown(enum(nil, "what fails"), "required"), // the registered kinds (RegisterFault)
+		"tool", shown(text("the tool it hits; default every tool"), "every tool"), // RegisterFault names the model's kinds
 		"probability", prob("per attempt (transient, lost_response, brownout) or per investigation (invalid_config, budget_spike)"),
 		"at", duration("start of the window, in simulated time since the start (default 0)"),
-		"for", positive("length of the window, > 0"),
-		"slowdown", number(1, false, "brownout: factor >= 1 on the service time of attempts that do not fail"),
-		"rate", val(kindRate, "worker_crash: crashes per running investigation, such as 1/24h"),
-		"factor", number(1, false, "budget_spike: factor >= 1 on the tokens of every model turn"),
-		"share", number(0, true, "zone_crash: share in (0, 1] of the running workers that die at `at`"),
+		"for", shown(positive("length of the window, > 0"), "required"),
+		"slowdown", shown(number(1, false, "brownout: factor >= 1 on the service time of attempts that do not fail"), "1"),
+		"rate", shown(val(kindRate, "worker_crash: crashes per running investigation, such as 1/24h"), "required"),
+		"factor", shown(number(1, false, "budget_spike: factor >= 1 on the tokens of every model turn"), "required"),
+		"share", shown(number(0, true, "zone_crash: share in (0, 1] of the running workers that die at `at`"), "required"),
+		// RegisterFault adds the keys of every kind's own parameters (FaultRule.Params).
 	)
 
 	workloadSchema = declare(reflect.TypeFor[Workload](), "the investigations and how the agents behave",
@@ -266,6 +267,7 @@ var (
 			"tolerances", dict("metric", number(0, false, "absolute tolerance in the metric's unit, >= 0"), false,
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
+			"tune", tuneSchema,
 			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
 				"currency", shown(text("the currency code of every price, such as USD"), "USD"),
 				"models", dict("model", obj("prices of one model",

@@ -36,6 +36,8 @@ type Scenario struct {
 	// --baseline`), by metric name.
 	Tolerances []Tolerance `json:"tolerances,omitempty" key:"tolerances,hand"`
 	Sweep      []SweepAxis `json:"sweep,omitempty" key:"sweep,hand"`
+	// Tune is what `mayday tune` searches and optimises (tune.go); nil = no tune block.
+	Tune *Tune `json:"tune,omitempty" key:"tune,hand" shown:"none"`
 	// Model is the model provider as a shared, limited service; nil = unlimited, never
 	// failing (faults may still name it as `tool: model`).
 	Model *ModelService `json:"model,omitempty" key:"model" shown:"unlimited, never failing" want:"a mapping such as {requests_per_minute: 600, tokens_per_minute: 2000000, latency_per_1k_tokens: 400ms, failure: 0.001}" doc:"the model provider as a shared, limited service (below)"`
@@ -201,6 +203,9 @@ type Fault struct {
 	Rate        Rate          `json:"rate,omitzero"`
 	Factor      float64       `json:"factor,omitempty"`
 	Share       float64       `json:"share,omitempty"` // zone_crash: share of the workers in the zone
+	// Params holds the kind's own parameters (FaultRule.Params): a *T of the kind's type,
+	// or nil for a kind without. The scenario's JSON writes its keys after the fields above.
+	Params any `json:"-"`
 }
 
 // Recovery is the policy under test: the recovery engine's configuration.

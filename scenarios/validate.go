@@ -109,6 +109,7 @@ func (v *validator) faults(s *Scenario) {
 		} else {
 			v.check(f.For >= 0, key+".for", "%v; want >= 0", f.For)
 		}
+		v.params(&f, rule, key)
 		if rule.Check != nil {
 			rule.Check(faultCheck{v}, &f, key)
 		}
@@ -213,6 +214,9 @@ func (v *validator) numIn(x float64, key string, sch *schema) {
 		v.check(finite(x) && x > sch.min, key, "%v; want a number > %v", x, sch.min)
 	} else {
 		v.check(finite(x) && x >= sch.min, key, "%v; want a number >= %v", x, sch.min)
+	}
+	if sch.max > 0 {
+		v.check(!(x > sch.max), key, "%v; want at most %v", x, sch.max)
 	}
 }
 

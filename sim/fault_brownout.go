@@ -9,7 +9,9 @@ type brownout struct{ p, slowdown float64 }
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultBrownout, Keys: []string{"tool", "at", "for", "probability", "slowdown"},
+			Kind:     scenarios.FaultBrownout,
+			Doc:      "in the window, each attempt fails fast with `probability`; the others take `slowdown` times their service time",
+			Keys:     []string{"tool", "at", "for", "probability", "slowdown"},
 			Required: []string{"for"}, Window: true, Model: true,
 			Preset: func(f *scenarios.Fault) { f.Slowdown = 1 },
 			Decoded: func(f *scenarios.Fault) string {

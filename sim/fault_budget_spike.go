@@ -9,7 +9,9 @@ type budgetSpike struct{ p, tokens float64 }
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultBudgetSpike, Keys: []string{"probability", "factor"}, Required: []string{"probability", "factor"},
+			Kind: scenarios.FaultBudgetSpike,
+			Doc:  "per investigation: every model turn uses `factor` times the tokens",
+			Keys: []string{"probability", "factor"}, Required: []string{"probability", "factor"},
 			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) { c.Number(f.Factor, key+".factor") },
 		},
 		build: func(f *fault, c *scenarios.Fault) { f.x = &budgetSpike{p: c.Probability, tokens: c.Factor} },

@@ -8,7 +8,9 @@ import "github.com/mayday-sim/mayday/scenarios"
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultHang, Keys: []string{"tool", "at", "for"}, Required: []string{"for"},
+			Kind: scenarios.FaultHang,
+			Doc:  "in the window, attempts are accepted and never answered (nothing executes): the caller times out",
+			Keys: []string{"tool", "at", "for"}, Required: []string{"for"},
 			Window: true, Timeout: true, Size: scenarios.FaultSize{Hangs: true},
 		},
 		unreachable: true,

@@ -9,7 +9,9 @@ type invalidConfig struct{ p float64 }
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultInvalidConfig, Keys: []string{"probability"}, Required: []string{"probability"},
+			Kind: scenarios.FaultInvalidConfig,
+			Doc:  "per root investigation: its configuration is permanently bad, so every step's result fails validation (its subagents share it)",
+			Keys: []string{"probability"}, Required: []string{"probability"},
 		},
 		build:  func(f *fault, c *scenarios.Fault) { f.x = &invalidConfig{p: c.Probability} },
 		params: func(f *fault, p *params) { p.field("probability", f.x.(*invalidConfig).p) },

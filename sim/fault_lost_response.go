@@ -9,7 +9,9 @@ type lostResponse struct{ p float64 }
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultLostResponse, Keys: []string{"tool", "probability"}, Required: []string{"probability"},
+			Kind: scenarios.FaultLostResponse,
+			Doc:  "the tool does the work, but the reply is lost with this probability: the caller waits until its timeout",
+			Keys: []string{"tool", "probability"}, Required: []string{"probability"},
 			Timeout: true,
 		},
 		build:  func(f *fault, c *scenarios.Fault) { f.x = &lostResponse{p: c.Probability} },

@@ -7,7 +7,9 @@ import "github.com/mayday-sim/mayday/scenarios"
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultOutage, Keys: []string{"tool", "at", "for"}, Required: []string{"for"},
+			Kind: scenarios.FaultOutage,
+			Doc:  "from `at` for `for`, every attempt at the tool fails fast",
+			Keys: []string{"tool", "at", "for"}, Required: []string{"for"},
 			Window: true, Model: true,
 		},
 		unreachable: true,

@@ -71,6 +71,11 @@ func faultEntry(t *testing.T, k scenarios.FaultKind, tool string) string {
 			parts = append(parts, key+": "+v)
 		}
 	}
+	for _, key := range r.Required { // the kind's own required keys
+		if !slices.Contains(r.Keys, key) {
+			parts = append(parts, key+": "+r.Params.Example(key))
+		}
+	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
 

@@ -9,7 +9,9 @@ type transient struct{ p float64 }
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultTransient, Keys: []string{"tool", "probability"}, Required: []string{"probability"},
+			Kind: scenarios.FaultTransient,
+			Doc:  "each attempt at the tool fails fast with this probability",
+			Keys: []string{"tool", "probability"}, Required: []string{"probability"},
 			Model: true,
 		},
 		build:  func(f *fault, c *scenarios.Fault) { f.x = &transient{p: c.Probability} },

@@ -13,7 +13,9 @@ type workerCrash struct{ perNs float64 } // crashes per ns of running time
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultWorkerCrash, Keys: []string{"rate"}, Required: []string{"rate"},
+			Kind: scenarios.FaultWorkerCrash,
+			Doc:  "the worker of a running investigation dies at this rate (a rate ≥ 0; `0/h` is allowed); after `recovery.lease` another worker takes over",
+			Keys: []string{"rate"}, Required: []string{"rate"},
 			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) {
 				c.Check(scenarios.Finite(f.Rate.PerSecond) && f.Rate.PerSecond >= 0, key+".rate", "%v per second; want >= 0", f.Rate.PerSecond)
 			},

@@ -16,7 +16,9 @@ type zoneCrashFault struct {
 func init() {
 	registerFault(&faultKind{
 		rule: scenarios.FaultRule{
-			Kind: scenarios.FaultZoneCrash, Keys: []string{"at", "for", "share"}, Required: []string{"for", "share"},
+			Kind: scenarios.FaultZoneCrash,
+			Doc:  "a node or zone goes down: at `at`, `share` of the running workers die in that one event, and with limited `workload.workers` the zone's `share` of them (rounded) is gone until `for` ends",
+			Keys: []string{"at", "for", "share"}, Required: []string{"for", "share"},
 			Window: true,
 			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) {
 				c.Check(scenarios.Finite(f.Share) && f.Share > 0 && f.Share <= 1, key+".share", "%v; want a share in (0, 1]", f.Share)

@@ -33,7 +33,7 @@ var update = flag.Bool("update", false, "rewrite the expected output of sim/test
 //	retry [attempts=N initial=D multiplier=F max=D jitter=J on_exhausted=escalate|terminate]
 //	recovery [lease=D inspect=BOOL revisions=N on_exhaustion=pause|reduce_scope|terminate
 //	          tokens=N compute=F wall=D cost=F repeats=N]   budgets; repeats: non-progress
-//	retry_budget ratio=F min_per_second=F
+//	retry_budget ratio=F min_per_second=F [max_tokens=F]
 //	breaker window=D ratio=F min_calls=N cooldown=D
 //	model [rpm=F tpm=F latency_per_1k=D failure=F]
 //	humans reviewers=N [review=D approve=F]          constant review time
@@ -212,7 +212,7 @@ func (sc *script) do(t *testing.T, td *datadriven.TestData) string {
 		"fault":        {"kind", "id", "tool", "at", "for", "probability", "slowdown", "rate", "factor", "share"},
 		"retry":        {"attempts", "initial", "multiplier", "max", "jitter", "on_exhausted"},
 		"recovery":     {"lease", "inspect", "revisions", "on_exhaustion", "tokens", "compute", "wall", "cost", "repeats"},
-		"retry_budget": {"ratio", "min_per_second"},
+		"retry_budget": {"ratio", "min_per_second", "max_tokens"},
 		"breaker":      {"window", "ratio", "min_calls", "cooldown"},
 		"model":        {"rpm", "tpm", "latency_per_1k", "failure"},
 		"run":          {"seed", "investigations", "show", "inv"},
@@ -386,6 +386,7 @@ func (sc *script) recovery(a kv) {
 		r.RetryBudget = &scenarios.RetryBudget{}
 		a.num("ratio", &r.RetryBudget.Ratio)
 		a.num("min_per_second", &r.RetryBudget.MinPerSecond)
+		a.num("max_tokens", &r.RetryBudget.MaxTokens)
 	case "breaker":
 		r.Breaker = &scenarios.Breaker{}
 		a.dur("window", &r.Breaker.Window)

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// TestOperationsReturnToPool: an operation's state goes back to the pool once the
+// investigation has moved on and no request in a tool still points at it (its reference
+// count reaches zero), and the next operation takes it from there. One investigation whose
+// steps run one after another, each answered before the next is sent, so one state serves
+// every step and the pool ends holding exactly that one. A count that never returns to zero
+// leaves the pool empty; one that frees a state still referenced puts it there twice.
+func TestOperationsReturnToPool(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 20}
+	w, err := newSim(s.Canonical(), 1, record.Discard{}, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.run(context.Background())
+	if w.res.Completed != 1 || len(w.res.Violations) > 0 {
+		t.Fatalf("result %+v", w.res)
+	}
+	if len(w.freeOps) != 1 {
+		t.Fatalf("%d operation states in the pool after 20 steps one after another, want 1", len(w.freeOps))
+	}
+}
+
+// TestViolationsBounded: a run keeps its first maxViolations violations and counts the rest
+// in a last line, so a broken run cannot fill memory with its reports.
+func TestViolationsBounded(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	w, err := newSim(s.Canonical(), 1, record.Discard{}, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.run(context.Background())
+	if len(w.checker.violations) != 0 {
+		t.Fatalf("violations in a clean run: %v", w.checker.violations)
+	}
+	for i := range maxViolations + 2 {
+		w.checker.violate(w, "violation %d", i)
+	}
+	w.checker.final(w) // a finished clean run: adds only the count of the dropped
+	v := w.checker.violations
+	if len(v) != maxViolations+1 || v[maxViolations-1] != fmt.Sprintf("violation %d", maxViolations-1) ||
+		v[maxViolations] != "... and 2 more violations" {
+		t.Fatalf("%d violations kept, last two %q", len(v), v[len(v)-2:])
+	}
+}
+
+// TestBrownoutThatDoesNothing: a brownout needs a probability above 0 or a slowdown above
+// 1; one with neither is refused when the file is read, and either alone is accepted.
+func TestBrownoutThatDoesNothing(t *testing.T) {
+	for _, c := range []struct {
+		fault string
+		ok    bool
+	}{
+		{"{kind: brownout, tool: a, for: 1m, probability: 0, slowdown: 1}", false},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0.5, slowdown: 1}", true},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0, slowdown: 2}", true},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0.5}", true},
+	} {
+		_, err := scenarios.Parse("b.yaml", []byte("name: b\ntools: {a: {}}\nfaults:\n  - "+c.fault+"\n"), nil)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "does nothing") {
+			t.Errorf("%s: %v", c.fault, err)
+		}
+	}
+}
+
+// TestSupervisorAccuracyFor: the supervisor's accuracy on a case is its base accuracy less
+// per_attempt for each attempt beyond the first, per_class for each failure class beyond the
+// first and per_step for each step done, never below the floor nor above 1; without a
+// difficulty block it is the base accuracy.
+func TestSupervisorAccuracyFor(t *testing.T) {
+	d := &scenarios.Difficulty{PerAttempt: 0.1, PerClass: 0.05, PerStep: 0.01, Floor: 0.2}
+	s := supervisor{accuracy: 0.9, diff: d}
+	tr := func(attempts, steps int32, classes ...recovery.Class) recovery.Trajectory {
+		x := recovery.Trajectory{Attempts: attempts, Steps: steps}
+		for _, c := range classes {
+			x.Failures[c]++
+		}
+		return x
+	}
+	for _, c := range []struct {
+		tr   recovery.Trajectory
+		want float64
+	}{
+		{tr(0, 0), 0.9},
+		{tr(1, 0, recovery.Transient), 0.9},
+		{tr(3, 0, recovery.Transient), 0.7},
+		{tr(1, 0, recovery.Transient, recovery.InvalidOutput), 0.85},
+		{tr(1, 0, recovery.Transient, recovery.InvalidOutput, recovery.NonProgress), 0.8},
+		{tr(1, 5), 0.85},
+		{tr(2, 4, recovery.Transient, recovery.InvalidOutput), 0.71},
+		{tr(30, 0), 0.2},
+	} {
+		if got := s.accuracyFor(c.tr); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%+v: %v, want %v", c.tr, got, c.want)
+		}
+	}
+	gain := supervisor{accuracy: 0.9, diff: &scenarios.Difficulty{PerStep: -0.05}}
+	if got := gain.accuracyFor(tr(1, 10)); got != 1 {
+		t.Errorf("a negative per_step past 1: %v, want 1", got)
+	}
+	if got := (&supervisor{accuracy: 0.6}).accuracyFor(tr(9, 9, recovery.Transient)); got != 0.6 {
+		t.Errorf("no difficulty: %v", got)
+	}
+}
+
+// TestToolSpanCausedBy: a tool attempt's span names what it used: the investigation's
+// configuration span first, then the result of the step before it (none for the first step),
+// then the model turn that decided it.
+func TestToolSpanCausedBy(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 2}
+	s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Second)}
+	var c record.Collector
+	run(t, s, 1, &c)
+	var tools, turns []record.Span
+	for _, sp := range c.Spans {
+		switch {
+		case sp.Operation == record.OpExecuteTool:
+			tools = append(tools, sp)
+		case sp.Operation == record.OpPlan && sp.End > sp.Start:
+			turns = append(turns, sp)
+		}
+	}
+	if len(tools) != 2 || len(turns) != 2 {
+		t.Fatalf("%d tool spans and %d model turns, want 2 and 2", len(tools), len(turns))
+	}
+	cfg := tools[0].CausedBy[0]
+	want := [][]uint64{{cfg, turns[0].SpanID}, {cfg, tools[0].SpanID, turns[1].SpanID}}
+	for i, sp := range tools {
+		if !slices.Equal(sp.CausedBy, want[i]) {
+			t.Errorf("step %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
+		}
+	}
+}
