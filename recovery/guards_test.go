@@ -300,7 +300,7 @@ func TestBreakerOwnRatio(t *testing.T) {
 
 // TestGuardsOutOfRange: asked about a tool they do not cover (one past the last, or
 // negative), the guards answer "none" instead of failing: nothing parked, no budget, no
-// breaker.
+// breaker; a call passed to such a tool changes nothing.
 func TestGuardsOutOfRange(t *testing.T) {
 	g := NewGuards(2, &BudgetConfig{Ratio: 0.1, MinPerSecond: 1}, &BreakerConfig{})
 	for _, tool := range []int{-1, 2} {
@@ -313,6 +313,7 @@ func TestGuardsOutOfRange(t *testing.T) {
 		if s := g.Breaker(tool, 0); s != BreakerOff {
 			t.Errorf("Breaker(%d) = %s", tool, s)
 		}
+		g.Passed(tool, 0, false) // a call to no tool changes nothing, and does not fail
 	}
 	if g.Tokens(1, 0) != 10 || g.Breaker(1, 0) != BreakerClosed || g.Parked(1) != 0 {
 		t.Errorf("the last tool: tokens %v, breaker %s", g.Tokens(1, 0), g.Breaker(1, 0))
