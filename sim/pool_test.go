@@ -152,3 +152,25 @@ func TestToolSpanCausedBy(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerCrashRate: a worker_crash of rate 0 is valid (it never fires) and a negative
+// rate is refused; the size model counts, per investigation, the takeovers its rate allows
+// over the horizon plus one: 10 an hour over 10h is 101 times a rate of 0's one.
+func TestWorkerCrashRate(t *testing.T) {
+	mk := func(perHour float64) *scenarios.Scenario {
+		s := testScenario()
+		s.Horizon = 10 * time.Hour
+		s.Faults = []scenarios.Fault{{ID: "c", Kind: scenarios.FaultWorkerCrash, Rate: scenarios.Rate{PerSecond: perHour / 3600}}}
+		return s
+	}
+	if err := mk(0).Validate(); err != nil {
+		t.Errorf("rate 0: %v", err)
+	}
+	if err := mk(-1).Validate(); err == nil {
+		t.Error("a negative rate was accepted")
+	}
+	zero, ten := scenarios.EstimateEvents(mk(0)).Crashes, scenarios.EstimateEvents(mk(10)).Crashes
+	if zero <= 0 || math.Abs(ten/zero-101) > 1e-9 {
+		t.Errorf("crash events: %v at rate 0, %v at 10 an hour; want a ratio of 101", zero, ten)
+	}
+}
