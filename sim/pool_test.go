@@ -123,7 +123,7 @@ func TestSupervisorAccuracyFor(t *testing.T) {
 
 // TestToolSpanCausedBy: a tool attempt's span names what it used: the investigation's
 // configuration span first, then the result of the step before it (none for the first step),
-// then the model turn that decided it.
+// then the model turn that decided it. The investigation's span carries its tokens.
 func TestToolSpanCausedBy(t *testing.T) {
 	s := testScenario()
 	s.Workload.Investigations = 1
@@ -143,6 +143,13 @@ func TestToolSpanCausedBy(t *testing.T) {
 	}
 	if len(tools) != 2 || len(turns) != 2 {
 		t.Fatalf("%d tool spans and %d model turns, want 2 and 2", len(tools), len(turns))
+	}
+	// The investigation's own span carries all its tokens, split as each turn's: two turns
+	// of 100 are 150 in and 50 out.
+	for _, sp := range c.Spans {
+		if sp.Operation == record.OpInvokeAgent && (sp.InputTokens != 150 || sp.OutputTokens != 50) {
+			t.Errorf("invoke_agent span: tokens %d in, %d out; want 150, 50", sp.InputTokens, sp.OutputTokens)
+		}
 	}
 	cfg := tools[0].CausedBy[0]
 	want := [][]uint64{{cfg, turns[0].SpanID}, {cfg, tools[0].SpanID, turns[1].SpanID}}
