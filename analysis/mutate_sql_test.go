@@ -41,7 +41,7 @@ func runViewCase(t *testing.T, c viewCase) {
 // larger simulations of three embedded scenarios are checked too (slower).
 func viewCases() []viewCase {
 	cases := append(thresholdCases(), runClockCase(), treesCase(), edgeModelCase())
-	cases = append(cases, episodesCase, guardedCase, goodputCase, tokensCase, spanAttributesCase(), referenceCase(), lifecycleCase())
+	cases = append(cases, episodesCase, guardedCase, goodputCase, tokensCase, spanAttributesCase(), referenceCase(), lifecycleCase(), moneyCase())
 	// Two small simulations whose records hold what the hand-built datasets lack:
 	// takeovers after crashes, parks on an open breaker and retries throttled by the budget.
 	cases = append(cases, simulatedCase("worker-crashes", []string{"workload.investigations=60"}),
@@ -363,5 +363,31 @@ GROUP BY run_id;`
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("mutants:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestSQLMutantKeysUnique: every mutant of the view files has a key of its own, so that
+// the list of equivalent mutants names exactly one.
+func TestSQLMutantKeysUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, f := range viewSQL() {
+		for _, m := range sqlMutants(f.name, f.sql) {
+			if prev, ok := seen[m.key()]; ok {
+				t.Errorf("two mutants with the key %q: %s and %s", m.key(), prev, m)
+			}
+			seen[m.key()] = m.String()
+		}
+	}
+	// Two identical changes on one line, and the same line twice: four keys.
+	var keys []string
+	for _, m := range sqlMutants("v.sql", "SELECT coalesce(a, 0) + coalesce(b, 0)\nFROM t;\nSELECT coalesce(a, 0) + coalesce(b, 0)\nFROM t;") {
+		if m.desc == "0 → 1" {
+			keys = append(keys, m.key())
+		}
+	}
+	want := []string{"v.sql | 0 → 1 | SELECT coalesce(a, 0) + coalesce(b, 0)", "v.sql | 0 → 1 | SELECT coalesce(a, 0) + coalesce(b, 0) | #2",
+		"v.sql | 0 → 1 | SELECT coalesce(a, 0) + coalesce(b, 0) | #3", "v.sql | 0 → 1 | SELECT coalesce(a, 0) + coalesce(b, 0) | #4"}
+	if !slices.Equal(keys, want) {
+		t.Errorf("keys %q, want %q", keys, want)
 	}
 }

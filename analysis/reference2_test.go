@@ -168,16 +168,22 @@ func hotMinute(f, n int64, p0 float64, defined bool) bool {
 }
 
 type refMinute struct {
-	attempts, failed int64
-	guarded, hot     bool
+	attempts, failed, retries int64
+	parked, throttled         int64
+	guarded, hot              bool
+	baseline                  float64 // the tool's
 }
 
-// refIncidents finds the incidents and the failed attempts inside them.
-func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]refIncident, int64) {
-	type tm struct {
-		tool string
-		m    int64
-	}
+// tm is a tool's minute.
+type tm struct {
+	tool string
+	m    int64
+}
+
+// refToolMinutes is the incident test of every minute in which a tool received a call or
+// was guarded: its calls, failures, retries, parks and throttles, its tool's baseline, and
+// whether it is hot.
+func refToolMinutes(c *record.Collector, attempts []refCall, signs []refSign) map[tm]*refMinute {
 	mins := map[tm]*refMinute{}
 	get := func(k tm) *refMinute {
 		if mins[k] == nil {
@@ -191,10 +197,19 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		if isFailed(cl.s) {
 			r.failed++
 		}
+		if cl.retry {
+			r.retries++
+		}
 	}
 	for _, sg := range signs {
 		if (sg.kind == "parked" || sg.kind == "throttled") && sg.tool != "" {
-			get(tm{sg.tool, sg.at / 60_000_000}).guarded = true
+			r := get(tm{sg.tool, sg.at / 60_000_000})
+			r.guarded = true
+			if sg.kind == "parked" {
+				r.parked++
+			} else {
+				r.throttled++
+			}
 		}
 	}
 	for _, sm := range c.Samples {
@@ -207,8 +222,6 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 	for k := range mins {
 		perTool[k.tool] = append(perTool[k.tool], k.m)
 	}
-	var incidents []refIncident
-	var inside int64
 	for tool, ms := range perTool {
 		slices.Sort(ms)
 		var f, n, fPre, nPre int64
@@ -234,6 +247,25 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		if nq > 0 {
 			base = float64(fq) / float64(nq)
 		}
+		for _, m := range ms {
+			r := mins[tm{tool, m}]
+			r.baseline, r.hot = base, hotMinute(r.failed, r.attempts, base, true)
+		}
+	}
+	return mins
+}
+
+// refIncidents finds the incidents and the failed attempts inside them.
+func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]refIncident, int64) {
+	mins := refToolMinutes(c, attempts, signs)
+	perTool := map[string][]int64{}
+	for k := range mins {
+		perTool[k.tool] = append(perTool[k.tool], k.m)
+	}
+	var incidents []refIncident
+	var inside int64
+	for tool, ms := range perTool {
+		slices.Sort(ms)
 		var run []int64
 		flush := func() {
 			inc := refIncident{Tool: tool, FirstMinute: run[0], EndMinute: run[len(run)-1] + 1}
@@ -252,7 +284,6 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 		}
 		for _, m := range ms {
 			r := mins[tm{tool, m}]
-			r.hot = hotMinute(r.failed, r.attempts, base, true)
 			if !r.hot && !r.guarded {
 				continue
 			}
@@ -329,13 +360,16 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 // valid result, else its investigation's end, else the run's end.
 func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record.Investigation, end int64) []refEpisode {
 	first := map[refStep]refSign{}
-	count := map[refStep]int64{}
+	count, failed := map[refStep]int64{}, map[refStep]int64{}
 	for _, sg := range signs {
 		if !sg.hasKey {
 			continue
 		}
 		k := refStep{sg.key.Investigation, sg.key.Step}
 		count[k]++
+		if sg.kind == "failed" || sg.kind == "timed_out" {
+			failed[k]++
+		}
 		if f, ok := first[k]; !ok || signBefore(sg, f) {
 			first[k] = sg
 		}
@@ -351,7 +385,8 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 	var out []refEpisode
 	for k, sg := range first {
 		e := refEpisode{OpKey: stepKeyString(k), Tool: sg.tool, Start: sg.at, Outcome: "in_flight", End: tsMicros(end),
-			FirstOp: opKeyString(sg.key), FirstKind: sg.kind, DetectedAt: sg.knownAt, Signs: count[k]}
+			FirstOp: opKeyString(sg.key), FirstKind: sg.kind, DetectedAt: sg.knownAt, Signs: count[k],
+			Root: sg.root, Investigation: sg.inv, FailedAttempts: failed[k]}
 		best := int64(-1)
 		for _, v := range valid[k] {
 			if v >= sg.at && (best < 0 || v < best) {
@@ -359,6 +394,9 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 			}
 		}
 		inv := invByID[sg.inv]
+		if inv != nil {
+			e.EndedAs = inv.FinalState
+		}
 		switch {
 		case best >= 0:
 			e.End, e.Outcome = best, "recovered"
@@ -366,6 +404,7 @@ func refEpisodes(c *record.Collector, signs []refSign, invByID map[int64]*record
 			e.End, e.Outcome = tsMicros(inv.EndedAt), "ended"
 		}
 		e.Seconds = float64(e.End-e.Start) / 1e6
+		e.Detection, e.Repair = float64(e.DetectedAt-e.Start)/1e6, float64(e.End-e.DetectedAt)/1e6
 		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b refEpisode) int { return cmp.Compare(a.OpKey, b.OpKey) })
@@ -452,6 +491,19 @@ func spanKind(s *record.Span) string {
 // did not) and, for the others, of model turns that caused work that never passed
 // validation or was already caused by an earlier turn.
 func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigation) (wasted, all float64) {
+	for _, inv := range c.Investigations {
+		all += float64(inv.Tokens)
+	}
+	for _, w := range refWastedTokensByInvestigation(c, invByID) {
+		wasted += w
+	}
+	return wasted, all
+}
+
+// refWastedTokensByInvestigation is every investigation's wasted tokens: all its tokens
+// when it or its root did not complete, else those of its wasted model turns (at most its
+// tokens).
+func refWastedTokensByInvestigation(c *record.Collector, invByID map[int64]*record.Investigation) map[int64]float64 {
 	plans := map[uint64]*record.Span{}
 	for i := range c.Spans {
 		if s := &c.Spans[i]; s.Operation == record.OpPlan && spanKind(s) == "model_turn" {
@@ -493,15 +545,15 @@ func refWastedTokens(c *record.Collector, invByID map[int64]*record.Investigatio
 		turnWaste[p.InvestigationID] += float64(p.InputTokens + p.OutputTokens)
 	}
 	done := func(id int64) bool { inv := invByID[id]; return inv != nil && inv.FinalState == "completed" }
+	out := map[int64]float64{}
 	for _, inv := range c.Investigations {
-		all += float64(inv.Tokens)
 		if !(done(inv.InvestigationID) && done(inv.RootID)) {
-			wasted += float64(inv.Tokens)
+			out[inv.InvestigationID] = float64(inv.Tokens)
 		} else {
-			wasted += math.Min(turnWaste[inv.InvestigationID], float64(inv.Tokens))
+			out[inv.InvestigationID] = math.Min(turnWaste[inv.InvestigationID], float64(inv.Tokens))
 		}
 	}
-	return wasted, all
+	return out
 }
 
 // refRecoveryQuantile is the time by which a share p of all episodes had recovered: the

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
@@ -22,6 +23,8 @@ type refRun struct {
 	// SideEffects names the tools whose idempotency is keyed or none (from the scenario);
 	// an execution has side effects if its record says so or its tool is named here.
 	SideEffects map[string]bool
+	// Prices is the run's price table (nil: unpriced, the money metrics are undefined).
+	Prices *scenarios.Prices
 }
 
 type refIncident struct {
@@ -44,6 +47,12 @@ type refEpisode struct {
 	// The first sign: its operation, kind and when it was known (µs); the step's signs.
 	FirstOp, FirstKind string
 	DetectedAt, Signs  int64
+	// Its investigation and root, its failed and timed-out attempts, the investigation's
+	// final state, and the seconds to detection and from detection to the end.
+	Root, Investigation int64
+	FailedAttempts      int64
+	EndedAs             string
+	Detection, Repair   float64
 }
 
 type refResult struct {
@@ -236,9 +245,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.Set("wasted_compute_ratio", ratio(wasted, compute))
 	m.Set("makespan", float64(tsMicros(end))/1e6)
 	referenceCapacity(&m, c, end)
-	// The reference runs carry no prices: the money metrics are undefined.
-	m.Set("cost_per_completion", math.NaN())
-	m.Set("wasted_cost_ratio", math.NaN())
+	setMoney(&m, run.Prices, c, invByID)
 	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
 }
 
@@ -309,7 +316,7 @@ type refToolStats struct {
 	Blocked, Inspections                                  int64
 	Executions, DuplicateExecutions, DuplicateSideEffects int64
 	DiscardedResults                                      int64
-	Compute                                               float64
+	Compute, WastedCompute                                float64
 }
 
 // countStatus counts one attempt's outcome.
@@ -366,10 +373,23 @@ func referenceToolStats(run refRun, c *record.Collector) []refToolStats {
 			ts.countStatus(s.Status)
 		}
 	}
+	invByID := map[int64]*record.Investigation{}
+	for i := range c.Investigations {
+		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
+	}
+	completed := func(id int64) bool {
+		inv := invByID[id]
+		return inv != nil && inv.FinalState == "completed"
+	}
 	for _, e := range c.Executions {
 		ts := get(e.Tool)
 		ts.Executions++
 		ts.Compute += e.Compute
+		inv := invByID[e.InvestigationID]
+		if e.Execution > 1 || (e.Outcome == "ok" || e.Outcome == "lost") && !e.Delivered ||
+			inv == nil || !completed(inv.InvestigationID) || !completed(inv.RootID) {
+			ts.WastedCompute += e.Compute
+		}
 		if e.Execution > 1 {
 			ts.DuplicateExecutions++
 			if e.SideEffects || run.SideEffects[e.Tool] {

@@ -29,13 +29,25 @@ type sqlMutant struct {
 	desc string // "<original> → <replacement>"
 	src  string // the source line of the change, trimmed
 	sql  string // the whole mutated file
+	nth  int    // 1 for the first such change on such a line in the file, 2 for a second one, ...
 }
 
 // key identifies a mutant across edits elsewhere in its file (line numbers move): the
-// file, the change and the text of its line.
-func (m sqlMutant) key() string { return m.file + " | " + m.desc + " | " + m.src }
+// file, the change and the text of its line, then " | #n" for the n-th (n > 1) identical
+// change on a line of the same text in the file (coalesce(a, 0) and coalesce(b, 0) side
+// by side, or a line repeated in two CASEs).
+func (m sqlMutant) key() string {
+	k := m.file + " | " + m.desc + " | " + m.src
+	if m.nth > 1 {
+		k += " | #" + strconv.Itoa(m.nth)
+	}
+	return k
+}
 
 func (m sqlMutant) String() string {
+	if m.nth > 1 {
+		return fmt.Sprintf("%s:%d: %s #%d  (%s)", m.file, m.line, m.desc, m.nth, m.src)
+	}
 	return fmt.Sprintf("%s:%d: %s  (%s)", m.file, m.line, m.desc, m.src)
 }
 
@@ -174,8 +186,14 @@ func sqlMutants(file, sql string) []sqlMutant {
 			le = len(sql) - from
 		}
 		orig := strings.Join(strings.Fields(sql[from:to]), " ")
-		out = append(out, sqlMutant{file: file, line: line, desc: orig + " → " + repl,
-			src: strings.Join(strings.Fields(sql[ls:from+le]), " "), sql: sql[:from] + repl + sql[to:]})
+		m := sqlMutant{file: file, line: line, desc: orig + " → " + repl,
+			src: strings.Join(strings.Fields(sql[ls:from+le]), " "), sql: sql[:from] + repl + sql[to:], nth: 1}
+		for _, o := range out {
+			if o.src == m.src && o.desc == m.desc {
+				m.nth++
+			}
+		}
+		out = append(out, m)
 	}
 	upper := func(i int) string {
 		if i < 0 || i >= len(toks) || toks[i].kind != 'w' {

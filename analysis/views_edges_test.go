@@ -313,7 +313,11 @@ func compareToolStatsExtra(t testing.TB, db *DB, runID string, c *record.Collect
 		if err := rows.Scan(&tool, &g.invalid, &f[0], &f[1], &f[2], &g.incidentMinutes, &g.incidentFailed, &g.episodes, &f[3], &f[4]); err != nil {
 			t.Fatal(err)
 		}
-		w := get(tool)
+		w, ok := ref[tool]
+		if !ok { // no call and no episode: every ratio and quantile undefined
+			nan := math.NaN()
+			w = &toolStatsExtra{amplification: nan, meanWait: nan, p95Wait: nan, medianRecovery: nan, p95Recovery: nan}
+		}
 		for i, p := range []*float64{&g.amplification, &g.meanWait, &g.p95Wait, &g.medianRecovery, &g.p95Recovery} {
 			*p = math.NaN()
 			if f[i].Valid {

@@ -44,6 +44,9 @@ func compareMetrics(t testing.TB, got, want Metrics) {
 	if !reflect.DeepEqual(got.TerminationReasons, want.TerminationReasons) {
 		t.Errorf("termination_reasons: view %v, reference %v", got.TerminationReasons, want.TerminationReasons)
 	}
+	if got.Currency != want.Currency {
+		t.Errorf("currency: view %q, reference %q", got.Currency, want.Currency)
+	}
 }
 
 const epochMicros = 1767225600 * 1_000_000
@@ -93,7 +96,8 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 
 func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds, op_key, first_kind, detected_at, signs
+	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds, op_key, first_kind, detected_at, signs,
+		root_id, investigation_id, failed_attempts, coalesce(ended_as, ''), detection_seconds, repair_seconds
 		FROM recovery_episodes WHERE run_id = ? ORDER BY step_key`, runID)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +107,8 @@ func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	for rows.Next() {
 		var e refEpisode
 		var start, end, detected time.Time
-		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds, &e.FirstOp, &e.FirstKind, &detected, &e.Signs); err != nil {
+		if err := rows.Scan(&e.OpKey, &e.Tool, &start, &end, &e.Outcome, &e.Seconds, &e.FirstOp, &e.FirstKind, &detected, &e.Signs,
+			&e.Root, &e.Investigation, &e.FailedAttempts, &e.EndedAs, &e.Detection, &e.Repair); err != nil {
 			t.Fatal(err)
 		}
 		e.Start, e.End = start.UnixMicro()-epochMicros, end.UnixMicro()-epochMicros
@@ -156,12 +161,16 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 		t.Fatal(err)
 	}
 	compareMetrics(t, got, want.Metrics)
+	compareCalls(t, db, run.ID, c)
+	compareToolMinutes(t, db, run.ID, c)
+	compareTokenCosts(t, db, run.ID, c)
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
 	compareToolStats(t, db, run, c, want)
 	compareGoodput(t, db, run.ID, c)
 	compareRoots(t, db, run.ID, c)
 	compareToolStatsExtra(t, db, run.ID, c, want)
+	compareCosts(t, db, run, c)
 	return want
 }
 
@@ -171,7 +180,7 @@ func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, wan
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT tool, attempts, operations, retries, ok, errors, timeouts, blocked,
 		inspections, executions, duplicate_executions, duplicate_side_effects, discarded_results, compute,
-		incidents FROM tool_stats WHERE run_id = ? ORDER BY tool`, run.ID)
+		wasted_compute, incidents FROM tool_stats WHERE run_id = ? ORDER BY tool`, run.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +192,7 @@ func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, wan
 		var n int64
 		if err := rows.Scan(&ts.Tool, &ts.Attempts, &ts.Operations, &ts.Retries, &ts.OK, &ts.Errors, &ts.Timeouts,
 			&ts.Blocked, &ts.Inspections, &ts.Executions, &ts.DuplicateExecutions, &ts.DuplicateSideEffects,
-			&ts.DiscardedResults, &ts.Compute, &n); err != nil {
+			&ts.DiscardedResults, &ts.Compute, &ts.WastedCompute, &n); err != nil {
 			t.Fatal(err)
 		}
 		incidents += n
@@ -201,7 +210,10 @@ func compareToolStats(t testing.TB, db *DB, run refRun, c *record.Collector, wan
 		if math.Abs(g.Compute-w.Compute) > 1e-9*math.Abs(w.Compute) {
 			t.Errorf("tool_stats %s: compute %v, reference %v", w.Tool, g.Compute, w.Compute)
 		}
-		g.Compute = w.Compute
+		if math.Abs(g.WastedCompute-w.WastedCompute) > 1e-9*math.Abs(w.WastedCompute) {
+			t.Errorf("tool_stats %s: wasted compute %v, reference %v", w.Tool, g.WastedCompute, w.WastedCompute)
+		}
+		g.Compute, g.WastedCompute = w.Compute, w.WastedCompute
 		if g != w {
 			t.Errorf("tool_stats %s:\n view %+v\n  ref %+v", w.Tool, g, w)
 		}

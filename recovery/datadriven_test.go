@@ -298,10 +298,13 @@ func (h *harness) event(t *testing.T, td *datadriven.TestData) string {
 		case "lookup":
 			ev.Lookup = recovery.Lookup(lookupOf(t, td, v))
 		case "resource":
-			for r := recovery.Tokens; r <= recovery.Wall; r++ {
+			for r := recovery.Tokens; r <= recovery.Cost; r++ {
 				if r.String() == v {
 					ev.Resource = r
 				}
+			}
+			if ev.Resource == 0 {
+				t.Fatalf("%s: unknown resource %q", td.Pos, v)
 			}
 		case "action":
 			ev.Suggestion.Action = actionOf(t, td, v)

@@ -277,3 +277,45 @@ func TestGuardsPassed(t *testing.T) {
 	}
 	g.Passed(5, 151, false) // no such tool: ignored
 }
+
+// TestBreakerOwnRatio: a breaker opens at the ratio it is given, not the default: with
+// 0.3 and 10 calls, 3 failures open it and 2 do not.
+func TestBreakerOwnRatio(t *testing.T) {
+	for _, c := range []struct {
+		fails int
+		want  BreakerState
+	}{{2, BreakerClosed}, {3, BreakerOpen}} {
+		g := newBreaker(10, 0.3, 30*time.Second)
+		for i := 0; i < 10-c.fails; i++ {
+			call(t, g, 0, true)
+		}
+		for i := 0; i < c.fails; i++ {
+			call(t, g, sec, false)
+		}
+		if s := g.Breaker(0, sec); s != c.want {
+			t.Errorf("ratio 0.3, %d failures of 10 calls: %s, want %s", c.fails, s, c.want)
+		}
+	}
+}
+
+// TestGuardsOutOfRange: asked about a tool they do not cover (one past the last, or
+// negative), the guards answer "none" instead of failing: nothing parked, no budget, no
+// breaker; a call passed to such a tool changes nothing.
+func TestGuardsOutOfRange(t *testing.T) {
+	g := NewGuards(2, &BudgetConfig{Ratio: 0.1, MinPerSecond: 1}, &BreakerConfig{})
+	for _, tool := range []int{-1, 2} {
+		if n := g.Parked(tool); n != 0 {
+			t.Errorf("Parked(%d) = %d", tool, n)
+		}
+		if v := g.Tokens(tool, 0); v != -1 {
+			t.Errorf("Tokens(%d) = %v", tool, v)
+		}
+		if s := g.Breaker(tool, 0); s != BreakerOff {
+			t.Errorf("Breaker(%d) = %s", tool, s)
+		}
+		g.Passed(tool, 0, false) // a call to no tool changes nothing, and does not fail
+	}
+	if g.Tokens(1, 0) != 10 || g.Breaker(1, 0) != BreakerClosed || g.Parked(1) != 0 {
+		t.Errorf("the last tool: tokens %v, breaker %s", g.Tokens(1, 0), g.Breaker(1, 0))
+	}
+}

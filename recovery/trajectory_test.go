@@ -70,3 +70,24 @@ func TestTrajectory(t *testing.T) {
 		t.Errorf("replayed engine: %v %v", d2.Action, err)
 	}
 }
+
+// TestTrajectoryClasses: Classes counts each failure class from Transient to NonProgress
+// that has at least one failure, the first and the last included, and never NoFailure.
+func TestTrajectoryClasses(t *testing.T) {
+	var tr recovery.Trajectory
+	tr.Failures[recovery.NoFailure] = 5
+	if n := tr.Classes(); n != 0 {
+		t.Errorf("only NoFailure: %d classes", n)
+	}
+	for c := recovery.Transient; c <= recovery.NonProgress; c++ {
+		var one recovery.Trajectory
+		one.Failures[c] = 1
+		if n := one.Classes(); n != 1 {
+			t.Errorf("one failure of %s: %d classes", c, n)
+		}
+		tr.Failures[c] = int32(c)
+	}
+	if n, want := tr.Classes(), int(recovery.NonProgress-recovery.Transient+1); n != want {
+		t.Errorf("every class: %d, want %d", n, want)
+	}
+}

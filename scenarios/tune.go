@@ -458,3 +458,135 @@ func mapValue(n *yaml.Node, k string) *yaml.Node {
 	}
 	return nil
 }
+
+// Patch returns the scenario text data with the overrides applied, as a YAML document
+// (comments kept where the YAML library can keep them), after checking that the result
+// is a valid scenario: what `mayday tune` writes as its recommended scenario.
+func Patch(name string, data []byte, ovs []Override) ([]byte, error) {
+	if _, err := ParseOverrides(name, data, ovs); err != nil {
+		return nil, err
+	}
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(name)
+	for _, o := range ovs {
+		if e := d.apply(&root, o, nil); e != nil {
+			return nil, ErrorList{e}
+		}
+	}
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// Number is the override text v as a number on p's axis: the value of a whole number or
+// number, seconds of a duration, per second of a rate, the index of a choice.
+func (p TuneParam) Number(v string) (float64, bool) {
+	if p.Kind == TuneChoice {
+		for i, c := range p.Choices {
+			if c == v {
+				return float64(i), true
+			}
+		}
+		return 0, false
+	}
+	return p.number(v)
+}
+
+// RoundPrefix is the block that holds every varied key of t: the longest common prefix of
+// their paths (recovery for recovery.retry.max_attempts and recovery.breaker), or the path
+// itself when one key is varied. A round of candidates is a sweep over it. ok is false when
+// the keys share no block.
+func RoundPrefix(t Tune) (string, bool) {
+	if len(t.Vary) == 0 {
+		return "", false
+	}
+	common := strings.Split(t.Vary[0].Path, ".")
+	for _, p := range t.Vary[1:] {
+		segs := strings.Split(p.Path, ".")
+		n := 0
+		for n < len(common) && n < len(segs) && common[n] == segs[n] {
+			n++
+		}
+		common = common[:n]
+	}
+	return strings.Join(common, "."), len(common) > 0
+}
+
+// RoundFile is a scenario file that runs candidates as the points of a sweep, for `mayday
+// sweep` (and its shards) to run: the scenario data with the overrides ovs applied, without
+// its tune block, and with a sweep of one axis at prefix (RoundPrefix) whose values are that
+// block with each point's overrides applied. The file is checked like any scenario.
+func RoundFile(name string, data []byte, ovs []Override, prefix string, points [][]Override) ([]byte, error) {
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, err
+	}
+	d := newDecoder(name)
+	for _, o := range ovs {
+		if e := d.apply(&root, o, nil); e != nil {
+			return nil, ErrorList{e}
+		}
+	}
+	root = cow(root)
+	for i := 0; i+1 < len(root.Content); {
+		if k := root.Content[i].Value; k == "tune" || k == "sweep" {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			continue
+		}
+		i += 2
+	}
+	axis := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, point := range points {
+		at := root
+		for _, o := range point {
+			if e := d.apply(&at, o, nil); e != nil {
+				return nil, ErrorList{e}
+			}
+		}
+		v, err := parseValue(valueText(nodeAt(at, prefix)))
+		if err != nil {
+			return nil, err
+		}
+		axis.Content = append(axis.Content, v)
+	}
+	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "sweep"},
+		&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: prefix}, axis}})
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(root); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	if _, err := Parse(name, []byte(b.String()), nil); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}
+
+// nodeAt is the node at path in the tree (nil when absent).
+func nodeAt(n *yaml.Node, path string) *yaml.Node {
+	segs, _ := parsePath(path)
+	for _, sg := range segs {
+		n = deref(mapValue(n, sg.key))
+		for _, i := range sg.idx {
+			if n == nil || n.Kind != yaml.SequenceNode || i >= len(n.Content) {
+				return nil
+			}
+			n = deref(n.Content[i])
+		}
+	}
+	return n
+}

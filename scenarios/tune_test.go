@@ -63,3 +63,54 @@ func TestTuneBlock(t *testing.T) {
 		t.Errorf("midpoint of 1s..30s = %s, want 15.5s", got)
 	}
 }
+
+// A round of candidates is a sweep over the block that holds the varied keys, whose points
+// are the candidates' values, in order.
+func TestRoundFile(t *testing.T) {
+	data := []byte(`name: t
+tools:
+  a: {latency: 1s, timeout: 30s}
+recovery:
+  retry: {max_attempts: 3, initial: 2s}
+sweep:
+  recovery.lease: [1m, 2m]
+tune:
+  vary:
+    recovery.retry.max_attempts: {min: 1, max: 10}
+    recovery.retry.initial: {min: 1s, max: 30s}
+  maximize: completion_rate
+`)
+	s, err := Parse("t.yaml", data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix, ok := RoundPrefix(*s.Tune)
+	if !ok || prefix != "recovery.retry" {
+		t.Fatalf("prefix %q, %v", prefix, ok)
+	}
+	points := [][]Override{
+		{{Path: "recovery.retry.max_attempts", Value: "2"}, {Path: "recovery.retry.initial", Value: "5s"}},
+		{{Path: "recovery.retry.max_attempts", Value: "7"}, {Path: "recovery.retry.initial", Value: "1.5s"}},
+	}
+	out, err := RoundFile("t.yaml", data, []Override{{Path: "recovery.lease", Value: "3m"}}, prefix, points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Parse("round.yaml", out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Tune != nil || len(r.Sweep) != 1 || r.Sweep[0].Path != prefix || r.Recovery.Lease != 3*time.Minute {
+		t.Fatalf("round file:\n%s", out)
+	}
+	for i, p := range r.Points() {
+		c, err := r.With(p...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := s.With(points[i]...)
+		if c.Recovery.Retry != want.Recovery.Retry {
+			t.Errorf("point %d: %+v, want %+v", i, c.Recovery.Retry, want.Recovery.Retry)
+		}
+	}
+}

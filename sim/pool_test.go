@@ -3,8 +3,13 @@ package sim
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/mayday-sim/mayday/recovery"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -54,5 +59,125 @@ func TestViolationsBounded(t *testing.T) {
 	if len(v) != maxViolations+1 || v[maxViolations-1] != fmt.Sprintf("violation %d", maxViolations-1) ||
 		v[maxViolations] != "... and 2 more violations" {
 		t.Fatalf("%d violations kept, last two %q", len(v), v[len(v)-2:])
+	}
+}
+
+// TestBrownoutThatDoesNothing: a brownout needs a probability above 0 or a slowdown above
+// 1; one with neither is refused when the file is read, and either alone is accepted.
+func TestBrownoutThatDoesNothing(t *testing.T) {
+	for _, c := range []struct {
+		fault string
+		ok    bool
+	}{
+		{"{kind: brownout, tool: a, for: 1m, probability: 0, slowdown: 1}", false},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0.5, slowdown: 1}", true},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0, slowdown: 2}", true},
+		{"{kind: brownout, tool: a, for: 1m, probability: 0.5}", true},
+	} {
+		_, err := scenarios.Parse("b.yaml", []byte("name: b\ntools: {a: {}}\nfaults:\n  - "+c.fault+"\n"), nil)
+		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), "does nothing") {
+			t.Errorf("%s: %v", c.fault, err)
+		}
+	}
+}
+
+// TestSupervisorAccuracyFor: the supervisor's accuracy on a case is its base accuracy less
+// per_attempt for each attempt beyond the first, per_class for each failure class beyond the
+// first and per_step for each step done, never below the floor nor above 1; without a
+// difficulty block it is the base accuracy.
+func TestSupervisorAccuracyFor(t *testing.T) {
+	d := &scenarios.Difficulty{PerAttempt: 0.1, PerClass: 0.05, PerStep: 0.01, Floor: 0.2}
+	s := supervisor{accuracy: 0.9, diff: d}
+	tr := func(attempts, steps int32, classes ...recovery.Class) recovery.Trajectory {
+		x := recovery.Trajectory{Attempts: attempts, Steps: steps}
+		for _, c := range classes {
+			x.Failures[c]++
+		}
+		return x
+	}
+	for _, c := range []struct {
+		tr   recovery.Trajectory
+		want float64
+	}{
+		{tr(0, 0), 0.9},
+		{tr(1, 0, recovery.Transient), 0.9},
+		{tr(3, 0, recovery.Transient), 0.7},
+		{tr(1, 0, recovery.Transient, recovery.InvalidOutput), 0.85},
+		{tr(1, 0, recovery.Transient, recovery.InvalidOutput, recovery.NonProgress), 0.8},
+		{tr(1, 5), 0.85},
+		{tr(2, 4, recovery.Transient, recovery.InvalidOutput), 0.71},
+		{tr(30, 0), 0.2},
+	} {
+		if got := s.accuracyFor(c.tr); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%+v: %v, want %v", c.tr, got, c.want)
+		}
+	}
+	gain := supervisor{accuracy: 0.9, diff: &scenarios.Difficulty{PerStep: -0.05}}
+	if got := gain.accuracyFor(tr(1, 10)); got != 1 {
+		t.Errorf("a negative per_step past 1: %v, want 1", got)
+	}
+	if got := (&supervisor{accuracy: 0.6}).accuracyFor(tr(9, 9, recovery.Transient)); got != 0.6 {
+		t.Errorf("no difficulty: %v", got)
+	}
+}
+
+// TestToolSpanCausedBy: a tool attempt's span names what it used: the investigation's
+// configuration span first, then the result of the step before it (none for the first step),
+// then the model turn that decided it. The investigation's span carries its tokens.
+func TestToolSpanCausedBy(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 2}
+	s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Second)}
+	var c record.Collector
+	run(t, s, 1, &c)
+	var tools, turns []record.Span
+	for _, sp := range c.Spans {
+		switch {
+		case sp.Operation == record.OpExecuteTool:
+			tools = append(tools, sp)
+		case sp.Operation == record.OpPlan && sp.End > sp.Start:
+			turns = append(turns, sp)
+		}
+	}
+	if len(tools) != 2 || len(turns) != 2 {
+		t.Fatalf("%d tool spans and %d model turns, want 2 and 2", len(tools), len(turns))
+	}
+	// The investigation's own span carries all its tokens, split as each turn's: two turns
+	// of 100 are 150 in and 50 out.
+	for _, sp := range c.Spans {
+		if sp.Operation == record.OpInvokeAgent && (sp.InputTokens != 150 || sp.OutputTokens != 50) {
+			t.Errorf("invoke_agent span: tokens %d in, %d out; want 150, 50", sp.InputTokens, sp.OutputTokens)
+		}
+	}
+	cfg := tools[0].CausedBy[0]
+	want := [][]uint64{{cfg, turns[0].SpanID}, {cfg, tools[0].SpanID, turns[1].SpanID}}
+	for i, sp := range tools {
+		if !slices.Equal(sp.CausedBy, want[i]) {
+			t.Errorf("step %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
+		}
+	}
+}
+
+// TestWorkerCrashRate: a worker_crash of rate 0 is valid (it never fires) and a negative
+// rate is refused; the size model counts, per investigation, the takeovers its rate allows
+// over the horizon plus one: 10 an hour over 10h is 101 times a rate of 0's one.
+func TestWorkerCrashRate(t *testing.T) {
+	mk := func(perHour float64) *scenarios.Scenario {
+		s := testScenario()
+		s.Horizon = 10 * time.Hour
+		s.Faults = []scenarios.Fault{{ID: "c", Kind: scenarios.FaultWorkerCrash, Rate: scenarios.Rate{PerSecond: perHour / 3600}}}
+		return s
+	}
+	if err := mk(0).Validate(); err != nil {
+		t.Errorf("rate 0: %v", err)
+	}
+	if err := mk(-1).Validate(); err == nil {
+		t.Error("a negative rate was accepted")
+	}
+	zero, ten := scenarios.EstimateEvents(mk(0)).Crashes, scenarios.EstimateEvents(mk(10)).Crashes
+	if zero <= 0 || math.Abs(ten/zero-101) > 1e-9 {
+		t.Errorf("crash events: %v at rate 0, %v at 10 an hour; want a ratio of 101", zero, ten)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/mayday-sim/mayday/metric"
 )
 
 // best assesses every measured candidate on all its runs and returns the feasible one with
@@ -150,10 +152,16 @@ func (s *search) summarise(c *Candidate) {
 	}
 	slices.Sort(names)
 	for _, m := range names {
-		c.Metrics[m] = meanCI(values(c, m, len(c.Runs)), s.t.Confidence).Mean
+		if v := meanCI(values(c, m, len(c.Runs)), s.t.Confidence).Mean; !math.IsNaN(v) && !math.IsInf(v, 0) {
+			c.Metrics[m] = v
+		}
 	}
 	for _, m := range Metrics(s.t) {
-		c.Intervals[m] = meanCI(values(c, m, len(c.Runs)), s.t.Confidence)
+		iv := meanCI(values(c, m, len(c.Runs)), s.t.Confidence)
+		if !math.IsNaN(iv.Lo) {
+			iv.Lo, iv.Hi = metric.Clamp(m, iv.Lo, iv.Hi) // within the values the metric takes
+		}
+		c.Intervals[m] = iv
 	}
 	s.assess(c, len(c.Runs))
 	if c.Status == "" || c.Status == StatusTied && !s.isTwin(c) {

@@ -192,7 +192,13 @@ func values(c *Candidate, m string, k int) []float64 {
 func (s *search) assess(c *Candidate, k int) {
 	c.feas = holds
 	for _, e := range s.t.SubjectTo {
-		c.feas = min(c.feas, judge(e, meanCI(values(c, e.Metric, k), s.t.Confidence)))
+		v := values(c, e.Metric, k)
+		if slices.ContainsFunc(v, math.IsNaN) {
+			// Undefined in a run: as in mayday check, the expectation fails there.
+			c.feas = violated
+			continue
+		}
+		c.feas = min(c.feas, judge(e, meanCI(v, s.t.Confidence)))
 	}
 }
 

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"encoding/json"
 	"math"
 
 	"gonum.org/v1/gonum/stat"
@@ -98,4 +99,20 @@ func judge(e scenarios.Expectation, iv Interval) int {
 		}
 	}
 	return unsure
+}
+
+// MarshalJSON writes an undefined mean or bound as null.
+func (iv Interval) MarshalJSON() ([]byte, error) {
+	f := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(struct {
+		Mean *float64 `json:"mean"`
+		Lo   *float64 `json:"lo"`
+		Hi   *float64 `json:"hi"`
+		N    int      `json:"n"`
+	}{f(iv.Mean), f(iv.Lo), f(iv.Hi), iv.N})
 }

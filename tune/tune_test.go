@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -196,5 +197,76 @@ func TestNoiseTieAtMaxSeeds(t *testing.T) {
 	}
 	if r.Verdict != VerdictTie || r.Spent > 100 {
 		t.Fatalf("verdict %s after %d runs; want a tie", r.Verdict, r.Spent)
+	}
+}
+
+// On a continuous key the refinement rounds close in on the optimum: the goal here is
+// 1 − (x − 0.37)² plus noise that depends on the seed only (common random numbers cancel
+// it in paired differences), so the best candidate is the one nearest 0.37; after the
+// start and rounds of boxes that halve around the leader, the recommendation is within
+// 0.03 of it (the box after five rounds is ±0.016 wide).
+func TestContinuousOptimum(t *testing.T) {
+	cfg := Config{Tune: scenarios.Tune{
+		Vary:     []scenarios.TuneParam{{Path: "workload.behaviour.stuck", Kind: scenarios.TuneNumber, Min: 0, Max: 1}},
+		Maximize: "completion_rate", Budget: 200, Seeds: 3, MaxSeeds: 12, Confidence: 0.95,
+	}, Seed0: 1}
+	eval := func(_ context.Context, jobs []Job) ([]map[string]float64, error) {
+		out := make([]map[string]float64, len(jobs))
+		for i, j := range jobs {
+			x, _ := strconv.ParseFloat(j.Values[0], 64)
+			r := rand.New(rand.NewPCG(j.Seed, 7))
+			out[i] = map[string]float64{"completion_rate": 1 - (x-0.37)*(x-0.37) + 0.01*r.NormFloat64() + 0.0005*math.Sin(float64(j.Candidate))}
+		}
+		return out, nil
+	}
+	r, err := Search(context.Background(), cfg, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := strconv.ParseFloat(r.Recommended.Values[0], 64)
+	if math.Abs(x-0.37) > 0.03 || r.Spent > 200 {
+		t.Fatalf("recommended %v after %d runs, %d rounds (verdict %s); want about 0.37", x, r.Spent, r.Rounds, r.Verdict)
+	}
+	t.Logf("x = %v after %d runs, %d rounds, verdict %s, %d candidates", x, r.Spent, r.Rounds, r.Verdict, len(r.Candidates))
+}
+
+// A time budget stops the search when the clock passes it, before the next batch of runs;
+// the search is still complete (not interrupted) and recommends from what it measured.
+func TestTimeBudget(t *testing.T) {
+	tn := closedForm(t, "<= 1.22") // p = 0.2: the run budget takes two batches (TestClosedFormModel)
+	whole, err := Search(context.Background(), Config{Tune: tn, Seed0: 1}, model(0.2, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Tune: tn, Seed0: 1}
+	cfg.Tune.Budget, cfg.Tune.BudgetTime = 0, 10*time.Minute
+	now := time.Unix(0, 0)
+	// Each look at the clock costs 6 minutes: the deadline is set at 6m (so 16m), the first
+	// batch starts at 12m, the second would at 18m.
+	cfg.Now = func() time.Time { now = now.Add(6 * time.Minute); return now }
+	r, err := Search(context.Background(), cfg, model(0.2, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Complete || r.Spent != 30 || whole.Spent <= 30 {
+		t.Fatalf("complete %v after %d runs (the run budget spent %d)", r.Complete, r.Spent, whole.Spent)
+	}
+}
+
+// Minimizing works the other way round: the least amplification subject to completion
+// ≥ 0.9 under p = 0.5 is the smallest n with 1 − 0.5ⁿ ≥ 0.9, n = 4 (0.9375; n = 3 gives
+// 0.875). A run's completion over 2000 operations has a standard deviation below
+// sqrt(0.875·0.125/2000) = 0.0074, so 3 seeds' 95% t interval (half-width 4.30·0.0074/√3 =
+// 0.018) already separates both from the bound (gaps 0.025 and 0.0375).
+func TestMinimize(t *testing.T) {
+	e, _ := scenarios.ParseExpectation("completion_rate", ">= 0.9")
+	tn := closedForm(t, "<= 10")
+	tn.Maximize, tn.Minimize, tn.SubjectTo = "", "retry_amplification", []scenarios.Expectation{e}
+	r, err := Search(context.Background(), Config{Tune: tn, Seed0: 1}, model(0.5, 2000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Recommended == nil || r.Recommended.Values[0] != "4" || r.Verdict != VerdictBest {
+		t.Fatalf("verdict %s, recommended %+v", r.Verdict, r.Recommended)
 	}
 }

@@ -40,6 +40,7 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 		newRunCmd(io, nil),
 		newCheckCmd(io, nil),
 		newSweepCmd(io, nil),
+		newTuneCmd(io, nil),
 		newMergeCmd(io, nil),
 		newCompareCmd(io, nil),
 		newReportCmd(io, nil),

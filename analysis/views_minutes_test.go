@@ -1,0 +1,120 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// compareCalls checks the calls view of a run row by row against the records (refCalls):
+// every sent tool attempt and every model call, its minute, whether it failed and whether
+// it is a retry; a tool attempt's queue wait and compute, 0 for a model call.
+func compareCalls(t testing.TB, db *DB, runID string, c *record.Collector) {
+	t.Helper()
+	type call struct {
+		tool          string
+		span          int64
+		minute        int64
+		failed, retry bool
+		wait, compute float64
+	}
+	var want []call
+	for _, cl := range refCalls(c) {
+		w := call{tool: cl.tool, span: int64(cl.s.SpanID), minute: minuteOf(cl.s.Start), failed: isFailed(cl.s), retry: cl.retry}
+		if cl.tool != "model" || cl.s.Operation == record.OpExecuteTool {
+			w.wait, w.compute = float64(cl.s.QueueWait)/1e9, cl.s.Compute
+		}
+		want = append(want, w)
+	}
+	slices.SortFunc(want, func(a, b call) int { return cmp.Or(cmp.Compare(a.span, b.span), cmp.Compare(a.tool, b.tool)) })
+	rows := query(t, db, `SELECT tool, span_id, minute, failed, retry, coalesce(queue_wait, 0), coalesce(compute, 0) FROM calls
+		WHERE run_id = '`+runID+`' ORDER BY span_id, tool`)
+	if len(rows) != len(want) {
+		t.Fatalf("calls of %s: %d rows in the view, %d in the records", runID, len(rows), len(want))
+	}
+	for i, r := range rows {
+		g := call{tool: r[0].(string), span: r[1].(int64), minute: r[2].(int64), failed: r[3].(bool), retry: r[4].(bool),
+			wait: r[5].(float64), compute: r[6].(float64)}
+		w := want[i]
+		if math.Abs(g.wait-w.wait) <= 1e-9*math.Max(1, w.wait) && math.Abs(g.compute-w.compute) <= 1e-9*math.Max(1, w.compute) {
+			g.wait, g.compute = w.wait, w.compute
+		}
+		if g != w {
+			t.Fatalf("calls of %s: view %+v, records %+v", runID, g, w)
+		}
+	}
+}
+
+// compareToolMinutes checks the tool_minutes view of a run row by row against the
+// reference's incident test (refToolMinutes): every minute in which a tool received a call
+// or was guarded, its counts, its tool's baseline and whether it is hot.
+func compareToolMinutes(t testing.TB, db *DB, runID string, c *record.Collector) {
+	t.Helper()
+	invByID := map[int64]*record.Investigation{}
+	for i := range c.Investigations {
+		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
+	}
+	mins := refToolMinutes(c, refCalls(c), refSigns(c, invByID))
+	keys := slices.SortedFunc(func(yield func(tm) bool) {
+		for k := range mins {
+			if !yield(k) {
+				return
+			}
+		}
+	}, func(a, b tm) int { return cmp.Or(cmp.Compare(a.tool, b.tool), cmp.Compare(a.m, b.m)) })
+	rows := query(t, db, `SELECT tool, minute, attempts, failed_attempts, retries, parked, throttled, guarded, baseline, hot
+		FROM tool_minutes WHERE run_id = '`+runID+`' ORDER BY tool, minute`)
+	if len(rows) != len(keys) {
+		t.Fatalf("tool_minutes of %s: %d rows in the view, %d in the reference", runID, len(rows), len(keys))
+	}
+	for i, r := range rows {
+		k, w := keys[i], *mins[keys[i]]
+		g := refMinute{attempts: r[2].(int64), failed: r[3].(int64), retries: r[4].(int64), parked: r[5].(int64),
+			throttled: r[6].(int64), guarded: r[7].(bool), hot: r[9].(bool)}
+		base, _ := r[8].(float64)
+		if math.Abs(base-w.baseline) <= 1e-12 {
+			g.baseline = w.baseline
+		} else {
+			g.baseline = base
+		}
+		if got := (tm{r[0].(string), r[1].(int64)}); got != k || g != w {
+			t.Fatalf("tool_minutes of %s: view %v %+v, reference %v %+v", runID, got, g, k, w)
+		}
+	}
+}
+
+// compareTokenCosts checks the token_costs view of a run investigation by investigation
+// against the reference: its tokens, whether it or its root did not complete, and its
+// wasted tokens.
+func compareTokenCosts(t testing.TB, db *DB, runID string, c *record.Collector) {
+	t.Helper()
+	invByID := map[int64]*record.Investigation{}
+	for i := range c.Investigations {
+		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
+	}
+	wasted := refWastedTokensByInvestigation(c, invByID)
+	rows := query(t, db, `SELECT investigation_id, tokens, incomplete, wasted_tokens::DOUBLE FROM token_costs
+		WHERE run_id = '`+runID+`' ORDER BY investigation_id`)
+	if len(rows) != len(c.Investigations) {
+		t.Fatalf("token_costs of %s: %d rows, %d investigations", runID, len(rows), len(c.Investigations))
+	}
+	done := func(id int64) bool { inv := invByID[id]; return inv != nil && inv.FinalState == "completed" }
+	for _, r := range rows {
+		id := r[0].(int64)
+		inv := invByID[id]
+		if inv == nil {
+			t.Fatalf("token_costs of %s: investigation %d is not in the records", runID, id)
+		}
+		w, _ := r[3].(float64)
+		incomplete := !(done(id) && done(inv.RootID))
+		if r[1].(int64) != inv.Tokens || r[2].(bool) != incomplete || w != wasted[id] {
+			t.Fatalf("token_costs of %s, investigation %d: view %v, reference tokens %d, incomplete %v, wasted %v",
+				runID, id, r[1:], inv.Tokens, incomplete, wasted[id])
+		}
+	}
+}
