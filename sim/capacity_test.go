@@ -215,6 +215,11 @@ func TestZoneCrash(t *testing.T) {
 	for _, inv := range c.Investigations {
 		crashes += int(inv.Crashes)
 	}
+	// While the zone is down (5m to 35m) the fleet has 7 workers: nothing starts at 5m when
+	// the crash frees 3 of the 10, and the 3 come back, each to a waiting root, at 35m.
+	if starts[5] != 0 || starts[30] != 7 || starts[35] != 3 {
+		t.Errorf("starts at 5m %d, 30m %d, 35m %d; want 0, 7, 3 (%v)", starts[5], starts[30], starts[35], starts)
+	}
 	if crashes != 3 || starts[0] != 10 || starts[10] != 7 || takeovers[10] != 3 || len(takeovers) != 1 || starts[20] != 7 {
 		t.Errorf("crashes %d, starts at 0m %d, 10m %d, 20m %d, takeovers %v; want 3, 10, 7, 7, {10: 3}",
 			crashes, starts[0], starts[10], starts[20], takeovers)

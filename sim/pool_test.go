@@ -123,7 +123,7 @@ func TestSupervisorAccuracyFor(t *testing.T) {
 
 // TestToolSpanCausedBy: a tool attempt's span names what it used: the investigation's
 // configuration span first, then the result of the step before it (none for the first step),
-// then the model turn that decided it.
+// then the model turn that decided it. The investigation's span carries its tokens.
 func TestToolSpanCausedBy(t *testing.T) {
 	s := testScenario()
 	s.Workload.Investigations = 1
@@ -144,11 +144,91 @@ func TestToolSpanCausedBy(t *testing.T) {
 	if len(tools) != 2 || len(turns) != 2 {
 		t.Fatalf("%d tool spans and %d model turns, want 2 and 2", len(tools), len(turns))
 	}
+	// The investigation's own span carries all its tokens, split as each turn's: two turns
+	// of 100 are 150 in and 50 out.
+	for _, sp := range c.Spans {
+		if sp.Operation == record.OpInvokeAgent && (sp.InputTokens != 150 || sp.OutputTokens != 50) {
+			t.Errorf("invoke_agent span: tokens %d in, %d out; want 150, 50", sp.InputTokens, sp.OutputTokens)
+		}
+	}
 	cfg := tools[0].CausedBy[0]
 	want := [][]uint64{{cfg, turns[0].SpanID}, {cfg, tools[0].SpanID, turns[1].SpanID}}
 	for i, sp := range tools {
 		if !slices.Equal(sp.CausedBy, want[i]) {
 			t.Errorf("step %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
+		}
+	}
+}
+
+// TestWorkerCrashRate: a worker_crash of rate 0 is valid (it never fires) and a negative
+// rate is refused; the size model counts, per investigation, the takeovers its rate allows
+// over the horizon plus one: 10 an hour over 10h is 101 times a rate of 0's one.
+func TestWorkerCrashRate(t *testing.T) {
+	mk := func(perHour float64) *scenarios.Scenario {
+		s := testScenario()
+		s.Horizon = 10 * time.Hour
+		s.Faults = []scenarios.Fault{{ID: "c", Kind: scenarios.FaultWorkerCrash, Rate: scenarios.Rate{PerSecond: perHour / 3600}}}
+		return s
+	}
+	if err := mk(0).Validate(); err != nil {
+		t.Errorf("rate 0: %v", err)
+	}
+	if err := mk(-1).Validate(); err == nil {
+		t.Error("a negative rate was accepted")
+	}
+	zero, ten := scenarios.EstimateEvents(mk(0)).Crashes, scenarios.EstimateEvents(mk(10)).Crashes
+	if zero <= 0 || math.Abs(ten/zero-101) > 1e-9 {
+		t.Errorf("crash events: %v at rate 0, %v at 10 an hour; want a ratio of 101", zero, ten)
+	}
+}
+
+// TestSupervisorWrongAnswers: a model supervisor's wrong answer, when another action is
+// allowed, asks for more budget with probability 0.2, to lift a block with 0.1, to retry
+// with 0.15, and picks another allowed action with 0.55. Here every consultation is about an
+// invalid output whose right action is escalate and the one other allowed is terminate; an
+// accuracy of 0 makes every answer wrong. Each count is binomial(n, p): it stays within 5
+// standard deviations, sqrt(n p (1-p)), of n p (a chance of about 6e-7 each to fall outside
+// for draws that change), while moving any threshold by 0.1 moves its count by 0.1 n, over
+// 100 for the n of about 1000 here, at least 7 standard deviations.
+func TestSupervisorWrongAnswers(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 2000
+	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 3}
+	s.Workload.Behaviour = scenarios.Behaviour{InvalidOutput: 0.3, ReviseSuccess: 0.5}
+	s.Recovery.Revisions = 1
+	s.Recovery.Supervisor = scenarios.Supervisor{Kind: "model", Latency: 30 * time.Second}
+	s.Recovery.Humans = &scenarios.Humans{Reviewers: 3, Approve: 0.5,
+		ReviewTime: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Minute)}}
+	var c record.Collector
+	run(t, s, 2, &c)
+	counts := map[string]float64{}
+	n := 0.0
+	for i := range c.Spans {
+		sp := &c.Spans[i]
+		if sp.Operation != record.OpSupervise {
+			continue
+		}
+		if attr(sp, "right_action") != "escalate" {
+			t.Fatalf("a consultation whose right action is %s", attr(sp, "right_action"))
+		}
+		n++
+		switch sugg, req := attr(sp, "suggestion"), attr(sp, "requests"); {
+		case req != "":
+			counts[req]++
+		case sugg == "retry":
+			counts["retry"]++
+		case sugg == "terminate":
+			counts["other"]++
+		default:
+			t.Fatalf("a wrong answer %s", sugg)
+		}
+	}
+	if n < 500 {
+		t.Fatalf("only %v consultations", n)
+	}
+	for k, p := range map[string]float64{"raise_budget": 0.2, "lift_block": 0.1, "retry": 0.15, "other": 0.55} {
+		if sd := math.Sqrt(n * p * (1 - p)); math.Abs(counts[k]-n*p) > 5*sd {
+			t.Errorf("%s: %v of %v wrong answers, want %v ± %.0f", k, counts[k], n, n*p, 5*sd)
 		}
 	}
 }

@@ -113,3 +113,22 @@ func TestIsIdent(t *testing.T) {
 		t.Errorf("a key ending in a digit: %q", got)
 	}
 }
+
+// TestNumeric: a value made of digits, '.', '-', '+', 'e' and 'E' (or true, false, null) is
+// a number or a constant, never a secret.
+func TestNumeric(t *testing.T) {
+	const num = "0123456789.-+eE"
+	for c := 0; c < 256; c++ {
+		if want := strings.IndexByte(num, byte(c)) >= 0; numeric(string(rune(c))) != want && c < 128 {
+			t.Errorf("numeric(%q) = %t", rune(c), !want)
+		}
+	}
+	for _, v := range []string{"true", "false", "null", "-1.5e+09", "9"} {
+		if !numeric(v) {
+			t.Errorf("numeric(%q) = false", v)
+		}
+	}
+	if numeric("True") || numeric("1.0x") {
+		t.Error("a word taken for a number")
+	}
+}
