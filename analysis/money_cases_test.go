@@ -125,6 +125,7 @@ func handPricedRuns() []*pricedRun {
 		span(11, 4, record.OpPlan, "m2", "", record.StatusOK, 1000, 1000, 5*minute),     // 1 + 1, wasted: its root failed
 		span(12, 1, record.OpPlan, "m3", "", record.StatusOK, 5000, 5000, 7*minute),     // a model without a price: 0
 		span(13, 1, record.OpInspect, "", "t", record.StatusError, 0, 0, 7*minute+1000), // an inspection is free, failed or not
+		span(14, 2, record.OpPlan, "m3", "", record.StatusOK, 100, 100, 5*minute+1000),  // wasted, but without a price: 0
 	}
 	// x: an execution and no attempt (its call price never applies): 2 · 0.25. guarded: a
 	// blocked attempt and nothing else.
@@ -133,7 +134,7 @@ func handPricedRuns() []*pricedRun {
 	hand.c.Spans[6].HasKey, hand.c.Spans[6].OpKey = true, key
 	hand.c.Investigations = []record.Investigation{
 		{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 8 * minute, FinalState: "completed", Tokens: 1800, TrulyValid: true, Validated: true, Steps: 1},
-		{InvestigationID: 2, RootID: 2, ArrivedAt: 5 * minute, Ended: true, EndedAt: 6 * minute, FinalState: "terminated", TerminationReason: "budget_exhausted", Tokens: 600},
+		{InvestigationID: 2, RootID: 2, ArrivedAt: 5 * minute, Ended: true, EndedAt: 6 * minute, FinalState: "terminated", TerminationReason: "budget_exhausted", Tokens: 800},
 		{InvestigationID: 3, ParentID: 1, RootID: 1, Depth: 1, ArrivedAt: minute, Ended: true, EndedAt: 2 * minute, FinalState: "terminated", TerminationReason: "budget_exhausted", Tokens: 300},
 		{InvestigationID: 4, ParentID: 2, RootID: 2, Depth: 1, ArrivedAt: 5 * minute, Ended: true, EndedAt: 6 * minute, FinalState: "completed", Tokens: 2000, TrulyValid: true},
 	}

@@ -142,15 +142,27 @@ func ParseSubagentAction(s string) (SubagentAction, bool) {
 	return SubagentAction(i), ok
 }
 
+var onExhaustionNames = [...]string{
+	ExhaustionTerminate: "terminate", ExhaustionPause: "pause", ExhaustionReduceScope: "reduce_scope",
+}
+
+func (o OnExhaustion) String() string { return name(onExhaustionNames[:], int(o)) }
+
 // ParseOnExhaustion turns "terminate", "pause" or "reduce_scope" into an OnExhaustion.
 func ParseOnExhaustion(s string) (OnExhaustion, bool) {
-	switch s {
-	case "terminate":
-		return ExhaustionTerminate, true
-	case "pause":
-		return ExhaustionPause, true
-	case "reduce_scope":
-		return ExhaustionReduceScope, true
+	i, ok := parse(onExhaustionNames[:], s)
+	return OnExhaustion(i), ok
+}
+
+// MarshalText is the scenario spelling of o; an unknown value is an error.
+func (o OnExhaustion) MarshalText() ([]byte, error) { return text(onExhaustionNames[:], int(o)) }
+
+// UnmarshalText reads a scenario spelling (ParseOnExhaustion).
+func (o *OnExhaustion) UnmarshalText(b []byte) error {
+	v, ok := ParseOnExhaustion(string(b))
+	if !ok {
+		return fmt.Errorf("recovery: %q is not an exhaustion policy", b)
 	}
-	return 0, false
+	*o = v
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 )
 
 // The result of 'mayday sweep' (and of 'mayday merge' of a sweep's shards), beside check's
@@ -22,30 +23,13 @@ var DefaultSweepMetrics = []string{
 	"completion_rate", "retry_amplification", "duplicate_side_effects", "p95_recovery_time", "wasted_compute_ratio",
 }
 
-// SweepProvenance is what a sweep folder's sweep.json records about how it was made, so
-// `mayday merge` can tell whether shards belong to one sweep. Values that could carry a secret
-// (override values, grid values) are kept only as hashes.
-type SweepProvenance struct {
-	Scenario      string     `json:"scenario"`
-	ScenarioHash  string     `json:"scenario_hash"` // of the resolved scenario, --set overrides applied
-	OverridePaths []string   `json:"override_paths"`
-	OverridesHash string     `json:"overrides_hash"` // of the --set flags, in order
-	Grid          []GridAxis `json:"grid"`
-	GridHash      string     `json:"grid_hash"` // of every axis path and value, in order
-	GridPoints    int        `json:"grid_points"`
-	FirstSeed     uint64     `json:"first_seed"`
-	Seeds         int        `json:"seeds"`
-	Version       string     `json:"version"`
-	Shard         string     `json:"shard"`        // I/N; 1/1 for a whole sweep or a full merge
-	ShardPoints   []int      `json:"shard_points"` // the grid points this shard owns
-	Partial       bool       `json:"partial"`      // a merge that lacks shards (--allow-partial)
-	MissingShards []string   `json:"missing_shards,omitempty"`
-}
-
-type GridAxis struct {
-	Path   string `json:"path"`
-	Values int    `json:"values"`
-}
+// SweepProvenance is how a sweep was made, as its sweep.json records it; GridAxis is one
+// axis of its grid. Both are package pipeline's, which makes sweeps and checks shards
+// against them; the names here are those of the sweep table that carries them.
+type (
+	SweepProvenance = pipeline.SweepProvenance
+	GridAxis        = pipeline.GridAxis
+)
 
 // SweepTable is the result of a sweep: per grid point its values and each chosen metric's
 // mean over the seeds with a 95% interval.

@@ -65,9 +65,11 @@
 //
 // A scenario name is [a-z0-9-]+; tool names are [a-z0-9_-]+ (they appear in paths such as
 // tools.fetch_data.timeout). Each fault kind registers its own rule (RegisterFault) from
-// its file in package sim, sim/fault_<kind>.go: the keys it takes besides id and kind,
-// those it requires, whether it is a window, whether it may name the model and whether the
-// tools it hits need a timeout. docs/scenarios.md lists the kinds and their keys.
+// its file in package sim, sim/fault_<kind>.go: the shared keys it takes besides id and
+// kind, its own parameters (FaultRule.Params, a struct whose fields carry key tags; a
+// fault holds them in Fault.Params), those it requires, whether it is a window, whether it
+// may name the model and whether the tools it hits need a timeout. The kinds table and the
+// fault key table of docs/scenarios.md are generated from the registered rules.
 //
 // # Defaults
 //

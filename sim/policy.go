@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding"
 	"fmt"
 	"reflect"
 	"time"
@@ -16,23 +17,21 @@ const pauseFor = time.Hour
 
 // Policy maps a scenario's recovery section to the engine's configuration. The retry,
 // retry_budget and breaker blocks are the engine's own types, and every other field of
-// scenarios.Recovery whose name and type are those of a recovery.Policy field (a setting
-// the engine reads as the file writes it: inspect_before_retry, revisions) is copied by
-// name, so a new plain engine setting needs no line here. What is left are the settings the
-// file spells differently from the engine. The ranges were checked once by
-// scenarios.Validate.
+// scenarios.Recovery whose name is that of a recovery.Policy field is copied by name: as it
+// is when the types are the same (a setting the engine reads as the file writes it:
+// inspect_before_retry, revisions), or parsed when the file's field is a word and the
+// engine's type reads words (UnmarshalText: on_exhaustion). A new plain engine setting
+// needs no line here. What is left are the settings the file spells differently from the
+// engine. The ranges were checked once by scenarios.Validate.
 func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
-	oe, ok := recovery.ParseOnExhaustion(r.OnExhaustion)
-	if !ok {
-		return recovery.Policy{}, fmt.Errorf("on_exhaustion %q is not a policy the engine knows", r.OnExhaustion)
-	}
 	var p recovery.Policy
-	copyByName(&p, r)
+	if err := copyByName(&p, r); err != nil {
+		return recovery.Policy{}, err
+	}
 	p.InspectEvery, p.MaxInspections = r.Inspection.Interval, r.Inspection.Max
 	p.PauseFor = pauseFor
 	p.HumansAvailable = r.Humans != nil && r.Humans.Reviewers > 0
 	p.Supervisor = r.Supervisor.Kind == "model"
-	p.OnExhaustion = oe
 	if r.NonProgress != nil {
 		p.NonProgressRepeats = r.NonProgress.Repeats
 	}
@@ -44,17 +43,28 @@ func Policy(r *scenarios.Recovery) (recovery.Policy, error) {
 	return p, nil
 }
 
-// copyByName sets each field of the policy p from the field of r with the same name and
-// type.
-func copyByName(p *recovery.Policy, r *scenarios.Recovery) {
+// copyByName sets each field of the policy p from the field of r with the same name: of
+// the same type, or a word that the policy field's type parses.
+func copyByName(p *recovery.Policy, r *scenarios.Recovery) error {
 	dst, src := reflect.ValueOf(p).Elem(), reflect.ValueOf(r).Elem()
 	for i := range dst.NumField() {
 		f := dst.Type().Field(i)
-		if sf, ok := src.Type().FieldByName(f.Name); ok && sf.Type == f.Type {
+		sf, ok := src.Type().FieldByName(f.Name)
+		switch {
+		case !ok:
+		case sf.Type == f.Type:
 			dst.Field(i).Set(src.FieldByIndex(sf.Index))
+		case sf.Type.Kind() == reflect.String && reflect.PointerTo(f.Type).Implements(textUnmarshaler):
+			word := src.FieldByIndex(sf.Index).String()
+			if err := dst.Field(i).Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(word)); err != nil {
+				return fmt.Errorf("%s %q is not a setting the engine knows: %w", f.Name, word, err)
+			}
 		}
 	}
+	return nil
 }
+
+var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 
 // subagentPolicy maps recovery.subagents.on_failure; an empty action (a scenario built in
 // Go) is reduce_scope, the default.

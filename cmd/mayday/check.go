@@ -184,46 +184,31 @@ func checkInputs(opts *checkOptions) ([]*scenarios.Scenario, []baselineRef, erro
 // evalScenario evaluates one scenario's runs (opts.Seeds specs from first on): its
 // expectations, its baseline, and with --out its run folder.
 func evalScenario(ctx context.Context, opts *checkOptions, s *scenarios.Scenario, res *pipeline.BatchResult, first int, b baselineRef) (reports.ScenarioCheck, error) {
-	sc := reports.ScenarioCheck{Scenario: s.Name, Source: s.Source.File, Seed: opts.seedOf(s), Seeds: opts.Seeds}
 	idx := make([]int, opts.Seeds)
-	var outs []analysis.Outcome
 	for k := range idx {
 		idx[k] = first + k
-		if e := res.Errs[idx[k]]; e != nil && sc.Error == "" {
-			sc.Error = e.Error()
-		}
-		if res.Ran[idx[k]] {
-			outs = append(outs, res.Outcomes[idx[k]])
-			sc.WallSeconds += res.Outcomes[idx[k]].Wall.Seconds()
-		}
 	}
-	if sc.Error != "" || len(outs) < opts.Seeds {
-		if sc.Error == "" {
-			sc.Error = "not every seed ran"
-		}
-		sc.Expectations = reports.CheckExpectations(reports.Summary{}, s.Expect)
+	sc, sum := reports.CheckRuns(s, version, opts.seedOf(s), res, idx)
+	if sum == nil {
 		return sc, nil
 	}
-	sum := reports.Summarize(s, version, outs)
-	sc.Digest, sc.Status = sum.Digest, sum.Status
 	if opts.Out != "" {
 		dir := filepath.Join(opts.Out, filepath.Base(defaultRunDir(s.Name, sc.Seed, opts.Seeds)))
-		if err := keepRunFolder(ctx, opts.io, res, idx, dir, opts.Force, &sum); err != nil {
+		if err := keepRunFolder(ctx, opts.io, res, idx, dir, opts.Force, sum); err != nil {
 			return sc, err
 		}
 		sc.RunFolder = dir
 	}
-	sc.Expectations = reports.CheckExpectations(sum, s.Expect)
 	if b.path != "" {
 		switch {
 		case opts.UpdateBaseline:
-			if err := writeBaseline(b.path, sum); err != nil {
+			if err := writeBaseline(b.path, *sum); err != nil {
 				return sc, internal(err)
 			}
 		case b.missing:
 			sc.Baseline = &reports.BaselineCheck{File: b.path, Missing: true}
 		default:
-			sc.Baseline = reports.NewBaselineCheck(b.path, sum, b.sum, opts.Tolerance, s.Tolerances)
+			sc.Baseline = reports.NewBaselineCheck(b.path, *sum, b.sum, opts.Tolerance, s.Tolerances)
 		}
 	}
 	return sc, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/reports"
 )
 
@@ -246,47 +247,43 @@ func same(a, b string) bool {
 	return aa == ab
 }
 
-// mergeProvenance reads every input's runs (the truth) and checks the inputs that are sweep
-// folders against each other and against their data (see checkShards, checkShardData). It
-// returns the provenance of the merged sweep (nil when no input is one) and whether runs cut
-// short were accepted (--allow-partial), which marks the result partial.
+// mergeProvenance reads every input's runs (the truth) and has pipeline check the inputs
+// that are sweep folders against each other and against their data. It returns the
+// provenance of the merged sweep (nil when no input is one) and whether runs cut short were
+// accepted (--allow-partial), which marks the result partial.
 func mergeProvenance(ctx context.Context, args, paths []string, allowPartial bool) (*reports.SweepProvenance, bool, error) {
 	ins, err := readMergeInputs(ctx, args, paths)
 	if err != nil {
 		return nil, false, err
 	}
-	cut, err := partialRuns(ins, allowPartial)
-	if err != nil {
-		return nil, false, err
-	}
-	var shards []*shardInput
+	return pipeline.MergeProvenance(ins, allowPartial)
+}
+
+// readMergeInputs opens every input through analysis.Open (a database from elsewhere is
+// input like any other) and reads its runs. A file that is not a readable mayday database
+// is the user's input, and refused.
+func readMergeInputs(ctx context.Context, args, paths []string) ([]*pipeline.MergeInput, error) {
+	var ins []*pipeline.MergeInput
 	for i, p := range paths {
-		in, err := readShardInput(args[i], p)
-		if errors.Is(err, errNoProvenance) && allowPartial {
-			continue
-		}
+		db, err := analysis.Open(p)
 		if err != nil {
-			return nil, false, err
+			return nil, badInputf("%s: %w", args[i], err)
 		}
-		if in != nil {
-			ins[i].shard = in
-			shards = append(shards, in)
+		runs, err := analysis.ListRuns(ctx, db)
+		db.Close()
+		if err != nil {
+			return nil, badInputf("%s: %w", args[i], err)
 		}
+		ins = append(ins, &pipeline.MergeInput{Arg: args[i], Path: p, Runs: runs})
 	}
-	if len(shards) == 0 {
-		return nil, cut, nil
+	return ins, nil
+}
+
+func pathList(paths []string) string {
+	if len(paths) == 0 {
+		return "none"
 	}
-	// Both say what they found: sweep.json's provenance compared across the shards, and
-	// each shard's data compared with its sweep.json (which also counts the runs held).
-	dataErr := checkShardData(ins)
-	prov, err := checkShards(shards, allowPartial)
-	if err := errors.Join(err, dataErr); err != nil {
-		return nil, false, err
-	}
-	if cut {
-		prov.Partial = true
-	}
-	return prov, cut, nil
+	return strings.Join(paths, ", ")
 }
 
 func partialWhere(folder bool) string {

@@ -105,7 +105,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 	}
 	// A slice with no points (--shard 6/8 of a 4-point grid) is an empty shard, not an error,
 	// so a fixed-size Job keeps working when the grid shrinks; merge still sees it.
-	prov := newProvenance(base, opts.Sets, axes, len(points), seed0, opts.Seeds, shard)
+	prov := pipeline.NewProvenance(base, opts.Sets, axes, len(points), seed0, opts.Seeds, shard, version)
 
 	dir := opts.Out
 	if dir == "" {
