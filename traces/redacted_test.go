@@ -68,6 +68,7 @@ func TestRedactFreeTextEdges(t *testing.T) {
 		"BASIC swordfish",
 		"=1 api_key=swordfish",
 		`log "password": "swordfish" end`,
+		"password \t: swordfish",
 	} {
 		// A fresh redactor each time: a value once redacted is learned, and goes anywhere.
 		if got := NewRedactor(nil, nil, nil).Text(s); strings.Contains(got, "swordfish") {
