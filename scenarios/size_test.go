@@ -106,3 +106,25 @@ func TestSizeModelErrorsHaveTheirLine(t *testing.T) {
 	}
 	t.Errorf("%v: no error at workload.investigations", err)
 }
+
+// The size model's floor: each agent of a mean-size run makes a model turn and a tool
+// call per step, each with its fixed events, on top of the timers that do not grow with
+// the agents. Ten more investigations of 7 steps each, no subagents, no lookups, no pauses
+// and no crashes, add exactly 10 x 7 x 2 x eventsPerAttempt events to the floor.
+func TestSizeModelFloor(t *testing.T) {
+	base, _ := Embedded("transient-errors")
+	floor := func(investigations int) float64 {
+		t.Helper()
+		s, err := Parse("f.yaml", base, []string{
+			fmt.Sprintf("workload.investigations=%d", investigations), "workload.steps=7",
+			"recovery.inspect_before_retry=false", "recovery.on_exhaustion=terminate",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return EstimateEvents(s).Floor
+	}
+	if got, want := floor(20)-floor(10), float64(10*7*2*eventsPerAttempt); got != want {
+		t.Errorf("floor(20 investigations) - floor(10) = %v; want %v", got, want)
+	}
+}

@@ -67,6 +67,8 @@ func TestRedactFreeTextEdges(t *testing.T) {
 		"retry with bearer swordfish and go",
 		"BASIC swordfish",
 		"=1 api_key=swordfish",
+		`log "password": "swordfish" end`,
+		"password \t: swordfish",
 	} {
 		// A fresh redactor each time: a value once redacted is learned, and goes anywhere.
 		if got := NewRedactor(nil, nil, nil).Text(s); strings.Contains(got, "swordfish") {
@@ -91,6 +93,7 @@ func TestRedactJSONPairs(t *testing.T) {
 		{`{"path":"tools.x.arguments.api_key","values":["swordfish"]}`, true},
 		{`{"path":"api_key.note","values":["swordfish"]}`, false},
 		{`{"key":"api_key","note":"swordfish"}`, false},
+		{`{"value":"swordfish","note":"api_key"}`, false},
 		{`{"name":"query","value":"swordfish"}`, false},
 	} {
 		got := NewRedactor(nil, nil, nil).JSON(c.in)
