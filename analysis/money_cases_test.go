@@ -200,6 +200,7 @@ prices: {currency: EUR, models: {m: {input: 0.003, output: 0.015}}, tools: {svc:
 		if len(rows) != 1 || math.Abs(rows[0][0].(float64)-12.4) > 1e-12 || math.Abs(rows[0][1].(float64)-5.9) > 1e-12 {
 			t.Errorf("costs of priced-hand: %v, want cost 12.4, wasted 5.9", rows)
 		}
+		checkAlonePriced(t, db)
 		// A configuration that is not JSON is no price table: no costs row (a runs row alone,
 		// for this query only).
 		if _, err := db.SQL().Exec(`INSERT INTO runs (run_id, config) VALUES ('bad-config', 'prices: not json')`); err != nil {
@@ -213,3 +214,30 @@ prices: {currency: EUR, models: {m: {input: 0.003, output: 0.015}}, tools: {svc:
 }
 
 func TestMoneyMatchesReference(t *testing.T) { runViewCase(t, moneyCase()) }
+
+// checkAlonePriced: with priced-hand the only priced run in the database (the others'
+// configurations set aside for this query), its costs are still its own spans'.
+func checkAlonePriced(t testing.TB, db *DB) {
+	for _, q := range []string{
+		`CREATE TEMP TABLE money_set_aside AS SELECT run_id, config FROM runs WHERE run_id <> 'priced-hand'`,
+		`UPDATE runs SET config = NULL WHERE run_id <> 'priced-hand'`,
+	} {
+		if _, err := db.SQL().Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for _, q := range []string{
+			`UPDATE runs SET config = a.config FROM money_set_aside a WHERE runs.run_id = a.run_id`,
+			`DROP TABLE money_set_aside`,
+		} {
+			if _, err := db.SQL().Exec(q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+	rows := query(t, db, `SELECT run_id, cost FROM costs`)
+	if len(rows) != 1 || rows[0][0] != "priced-hand" || math.Abs(rows[0][1].(float64)-12.4) > 1e-12 {
+		t.Errorf("costs with priced-hand the only priced run: %v, want priced-hand 12.4", rows)
+	}
+}
