@@ -3,6 +3,7 @@ package scenarios
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,6 +102,19 @@ func TestGenerateReachesEveryKey(t *testing.T) {
 	for w, n := range why {
 		if n > files/50 {
 			t.Logf("%4d x %s", n, w)
+		}
+	}
+}
+
+// A probability that must be above 0 is drawn among the twentieths 0.05 to 1, each written
+// exactly, so that generated files reach every one of them (0.15 and 0.95 too).
+func TestGeneratedProbabilityAboveZero(t *testing.T) {
+	for k := range 20 {
+		g := &generator{choose: func(n int) int { return k % n }}
+		v := g.value(&schema{kind: kindProb, above: true}, "p")
+		want := float64(1+k) / 20
+		if got, err := strconv.ParseFloat(v.Value, 64); err != nil || got != want || v.Tag != "!!float" {
+			t.Errorf("draw %d: %s %q; want !!float %v", k, v.Tag, v.Value, want)
 		}
 	}
 }

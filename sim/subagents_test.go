@@ -179,3 +179,51 @@ func TestSubagentFailurePolicies(t *testing.T) {
 		}
 	})
 }
+
+// TestSubagentStreamsDiffer: every subagent of a parent, respawned or spawned, draws from a
+// stream of its own (the parent's key and the subagent's index among the parent's
+// children, counting respawns). A model turn's tokens, drawn from the agent's stream out
+// of an exponential of mean 10^6, make the fingerprint: the first turns of two subagents
+// with distinct streams are equal with probability about 10^-6 a pair, while a subagent
+// given an earlier sibling's index repeats that sibling's turns exactly.
+func TestSubagentStreamsDiffer(t *testing.T) {
+	s := subagentScenario(scenarios.SubagentFailure{Action: "respawn", Max: 2, Then: "reduce_scope"})
+	s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistExponential, Mean: 1e6}
+	var c record.Collector
+	run(t, s, 1, &c)
+	tr := readTree(&c)
+	first := map[int64][2]int64{} // a subagent's first two model turns' tokens
+	seen := map[int64]int{}
+	for _, sp := range c.Spans {
+		if sp.Operation != record.OpPlan || tr.inv[sp.InvestigationID] == nil || tr.inv[sp.InvestigationID].ParentID == 0 {
+			continue
+		}
+		if k := seen[sp.InvestigationID]; k < 2 {
+			f := first[sp.InvestigationID]
+			f[k] = sp.InputTokens + sp.OutputTokens
+			first[sp.InvestigationID] = f
+			seen[sp.InvestigationID] = k + 1
+		}
+	}
+	respawned := 0
+	for id, ch := range tr.children {
+		respawned += tr.respawns[id]
+		if tr.respawns[id] == 0 {
+			continue
+		}
+		by := map[[2]int64]int64{}
+		for _, x := range ch {
+			f, ok := first[x.InvestigationID]
+			if !ok {
+				continue
+			}
+			if o, dup := by[f]; dup {
+				t.Errorf("parent %d (%d respawns): subagents %d and %d made the same first turns %v", id, tr.respawns[id], o, x.InvestigationID, f)
+			}
+			by[f] = x.InvestigationID
+		}
+	}
+	if respawned < 20 {
+		t.Errorf("only %d respawns", respawned)
+	}
+}
