@@ -139,6 +139,10 @@ func handPricedRuns() []*pricedRun {
 		{InvestigationID: 4, ParentID: 2, RootID: 2, Depth: 1, ArrivedAt: 5 * minute, Ended: true, EndedAt: 6 * minute, FinalState: "completed", Tokens: 2000, TrulyValid: true},
 	}
 	hand.c.Investigations[0].Tokens += 10000
+	// A park on an open breaker in an investigation that never sent a keyed span: a sign
+	// without an operation or a tool, so no tool's minute is guarded by it.
+	hand.c.Transitions = []record.Transition{{InvestigationID: 2, At: 5*minute + 2000, From: "running", To: "running",
+		Event: "breaker_open", Action: "park", Reason: "breaker_open", DecidedBy: "engine"}}
 	idleCfg, err := json.Marshal(map[string]any{"name": "priced-idle", "prices": p})
 	if err != nil {
 		panic(err)
