@@ -190,16 +190,19 @@ func values(c *Candidate, m string, k int) []float64 {
 
 // assess sets c's feasibility from its constraints' intervals over its first k runs.
 func (s *search) assess(c *Candidate, k int) {
-	c.feas = holds
+	c.feas, c.likely = holds, true
 	for _, e := range s.t.SubjectTo {
 		v := values(c, e.Metric, k)
 		if slices.ContainsFunc(v, math.IsNaN) {
 			// Undefined in a run: as in mayday check, the expectation fails there.
-			c.feas = violated
+			c.feas, c.likely = violated, false
 			continue
 		}
-		c.feas = min(c.feas, judge(e, meanCI(v, s.t.Confidence)))
+		iv := meanCI(v, s.t.Confidence)
+		c.feas = min(c.feas, judge(e, iv))
+		c.likely = c.likely && e.Holds(iv.Mean)
 	}
+	c.likely = c.likely || c.feas == holds
 }
 
 // mean is the mean of c's goal over its first k runs (NaN when undefined in all).
@@ -236,11 +239,17 @@ func (s *search) identical(a, b *Candidate, k int) bool {
 	return true
 }
 
-// rank orders cs best first: by the goal's mean over k runs, then by id.
+// rank orders cs best first: the likely feasible (every constraint holds at its mean)
+// before the others, then by the goal's mean over k runs, then by id.
 func (s *search) rank(cs []*Candidate, k int) {
 	slices.SortStableFunc(cs, func(a, b *Candidate) int {
 		ma, mb := s.mean(a, k), s.mean(b, k)
 		switch {
+		case a.likely != b.likely:
+			if a.likely {
+				return -1
+			}
+			return 1
 		case better(ma, mb, s.higher):
 			return -1
 		case better(mb, ma, s.higher):

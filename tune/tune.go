@@ -72,7 +72,11 @@ type Candidate struct {
 	Runs  []map[string]float64 `json:"-"`
 	Seeds int                  `json:"seeds"` // runs measured
 	feas  int                  // holds, unsure or violated: all constraints together
-	unit  []float64            // its place in the unit cube
+	// likely: every constraint holds at its mean (a feasible candidate is always likely);
+	// ranking puts these first, so halving keeps a candidate near a constraint's bound
+	// over better-scoring ones whose means already break it.
+	likely bool
+	unit   []float64 // its place in the unit cube
 }
 
 // Statuses of a candidate.

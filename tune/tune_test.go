@@ -270,3 +270,49 @@ func TestMinimize(t *testing.T) {
 		t.Fatalf("verdict %s, recommended %+v", r.Verdict, r.Recommended)
 	}
 }
+
+// Halving ranks candidates whose constraints hold at their means before better-scoring
+// ones whose means break a bound. Three unsure candidates of a trade-off (more attempts
+// complete more and amplify more) on three seeds: A's amplification averages 1.78 against
+// a bound of 1.8, B's and C's 1.88 and 1.92, all three intervals straddling it (spreads of
+// 0.1 to 0.2 over 3 seeds give t(2)·s/√3 half-widths of 0.25 to 0.5). Ranked by completion
+// alone, halving kept C and B and dropped A, the only one whose mean keeps the bound: in a
+// search of max_attempts the optimum is lost this way before its interval can narrow.
+func TestHalvingKeepsTheLikelyFeasible(t *testing.T) {
+	e, msg := scenarios.ParseExpectation("retry_amplification", "<= 1.8")
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	s := &search{t: scenarios.Tune{SubjectTo: []scenarios.Expectation{e}, Confidence: 0.95},
+		goal: "completion_rate", higher: true, twins: map[int][]int{}}
+	cand := func(id int, done float64, amp ...float64) *Candidate {
+		c := &Candidate{ID: id}
+		for _, a := range amp {
+			c.Runs = append(c.Runs, map[string]float64{"completion_rate": done, "retry_amplification": a})
+		}
+		return c
+	}
+	a := cand(0, 0.88, 1.70, 1.78, 1.86)
+	b := cand(1, 0.96, 1.78, 1.88, 1.98)
+	c := cand(2, 0.99, 1.72, 1.92, 2.12)
+	kept := s.halve(s.cut([]*Candidate{a, b, c}, 3), 3)
+	for _, x := range []*Candidate{a, b, c} {
+		if x.feas != unsure {
+			t.Fatalf("candidate %d: feasibility %d, want unsure (the dataset is wrong)", x.ID, x.feas)
+		}
+	}
+	if len(kept) != 2 || kept[0] != a {
+		t.Fatalf("halving kept %v, want A (id 0) first of two", ids(kept))
+	}
+	if a.Status == StatusDropped || b.Status != StatusDropped {
+		t.Errorf("statuses A %q, B %q: want A kept and B, the lower-scoring of the unlikely, dropped", a.Status, b.Status)
+	}
+}
+
+func ids(cs []*Candidate) []int {
+	var out []int
+	for _, c := range cs {
+		out = append(out, c.ID)
+	}
+	return out
+}
