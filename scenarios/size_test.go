@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -126,5 +127,49 @@ func TestSizeModelFloor(t *testing.T) {
 	}
 	if got, want := floor(20)-floor(10), float64(10*7*2*eventsPerAttempt); got != want {
 		t.Errorf("floor(20 investigations) - floor(10) = %v; want %v", got, want)
+	}
+}
+
+// The size model's other terms, each pinned by how it moves. Crashes are nothing without a
+// fault that takes workers down and grow with a worker_crash fault's rate (each
+// crash is a takeover, and the investigation's events again). One level of subagents
+// spawned with probability p per step, count children a spawn, makes a tree of
+// 1 + p·steps·count agents. The compute budget's ceiling is MaxCompute·1e9 compute-unit
+// seconds, that value itself allowed.
+func TestSizeModelTerms(t *testing.T) {
+	est := func(name string, sets ...string) Events {
+		t.Helper()
+		base, _ := Embedded(name)
+		s, err := Parse(name+".yaml", base, append(sets, "recovery.on_exhaustion=terminate"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return EstimateEvents(s)
+	}
+	if c := est("transient-errors").Crashes; c != 0 {
+		t.Errorf("crashes without a crash fault: %v; want 0", c)
+	}
+	slow, fast := est("worker-crashes", "faults[0].rate=1/4h").Crashes, est("worker-crashes", "faults[0].rate=1/2h").Crashes
+	if !(slow > 0) || !(fast > slow) {
+		t.Errorf("crashes at 1/4h %v, at 1/2h %v; want more at the faster rate, both above 0", slow, fast)
+	}
+
+	w := &Workload{Steps: Dist{Kind: DistConstant, Value: 4},
+		Subagents: Subagents{Probability: 0.5, Count: Dist{Kind: DistConstant, Value: 2}, MaxDepth: 1}}
+	if got := subagentTree(w, distMean); got != 1+0.5*4*2 {
+		t.Errorf("one level of subagents, p 0.5, 4 steps, 2 a spawn: %v agents; want 5", got)
+	}
+
+	s := &Scenario{}
+	for _, c := range []struct {
+		compute float64
+		ok      bool
+	}{{36000, true}, {MaxCompute * 1e9, true}, {math.Nextafter(MaxCompute*1e9, math.Inf(1)), false}} {
+		s.Recovery.Budgets.Compute = c.compute
+		err := s.Validate()
+		refused := err != nil && strings.Contains(err.Error(), "recovery.budgets.compute")
+		if refused == c.ok {
+			t.Errorf("budgets.compute %v: refused %t (%v); want refused %t", c.compute, refused, err, !c.ok)
+		}
 	}
 }
