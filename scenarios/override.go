@@ -319,10 +319,18 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 }
 
 // checkSweep decodes the scenario once per sweep value, with that value alone, and reports
-// what is wrong, at the value's line in the sweep block. root is the file's tree with the
+// what is wrong, at the value's line in the sweep block.
+func (d *decoder) checkSweep(root *yaml.Node, axes []SweepAxis, srcs []valueSource) {
+	d.checkInPlace(root, FromSweep, srcs, func(a int) string { return axes[a].Path },
+		func(a, i int) string { return axes[a].Values[i] })
+}
+
+// checkInPlace decodes the scenario once per value of each source, with that value alone
+// set at path(a) (text(a, i) is the value as override text, from says which block it comes
+// from), and reports what is wrong at the value's line. root is the file's tree with the
 // other overrides applied; apply copies what it changes, so root serves every value.
-func (d *decoder) checkSweep(root *yaml.Node, axes []SweepAxis, srcs []sweepSource) {
-	// Problems of the file itself are reported once, without a sweep label.
+func (d *decoder) checkInPlace(root *yaml.Node, from string, srcs []valueSource, path func(a int) string, text func(a, i int) string) {
+	// Problems of the file itself are reported once, without a sweep or tune label.
 	type place struct {
 		line, col int
 		key, msg  string
@@ -331,18 +339,17 @@ func (d *decoder) checkSweep(root *yaml.Node, axes []SweepAxis, srcs []sweepSour
 	for _, e := range d.errs {
 		known[place{e.Line, e.Column, e.Key, e.Msg}] = true
 	}
-	for a, axis := range axes {
-		src := srcs[a]
+	for a, src := range srcs {
 		for i, vn := range src.vals {
-			o := Override{Path: axis.Path, Value: axis.Values[i], From: FromSweep}
+			o := Override{Path: path(a), Value: text(a, i), From: from}
 			sub := newDecoder(d.file)
 			for n, label := range d.origin {
 				sub.origin[n] = label
 			}
 			point := root
 			if e := sub.apply(&point, o, vn); e != nil {
-				// A wrong path is wrong for every value: report it once, at the axis' key.
-				e.Line, e.Column, e.Override = src.key.Line, src.key.Column, FromSweep
+				// A wrong path is wrong for every value: report it once, at the source's key.
+				e.Line, e.Column, e.Override = src.key.Line, src.key.Column, from
 				d.errs = append(d.errs, e)
 				break
 			}

@@ -49,7 +49,7 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 		return nil, err
 	}
 	s, sweep := d.scenario(root)
-	var tuned []tuneSource
+	var tuned []valueSource
 	s.Tune, tuned = d.tune(root, s.Prices != nil)
 	// A sweep point is a valid scenario only if each of its values is; checking each value
 	// once on its own (not every point of the grid) finds every bad one in linear time. A
@@ -122,7 +122,7 @@ func yamlError(name string, err error) *Error {
 
 // scenario decodes the whole file. It also returns the value nodes of each sweep axis, for
 // checkSweep.
-func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
+func (d *decoder) scenario(root *yaml.Node) (*Scenario, []valueSource) {
 	s := defaultScenario()
 	f := d.fields("", root, rootSchema, "a scenario")
 
@@ -162,7 +162,7 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []sweepSource) {
 	s.Redact = d.redact(f.get("redact"))
 	s.Expect = d.expect(f.get("expect"), s.Prices != nil)
 	s.Tolerances = d.tolerances(f.get("tolerances"))
-	var sweep []sweepSource
+	var sweep []valueSource
 	s.Sweep, sweep = d.sweep(f.get("sweep"))
 	return s, sweep
 }
@@ -571,16 +571,18 @@ func (d *decoder) tolerances(n *yaml.Node) []Tolerance {
 	return out
 }
 
-// sweepSource is where one sweep axis is written: its key and its value nodes.
-type sweepSource struct {
+// valueSource is where one sweep axis or varied tune key is written: its key, and the value
+// nodes checkInPlace tries one at a time (a sweep's values; a tune range's min and max, or
+// each choice).
+type valueSource struct {
 	key  *yaml.Node
 	vals []*yaml.Node
 }
 
-func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []sweepSource) {
+func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []valueSource) {
 	f := d.fields("sweep", n, nil, "a mapping of paths to lists of values, such as {recovery.retry.max_attempts: [1, 3, 5]}")
 	var axes []SweepAxis
-	var srcs []sweepSource
+	var srcs []valueSource
 	for _, p := range f.order {
 		key := f.key(p)
 		v := f.get(p)
@@ -604,7 +606,7 @@ func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []sweepSource) {
 			vals = append(vals, item)
 		}
 		axes = append(axes, axis)
-		srcs = append(srcs, sweepSource{key: f.keys[p], vals: vals})
+		srcs = append(srcs, valueSource{key: f.keys[p], vals: vals})
 	}
 	return axes, srcs
 }

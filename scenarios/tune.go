@@ -149,16 +149,10 @@ func round3(x float64) float64 {
 	return math.Round(x*e) / e
 }
 
-// tuneSource is where the tune block's values are written, for checkTune.
-type tuneSource struct {
-	key  *yaml.Node   // the vary entry's key
-	vals []*yaml.Node // the values to check in place: min and max, or each choice
-}
-
 const tuneWant = "a mapping such as {vary: {recovery.retry.max_attempts: {min: 1, max: 10}}, maximize: completion_rate, budget: 150}"
 
 // tune decodes the tune block. It returns the value nodes of each varied key, for checkTune.
-func (d *decoder) tune(root *yaml.Node, priced bool) (*Tune, []tuneSource) {
+func (d *decoder) tune(root *yaml.Node, priced bool) (*Tune, []valueSource) {
 	f := d.fields("tune", mapValue(root, "tune"), rootSchema.sub["tune"], tuneWant)
 	if f.node == nil {
 		return nil, nil
@@ -198,13 +192,13 @@ func (d *decoder) tune(root *yaml.Node, priced bool) (*Tune, []tuneSource) {
 }
 
 // tuneVary decodes vary: each path to {min, max} or to a list of choices.
-func (d *decoder) tuneVary(root *yaml.Node, f *fields, t *Tune) []tuneSource {
+func (d *decoder) tuneVary(root *yaml.Node, f *fields, t *Tune) []valueSource {
 	vf := d.fields("tune.vary", f.get("vary"), nil, "a mapping of paths to {min: A, max: B} or to lists of values")
 	if vf.node == nil {
 		d.fail(f.at(), "tune.vary", "missing; want at least one key to vary, such as {recovery.retry.max_attempts: {min: 1, max: 10}}")
 		return nil
 	}
-	var srcs []tuneSource
+	var srcs []valueSource
 	for _, p := range vf.order {
 		key, v := vf.key(p), vf.get(p)
 		if _, ok := parsePath(p); !ok {
@@ -234,11 +228,11 @@ func (d *decoder) tuneVary(root *yaml.Node, f *fields, t *Tune) []tuneSource {
 				}
 			}
 			t.Vary = append(t.Vary, tp)
-			srcs = append(srcs, tuneSource{key: vf.keys[p], vals: vals})
+			srcs = append(srcs, valueSource{key: vf.keys[p], vals: vals})
 		case v != nil && v.Kind == yaml.MappingNode:
 			if tp, vals, ok := d.tuneRange(p, key, v); ok {
 				t.Vary = append(t.Vary, tp)
-				srcs = append(srcs, tuneSource{key: vf.keys[p], vals: vals})
+				srcs = append(srcs, valueSource{key: vf.keys[p], vals: vals})
 			}
 		default:
 			at := v
@@ -385,42 +379,12 @@ func ParseTuneBudget(s string) (Tune, error) {
 // checkTune decodes the scenario once per varied value (min and max of a range, each
 // choice), with that value alone, and reports what is wrong at the value's line, as
 // checkSweep does for sweep values.
-func (d *decoder) checkTune(root *yaml.Node, t *Tune, srcs []tuneSource) {
+func (d *decoder) checkTune(root *yaml.Node, t *Tune, srcs []valueSource) {
 	if t == nil {
 		return
 	}
-	type place struct {
-		line, col int
-		key, msg  string
-	}
-	known := map[place]bool{}
-	for _, e := range d.errs {
-		known[place{e.Line, e.Column, e.Key, e.Msg}] = true
-	}
-	for a, src := range srcs {
-		for _, vn := range src.vals {
-			o := Override{Path: t.Vary[a].Path, Value: valueText(vn), From: FromTune}
-			sub := newDecoder(d.file)
-			for n, label := range d.origin {
-				sub.origin[n] = label
-			}
-			point := root
-			if e := sub.apply(&point, o, vn); e != nil {
-				e.Line, e.Column, e.Override = src.key.Line, src.key.Column, FromTune
-				d.errs = append(d.errs, e)
-				break
-			}
-			sub.scenario(point)
-			for _, e := range sub.errs {
-				if !known[place{e.Line, e.Column, e.Key, e.Msg}] {
-					if e.Override == "" {
-						e.Override = o.label()
-					}
-					d.errs = append(d.errs, e)
-				}
-			}
-		}
-	}
+	d.checkInPlace(root, FromTune, srcs, func(a int) string { return t.Vary[a].Path },
+		func(a, i int) string { return valueText(srcs[a].vals[i]) })
 }
 
 // tuneSchema is the tune block's place in the key tree: overrides cannot touch it, and the
@@ -466,26 +430,11 @@ func Patch(name string, data []byte, ovs []Override) ([]byte, error) {
 	if _, err := ParseOverrides(name, data, ovs); err != nil {
 		return nil, err
 	}
-	root, err := parseYAML(name, data)
+	root, _, err := withOverrides(name, data, ovs)
 	if err != nil {
 		return nil, err
 	}
-	d := newDecoder(name)
-	for _, o := range ovs {
-		if e := d.apply(&root, o, nil); e != nil {
-			return nil, ErrorList{e}
-		}
-	}
-	var b strings.Builder
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(root); err != nil {
-		return nil, err
-	}
-	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	return []byte(b.String()), nil
+	return encodeYAML(root)
 }
 
 // Number is the override text v as a number on p's axis: the value of a whole number or
@@ -527,15 +476,9 @@ func RoundPrefix(t Tune) (string, bool) {
 // its tune block, and with a sweep of one axis at prefix (RoundPrefix) whose values are that
 // block with each point's overrides applied. The file is checked like any scenario.
 func RoundFile(name string, data []byte, ovs []Override, prefix string, points [][]Override) ([]byte, error) {
-	root, err := parseYAML(name, data)
+	root, d, err := withOverrides(name, data, ovs)
 	if err != nil {
 		return nil, err
-	}
-	d := newDecoder(name)
-	for _, o := range ovs {
-		if e := d.apply(&root, o, nil); e != nil {
-			return nil, ErrorList{e}
-		}
 	}
 	root = cow(root)
 	for i := 0; i+1 < len(root.Content); {
@@ -561,6 +504,34 @@ func RoundFile(name string, data []byte, ovs []Override, prefix string, points [
 	}
 	root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "sweep"},
 		&yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: prefix}, axis}})
+	out, err := encodeYAML(root)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := Parse(name, out, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// withOverrides is the file's tree with the overrides ovs applied, and the decoder that
+// applied them.
+func withOverrides(name string, data []byte, ovs []Override) (*yaml.Node, *decoder, error) {
+	root, err := parseYAML(name, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := newDecoder(name)
+	for _, o := range ovs {
+		if e := d.apply(&root, o, nil); e != nil {
+			return nil, nil, ErrorList{e}
+		}
+	}
+	return root, d, nil
+}
+
+// encodeYAML writes a tree as a YAML file, indented by two spaces.
+func encodeYAML(root *yaml.Node) ([]byte, error) {
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
@@ -568,9 +539,6 @@ func RoundFile(name string, data []byte, ovs []Override, prefix string, points [
 		return nil, err
 	}
 	if err := enc.Close(); err != nil {
-		return nil, err
-	}
-	if _, err := Parse(name, []byte(b.String()), nil); err != nil {
 		return nil, err
 	}
 	return []byte(b.String()), nil
