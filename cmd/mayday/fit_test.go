@@ -92,6 +92,54 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 	if sc.Recovery.Retry.MaxAttempts != 4 {
 		t.Errorf("max_attempts %d, want 4", sc.Recovery.Retry.MaxAttempts)
 	}
+	calibrateFitted(t, dir, run, out)
+}
+
+// calibrateFitted: calibrate passes the fitted scenario against the run it was fitted to
+// and writes the report section; it fails (exit 1) a clearly wrong scenario, the known one
+// with search five times slower and no outage, naming the metrics that are off.
+func calibrateFitted(t *testing.T, dir, run, fitted string) {
+	rep := filepath.Join(dir, "calibration")
+	stdout, stderr, code := execMayday(t, "calibrate", run, fitted, "--seeds", "3", "--out", rep)
+	if code != 0 || !strings.Contains(stdout, "PASS") {
+		t.Errorf("calibrate on the fitted scenario: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for _, f := range []string{"calibration.md", "calibration.html", "calibration.png"} {
+		if st, err := os.Stat(filepath.Join(rep, f)); err != nil || st.Size() == 0 {
+			t.Errorf("report section: %s missing or empty (%v)", f, err)
+		}
+	}
+	known, err := os.ReadFile("testdata/fit-known.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(known), "median: 2s, p95: 8s", "median: 10s, p95: 40s", 1)
+	wrong = strings.Replace(wrong, "  - {id: bt-down, kind: outage, tool: backtest, at: 60m, for: 15m}\n", "", 1)
+	if wrong == string(known) {
+		t.Fatal("the wrong scenario is the known one")
+	}
+	wf := filepath.Join(dir, "wrong.yaml")
+	if err := os.WriteFile(wf, []byte(wrong), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code = execMayday(t, "calibrate", run, wf, "--seeds", "2")
+	if code != 1 {
+		t.Errorf("calibrate on a wrong scenario: exit %d, want 1\n%s", code, stdout)
+	}
+	for _, want := range []string{"latency_ks search", "incidents backtest"} {
+		line := ""
+		for _, l := range strings.Split(stdout, "\n") {
+			if strings.HasPrefix(l, want) {
+				line = l
+			}
+		}
+		if !strings.HasSuffix(line, "FAIL") {
+			t.Errorf("%s should fail against the wrong scenario: %q", want, line)
+		}
+	}
+	if _, stderr, code := execMayday(t, "calibrate", run, filepath.Join(dir, "missing.yaml")); code != 2 {
+		t.Errorf("calibrate with a missing scenario: exit %d, want 2: %s", code, stderr)
+	}
 }
 
 func inside(t *testing.T, what string, lo, hi, want float64) {
