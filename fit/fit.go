@@ -442,7 +442,7 @@ func backoff(gaps []gap, jitter string) (d, m, hi float64) {
 		}
 		d = stat.Quantile(0.5, stat.Empirical, by[1], nil)
 		m = 2
-		if len(by[2]) >= 5 && d > 0 {
+		if len(by[2]) > 0 && d > 0 { // without jitter one backoff is the delay itself
 			m = math.Max(1, stat.Quantile(0.5, stat.Empirical, by[2], nil)/d)
 		}
 		return d, math.Round(m*100) / 100, d
