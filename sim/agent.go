@@ -62,6 +62,7 @@ type agent struct {
 	snapState         recovery.State           // the state the compacted records end in
 	arrived           int64
 	thinkStart        int64
+	consultStart      int64 // when the supervisor's call in progress started
 	nsteps            int32
 	accepted          int32 // steps whose result passed validation
 	op                *opState
