@@ -223,6 +223,11 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 	lat := int64(0)
 	if w.super.model {
 		lat = w.super.latency
+		if w.exceeded(a, w.modelSpend()) != 0 {
+			// The consultation would spend tokens past a budget: it is not made.
+			w.unanswered(a, "budget_exceeded", -1)
+			return
+		}
 		if w.model.active {
 			why, fi, slow := w.admit(w.super.tokens)
 			w.model.calls++
