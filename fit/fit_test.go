@@ -212,3 +212,26 @@ func TestFitWritesAScenarioThatLoads(t *testing.T) {
 		t.Errorf("no tool search: %+v", sc.Tools)
 	}
 }
+
+// TestBackoff: full-jitter backoffs of initial 2s and multiplier 2: 400 first and 100
+// second ones. The largest of k uniform draws on [0, D] falls below D(1 − ε) with
+// probability (1 − ε)^k: for k = 100 and ε = 0.07 that is 7·10^-4, so D_2 is within 7% and
+// the multiplier within about 0.15 (D_1 is within 2%: (0.98)^400 = 3·10^-4).
+func TestBackoff(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var gaps []gap
+	for i := 0; i < 400; i++ {
+		gaps = append(gaps, gap{1, 2 * r.Float64()})
+	}
+	for i := 0; i < 100; i++ {
+		gaps = append(gaps, gap{2, 4 * r.Float64()})
+	}
+	d, m, hi := backoff(gaps, "full")
+	if math.Abs(d/2-1) > 0.02 || math.Abs(m-2) > 0.15 || hi < d {
+		t.Errorf("backoff: initial %.4g (hi %.4g), multiplier %.3g; want 2 and 2", d, hi, m)
+	}
+	d, m, _ = backoff([]gap{{1, 1}, {1, 1}, {2, 3}}, "none")
+	if d != 1 || m != 3 {
+		t.Errorf("no jitter: initial %v multiplier %v, want 1 and 3", d, m)
+	}
+}
