@@ -99,6 +99,9 @@ const (
 	ArrivalPoisson ArrivalKind = "poisson" // exponential gaps at Rate
 	ArrivalAtOnce  ArrivalKind = "at_once" // all at time 0
 	ArrivalUniform ArrivalKind = "uniform" // uniformly spread over [0, Over)
+	// ArrivalPiecewise is a Poisson process whose rate changes: Pieces in order, the last
+	// lasting until every root has arrived.
+	ArrivalPiecewise ArrivalKind = "piecewise"
 )
 
 // Arrival is the arrival process of root investigations.
@@ -106,6 +109,13 @@ type Arrival struct {
 	Kind ArrivalKind   `json:"kind"`
 	Rate Rate          `json:"rate,omitzero"`  // poisson
 	Over time.Duration `json:"over,omitempty"` // uniform
+	Pieces []Piece     `json:"pieces,omitempty"` // piecewise
+}
+
+// Piece is one stretch of a piecewise arrival rate.
+type Piece struct {
+	Rate Rate          `json:"rate"`
+	For  time.Duration `json:"for,omitempty"` // 0 on the last piece: until every root has arrived
 }
 
 // Rate is events per second, parsed from `N/unit` (`50/m`, `1/24h`).
