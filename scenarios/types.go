@@ -106,10 +106,10 @@ const (
 
 // Arrival is the arrival process of root investigations.
 type Arrival struct {
-	Kind ArrivalKind   `json:"kind"`
-	Rate Rate          `json:"rate,omitzero"`  // poisson
-	Over time.Duration `json:"over,omitempty"` // uniform
-	Pieces []Piece     `json:"pieces,omitempty"` // piecewise
+	Kind   ArrivalKind   `json:"kind"`
+	Rate   Rate          `json:"rate,omitzero"`    // poisson
+	Over   time.Duration `json:"over,omitempty"`   // uniform
+	Pieces []Piece       `json:"pieces,omitempty"` // piecewise
 }
 
 // Piece is one stretch of a piecewise arrival rate.
