@@ -192,6 +192,9 @@ type Tool struct {
 	// QueueLimit bounds the FIFO queue in front of the servers: an attempt that finds it
 	// full is refused at once (an overload error). 0 = unbounded.
 	QueueLimit int `json:"queue_limit,omitempty" key:"queue_limit,max=2147483648" want:"a whole number of waiting attempts >= 0 (0 = unbounded)" doc:"load shedding: an attempt that finds all servers busy and this many attempts already waiting is refused at once (below); 0 = unbounded"`
+	// CancelOnTimeout: when the caller's attempt times out, the tool stops its execution
+	// (or drops it from the queue) and bills compute only until then.
+	CancelOnTimeout bool `json:"cancel_on_timeout,omitempty" key:"cancel_on_timeout" doc:"when the caller's attempt times out, the tool stops its execution (or drops it from the queue) and bills compute only until then (below); false: the work runs to its end"`
 }
 
 // Argument is one recorded tool argument (redacted before it reaches a trace).

@@ -500,6 +500,14 @@ func (p *printer) Span(r *record.Span) {
 	if r.FaultID != "" {
 		fmt.Fprintf(&p.b, " fault=%s", r.FaultID)
 	}
+	if !attempt {
+		// Why a model call or a consultation failed (rate_limited, model_error, ...).
+		for _, at := range r.Attrs {
+			if at.Key == "error" {
+				fmt.Fprintf(&p.b, " error=%s", at.Value)
+			}
+		}
+	}
 	p.b.WriteByte('\n')
 }
 
