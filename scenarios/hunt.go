@@ -275,3 +275,50 @@ func (v *validator) hunt(h *Hunt) {
 		}
 	}
 }
+
+// FaultEntries are the entries of the scenario's own faults list, each as flow YAML (the
+// text an override of faults takes), as its source file writes them after its overrides.
+func (s *Scenario) FaultEntries() ([]string, error) {
+	if s.Source.Data == nil {
+		return nil, &Error{File: s.Source.File, Msg: "the scenario has no source text; load it with Load or Parse"}
+	}
+	root, _, err := withOverrides(s.Source.File, s.Source.Data, s.Source.Overrides)
+	if err != nil {
+		return nil, err
+	}
+	n := nodeAt(root, "faults")
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil, nil
+	}
+	out := make([]string, 0, len(n.Content))
+	for _, item := range n.Content {
+		out = append(out, valueText(item))
+	}
+	return out, nil
+}
+
+// Found is the scenario text data with the overrides applied and without the blocks of
+// commands (hunt, tune, sweep): what `mayday hunt` writes as the scenario it found. The
+// result is checked like any scenario.
+func Found(name string, data []byte, ovs []Override) ([]byte, error) {
+	root, _, err := withOverrides(name, data, ovs)
+	if err != nil {
+		return nil, err
+	}
+	root = cow(root)
+	for i := 0; i+1 < len(root.Content); {
+		if k := root.Content[i].Value; k == "hunt" || k == "tune" || k == "sweep" {
+			root.Content = append(root.Content[:i], root.Content[i+2:]...)
+			continue
+		}
+		i += 2
+	}
+	out, err := encodeYAML(root)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := Parse(name, out, nil); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
