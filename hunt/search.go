@@ -96,9 +96,6 @@ func checksText(cfg Config) []string {
 	return append(out, "every invariant of the simulator")
 }
 
-// spent is the runs of the search so far.
-func (s *search) spent() int { return s.res.Runs }
-
 // out reports whether the search budget is spent.
 func (s *search) out() bool {
 	if s.h.BudgetTime > 0 {
