@@ -37,11 +37,14 @@ func (s *search) shrink(ctx context.Context, first *Trial) error {
 	cur := *first
 	f := &Found{Trial: first.N, Violation: target, Before: first.size(), Removed: []string{}}
 	s.res.Found = f
-	ctl, err := s.controls(ctx, []*state{cur.state}, cur.N)
-	if err != nil {
-		return err
+	control := false
+	if s.h.Shrink > 0 {
+		ctl, err := s.controls(ctx, []*state{cur.state}, cur.N)
+		if err != nil {
+			return err
+		}
+		control = len(ctl) == 1 && ctl[0].Ran && !ctl[0].has(target.ID())
 	}
-	control := len(ctl) == 1 && ctl[0].Ran && !ctl[0].has(target.ID())
 	complete := ctx.Err() == nil
 	for _, phase := range s.phases() {
 		for complete {

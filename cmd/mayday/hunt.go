@@ -173,10 +173,7 @@ func huntLoad(opts *huntOptions) (*scenarios.Scenario, scenarios.Hunt, uint64, e
 
 // huntSearch runs the hunt with a progress line.
 func huntSearch(ctx context.Context, opts *huntOptions, base *scenarios.Scenario, h scenarios.Hunt, seed uint64, quiet bool) (*hunt.Result, error) {
-	units := h.Budget
-	if units <= 0 {
-		units = 1
-	}
+	units := max(h.Budget, 1) + h.Shrink // the search's runs and the shrinking's at most
 	bar := newProgress(opts.io, quiet, "hunt "+base.Name, units)
 	runs := 0
 	cfg := hunt.Config{Hunt: h, Scenario: base, Seed: seed, Progress: func(spent, _ int, what string) {
