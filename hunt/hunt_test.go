@@ -232,3 +232,53 @@ func TestHuntInterrupted(t *testing.T) {
 		t.Errorf("complete %v after %d runs", r.Complete, r.Runs)
 	}
 }
+
+// peakParams are the parameters of a fault kind registered only by this test.
+type peakParams struct {
+	Peak float64 `key:"hunt_peak,min=1,max=100,default=2" doc:"the latency factor at the peak"`
+}
+
+var peakRe = regexp.MustCompile(`hunt_peak: ([0-9.]+)`)
+
+// A kind's own parameter is drawn and weakened like any shared key: a kind registered later
+// (here by the test) is hunted with no edit of the hunt.
+func TestHuntKindParameters(t *testing.T) {
+	scenarios.RegisterFault(scenarios.FaultRule{
+		Kind: "hunt_peak_test", Doc: "latency peaks over the window",
+		Keys: []string{"tool", "at", "for"}, Params: scenarios.KeysOf[peakParams]("hunt_peak_test's parameters"),
+		Required: []string{"for"}, Window: true,
+	})
+	file := strings.Replace(fleet, "    - {kind: outage, tool: search, for: {min: 10s, max: 3m}}\n",
+		"    - {kind: hunt_peak_test, tool: search, for: 1m, hunt_peak: {min: 1, max: 100}}\n", 1)
+	s, err := scenarios.Parse("fleet.yaml", []byte(file), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}}
+			for _, m := range peakRe.FindAllStringSubmatch(r.Overrides[0].Value, -1) {
+				if x, _ := strconv.ParseFloat(m[1], 64); x >= 20 {
+					out[i].Violations = []Violation{{Kind: Expect, Metric: "completion_rate", Message: "too slow"}}
+				}
+			}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), config(s, 2), eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil {
+		t.Fatal("nothing found")
+	}
+	final := r.Trials[r.Found.Final].Faults
+	if len(final) != 1 || !strings.Contains(final[0], "kind: hunt_peak_test") {
+		t.Fatalf("shrunk to %v; want the one hunt_peak_test fault", final)
+	}
+	// Steps of an eighth of the way to 1 stop below 20 + (20-1)/7 ≈ 22.7.
+	if x, _ := strconv.ParseFloat(peakRe.FindStringSubmatch(final[0])[1], 64); x < 20 || x > 22.8 {
+		t.Errorf("hunt_peak %v; want within an eighth of the way from 20", x)
+	}
+}
