@@ -160,7 +160,7 @@ func (w *sim) send(a *agent) {
 	if op.attempts > 1 {
 		t.retries++
 	}
-	tok := a.await(phAttempt)
+	tok := w.wait(a, phAttempt)
 	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
 	w.fx = attemptEffects{slow: 1}
 	for _, fi := range t.faults {
@@ -293,7 +293,14 @@ func (w *sim) serviceDone(ri int32) {
 	}
 	tool := int(op.tool)
 	w.unref(op) // the investigation still holds op
-	w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: tool})
+	w.settled(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: tool})
+}
+
+// settled tells a's engine ev, the outcome of its wait, now or once a has a worker again.
+func (w *sim) settled(a *agent, ev recovery.Event) {
+	if w.proceed(a, resObserve, ev) {
+		w.observe(a, ev)
+	}
 }
 
 func (w *sim) emitExec(ex *record.Execution) {
@@ -337,7 +344,7 @@ func (w *sim) fastReply(slot, tok, code int32) {
 		a.att.start = w.now
 		w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "", true, 0)
 		a.resultSpan = op.execSpan
-		w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
+		w.settled(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
 		return
 	}
 	t.failures++
@@ -345,11 +352,11 @@ func (w *sim) fastReply(slot, tok, code int32) {
 	if code == replyOverload {
 		a.att.overload = true
 		w.toolSpan(a, t, record.StatusError, recovery.Transient, "", false, 0)
-		w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
+		w.settled(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 		return
 	}
 	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id, false, 0)
-	w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
+	w.settled(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
 
 // timedOut is the caller giving up on an attempt; the tool may still finish the work.
@@ -368,7 +375,7 @@ func (w *sim) timedOut(slot, tok, _ int32) {
 		fid = w.faults[a.att.fault].id
 	}
 	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false, 0)
-	w.observe(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
+	w.settled(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
 }
 
 // toolSpan emits the execute_tool span of a's attempt that just resolved; fromRecord marks
