@@ -176,3 +176,46 @@ func maxOverlap(edges []edge) int {
 	}
 	return most
 }
+
+// TestZoneCrashWhileReviewed: 10 roots at once on 10 workers in zones a and b (5 each),
+// each escalated at once to a 30-minute review that rejects it; zone b goes down at 5m for
+// 10m. The 5 investigations on b's workers were only waiting for a human: they lose their
+// workers but do not crash, and their reviews (which ran on no worker) end at 30m as the
+// others' do; every investigation is then rejected. The 5 on a's workers keep theirs.
+func TestZoneCrashWhileReviewed(t *testing.T) {
+	s := reviewFleet(10, 10, 1, 1, 30*time.Minute)
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Workload.Think = scenarios.Dist{Kind: scenarios.DistConstant, Value: 0}
+	s.Workload.Zones = []scenarios.Zone{{Name: "a", Share: 0.5}, {Name: "b", Share: 0.5}}
+	s.Faults = []scenarios.Fault{{ID: "zone-b", Kind: scenarios.FaultZoneCrash, At: 5 * time.Minute, For: 10 * time.Minute,
+		Params: &zoneCrashParams{Zone: "b"}}}
+	var c record.Collector
+	res := run(t, s, 1, &c)
+	zone := map[int64]string{}
+	for _, r := range c.Workers {
+		zone[r.Worker] = r.Zone
+	}
+	crashes := 0
+	for _, inv := range c.Investigations {
+		crashes += int(inv.Crashes)
+	}
+	onA, onNone := 0, 0
+	for i := range c.Spans {
+		sp := &c.Spans[i]
+		if sp.Operation != record.OpHumanReview {
+			continue
+		}
+		switch {
+		case sp.Worker == 0:
+			onNone++
+		case zone[sp.Worker] == "a":
+			onA++
+		}
+		if sp.End != int64(30*time.Minute) {
+			t.Errorf("review of %d ended at %v; want 30m", sp.InvestigationID, time.Duration(sp.End))
+		}
+	}
+	if crashes != 0 || res.Terminated != 10 || onA != 5 || onNone != 5 {
+		t.Errorf("crashes %d, terminated %d, reviews held on a %d, on no worker %d; want 0, 10, 5, 5", crashes, res.Terminated, onA, onNone)
+	}
+}
