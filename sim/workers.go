@@ -294,9 +294,13 @@ func (w *sim) releaseWorker(a *agent) {
 
 // hire gives a a free worker.
 func (w *sim) hire(a *agent) {
+	p := &w.pool
 	a.worker = true
 	a.wid = w.takeWorker()
-	w.pool.busy++
+	p.busy++
+	if p.busy > p.capacity-p.down {
+		w.checker.violate(w, "investigation %d took worker %d: %d of %d workers busy with %d down", a.id, a.wid, p.busy, p.capacity, p.down)
+	}
 }
 
 // wait makes a await the continuation p (see agent.await); in a state that does not hold a
