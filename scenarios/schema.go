@@ -203,10 +203,14 @@ var (
 		"dist", enum(distKinds, "the family"),
 		"value", leaf, "mean", leaf, "min", leaf, "max", leaf, "median", leaf, "p95", leaf, "alpha", leaf)
 	arrivalSchema = func() *schema {
-		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true} or {uniform: DURATION} (> 0): a Poisson process, all at time 0, or spread uniformly over [0, duration)",
+		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true}, {uniform: DURATION} (> 0) or {piecewise: [{rate: RATE, for: DURATION}, ..., {rate: RATE}]}: a Poisson process, all at time 0, spread uniformly over [0, duration), or a Poisson process whose rate changes (below)",
 			"poisson", val(kindRate, "a Poisson process of this rate > 0, such as 1000/h"),
 			"at_once", val(kindBool, "true: all at time 0"),
-			"uniform", positive("spread uniformly over [0, this duration > 0)"))
+			"uniform", positive("spread uniformly over [0, this duration > 0)"),
+			"piecewise", list(obj("one stretch of the arrival rate",
+				"rate", val(kindRate, "arrivals per unit of time in this stretch, >= 0 (> 0 in the last)"),
+				"for", positive("the stretch's length, > 0; the last piece has none: it lasts until every root has arrived")),
+				"a Poisson process whose rate changes: stretches in order, the last without for"))
 		s.one = true
 		return s
 	}()

@@ -78,7 +78,7 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 			w.finishOrJoin(a)
 		} else {
 			w.syncOp(a)
-			w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(a.op.tool)})
+			w.askSend(a)
 		}
 	case recovery.ActComplete:
 		w.endAgent(a, true, "")
@@ -115,6 +115,9 @@ func (w *sim) timerDue(a *agent) {
 	default:
 		if a.modelRetry {
 			// The refused model turn is tried again.
+			if w.budgetStops(a, w.modelSpend()) {
+				return
+			}
 			w.think(a)
 			a.modelRetried = true
 			return
@@ -122,7 +125,7 @@ func (w *sim) timerDue(a *agent) {
 		// A retry or parking is over: ask to send again, naming the tool (after a crash
 		// in a new step's model turn, the engine's last tool is the previous step's).
 		w.syncOp(a)
-		w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(a.op.tool)})
+		w.askSend(a)
 	}
 }
 

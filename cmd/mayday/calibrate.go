@@ -149,6 +149,9 @@ func writeCalibration(out string, cal fit.Calibration) error {
 		return badInputf("--out %s: %w", out, err)
 	}
 	defer os.RemoveAll(stage)
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return internal(err)
+	}
 	chart := reports.CalibrationChart(cal)
 	png, err := chart.PNG(144)
 	if err != nil {
