@@ -51,6 +51,7 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	s, sweep := d.scenario(root)
 	var tuned []valueSource
 	s.Tune, tuned = d.tune(root, s.Prices != nil)
+	s.Hunt = d.hunt(root, s)
 	// A sweep point is a valid scenario only if each of its values is; checking each value
 	// once on its own (not every point of the grid) finds every bad one in linear time. A
 	// scenario loaded for one point skips this: its base was checked with the file.

@@ -16,9 +16,12 @@ type schema struct {
 	seq  bool               // a list: elem describes its items
 	// named: the free keys of this map must already exist in the file when an override
 	// names one (a misspelt tool name must not create a new tool).
-	named  bool
-	noSet  bool   // overrides may not touch this subtree
-	entity string // what a free key names, for messages: "tool", "metric"
+	named bool
+	noSet bool // overrides may not touch this subtree
+	noGen bool // the generator of fuzzed files leaves this subtree out
+	// rangeOf: a mapping {min, max} of values of this kind, or one such value (hunt ranges)
+	rangeOf *schema
+	entity  string // what a free key names, for messages: "tool", "metric"
 
 	// What JSONSchema publishes about the value.
 	kind    valueKind
@@ -281,6 +284,7 @@ var (
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
 			"tune", tuneSchema,
+			"hunt", huntSchema,
 			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
 				"currency", shown(text("the currency code of every price, such as USD"), "USD"),
 				"models", dict("model", obj("prices of one model",

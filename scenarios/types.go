@@ -38,6 +38,8 @@ type Scenario struct {
 	Sweep      []SweepAxis `json:"sweep,omitempty" key:"sweep,hand"`
 	// Tune is what `mayday tune` searches and optimises (tune.go); nil = no tune block.
 	Tune *Tune `json:"tune,omitempty" key:"tune,hand" shown:"none"`
+	// Hunt is the envelope of faults `mayday hunt` searches (hunt.go); nil = no hunt block.
+	Hunt *Hunt `json:"hunt,omitempty" key:"hunt,hand" shown:"none"`
 	// Model is the model provider as a shared, limited service; nil = unlimited, never
 	// failing (faults may still name it as `tool: model`).
 	Model *ModelService `json:"model,omitempty" key:"model" shown:"unlimited, never failing" want:"a mapping such as {requests_per_minute: 600, tokens_per_minute: 2000000, latency_per_1k_tokens: 400ms, failure: 0.001}" doc:"the model provider as a shared, limited service (below)"`

@@ -40,6 +40,7 @@ func (s *Scenario) validate(file string, root *yaml.Node) error {
 	v.faults(s)
 	v.recovery(s)
 	v.checks(s)
+	v.hunt(s.Hunt)
 	v.checkSize(s)
 	if root != nil {
 		v.errs.place(root)
