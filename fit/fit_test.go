@@ -235,3 +235,46 @@ func TestBackoff(t *testing.T) {
 		t.Errorf("no jitter: initial %v multiplier %v, want 1 and 3", d, m)
 	}
 }
+
+// TestFitWritesPiecewiseArrivals: arrivals at 300/h for an hour, then 1200/h, give a
+// piecewise arrival in the file, which loads; each rate within 15% (the first stretch's
+// 300 arrivals have a relative standard error of 5.8%, the second's 1200 of 2.9%).
+func TestFitWritesPiecewiseArrivals(t *testing.T) {
+	obs := synthetic()
+	r := rand.New(rand.NewPCG(13, 14))
+	obs.Arrivals = nil
+	for now := 0.0; now < 7200; {
+		gap := 12.0
+		if now >= 3600 {
+			gap = 3
+		}
+		now += r.ExpFloat64() * gap
+		obs.Arrivals = append(obs.Arrivals, now)
+	}
+	s, err := Fit(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name = "piecewise-fit"
+	var b bytes.Buffer
+	if err := s.WriteYAML(&b, Source{Run: "synthetic"}); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("fitted.yaml", b.Bytes(), nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	a := sc.Workload.Arrival
+	if a.Kind != scenarios.ArrivalPiecewise || len(a.Pieces) != 2 {
+		t.Fatalf("arrival %+v, want two stretches\n%s", a, b.String())
+	}
+	if got := a.Pieces[0].Rate.PerSecond * 3600; math.Abs(got/300-1) > 0.15 {
+		t.Errorf("first stretch %.1f/h, want 300/h", got)
+	}
+	if got := a.Pieces[1].Rate.PerSecond * 3600; math.Abs(got/1200-1) > 0.15 {
+		t.Errorf("second stretch %.1f/h, want 1200/h", got)
+	}
+	if d := a.Pieces[0].For.Seconds() - 3600; math.Abs(d) > 600 {
+		t.Errorf("first stretch lasts %v, want about 1h", a.Pieces[0].For)
+	}
+}

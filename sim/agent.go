@@ -221,6 +221,8 @@ func (w *sim) scheduleArrival(i int32) {
 		if arr.Rate.PerSecond > 0 {
 			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 		}
+	case "piecewise":
+		at = piecewiseNext(arr.Pieces, at, w.arrivals.ExpFloat64())
 	case "uniform":
 		// The next order statistic of n uniforms on [0, over): given the last one u with m
 		// draws left, the next is 1 - (1-u) V^(1/m) for V uniform, so arrivals come in order
@@ -233,6 +235,32 @@ func (w *sim) scheduleArrival(i int32) {
 		}
 	}
 	w.push(at, evArrive, i, 0, 0)
+}
+
+// piecewiseNext is the next arrival after now of a Poisson process whose rate is piecewise
+// constant, given a unit exponential draw e: the time at which the integrated rate from now
+// reaches e (the process's time change), walking the stretches from the one holding now.
+func piecewiseNext(ps []scenarios.Piece, now int64, e float64) int64 {
+	var end int64
+	for i, p := range ps {
+		last := i == len(ps)-1
+		if !last {
+			end = satAdd(end, int64(p.For))
+			if now >= end {
+				continue
+			}
+		}
+		r := p.Rate.PerSecond
+		if r > 0 {
+			dt := e / r * 1e9
+			if last || float64(now)+dt < float64(end) {
+				return satAdd(now, satInt(dt))
+			}
+			e -= r * float64(end-now) / 1e9
+		}
+		now = end
+	}
+	return now
 }
 
 // spawn starts count subagents of a; their stream ids derive from a's, so they do not
