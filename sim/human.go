@@ -229,10 +229,10 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 			return
 		}
 		if w.model.active {
+			// Not counted in the model's samples, which count the calls of the `calls` view:
+			// the model turns.
 			why, fi, slow := w.admit(w.super.tokens)
-			w.model.calls++
 			if why != "" {
-				w.model.refused++
 				w.unanswered(a, why, fi)
 				return
 			}
