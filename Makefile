@@ -64,7 +64,7 @@ bench: simpy-note
 # Long (about 5 minutes on a quiet 2-core machine): not part of `make bench`. See
 # docs/performance.md.
 bench-commands: simpy-note
-	$(GO) test -tags $(TAGS) -run '^$$' -bench 'Commands/$${BENCH:-.}' -benchtime $${PAIRS:-5}x -count 1 -timeout 2h ./cmd/mayday/
+	$(GO) test -tags $(TAGS) -run '^$$' -bench "Commands/$${BENCH:-.}" -benchtime $${PAIRS:-5}x -count 1 -timeout 2h ./cmd/mayday/
 
 # BenchmarkSimPy runs one queueing model in SimPy and in mayday side by side; it needs
 # python3 with SimPy (apt-get install python3-simpy python3-simpy3; MAYDAY_PYTHON names
