@@ -46,6 +46,7 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 		newReportCmd(io, nil),
 		newQueryCmd(io, nil),
 		newExportCmd(io, nil),
+		newImportCmd(io, nil),
 		newScenariosCmd(io),
 		newValidateCmd(io, nil),
 		newSchemaCmd(io),

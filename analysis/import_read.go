@@ -1,0 +1,267 @@
+package analysis
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// Reading OTLP trace data for mayday import: the OpenTelemetry Collector file exporter's
+// JSON lines, OTLP/JSON request bodies and OTLP protobuf (one request, or requests each
+// after its length as a varint), optionally gzipped. Every request is handed on as soon as
+// it is decoded, so a file of any size is read in pieces of one request.
+
+// ErrBadTraceInput marks input that is not OTLP trace data; its message names the file and
+// the line (JSON) or message (protobuf).
+var ErrBadTraceInput = errors.New("not OTLP trace data")
+
+// traceExts are the file names ImportFiles reads from a folder.
+var traceExts = []string{".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp"}
+
+// TraceInputs expands the arguments of mayday import: a file is itself, a folder its trace
+// files (by extension, also with .gz, in name order, recursively; an export folder's
+// export.json is not one). A missing path is an error.
+func TraceInputs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, errors.Join(ErrBadTraceInput, err))
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || d.Name() == ManifestFile || strings.HasPrefix(d.Name(), ".") {
+				return nil
+			}
+			if slices.Contains(traceExts, filepath.Ext(strings.TrimSuffix(d.Name(), ".gz"))) {
+				found = append(found, p)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: %w: the folder holds no .json, .jsonl or .pb file", a, ErrBadTraceInput)
+		}
+		slices.Sort(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// readTraceFile decodes every request of the file path and calls fn with each, and where
+// it came from ("file:line" or "file: message n").
+func readTraceFile(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, errors.Join(ErrBadTraceInput, err))
+	}
+	defer f.Close()
+	var r io.Reader = f
+	name := path
+	if strings.HasSuffix(name, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w: %v", path, ErrBadTraceInput, err)
+		}
+		defer gz.Close()
+		r, name = gz, strings.TrimSuffix(name, ".gz")
+	}
+	br := bufio.NewReaderSize(r, 1<<20)
+	switch filepath.Ext(name) {
+	case ".pb", ".binpb", ".protobuf", ".otlp":
+		return readProto(path, br, fn)
+	}
+	return readJSON(path, br, fn)
+}
+
+// readJSON reads JSON lines, or, when the first line is not a whole JSON value, one
+// (pretty-printed) request body.
+func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+	first, err := peekLine(br)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(bytes.TrimSpace(first)) == 0 {
+		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
+	}
+	if !json.Valid(first) {
+		b, err := io.ReadAll(br)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		req, err := decodeOTLPJSON(b)
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w: %v", path, jsonErrLine(b, err), ErrBadTraceInput, err)
+		}
+		return fn(req, path)
+	}
+	for line := 1; ; line++ {
+		b, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(b)) > 0 {
+			req, derr := decodeOTLPJSON(b)
+			if derr != nil {
+				return fmt.Errorf("%s:%d: %w: %v", path, line, ErrBadTraceInput, derr)
+			}
+			if ferr := fn(req, fmt.Sprintf("%s:%d", path, line)); ferr != nil {
+				return ferr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+}
+
+// peekLine returns the first line without consuming it (up to the reader's buffer).
+func peekLine(br *bufio.Reader) ([]byte, error) {
+	for n := 4096; ; n *= 2 {
+		b, err := br.Peek(min(n, br.Size()))
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			return b[:i], nil
+		}
+		if err != nil || n >= br.Size() {
+			if err == io.EOF || err == bufio.ErrBufferFull || err == nil {
+				return b, nil
+			}
+			return nil, err
+		}
+	}
+}
+
+// jsonErrLine is the line of a JSON syntax error, when the error says where; else 1.
+func jsonErrLine(b []byte, err error) int {
+	var se *json.SyntaxError
+	if errors.As(err, &se) && se.Offset <= int64(len(b)) {
+		return 1 + bytes.Count(b[:se.Offset], []byte{'\n'})
+	}
+	return 1
+}
+
+// decodeOTLPJSON decodes one OTLP/JSON request (or a file exporter line, TracesData, which
+// has the same shape). Ids are hex in OTLP/JSON; unknown fields are an error.
+func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
+		return nil, err
+	}
+	b, err := base64IDs(b)
+	if err != nil {
+		return nil, err
+	}
+	var req coltracepb.ExportTraceServiceRequest
+	if err := protojson.Unmarshal(b, &req); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// readProto reads length-delimited requests; when the file does not start as one, it is
+// read as a single request.
+func readProto(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+	all, err := io.ReadAll(br) // a single request is one message; delimited ones are cut below
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if len(all) == 0 {
+		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
+	}
+	if reqs, ok := delimited(all); ok {
+		for i, req := range reqs {
+			if err := fn(req, fmt.Sprintf("%s: message %d", path, i+1)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var req coltracepb.ExportTraceServiceRequest
+	if err := proto.Unmarshal(all, &req); err != nil {
+		if n, size, ok := delimitedPrefix(all); ok && n > 0 {
+			return fmt.Errorf("%s: message %d: %w: truncated (it declares %d bytes, %d remain)", path, n+1, ErrBadTraceInput, size, len(all)-delimitedEnd(all, n))
+		}
+		return fmt.Errorf("%s: %w: neither one OTLP protobuf request nor length-delimited ones: %v", path, ErrBadTraceInput, err)
+	}
+	if len(req.ResourceSpans) == 0 {
+		return fmt.Errorf("%s: %w: the message holds no resource spans", path, ErrBadTraceInput)
+	}
+	return fn(&req, path)
+}
+
+// delimited splits b into length-delimited requests; ok only when every piece decodes and
+// they cover b exactly.
+func delimited(b []byte) ([]*coltracepb.ExportTraceServiceRequest, bool) {
+	var out []*coltracepb.ExportTraceServiceRequest
+	for len(b) > 0 {
+		size, n := binary.Uvarint(b)
+		if n <= 0 || size == 0 || size > uint64(len(b)-n) {
+			return nil, false
+		}
+		var req coltracepb.ExportTraceServiceRequest
+		if proto.Unmarshal(b[n:n+int(size)], &req) != nil || len(req.ResourceSpans) == 0 {
+			return nil, false
+		}
+		out = append(out, &req)
+		b = b[n+int(size):]
+	}
+	return out, len(out) > 0
+}
+
+// delimitedPrefix counts the whole length-delimited requests at the start of b and returns
+// the size the next one declares: a file cut short reads as n whole messages and a
+// declared size past the end.
+func delimitedPrefix(b []byte) (n int, next uint64, ok bool) {
+	for len(b) > 0 {
+		size, k := binary.Uvarint(b)
+		if k <= 0 || size == 0 {
+			return n, 0, false
+		}
+		if size > uint64(len(b)-k) {
+			return n, size, true
+		}
+		var req coltracepb.ExportTraceServiceRequest
+		if proto.Unmarshal(b[k:k+int(size)], &req) != nil || len(req.ResourceSpans) == 0 {
+			return n, 0, false
+		}
+		n++
+		b = b[k+int(size):]
+	}
+	return n, 0, false
+}
+
+// delimitedEnd is the offset after the first n messages of b, plus the next one's length
+// prefix.
+func delimitedEnd(b []byte, n int) int {
+	off := 0
+	for i := 0; i <= n && off < len(b); i++ {
+		size, k := binary.Uvarint(b[off:])
+		off += k
+		if i < n {
+			off += int(size)
+		}
+	}
+	return off
+}
