@@ -180,88 +180,86 @@ func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	return &req, nil
 }
 
-// readProto reads length-delimited requests; when the file does not start as one, it is
-// read as a single request.
+// readProto streams length-delimited requests one at a time; a file that does not read
+// that way from its first message is read as one request. A file that stops reading as
+// length-delimited after its first message (cut short, or corrupt) is read once more as
+// one request, and when that fails too the error names the message that broke (a span
+// handed on twice is kept once).
 func readProto(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
-	all, err := io.ReadAll(br) // a single request is one message; delimited ones are cut below
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	n, err := streamDelimited(br, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
+		return fn(req, fmt.Sprintf("%s: message %d", path, i))
+	})
+	var bad *delimitedError
+	if err == nil || !errors.As(err, &bad) {
+		return err
 	}
-	if len(all) == 0 {
+	whole, rerr := reread(path)
+	if rerr != nil {
+		return fmt.Errorf("%s: %w", path, rerr)
+	}
+	if len(whole) == 0 {
 		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
 	}
-	if reqs, ok := delimited(all); ok {
-		for i, req := range reqs {
-			if err := fn(req, fmt.Sprintf("%s: message %d", path, i+1)); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	var req coltracepb.ExportTraceServiceRequest
-	if err := proto.Unmarshal(all, &req); err != nil {
-		if n, size, ok := delimitedPrefix(all); ok && n > 0 {
-			return fmt.Errorf("%s: message %d: %w: truncated (it declares %d bytes, %d remain)", path, n+1, ErrBadTraceInput, size, len(all)-delimitedEnd(all, n))
+	if uerr := proto.Unmarshal(whole, &req); uerr != nil || len(req.ResourceSpans) == 0 {
+		if n > 0 {
+			return fmt.Errorf("%s: message %d: %w: %s", path, n+1, ErrBadTraceInput, bad.msg)
 		}
-		return fmt.Errorf("%s: %w: neither one OTLP protobuf request nor length-delimited ones: %v", path, ErrBadTraceInput, err)
-	}
-	if len(req.ResourceSpans) == 0 {
-		return fmt.Errorf("%s: %w: the message holds no resource spans", path, ErrBadTraceInput)
+		return fmt.Errorf("%s: %w: neither one OTLP protobuf request nor length-delimited ones (%s)", path, ErrBadTraceInput, bad.msg)
 	}
 	return fn(&req, path)
 }
 
-// delimited splits b into length-delimited requests; ok only when every piece decodes and
-// they cover b exactly.
-func delimited(b []byte) ([]*coltracepb.ExportTraceServiceRequest, bool) {
-	var out []*coltracepb.ExportTraceServiceRequest
-	for len(b) > 0 {
-		size, n := binary.Uvarint(b)
-		if n <= 0 || size == 0 || size > uint64(len(b)-n) {
-			return nil, false
-		}
-		var req coltracepb.ExportTraceServiceRequest
-		if proto.Unmarshal(b[n:n+int(size)], &req) != nil || len(req.ResourceSpans) == 0 {
-			return nil, false
-		}
-		out = append(out, &req)
-		b = b[n+int(size):]
-	}
-	return out, len(out) > 0
-}
+// delimitedError is input that is not (or no longer) length-delimited requests.
+type delimitedError struct{ msg string }
 
-// delimitedPrefix counts the whole length-delimited requests at the start of b and returns
-// the size the next one declares: a file cut short reads as n whole messages and a
-// declared size past the end.
-func delimitedPrefix(b []byte) (n int, next uint64, ok bool) {
-	for len(b) > 0 {
-		size, k := binary.Uvarint(b)
-		if k <= 0 || size == 0 {
-			return n, 0, false
+func (e *delimitedError) Error() string { return e.msg }
+
+// streamDelimited reads requests each after its length as a varint, calling fn with each
+// and its number, and returns how many it read.
+func streamDelimited(br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, int) error) (int, error) {
+	n := 0
+	for {
+		if _, err := br.Peek(1); err == io.EOF {
+			if n == 0 {
+				return 0, &delimitedError{"the file is empty"}
+			}
+			return n, nil
 		}
-		if size > uint64(len(b)-k) {
-			return n, size, true
+		size, err := binary.ReadUvarint(br)
+		if err != nil || size == 0 || size > 1<<31 {
+			return n, &delimitedError{"no message length"}
+		}
+		buf := make([]byte, size)
+		if k, err := io.ReadFull(br, buf); err != nil {
+			return n, &delimitedError{fmt.Sprintf("truncated (it declares %d bytes, %d remain)", size, k)}
 		}
 		var req coltracepb.ExportTraceServiceRequest
-		if proto.Unmarshal(b[k:k+int(size)], &req) != nil || len(req.ResourceSpans) == 0 {
-			return n, 0, false
+		if err := proto.Unmarshal(buf, &req); err != nil || len(req.ResourceSpans) == 0 {
+			return n, &delimitedError{fmt.Sprintf("not an OTLP request (%v)", err)}
 		}
 		n++
-		b = b[k+int(size):]
-	}
-	return n, 0, false
-}
-
-// delimitedEnd is the offset after the first n messages of b, plus the next one's length
-// prefix.
-func delimitedEnd(b []byte, n int) int {
-	off := 0
-	for i := 0; i <= n && off < len(b); i++ {
-		size, k := binary.Uvarint(b[off:])
-		off += k
-		if i < n {
-			off += int(size)
+		if err := fn(&req, n); err != nil {
+			return n, err
 		}
 	}
-	return off
+}
+
+// reread reads the whole file again (gunzipped when it is .gz).
+func reread(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		defer gz.Close()
+		r = gz
+	}
+	return io.ReadAll(r)
 }

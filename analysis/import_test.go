@@ -20,6 +20,8 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/mayday-sim/mayday/scenarios"
 )
 
 const otelFixtures = "testdata/otel"
@@ -341,5 +343,54 @@ func TestImportRedactsAndClassifies(t *testing.T) {
 	}
 	if n := queryInt(t, db, "SELECT count(*) FROM investigations WHERE tokens = 120"); n != 1 {
 		t.Errorf("%d investigations of 120 tokens, want 1 (the trace's root)", n)
+	}
+}
+
+// Export, then import: every metric the export carries comes back exactly, on every
+// embedded example (cut to 60 investigations, with its faults, guards and recoveries
+// and subagents): the export carries every table a metric reads.
+func TestImportRoundTripsExport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	ctx := context.Background()
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			db, err := Create("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			runID, _ := simulateExample(t, db, info.Name, 7, "workload.investigations=60")
+			out := filepath.Join(t.TempDir(), "otlp")
+			if _, err := Export(ctx, db, out, ExportOptions{Format: FormatOTLP, ChunkSpans: 2000}); err != nil {
+				t.Fatal(err)
+			}
+			back, res := importInto(t, []string{out}, ImportOptions{})
+			if len(res.Runs) != 1 || res.Runs[0].RunID != runID || !res.Runs[0].Native {
+				t.Fatalf("imported %+v, want run %s back", res.Runs, runID)
+			}
+			want, err := db.Metrics(ctx, runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := back.Metrics(ctx, runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range MetricNames {
+				w, wok := want.Value(name)
+				g, gok := got.Value(name)
+				if wok != gok || !(w == g || math.IsNaN(w) && math.IsNaN(g)) {
+					t.Errorf("%s: %v (%v) after the round trip, %v (%v) before", name, g, gok, w, wok)
+				}
+			}
+			for _, table := range []string{"investigations", "spans", "transitions", "executions", "faults", "tool_samples"} {
+				q := "SELECT count(*) FROM " + table
+				if a, b := queryInt(t, db, q), queryInt(t, back, q); a != b {
+					t.Errorf("%s: %d rows after the round trip, %d before", table, b, a)
+				}
+			}
+		})
 	}
 }
