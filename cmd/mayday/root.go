@@ -47,6 +47,8 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 		newQueryCmd(io, nil),
 		newExportCmd(io, nil),
 		newImportCmd(io, nil),
+		newFitCmd(io, nil),
+		newCalibrateCmd(io, nil),
 		newScenariosCmd(io),
 		newValidateCmd(io, nil),
 		newSchemaCmd(io),

@@ -1,0 +1,215 @@
+package fit
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Check is one metric of a calibration: the observed run's value, the simulated runs'
+// mean, the band the observed value must fall in, and the verdict.
+type Check struct {
+	Metric    string  // latency_ks, failure_share, completion_rate, retry_amplification, median_recovery_time, incidents, incident_minutes
+	Tool      string  // "" for a fleet-wide metric
+	Observed  float64 // NaN when undefined
+	Simulated float64 // the mean over the simulated runs (NaN when undefined in all)
+	Lo, Hi    float64 // the observed value passes inside [Lo, Hi]
+	Tolerance string  // the tolerance, as text
+	Pass      bool
+}
+
+// Name is the check's metric and tool.
+func (c Check) Name() string {
+	if c.Tool == "" {
+		return c.Metric
+	}
+	return c.Metric + " " + c.Tool
+}
+
+// Calibration sets the simulated runs of a scenario beside an observed run.
+type Calibration struct {
+	Run    string
+	Seeds  int
+	Checks []Check
+	// Latency holds each tool's success latencies (seconds, sorted), observed and pooled
+	// over the simulated runs, for the overlaid distributions of the report.
+	Latency []LatencyPair
+}
+
+// LatencyPair is one tool's observed and simulated success latencies.
+type LatencyPair struct {
+	Tool                string
+	Observed, Simulated []float64
+}
+
+// Pass says whether every check passed.
+func (c Calibration) Pass() bool {
+	for _, ch := range c.Checks {
+		if !ch.Pass {
+			return false
+		}
+	}
+	return true
+}
+
+// Failed lists the checks that failed.
+func (c Calibration) Failed() []Check {
+	var out []Check
+	for _, ch := range c.Checks {
+		if !ch.Pass {
+			out = append(out, ch)
+		}
+	}
+	return out
+}
+
+// The tolerances of calibrate (docs/fit.md). Every band but latency's is the simulated
+// mean ± (tolerance + the prediction half-width), where the prediction half-width is
+// t(0.975; k−1)·s·√(1 + 1/k) over k seeds of standard deviation s: the range in which one
+// more run of the scenario would fall 95% of the time, which is what the observed run is
+// if the scenario reproduces it. The tolerance on top is the model error accepted.
+const (
+	tolFailureAbs   = 0.01 // failure share: 1 point plus 10%
+	tolFailureRel   = 0.10
+	tolCompletion   = 0.02 // completion_rate: 2 points
+	tolAmplifyRel   = 0.05 // retry_amplification: 5%
+	tolRecoveryRel  = 0.25 // median_recovery_time: 25%
+	tolIncidents    = 0.5  // incidents per tool: half an incident (so the counts must agree)
+	tolIncidentMins = 2.0  // incident minutes per tool: 2 minutes plus 10%
+	tolIncidentRel  = 0.10
+	// Latency: the two-sample KS distance between the observed and the pooled simulated
+	// successes may exceed c(α)·√((n+m)/(n·m)) (its critical value at α = 0.001,
+	// c = √(−ln(α/2)/2) = 1.95, what sampling alone explains) by at most 0.05.
+	tolKS = 0.05
+)
+
+// Calibrate compares the observed run with the simulated runs of a scenario.
+func Calibrate(obs Observed, sims []Observed) Calibration {
+	c := Calibration{Run: obs.Name, Seeds: len(sims)}
+	for _, t := range obs.Tools {
+		c.toolChecks(obs, t, sims)
+	}
+	metric := func(name string, absTol, relTol float64, tol string) {
+		vals := make([]float64, len(sims))
+		for i, s := range sims {
+			vals[i] = metricOf(s, name)
+		}
+		c.Checks = append(c.Checks, band(Check{Metric: name, Observed: metricOf(obs, name), Tolerance: tol}, vals, absTol, relTol))
+	}
+	metric("completion_rate", tolCompletion, 0, "±0.02")
+	metric("retry_amplification", 0, tolAmplifyRel, "±5%")
+	metric("median_recovery_time", 0, tolRecoveryRel, "±25%")
+	return c
+}
+
+func metricOf(o Observed, name string) float64 {
+	if v, ok := o.Metrics[name]; ok {
+		return v
+	}
+	return math.NaN()
+}
+
+func (c *Calibration) toolChecks(obs Observed, t ToolObs, sims []Observed) {
+	simTool := func(s Observed) (ToolObs, bool) {
+		i := slices.IndexFunc(s.Tools, func(x ToolObs) bool { return x.Name == t.Name })
+		if i < 0 {
+			return ToolObs{Name: t.Name}, false
+		}
+		return s.Tools[i], true
+	}
+	obsLat := successes(t)
+	var simLat []float64
+	shares := make([]float64, len(sims))
+	counts := make([]float64, len(sims))
+	mins := make([]float64, len(sims))
+	for i, s := range sims {
+		st, _ := simTool(s)
+		simLat = append(simLat, successes(st)...)
+		shares[i] = failureShare(st)
+		counts[i], mins[i] = incidentsOf(s, t.Name)
+	}
+	slices.Sort(obsLat)
+	slices.Sort(simLat)
+	c.Latency = append(c.Latency, LatencyPair{Tool: t.Name, Observed: obsLat, Simulated: simLat})
+	ks := Check{Metric: "latency_ks", Tool: t.Name, Observed: math.NaN(), Simulated: 0, Lo: 0, Hi: tolKS}
+	if n, m := float64(len(obsLat)), float64(len(simLat)); n > 0 && m > 0 {
+		crit := math.Sqrt(-math.Log(0.001/2)/2) * math.Sqrt((n+m)/(n*m))
+		ks.Observed = stat.KolmogorovSmirnov(obsLat, nil, simLat, nil)
+		ks.Hi = tolKS + crit
+		ks.Pass = ks.Observed <= ks.Hi
+	} else {
+		ks.Pass = len(obsLat) == len(simLat)
+	}
+	ks.Tolerance = fmt.Sprintf("KS ≤ %.3f", ks.Hi)
+	c.Checks = append(c.Checks, ks)
+	c.Checks = append(c.Checks, band(Check{Metric: "failure_share", Tool: t.Name, Observed: failureShare(t), Tolerance: "±0.01 + 10%"}, shares, tolFailureAbs, tolFailureRel))
+	oc, om := incidentsOf(obs, t.Name)
+	c.Checks = append(c.Checks,
+		band(Check{Metric: "incidents", Tool: t.Name, Observed: oc, Tolerance: "±0.5"}, counts, tolIncidents, 0),
+		band(Check{Metric: "incident_minutes", Tool: t.Name, Observed: om, Tolerance: "±2 + 10%"}, mins, tolIncidentMins, tolIncidentRel))
+}
+
+// successes are a tool's success latencies (service time, seconds).
+func successes(t ToolObs) []float64 {
+	var out []float64
+	for _, a := range t.Attempts {
+		if a.Status == StatusOK {
+			out = append(out, a.Seconds)
+		}
+	}
+	return out
+}
+
+// failureShare is the share of a tool's attempts that failed (fast or by timeout).
+func failureShare(t ToolObs) float64 {
+	if len(t.Attempts) == 0 {
+		return math.NaN()
+	}
+	f := 0
+	for _, a := range t.Attempts {
+		if a.Status != StatusOK {
+			f++
+		}
+	}
+	return float64(f) / float64(len(t.Attempts))
+}
+
+// incidentsOf is the number of incidents at tool and their total minutes.
+func incidentsOf(o Observed, tool string) (n, minutes float64) {
+	for _, in := range o.Incidents {
+		if in.Tool == tool {
+			n++
+			minutes += (in.End - in.Start) / 60
+		}
+	}
+	return n, minutes
+}
+
+// band fills a check's simulated mean, its band and its verdict from the simulated values.
+// NaN values (a metric undefined in a run) are left out; a check whose both sides are
+// undefined passes, one undefined on one side only fails.
+func band(c Check, sims []float64, absTol, relTol float64) Check {
+	var vals []float64
+	for _, v := range sims {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 0 {
+		c.Simulated, c.Lo, c.Hi = math.NaN(), math.NaN(), math.NaN()
+		c.Pass = math.IsNaN(c.Observed)
+		return c
+	}
+	mean := stat.Mean(vals, nil)
+	half := absTol + relTol*math.Abs(mean)
+	if k := float64(len(vals)); k >= 2 {
+		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: k - 1}.Quantile(0.975)
+		half += t * stat.StdDev(vals, nil) * math.Sqrt(1+1/k)
+	}
+	c.Simulated, c.Lo, c.Hi = mean, mean-half, mean+half
+	c.Pass = !math.IsNaN(c.Observed) && c.Observed >= c.Lo && c.Observed <= c.Hi
+	return c
+}

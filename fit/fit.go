@@ -1,0 +1,508 @@
+package fit
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+)
+
+// Scenario is a fitted scenario: every value Fit chose and what it rests on. YAML writes it
+// in mayday's scenario format.
+type Scenario struct {
+	Name           string
+	Investigations int
+	Arrival        ArrivalFit
+	Steps          *Dist // nil: no completed investigation to fit
+	Think          *Dist
+	Tokens         *Dist
+	Growth         Growth
+	Mix            []Share
+	Subagents      *SubagentFit
+	Tools          []ToolFit
+	Faults         []FaultFit
+	Retry          RetryFit
+	Inspect        bool
+	Humans         *HumanFit
+	Notes          []string // what could not be fitted, and why
+}
+
+// Growth is the tokens' growth per step: ln tokens = a + s·ln growth, by least squares.
+type Growth struct {
+	Factor, Lo, Hi float64 // 1 = none
+}
+
+// Share is a tool's share of the operations (its weight in the step mix).
+type Share struct {
+	Tool string
+	Ops  int
+	P    Proportion
+}
+
+// SubagentFit is the subagents' spawning.
+type SubagentFit struct {
+	Probability Proportion
+	Count       Dist
+	MaxDepth    int
+}
+
+// ToolFit is one tool.
+type ToolFit struct {
+	Name        string
+	Latency     *Dist // nil: no success outside incidents
+	Median      [3]float64
+	Timeout     float64 // seconds; 0 = none seen
+	Transient   Proportion
+	Lost        Proportion // lost replies among the attempts that did not fail fast
+	Idempotency string     // "" = not shown by the trace
+}
+
+// FaultFit is a fault window made from an incident.
+type FaultFit struct {
+	Kind        string // outage | hang | brownout
+	Tool        string
+	At, For     float64
+	Probability float64 // brownout
+	Slowdown    float64 // brownout
+	Attempts    int     // attempts sent in the window
+	Failed      int     // of them failed
+	Incident    Incident
+}
+
+// RetryFit is the retry policy the trace shows.
+type RetryFit struct {
+	MaxAttempts         int
+	Jitter              string
+	Initial, Multiplier float64
+	Max                 float64
+	InitialHi           float64 // upper end of the initial backoff's 95% interval
+	Gaps                int     // backoffs measured
+}
+
+// HumanFit is the human reviewers.
+type HumanFit struct {
+	Reviewers  int
+	ReviewTime Dist
+	Approve    Proportion
+}
+
+// Fit fits a scenario to obs. An error says the run holds too little to fit anything.
+func Fit(obs Observed) (Scenario, error) {
+	if len(obs.Arrivals) == 0 {
+		return Scenario{}, fmt.Errorf("the run has no root investigation to fit")
+	}
+	if len(obs.Tools) == 0 {
+		return Scenario{}, fmt.Errorf("the run has no tool attempt to fit (a scenario needs at least one tool)")
+	}
+	s := Scenario{Name: obs.Name, Investigations: len(obs.Arrivals), Arrival: FitArrivals(obs.Arrivals), Inspect: obs.Inspections}
+	if len(obs.Steps) > 0 {
+		if d, err := Counts(obs.Steps, 1); err == nil {
+			s.Steps = &d
+		}
+	} else {
+		s.Notes = append(s.Notes, "no investigation completed with its full scope: steps left at 1")
+	}
+	s.fitTurns(obs.Turns)
+	s.fitSubagents(obs)
+	for _, t := range obs.Tools {
+		s.Tools = append(s.Tools, fitTool(t, obs.Incidents))
+		ops := 0
+		for _, a := range t.Attempts {
+			if a.Attempt == 1 {
+				ops++
+			}
+		}
+		if ops > 0 {
+			s.Mix = append(s.Mix, Share{Tool: t.Name, Ops: ops})
+		}
+	}
+	total := 0
+	for _, m := range s.Mix {
+		total += m.Ops
+	}
+	for i := range s.Mix {
+		s.Mix[i].P = Wilson(s.Mix[i].Ops, total)
+	}
+	s.Faults = faults(obs, s.Tools)
+	s.Retry = fitRetry(obs)
+	s.Humans = fitHumans(obs.Humans)
+	return s, nil
+}
+
+// fitTurns fits think time, tokens and their growth: ln tokens = a + s·ln g by least
+// squares (gonum's stat.LinearRegression); the growth's interval is ± z·se of the slope.
+// The tokens' distribution is fitted to the turns' tokens divided by g^s.
+func (s *Scenario) fitTurns(turns []Turn) {
+	if len(turns) == 0 {
+		return
+	}
+	var secs, idx, logs []float64
+	for _, t := range turns {
+		secs = append(secs, t.Seconds)
+		if t.Tokens > 0 {
+			idx = append(idx, float64(t.Index))
+			logs = append(logs, math.Log(t.Tokens))
+		}
+	}
+	if d, err := Durations(secs, 0); err == nil {
+		s.Think = &d
+	}
+	if len(logs) < 3 {
+		return
+	}
+	s.Growth = Growth{Factor: 1, Lo: 1, Hi: 1}
+	if stat.Variance(idx, nil) > 0 {
+		a, b := stat.LinearRegression(idx, logs, nil, false)
+		var rss float64
+		for i := range idx {
+			r := logs[i] - a - b*idx[i]
+			rss += r * r
+		}
+		se := math.Sqrt(rss / float64(len(idx)-2) / (stat.Variance(idx, nil) * float64(len(idx)-1)))
+		if lo, hi := b-z95*se, b+z95*se; lo > 0 || hi < 0 {
+			s.Growth = Growth{Factor: math.Exp(b), Lo: math.Exp(lo), Hi: math.Exp(hi)}
+		} else {
+			s.Growth = Growth{Factor: 1, Lo: math.Exp(lo), Hi: math.Exp(hi)}
+		}
+	}
+	base := make([]float64, len(idx))
+	for i := range idx {
+		base[i] = math.Exp(logs[i]) / math.Pow(s.Growth.Factor, idx[i])
+	}
+	if d, err := Durations(base, 0); err == nil {
+		s.Tokens = &d
+	}
+}
+
+func (s *Scenario) fitSubagents(obs Observed) {
+	if len(obs.Spawns) == 0 || obs.StepsTried == 0 {
+		return
+	}
+	c, err := Counts(obs.Spawns, 1)
+	if err != nil {
+		return
+	}
+	s.Subagents = &SubagentFit{Probability: Wilson(len(obs.Spawns), obs.StepsTried), Count: c, MaxDepth: max(1, obs.MaxDepth)}
+}
+
+// inIncident says whether time t at tool falls in one of its incidents.
+func inIncident(incs []Incident, tool string, t float64) bool {
+	for _, in := range incs {
+		if in.Tool == tool && t >= in.Start && t < in.End {
+			return true
+		}
+	}
+	return false
+}
+
+// fitTool fits a tool from its attempts outside incidents: the latency of its successes
+// (truncated at the timeout, since only a success that beat it is seen as one), the share
+// of fast failures (transient), the timeout and the lost replies. A timed-out attempt's
+// reply may have been lost or its service slow; the fitted latency already predicts the
+// share S(timeout) of slow ones, so the lost share is q = (τ − S)/(1 − S) with τ the
+// share of timeouts among the attempts that did not fail fast, and its interval is
+// Wilson's interval of τ mapped through the same increasing function.
+func fitTool(t ToolObs, incs []Incident) ToolFit {
+	f := ToolFit{Name: t.Name}
+	var lat, timeouts []float64
+	n, errs := 0, 0
+	for _, a := range t.Attempts {
+		if inIncident(incs, t.Name, a.Start) {
+			continue
+		}
+		n++
+		switch a.Status {
+		case StatusOK:
+			lat = append(lat, a.Seconds)
+		case StatusTimeout:
+			timeouts = append(timeouts, a.Wall)
+		default:
+			errs++
+		}
+	}
+	if len(timeouts) > 0 {
+		f.Timeout = stat.Quantile(0.5, stat.Empirical, sorted(timeouts), nil)
+	}
+	for _, a := range t.Attempts {
+		if a.Status == StatusTimeout && f.Timeout == 0 {
+			f.Timeout = a.Wall
+		}
+	}
+	if d, err := Durations(lat, f.Timeout); err == nil {
+		f.Latency = &d
+		f.Median[0], f.Median[1], f.Median[2] = MedianInterval(positive(lat))
+	}
+	f.Transient = Wilson(errs, n)
+	tau := Wilson(len(timeouts), n-errs)
+	slow := 0.0
+	if f.Latency != nil && f.Timeout > 0 {
+		slow = 1 - f.Latency.CDF(f.Timeout)
+	}
+	lost := func(p float64) float64 {
+		if slow >= 1 {
+			return 0
+		}
+		return math.Max(0, (p-slow)/(1-slow))
+	}
+	f.Lost = Proportion{K: len(timeouts), N: n - errs, P: lost(tau.P), Lo: lost(tau.Lo), Hi: lost(tau.Hi)}
+	switch {
+	case t.Found > 0:
+		f.Idempotency = "keyed"
+	case t.NotFound > 0:
+		f.Idempotency = "natural"
+	}
+	return f
+}
+
+func sorted(x []float64) []float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y
+}
+
+// faults turns each incident into a fault window. The window of the incident's timeouts,
+// or else of its fast failures, is refined from the minute-wide incident to the attempts
+// (below); the attempts sent in it decide the kind: mostly timeouts (≥ ½) a hang, nearly
+// all fast failures (≥ 0.9) an outage, else the incident is a brownout whose probability
+// is the failure share above the tool's transient share and whose slowdown is the
+// successes' median latency over the tool's. A refined window starts halfway
+// between the last success before the first failure and that failure, and ends halfway
+// between the last failure and the next success, so its error is at most half a gap
+// between two attempts.
+func faults(obs Observed, tools []ToolFit) []FaultFit {
+	var out []FaultFit
+	for _, in := range obs.Incidents {
+		i := slices.IndexFunc(obs.Tools, func(t ToolObs) bool { return t.Name == in.Tool })
+		if i < 0 {
+			continue
+		}
+		if f, ok := incidentFault(in, obs.Tools[i], tools[i]); ok {
+			out = append(out, f)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b FaultFit) int { return cmp.Compare(a.At, b.At) })
+	return out
+}
+
+func incidentFault(in Incident, t ToolObs, tf ToolFit) (FaultFit, bool) {
+	f := FaultFit{Tool: t.Name, Incident: in}
+	// count tallies the attempts sent in [from, to).
+	count := func(from, to float64) (n, errs, tos int, okLat []float64) {
+		for _, a := range t.Attempts {
+			if a.Start < from || a.Start >= to {
+				continue
+			}
+			n++
+			switch a.Status {
+			case StatusError:
+				errs++
+			case StatusTimeout:
+				tos++
+			default:
+				okLat = append(okLat, a.Seconds)
+			}
+		}
+		return
+	}
+	n, errs, tos, okLat := count(in.Start, in.End)
+	if n == 0 {
+		return f, false
+	}
+	// The window of each kind of failure, and the share of it among the attempts sent then.
+	if tos > 0 {
+		at, d := refine(t.Attempts, in, StatusTimeout)
+		if m, _, k, _ := count(at, at+d+1e-9); float64(k) >= 0.5*float64(m) && float64(tos) >= 0.5*float64(tos+errs) {
+			f.Kind, f.At, f.For, f.Attempts, f.Failed = "hang", at, d, m, k
+			return f, d > 0
+		}
+	}
+	if errs > 0 {
+		at, d := refine(t.Attempts, in, StatusError)
+		if m, k, _, _ := count(at, at+d+1e-9); float64(k) >= 0.9*float64(m) {
+			f.Kind, f.At, f.For, f.Attempts, f.Failed = "outage", at, d, m, k
+			return f, d > 0
+		}
+	}
+	f.Kind, f.Attempts, f.Failed = "brownout", n, errs
+	f.At, f.For = in.Start, in.End-in.Start
+	base := tf.Transient.P
+	if math.IsNaN(base) || base >= 1 {
+		base = 0
+	}
+	f.Probability = math.Max(0, (float64(errs)/float64(n)-base)/(1-base))
+	f.Slowdown = 1
+	if tf.Latency != nil && len(okLat) > 0 && tf.Median[0] > 0 {
+		f.Slowdown = math.Max(1, stat.Quantile(0.5, stat.Empirical, sorted(okLat), nil)/tf.Median[0])
+	}
+	return f, f.For > 0 && (f.Probability > 0 || f.Slowdown > 1)
+}
+
+// refine finds the window of the failures of status within the incident (see faults).
+func refine(atts []Attempt, in Incident, status string) (at, dur float64) {
+	first, last := math.Inf(1), math.Inf(-1)
+	for _, a := range atts {
+		if a.Status == status && a.Start >= in.Start && a.Start < in.End {
+			first, last = math.Min(first, a.Start), math.Max(last, a.Start)
+		}
+	}
+	// The neighbouring successes, looked for up to 5 minutes away.
+	before, after := first, last
+	for _, a := range atts {
+		switch {
+		case a.Status != StatusOK:
+		case a.Start < first && a.Start >= first-300 && (before == first || a.Start > before):
+			before = a.Start
+		case a.Start > last && a.Start <= last+300 && (after == last || a.Start < after):
+			after = a.Start
+		}
+	}
+	start, end := (before+first)/2, (last+after)/2
+	return start, end - start
+}
+
+// fitRetry reads the retry policy from the backoffs between a failed attempt's end and the
+// next attempt of the same operation, outside incidents (where breakers and budgets add
+// waits of their own). The jitter is read from the spread of the first backoffs: equal
+// gaps (5%/95% quantile ratio > 0.9) are none, a spread down to about half (> 0.4) equal,
+// else full. See backoff for the initial backoff and the multiplier.
+func fitRetry(obs Observed) RetryFit {
+	r := RetryFit{MaxAttempts: 1, Jitter: "full", Multiplier: 2}
+	var gaps []gap
+	for _, t := range obs.Tools {
+		byOp := map[string]map[int]Attempt{}
+		for _, a := range t.Attempts {
+			r.MaxAttempts = max(r.MaxAttempts, a.Attempt)
+			if a.Op == "" {
+				continue
+			}
+			if byOp[a.Op] == nil {
+				byOp[a.Op] = map[int]Attempt{}
+			}
+			byOp[a.Op][a.Attempt] = a
+		}
+		for _, atts := range byOp {
+			for n, a := range atts {
+				b, ok := atts[n+1]
+				if !ok || a.Status != StatusError || inIncident(obs.Incidents, t.Name, a.Start) {
+					continue
+				}
+				gaps = append(gaps, gap{n, math.Max(0, b.Start-(a.Start+a.Wall))})
+			}
+		}
+	}
+	// Map order must not reach the result: sort.
+	slices.SortFunc(gaps, func(a, b gap) int { return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.s, b.s)) })
+	var first []float64
+	for _, g := range gaps {
+		if g.n == 1 {
+			first = append(first, g.s)
+		}
+	}
+	r.Gaps = len(first)
+	if len(first) < 5 {
+		return r
+	}
+	q05 := stat.Quantile(0.05, stat.Empirical, first, nil)
+	q95 := stat.Quantile(0.95, stat.Empirical, first, nil)
+	switch {
+	case q95 > 0 && q05/q95 > 0.9:
+		r.Jitter = "none"
+	case q95 > 0 && q05/q95 > 0.4:
+		r.Jitter = "equal"
+	}
+	r.Initial, r.Multiplier, r.InitialHi = backoff(gaps, r.Jitter)
+	// No cap is inferred: the cap is the largest backoff the attempts can reach.
+	r.Max = r.Initial * math.Pow(r.Multiplier, float64(max(0, r.MaxAttempts-2)))
+	return r
+}
+
+// gap is a backoff s (seconds) before attempt n+1.
+type gap struct {
+	n int
+	s float64
+}
+
+// backoff estimates the initial backoff d and the multiplier m from every backoff: the one
+// before attempt n+1 is drawn from [lo·d·m^(n−1), d·m^(n−1)], lo = 0 for full jitter and
+// ½ for equal. For a given m the likelihood −Σ ln((1 − lo)·d·m^(n−1)) is largest at the
+// least d that covers every backoff, d(m) = max g/m^(n−1), so m maximises the profile
+// likelihood −N·ln d(m) − ln m·Σ(n − 1), searched over [1, 4] in steps of 0.01 (a
+// one-dimensional, piecewise-smooth function a grid searches exactly enough). The largest
+// of N uniform draws is below its ceiling by a factor N/(N+1) on average, so d is scaled
+// by (N+1)/N; d's 95% interval is [max, max/0.05^(1/N)] since the largest of N draws is
+// below d·(1 − ε) with probability (1 − ε)^N. Without jitter the backoffs are the delays
+// themselves: d is the median first backoff and m the median ratio of successive ones.
+func backoff(gaps []gap, jitter string) (d, m, hi float64) {
+	if jitter == "none" {
+		by := map[int][]float64{}
+		for _, g := range gaps {
+			by[g.n] = append(by[g.n], g.s)
+		}
+		d = stat.Quantile(0.5, stat.Empirical, by[1], nil)
+		m = 2
+		if len(by[2]) >= 5 && d > 0 {
+			m = math.Max(1, stat.Quantile(0.5, stat.Empirical, by[2], nil)/d)
+		}
+		return d, math.Round(m*100) / 100, d
+	}
+	cover := func(m float64) float64 {
+		c := 0.0
+		for _, g := range gaps {
+			c = math.Max(c, g.s/math.Pow(m, float64(g.n-1)))
+		}
+		return c
+	}
+	var sumN float64
+	for _, g := range gaps {
+		sumN += float64(g.n - 1)
+	}
+	n := float64(len(gaps))
+	best, bestLL := 1.0, math.Inf(-1)
+	for k := 0; k <= 300; k++ {
+		mm := 1 + float64(k)/100
+		c := cover(mm)
+		if c <= 0 {
+			continue
+		}
+		if ll := -n*math.Log(c) - math.Log(mm)*sumN; ll > bestLL {
+			best, bestLL = mm, ll
+		}
+	}
+	c := cover(best)
+	return c * (n + 1) / n, best, c / math.Pow(0.05, 1/n)
+}
+
+// fitHumans fits the reviewers: as many as ever reviewed at once, their review time and
+// their approval share.
+func fitHumans(rs []Review) *HumanFit {
+	if len(rs) == 0 {
+		return nil
+	}
+	type ev struct {
+		t float64
+		d int
+	}
+	var evs []ev
+	var secs []float64
+	ok := 0
+	for _, r := range rs {
+		evs = append(evs, ev{r.Start, 1}, ev{r.Start + r.Seconds, -1})
+		secs = append(secs, r.Seconds)
+		if r.Approved {
+			ok++
+		}
+	}
+	slices.SortFunc(evs, func(a, b ev) int { return cmp.Or(cmp.Compare(a.t, b.t), cmp.Compare(a.d, b.d)) })
+	cur, most := 0, 0
+	for _, e := range evs {
+		cur += e.d
+		most = max(most, cur)
+	}
+	d, err := Durations(secs, 0)
+	if err != nil {
+		d = Dist{Family: Constant, Value: 0}
+	}
+	return &HumanFit{Reviewers: max(1, most), ReviewTime: d, Approve: Wilson(ok, len(rs))}
+}
