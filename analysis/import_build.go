@@ -229,14 +229,14 @@ func attemptAttr(s *inSpan) (int64, bool) {
 }
 
 func toolName(s *inSpan) string {
-	if t := s.str("gen_ai.tool.name", "tool.name"); t != "" {
+	if t := s.str("gen_ai.tool.name", "tool.name", "traceloop.entity.name"); t != "" {
 		return t
 	}
 	return strings.TrimPrefix(s.name, "execute_tool ")
 }
 
 func modelName(s *inSpan) string {
-	return s.str("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+	return s.str("gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "llm.response.model", "llm.request.model")
 }
 
 // memberSpans emits the spans of inv's model turns, tool attempts, human and supervisor
@@ -333,8 +333,8 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 		sp.Model = modelName(s)
 	}
 	if op == record.OpPlan || op == record.OpSupervise || op == record.OpInvokeAgent {
-		in, _ := s.num("gen_ai.usage.input_tokens", "llm.token_count.prompt")
-		out, okOut := s.num("gen_ai.usage.output_tokens", "llm.token_count.completion")
+		in, _ := s.num("gen_ai.usage.input_tokens", "llm.token_count.prompt", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens")
+		out, okOut := s.num("gen_ai.usage.output_tokens", "llm.token_count.completion", "gen_ai.usage.completion_tokens", "llm.usage.completion_tokens")
 		if total, ok := s.num("llm.token_count.total"); ok && in == 0 && !okOut {
 			in = total
 		}

@@ -247,8 +247,30 @@ func (s *inSpan) classify(forced string) {
 		s.role = map[string]spanRole{"AGENT": roleAgent, "LLM": roleModel, "TOOL": roleTool, "RETRIEVER": roleTool}[oiKind]
 	default:
 		s.role = genAIRole(genOp, name)
+		if s.role == roleOther {
+			s.role = s.otherGenAIRole()
+		}
 	}
 	s.outcome()
+}
+
+// otherGenAIRole recognises spans of instrumentations that name no gen_ai.operation.name:
+// OpenLLMetry's traceloop.span.kind (agent, tool), and a span with model attributes
+// (gen_ai.request.model, gen_ai.system, llm.request.type, token counts) is a model turn.
+func (s *inSpan) otherGenAIRole() spanRole {
+	switch strings.ToLower(s.str("traceloop.span.kind")) {
+	case "agent":
+		return roleAgent
+	case "tool":
+		return roleTool
+	}
+	for _, k := range []string{"gen_ai.request.model", "gen_ai.system", "llm.request.type", "gen_ai.usage.input_tokens",
+		"gen_ai.usage.prompt_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"} {
+		if s.attr(k) != nil {
+			return roleModel
+		}
+	}
+	return roleOther
 }
 
 func maydayRole(op string) spanRole {
