@@ -98,16 +98,20 @@ func readTraceFile(path string, fn func(req *coltracepb.ExportTraceServiceReques
 }
 
 // readJSON reads JSON lines, or, when the first line is not a whole JSON value, one
-// (pretty-printed) request body.
+// (pretty-printed) request body. A .jsonl or .ndjson file, and a file whose first line is
+// longer than the read buffer (a compact request body is one line too), are read as lines.
 func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
-	first, err := peekLine(br)
+	first, whole, err := peekLine(br)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if len(bytes.TrimSpace(first)) == 0 {
-		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
+	if len(bytes.TrimSpace(first)) == 0 && whole {
+		if rest, _ := br.Peek(len(first) + 1); len(bytes.TrimSpace(rest)) == 0 {
+			return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
+		}
 	}
-	if !json.Valid(first) {
+	ext := filepath.Ext(strings.TrimSuffix(path, ".gz"))
+	if ext != ".jsonl" && ext != ".ndjson" && whole && !json.Valid(first) {
 		b, err := io.ReadAll(br)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -118,9 +122,11 @@ func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServ
 		}
 		return fn(req, path)
 	}
+	lines := 0
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
 		if len(bytes.TrimSpace(b)) > 0 {
+			lines++
 			req, derr := decodeOTLPJSON(b)
 			if derr != nil {
 				return fmt.Errorf("%s:%d: %w: %v", path, line, ErrBadTraceInput, derr)
@@ -130,6 +136,9 @@ func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServ
 			}
 		}
 		if err == io.EOF {
+			if lines == 0 {
+				return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
+			}
 			return nil
 		}
 		if err != nil {
@@ -138,20 +147,20 @@ func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServ
 	}
 }
 
-// peekLine returns the first line without consuming it (up to the reader's buffer).
-func peekLine(br *bufio.Reader) ([]byte, error) {
-	for n := 4096; ; n *= 2 {
-		b, err := br.Peek(min(n, br.Size()))
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			return b[:i], nil
-		}
-		if err != nil || n >= br.Size() {
-			if err == io.EOF || err == bufio.ErrBufferFull || err == nil {
-				return b, nil
-			}
-			return nil, err
-		}
+// peekLine returns the first line without consuming it, and whether it ended within the
+// reader's buffer (a newline, or the end of the file).
+func peekLine(br *bufio.Reader) ([]byte, bool, error) {
+	b, err := br.Peek(br.Size())
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i], true, nil
 	}
+	switch err {
+	case io.EOF:
+		return b, true, nil
+	case nil, bufio.ErrBufferFull:
+		return b, false, nil
+	}
+	return nil, false, err
 }
 
 // jsonErrLine is the line of a JSON syntax error, when the error says where; else 1.

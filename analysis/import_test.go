@@ -153,7 +153,8 @@ func TestImportFixtureFleets(t *testing.T) {
 }
 
 // The same spans give the same run whatever the format they come in: one protobuf
-// request, one OTLP/JSON body, JSON lines, length-delimited protobuf, gzipped.
+// request, one OTLP/JSON body (pretty, or on one line longer than the read buffer), JSON
+// lines, length-delimited protobuf, gzipped.
 func TestImportFormatsAgree(t *testing.T) {
 	tmp := t.TempDir()
 	pb, err := os.ReadFile(filepath.Join(otelFixtures, "genai-tiny.pb"))
@@ -172,7 +173,23 @@ func TestImportFormatsAgree(t *testing.T) {
 	zw := gzip.NewWriter(&gz)
 	zw.Write(line.Bytes())
 	zw.Close()
+	// A compact body longer than the read buffer, its resource spans sent 40 times over (a
+	// span sent again is kept once).
+	var body struct {
+		ResourceSpans []json.RawMessage `json:"resourceSpans"`
+	}
+	if err := json.Unmarshal(js, &body); err != nil {
+		t.Fatal(err)
+	}
+	for range 6 {
+		body.ResourceSpans = append(body.ResourceSpans, body.ResourceSpans...)
+	}
+	big, err := json.Marshal(body)
+	if err != nil || len(big) < 1<<20 {
+		t.Fatalf("the long body: %d bytes, %v", len(big), err)
+	}
 	files := map[string][]byte{
+		"long-line.json": big,
 		"single.pb":     pb,
 		"pretty.json":   js,
 		"lines.jsonl":   append(line.Bytes(), '\n'),
