@@ -10,7 +10,7 @@ PURE    := . ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... 
 CGO_ENABLED := 1
 export CGO_ENABLED
 
-.PHONY: build run image image-push test vet bench bench-simpy simpy-note bench-memory fuzz mutate mutate-sql check clean
+.PHONY: build run image image-push test vet bench bench-commands bench-simpy simpy-note bench-memory fuzz mutate mutate-sql check clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
@@ -53,10 +53,18 @@ test: vet
 vet:
 	$(GO) vet -tags $(TAGS) ./...
 
-# Benchmarks report domain units (events/s, rows/s, ns/decision); run several times and
-# compare medians (benchstat) on a quiet machine.
+# Benchmarks report domain units (events/s, rows/s, ns/decision, runs/s); run several times
+# and compare medians (benchstat) on a quiet machine. bench-commands times whole commands.
 bench: simpy-note
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./pipeline/... ./reports/...
+
+# Whole commands as processes (cmd/mayday BenchmarkCommands: run, run --no-trace, the M/M/8
+# peer model against SimPy, sweep, check --all, report), each paired with its reference in
+# the same run, A B A B ...; PAIRS pairs each (default 5), BENCH=sweep (a regexp) for some.
+# Long (about 5 minutes on a quiet 2-core machine): not part of `make bench`. See
+# docs/performance.md.
+bench-commands: simpy-note
+	$(GO) test -tags $(TAGS) -run '^$$' -bench 'Commands/$${BENCH:-.}' -benchtime $${PAIRS:-5}x -count 1 -timeout 2h ./cmd/mayday/
 
 # BenchmarkSimPy runs one queueing model in SimPy and in mayday side by side; it needs
 # python3 with SimPy (apt-get install python3-simpy python3-simpy3; MAYDAY_PYTHON names

@@ -20,7 +20,8 @@ type refGoodputRow struct {
 	firstFault, faultEnd int64 // µs; -1 without a window
 	baseline, sd         float64
 	hasBaseline          bool
-	window               int64 // valid results of this minute and the next 4; -1 past the end
+	threshold            float64 // 0 without a baseline
+	window               int64   // valid results of this minute and the next 4; -1 past the end
 	recovered            bool
 	arrivalsContinue     bool
 }
@@ -69,7 +70,8 @@ func refGoodputRows(c *record.Collector) []refGoodputRow {
 		if len(steady) >= 5 {
 			r.baseline, r.sd = stat.MeanStdDev(steady, nil)
 			r.hasBaseline = true
-			r.recovered = r.window >= 0 && float64(r.window) >= 4.5*r.baseline-2.326*math.Sqrt(5)*r.sd
+			r.threshold = 4.5*r.baseline - 2.326*math.Sqrt(5)*r.sd
+			r.recovered = r.window >= 0 && float64(r.window) >= r.threshold
 		}
 		rows[m] = r
 	}
@@ -80,7 +82,7 @@ func refGoodputRows(c *record.Collector) []refGoodputRow {
 func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 	t.Helper()
 	rows, err := db.SQL().Query(`SELECT minute, start, valid_results, first_fault_at, fault_end_at, baseline, baseline_sd,
-		coalesce(window_results, -1), recovered, arrivals_continue FROM goodput WHERE run_id = ? ORDER BY minute`, runID)
+		coalesce(window_results, -1), threshold, recovered, arrivals_continue FROM goodput WHERE run_id = ? ORDER BY minute`, runID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,9 +93,9 @@ func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 		var g refGoodputRow
 		var start time.Time
 		var first, end sql.NullTime
-		var base, sd sql.NullFloat64
+		var base, sd, threshold sql.NullFloat64
 		var rec sql.NullBool
-		if err := rows.Scan(&g.minute, &start, &g.valid, &first, &end, &base, &sd, &g.window, &rec, &g.arrivalsContinue); err != nil {
+		if err := rows.Scan(&g.minute, &start, &g.valid, &first, &end, &base, &sd, &g.window, &threshold, &rec, &g.arrivalsContinue); err != nil {
 			t.Fatal(err)
 		}
 		g.start = start.UnixMicro() - epochMicros
@@ -105,6 +107,10 @@ func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 			g.faultEnd = end.Time.UnixMicro() - epochMicros
 		}
 		g.baseline, g.sd, g.hasBaseline = base.Float64, sd.Float64, base.Valid
+		g.threshold = threshold.Float64
+		if threshold.Valid != (base.Valid && sd.Valid) {
+			t.Errorf("goodput %s minute %d: threshold %v with baseline %v and sd %v", runID, g.minute, threshold, base, sd)
+		}
 		g.recovered = rec.Valid && rec.Bool
 		if base.Valid && g.window >= 0 && !rec.Valid {
 			t.Errorf("goodput %s minute %d: recovered %v with baseline %v and a window", runID, g.minute, rec, base)
@@ -121,6 +127,9 @@ func compareGoodput(t testing.TB, db *DB, runID string, c *record.Collector) {
 		}
 		if math.Abs(g.sd-w.sd) <= 1e-9*math.Max(1, math.Abs(w.sd)) {
 			g.sd = w.sd
+		}
+		if math.Abs(g.threshold-w.threshold) <= 1e-9*math.Max(1, math.Abs(w.threshold)) {
+			g.threshold = w.threshold
 		}
 		if g != w {
 			t.Fatalf("goodput %s minute %d:\n view %+v\n  ref %+v", runID, n, g, w)

@@ -220,8 +220,14 @@ prices: {currency: EUR, models: {m: {input: 0.003, output: 0.015}}, tools: {svc:
 func TestMoneyMatchesReference(t *testing.T) { runViewCase(t, moneyCase()) }
 
 // checkAlonePriced: with priced-hand the only priced run in the database (the others'
-// configurations set aside for this query), its costs are still its own spans'.
+// configurations set aside for this query), its costs are still its own spans'. The
+// mutation harness replaces the views of the files it is done with by tables of their rows
+// (materialize): once costs is such a table, setting configurations aside cannot change it,
+// and no mutant of a later file can, so the check has nothing to ask.
 func checkAlonePriced(t testing.TB, db *DB) {
+	if r := query(t, db, `SELECT count(*) FROM duckdb_views() WHERE view_name = 'costs' AND NOT internal`); r[0][0] != int64(1) {
+		return
+	}
 	for _, q := range []string{
 		`CREATE TEMP TABLE money_set_aside AS SELECT run_id, config FROM runs WHERE run_id <> 'priced-hand'`,
 		`UPDATE runs SET config = NULL WHERE run_id <> 'priced-hand'`,

@@ -120,7 +120,7 @@ CREATE TABLE executions (
     execution        INTEGER,      -- 1 = first execution of this key at this tool, 2 = a duplicate, ...
     "start"          TIMESTAMP,
     "end"            TIMESTAMP,
-    outcome          VARCHAR,      -- ok | lost | hung | error
+    outcome          VARCHAR,      -- ok | lost | cancelled | hung | error
     delivered        BOOLEAN,      -- the result reached the investigation
     compute          DOUBLE,
     side_effects     BOOLEAN       -- the tool has side effects (idempotency keyed or none)

@@ -17,7 +17,52 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase()}
+}
+
+// edgeEmptyWindowCase: a fault window of zero length (an outage of 0 s at minute 22) is
+// not a window, so the failure baseline of the incident test is the rate over the whole
+// run: 20 minutes of 100 attempts with one failure, 300 attempts with 15 failures in minute
+// 30 and 5 minutes of 20 failed attempts from minute 40, 135 of 2,400 (5.6%). Against it
+// minute 30 is not hot (the likelihood-ratio statistic is about 1.6, below ln 10⁴ = 9.2);
+// against the 1% of the minutes before minute 22 it would be (12.4).
+func edgeEmptyWindowCase() viewCase {
+	var e edgeRecords
+	end := 60 * minute
+	for m := int64(0); m < 20; m++ {
+		for i := 0; i < 100; i++ {
+			e.attempt("api", m*minute+int64(i)*100_000_000, i == 0, end)
+		}
+	}
+	for i := 0; i < 300; i++ {
+		e.attempt("api", 30*minute+int64(i)*100_000_000, i < 15, end)
+	}
+	for m := int64(40); m < 45; m++ {
+		for i := 0; i < 20; i++ {
+			e.attempt("api", m*minute+int64(i)*second, true, end)
+		}
+	}
+	e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "empty", Kind: "outage", Tool: "api", Start: 22 * minute, End: 22 * minute,
+		Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls})
+	return referenceCaseOf("a fault window of zero length", map[string]*record.Collector{"edge-empty-window": &e.c},
+		func(id string, want refResult) error {
+			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 40 {
+				return fmt.Errorf("incidents %+v, want one from minute 40", want.Incidents)
+			}
+			return nil
+		})
+}
+
+// emptyRunCase: a run that recorded nothing (every investigation refused before it was
+// written, or a horizon of zero). Its clock is one minute long, and no root arrives in it.
+func emptyRunCase() viewCase {
+	return referenceCaseOf("a run without records", map[string]*record.Collector{"empty": {}},
+		func(id string, want refResult) error {
+			if r := refGoodputRows(&record.Collector{}); len(r) != 1 || r[0].arrivalsContinue {
+				return fmt.Errorf("goodput rows %+v, want one minute without arrivals", r)
+			}
+			return nil
+		})
 }
 
 // edgeHangCase: a hang. After a baseline of 1% failures, 6 attempts sent in minute 25 hang
@@ -236,15 +281,33 @@ func edgeGoodputCase() viewCase {
 		}
 		return 5
 	}
+	// Steady states whose threshold, 4.5·baseline − 2.326·√5·sd, lies within 0.001·√5·sd of
+	// a window's whole number of results: above it (2 results in two minutes and 29 in eight:
+	// threshold 46.9897, a window of 47 from minute 25) and below it (7 in six minutes and 29
+	// in four: threshold 12.0117, a window of 12 from minute 25, then 13). The constant 2.326
+	// moved by one unit of its last digit moves the threshold by 0.0022·sd, across the window.
+	stepAt := func(n int64, a, b int) func(int64) int {
+		return func(m int64) int {
+			if m < n {
+				return a
+			}
+			return b
+		}
+	}
+	above := func(m int64) int { return [...]int{0, 9, 9, 9, 10, 10, 10}[min(max(m-24, 0), 6)] }
+	below := func(m int64) int { return [...]int{0, 2, 2, 2, 3, 3, 3}[min(max(m-24, 0), 6)] }
+	edge := map[string]bool{"goodput-z-above": true, "goodput-z-below": false}
 	nan := math.NaN()
-	wants := map[string][2]float64{"goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
+	wants := map[string][2]float64{"goodput-z-above": {180, 1}, "goodput-z-below": {240, 1}, "goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
 		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}, "goodput-windows": {240, 1}}
 	others := []record.Fault{
 		{FaultID: "inner", Kind: "hang", Tool: "api", Start: 21 * minute, End: 21*minute + 30*second, Parameters: `{"duration_seconds":30}`, Window: true, Hits: record.HitsCalls},
 		{FaultID: "noise", Kind: "transient", Tool: "api", Start: 0, End: 50 * minute, Parameters: `{"probability":0.01}`, Hits: record.HitsCalls},
 		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls},
 	}
-	return referenceCaseOf("goodput on its thresholds", map[string]*record.Collector{
+	runs := map[string]*record.Collector{
+		"goodput-z-above": build(run{45, 20 * minute, 22 * minute, stepAt(12, 2, 29), above, 0, nil}),
+		"goodput-z-below": build(run{45, 20 * minute, 22 * minute, stepAt(16, 7, 29), below, 0, nil}),
 		"goodput-reach":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
 		"goodput-short":   build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
 		"goodput-noise":   build(run{40, 20 * minute, 22 * minute, noise, fives, 0, nil}),
@@ -252,7 +315,18 @@ func edgeGoodputCase() viewCase {
 		"goodput-early9":  build(run{45, 9 * minute, 11 * minute, ten, ten, 0, nil}),
 		"goodput-early10": build(run{45, 10 * minute, 12 * minute, ten, ten, 0, nil}),
 		"goodput-windows": build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, others}),
-	}, func(id string, want refResult) error {
+	}
+	return referenceCaseOf("goodput on its thresholds", runs, func(id string, want refResult) error {
+		if up, ok := edge[id]; ok {
+			r := refGoodputRows(runs[id])[25]
+			gap := float64(r.window) - r.threshold
+			if !up {
+				gap = -gap
+			}
+			if !(gap > 0 && gap < 0.001*math.Sqrt(5)*r.sd) {
+				return fmt.Errorf("minute 25: window %d, threshold %v, sd %v: not within 0.001·√5·sd on the side built", r.window, r.threshold, r.sd)
+			}
+		}
 		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 		g, back, w := want.Metrics.Get("goodput_recovery_time"), want.Metrics.Get("goodput_recovered"), wants[id]
 		if !same(g, w[0]) || !same(back, w[1]) {

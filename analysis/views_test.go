@@ -338,47 +338,96 @@ func TestLifecycleMatchesTransitions(t *testing.T) { runViewCase(t, lifecycleCas
 
 func lifecycleCase() viewCase {
 	s := synthMixed(5, 150, false)
+	sameStateTransitions(s)
 	return viewCase{name: "lifecycle", load: func(t testing.TB, db *DB) { loadSynth(t, db, "run", s, 1) },
 		check: func(t testing.TB, db *DB) { checkLifecycle(t, db, s) }}
 }
 
-func checkLifecycle(t testing.TB, db *DB, s *synth) {
-	roots := map[int64]int64{} // root id -> arrival (µs)
+// sameStateTransitions adds, to every third investigation, transitions that change no
+// state, as the engine writes them: an arrival record ("" -> pending) at its arrival, and
+// a refusal or audit note (from = to) at the same instant as each of its transitions.
+func sameStateTransitions(s *synth) {
+	arrived := map[int64]int64{}
 	for _, inv := range s.c.Investigations {
-		if inv.ParentID == 0 {
-			roots[inv.InvestigationID] = tsMicros(inv.ArrivedAt)
+		arrived[inv.InvestigationID] = inv.ArrivedAt
+	}
+	var out []record.Transition
+	seen := map[int64]bool{}
+	for _, tr := range s.c.Transitions {
+		id := tr.InvestigationID
+		if id%3 == 0 && !seen[id] {
+			out = append(out, record.Transition{InvestigationID: id, At: arrived[id], To: "pending", Event: "arrived"})
+		}
+		seen[id] = true
+		out = append(out, tr)
+		if id%3 == 0 {
+			out = append(out, record.Transition{InvestigationID: id, At: tr.At, From: tr.To, To: tr.To, Event: "refused"})
 		}
 	}
-	rows, err := db.SQL().Query(`SELECT minute, pending, running, waiting, recovering, awaiting_human, completed, terminated
-		FROM lifecycle WHERE run_id = 'run' AND agent = 'root' ORDER BY minute`)
+	s.c.Transitions = out
+}
+
+// checkLifecycle checks every row of the lifecycle view, roots and subagents, against the
+// state each investigation is in at the end of the minute: the last transition's to_state
+// before then (transitions of one investigation are in time order), pending from arrival.
+func checkLifecycle(t testing.TB, db *DB, s *synth) {
+	agents := map[string]map[int64]int64{"root": {}, "subagent": {}} // id -> arrival (µs)
+	for _, inv := range s.c.Investigations {
+		kind := "root"
+		if inv.ParentID != 0 {
+			kind = "subagent"
+		}
+		agents[kind][inv.InvestigationID] = tsMicros(inv.ArrivedAt)
+	}
+	if len(agents["subagent"]) == 0 {
+		t.Fatal("the lifecycle dataset has no subagent")
+	}
+	var minutes int64
+	if err := db.SQL().QueryRow(`SELECT minutes FROM run_clock WHERE run_id = 'run'`).Scan(&minutes); err != nil {
+		t.Fatal(err)
+	}
+	for _, agent := range []string{"root", "subagent"} {
+		if n := checkLifecycleRows(t, db, s, agent, agents[agent]); n != minutes || n < 60 {
+			t.Errorf("lifecycle has %d minutes of %s rows, run_clock %d", n, agent, minutes)
+		}
+	}
+}
+
+func checkLifecycleRows(t testing.TB, db *DB, s *synth, agent string, arrivals map[int64]int64) int64 {
+	rows, err := db.SQL().Query(`SELECT minute, "at", pending, running, waiting, recovering, awaiting_human, completed, terminated
+		FROM lifecycle WHERE run_id = 'run' AND agent = ? ORDER BY minute`, agent)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	states := []string{"pending", "running", "waiting", "recovering", "awaiting_human", "completed", "terminated"}
-	n := 0
+	var n int64
 	for rows.Next() {
 		var minute int64
+		var at time.Time
 		got := make([]int64, len(states))
-		dest := []any{&minute}
+		dest := []any{&minute, &at}
 		for i := range got {
 			dest = append(dest, &got[i])
 		}
 		if err := rows.Scan(dest...); err != nil {
 			t.Fatal(err)
 		}
-		if minute != int64(n) {
-			t.Fatalf("lifecycle minute %d at row %d", minute, n)
+		if minute != n {
+			t.Fatalf("lifecycle %s minute %d at row %d", agent, minute, n)
 		}
 		n++
 		end := (minute + 1) * 60_000_000
+		if got := at.UnixMicro() - epochMicros; got != end {
+			t.Errorf("lifecycle %s minute %d: at %d µs, want the minute's end %d", agent, minute, got, end)
+		}
 		want := make([]int64, len(states))
-		for id, arrived := range roots {
+		for id, arrived := range arrivals {
 			if arrived >= end {
 				continue
 			}
 			state := "pending"
-			for _, tr := range s.c.Transitions { // transitions of one investigation are in time order
+			for _, tr := range s.c.Transitions {
 				if tr.InvestigationID == id && tsMicros(tr.At) < end {
 					state = tr.To
 				}
@@ -386,19 +435,13 @@ func checkLifecycle(t testing.TB, db *DB, s *synth) {
 			want[slices.Index(states, state)]++
 		}
 		if !slices.Equal(got, want) {
-			t.Errorf("minute %d: view %v, reference %v (%v)", minute, got, want, states)
+			t.Errorf("%s minute %d: view %v, reference %v (%v)", agent, minute, got, want, states)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	var minutes int64
-	if err := db.SQL().QueryRow(`SELECT minutes FROM run_clock WHERE run_id = 'run'`).Scan(&minutes); err != nil {
-		t.Fatal(err)
-	}
-	if int64(n) != minutes || n < 60 {
-		t.Errorf("lifecycle has %d minutes, run_clock %d", n, minutes)
-	}
+	return n
 }
 
 // TestClockMacros pins the SQL clock to the simulator's: sim_epoch() is record.Epoch, and

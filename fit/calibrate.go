@@ -12,7 +12,7 @@ import (
 // Check is one metric of a calibration: the observed run's value, the simulated runs'
 // mean, the band the observed value must fall in, and the verdict.
 type Check struct {
-	Metric    string  // latency_ks, failure_share, completion_rate, retry_amplification, median_recovery_time, incidents, incident_minutes
+	Metric    string  // latency_ks, failure_share, incidents, incident_minutes, completion_rate, retry_amplification, episode_recovery_rate, recovery_ks
 	Tool      string  // "" for a fleet-wide metric
 	Observed  float64 // NaN when undefined
 	Simulated float64 // the mean over the simulated runs (NaN when undefined in all)
@@ -76,14 +76,17 @@ const (
 	tolFailureRel   = 0.10
 	tolCompletion   = 0.02 // completion_rate: 2 points
 	tolAmplifyRel   = 0.05 // retry_amplification: 5%
-	tolRecoveryRel  = 0.25 // median_recovery_time: 25%
+	tolEpisodes     = 0.05 // episode_recovery_rate: 5 points
 	tolIncidents    = 0.5  // incidents per tool: half an incident (so the counts must agree)
 	tolIncidentMins = 2.0  // incident minutes per tool: 2 minutes plus 10%
 	tolIncidentRel  = 0.10
 	// Latency: the two-sample KS distance between the observed and the pooled simulated
 	// successes may exceed c(α)·√((n+m)/(n·m)) (its critical value at α = 0.001,
-	// c = √(−ln(α/2)/2) = 1.95, what sampling alone explains) by at most 0.05.
-	tolKS = 0.05
+	// c = √(−ln(α/2)/2) = 1.95, what sampling alone explains) by at most 0.05; recovery
+	// times (of the episodes that recovered) by at most 0.10, since they add the policy's
+	// waits to the tools' latencies.
+	tolKS         = 0.05
+	tolRecoveryKS = 0.10
 )
 
 // Calibrate compares the observed run with the simulated runs of a scenario.
@@ -101,7 +104,12 @@ func Calibrate(obs Observed, sims []Observed) Calibration {
 	}
 	metric("completion_rate", tolCompletion, 0, "±0.02")
 	metric("retry_amplification", 0, tolAmplifyRel, "±5%")
-	metric("median_recovery_time", 0, tolRecoveryRel, "±25%")
+	metric("episode_recovery_rate", tolEpisodes, 0, "±0.05")
+	var simRec []float64
+	for _, s := range sims {
+		simRec = append(simRec, s.Recoveries...)
+	}
+	c.Checks = append(c.Checks, ksCheck("recovery_ks", "", sorted(obs.Recoveries), sorted(simRec), tolRecoveryKS))
 	return c
 }
 
@@ -134,22 +142,29 @@ func (c *Calibration) toolChecks(obs Observed, t ToolObs, sims []Observed) {
 	slices.Sort(obsLat)
 	slices.Sort(simLat)
 	c.Latency = append(c.Latency, LatencyPair{Tool: t.Name, Observed: obsLat, Simulated: simLat})
-	ks := Check{Metric: "latency_ks", Tool: t.Name, Observed: math.NaN(), Simulated: 0, Lo: 0, Hi: tolKS}
-	if n, m := float64(len(obsLat)), float64(len(simLat)); n > 0 && m > 0 {
-		crit := math.Sqrt(-math.Log(0.001/2)/2) * math.Sqrt((n+m)/(n*m))
-		ks.Observed = stat.KolmogorovSmirnov(obsLat, nil, simLat, nil)
-		ks.Hi = tolKS + crit
-		ks.Pass = ks.Observed <= ks.Hi
-	} else {
-		ks.Pass = len(obsLat) == len(simLat)
-	}
-	ks.Tolerance = fmt.Sprintf("KS ≤ %.3f", ks.Hi)
-	c.Checks = append(c.Checks, ks)
+	c.Checks = append(c.Checks, ksCheck("latency_ks", t.Name, obsLat, simLat, tolKS))
 	c.Checks = append(c.Checks, band(Check{Metric: "failure_share", Tool: t.Name, Observed: failureShare(t), Tolerance: "±0.01 + 10%"}, shares, tolFailureAbs, tolFailureRel))
 	oc, om := incidentsOf(obs, t.Name)
 	c.Checks = append(c.Checks,
 		band(Check{Metric: "incidents", Tool: t.Name, Observed: oc, Tolerance: "±0.5"}, counts, tolIncidents, 0),
 		band(Check{Metric: "incident_minutes", Tool: t.Name, Observed: om, Tolerance: "±2 + 10%"}, mins, tolIncidentMins, tolIncidentRel))
+}
+
+// ksCheck compares two sorted samples by their two-sample Kolmogorov–Smirnov distance
+// (gonum's stat.KolmogorovSmirnov): it passes at most tol above the critical value at
+// α = 0.001. Two empty samples pass; one empty fails.
+func ksCheck(metric, tool string, obs, sim []float64, tol float64) Check {
+	c := Check{Metric: metric, Tool: tool, Observed: math.NaN(), Simulated: 0, Lo: 0, Hi: tol}
+	if n, m := float64(len(obs)), float64(len(sim)); n > 0 && m > 0 {
+		crit := math.Sqrt(-math.Log(0.001/2)/2) * math.Sqrt((n+m)/(n*m))
+		c.Observed = stat.KolmogorovSmirnov(obs, nil, sim, nil)
+		c.Hi = tol + crit
+		c.Pass = c.Observed <= c.Hi
+	} else {
+		c.Pass = len(obs) == len(sim)
+	}
+	c.Tolerance = fmt.Sprintf("KS ≤ %.3f", c.Hi)
+	return c
 }
 
 // successes are a tool's success latencies (service time, seconds).

@@ -424,54 +424,39 @@ type gap struct {
 	s float64
 }
 
-// backoff estimates the initial backoff d and the multiplier m from every backoff: the one
-// before attempt n+1 is drawn from [lo·d·m^(n−1), d·m^(n−1)], lo = 0 for full jitter and
-// ½ for equal. For a given m the likelihood −Σ ln((1 − lo)·d·m^(n−1)) is largest at the
-// least d that covers every backoff, d(m) = max g/m^(n−1), so m maximises the profile
-// likelihood −N·ln d(m) − ln m·Σ(n − 1), searched over [1, 4] in steps of 0.01 (a
-// one-dimensional, piecewise-smooth function a grid searches exactly enough). The largest
-// of N uniform draws is below its ceiling by a factor N/(N+1) on average, so d is scaled
-// by (N+1)/N; d's 95% interval is [max, max/0.05^(1/N)] since the largest of N draws is
-// below d·(1 − ε) with probability (1 − ε)^N. Without jitter the backoffs are the delays
-// themselves: d is the median first backoff and m the median ratio of successive ones.
+// backoff estimates the initial backoff d and the multiplier m. With jitter, the backoff
+// before attempt n+1 is drawn from [lo·D_n, D_n], D_n = d·m^(n−1), lo = 0 for full jitter
+// and ½ for equal. The largest of k such draws falls short of D_n by a factor k/(k+1) on
+// average, so D_n is estimated by the largest times (k+1)/k; its 95% interval is
+// [largest, largest/0.05^(1/k)], since the largest of k draws is below D·(1 − ε) with
+// probability (1 − ε)^k. d is D_1, and m is D_2/D_1 (rounded to 0.05) when at least 5
+// second backoffs were seen, else the default 2. Without jitter the backoffs are the
+// delays themselves: d is the median first backoff and m the median second over d.
 func backoff(gaps []gap, jitter string) (d, m, hi float64) {
+	by := map[int][]float64{}
+	for _, g := range gaps {
+		by[g.n] = append(by[g.n], g.s)
+	}
 	if jitter == "none" {
-		by := map[int][]float64{}
-		for _, g := range gaps {
-			by[g.n] = append(by[g.n], g.s)
-		}
 		d = stat.Quantile(0.5, stat.Empirical, by[1], nil)
 		m = 2
-		if len(by[2]) >= 5 && d > 0 {
+		if len(by[2]) > 0 && d > 0 { // without jitter one backoff is the delay itself
 			m = math.Max(1, stat.Quantile(0.5, stat.Empirical, by[2], nil)/d)
 		}
 		return d, math.Round(m*100) / 100, d
 	}
-	cover := func(m float64) float64 {
-		c := 0.0
-		for _, g := range gaps {
-			c = math.Max(c, g.s/math.Pow(m, float64(g.n-1)))
-		}
-		return c
+	ceiling := func(g []float64) (est, hi float64) {
+		k := float64(len(g))
+		top := slices.Max(g)
+		return top * (k + 1) / k, top / math.Pow(0.05, 1/k)
 	}
-	var sumN float64
-	for _, g := range gaps {
-		sumN += float64(g.n - 1)
+	d, hi = ceiling(by[1])
+	m = 2
+	if len(by[2]) >= 5 && d > 0 {
+		d2, _ := ceiling(by[2])
+		m = math.Max(1, math.Round(d2/d*20)/20)
 	}
-	n := float64(len(gaps))
-	best, bestLL := 1.0, math.Inf(-1)
-	for k := 0; k <= 300; k++ {
-		mm := 1 + float64(k)/100
-		c := cover(mm)
-		if c <= 0 {
-			continue
-		}
-		if ll := -n*math.Log(c) - math.Log(mm)*sumN; ll > bestLL {
-			best, bestLL = mm, ll
-		}
-	}
-	c := cover(best)
-	return c * (n + 1) / n, best, c / math.Pow(0.05, 1/n)
+	return d, m, hi
 }
 
 // fitHumans fits the reviewers: as many as ever reviewed at once, their review time and

@@ -212,3 +212,69 @@ func TestFitWritesAScenarioThatLoads(t *testing.T) {
 		t.Errorf("no tool search: %+v", sc.Tools)
 	}
 }
+
+// TestBackoff: full-jitter backoffs of initial 2s and multiplier 2: 400 first and 100
+// second ones. The largest of k uniform draws on [0, D] falls below D(1 − ε) with
+// probability (1 − ε)^k: for k = 100 and ε = 0.07 that is 7·10^-4, so D_2 is within 7% and
+// the multiplier within about 0.15 (D_1 is within 2%: (0.98)^400 = 3·10^-4).
+func TestBackoff(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var gaps []gap
+	for i := 0; i < 400; i++ {
+		gaps = append(gaps, gap{1, 2 * r.Float64()})
+	}
+	for i := 0; i < 100; i++ {
+		gaps = append(gaps, gap{2, 4 * r.Float64()})
+	}
+	d, m, hi := backoff(gaps, "full")
+	if math.Abs(d/2-1) > 0.02 || math.Abs(m-2) > 0.15 || hi < d {
+		t.Errorf("backoff: initial %.4g (hi %.4g), multiplier %.3g; want 2 and 2", d, hi, m)
+	}
+	d, m, _ = backoff([]gap{{1, 1}, {1, 1}, {2, 3}}, "none")
+	if d != 1 || m != 3 {
+		t.Errorf("no jitter: initial %v multiplier %v, want 1 and 3", d, m)
+	}
+}
+
+// TestFitWritesPiecewiseArrivals: arrivals at 300/h for an hour, then 1200/h, give a
+// piecewise arrival in the file, which loads; each rate within 15% (the first stretch's
+// 300 arrivals have a relative standard error of 5.8%, the second's 1200 of 2.9%).
+func TestFitWritesPiecewiseArrivals(t *testing.T) {
+	obs := synthetic()
+	r := rand.New(rand.NewPCG(13, 14))
+	obs.Arrivals = nil
+	for now := 0.0; now < 7200; {
+		gap := 12.0
+		if now >= 3600 {
+			gap = 3
+		}
+		now += r.ExpFloat64() * gap
+		obs.Arrivals = append(obs.Arrivals, now)
+	}
+	s, err := Fit(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Name = "piecewise-fit"
+	var b bytes.Buffer
+	if err := s.WriteYAML(&b, Source{Run: "synthetic"}); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Parse("fitted.yaml", b.Bytes(), nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	a := sc.Workload.Arrival
+	if a.Kind != scenarios.ArrivalPiecewise || len(a.Pieces) != 2 {
+		t.Fatalf("arrival %+v, want two stretches\n%s", a, b.String())
+	}
+	if got := a.Pieces[0].Rate.PerSecond * 3600; math.Abs(got/300-1) > 0.15 {
+		t.Errorf("first stretch %.1f/h, want 300/h", got)
+	}
+	if got := a.Pieces[1].Rate.PerSecond * 3600; math.Abs(got/1200-1) > 0.15 {
+		t.Errorf("second stretch %.1f/h, want 1200/h", got)
+	}
+	if d := a.Pieces[0].For.Seconds() - 3600; math.Abs(d) > 600 {
+		t.Errorf("first stretch lasts %v, want about 1h", a.Pieces[0].For)
+	}
+}

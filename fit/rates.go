@@ -26,7 +26,14 @@ func Wilson(k, n int) Proportion {
 	den := 1 + z2/nn
 	mid := (p + z2/(2*nn)) / den
 	half := z95 * math.Sqrt(p*(1-p)/nn+z2/(4*nn*nn)) / den
-	return Proportion{K: k, N: n, P: p, Lo: math.Max(0, mid-half), Hi: math.Min(1, mid+half)}
+	lo, hi := math.Max(0, mid-half), math.Min(1, mid+half)
+	if k == 0 {
+		lo = 0 // exactly, not a rounding error away from it
+	}
+	if k == n {
+		hi = 1
+	}
+	return Proportion{K: k, N: n, P: p, Lo: lo, Hi: hi}
 }
 
 // Rate is events per second over an exposure, with its exact 95% Poisson interval.

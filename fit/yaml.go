@@ -17,8 +17,7 @@ type Source struct {
 
 // WriteYAML writes s as a scenario file in mayday's format. Every fitted value carries a
 // comment with its 95% interval or its fit (the family's AIC beside the other families',
-// the KS distance, the sample size); what the format cannot say (a piecewise arrival
-// rate) and what could not be fitted are comments too.
+// the KS distance, the sample size), and what could not be fitted is a comment too.
 func (s Scenario) WriteYAML(w io.Writer, src Source) error {
 	b := &strings.Builder{}
 	fmt.Fprintf(b, "# Fitted by mayday fit to run %s (%d root investigations, %d tool attempts).\n", src.Run, s.Investigations, src.Attempts)
@@ -45,15 +44,24 @@ func (s Scenario) writeWorkload(b *strings.Builder) {
 	if a.AtOnce {
 		b.WriteString("  arrival: {at_once: true}   # every root arrived at one instant\n")
 	} else {
-		fmt.Fprintf(b, "  arrival: {poisson: %s}   # %d arrivals over %s; 95%% [%s, %s]\n",
-			perHour(a.Rate.PerSec), a.Rate.Events, dur(a.Rate.Seconds), perHour(a.Rate.Lo), perHour(a.Rate.Hi))
 		if len(a.Piecewise) > 1 {
-			b.WriteString("  # the rate changed (likelihood-ratio test, docs/fit.md); the format has one Poisson rate, so\n")
-			b.WriteString("  # the mean rate above is used. The pieces:\n")
+			var parts []string
+			for i, p := range a.Piecewise {
+				if i == len(a.Piecewise)-1 {
+					parts = append(parts, fmt.Sprintf("{rate: %s}", perHour(p.PerSec)))
+				} else {
+					parts = append(parts, fmt.Sprintf("{rate: %s, for: %s}", perHour(p.PerSec), dur(p.To-p.From)))
+				}
+			}
+			fmt.Fprintf(b, "  arrival: {piecewise: [%s]}   # the rate changed (likelihood-ratio test, docs/fit.md); %d arrivals over %s, on average %s\n",
+				strings.Join(parts, ", "), a.Rate.Events, dur(a.Rate.Seconds), perHour(a.Rate.PerSec))
 			for _, p := range a.Piecewise {
-				fmt.Fprintf(b, "  #   %s to %s: %s [%s, %s], %d arrivals\n", dur(p.From), dur(p.To),
+				fmt.Fprintf(b, "  #   %s to %s: %s, 95%% [%s, %s], %d arrivals\n", dur(p.From), dur(p.To),
 					perHour(p.PerSec), perHour(p.Lo), perHour(p.Hi), p.Events)
 			}
+		} else {
+			fmt.Fprintf(b, "  arrival: {poisson: %s}   # %d arrivals over %s; 95%% [%s, %s]\n",
+				perHour(a.Rate.PerSec), a.Rate.Events, dur(a.Rate.Seconds), perHour(a.Rate.Lo), perHour(a.Rate.Hi))
 		}
 	}
 	if s.Steps != nil {

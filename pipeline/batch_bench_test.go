@@ -89,3 +89,39 @@ func BenchmarkSweep(b *testing.B) {
 	b.ReportMetric(float64(workers), "workers")
 	b.ReportMetric(wall.Seconds()/(sum.Seconds()/float64(workers)), "wall/ideal")
 }
+
+// BenchmarkThroughput1k is the shape of `mayday tune`: many small runs (research-fleet at
+// 1,000 investigations, 20 seeds) through Batch on one worker per core, each worker loading
+// into its own temporary database and every run's metrics read back, nothing kept. runs/s
+// is the throughput; run-ms the mean wall time of one run (its own, as the worker saw it).
+func BenchmarkThroughput1k(b *testing.B) {
+	s, err := scenarios.Load("research-fleet", []string{"workload.investigations=1000"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	specs := Seeds(s, 1, 20, "")
+	workers := runtime.NumCPU()
+	var wall, sum time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		res, err := Batch{Workers: workers, Dir: b.TempDir()}.Run(context.Background(), specs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		wall += time.Since(start)
+		for k, d := range res.Elapsed {
+			if !res.Ran[k] || res.Outcomes[k].Status != "complete" {
+				b.Fatalf("run %d did not complete", k)
+			}
+			sum += d
+		}
+		if err := res.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runs := float64(b.N * len(specs))
+	b.ReportMetric(runs/wall.Seconds(), "runs/s")
+	b.ReportMetric(sum.Seconds()*1e3/runs, "run-ms")
+	b.ReportMetric(float64(workers), "workers")
+}

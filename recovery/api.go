@@ -183,6 +183,10 @@ type Suggestion struct {
 	Action      Action
 	RaiseBudget bool // asks for more revisions, attempts or budget: always refused
 	LiftBlock   bool // asks to send a blocked operation: always refused
+	// Unavailable: the supervisor gave no answer (its model refused the call: an outage, a
+	// rate limit, an error). Action is not read; the engine decides by its own rule, as
+	// without a supervisor, and journals why.
+	Unavailable bool
 }
 
 // Errors of the engine. An illegal transition is refused with a *TransitionError wrapping
@@ -362,6 +366,7 @@ type JournalRecord struct {
 	Resumed     bool     // a takeover re-arming a wait decided before the crash: it charges nothing
 	RaiseBudget bool     // a refusal note: the suggestion asked for more budget
 	LiftBlock   bool     // a refusal note: the suggestion asked to lift a block
+	Unavailable bool     // a supervisor note: no answer came (not a refusal)
 }
 
 // Journal receives every journal record as it is made, in order. Records with Note set

@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/*.txt")
 //	     pause=D humans=BOOL supervisor=BOOL inspections=N every=D
 //	     tools=N budget=(ratio,min_per_second,max_tokens) breaker=(window,ratio,min_calls,cooldown)
 //	     subagents=(on_failure,max_respawns,then) seed=N id=N]
-//	event KIND [at=D | after=D] [tool=N fp=N lookup=L resource=R action=A raise lift approved=BOOL]
+//	event KIND [at=D | after=D] [tool=N fp=N lookup=L resource=R action=A raise lift unavailable approved=BOOL]
 //	engine NAME              switch to (or create, sharing the guards) another engine
 //	state                    the engine's state and counters
 //	guards [tool=N] [at=D]   the tool's budget, breaker and parked count
@@ -312,6 +312,8 @@ func (h *harness) event(t *testing.T, td *datadriven.TestData) string {
 			ev.Suggestion.RaiseBudget = true
 		case "lift":
 			ev.Suggestion.LiftBlock = true
+		case "unavailable":
+			ev.Suggestion.Unavailable = true
 		case "approved":
 			ev.Approved = v == "true"
 		default:

@@ -185,7 +185,9 @@
 // lift a block, to raise a budget, to retry or send (the operation's retries are spent, or
 // the point forbids it), or for an action outside Allowed; the engine then takes its own
 // default (on_exhausted; escalate; replan). Without a supervisor the engine takes that
-// default at once.
+// default at once. A supervisor that gives no answer (Suggestion.Unavailable: the model it
+// runs on refused the call) leaves the decision to that same default, recorded as a note
+// with reason supervisor_unavailable and JournalRecord.Unavailable; it is not a refusal.
 //
 // # Humans
 //

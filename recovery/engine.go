@@ -380,8 +380,10 @@ func (e *Engine) apply(r *JournalRecord) error {
 
 // applyNote applies a record that changes no lifecycle state.
 func (e *Engine) applyNote(r *JournalRecord) {
-	if r.Event == EvSupervisor { // a refused suggestion: whatever it asked, nothing moves
-		e.refusals++
+	if r.Event == EvSupervisor { // a refused suggestion or no answer: nothing moves
+		if !r.Unavailable {
+			e.refusals++
+		}
 		return
 	}
 	if r.Event == EvSubagentFailed { // the investigation goes on where it was
@@ -905,6 +907,13 @@ func (e *Engine) supervised(now int64, s Suggestion, env Env) Decision {
 	j := e.judgement()
 	reason := ""
 	switch {
+	case s.Unavailable:
+		// No answer to check: the engine's own rule decides, as without a supervisor.
+		e.note(now, EvSupervisor, ActNone, ByEngine, ReasonSupervisorUnavailable)
+		e.rec.Unavailable = true
+		e.commit(env.Guards)
+		act, by := e.fallback(e.point)
+		return e.act(now, EvSupervisor, act, by, pointReasons[e.point], env)
 	case s.LiftBlock:
 		reason = ReasonRefusedLiftBlock
 	case s.RaiseBudget:

@@ -116,6 +116,7 @@ func adversary(t *rapid.T) recovery.Suggestion {
 		Action:      recovery.Action(rapid.IntRange(0, int(recovery.ActReplan)+1).Draw(t, "suggest")),
 		RaiseBudget: rapid.IntRange(0, 3).Draw(t, "raise") == 0,
 		LiftBlock:   rapid.IntRange(0, 3).Draw(t, "lift") == 0,
+		Unavailable: rapid.IntRange(0, 5).Draw(t, "unavailable") == 0,
 	}
 }
 
@@ -266,7 +267,9 @@ func (f *fleet) step(t *rapid.T, m *member, ev recovery.Event, now int64) {
 	}
 	if ev.Kind == recovery.EvSupervisor {
 		s := ev.Suggestion
-		refused := s.RaiseBudget || s.LiftBlock || !slices.Contains(judgement.Allowed, s.Action)
+		// No answer is decided like a refusal (the engine's default, one note), but it is
+		// not counted as one.
+		refused := s.Unavailable || s.RaiseBudget || s.LiftBlock || !slices.Contains(judgement.Allowed, s.Action)
 		var notes int
 		for _, r := range recs {
 			if r.Note && r.Event == recovery.EvSupervisor {

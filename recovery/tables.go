@@ -104,6 +104,9 @@ const (
 	ReasonRefusedRaiseBudget = "refused_raise_budget" // no budget is raised by a supervisor
 	ReasonRefusedRetry       = "refused_retry"        // retrying what the policy forbids
 	ReasonRefusedNotAllowed  = "refused_not_allowed"  // not among Judgement.Allowed
+
+	// The supervisor gave no answer (Suggestion.Unavailable): the engine's rule decided.
+	ReasonSupervisorUnavailable = "supervisor_unavailable"
 )
 
 var lookupReasons = [...]string{

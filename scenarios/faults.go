@@ -126,6 +126,7 @@ func RegisterFault(r FaultRule) {
 	faultSchema.sub["kind"].enum = faultKinds
 	faultSchema.sub["tool"].doc = "the tool it hits (a name under tools, or model for the model provider: " +
 		strings.Join(modelFaultKinds, ", ") + "); default every tool"
+	syncHuntFault()
 }
 
 // valid checks the rule against itself and the key tree.

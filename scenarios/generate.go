@@ -50,6 +50,9 @@ func (g *generator) value(s *schema, path string) *yaml.Node {
 	if s == faultSchema {
 		return g.fault()
 	}
+	if s.noGen {
+		return nil
+	}
 	switch s.kind {
 	case kindMap:
 		if s.elem != nil {

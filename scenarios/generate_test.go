@@ -13,7 +13,7 @@ import (
 // keyPaths lists every fixed key of the tree under s as a dotted path, with [] for list
 // items and * for free keys: the keys Generate must reach.
 func keyPaths(s *schema, path string, out map[string]bool, depth int) {
-	if s == nil || depth > 12 || s.noSet {
+	if s == nil || depth > 12 || s.noSet || s.noGen {
 		return
 	}
 	if s == faultSchema {
@@ -23,7 +23,7 @@ func keyPaths(s *schema, path string, out map[string]bool, depth int) {
 		return
 	}
 	for _, k := range s.keys {
-		if distSchema.sub[k] != nil && (s.kind == kindDurDist || s.kind == kindCountDist) || s.sub[k].noSet {
+		if distSchema.sub[k] != nil && (s.kind == kindDurDist || s.kind == kindCountDist) || s.sub[k].noSet || s.sub[k].noGen {
 			continue // a family's parameters, drawn by family; the sweep grid, left to sweeps
 		}
 		out[join(path, k)] = true

@@ -51,6 +51,9 @@ func node(sch *schema) object {
 		return o
 	case kindMap:
 		o = mapNode(sch)
+		if sch.rangeOf != nil {
+			o = object{"anyOf": []any{node(sch.rangeOf), o}}
+		}
 	case kindList:
 		o = object{"type": []string{"array", "null"}, "items": node(sch.elem)}
 	case kindText:

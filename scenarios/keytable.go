@@ -38,6 +38,9 @@ func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 // typeText says what a value of sch is, for a key table.
 func (sch *schema) typeText() string {
+	if sch.rangeOf != nil {
+		return sch.rangeOf.typeText() + ", or a range {min, max} of such values"
+	}
 	switch sch.kind {
 	case kindInt:
 		if sch.max > 0 {

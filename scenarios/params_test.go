@@ -26,6 +26,7 @@ func withRampKind(t *testing.T) {
 		faultTable, faultKinds, modelFaultKinds = table, kinds, model
 		faultSchema.keys, faultSchema.sub = keys, sub
 		faultSchema.sub["kind"].enum, faultSchema.sub["tool"].doc = faultKinds, tool
+		syncHuntFault()
 	})
 	RegisterFault(FaultRule{
 		Kind: "ramp_test", Doc: "latency ramps up over the window",

@@ -51,6 +51,7 @@ func parse(name string, data []byte, ovs []Override) (*Scenario, error) {
 	s, sweep := d.scenario(root)
 	var tuned []valueSource
 	s.Tune, tuned = d.tune(root, s.Prices != nil)
+	s.Hunt = d.hunt(root, s)
 	// A sweep point is a valid scenario only if each of its values is; checking each value
 	// once on its own (not every point of the grid) finds every bad one in linear time. A
 	// scenario loaded for one point skips this: its base was checked with the file.
@@ -192,7 +193,7 @@ func (d *decoder) toolRef(n *yaml.Node, key string, name string, tools []Tool) b
 }
 
 func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
-	const want = "one of {poisson: 200/h}, {at_once: true} or {uniform: 2h}"
+	const want = "one of {poisson: 200/h}, {at_once: true}, {uniform: 2h} or {piecewise: [{rate: 100/h, for: 1h}, {rate: 300/h}]}"
 	f := d.fields(key, n, arrivalSchema, want)
 	if f.node == nil {
 		return Arrival{}, false
@@ -218,6 +219,9 @@ func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
 	case "uniform":
 		dur, ok := d.duration(v, f.key(k))
 		return Arrival{Kind: ArrivalUniform, Over: dur}, ok
+	case "piecewise":
+		pieces, ok := d.pieces(v, f.key(k))
+		return Arrival{Kind: ArrivalPiecewise, Pieces: pieces}, ok
 	default: // at_once
 		b, ok := d.boolean(v, f.key(k))
 		if ok && !b {
@@ -226,6 +230,53 @@ func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
 		}
 		return Arrival{Kind: ArrivalAtOnce}, ok
 	}
+}
+
+// pieces reads a piecewise arrival rate: a non-empty list of {rate, for}, every piece
+// but the last with a for > 0, the last without one (it lasts until every root has
+// arrived) and with a rate > 0 (else the last roots would never arrive).
+func (d *decoder) pieces(n *yaml.Node, key string) ([]Piece, bool) {
+	const want = "a list of stretches such as [{rate: 100/h, for: 1h}, {rate: 300/h}]"
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode || len(n.Content) == 0 {
+		d.fail(n, key, "%s; want %s", map[bool]string{true: "an empty list", false: describe(n) + " is not a list"}[n.Kind == yaml.SequenceNode], want)
+		return nil, false
+	}
+	ok := true
+	pieces := make([]Piece, len(n.Content))
+	for i, item := range n.Content {
+		pk := fmt.Sprintf("%s[%d]", key, i)
+		last := i == len(n.Content)-1
+		f := d.fields(pk, item, arrivalSchema.sub["piecewise"].elem, "a stretch such as {rate: 100/h, for: 1h}")
+		if f.node == nil {
+			if isNull(deref(item)) {
+				d.fail(item, pk, "empty; want a stretch such as {rate: 100/h, for: 1h}")
+			}
+			ok = false
+			continue
+		}
+		if rn := f.get("rate"); rn == nil {
+			d.fail(f.at(), pk, "missing rate; want rate: RATE such as 100/h")
+			ok = false
+		} else if r, good := d.rate(rn, f.key("rate"), last); good {
+			pieces[i].Rate = r
+		} else {
+			ok = false
+		}
+		fn := f.get("for")
+		switch {
+		case fn == nil && !last:
+			d.fail(f.at(), pk, "missing for; want for: DURATION such as 1h (only the last stretch has none)")
+			ok = false
+		case fn != nil && last:
+			d.fail(f.keys["for"], f.key("for"), "the last stretch lasts until every root has arrived; remove for")
+			ok = false
+		case fn != nil:
+			dur, good := d.durationAtLeast(fn, f.key("for"), true)
+			pieces[i].For, ok = dur, ok && good
+		}
+	}
+	return pieces, ok
 }
 
 func (d *decoder) mix(n *yaml.Node, key string, tools []Tool) []Weight {

@@ -16,9 +16,12 @@ type schema struct {
 	seq  bool               // a list: elem describes its items
 	// named: the free keys of this map must already exist in the file when an override
 	// names one (a misspelt tool name must not create a new tool).
-	named  bool
-	noSet  bool   // overrides may not touch this subtree
-	entity string // what a free key names, for messages: "tool", "metric"
+	named bool
+	noSet bool // overrides may not touch this subtree
+	noGen bool // the generator of fuzzed files leaves this subtree out
+	// rangeOf: a mapping {min, max} of values of this kind, or one such value (hunt ranges)
+	rangeOf *schema
+	entity  string // what a free key names, for messages: "tool", "metric"
 
 	// What JSONSchema publishes about the value.
 	kind    valueKind
@@ -203,10 +206,14 @@ var (
 		"dist", enum(distKinds, "the family"),
 		"value", leaf, "mean", leaf, "min", leaf, "max", leaf, "median", leaf, "p95", leaf, "alpha", leaf)
 	arrivalSchema = func() *schema {
-		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true} or {uniform: DURATION} (> 0): a Poisson process, all at time 0, or spread uniformly over [0, duration)",
+		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true}, {uniform: DURATION} (> 0) or {piecewise: [{rate: RATE, for: DURATION}, ..., {rate: RATE}]}: a Poisson process, all at time 0, spread uniformly over [0, duration), or a Poisson process whose rate changes (below)",
 			"poisson", val(kindRate, "a Poisson process of this rate > 0, such as 1000/h"),
 			"at_once", val(kindBool, "true: all at time 0"),
-			"uniform", positive("spread uniformly over [0, this duration > 0)"))
+			"uniform", positive("spread uniformly over [0, this duration > 0)"),
+			"piecewise", list(obj("one stretch of the arrival rate",
+				"rate", val(kindRate, "arrivals per unit of time in this stretch, >= 0 (> 0 in the last)"),
+				"for", positive("the stretch's length, > 0; the last piece has none: it lasts until every root has arrived")),
+				"a Poisson process whose rate changes: stretches in order, the last without for"))
 		s.one = true
 		return s
 	}()
@@ -268,6 +275,7 @@ var (
 				"absolute tolerances for mayday check --baseline, by metric"),
 			"sweep", &schema{noSet: true, kind: kindMap, doc: "a parameter grid for mayday sweep: paths (as --set takes them) to non-empty lists of values"},
 			"tune", tuneSchema,
+			"hunt", huntSchema,
 			"prices", obj("what tokens and tool use cost in money, for the money metrics and budgets.cost (below)",
 				"currency", shown(text("the currency code of every price, such as USD"), "USD"),
 				"models", dict("model", obj("prices of one model",

@@ -230,7 +230,7 @@ func (d *decoder) tuneVary(root *yaml.Node, f *fields, t *Tune) []valueSource {
 			t.Vary = append(t.Vary, tp)
 			srcs = append(srcs, valueSource{key: vf.keys[p], vals: vals})
 		case v != nil && v.Kind == yaml.MappingNode:
-			if tp, vals, ok := d.tuneRange(p, key, v); ok {
+			if tp, vals, ok := d.tuneRange(p, key, v, ruleAt(p)); ok {
 				t.Vary = append(t.Vary, tp)
 				srcs = append(srcs, valueSource{key: vf.keys[p], vals: vals})
 			}
@@ -253,16 +253,15 @@ var tuneFixed = []string{"name", "description", "expect", "tolerances", "sweep",
 var tuneKinds = map[valueKind]string{kindInt: TuneInt, kindNumber: TuneNumber, kindProb: TuneNumber,
 	kindDuration: TuneDuration, kindRate: TuneRate}
 
-// tuneRange decodes {min: A, max: B} of the key at path p: the key's kind must be numeric
-// (a whole number, number, probability, duration or rate) and A <= B.
-func (d *decoder) tuneRange(p, key string, v *yaml.Node) (TuneParam, []*yaml.Node, bool) {
+// tuneRange decodes {min: A, max: B} of the key at path p, declared by sch: the key's kind
+// must be numeric (a whole number, number, probability, duration or rate) and A <= B.
+func (d *decoder) tuneRange(p, key string, v *yaml.Node, sch *schema) (TuneParam, []*yaml.Node, bool) {
 	rf := d.fields(key, v, obj("", "min", leaf, "max", leaf), "{min: A, max: B}")
 	lo, hi := rf.get("min"), rf.get("max")
 	if lo == nil || hi == nil {
 		d.fail(v, key, "want both min and max, such as {min: 1, max: 10}")
 		return TuneParam{}, nil, false
 	}
-	sch := ruleAt(p)
 	kind, ok := tuneKinds[sch.kind]
 	if !ok {
 		d.fail(v, key, "%s is not a number, duration or rate; give a list of choices instead, such as [a, b]", p)

@@ -38,6 +38,8 @@ type Scenario struct {
 	Sweep      []SweepAxis `json:"sweep,omitempty" key:"sweep,hand"`
 	// Tune is what `mayday tune` searches and optimises (tune.go); nil = no tune block.
 	Tune *Tune `json:"tune,omitempty" key:"tune,hand" shown:"none"`
+	// Hunt is the envelope of faults `mayday hunt` searches (hunt.go); nil = no hunt block.
+	Hunt *Hunt `json:"hunt,omitempty" key:"hunt,hand" shown:"none"`
 	// Model is the model provider as a shared, limited service; nil = unlimited, never
 	// failing (faults may still name it as `tool: model`).
 	Model *ModelService `json:"model,omitempty" key:"model" shown:"unlimited, never failing" want:"a mapping such as {requests_per_minute: 600, tokens_per_minute: 2000000, latency_per_1k_tokens: 400ms, failure: 0.001}" doc:"the model provider as a shared, limited service (below)"`
@@ -99,13 +101,23 @@ const (
 	ArrivalPoisson ArrivalKind = "poisson" // exponential gaps at Rate
 	ArrivalAtOnce  ArrivalKind = "at_once" // all at time 0
 	ArrivalUniform ArrivalKind = "uniform" // uniformly spread over [0, Over)
+	// ArrivalPiecewise is a Poisson process whose rate changes: Pieces in order, the last
+	// lasting until every root has arrived.
+	ArrivalPiecewise ArrivalKind = "piecewise"
 )
 
 // Arrival is the arrival process of root investigations.
 type Arrival struct {
-	Kind ArrivalKind   `json:"kind"`
-	Rate Rate          `json:"rate,omitzero"`  // poisson
-	Over time.Duration `json:"over,omitempty"` // uniform
+	Kind   ArrivalKind   `json:"kind"`
+	Rate   Rate          `json:"rate,omitzero"`    // poisson
+	Over   time.Duration `json:"over,omitempty"`   // uniform
+	Pieces []Piece       `json:"pieces,omitempty"` // piecewise
+}
+
+// Piece is one stretch of a piecewise arrival rate.
+type Piece struct {
+	Rate Rate          `json:"rate"`
+	For  time.Duration `json:"for,omitempty"` // 0 on the last piece: until every root has arrived
 }
 
 // Rate is events per second, parsed from `N/unit` (`50/m`, `1/24h`).
@@ -182,6 +194,9 @@ type Tool struct {
 	// QueueLimit bounds the FIFO queue in front of the servers: an attempt that finds it
 	// full is refused at once (an overload error). 0 = unbounded.
 	QueueLimit int `json:"queue_limit,omitempty" key:"queue_limit,max=2147483648" want:"a whole number of waiting attempts >= 0 (0 = unbounded)" doc:"load shedding: an attempt that finds all servers busy and this many attempts already waiting is refused at once (below); 0 = unbounded"`
+	// CancelOnTimeout: when the caller's attempt times out, the tool stops its execution
+	// (or drops it from the queue) and bills compute only until then.
+	CancelOnTimeout bool `json:"cancel_on_timeout,omitempty" key:"cancel_on_timeout" doc:"when the caller's attempt times out, the tool stops its execution (or drops it from the queue) and bills compute only until then (below); false: the work runs to its end"`
 }
 
 // Argument is one recorded tool argument (redacted before it reaches a trace).

@@ -40,6 +40,7 @@ func (s *Scenario) validate(file string, root *yaml.Node) error {
 	v.faults(s)
 	v.recovery(s)
 	v.checks(s)
+	v.hunt(s.Hunt)
 	v.checkSize(s)
 	if root != nil {
 		v.errs.place(root)
@@ -55,9 +56,11 @@ func (v *validator) workload(s *Scenario) {
 		v.check(finite(w.Arrival.Rate.PerSecond) && w.Arrival.Rate.PerSecond > 0, "workload.arrival.poisson", "rate %v per second; want > 0", w.Arrival.Rate.PerSecond)
 	case ArrivalUniform:
 		v.dur(w.Arrival.Over, "workload.arrival.uniform")
+	case ArrivalPiecewise:
+		v.pieces(w.Arrival.Pieces)
 	case ArrivalAtOnce:
 	default:
-		v.check(false, "workload.arrival", "unknown kind %q; want poisson, at_once or uniform", w.Arrival.Kind)
+		v.check(false, "workload.arrival", "unknown kind %q; want poisson, at_once, uniform or piecewise", w.Arrival.Kind)
 	}
 	v.dist(w.Tokens, "workload.tokens", countUnit, 0)
 	v.check(len(w.Mix) > 0, "workload.tools", "empty; want at least one tool with a weight > 0")
@@ -367,4 +370,20 @@ func (v *validator) subagents(sf *SubagentFailure) {
 	}
 	v.whole(int64(sf.Max), key+".max")
 	v.check(contains(subagentFallbacks, sf.Then), key+".then", "%q; want %s", sf.Then, orList(subagentFallbacks))
+}
+
+// pieces checks a piecewise arrival rate built in Go as the decoder checks a file's.
+func (v *validator) pieces(ps []Piece) {
+	v.check(len(ps) > 0, "workload.arrival.piecewise", "no stretch; want at least one {rate: RATE}")
+	for i, p := range ps {
+		key := fmt.Sprintf("workload.arrival.piecewise[%d]", i)
+		last := i == len(ps)-1
+		v.check(finite(p.Rate.PerSecond) && p.Rate.PerSecond >= 0 && (!last || p.Rate.PerSecond > 0), key+".rate",
+			"rate %v per second; want >= 0 (> 0 in the last stretch)", p.Rate.PerSecond)
+		if last {
+			v.check(p.For == 0, key+".for", "the last stretch lasts until every root has arrived; want no for")
+		} else {
+			v.check(p.For > 0, key+".for", "%v; want a duration > 0", p.For)
+		}
+	}
 }

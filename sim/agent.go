@@ -37,6 +37,9 @@ type attempt struct {
 	start int64 // service start, -1 while unknown
 	no    int32
 	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
+	// req is the request the attempt put in its tool, and gen that request's use; -1 none
+	// (refused, failed fast, answered from a record, waiting on another's execution).
+	req, gen int32
 	// overload: the tool refused it because its queue was full (queue_limit).
 	overload bool
 }
@@ -62,6 +65,7 @@ type agent struct {
 	snapState         recovery.State           // the state the compacted records end in
 	arrived           int64
 	thinkStart        int64
+	consultStart      int64 // when the supervisor's call in progress started
 	nsteps            int32
 	accepted          int32 // steps whose result passed validation
 	op                *opState
@@ -153,7 +157,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 	a.stuckFrom = noStuck
 	a.trulyValid = true
 	a.spike = 1
-	a.att.fault = -1
+	a.att.fault, a.att.req = -1, -1
 	if parent != nil {
 		a.parentSlot, a.parentID, a.rootID = parent.slot, parent.id, parent.rootID
 		a.depth = parent.depth + 1
@@ -217,6 +221,8 @@ func (w *sim) scheduleArrival(i int32) {
 		if arr.Rate.PerSecond > 0 {
 			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 		}
+	case "piecewise":
+		at = piecewiseNext(arr.Pieces, at, w.arrivals.ExpFloat64())
 	case "uniform":
 		// The next order statistic of n uniforms on [0, over): given the last one u with m
 		// draws left, the next is 1 - (1-u) V^(1/m) for V uniform, so arrivals come in order
@@ -231,6 +237,32 @@ func (w *sim) scheduleArrival(i int32) {
 	w.push(at, evArrive, i, 0, 0)
 }
 
+// piecewiseNext is the next arrival after now of a Poisson process whose rate is piecewise
+// constant, given a unit exponential draw e: the time at which the integrated rate from now
+// reaches e (the process's time change), walking the stretches from the one holding now.
+func piecewiseNext(ps []scenarios.Piece, now int64, e float64) int64 {
+	var end int64
+	for i, p := range ps {
+		last := i == len(ps)-1
+		if !last {
+			end = satAdd(end, int64(p.For))
+			if now >= end {
+				continue
+			}
+		}
+		r := p.Rate.PerSecond
+		if r > 0 {
+			dt := e / r * 1e9
+			if last || float64(now)+dt < float64(end) {
+				return satAdd(now, satInt(dt))
+			}
+			e -= r * float64(end-now) / 1e9
+		}
+		now = end
+	}
+	return now
+}
+
 // spawn starts count subagents of a; their stream ids derive from a's, so they do not
 // depend on what else happens in the run.
 func (w *sim) spawn(a *agent) {
@@ -243,8 +275,11 @@ func (w *sim) spawn(a *agent) {
 	}
 }
 
-// think starts a model turn before a's next send.
+// think starts a model turn before a's next send, unless a budget is already exceeded.
 func (w *sim) think(a *agent) {
+	if w.budgetStops(a, w.modelSpend()) {
+		return
+	}
 	a.modelRetry = false
 	if w.model.active {
 		w.callModel(a)
@@ -298,22 +333,73 @@ func (w *sim) thought(slot, tok int32) {
 // overBudget checks a's budgets at a model turn's end and reports an exhausted one to the
 // engine.
 func (w *sim) overBudget(a *agent) bool {
-	b := &w.sc.Recovery.Budgets
-	var res recovery.Resource
-	switch {
-	case b.Tokens > 0 && a.tokens-a.tokBase > b.Tokens:
-		res = recovery.Tokens
-	case b.Compute > 0 && a.compute-a.compBase > b.Compute:
-		res = recovery.Compute
-	case b.Wall > 0 && w.now-a.wallBase > int64(b.Wall):
-		res = recovery.Wall
-	case b.Cost > 0 && a.cost-a.costBase > b.Cost:
-		res = recovery.Cost
-	default:
+	return w.budgetStops(a, spendAll)
+}
+
+// spend is the set of budgets a spend can grow: a check before it looks only at those.
+type spend uint8
+
+const (
+	spendTokens spend = 1 << iota
+	spendCompute
+	spendCost
+	spendWall
+	spendAll = spendTokens | spendCompute | spendCost | spendWall
+)
+
+// budgetStops is the check before a spend that grows the budgets in s: when one of them is
+// already exceeded, the engine hears it and the spend is not made. With it at every spend
+// (a model call, a consultation, a tool attempt) and at each model turn's end, an
+// investigation overshoots a budget by at most the spend that crossed it (and the compute
+// of executions it left running).
+func (w *sim) budgetStops(a *agent, s spend) bool {
+	res := w.exceeded(a, s)
+	if res == 0 {
 		return false
 	}
 	w.observe(a, recovery.Event{Kind: recovery.EvBudgetExceeded, Resource: res})
 	return true
+}
+
+// exceeded is the first budget in s that a has exceeded in its current allotment, 0 none.
+func (w *sim) exceeded(a *agent, s spend) recovery.Resource {
+	b := &w.sc.Recovery.Budgets
+	switch {
+	case s&spendTokens != 0 && b.Tokens > 0 && a.tokens-a.tokBase > b.Tokens:
+		return recovery.Tokens
+	case s&spendCompute != 0 && b.Compute > 0 && a.compute-a.compBase > b.Compute:
+		return recovery.Compute
+	case s&spendWall != 0 && b.Wall > 0 && w.now-a.wallBase > int64(b.Wall):
+		return recovery.Wall
+	case s&spendCost != 0 && b.Cost > 0 && a.cost-a.costBase > b.Cost:
+		return recovery.Cost
+	}
+	return 0
+}
+
+// modelSpend is what a model call (a turn or a consultation) can grow.
+func (w *sim) modelSpend() spend {
+	if w.money.in > 0 || w.money.out > 0 {
+		return spendTokens | spendCost
+	}
+	return spendTokens
+}
+
+// askSend asks a's engine to send an attempt of the current operation, unless a budget the
+// attempt would grow (compute, cost) is already exceeded: then the engine hears that.
+func (w *sim) askSend(a *agent) {
+	t := a.op.tool
+	var s spend
+	if w.tools[t].compute > 0 {
+		s |= spendCompute
+	}
+	if w.money.call[t] > 0 || w.money.compute[t] > 0 {
+		s |= spendCost
+	}
+	if w.budgetStops(a, s) {
+		return
+	}
+	w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(t)})
 }
 
 // act is the agent's move after a model turn: it may attempt a forbidden operation
@@ -335,7 +421,7 @@ func (w *sim) act(a *agent) {
 			w.spawn(a)
 		}
 	}
-	w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(op.tool)})
+	w.askSend(a)
 }
 
 // block records a forbidden operation that was never sent.

@@ -56,3 +56,43 @@ func TestArrivals(t *testing.T) {
 		t.Errorf("poisson: mean gap %.4fs, want %.4fs", mean, 1/rate)
 	}
 }
+
+// TestPiecewiseArrivals: 1/s for 1000s, nothing for 500s, then 4/s. The first stretch's
+// count is Poisson(1000), within 5 standard errors (5·√1000 ≈ 158) of 1000; none arrive in
+// the quiet stretch; after it the mean gap is within 5 standard errors (1/(4√m)) of 0.25s.
+func TestPiecewiseArrivals(t *testing.T) {
+	const n = 10_000
+	arr := scenarios.Arrival{Kind: scenarios.ArrivalPiecewise, Pieces: []scenarios.Piece{
+		{Rate: scenarios.Rate{PerSecond: 1}, For: 1000 * time.Second},
+		{Rate: scenarios.Rate{PerSecond: 0}, For: 500 * time.Second},
+		{Rate: scenarios.Rate{PerSecond: 4}},
+	}}
+	p := arrivals(t, n, arr)
+	first, quiet, later := 0, 0, []int64{}
+	for i, at := range p {
+		if i > 0 && at < p[i-1] {
+			t.Fatalf("arrival %d at %v before the previous one", i, time.Duration(at))
+		}
+		switch s := time.Duration(at); {
+		case s < 1000*time.Second:
+			first++
+		case s < 1500*time.Second:
+			quiet++
+		default:
+			later = append(later, at)
+		}
+	}
+	if quiet != 0 || math.Abs(float64(first)-1000) > 5*math.Sqrt(1000) {
+		t.Errorf("piecewise: %d arrivals in the first 1000s (want about 1000), %d in the quiet stretch", first, quiet)
+	}
+	m := float64(len(later) - 1)
+	mean := float64(later[len(later)-1]-later[0]) / 1e9 / m
+	if math.Abs(mean-0.25) > 5*0.25/math.Sqrt(m) {
+		t.Errorf("piecewise: mean gap %.4fs in the last stretch, want 0.25s", mean)
+	}
+	if got := piecewiseNext(arr.Pieces, int64(999*time.Second), 2); got != int64(1500*time.Second)+int64(0.25*float64(time.Second)) {
+		// From 999s, a unit draw of 2 spends 1 in the first stretch's last second, none in
+		// the quiet one, and 1 at 4/s: 0.25s after 1500s.
+		t.Errorf("piecewiseNext from 999s with e = 2: %v, want 1500.25s", time.Duration(got))
+	}
+}

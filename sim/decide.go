@@ -78,7 +78,7 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 			w.finishOrJoin(a)
 		} else {
 			w.syncOp(a)
-			w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(a.op.tool)})
+			w.askSend(a)
 		}
 	case recovery.ActComplete:
 		w.endAgent(a, true, "")
@@ -108,6 +108,9 @@ func (w *sim) timer(slot, tok int32) {
 	default:
 		if a.modelRetry {
 			// The refused model turn is tried again.
+			if w.budgetStops(a, w.modelSpend()) {
+				return
+			}
 			w.think(a)
 			a.modelRetried = true
 			return
@@ -115,7 +118,7 @@ func (w *sim) timer(slot, tok int32) {
 		// A retry or parking is over: ask to send again, naming the tool (after a crash
 		// in a new step's model turn, the engine's last tool is the previous step's).
 		w.syncOp(a)
-		w.observe(a, recovery.Event{Kind: recovery.EvSend, Tool: int(a.op.tool)})
+		w.askSend(a)
 	}
 }
 

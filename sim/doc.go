@@ -52,7 +52,9 @@
 // Simplifications: validation, inspection and the answer from a keyed record take no
 // simulated time; a hang swallows the attempts sent during its window without executing
 // them; a pause renews the exhausted budget when it ends; budgets are checked at the end of
-// each model turn; a worker is immune to crashes while it has nothing to lose (pending,
+// each model turn and before every spend that would grow them (a model call, a
+// consultation, a tool attempt), and compute is billed when an execution ends (or is
+// cancelled); a worker is immune to crashes while it has nothing to lose (pending,
 // awaiting a human, or waiting for its subagents); a parent finishes only after its
 // subagents ended, and a subagent's wrong result makes its parent's result wrong.
 //
@@ -63,6 +65,7 @@
 // in flight, one record each); every journal record follows a legal edge of the documented
 // lifecycle (checked against a table written from docs/architecture.md, not the engine's), starts
 // where the previous one ended, and none follows a final state; an engine rebuilt by
-// Replay equals the one it replaces; a keyed tool never executes a key twice; a blocked
+// Replay equals the one it replaces; a keyed tool never executes a key twice to its end (an
+// execution cancelled at its caller's timeout did not complete); a blocked
 // operation is never sent; the engine never refuses an event the simulator sends.
 package sim

@@ -212,10 +212,34 @@ func allowedAction(as []recovery.Action, a recovery.Action) bool {
 	return false
 }
 
-// consult asks the supervisor about a's judgement point.
+// consult asks the supervisor about a's judgement point. A model supervisor's consultation
+// is a call to the model provider like a model turn: its rate limits and faults admit or
+// refuse it, and an admitted one takes the supervisor's latency plus the provider's latency
+// for its tokens (slowed by a brownout). A refused one gets no answer: the engine decides by
+// its own rule.
 func (w *sim) consult(a *agent, j recovery.Judgement) {
 	right := w.truth(a, j)
 	a.judgement, a.rightAction = j, right
+	lat := int64(0)
+	if w.super.model {
+		lat = w.super.latency
+		if w.exceeded(a, w.modelSpend()) != 0 {
+			// The consultation would spend tokens past a budget: it is not made.
+			w.unanswered(a, "budget_exceeded", -1)
+			return
+		}
+		if w.model.active {
+			why, fi, slow := w.admit(w.super.tokens)
+			w.model.calls++
+			if why != "" {
+				w.model.refused++
+				w.unanswered(a, why, fi)
+				return
+			}
+			d := float64(lat) + w.model.perTok*float64(w.super.tokens)
+			lat = satInt(d * slow)
+		}
+	}
 	sg := recovery.Suggestion{Action: right}
 	if w.super.model && !(a.rng.Float64() < w.super.accuracyFor(j.Trajectory)) {
 		// A wrong answer: another allowed action, or a request the guardrails must refuse
@@ -248,11 +272,29 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 	}
 	a.sugg = sg
 	tok := a.await(phConsult)
-	lat := int64(0)
-	if w.super.model {
-		lat = w.super.latency
+	a.consultStart = w.now
+	w.push(satAdd(w.now, lat), evSupervised, a.slot, tok, 0)
+}
+
+// unanswered records a consultation the model provider refused (why: rate_limited,
+// model_error, unavailable; fi the fault, -1 none) and tells a's engine that no answer came.
+// It spends no tokens.
+func (w *sim) unanswered(a *agent, why string, fi int32) {
+	s := w.spanFor(a, record.OpSupervise, w.newSpanID())
+	s.Start, s.End = w.now, w.now
+	s.Model = w.sc.Workload.Model
+	s.Status = record.StatusError
+	s.FailureClass = recovery.Transient.String()
+	if fi >= 0 {
+		s.FaultID = w.faults[fi].id
 	}
-	w.push(w.now+lat, evSupervised, a.slot, tok, 0)
+	linkJudged(s, a)
+	s.Attrs = append(s.Attrs[:0],
+		record.Attr{Key: "decided_by", Value: recovery.BySupervisor.String()},
+		record.Attr{Key: "point", Value: a.judgement.Point.String()},
+		record.Attr{Key: "error", Value: why})
+	w.sink.Span(s)
+	w.observe(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: recovery.Suggestion{Unavailable: true}})
 }
 
 // supervised delivers the supervisor's answer to a's engine.
@@ -267,7 +309,7 @@ func (w *sim) supervised(slot, tok int32) {
 	s := w.spanFor(a, record.OpSupervise, w.newSpanID())
 	s.Start, s.End = w.now, w.now
 	if w.super.model {
-		s.Start = w.now - w.super.latency
+		s.Start = a.consultStart
 		s.Model = w.sc.Workload.Model
 		n := w.super.tokens
 		a.tokens = satAdd(a.tokens, n)

@@ -78,16 +78,20 @@ func (p *provider) refill(now int64) {
 }
 
 // admit decides a call of n tokens at now: "" and the latency factor of an active brownout
-// when admitted, else the refusal's error and the fault that caused it (-1 none).
+// when admitted, else the refusal's error and the fault that caused it (-1 none). It keeps
+// the provider's own accounting: a call that cannot reach the provider (a fault that makes
+// it unreachable, an outage) or that the rate limits refuse at admission costs nothing
+// against the limits; a call the limits admit has reached the provider and spends a request
+// and its tokens whether it then succeeds or fails (a brownout's or a transient fault's
+// error, the failure probability).
 func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	p := &w.model
 	w.adm = admission{fault: -1, slow: 1}
 	for _, fi := range p.faults {
-		if w.faults[fi].fk.model(w, fi) {
+		if fk := w.faults[fi].fk; fk.unreachable && fk.model(w, fi) {
 			return w.adm.why, w.adm.fault, 1
 		}
 	}
-	slow = w.adm.slow
 	p.refill(w.now)
 	need := float64(n)
 	if p.tCap > 0 {
@@ -96,16 +100,21 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	if p.rCap > 0 && p.rLevel < 1 || p.tCap > 0 && p.tLevel < need {
 		return "rate_limited", -1, 1
 	}
-	if p.failure > 0 && p.rng.Float64() < p.failure {
-		return "model_error", -1, 1
-	}
 	if p.rCap > 0 {
 		p.rLevel--
 	}
 	if p.tCap > 0 {
 		p.tLevel -= float64(n)
 	}
-	return "", -1, slow
+	for _, fi := range p.faults {
+		if fk := w.faults[fi].fk; !fk.unreachable && fk.model(w, fi) {
+			return w.adm.why, w.adm.fault, 1
+		}
+	}
+	if p.failure > 0 && p.rng.Float64() < p.failure {
+		return "model_error", -1, 1
+	}
+	return "", -1, w.adm.slow
 }
 
 // callModel starts a's model turn at the provider: an admitted call takes the think time

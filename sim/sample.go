@@ -21,7 +21,7 @@ func (w *sim) sample() {
 	for i := range w.tools {
 		t := &w.tools[i]
 		w.samp = record.Sample{
-			Tool: t.cfg.Name, At: w.now, Queued: int32(t.queue.size), InService: t.busy,
+			Tool: t.cfg.Name, At: w.now, Queued: int32(t.waiting()), InService: t.busy,
 			Parked: int32(w.guards.Parked(i)), BudgetTokens: w.guards.Tokens(i, w.now),
 			BreakerState: w.guards.Breaker(i, w.now).String(),
 			Attempts:     t.attempts, Failures: t.failures, Retries: t.retries,

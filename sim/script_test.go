@@ -28,7 +28,8 @@ var update = flag.Bool("update", false, "rewrite the expected output of sim/test
 //	          think=D tokens=N workers=N horizon=D]   start over: no tools, no faults, retries
 //	                                                   without jitter, every other key default
 //	tool name=S [latency=D timeout=D concurrency=N idempotency=keyed|natural|none
-//	             queue_limit=N compute=F weight=F]   add a tool (constant latency) to the mix
+//	             queue_limit=N compute=F weight=F cancel=BOOL]   add a tool (constant latency)
+//	                                                   to the mix; cancel: cancel_on_timeout
 //	fault kind=K [id=S tool=S at=D for=D probability=F slowdown=F rate=R factor=F share=F]
 //	retry [attempts=N initial=D multiplier=F max=D jitter=J on_exhausted=escalate|terminate]
 //	recovery [lease=D inspect=BOOL revisions=N on_exhaustion=pause|reduce_scope|terminate
@@ -208,7 +209,7 @@ func (a kv) constant(k string, dst *scenarios.Dist, duration bool) {
 func (sc *script) do(t *testing.T, td *datadriven.TestData) string {
 	keys := map[string][]string{
 		"scenario":     {"investigations", "arrival", "over", "rate", "steps", "think", "tokens", "workers", "horizon"},
-		"tool":         {"name", "latency", "timeout", "concurrency", "idempotency", "queue_limit", "compute", "weight"},
+		"tool":         {"name", "latency", "timeout", "concurrency", "idempotency", "queue_limit", "compute", "weight", "cancel"},
 		"fault":        {"kind", "id", "tool", "at", "for", "probability", "slowdown", "rate", "factor", "share"},
 		"retry":        {"attempts", "initial", "multiplier", "max", "jitter", "on_exhausted"},
 		"recovery":     {"lease", "inspect", "revisions", "on_exhaustion", "tokens", "compute", "wall", "cost", "repeats"},
@@ -332,6 +333,7 @@ func (sc *script) tool(a kv) {
 	}
 	a.int("queue_limit", &tl.QueueLimit)
 	a.num("compute", &tl.Compute)
+	a.bool("cancel", &tl.CancelOnTimeout)
 	weight := 1.0
 	a.num("weight", &weight)
 	sc.s.Tools = append(sc.s.Tools, tl)
@@ -499,6 +501,14 @@ func (p *printer) Span(r *record.Span) {
 	}
 	if r.FaultID != "" {
 		fmt.Fprintf(&p.b, " fault=%s", r.FaultID)
+	}
+	if !attempt {
+		// Why a model call or a consultation failed (rate_limited, model_error, ...).
+		for _, at := range r.Attrs {
+			if at.Key == "error" {
+				fmt.Fprintf(&p.b, " error=%s", at.Value)
+			}
+		}
 	}
 	p.b.WriteByte('\n')
 }

@@ -248,7 +248,7 @@ func (w *sim) loop(ctx context.Context) {
 			w.timer(e.ent, e.a)
 		case evServiceDone:
 			w.last = w.now
-			w.serviceDone(e.ent)
+			w.serviceDone(e.ent, e.a)
 		case evFastReply:
 			w.fastReply(e.ent, e.a, e.b)
 		case evTimeout:

@@ -25,6 +25,8 @@ type tool struct {
 	rng      *rand.Rand
 	busy     int32 // at most the live requests, which an int32 indexes
 	queue    ring
+	dropped  int32   // requests in queue cancelled while waiting (skipped when popped)
+	cancel   bool    // cancel_on_timeout
 	faults   []int32 // faults with an attempt hook that hit this tool, in configuration order
 	down     []int32 // faults that make this tool unreachable while active
 	args     []record.Attr
@@ -38,6 +40,7 @@ func (t *tool) init(c *scenarios.Tool, seed uint64) {
 	t.conc = c.Concurrency
 	t.qlimit = c.QueueLimit
 	t.timeout = int64(c.Timeout)
+	t.cancel = c.CancelOnTimeout
 	t.compute = c.Compute / 1e9
 	t.lat = newDist(c.Latency)
 	t.rng = stream(seed, nsTool, nameKey("tool:"+c.Name))
@@ -79,6 +82,7 @@ type opState struct {
 	tool      int32
 	attempts  int32
 	execs     int32  // real executions started
+	cancelled int32  // executions stopped by their caller's timeout (cancel_on_timeout)
 	recorded  bool   // keyed: the tool holds a record of the key (running or completed)
 	running   bool   // keyed: its single execution is queued or in service
 	completed bool   // keyed: its result is stored
@@ -124,6 +128,9 @@ type request struct {
 	slow   float64
 	lost   bool
 	execNo int32
+	gen    int32 // counts the slot's uses: a service end of an earlier use is stale
+	// dropped: cancelled while queued; the slot is freed when the queue reaches it.
+	dropped bool
 }
 
 func (w *sim) newRequest() int32 {
@@ -161,7 +168,7 @@ func (w *sim) send(a *agent) {
 		t.retries++
 	}
 	tok := a.await(phAttempt)
-	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
+	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1, req: -1}
 	w.fx = attemptEffects{slow: 1}
 	for _, fi := range t.faults {
 		if w.faults[fi].fk.attempt(w, fi, a, tok) {
@@ -185,14 +192,16 @@ func (w *sim) send(a *agent) {
 		w.armTimeout(a, t, tok)
 		return
 	}
-	if t.qlimit > 0 && t.conc > 0 && int(t.busy) >= t.conc && t.queue.size >= t.qlimit {
+	if t.qlimit > 0 && t.conc > 0 && int(t.busy) >= t.conc && t.waiting() >= t.qlimit {
 		// Load shedding: the tool refuses the attempt at once; nothing executes.
 		w.push(w.now, evFastReply, a.slot, tok, replyOverload)
 		return
 	}
 	ri := w.newRequest()
 	op.refs++
-	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, slow: slow, lost: lost}
+	gen := w.reqs[ri].gen + 1
+	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, slow: slow, lost: lost, gen: gen}
+	a.att.req, a.att.gen = ri, gen
 	if t.idem == scenarios.Keyed {
 		op.recorded, op.running = true, true
 		op.execSpan = a.att.span
@@ -230,20 +239,45 @@ func (w *sim) startService(ri int32) {
 	if r.slow != 1 {
 		d = satInt(float64(d) * r.slow)
 	}
-	w.push(w.now+d, evServiceDone, ri, 0, 0)
+	w.push(w.now+d, evServiceDone, ri, r.gen, 0)
+}
+
+// waiting is the number of requests waiting in t's queue (cancelled ones are not).
+func (t *tool) waiting() int { return t.queue.size - int(t.dropped) }
+
+// next starts the next waiting request of t, if any, freeing the cancelled ones before it.
+func (w *sim) next(t *tool) {
+	for t.queue.size > 0 {
+		ri := t.queue.pop()
+		if !w.reqs[ri].dropped {
+			w.startService(ri)
+			return
+		}
+		t.dropped--
+		w.freeRequest(ri)
+	}
+}
+
+// freeRequest returns request slot ri to the pool, dropping its reference to its operation.
+func (w *sim) freeRequest(ri int32) {
+	w.freeReqs = append(w.freeReqs, ri)
+	w.reqLive--
+	w.unref(w.reqs[ri].op)
 }
 
 // serviceDone ends one execution: ground truth is recorded, the reply (unless lost) goes to
 // the caller if it still waits for it, and the next queued request starts.
-func (w *sim) serviceDone(ri int32) {
+func (w *sim) serviceDone(ri, gen int32) {
 	r := w.reqs[ri]
+	if r.gen != gen {
+		return // cancelled: the slot was freed (and perhaps reused) then
+	}
+	w.reqs[ri].gen++ // this use is over: a timeout of its attempt finds nothing to cancel
 	w.freeReqs = append(w.freeReqs, ri)
 	w.reqLive--
 	t := &w.tools[r.tool]
 	t.busy--
-	if t.queue.size > 0 {
-		w.startService(t.queue.pop())
-	}
+	w.next(t)
 	op := r.op
 	cpu := float64(w.now-r.start) * t.compute
 	a := w.agentFor(r.agent, r.invID)
@@ -367,8 +401,41 @@ func (w *sim) timedOut(slot, tok, _ int32) {
 	if a.att.fault >= 0 {
 		fid = w.faults[a.att.fault].id
 	}
+	if t.cancel && a.att.req >= 0 && w.reqs[a.att.req].gen == a.att.gen {
+		w.cancel(a, a.att.req)
+	}
 	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false, 0)
 	w.observe(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
+}
+
+// cancel stops request ri of a, whose attempt just timed out (cancel_on_timeout): a request
+// still waiting is dropped from the queue and never executes; one in service stops now, is
+// billed the compute it used until now and recorded as a cancelled execution (with the
+// tool's side effects: it may have done them before it stopped), and its server takes the
+// next request. A keyed tool forgets the key, which never completed, so a retry executes it.
+func (w *sim) cancel(a *agent, ri int32) {
+	r := &w.reqs[ri]
+	t := &w.tools[r.tool]
+	op := r.op
+	if t.idem == scenarios.Keyed {
+		op.recorded, op.running = false, false
+	}
+	r.gen++ // its service end, if scheduled, is now stale
+	if r.start < 0 {
+		r.dropped = true
+		t.dropped++
+		return
+	}
+	cpu := float64(w.now-r.start) * t.compute
+	a.compute += cpu
+	a.cost += cpu * w.money.compute[r.tool]
+	op.cancelled++
+	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
+		Start: r.start, End: w.now, Outcome: "cancelled", Compute: cpu, SideEffects: t.idem != scenarios.Natural}
+	w.emitExec(&ex)
+	t.busy--
+	w.freeRequest(ri)
+	w.next(t)
 }
 
 // toolSpan emits the execute_tool span of a's attempt that just resolved; fromRecord marks

@@ -13,17 +13,19 @@
 -- call whose investigation's previous call was refused. queue_wait and compute are 0 for
 -- the model. minute: the minute of the call's start.
 -- retry_amplification stays over tool attempts only (see metrics).
+-- The rows are call_rows'; only retry is added here. A model call's retry needs a window over
+-- its investigation's model calls, which DuckDB runs wherever the view is read, whether or
+-- not retry is, so the views that count no retries read call_rows.
 CREATE OR REPLACE VIEW calls AS
 SELECT run_id, root_id, investigation_id, span_id, tool, op_key, attempt, start, "end",
-       queue_wait, status, failure_class, fault_id, compute, failed, retry, minute
-FROM attempts
+       queue_wait, status, failure_class, fault_id, compute, failed, attempt > 1 AS retry, minute
+FROM call_rows
+WHERE NOT model_call
 UNION ALL
-SELECT run_id, trace_id AS root_id, investigation_id, span_id, 'model' AS tool, op_key,
-       attempt, start, "end", 0.0 AS queue_wait, status, failure_class, fault_id,
-       0.0 AS compute,
-       status IN ('error', 'timeout') AS failed,
+SELECT run_id, root_id, investigation_id, span_id, tool, op_key, attempt, start, "end",
+       queue_wait, status, failure_class, fault_id, compute, failed,
        coalesce(lag(status) OVER (PARTITION BY run_id, investigation_id ORDER BY start, span_id)
                     IN ('error', 'timeout'), false) AS retry,
-       sim_minute(start) AS minute
-FROM spans
-WHERE operation = 'plan' AND kind = 'model_turn';
+       minute
+FROM call_rows
+WHERE model_call;

@@ -38,7 +38,7 @@ signs AS (
     SELECT run_id, investigation_id, op_key, tool,
            CASE WHEN status = 'timeout' THEN 'timed_out' ELSE 'failed' END AS kind,
            start AS "at", "end" AS known_at
-    FROM calls
+    FROM call_rows
     WHERE failed
     UNION ALL
     SELECT run_id, investigation_id, op_key, tool,
@@ -60,12 +60,15 @@ marks AS (
 -- The nearest keyed span after and before each mark: marks and keyed spans in one timeline
 -- per investigation, read by two windows (sorting is n log n, however many marks an
 -- investigation has). A keyed span at the mark's instant counts as both after and before;
--- the last one at that instant (prev_op) is taken.
+-- the last one at that instant (prev_op) is taken. Only investigations with a mark are in
+-- the timeline: a partition without one yields no row, and most investigations never park,
+-- so the windows sort their spans only.
 timeline AS (
     SELECT run_id, investigation_id, "at", kind, NULL AS span_id, NULL AS op_tool FROM marks
     UNION ALL
     SELECT run_id, investigation_id, start, NULL, span_id, {'op_key': op_key, 'tool': tool, 'at': start}
     FROM keyed
+    SEMI JOIN marks USING (run_id, investigation_id)
 ),
 located AS (
     SELECT run_id, investigation_id,

@@ -53,7 +53,7 @@ sent AS (
            count(*) FILTER (WHERE a.failed) AS failed_attempts,
            list_sort(list(DISTINCT a.fault_id) FILTER (WHERE a.failed AND coalesce(a.fault_id, '') <> '')) AS fault_ids
     FROM merged m
-    JOIN calls a
+    JOIN call_rows a
       ON a.run_id = m.run_id AND a.tool = m.tool
      AND a.minute >= m.first_minute AND a.minute < m.end_minute
     GROUP BY m.run_id, m.tool, m.first_minute
@@ -61,10 +61,10 @@ sent AS (
 retried AS (
     SELECT m.run_id, m.tool, m.first_minute, count(*) AS retries_sent
     FROM merged m
-    JOIN calls a
+    JOIN call_rows a
       ON a.run_id = m.run_id AND a.tool = m.tool
      AND a.minute >= m.first_minute AND a.minute < m.end_minute
-    JOIN calls r
+    JOIN call_rows r
       ON r.run_id = a.run_id AND r.tool = a.tool AND r.op_key = a.op_key AND r.attempt = a.attempt + 1
     GROUP BY m.run_id, m.tool, m.first_minute
 ),

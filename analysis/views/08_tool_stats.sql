@@ -18,7 +18,7 @@ CREATE OR REPLACE VIEW tool_stats AS
 WITH tools AS (
     SELECT DISTINCT run_id, tool FROM spans WHERE operation IN ('execute_tool', 'inspect')
     UNION
-    SELECT DISTINCT run_id, tool FROM calls
+    SELECT DISTINCT run_id, tool FROM call_rows
     UNION
     SELECT DISTINCT run_id, tool FROM executions
 ),

@@ -95,7 +95,7 @@ att AS (
 ),
 failed_calls AS (
     SELECT run_id, count(*) FILTER (WHERE failed) AS failed_attempts
-    FROM calls
+    FROM call_rows
     GROUP BY run_id
 ),
 corr AS (

@@ -37,7 +37,8 @@ func newCalibrateCmd(io *ioStreams, runF func(*calibrateOptions) error) *cobra.C
 		Long: `Simulate SCENARIO (a file or an embedded name) with --seeds seeds and set its runs beside
 the observed RUN: per tool the two-sample Kolmogorov-Smirnov distance of success latency,
 the failure share, the incidents and their minutes; the completion rate, the retry
-amplification and the median recovery time. Each metric has a band (the simulated mean,
+amplification, the share of recovery episodes that recover and (by KS distance) their
+lengths. Each metric has a band (the simulated mean,
 its tolerance and the spread one more seed would show) and a verdict. Exit 1 when a metric
 falls outside its band, so a fitted scenario can gate CI; exit 2 on bad input. --out DIR
 writes the report section (calibration.md, calibration.html, calibration.png) with the
@@ -149,6 +150,9 @@ func writeCalibration(out string, cal fit.Calibration) error {
 		return badInputf("--out %s: %w", out, err)
 	}
 	defer os.RemoveAll(stage)
+	if err := os.Chmod(stage, 0o755); err != nil {
+		return internal(err)
+	}
 	chart := reports.CalibrationChart(cal)
 	png, err := chart.PNG(144)
 	if err != nil {

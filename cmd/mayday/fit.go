@@ -182,6 +182,11 @@ func writeFileAtomic(path string, data []byte) error {
 		os.Remove(tmp.Name())
 		return internal(err)
 	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return internal(err)
+	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(tmp.Name())
 		return internal(err)

@@ -100,7 +100,7 @@ func TestFitRecoversKnownParameters(t *testing.T) {
 // with search five times slower and no outage, naming the metrics that are off.
 func calibrateFitted(t *testing.T, dir, run, fitted string) {
 	rep := filepath.Join(dir, "calibration")
-	stdout, stderr, code := execMayday(t, "calibrate", run, fitted, "--seeds", "3", "--out", rep)
+	stdout, stderr, code := execMayday(t, "calibrate", run, fitted, "--seeds", "2", "--out", rep)
 	if code != 0 || !strings.Contains(stdout, "PASS") {
 		t.Errorf("calibrate on the fitted scenario: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -122,7 +122,7 @@ func calibrateFitted(t *testing.T, dir, run, fitted string) {
 	if err := os.WriteFile(wf, []byte(wrong), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, code = execMayday(t, "calibrate", run, wf, "--seeds", "2")
+	stdout, _, code = execMayday(t, "calibrate", run, wf, "--seeds", "1")
 	if code != 1 {
 		t.Errorf("calibrate on a wrong scenario: exit %d, want 1\n%s", code, stdout)
 	}

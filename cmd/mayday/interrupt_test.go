@@ -34,7 +34,9 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchBinary() // BenchmarkCommands' build of the binary
+	os.Exit(code)
 }
 
 // execMaydayCtx is execMayday with a context the test controls, as main's signal context.

@@ -41,6 +41,7 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 		newCheckCmd(io, nil),
 		newSweepCmd(io, nil),
 		newTuneCmd(io, nil),
+		newHuntCmd(io, nil),
 		newMergeCmd(io, nil),
 		newCompareCmd(io, nil),
 		newReportCmd(io, nil),

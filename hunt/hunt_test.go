@@ -1,0 +1,284 @@
+package hunt
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	_ "github.com/mayday-sim/mayday/sim" // the fault kinds
+)
+
+const fleet = `name: fleet
+seed: 7
+horizon: 6h
+workload:
+  investigations: 400
+  arrival: {poisson: 120/h}
+tools:
+  search: {latency: 1s, timeout: 1m}
+faults:
+  - {kind: transient, tool: search, probability: 0.001}
+expect:
+  completion_rate: ">= 0.9"
+hunt:
+  faults:
+    - {kind: transient, tool: search, probability: {min: 0.01, max: 0.1}}
+    - {kind: brownout, tool: search, for: {min: 30s, max: 4m}, slowdown: {min: 1.2, max: 10}, probability: 0}
+    - {kind: outage, tool: search, for: {min: 10s, max: 3m}}
+  at: {min: 10m, max: 30m}
+  max_faults: 4
+  budget: 40
+  liveness: 15m
+`
+
+func load(t *testing.T, sets ...string) *scenarios.Scenario {
+	t.Helper()
+	s, err := scenarios.Parse("fleet.yaml", []byte(fleet), sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var slowdownRe = regexp.MustCompile(`kind: brownout[^}]*slowdown: ([0-9.]+)`)
+
+// metastable is an Evaluator of a fleet that a brownout with slowdown >= 5 of any length
+// tips into a metastable state (a liveness violation), with or without other faults; a
+// milder brownout is a near miss, closer the stronger it is.
+func metastable(counts *int) Evaluator {
+	return func(ctx context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			*counts++
+			out[i] = Outcome{Ran: ctx.Err() == nil, Violations: []Violation{}}
+			for _, m := range slowdownRe.FindAllStringSubmatch(r.Overrides[0].Value, -1) {
+				x, _ := strconv.ParseFloat(m[1], 64)
+				if x >= 5 {
+					out[i].Violations = []Violation{{Kind: Liveness, Metric: LivenessMetric, Message: "goodput never came back"}}
+				} else {
+					out[i].Closeness = max(out[i].Closeness, x/5)
+				}
+			}
+		}
+		return out, nil
+	}
+}
+
+func never(counts *int) Evaluator {
+	return func(_ context.Context, runs []Run) ([]Outcome, error) {
+		*counts += len(runs)
+		out := make([]Outcome, len(runs))
+		for i := range out {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}}
+		}
+		return out, nil
+	}
+}
+
+func config(s *scenarios.Scenario, seed uint64) Config {
+	return Config{Hunt: *s.Hunt, Scenario: s, Seed: seed}
+}
+
+func durOf(t *testing.T, s string) time.Duration {
+	t.Helper()
+	x, ok := (scenarios.TuneParam{Kind: scenarios.TuneDuration}).Number(s)
+	if !ok {
+		t.Fatalf("%q is not a duration", s)
+	}
+	return time.Duration(x * float64(time.Second))
+}
+
+// The hunt finds the brownout, shrinks the trial to that one fault, weakened toward the
+// bound (5) it cannot cross, and never makes a step larger than the one it came from.
+func TestHuntFindsAndShrinks(t *testing.T) {
+	s := load(t)
+	runs := 0
+	r, err := Hunt(context.Background(), config(s, 1), metastable(&runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Found
+	if f == nil || f.Violation.ID() != "liveness:goodput_recovery_time" || !r.Complete || !f.Complete {
+		t.Fatalf("found %+v, complete %v", f, r.Complete)
+	}
+	if r.Runs > s.Hunt.Budget || r.ShrinkRuns > s.Hunt.Shrink || runs != r.Runs+r.ShrinkRuns {
+		t.Errorf("runs: %d searched (budget %d), %d shrinking (at most %d), %d evaluated", r.Runs, s.Hunt.Budget, r.ShrinkRuns, s.Hunt.Shrink, runs)
+	}
+	final := r.Trials[f.Final]
+	if len(final.Faults) != 1 || !strings.Contains(final.Faults[0], "kind: brownout") {
+		t.Fatalf("shrunk to %v; want the one brownout", final.Faults)
+	}
+	x, _ := strconv.ParseFloat(slowdownRe.FindStringSubmatch(final.Faults[0])[1], 64)
+	// Steps of an eighth of the way to 1.2 stop below 5 + (5-1.2)/7 ≈ 5.54.
+	if x < 5 || x > 5.55 {
+		t.Errorf("slowdown %v; weakening toward 1.2 should stop within an eighth of the way from 5", x)
+	}
+	for _, tr := range r.Trials {
+		if tr.Phase == "swarm" || tr.Phase == "escalate" || tr.Phase == "control" {
+			continue
+		}
+		from := r.Trials[tr.From]
+		if len(tr.Faults) > len(from.Faults) || tr.Investigations > from.Investigations || durOf(t, tr.Horizon) > durOf(t, from.Horizon) {
+			t.Errorf("shrink step %d (%s) grew from trial %d: %v", tr.N, tr.Change, tr.From, tr.size())
+		}
+	}
+	if a, b := f.After, f.Before; a.Faults > b.Faults || a.Investigations > b.Investigations || durOf(t, a.Horizon) > durOf(t, b.Horizon) {
+		t.Errorf("shrunk scenario %+v is larger than the original %+v", a, b)
+	}
+	// Liveness needs the horizon and the arrivals to outlast the window by liveness + 5m.
+	end := time.Duration(0)
+	for _, o := range f.Overrides {
+		if o.Path == "horizon" {
+			end = durOf(t, o.Value)
+		}
+	}
+	if end < 20*time.Minute+15*time.Minute {
+		t.Errorf("horizon cut to %s, below what testing liveness needs", end)
+	}
+	data, err := FoundFile(s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Found by mayday hunt", "goodput_recovery_time: \"<= 15m\"", "name: fleet-liveness-goodput-recovery-time", "faults: [{kind: brownout"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the found file lacks %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "hunt:") {
+		t.Errorf("the found file keeps its hunt block:\n%s", data)
+	}
+}
+
+// The same scenario and seed give the same trials and the same finding; another seed
+// other trials.
+func TestHuntDeterministic(t *testing.T) {
+	s := load(t)
+	var runs int
+	js := func(seed uint64) string {
+		r, err := Hunt(context.Background(), config(s, seed), metastable(&runs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	a, b, c := js(3), js(3), js(4)
+	if a != b {
+		t.Errorf("two hunts with seed 3 differ:\n%s\n%s", a, b)
+	}
+	if a == c {
+		t.Errorf("seeds 3 and 4 gave the same hunt")
+	}
+}
+
+// A policy that survives the envelope yields nothing within the budget, and the coverage
+// says how much of the envelope the trials drew.
+func TestHuntNoViolation(t *testing.T) {
+	s := load(t)
+	runs := 0
+	r, err := Hunt(context.Background(), config(s, 1), never(&runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found != nil || r.Runs != 40 || runs != 40 || r.ShrinkRuns != 0 {
+		t.Fatalf("found %v after %d runs (%d evaluated); want nothing after the budget of 40", r.Found, r.Runs, runs)
+	}
+	c := r.Coverage
+	// 40 trials draw each entry with probability >= 1/2 · 1 ...: every kind is drawn.
+	if c.Trials != 40 || len(c.Entries) != 3 || c.Share < 0.5 || !strings.Contains(c.Text, "drew 3 of 3 kinds") {
+		t.Errorf("coverage %+v", c)
+	}
+}
+
+// Swarm trials leave kinds out: some trials draw a strict subset of the envelope's kinds.
+func TestHuntSwarmLeavesKindsOut(t *testing.T) {
+	s := load(t)
+	runs := 0
+	r, err := Hunt(context.Background(), config(s, 5), never(&runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	partial := 0
+	for _, tr := range r.Trials {
+		if tr.Phase == "swarm" && len(tr.Kinds) < 3 {
+			partial++
+		}
+		if len(tr.Faults) < 2 || len(tr.Faults) > 1+s.Hunt.MaxFaults {
+			t.Errorf("trial %d has %d faults; want the scenario's own and 1 to %d drawn", tr.N, len(tr.Faults), s.Hunt.MaxFaults)
+		}
+	}
+	// Each trial keeps all 3 kinds with probability 1/8, so all 40 doing so has odds 8^-40.
+	if partial == 0 {
+		t.Errorf("no swarm trial left a kind out")
+	}
+}
+
+// An interrupted hunt stops, marked incomplete.
+func TestHuntInterrupted(t *testing.T) {
+	s := load(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	runs := 0
+	r, err := Hunt(ctx, config(s, 1), never(&runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Complete || r.Runs != 0 {
+		t.Errorf("complete %v after %d runs", r.Complete, r.Runs)
+	}
+}
+
+// peakParams are the parameters of a fault kind registered only by this test.
+type peakParams struct {
+	Peak float64 `key:"hunt_peak,min=1,max=100,default=2" doc:"the latency factor at the peak"`
+}
+
+var peakRe = regexp.MustCompile(`hunt_peak: ([0-9.]+)`)
+
+// A kind's own parameter is drawn and weakened like any shared key: a kind registered later
+// (here by the test) is hunted with no edit of the hunt.
+func TestHuntKindParameters(t *testing.T) {
+	scenarios.RegisterFault(scenarios.FaultRule{
+		Kind: "hunt_peak_test", Doc: "latency peaks over the window",
+		Keys: []string{"tool", "at", "for"}, Params: scenarios.KeysOf[peakParams]("hunt_peak_test's parameters"),
+		Required: []string{"for"}, Window: true,
+	})
+	file := strings.Replace(fleet, "    - {kind: outage, tool: search, for: {min: 10s, max: 3m}}\n",
+		"    - {kind: hunt_peak_test, tool: search, for: 1m, hunt_peak: {min: 1, max: 100}}\n", 1)
+	s, err := scenarios.Parse("fleet.yaml", []byte(file), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}}
+			for _, m := range peakRe.FindAllStringSubmatch(r.Overrides[0].Value, -1) {
+				if x, _ := strconv.ParseFloat(m[1], 64); x >= 20 {
+					out[i].Violations = []Violation{{Kind: Expect, Metric: "completion_rate", Message: "too slow"}}
+				}
+			}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), config(s, 2), eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil {
+		t.Fatal("nothing found")
+	}
+	final := r.Trials[r.Found.Final].Faults
+	if len(final) != 1 || !strings.Contains(final[0], "kind: hunt_peak_test") {
+		t.Fatalf("shrunk to %v; want the one hunt_peak_test fault", final)
+	}
+	// Steps of an eighth of the way to 1 stop below 20 + (20-1)/7 ≈ 22.7.
+	if x, _ := strconv.ParseFloat(peakRe.FindStringSubmatch(final[0])[1], 64); x < 20 || x > 22.8 {
+		t.Errorf("hunt_peak %v; want within an eighth of the way from 20", x)
+	}
+}
