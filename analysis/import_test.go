@@ -190,11 +190,11 @@ func TestImportFormatsAgree(t *testing.T) {
 	}
 	files := map[string][]byte{
 		"long-line.json": big,
-		"single.pb":     pb,
-		"pretty.json":   js,
-		"lines.jsonl":   append(line.Bytes(), '\n'),
-		"delim.pb":      append(binary.AppendUvarint(nil, uint64(len(pb))), pb...),
-		"lines.json.gz": gz.Bytes(),
+		"single.pb":      pb,
+		"pretty.json":    js,
+		"lines.jsonl":    append(line.Bytes(), '\n'),
+		"delim.pb":       append(binary.AppendUvarint(nil, uint64(len(pb))), pb...),
+		"lines.json.gz":  gz.Bytes(),
 	}
 	digests := map[string]string{}
 	for name, b := range files {
