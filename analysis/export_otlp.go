@@ -182,14 +182,15 @@ type otlpWriter struct {
 }
 
 // otlpSpanQuery reads the spans of a run with their span_attrs rows as two lists, in the
-// order the span recorded them.
+// order the span recorded them, and the zone of the worker each ran on.
 const otlpSpanQuery = `SELECT s.trace_id, s.span_id, s.parent_span_id, s.investigation_id, s.agent_id, s.operation,
  s.tool, s.tool_version, s.model, s.op_key, s.attempt, s.start, s."end", s.queue_wait, s.status, s.failure_class,
  s.fault_id, s.input_tokens, s.output_tokens, s.compute, s.input_ref, s.output_ref, s.caused_by, s.kind,
- a.keys, a."values", s.rowid
+ a.keys, a."values", s.worker, wk.zone, s.rowid
  FROM spans s LEFT JOIN (
    SELECT span_id, list(key ORDER BY rowid) AS keys, list(value ORDER BY rowid) AS "values"
    FROM span_attrs WHERE run_id = $1 GROUP BY span_id) a ON a.span_id = s.span_id
+ LEFT JOIN workers wk ON wk.run_id = s.run_id AND wk.worker = s.worker
  WHERE s.run_id = $1 ORDER BY s.trace_id, s.rowid`
 
 // spanRow is one row of otlpSpanQuery.
@@ -205,7 +206,9 @@ type spanRow struct {
 	inTokens, outTokens              int64
 	causedBy                         any
 	kind                             sql.NullString
-	keys, values                     any   // lists of the span's span_attrs rows; nil when none
+	keys, values                     any // lists of the span's span_attrs rows; nil when none
+	worker                           sql.NullInt64
+	zone                             sql.NullString
 	row                              int64 // the row's place in spans (rowid), for mayday import
 }
 
@@ -262,7 +265,7 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.
 		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
 			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
 			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
-			&r.outRef, &r.causedBy, &r.kind, &r.keys, &r.values, &r.row); err != nil {
+			&r.outRef, &r.causedBy, &r.kind, &r.keys, &r.values, &r.worker, &r.zone, &r.row); err != nil {
 			return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
 		}
 		if r.trace != current {
@@ -466,6 +469,10 @@ func (w *otlpWriter) attributes(r *spanRow, op string) []*commonpb.KeyValue {
 	a = optString(a, "mayday.model", r.model, true)
 	a = optString(a, "mayday.input_ref", r.inputRef, true)
 	a = optString(a, "mayday.output_ref", r.outRef, true)
+	if r.worker.Valid {
+		a = append(a, kvInt("mayday.worker", r.worker.Int64))
+	}
+	a = optString(a, "mayday.zone", r.zone, true)
 	return w.spanAttrs(a, r)
 }
 

@@ -27,9 +27,12 @@ func loadSynthRun(t *testing.T, db *DB, runID string, seed uint64) {
 	s := synthMixed(seed, 60, true)
 	s.c.Fault(&record.Fault{FaultID: "outage-backtest", Kind: "outage", Tool: "backtest", Start: 40 * minute, End: 45 * minute, Parameters: `{}`, Window: true, Hits: record.HitsCalls})
 	s.c.Sample(&record.Sample{Tool: "backtest", At: minute, Queued: 3, InService: 2, BudgetTokens: -1, BreakerState: "off", Attempts: 5})
+	s.c.Worker(&record.Worker{Worker: 1, Zone: "a"}) // fills workers
+	s.c.Worker(&record.Worker{Worker: 2, Zone: "b"})
 	for i := range s.c.Spans {
 		if sp := &s.c.Spans[i]; sp.Operation == record.OpExecuteTool {
 			sp.Attrs = append(sp.Attrs, record.Attr{Key: "arg.region", Value: "eu"}) // fills tool_args
+			sp.Worker = int64(1 + i%2)
 		}
 	}
 	run := traces.Run{RunID: runID, Scenario: "synthetic", Seed: seed, Config: synthConfig(s), ConfigHash: "h", Events: 1}

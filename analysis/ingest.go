@@ -346,6 +346,7 @@ func (l *Load) Transition(r *record.Transition)       { l.w.Transition(r) }
 func (l *Load) Execution(r *record.Execution)         { l.w.Execution(r) }
 func (l *Load) Fault(r *record.Fault)                 { l.w.Fault(r) }
 func (l *Load) Sample(r *record.Sample)               { l.w.Sample(r) }
+func (l *Load) Worker(r *record.Worker)               { l.w.Worker(r) }
 
 // Digest returns the digest over every (redacted) record sent so far: runs.digest.
 func (l *Load) Digest() string { return l.w.Digest() }

@@ -212,6 +212,7 @@ func (c *rowCounter) Transition(*record.Transition)       { c.n++ }
 func (c *rowCounter) Execution(*record.Execution)         { c.n++ }
 func (c *rowCounter) Fault(*record.Fault)                 { c.n++ }
 func (c *rowCounter) Sample(*record.Sample)               { c.n++ }
+func (c *rowCounter) Worker(*record.Worker)               { c.n++ }
 
 // benchScenario is the research-fleet example at its shipped size, 10,000 investigations.
 func benchScenario(b *testing.B) *scenarios.Scenario {

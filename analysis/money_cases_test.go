@@ -149,7 +149,23 @@ func handPricedRuns() []*pricedRun {
 	}
 	idle := &pricedRun{id: "priced-idle", prices: p, config: string(idleCfg)}
 	idle.c.Investigations = []record.Investigation{{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: minute, FinalState: "completed"}}
-	return []*pricedRun{hand, idle}
+	// priced-unit: two attempts at t, one failed: a cost of exactly 1 (0.5 + 0.5), half of it
+	// wasted, so that a ratio over the cost cannot mistake 1 for no cost.
+	unitCfg, err := json.Marshal(map[string]any{"name": "priced-unit", "prices": p})
+	if err != nil {
+		panic(err)
+	}
+	unit := &pricedRun{id: "priced-unit", prices: p, config: string(unitCfg)}
+	unit.c.Spans = []record.Span{span(3, 1, record.OpExecuteTool, "", "t", record.StatusError, 0, 0, 0),
+		span(4, 1, record.OpExecuteTool, "", "t", record.StatusOK, 0, 0, minute)}
+	unit.c.Investigations = []record.Investigation{{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 2 * minute, FinalState: "completed", TrulyValid: true, Validated: true}}
+	// priced-empty: priced, and nothing arrived: a cost of 0 and no completion to share it.
+	emptyCfg, err := json.Marshal(map[string]any{"name": "priced-empty", "prices": p})
+	if err != nil {
+		panic(err)
+	}
+	empty := &pricedRun{id: "priced-empty", prices: p, config: string(emptyCfg)}
+	return []*pricedRun{hand, idle, unit, empty}
 }
 
 // pricedFleet is the research fleet in small, priced, with a rate-limited model (refused

@@ -74,7 +74,8 @@ CREATE TABLE spans (
     compute          DOUBLE,
     input_ref        VARCHAR,
     output_ref       VARCHAR,
-    caused_by        BIGINT[]      -- span ids whose output this operation used
+    caused_by        BIGINT[],     -- span ids whose output this operation used
+    worker           BIGINT        -- the worker the investigation held (takeover: the one that died); NULL: none, or workers unlimited
 );
 
 -- Every other attribute of a span, one row each, in the span's order (redacted). A tool's
@@ -151,4 +152,13 @@ CREATE TABLE tool_samples (
     attempts      INTEGER,         -- attempts sent since the previous sample
     failures      INTEGER,         -- failed attempts since the previous sample
     retries       INTEGER          -- retries sent since the previous sample
+);
+
+-- The workers of a limited fleet (workload.workers), each once, when it is first needed, and
+-- its zone (workload.zones; 'default' when it declares none). Join spans.worker to group
+-- operations by zone.
+CREATE TABLE workers (
+    run_id   VARCHAR NOT NULL,
+    worker   BIGINT NOT NULL,
+    zone     VARCHAR NOT NULL
 );

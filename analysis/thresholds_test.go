@@ -17,7 +17,7 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase(), edgeRootsCase()}
 }
 
 // edgeEmptyWindowCase: a fault window of zero length (an outage of 0 s at minute 22) is
@@ -48,6 +48,47 @@ func edgeEmptyWindowCase() viewCase {
 		func(id string, want refResult) error {
 			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 40 {
 				return fmt.Errorf("incidents %+v, want one from minute 40", want.Incidents)
+			}
+			return nil
+		})
+}
+
+// edgeRootsCase: roots the metrics must tell apart. Root 1 leaves pending, comes back to
+// it (its worker released) and leaves again; before that it has an arrival record ("" ->
+// pending) and a refusal while pending (pending -> pending), neither of which starts it:
+// its pending time is its first start, 60 s. Root 2 was terminated with a result that
+// is valid and passed validation (a trace may say so): it is neither a valid nor a
+// validated completion. The run's tokens, 1 in all (root 2's, wasted), and its compute, 1
+// compute-second (root 2's execution, wasted), are exactly 1, so that a ratio over them
+// cannot mistake 1 for none.
+func edgeRootsCase() viewCase {
+	c := &record.Collector{}
+	c.Investigations = []record.Investigation{
+		{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 300 * second, FinalState: "completed", TrulyValid: true, Validated: true, Steps: 1},
+		{InvestigationID: 2, RootID: 2, ArrivedAt: 10 * second, Ended: true, EndedAt: 90 * second, FinalState: "terminated",
+			TerminationReason: "budget_exhausted", TrulyValid: true, Validated: true, Tokens: 1, Compute: 1},
+	}
+	c.Transitions = []record.Transition{
+		{InvestigationID: 1, At: 0, To: "pending", Event: "arrived"},
+		{InvestigationID: 1, At: 10 * second, From: "pending", To: "pending", Event: "refused"},
+		{InvestigationID: 1, At: 60 * second, From: "pending", To: "running", Event: "started"},
+		{InvestigationID: 1, At: 100 * second, From: "running", To: "pending", Event: "released"},
+		{InvestigationID: 1, At: 200 * second, From: "pending", To: "running", Event: "started"},
+		{InvestigationID: 1, At: 300 * second, From: "running", To: "completed", Event: "completed"},
+		{InvestigationID: 2, At: 10 * second, From: "", To: "running", Event: "started"},
+		{InvestigationID: 2, At: 90 * second, From: "running", To: "terminated", Event: "terminated"},
+	}
+	key := record.OpKey{Investigation: 2}
+	c.Spans = []record.Span{{TraceID: 2, SpanID: 1, InvestigationID: 2, Operation: record.OpExecuteTool, Tool: "api",
+		HasKey: true, OpKey: key, Attempt: 1, Start: 20 * second, End: 21 * second, Status: record.StatusOK}}
+	c.Executions = []record.Execution{{Tool: "api", OpKey: key, InvestigationID: 2, Execution: 1, Start: 20 * second,
+		End: 21 * second, Outcome: "ok", Delivered: true, Compute: 1}}
+	return referenceCaseOf("roots the metrics tell apart", map[string]*record.Collector{"edge-roots": c},
+		func(id string, want refResult) error {
+			m := want.Metrics
+			if m.Get("median_pending_time") != 30 || m.Get("correct_completion_rate") != 0.5 ||
+				m.Get("validation_pass_rate") != 1 || m.Get("wasted_token_ratio") != 1 || m.Get("wasted_compute_ratio") != 1 {
+				return fmt.Errorf("metrics %v", m)
 			}
 			return nil
 		})
@@ -297,8 +338,13 @@ func edgeGoodputCase() viewCase {
 	above := func(m int64) int { return [...]int{0, 9, 9, 9, 10, 10, 10}[min(max(m-24, 0), 6)] }
 	below := func(m int64) int { return [...]int{0, 2, 2, 2, 3, 3, 3}[min(max(m-24, 0), 6)] }
 	edge := map[string]bool{"goodput-z-above": true, "goodput-z-below": false}
+	// A steady state of no results (no level to return to), one of exactly 1 result a
+	// minute (a level all the same), and a recovery half a second after the last window ends.
+	zero := func(int64) int { return 0 }
+	one := func(int64) int { return 1 }
+	from22 := func(m int64) int { return 10 * int(min(max(m-21, 0), 1)) }
 	nan := math.NaN()
-	wants := map[string][2]float64{"goodput-z-above": {180, 1}, "goodput-z-below": {240, 1}, "goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
+	wants := map[string][2]float64{"goodput-zero": {nan, nan}, "goodput-one": {0, 1}, "goodput-subsecond": {0.5, 1}, "goodput-z-above": {180, 1}, "goodput-z-below": {240, 1}, "goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
 		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}, "goodput-windows": {240, 1}}
 	others := []record.Fault{
 		{FaultID: "inner", Kind: "hang", Tool: "api", Start: 21 * minute, End: 21*minute + 30*second, Parameters: `{"duration_seconds":30}`, Window: true, Hits: record.HitsCalls},
@@ -306,15 +352,18 @@ func edgeGoodputCase() viewCase {
 		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls},
 	}
 	runs := map[string]*record.Collector{
-		"goodput-z-above": build(run{45, 20 * minute, 22 * minute, stepAt(12, 2, 29), above, 0, nil}),
-		"goodput-z-below": build(run{45, 20 * minute, 22 * minute, stepAt(16, 7, 29), below, 0, nil}),
-		"goodput-reach":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
-		"goodput-short":   build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
-		"goodput-noise":   build(run{40, 20 * minute, 22 * minute, noise, fives, 0, nil}),
-		"goodput-inside":  build(run{45, 20 * minute, 21*minute + 30*second, ten, ten, 0, nil}),
-		"goodput-early9":  build(run{45, 9 * minute, 11 * minute, ten, ten, 0, nil}),
-		"goodput-early10": build(run{45, 10 * minute, 12 * minute, ten, ten, 0, nil}),
-		"goodput-windows": build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, others}),
+		"goodput-zero":      build(run{45, 20 * minute, 22 * minute, zero, ten, 0, nil}),
+		"goodput-one":       build(run{45, 20 * minute, 22 * minute, one, one, 0, nil}),
+		"goodput-subsecond": build(run{45, 20 * minute, 22*minute - second/2, ten, from22, 0, nil}),
+		"goodput-z-above":   build(run{45, 20 * minute, 22 * minute, stepAt(12, 2, 29), above, 0, nil}),
+		"goodput-z-below":   build(run{45, 20 * minute, 22 * minute, stepAt(16, 7, 29), below, 0, nil}),
+		"goodput-reach":     build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
+		"goodput-short":     build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
+		"goodput-noise":     build(run{40, 20 * minute, 22 * minute, noise, fives, 0, nil}),
+		"goodput-inside":    build(run{45, 20 * minute, 21*minute + 30*second, ten, ten, 0, nil}),
+		"goodput-early9":    build(run{45, 9 * minute, 11 * minute, ten, ten, 0, nil}),
+		"goodput-early10":   build(run{45, 10 * minute, 12 * minute, ten, ten, 0, nil}),
+		"goodput-windows":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, others}),
 	}
 	return referenceCaseOf("goodput on its thresholds", runs, func(id string, want refResult) error {
 		if up, ok := edge[id]; ok {

@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"fmt"
 	"reflect"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -69,6 +71,75 @@ func (d *decoder) workload(n *yaml.Node, s *Scenario) {
 	if v := f.get("tools"); v != nil {
 		w.Mix = d.mix(v, f.key("tools"), s.Tools)
 	}
+	if v := f.get("zones"); v != nil {
+		w.Zones = d.zones(v, f.key("zones"))
+	}
+	if v := f.get("hold_worker"); v != nil {
+		w.HoldWorker = d.holdWorker(v, f.key("hold_worker"))
+	}
+}
+
+// zones reads workload.zones: zone names to shares in (0, 1]. That the shares sum to 1 is
+// Validate's rule (zoneShares), with the line of the mapping.
+func (d *decoder) zones(n *yaml.Node, key string) []Zone {
+	const want = "a mapping of zone names to shares of the workers, such as {a: 0.5, b: 0.25, c: 0.25}"
+	f := d.fields(key, n, nil, want)
+	if f.node == nil {
+		return nil
+	}
+	if len(f.order) == 0 {
+		d.fail(n, key, "no zones; want %s (leave zones out for one zone)", want)
+		return nil
+	}
+	var zones []Zone
+	for _, name := range f.order {
+		if !entityName.MatchString(name) {
+			d.fail(f.keys[name], f.key(name), "%q is not a valid zone name; want lowercase letters, digits, _ and - ([a-z0-9_-]+)", name)
+			continue
+		}
+		v := f.get(name)
+		if v == nil {
+			d.fail(f.keys[name], f.key(name), "no share; want a share of the workers in (0, 1]")
+			continue
+		}
+		x, ok := d.prob(v, f.key(name))
+		if ok && x == 0 {
+			d.fail(v, f.key(name), "share 0 holds no workers; want a share in (0, 1] (leave the zone out instead)")
+			continue
+		}
+		if ok {
+			zones = append(zones, Zone{Name: name, Share: x})
+		}
+	}
+	return zones
+}
+
+// holdWorker reads workload.hold_worker: a non-empty list of distinct states of HoldStates.
+func (d *decoder) holdWorker(n *yaml.Node, key string) []string {
+	want := "a list of states such as [running, recovering]: " + orList(HoldStates)
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		d.fail(n, key, "%s is not a list; want %s", describe(n), want)
+		return nil
+	}
+	if len(n.Content) == 0 {
+		d.fail(n, key, "empty; want at least one state, %s (leave hold_worker out to hold the worker in every state)", want)
+		return nil
+	}
+	var out []string
+	for i, item := range n.Content {
+		k := fmt.Sprintf("%s[%d]", key, i)
+		st, ok := d.enum(deref(item), k, "a lifecycle state", HoldStates)
+		if !ok {
+			continue
+		}
+		if slices.Contains(out, st) {
+			d.fail(item, k, "%s is listed twice; want each state once", st)
+			continue
+		}
+		out = append(out, st)
+	}
+	return out
 }
 
 func (d *decoder) recovery(n *yaml.Node, r *Recovery) {

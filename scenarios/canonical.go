@@ -6,7 +6,7 @@ import (
 )
 
 // Canonical returns s with every slice that holds a mapping of the file in name order: the
-// tools, the step mix, each tool's arguments, the prices of models and tools, the
+// tools, the step mix, the zones, each tool's arguments, the prices of models and tools, the
 // reviewers' cases per failure class, and the checks of expect and tolerances (by metric).
 // YAML mappings are unordered, so two files that differ only in the order of a mapping's
 // keys are the same scenario: the same JSON, hash, simulation and digest. Only sweep keeps
@@ -23,6 +23,7 @@ func (s *Scenario) Canonical() *Scenario {
 		c.Tools[i].Arguments = slices.Clone(c.Tools[i].Arguments)
 	}
 	c.Workload.Mix = slices.Clone(s.Workload.Mix)
+	c.Workload.Zones = slices.Clone(s.Workload.Zones)
 	c.Expect = slices.Clone(s.Expect)
 	c.Tolerances = slices.Clone(s.Tolerances)
 	if s.Prices != nil {
@@ -42,6 +43,7 @@ func (s *Scenario) Canonical() *Scenario {
 func byTool(a, b Tool) int               { return cmp.Compare(a.Name, b.Name) }
 func byKey(a, b Argument) int            { return cmp.Compare(a.Key, b.Key) }
 func byMixTool(a, b Weight) int          { return cmp.Compare(a.Tool, b.Tool) }
+func byZone(a, b Zone) int               { return cmp.Compare(a.Name, b.Name) }
 func byModel(a, b ModelPrice) int        { return cmp.Compare(a.Model, b.Model) }
 func byToolPrice(a, b ToolPrice) int     { return cmp.Compare(a.Tool, b.Tool) }
 func byCaseClass(a, b HumanCase) int     { return cmp.Compare(a.Class, b.Class) }
@@ -55,6 +57,7 @@ func (s *Scenario) isCanonical() bool {
 		}
 	}
 	ok := slices.IsSortedFunc(s.Tools, byTool) && slices.IsSortedFunc(s.Workload.Mix, byMixTool) &&
+		slices.IsSortedFunc(s.Workload.Zones, byZone) &&
 		slices.IsSortedFunc(s.Expect, byExpectation) && slices.IsSortedFunc(s.Tolerances, byTolerance)
 	if p := s.Prices; p != nil {
 		ok = ok && slices.IsSortedFunc(p.Models, byModel) && slices.IsSortedFunc(p.Tools, byToolPrice)
@@ -72,6 +75,7 @@ func canonical(s *Scenario) {
 		slices.SortStableFunc(s.Tools[i].Arguments, byKey)
 	}
 	slices.SortStableFunc(s.Workload.Mix, byMixTool)
+	slices.SortStableFunc(s.Workload.Zones, byZone)
 	slices.SortStableFunc(s.Expect, byExpectation)
 	slices.SortStableFunc(s.Tolerances, byTolerance)
 	if p := s.Prices; p != nil {

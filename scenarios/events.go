@@ -61,6 +61,13 @@ func EstimateEvents(s *Scenario) Events {
 	if r.NonProgress != nil {
 		e.Attempts *= 2
 	}
+	per := float64(eventsPerAttempt)
+	if w.Workers > 0 && len(w.HoldWorker) > 0 && len(w.HoldWorker) < len(HoldStates) {
+		// Workers given back for waits (hold_worker): each of an attempt's five waits (the
+		// model turn, the reply, the backoff, the supervisor, a review) may hand its worker
+		// over and queue for one again, two events more.
+		per += 10
+	}
 	e.Lookups, e.Hangs = lookups(s, e.Agents, steps, e.Attempts)
 	horizon := float64(s.Horizon)
 	e.Samples = horizon/float64(sampleEvery) + 1
@@ -83,12 +90,12 @@ func EstimateEvents(s *Scenario) Events {
 	}
 	e.Crashes = timed(e.Agents) - e.Samples - e.Pauses - 4*float64(len(s.Faults)) - 1000
 	e.Reviews = reviews(s)
-	e.Total = float64(w.Investigations) + (e.Agents*steps+e.Reviews)*e.Attempts*(eventsPerAttempt+e.Lookups) + e.Hangs + timed(e.Agents)
+	e.Total = float64(w.Investigations) + (e.Agents*steps+e.Reviews)*e.Attempts*(per+e.Lookups) + e.Hangs + timed(e.Agents)
 
 	agents := float64(w.Investigations) * subagentTree(w, distMean)
 	mean := max(1, min(distMean(w.Steps), MaxSteps))
 	look, hangs := lookups(s, agents, mean, 2)
-	e.Floor = agents*mean*2*(eventsPerAttempt+look) + hangs + timed(agents)
+	e.Floor = agents*mean*2*(per+look) + hangs + timed(agents)
 	return e
 }
 

@@ -87,6 +87,9 @@ type FaultChecker interface {
 	Check(ok bool, key, format string, args ...any)
 	// Number reports a value that is not a finite number.
 	Number(x float64, key string)
+	// Scenario is the scenario the fault belongs to, for checks of references (a zone of
+	// workload.zones).
+	Scenario() *Scenario
 }
 
 // faultTable holds the registered kinds in name order, the order messages and the JSON
@@ -271,13 +274,44 @@ func (f Fault) MarshalJSON() ([]byte, error) {
 	}
 	out = out[:len(out)-1]
 	for _, k := range r.Params.sch.keys {
-		v, err := json.Marshal(pv.Elem().Field(r.Params.sch.sub[k].field - 1).Interface())
+		fv := pv.Elem().Field(r.Params.sch.sub[k].field - 1)
+		if fv.IsZero() && strings.Contains(r.Params.typ.Field(r.Params.sch.sub[k].field-1).Tag.Get("json"), "omitempty") {
+			continue // an optional parameter left out, as the file left it out
+		}
+		v, err := json.Marshal(fv.Interface())
 		if err != nil {
 			return nil, err
 		}
 		out = append(append(append(append(out, ',', '"'), k...), '"', ':'), v...)
 	}
 	return append(out, '}'), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: the fields, then the kind's parameters by
+// key (the declared defaults for those left out).
+func (f *Fault) UnmarshalJSON(b []byte) error {
+	type plain Fault
+	if err := json.Unmarshal(b, (*plain)(f)); err != nil {
+		return err
+	}
+	r := ruleOf(f.Kind)
+	if r == nil || r.Params == nil {
+		return nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	p := r.newParams()
+	for _, k := range r.Params.sch.keys {
+		if v, ok := raw[k]; ok {
+			if err := json.Unmarshal(v, p.Elem().Field(r.Params.sch.sub[k].field-1).Addr().Interface()); err != nil {
+				return fmt.Errorf("scenarios: fault %s: %s: %w", f.ID, k, err)
+			}
+		}
+	}
+	f.Params = p.Interface()
+	return nil
 }
 
 // ruleOf is the rule of kind k, or nil for a name that is not a registered fault kind.
@@ -326,7 +360,12 @@ func waitsForever(f *Fault, tools []Tool, skip map[string]bool) []string {
 }
 
 // faultCheck is Validate as a FaultChecker.
-type faultCheck struct{ v *validator }
+type faultCheck struct {
+	v *validator
+	s *Scenario
+}
+
+func (c faultCheck) Scenario() *Scenario { return c.s }
 
 func (c faultCheck) Check(ok bool, key, format string, args ...any) {
 	c.v.check(ok, key, format, args...)

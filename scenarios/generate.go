@@ -16,7 +16,7 @@ import (
 // fuzzing also wants. choose(n) returns a number in [0, n); the same answers give the same
 // file.
 func Generate(choose func(n int) int) []byte {
-	g := &generator{choose: choose, model: "m0"}
+	g := &generator{choose: choose, model: "m0", zones: []string{"za", "zb", "zc"}}
 	g.must = map[string]bool{"workload": true, "workload.model": true}
 	for i := range 1 + choose(3) {
 		g.tools = append(g.tools, "t"+strconv.Itoa(i))
@@ -32,6 +32,7 @@ func Generate(choose func(n int) int) []byte {
 type generator struct {
 	choose func(n int) int
 	tools  []string
+	zones  []string // the zones workload.zones may declare and a zone_crash may name
 	model  string
 	faults int // drawn so far, for unique ids
 	// must: keys always written, so that the keys that name them (prices.models) are valid
@@ -64,6 +65,13 @@ func (g *generator) value(s *schema, path string) *yaml.Node {
 		return g.mapping(s, path)
 	case kindList:
 		n := &yaml.Node{Kind: yaml.SequenceNode}
+		if s.elem.kind == kindEnum {
+			// A list of words: distinct ones, at least one (hold_worker).
+			for _, w := range g.subset(s.elem.enum) {
+				n.Content = append(n.Content, str(w))
+			}
+			return n
+		}
 		for range g.choose(4) {
 			if v := g.value(s.elem, path+"[]"); v != nil {
 				n.Content = append(n.Content, v)
@@ -153,6 +161,14 @@ func (g *generator) dict(s *schema, path string) *yaml.Node {
 		keys = g.subset(g.tools)
 	case s.entity == "model":
 		keys = []string{g.model}
+	case s.entity == "zone":
+		// Equal shares, which sum to 1 as the zones must.
+		keys = g.subset(g.zones)
+		n := &yaml.Node{Kind: yaml.MappingNode}
+		for _, k := range keys {
+			n.Content = append(n.Content, str(k), scalar("!!float", strconv.FormatFloat(1/float64(len(keys)), 'g', -1, 64)))
+		}
+		return n
 	case len(s.keyEnum) > 0:
 		keys = g.subset(s.keyEnum[:min(len(s.keyEnum), 3+g.choose(len(s.keyEnum)))])
 	default:
@@ -212,6 +228,8 @@ func (g *generator) word(s *schema, path string) *yaml.Node {
 		return str("fuzz")
 	case path == "workload.model":
 		return str(g.model)
+	case path == "faults[].zone":
+		return str(g.zones[g.choose(len(g.zones))])
 	case path == "faults[].tool":
 		if g.one(4) {
 			return str(ModelTool)

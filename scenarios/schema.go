@@ -237,6 +237,15 @@ var (
 			"growth", shown(number(0, true, "factor > 0 on a turn's tokens per step done: step n costs tokens x growth^n"), "1")),
 		"tools", dict("tool", number(0, true, "the tool's weight in the step mix, > 0"), false,
 			"the step mix: each step's tool is drawn with these weights; a tool left out is never used by a step"),
+		"zones", func() *schema {
+			share := &schema{kind: kindProb, above: true, doc: "the zone's share of the workers, in (0, 1]; the shares sum to 1"}
+			z := dict("zone", share, false,
+				"the zones of the workers (with limited workers): each holds its share of them, rounded to whole workers; a zone_crash may name one (below)")
+			z.keyPat = entityName.String()
+			return z
+		}(),
+		"hold_worker", list(enum(HoldStates, "a lifecycle state"),
+			"the states in which a waiting investigation keeps its worker; in the others it gives the worker back and queues for one again when the wait ends (below)"),
 	)
 
 	toolSchema = func() *schema {

@@ -85,7 +85,27 @@ type Workload struct {
 	// once; the rest wait pending in Priority order. 0 = unlimited.
 	Workers  int    `json:"workers,omitempty" key:"workers,max=2147483648,of=workers" want:"a whole number of workers >= 0 (0 = unlimited)" doc:"workers that run investigations at once, roots and subagents alike; the others wait pending (below); 0 = unlimited"`
 	Priority string `json:"priority,omitempty" key:"priority,enum=fifo|roots_first|subagents_first,default=fifo,unset" want:"a worker priority" doc:"the order in which waiting investigations get a free worker"`
+	// Zones places the workers in zones, by name (canonical: name order), each holding its
+	// share of them; nil = one zone, DefaultZone, holding every worker.
+	Zones []Zone `json:"zones,omitempty" key:"zones,hand" shown:"one zone, default, holding every worker"`
+	// HoldWorker lists the lifecycle states in which an investigation keeps its worker
+	// while it waits for something outside it (a reply, a timer, a review); in the others it
+	// gives the worker back and queues for one again when the wait ends. nil = every state.
+	HoldWorker []string `json:"hold_worker,omitempty" key:"hold_worker,hand" shown:"every state"`
 }
+
+// Zone is one zone of the workers: its name and its share of them.
+type Zone struct {
+	Name  string  `json:"name"`
+	Share float64 `json:"share"`
+}
+
+// DefaultZone is the name of the one zone of a workload that declares none.
+const DefaultZone = "default"
+
+// HoldStates are the lifecycle states workload.hold_worker may name: the states in which an
+// investigation waits for something while it may hold a worker.
+var HoldStates = []string{"running", "waiting", "recovering", "awaiting_human"}
 
 // Worker queue priorities (workload.priority).
 const (

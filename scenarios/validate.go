@@ -70,6 +70,33 @@ func (v *validator) workload(s *Scenario) {
 		v.check(finite(m.Weight) && m.Weight > 0, key, "weight %v; want > 0", m.Weight)
 	}
 	v.check(finite(w.TokensGrowth) && w.TokensGrowth >= 0, "workload.tokens.growth", "%v; want a factor > 0", w.TokensGrowth)
+	v.zones(w.Zones)
+	for i, st := range w.HoldWorker {
+		key := fmt.Sprintf("workload.hold_worker[%d]", i)
+		v.check(contains(HoldStates, st), key, "%q is not a state an investigation waits in; want %s", st, orList(HoldStates))
+		v.check(!contains(w.HoldWorker[:i], st), key, "%s is listed twice; want each state once", st)
+	}
+}
+
+// zoneShareSlack is how far the shares of workload.zones may sum from 1: room for shares
+// written as decimals (three zones of 0.333333333333 each).
+const zoneShareSlack = 1e-9
+
+// zones checks workload.zones: valid, distinct names, shares in (0, 1] that sum to 1.
+func (v *validator) zones(zs []Zone) {
+	sum := 0.0
+	seen := map[string]bool{}
+	for _, z := range zs {
+		key := "workload.zones." + z.Name
+		v.check(entityName.MatchString(z.Name), key, "%q is not a valid zone name; want [a-z0-9_-]+", z.Name)
+		v.check(!seen[z.Name], key, "zone %q declared twice", z.Name)
+		seen[z.Name] = true
+		v.check(finite(z.Share) && z.Share > 0 && z.Share <= 1, key, "share %v; want a share of the workers in (0, 1]", z.Share)
+		sum += z.Share
+	}
+	if len(zs) > 0 {
+		v.check(math.Abs(sum-1) <= zoneShareSlack, "workload.zones", "the shares sum to %v; want 1, every worker in one zone", sum)
+	}
 }
 
 // tools checks each tool's settings.
@@ -114,7 +141,7 @@ func (v *validator) faults(s *Scenario) {
 		}
 		v.params(&f, rule, key)
 		if rule.Check != nil {
-			rule.Check(faultCheck{v}, &f, key)
+			rule.Check(faultCheck{v, s}, &f, key)
 		}
 		for _, msg := range waitsForever(&f, s.Tools, nil) {
 			v.check(false, key, "%s", msg)

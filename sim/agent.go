@@ -25,6 +25,7 @@ const (
 	phHuman         // a human review (evReviewed)
 	phJoin          // its last step is done; its subagents are still working
 	phDown          // its worker crashed; the lease has not expired yet
+	phResume        // what it waited for came while it held no worker; it waits for one
 )
 
 // noStuck is the stuckFrom of an agent that never gets stuck.
@@ -100,14 +101,19 @@ type agent struct {
 	rightAction       recovery.Action // ground truth at the judgement point (the simulator's, not the engine's)
 	sugg              recovery.Suggestion
 	reduced           bool
-	fixing            bool   // the current operation revises an invalid result
-	worker            bool   // holds one of the limited workers (workload.workers)
-	turnTokens        int64  // tokens of the model turn in progress (model provider active)
-	modelCall         bool   // the engine's next ActSend is the refused model call
-	modelRetry        bool   // the engine's next retry or parking ends with a new model turn
-	modelRetried      bool   // the turn in progress retries a refused model call
-	turnSpan          uint64 // the plan span of the model turn that decided the current operation; 0 = none
-	heldTokens        int64  // the size of a refused model turn, kept for its retry
+	fixing            bool  // the current operation revises an invalid result
+	worker            bool  // holds one of the limited workers (workload.workers)
+	wid               int64 // the worker it holds (while worker)
+	released          bool  // gave its worker back for a wait (workload.hold_worker)
+	resume            resumeKind
+	resumeEv          recovery.Event // what it does once it has a worker again (phResume)
+	diedWorker        int64          // the worker that died (while down)
+	turnTokens        int64          // tokens of the model turn in progress (model provider active)
+	modelCall         bool           // the engine's next ActSend is the refused model call
+	modelRetry        bool           // the engine's next retry or parking ends with a new model turn
+	modelRetried      bool           // the turn in progress retries a refused model call
+	turnSpan          uint64         // the plan span of the model turn that decided the current operation; 0 = none
+	heldTokens        int64          // the size of a refused model turn, kept for its retry
 	heldOp            record.OpKey
 	held              bool  // heldTokens is set: a refused turn of operation heldOp awaits its retry
 	diedAt            int64 // when its worker died (while down)
@@ -285,7 +291,7 @@ func (w *sim) think(a *agent) {
 		w.callModel(a)
 		return
 	}
-	tok := a.await(phThink)
+	tok := w.wait(a, phThink)
 	a.thinkStart = w.now
 	w.push(w.now+w.thinkTime.duration(a.rng), evThought, a.slot, tok, 0)
 }
@@ -324,6 +330,13 @@ func (w *sim) thought(slot, tok int32) {
 	w.sink.Span(s)
 	// This turn decides the operation in hand: its attempts name it in caused_by.
 	a.turnSpan = s.SpanID
+	if w.proceed(a, resThought, recovery.Event{}) {
+		w.afterThought(a)
+	}
+}
+
+// afterThought is a's move once a model turn is done: its budgets, then act.
+func (w *sim) afterThought(a *agent) {
 	if w.overBudget(a) {
 		return
 	}
@@ -577,6 +590,9 @@ func (w *sim) spanFor(a *agent, op record.Operation, id uint64) *record.Span {
 	caused, attrs := s.CausedBy[:0], s.Attrs[:0]
 	*s = record.Span{TraceID: a.rootID, SpanID: id, ParentSpanID: a.invokeSpan, InvestigationID: a.id,
 		AgentID: a.id, Operation: op, CausedBy: caused, Attrs: attrs}
+	if a.worker {
+		s.Worker = a.wid
+	}
 	return s
 }
 
@@ -591,6 +607,7 @@ func (w *sim) endAgent(a *agent, ended bool, reason string) {
 	w.closeOp(op)
 	s := w.spanFor(a, record.OpInvokeAgent, a.invokeSpan)
 	s.ParentSpanID = a.parentInvoke
+	s.Worker = 0 // no one worker runs the whole investigation
 	s.Model = w.sc.Workload.Model
 	s.Start, s.End = a.arrived, w.now
 	s.InputTokens, s.OutputTokens = a.tokens-a.tokens/4, a.tokens/4

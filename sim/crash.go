@@ -42,7 +42,7 @@ func (w *sim) kill(a *agent, fi int32) {
 	}
 	a.tok++
 	a.phase, a.down = phDown, true
-	a.diedAt, a.diedFault = w.now, fi
+	a.diedAt, a.diedFault, a.diedWorker = w.now, fi, a.wid
 	w.releaseWorker(a)
 	w.push(w.now+int64(w.sc.Recovery.Lease), evLease, a.slot, a.crashTok, 0)
 }
@@ -68,6 +68,7 @@ func (w *sim) takeoverSpan(a *agent) {
 		s.HasKey, s.OpKey = true, op.key
 	}
 	s.Start, s.End = a.diedAt, w.now
+	s.Worker = a.diedWorker // the worker that died: a new one is not found yet
 	s.Status = record.StatusError
 	s.FaultID = w.faults[a.diedFault].id
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)

@@ -64,7 +64,7 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 		w.think(a)
 	case recovery.ActRetry, recovery.ActPark, recovery.ActInspect, recovery.ActPause:
 		a.timerAct = d.Action
-		tok := a.await(phTimer)
+		tok := w.wait(a, phTimer)
 		w.push(max(d.At, w.now), evTimer, a.slot, tok, 0)
 	case recovery.ActConsult:
 		w.consult(a, d.Judgement)
@@ -98,6 +98,13 @@ func (w *sim) timer(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
+	if w.proceed(a, resTimer, recovery.Event{}) {
+		w.timerDue(a)
+	}
+}
+
+// timerDue carries out the time a's engine asked for, on a worker.
+func (w *sim) timerDue(a *agent) {
 	switch a.timerAct {
 	case recovery.ActInspect:
 		w.inspect(a)

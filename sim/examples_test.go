@@ -60,3 +60,4 @@ func (o *orderSink) Transition(*record.Transition)       { o.others = true }
 func (o *orderSink) Execution(*record.Execution)         { o.others = true }
 func (o *orderSink) Investigation(*record.Investigation) { o.others = true }
 func (o *orderSink) Sample(*record.Sample)               { o.others = true }
+func (o *orderSink) Worker(*record.Worker)               { o.others = true }

@@ -184,6 +184,16 @@ func (p *params) field(k string, v float64) {
 	p.b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 }
 
+// text writes a field whose value is a name (letters, digits, _ and -: no escapes).
+func (p *params) text(k, v string) {
+	if p.b.Len() > 1 {
+		p.b.WriteByte(',')
+	}
+	p.b.WriteString(strconv.Quote(k))
+	p.b.WriteByte(':')
+	p.b.WriteString(strconv.Quote(v))
+}
+
 // record fills r with the fault as configured: windows with their start and end, the
 // others spanning the run; Parameters is a small JSON object with the fields that matter.
 func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {

@@ -76,7 +76,7 @@ func (h *humans) idle() (i int32, ok bool) {
 
 // enqueue queues a for a human review.
 func (h *humans) enqueue(w *sim, a *agent, class recovery.Class) {
-	tok := a.await(phHuman)
+	tok := w.wait(a, phHuman)
 	if h.n == 0 {
 		// No one to ask: the engine terminates escalations itself when no human is
 		// available, so this is reached only if it did not; answer "rejected" at once.
@@ -140,7 +140,7 @@ func (w *sim) reviewed(i, slot, tok int32) {
 		record.Attr{Key: "decided_by", Value: recovery.ByHuman.String()},
 		record.Attr{Key: "approved", Value: strconv.FormatBool(r.approved)})
 	w.sink.Span(s)
-	w.observe(a, recovery.Event{Kind: recovery.EvHuman, Approved: r.approved})
+	w.settled(a, recovery.Event{Kind: recovery.EvHuman, Approved: r.approved})
 }
 
 // supervisor is the judge consulted at judgement points. A `model` supervisor costs tokens
@@ -229,10 +229,10 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 			return
 		}
 		if w.model.active {
+			// Not counted in the model's samples, which count the calls of the `calls` view:
+			// the model turns.
 			why, fi, slow := w.admit(w.super.tokens)
-			w.model.calls++
 			if why != "" {
-				w.model.refused++
 				w.unanswered(a, why, fi)
 				return
 			}
@@ -271,7 +271,7 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 		}
 	}
 	a.sugg = sg
-	tok := a.await(phConsult)
+	tok := w.wait(a, phConsult)
 	a.consultStart = w.now
 	w.push(satAdd(w.now, lat), evSupervised, a.slot, tok, 0)
 }
@@ -331,7 +331,7 @@ func (w *sim) supervised(slot, tok int32) {
 		s.Attrs = append(s.Attrs, record.Attr{Key: "requests", Value: "lift_block"})
 	}
 	w.sink.Span(s)
-	w.observe(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: sg})
+	w.settled(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: sg})
 }
 
 // linkJudged ties a span of a judgement about a (a human review, a supervisor consultation)

@@ -131,7 +131,7 @@ func (w *sim) callModel(a *agent) {
 		w.guards.Passed(int(w.model.index), w.now, a.modelCalls > 1)
 		a.held = false
 		a.turnTokens = n
-		tok := a.await(phThink)
+		tok := w.wait(a, phThink)
 		a.thinkStart = w.now
 		d := float64(w.thinkTime.duration(a.rng)) + w.model.perTok*float64(n)
 		w.push(satAdd(w.now, satInt(d*slow)), evThought, a.slot, tok, 0)

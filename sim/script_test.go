@@ -551,3 +551,10 @@ func (p *printer) Sample(r *record.Sample) {
 	fmt.Fprintf(&p.b, "%s sample tool=%s queued=%d in_service=%d parked=%d budget=%g breaker=%s attempts=%d failures=%d retries=%d\n",
 		ts(r.At), r.Tool, r.Queued, r.InService, r.Parked, r.BudgetTokens, r.BreakerState, r.Attempts, r.Failures, r.Retries)
 }
+
+func (p *printer) Worker(r *record.Worker) {
+	if !p.show["workers"] {
+		return
+	}
+	fmt.Fprintf(&p.b, "worker %d zone=%s\n", r.Worker, r.Zone)
+}

@@ -191,7 +191,7 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	w.model.init(sc, w.faults, seed)
 	w.guards = guards(sc, w.model.active)
 	w.env.Guards = w.guards
-	w.pool.capacity, w.pool.priority = wl.Workers, wl.Priority
+	w.pool.init(wl)
 	w.money.init(sc)
 	w.humans.init(sc.Recovery.Humans, seed)
 	w.super.init(&sc.Recovery.Supervisor)

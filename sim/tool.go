@@ -167,7 +167,7 @@ func (w *sim) send(a *agent) {
 	if op.attempts > 1 {
 		t.retries++
 	}
-	tok := a.await(phAttempt)
+	tok := w.wait(a, phAttempt)
 	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1, req: -1}
 	w.fx = attemptEffects{slow: 1}
 	for _, fi := range t.faults {
@@ -327,7 +327,14 @@ func (w *sim) serviceDone(ri, gen int32) {
 	}
 	tool := int(op.tool)
 	w.unref(op) // the investigation still holds op
-	w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: tool})
+	w.settled(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: tool})
+}
+
+// settled tells a's engine ev, the outcome of its wait, now or once a has a worker again.
+func (w *sim) settled(a *agent, ev recovery.Event) {
+	if w.proceed(a, resObserve, ev) {
+		w.observe(a, ev)
+	}
 }
 
 func (w *sim) emitExec(ex *record.Execution) {
@@ -371,7 +378,7 @@ func (w *sim) fastReply(slot, tok, code int32) {
 		a.att.start = w.now
 		w.toolSpan(a, t, record.StatusOK, recovery.NoFailure, "", true, 0)
 		a.resultSpan = op.execSpan
-		w.observe(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
+		w.settled(a, recovery.Event{Kind: recovery.EvSucceeded, Tool: int(op.tool)})
 		return
 	}
 	t.failures++
@@ -379,11 +386,11 @@ func (w *sim) fastReply(slot, tok, code int32) {
 	if code == replyOverload {
 		a.att.overload = true
 		w.toolSpan(a, t, record.StatusError, recovery.Transient, "", false, 0)
-		w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
+		w.settled(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 		return
 	}
 	w.toolSpan(a, t, record.StatusError, recovery.Transient, w.faults[-1-code].id, false, 0)
-	w.observe(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
+	w.settled(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
 
 // timedOut is the caller giving up on an attempt; the tool may still finish the work.
@@ -405,7 +412,7 @@ func (w *sim) timedOut(slot, tok, _ int32) {
 		w.cancel(a, a.att.req)
 	}
 	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false, 0)
-	w.observe(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
+	w.settled(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
 }
 
 // cancel stops request ri of a, whose attempt just timed out (cancel_on_timeout): a request

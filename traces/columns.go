@@ -89,6 +89,7 @@ type spanCols struct {
 	inRef, outRef                   *array.StringBuilder
 	causedBy                        *array.ListBuilder
 	causedByV                       *array.Int64Builder
+	worker                          *array.Int64Builder
 }
 
 func (c *spanCols) bind(b *array.RecordBuilder) {
@@ -101,7 +102,7 @@ func (c *spanCols) bind(b *array.RecordBuilder) {
 		status: str(b, "status"), failureClass: str(b, "failure_class"), faultID: str(b, "fault_id"),
 		inTokens: i64b(b, "input_tokens"), outTokens: i64b(b, "output_tokens"), compute: f64b(b, "compute"),
 		inRef: str(b, "input_ref"), outRef: str(b, "output_ref"),
-		causedBy: field[*array.ListBuilder](b, "caused_by"),
+		causedBy: field[*array.ListBuilder](b, "caused_by"), worker: i64b(b, "worker"),
 	}
 	c.causedByV = c.causedBy.ValueBuilder().(*array.Int64Builder)
 }
@@ -193,4 +194,14 @@ func (c *sampCols) bind(b *array.RecordBuilder) {
 		budget: f64b(b, "budget_tokens"), breaker: str(b, "breaker_state"),
 		attempts: i32b(b, "attempts"), failures: i32b(b, "failures"), retries: i32b(b, "retries"),
 	}
+}
+
+type workerCols struct {
+	runID  *array.StringBuilder
+	worker *array.Int64Builder
+	zone   *array.StringBuilder
+}
+
+func (c *workerCols) bind(b *array.RecordBuilder) {
+	*c = workerCols{runID: str(b, "run_id"), worker: i64b(b, "worker"), zone: str(b, "zone")}
 }

@@ -20,6 +20,7 @@ const (
 	Executions
 	Faults
 	ToolSamples
+	Workers
 	numTables
 )
 
@@ -33,6 +34,7 @@ var tableNames = [numTables]string{
 	Executions:     "executions",
 	Faults:         "faults",
 	ToolSamples:    "tool_samples",
+	Workers:        "workers",
 }
 
 // String returns the table's SQL name.
@@ -132,6 +134,7 @@ var schemas = [numTables]*arrow.Schema{
 		opt("input_ref", utf8),
 		opt("output_ref", utf8),
 		req("caused_by", arrow.ListOfNonNullable(i64)),
+		opt("worker", i64),
 	}, nil),
 	SpanAttrs: arrow.NewSchema([]arrow.Field{
 		req("run_id", utf8),
@@ -195,6 +198,11 @@ var schemas = [numTables]*arrow.Schema{
 		req("attempts", i32),
 		req("failures", i32),
 		req("retries", i32),
+	}, nil),
+	Workers: arrow.NewSchema([]arrow.Field{
+		req("run_id", utf8),
+		req("worker", i64),
+		req("zone", utf8),
 	}, nil),
 }
 

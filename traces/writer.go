@@ -95,6 +95,7 @@ type Writer struct {
 	samp  sampCols
 	sattr spanAttrCols
 	targ  toolArgCols
+	wrk   workerCols
 
 	key     []byte        // op_key scratch
 	scratch record.Span   // the redacted span, for the digest
@@ -146,6 +147,7 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 	w.samp.bind(w.b[ToolSamples])
 	w.sattr.bind(w.b[SpanAttrs])
 	w.targ.bind(w.b[ToolArgs])
+	w.wrk.bind(w.b[Workers])
 	for t := range numTables {
 		w.grow[t] = growths(w.b[t].Fields(), nil)
 	}
@@ -417,6 +419,11 @@ func (w *Writer) Span(r *record.Span) {
 	for _, id := range s.CausedBy {
 		c.causedByV.Append(int64(id))
 	}
+	if s.Worker == 0 {
+		c.worker.AppendNull()
+	} else {
+		c.worker.Append(s.Worker)
+	}
 	w.splitAttrs(s)
 	s.CausedBy, s.Attrs = nil, nil // do not keep the sender's slice
 	w.row(Spans)
@@ -586,6 +593,19 @@ func (w *Writer) Fault(r *record.Fault) {
 }
 
 // Sample records one tool_samples row.
+// Worker writes one row of workers.
+func (w *Writer) Worker(r *record.Worker) {
+	if !w.ok() {
+		return
+	}
+	w.dig.Worker(r)
+	c := &w.wrk
+	c.runID.Append(w.runID)
+	c.worker.Append(r.Worker)
+	c.zone.Append(r.Zone)
+	w.row(Workers)
+}
+
 func (w *Writer) Sample(r *record.Sample) {
 	if !w.ok() {
 		return

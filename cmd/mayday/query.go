@@ -43,7 +43,7 @@ func newQueryCmd(ios *ioStreams, runF func(*queryOptions) error) *cobra.Command 
 		Short: "Run a read-only SQL query against a run's database",
 		Long: `Open RUN (a run folder, or a mayday.duckdb file) read-only and print the result of SQL
 as a table, CSV or JSON. Tables: runs, investigations, spans, transitions, executions, faults,
-tool_samples; views: metrics, incidents, recovery_episodes, tool_stats, lifecycle.
+tool_samples, workers; views: metrics, incidents, recovery_episodes, tool_stats, lifecycle.
 
 One statement per call. Only reads run (SELECT, EXPLAIN, PRAGMA, CALL): the database is
 opened read-only and DuckDB is told to refuse every other file (no COPY TO, EXPORT DATABASE,

@@ -109,6 +109,19 @@ func (d *Digest) Span(r *Span) {
 		d.str(a.Key)
 		d.str(a.Value)
 	}
+	if r.Worker != 0 {
+		// Only a span run on a worker hashes it, so traces with unlimited workers keep
+		// their digests.
+		d.buf = append(d.buf, 'w')
+		d.i64(r.Worker)
+	}
+	d.flush()
+}
+
+func (d *Digest) Worker(r *Worker) {
+	d.buf = append(d.buf, 'W')
+	d.i64(r.Worker)
+	d.str(r.Zone)
 	d.flush()
 }
 
@@ -209,6 +222,12 @@ func (t Tee) Sample(r *Sample) {
 	}
 }
 
+func (t Tee) Worker(r *Worker) {
+	for _, s := range t {
+		s.Worker(r)
+	}
+}
+
 var _ Sink = Tee(nil)
 
 // Collector keeps a copy of every record in memory; for tests and small runs.
@@ -219,6 +238,7 @@ type Collector struct {
 	Executions     []Execution
 	Faults         []Fault
 	Samples        []Sample
+	Workers        []Worker
 }
 
 func (c *Collector) Investigation(r *Investigation) { c.Investigations = append(c.Investigations, *r) }
@@ -232,6 +252,7 @@ func (c *Collector) Transition(r *Transition) { c.Transitions = append(c.Transit
 func (c *Collector) Execution(r *Execution)   { c.Executions = append(c.Executions, *r) }
 func (c *Collector) Fault(r *Fault)           { c.Faults = append(c.Faults, *r) }
 func (c *Collector) Sample(r *Sample)         { c.Samples = append(c.Samples, *r) }
+func (c *Collector) Worker(r *Worker)         { c.Workers = append(c.Workers, *r) }
 
 // Replay sends every collected record, table by table, to s.
 func (c *Collector) Replay(s Sink) {
@@ -252,6 +273,9 @@ func (c *Collector) Replay(s Sink) {
 	}
 	for i := range c.Samples {
 		s.Sample(&c.Samples[i])
+	}
+	for i := range c.Workers {
+		s.Worker(&c.Workers[i])
 	}
 }
 

@@ -18,6 +18,7 @@ type Sink interface {
 	Execution(*Execution)
 	Fault(*Fault)
 	Sample(*Sample)
+	Worker(*Worker)
 }
 
 // OpKey is the idempotency key of one logical operation: every attempt of the operation
@@ -90,6 +91,17 @@ type Span struct {
 	OutputRef       string
 	CausedBy        []uint64 // span ids whose output this operation used
 	Attrs           []Attr
+	// Worker is the worker the investigation held when the operation ended (for a takeover,
+	// the worker that died), 1, 2, ...; 0 = none: workers unlimited, the investigation held
+	// none then, or an invoke_agent span, which no one worker runs.
+	Worker int64
+}
+
+// Worker is one worker of a limited fleet (workload.workers) and its zone, written when the
+// worker is first needed.
+type Worker struct {
+	Worker int64 // 1, 2, ...
+	Zone   string
 }
 
 // Investigation is one agent's investigation, written once when it ends or at the horizon.
@@ -192,5 +204,6 @@ func (Discard) Transition(*Transition)       {}
 func (Discard) Execution(*Execution)         {}
 func (Discard) Fault(*Fault)                 {}
 func (Discard) Sample(*Sample)               {}
+func (Discard) Worker(*Worker)               {}
 
 var _ Sink = Discard{}

@@ -119,7 +119,7 @@ func Synthetic(n int, seed uint64) *record.Collector {
 
 // Rows returns the number of records in c.
 func Rows(c *record.Collector) int {
-	return len(c.Investigations) + len(c.Spans) + len(c.Transitions) + len(c.Executions) + len(c.Faults) + len(c.Samples)
+	return len(c.Investigations) + len(c.Spans) + len(c.Transitions) + len(c.Executions) + len(c.Faults) + len(c.Samples) + len(c.Workers)
 }
 
 // endInvestigation appends the investigation record of a synthetic investigation.
