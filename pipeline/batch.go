@@ -20,8 +20,11 @@ import (
 // run single-threaded as always. With Into, every worker loads its runs straight into that
 // one database, each run a transaction of its own on its own connection: DuckDB commits
 // concurrent appends to the same tables without conflict, so a run is in Into, whole, as
-// soon as it finishes, and nothing is copied afterwards. Without Into, each worker loads
-// into its own temporary database, and CopyRuns copies the runs wanted. While any load
+// soon as it finishes, and nothing is copied afterwards; the runs' metrics are read in one
+// query once every run has ended (the metrics view of a database holding k runs costs about
+// as much for one of them as for all, so reading each run's as it ends cost a sweep of n
+// runs about n²/2 runs' worth). Without Into, each run loads into a temporary database of
+// its own, so its metrics read that run alone, and CopyRuns copies the runs wanted. While any load
 // runs, DuckDB is held to one thread (see analysis.DB.Load), so that the workers, not
 // DuckDB's pool, use the cores. Results are identical to running the specs one by one: a
 // run's records depend on its scenario and seed only. Only the physical order of rows
@@ -29,14 +32,15 @@ import (
 // (analysis.ListRuns), and BatchResult lists everything in spec order.
 type Batch struct {
 	Workers int
-	// Into is the database the runs load into; nil = temporary worker databases under Dir.
+	// Into is the database the runs load into; nil = a temporary database per run under Dir.
 	Into *analysis.DB
-	Dir  string // where the temporary worker databases go; "" = os.TempDir()
+	Dir  string // where the temporary databases go; "" = os.TempDir()
 	// KeepGoing records a failed run in BatchResult.Errs and goes on with the others;
 	// without it the first failure stops the batch and is returned.
 	KeepGoing bool
 	// Done is called after each run ends (err is its failure), in completion order, one
-	// call at a time.
+	// call at a time. With Into, the outcome it is given has no metrics yet: they are read
+	// for every run at the end (BatchResult.Outcomes has them).
 	Done func(i int, out analysis.Outcome, err error)
 }
 
@@ -48,11 +52,10 @@ type BatchResult struct {
 	Outcomes []analysis.Outcome // in spec order
 	Ran      []bool             // true for the runs that finished (possibly partial, when interrupted)
 	Errs     []error            // with KeepGoing: why spec i failed
-	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, its metrics, and with Into the checkpoint after it
+	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, and its metrics, or with Into the checkpoint after it
 	Stale    []string           // batch folders of killed processes that were removed
 	into     bool               // the runs are in Batch.Into already
-	holder   []int              // worker whose database holds spec i
-	paths    []string           // the workers' databases
+	paths    []string           // the temporary database of each spec's run
 	dir      string
 }
 
@@ -71,7 +74,6 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		Ran:      make([]bool, len(specs)),
 		Errs:     make([]error, len(specs)),
 		Elapsed:  make([]time.Duration, len(specs)),
-		holder:   make([]int, len(specs)),
 		into:     b.Into != nil,
 	}
 	if b.Into != nil {
@@ -82,7 +84,7 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		if err := analysis.NewRunIDs(ctx, b.Into, ids); err != nil {
 			return nil, err
 		}
-	} else if err := r.makeDir(b.Dir, workers); err != nil {
+	} else if err := r.makeDir(b.Dir, len(specs)); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -99,20 +101,20 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		mu.Unlock()
 		cancel(err)
 	}
-	record := func(w, i int, out analysis.Outcome, elapsed time.Duration, err error) {
+	record := func(i int, out analysis.Outcome, elapsed time.Duration, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if err != nil {
 			r.Errs[i] = err
 		} else {
-			r.Outcomes[i], r.Ran[i], r.holder[i], r.Elapsed[i] = out, true, w, elapsed
+			r.Outcomes[i], r.Ran[i], r.Elapsed[i] = out, true, elapsed
 		}
 		if b.Done != nil {
 			b.Done(i, out, err)
 		}
 	}
-	for w := range workers {
-		wg.Go(func() { b.work(ctx, w, r, specs, jobs, fail, record) })
+	for range workers {
+		wg.Go(func() { b.work(ctx, r, specs, jobs, fail, record) })
 	}
 dispatch:
 	for i := range specs {
@@ -124,6 +126,11 @@ dispatch:
 	}
 	close(jobs)
 	wg.Wait()
+	if len(errs) == 0 && b.Into != nil {
+		if err := r.readMetrics(context.WithoutCancel(ctx), b.Into); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if len(errs) > 0 {
 		r.Close()
 		return nil, errs[0]
@@ -131,33 +138,38 @@ dispatch:
 	return r, nil
 }
 
-// work is worker w: it runs the specs it is handed until jobs closes, skipping them once the
-// batch stops. Without Into it opens its own database at its first run.
-func (b Batch) work(ctx context.Context, w int, r *BatchResult, specs []Spec, jobs <-chan int,
-	fail func(error), record func(w, i int, out analysis.Outcome, elapsed time.Duration, err error)) {
-	db, closeDB := b.Into, func() {}
-	if db == nil {
-		defer func() { closeDB() }()
+// readMetrics reads the metrics of every run that ran into db, in one query.
+func (r *BatchResult) readMetrics(ctx context.Context, db *analysis.DB) error {
+	all, err := db.AllMetrics(ctx)
+	if err != nil {
+		return fmt.Errorf("analysis: batch: metrics: %w", err)
 	}
+	byID := make(map[string]analysis.Metrics, len(all))
+	for _, m := range all {
+		byID[m.RunID] = m
+	}
+	for i, ran := range r.Ran {
+		if !ran {
+			continue
+		}
+		m, ok := byID[r.Outcomes[i].RunID]
+		if !ok {
+			return fmt.Errorf("analysis: batch: no metrics for run %s", r.Outcomes[i].RunID)
+		}
+		r.Outcomes[i].Metrics = m
+	}
+	return nil
+}
+
+// work is one worker: it runs the specs it is handed until jobs closes, skipping them once
+// the batch stops.
+func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-chan int,
+	fail func(error), record func(i int, out analysis.Outcome, elapsed time.Duration, err error)) {
 	for i := range jobs {
 		if ctx.Err() != nil {
 			continue // drain: the batch is stopping
 		}
-		if db == nil {
-			var err error
-			// Not ctx: an interrupt that lands while a worker opens its database
-			// must stop the batch, not fail it.
-			if db, err = analysis.CreateWorker(context.WithoutCancel(ctx), r.paths[w]); err != nil {
-				fail(err) // the environment, not a run: stop whatever KeepGoing says
-				continue
-			}
-			closeDB = func() {
-				if err := db.Close(); err != nil {
-					fail(fmt.Errorf("analysis: batch worker database: %w", err))
-				}
-			}
-		}
-		out, elapsed, err, dberr := b.execute(ctx, db, specs[i])
+		out, elapsed, err, dberr := b.run(ctx, r, i, specs[i])
 		if dberr != nil {
 			fail(dberr) // the database, not the run
 			continue
@@ -166,8 +178,27 @@ func (b Batch) work(ctx context.Context, w int, r *BatchResult, specs []Spec, jo
 			fail(err)
 			continue
 		}
-		record(w, i, out, elapsed, err)
+		record(i, out, elapsed, err)
 	}
+}
+
+// run executes spec i into Into, or without Into into a temporary database of its own,
+// closed after the run (its outcome and metrics read).
+func (b Batch) run(ctx context.Context, r *BatchResult, i int, spec Spec) (analysis.Outcome, time.Duration, error, error) {
+	if b.Into != nil {
+		return b.execute(ctx, b.Into, spec)
+	}
+	// Not ctx: an interrupt that lands while a worker opens a database must stop the
+	// batch, not fail it.
+	db, err := analysis.CreateWorker(context.WithoutCancel(ctx), r.paths[i])
+	if err != nil {
+		return analysis.Outcome{}, 0, nil, err // the environment, not a run: stop whatever KeepGoing says
+	}
+	out, elapsed, err, dberr := b.execute(ctx, db, spec)
+	if cerr := db.Close(); cerr != nil && dberr == nil {
+		dberr = fmt.Errorf("analysis: batch run database: %w", cerr)
+	}
+	return out, elapsed, err, dberr
 }
 
 // execute runs one spec into db and returns its outcome, its own wall time, its failure and
@@ -175,7 +206,7 @@ func (b Batch) work(ctx context.Context, w int, r *BatchResult, specs []Spec, jo
 // checkpointed when it can be.
 func (b Batch) execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, time.Duration, error, error) {
 	start := time.Now()
-	out, err := Execute(ctx, db, spec)
+	out, err := execute(ctx, db, spec, b.Into == nil)
 	if b.Into == nil {
 		return out, time.Since(start), err, nil
 	}
@@ -186,10 +217,10 @@ func (b Batch) execute(ctx context.Context, db *analysis.DB, spec Spec) (analysi
 	return out, time.Since(start), nil, dberr
 }
 
-// makeDir creates the folder of the workers' databases. It is named after this process, so
+// makeDir creates the folder of the runs' databases. It is named after this process, so
 // the next batch in the same place can tell a folder left by a killed process from one of a
 // batch still running.
-func (r *BatchResult) makeDir(parent string, workers int) error {
+func (r *BatchResult) makeDir(parent string, runs int) error {
 	if parent == "" {
 		parent = os.TempDir()
 	}
@@ -199,8 +230,8 @@ func (r *BatchResult) makeDir(parent string, workers int) error {
 		return fmt.Errorf("analysis: batch: %w", err)
 	}
 	r.dir = dir
-	for w := range workers {
-		r.paths = append(r.paths, filepath.Join(dir, "worker-"+strconv.Itoa(w)+".duckdb"))
+	for i := range runs {
+		r.paths = append(r.paths, filepath.Join(dir, "run-"+strconv.Itoa(i)+".duckdb"))
 	}
 	return nil
 }
@@ -216,7 +247,7 @@ func (r *BatchResult) CopyRuns(ctx context.Context, dst *analysis.DB, order []in
 		if i < 0 || i >= len(r.Ran) || !r.Ran[i] {
 			continue
 		}
-		runs = append(runs, analysis.RunCopy{Path: r.paths[r.holder[i]], RunID: r.Outcomes[i].RunID})
+		runs = append(runs, analysis.RunCopy{Path: r.paths[i], RunID: r.Outcomes[i].RunID})
 	}
 	return analysis.CopyRuns(ctx, dst, runs)
 }

@@ -34,10 +34,10 @@ func benchSweep(b *testing.B) ([]Spec, []analysis.SweepParam) {
 // BenchmarkSweep measures `mayday sweep`'s pipeline, from the first run to the closed file:
 // the runs on one worker per core, loading straight into the sweep's database, then the
 // grid parameters, the checkpoint and the close. wall/ideal is the wall time over the ideal
-// (the sum of the runs' own times, BatchResult.Elapsed: each from its first record to its
-// metrics read back and the checkpoint that writes its rows into the file, as closing a
-// `mayday run` does, divided by the workers): what the sweep adds beyond its runs, plus the
-// last worker's idle tail. The target is at most 1.15. batch-s is the runs' phase, after-s
+// (the sum of the runs' own times, BatchResult.Elapsed: each from its first record to the
+// checkpoint that writes its rows into the file, as closing a `mayday run` does, divided by
+// the workers): what the sweep adds beyond its runs (among it the runs' metrics, read in one
+// query at the batch's end), plus the last worker's idle tail. The target is at most 1.15. batch-s is the runs' phase, after-s
 // what follows the last run.
 func BenchmarkSweep(b *testing.B) {
 	specs, params := benchSweep(b)

@@ -10,8 +10,9 @@
 //     and the metrics are read back into an analysis.Outcome. Serial runs specs one after
 //     another into one database (`mayday run`).
 //   - Batch runs a list of specs in parallel on a bounded number of workers, either straight
-//     into one database (a sweep) or into temporary worker databases whose runs are copied
-//     where they belong afterwards (check's run folders). Progress comes through each spec's
+//     into one database (a sweep; the runs' metrics are read in one query at the end) or
+//     each run into a temporary database of its own, whose runs are copied where they belong
+//     afterwards (check's run folders). Progress comes through each spec's
 //     callbacks and Batch.Done; a cancelled context stops dispatching and cuts the runs under
 //     way short (stored as partial). BatchResult lists outcomes in spec order, so nothing a
 //     command prints or stores depends on which worker finished first.

@@ -19,7 +19,7 @@ var testHookRunDone func()
 // terminal: runs done, rate and time left, and with perUnit > 1 also how many units (sweep
 // points, scenarios) have all their perUnit consecutive specs done; a single run shows its
 // investigations instead. With into, every run loads straight into that database as it
-// runs; otherwise temporary worker databases go under dir ("" = the system's temporary
+// runs; otherwise each run's temporary database goes under dir ("" = the system's temporary
 // folder).
 func runBatch(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, quiet bool, label string, specs []pipeline.Spec, jobs int, into *analysis.DB, dir string, unit string, perUnit int) (*pipeline.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
