@@ -28,10 +28,11 @@ const ManifestFile = "export.json"
 var ErrNotExport = errors.New("is not a mayday export")
 
 // DefaultChunkSpans is how many spans an OTLP file holds at most (whole traces are kept in
-// one file, so a file over the limit holds a single large trace). 10,000 spans make files of
-// about 13 MB, under the 20 MiB request limit of the OpenTelemetry Collector's OTLP/HTTP
+// one file, so a file over the limit holds a single large trace). 5,000 spans make files of
+// 6 to 14 MB (a span takes 1.3 to 2.8 KB with the events that carry its investigation's
+// rows), under the 20 MiB request limit of the OpenTelemetry Collector's OTLP/HTTP
 // receiver (which Jaeger uses too).
-const DefaultChunkSpans = 10_000
+const DefaultChunkSpans = 5_000
 
 // ExportOptions controls Export.
 type ExportOptions struct {

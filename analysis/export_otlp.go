@@ -61,6 +61,10 @@ type otlpRun struct {
 	model      string                          // the workload's model, for model turns that name none
 	traces     map[int64]int64                 // span id -> trace id, for links
 	args       map[string][]*commonpb.KeyValue // tool -> its recorded arguments (tool_args)
+	config     string                          // runs.config, carried for mayday import
+	events     sql.NullInt64                   // runs.events
+	records    map[int64][]*tracepb.Span_Event // investigation -> its rows as events (export_otlp_records.go)
+	runRecords []*commonpb.KeyValue            // faults and tool samples, on the run's first file
 }
 
 // exportOTLP writes the spans of each run, one resource per run, in files of whole traces.
@@ -85,12 +89,18 @@ func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
 	run := &otlpRun{info: r, idem: map[string]string{}, traces: map[int64]int64{}, args: map[string][]*commonpb.KeyValue{}}
 	var version, hash, config sql.NullString
 	err := db.SQL().QueryRowContext(ctx,
-		"SELECT version, digest, config_hash, config, status FROM runs WHERE run_id = $1", r.RunID).
-		Scan(&version, &run.digest, &hash, &config, &run.status)
+		"SELECT version, digest, config_hash, config, status, events FROM runs WHERE run_id = $1", r.RunID).
+		Scan(&version, &run.digest, &hash, &config, &run.status, &run.events)
 	if err != nil {
 		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
 	}
-	run.version, run.configHash = version.String, hash.String
+	run.version, run.configHash, run.config = version.String, hash.String, config.String
+	if run.records, err = readRecordEvents(ctx, db, r.RunID); err != nil {
+		return nil, err
+	}
+	if run.runRecords, err = readRunRecords(ctx, db, r.RunID); err != nil {
+		return nil, err
+	}
 	if s, ok := parseRunConfig(config.String); config.Valid && ok {
 		run.model = s.Workload.Model
 		for _, t := range s.Tools {
@@ -144,6 +154,12 @@ func otlpResource(run *otlpRun) *resourcepb.Resource {
 		kvString("mayday.digest", run.digest),
 		kvString("mayday.config_hash", run.configHash),
 	}
+	if run.config != "" {
+		attrs = append(attrs, kvString("mayday.config", run.config))
+	}
+	if run.events.Valid {
+		attrs = append(attrs, kvInt("mayday.events", run.events.Int64))
+	}
 	if run.info.Point >= 0 {
 		attrs = append(attrs, kvInt("mayday.sweep.point", int64(run.info.Point)))
 		for _, p := range run.info.Params {
@@ -170,7 +186,7 @@ type otlpWriter struct {
 const otlpSpanQuery = `SELECT s.trace_id, s.span_id, s.parent_span_id, s.investigation_id, s.agent_id, s.operation,
  s.tool, s.tool_version, s.model, s.op_key, s.attempt, s.start, s."end", s.queue_wait, s.status, s.failure_class,
  s.fault_id, s.input_tokens, s.output_tokens, s.compute, s.input_ref, s.output_ref, s.caused_by, s.kind,
- a.keys, a."values", s.worker, wk.zone
+ a.keys, a."values", s.worker, wk.zone, s.rowid
  FROM spans s LEFT JOIN (
    SELECT span_id, list(key ORDER BY rowid) AS keys, list(value ORDER BY rowid) AS "values"
    FROM span_attrs WHERE run_id = $1 GROUP BY span_id) a ON a.span_id = s.span_id
@@ -193,6 +209,7 @@ type spanRow struct {
 	keys, values                     any // lists of the span's span_attrs rows; nil when none
 	worker                           sql.NullInt64
 	zone                             sql.NullString
+	row                              int64 // the row's place in spans (rowid), for mayday import
 }
 
 // spans reads the run's spans trace by trace and hands each full chunk to a second
@@ -248,7 +265,7 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.
 		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
 			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
 			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
-			&r.outRef, &r.causedBy, &r.kind, &r.keys, &r.values, &r.worker, &r.zone); err != nil {
+			&r.outRef, &r.causedBy, &r.kind, &r.keys, &r.values, &r.worker, &r.zone, &r.row); err != nil {
 			return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
 		}
 		if r.trace != current {
@@ -277,8 +294,12 @@ func (w *otlpWriter) flush(ctx context.Context, chunk []*tracepb.Span) error {
 		return err
 	}
 	w.files++
+	res := w.resource
+	if w.files == 1 && len(w.run.runRecords) > 0 {
+		res = &resourcepb.Resource{Attributes: append(slices.Clone(res.Attributes), w.run.runRecords...)}
+	}
 	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
-		Resource:   w.resource,
+		Resource:   res,
 		ScopeSpans: []*tracepb.ScopeSpans{{Scope: w.scope, Spans: chunk}},
 	}}}
 	b, err := w.mo.Marshal(req)
@@ -352,6 +373,10 @@ func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
 	if r.operation == "inspect" {
 		s.Kind = tracepb.Span_SPAN_KIND_CLIENT // a lookup in a service outside the agent
 	}
+	if ev, ok := run.records[r.inv]; ok && r.operation == "invoke_agent" {
+		s.Events = ev
+		delete(run.records, r.inv) // on the investigation's first invoke_agent span only
+	}
 	if r.parent.Valid {
 		s.ParentSpanId = OTLPSpanID(run.info.RunID, r.parent.Int64)
 	}
@@ -418,7 +443,8 @@ func (w *otlpWriter) attributes(r *spanRow, op string) []*commonpb.KeyValue {
 		kvString("mayday.status", r.status),
 		kvInt("mayday.span_id", r.span),
 		kvInt("mayday.investigation_id", r.inv),
-		kvInt("mayday.agent_id", r.agent))
+		kvInt("mayday.agent_id", r.agent),
+		kvInt("mayday.row", r.row))
 	// Zero is the common value of both (absent means 0), and a span's bytes count at scale.
 	if r.compute != 0 {
 		a = append(a, kvDouble("mayday.compute", r.compute))
@@ -440,6 +466,7 @@ func (w *otlpWriter) attributes(r *spanRow, op string) []*commonpb.KeyValue {
 		a = append(a, kvString("mayday.idempotency", idem))
 	}
 	a = optString(a, "mayday.tool_version", r.toolVersion, true)
+	a = optString(a, "mayday.model", r.model, true)
 	a = optString(a, "mayday.input_ref", r.inputRef, true)
 	a = optString(a, "mayday.output_ref", r.outRef, true)
 	if r.worker.Valid {

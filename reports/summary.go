@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/mayday-sim/mayday/analysis"
@@ -32,6 +33,9 @@ type Summary struct {
 	TerminationReasons map[string]int64    `json:"termination_reasons,omitempty"`
 	Seeds              []SeedRun           `json:"seeds,omitempty"`
 	Intervals          map[string]Interval `json:"intervals,omitempty"`
+	// Unknown lists, for a run imported from traces (mayday import), the metrics its trace
+	// cannot give and why; they are left out of Metrics.
+	Unknown map[string]string `json:"unknown,omitempty"`
 
 	windows int // the scenario's fault windows, so the text can say goodput never came back
 }
@@ -173,6 +177,27 @@ func Summarize(sc *scenarios.Scenario, version string, outs []analysis.Outcome) 
 	return s
 }
 
+// SummarizeImported builds the summary of runs written by mayday import: the first run's
+// metrics (each run's under seeds when there are several), and the metrics the trace
+// cannot give, with why.
+func SummarizeImported(scenario, version string, outs []analysis.Outcome, unknown map[string]string) Summary {
+	first := outs[0]
+	s := Summary{Scenario: scenario, Version: version, Seed: first.Seed, Digest: first.Digest,
+		Status: first.Status, Metrics: MetricMap(first.Metrics), TerminationReasons: first.Metrics.TerminationReasons,
+		Unknown: unknown}
+	if len(s.TerminationReasons) == 0 {
+		s.TerminationReasons = nil
+	}
+	s.Currency = first.Metrics.Currency
+	if len(outs) > 1 {
+		for _, o := range outs {
+			s.Seeds = append(s.Seeds, SeedRun{Seed: o.Seed, RunID: o.RunID, Digest: o.Digest, Status: o.Status,
+				Events: o.Events, Metrics: MetricMap(o.Metrics)})
+		}
+	}
+	return s
+}
+
 // WriteFile writes the summary as indented JSON.
 func (s Summary) WriteFile(path string) error {
 	b, err := json.MarshalIndent(s, "", "  ")
@@ -231,6 +256,9 @@ func (s Summary) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
+	if len(s.Unknown) > 0 {
+		fmt.Fprintf(w, "  not in a trace (%d metrics, why: summary.json \"unknown\"): %s\n", len(s.Unknown), strings.Join(sortedKeys(s.Unknown), ", "))
+	}
 	if s.Database != "" {
 		fmt.Fprintf(w, "database: %s\n", s.Database)
 	}
@@ -243,7 +271,8 @@ func (s Summary) WriteText(w io.Writer) error {
 // one that could not be measured.
 func (s Summary) writeScopeAndGoodput(w io.Writer) {
 	done, full := s.Metrics["completion_rate"], s.Metrics["full_scope_completion_rate"]
-	if reduced := done - full; reduced > 1e-12 {
+	if _, known := s.Metrics["full_scope_completion_rate"]; known && done-full > 1e-12 {
+		reduced := done - full
 		fmt.Fprintf(w, "  reduced scope: %s of started completed with less than their plan (counted by completion_rate, not by full_scope_completion_rate)\n", Format("completion_rate", reduced))
 	}
 	for _, name := range []string{"median_recovery_time", "p95_recovery_time", "goodput_recovery_time"} {

@@ -69,7 +69,7 @@
 --                         NULL when unpriced or nothing cost.
 -- peak_backlog            the most roots open at once (arrived, not yet ended); arrivals and
 --                         ends at one instant are netted before the running count is taken.
-CREATE OR REPLACE VIEW metrics AS
+CREATE OR REPLACE VIEW metrics_measured AS
 WITH inv AS (
     SELECT run_id,
            count(*) AS started,

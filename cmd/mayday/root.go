@@ -47,6 +47,7 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 		newReportCmd(io, nil),
 		newQueryCmd(io, nil),
 		newExportCmd(io, nil),
+		newImportCmd(io, nil),
 		newFitCmd(io, nil),
 		newCalibrateCmd(io, nil),
 		newScenariosCmd(io),

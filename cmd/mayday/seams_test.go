@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -98,6 +99,18 @@ func TestExportFlags(t *testing.T) {
 	parse(t, newExportCmd(testIO(), func(o *exportOptions) error { got = o; return nil }),
 		"runs/x", "--format", "otlp", "--out", "e", "--force", "--chunk-spans", "10")
 	if got.Run != "runs/x" || got.Format != "otlp" || got.Out != "e" || !got.Force || got.ChunkSpans != 10 {
+		t.Fatalf("parsed %+v", got)
+	}
+}
+
+func TestImportFlags(t *testing.T) {
+	var got *importOptions
+	parse(t, newImportCmd(testIO(), func(o *importOptions) error { got = o; return nil }),
+		"a.jsonl", "b", "--out", "r", "--force", "--conventions", "openinference", "--retry-window", "90s",
+		"--run-id", "prod", "--redact", "session", "--format", "json", "-q")
+	if !reflect.DeepEqual(got.Inputs, []string{"a.jsonl", "b"}) || got.Out != "r" || !got.Force || got.Conventions != "openinference" ||
+		got.RetryWindow != 90*time.Second || got.RunID != "prod" || !reflect.DeepEqual(got.Redact, []string{"session"}) ||
+		got.Format != "json" || !got.Quiet {
 		t.Fatalf("parsed %+v", got)
 	}
 }
@@ -249,6 +262,8 @@ func TestUserMistakesExit2(t *testing.T) {
 		{"query", existing, "SELECT 1"}, // a folder without a database
 		{"query", existing, "SELECT 1", "--format", "xml"},
 		{"export", existing, "--format", "zip", "--out", dir + "/e"},
+		{"import", dir + "/missing.jsonl", "--out", dir + "/i"},
+		{"import", bad, "--out", dir + "/i"},
 		{"merge", dir + "/out", dir + "/missing"},
 		{"compare", dir + "/missing", dir + "/missing"},
 		{"report", dir + "/missing"},

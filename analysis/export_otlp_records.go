@@ -1,0 +1,124 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+)
+
+// What an OTLP export carries beyond the spans, so that mayday import rebuilds every table
+// a metric reads: each investigation's row, its lifecycle transitions and its tools'
+// executions as events of its invoke_agent span (mayday.investigation, mayday.transition,
+// mayday.execution), and the run's faults and tool samples as resource attributes of the
+// run's first file (mayday.faults, mayday.tool_samples: arrays of key-value lists). Each
+// row is the table's columns under their names; a timestamp is an int of Unix nanoseconds,
+// a NULL is left out; mayday.row is the row's place in its table, so that an import stores
+// the rows in the same order (sums of doubles depend on it).
+
+// otlpRecordTables are the tables carried as events, with their event name and the column
+// that places the event in time.
+var otlpRecordTables = []struct{ table, event, at string }{
+	{"investigations", "mayday.investigation", "arrived_at"},
+	{"transitions", "mayday.transition", "at"},
+	{"executions", "mayday.execution", "start"},
+}
+
+// readRecordEvents reads the rows of the run's investigations, transitions and executions
+// as span events, by investigation, in the order they were stored.
+func readRecordEvents(ctx context.Context, db *DB, runID string) (map[int64][]*tracepb.Span_Event, error) {
+	out := map[int64][]*tracepb.Span_Event{}
+	for _, t := range otlpRecordTables {
+		err := eachRow(ctx, db, t.table, runID, func(kvs []*commonpb.KeyValue, vals map[string]any) {
+			inv, _ := vals["investigation_id"].(int64)
+			at, _ := vals[t.at].(time.Time)
+			out[inv] = append(out[inv], &tracepb.Span_Event{Name: t.event, TimeUnixNano: uint64(at.UnixNano()), Attributes: kvs})
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// readRunRecords returns the run's faults and tool samples as resource attributes.
+func readRunRecords(ctx context.Context, db *DB, runID string) ([]*commonpb.KeyValue, error) {
+	var attrs []*commonpb.KeyValue
+	for _, t := range []struct{ table, key string }{{"faults", "mayday.faults"}, {"tool_samples", "mayday.tool_samples"}} {
+		var rows []*commonpb.AnyValue
+		err := eachRow(ctx, db, t.table, runID, func(kvs []*commonpb.KeyValue, _ map[string]any) {
+			rows = append(rows, &commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: kvs}}})
+		})
+		if err != nil {
+			return nil, err
+		}
+		attrs = append(attrs, &commonpb.KeyValue{Key: t.key, Value: &commonpb.AnyValue{
+			Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: rows}}}})
+	}
+	return attrs, nil
+}
+
+// eachRow calls fn with each row of table in run runID (in stored order) as attributes,
+// and as column -> value.
+func eachRow(ctx context.Context, db *DB, table, runID string, fn func([]*commonpb.KeyValue, map[string]any)) error {
+	rows, err := db.SQL().QueryContext(ctx, "SELECT * EXCLUDE (run_id) FROM "+ident(table)+" WHERE run_id = $1 ORDER BY rowid", runID)
+	if err != nil {
+		return fmt.Errorf("export: %s of %s: %w", table, runID, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	for row := int64(0); rows.Next(); row++ {
+		if err := rows.Scan(ptrs...); err != nil {
+			return fmt.Errorf("export: %s of %s: %w", table, runID, err)
+		}
+		byName := make(map[string]any, len(cols))
+		kvs := make([]*commonpb.KeyValue, 0, len(cols)+1)
+		kvs = append(kvs, kvInt("mayday.row", row))
+		for i, c := range cols {
+			byName[c] = vals[i]
+			if kv := columnKV(c, vals[i]); kv != nil {
+				kvs = append(kvs, kv)
+			}
+		}
+		fn(kvs, byName)
+	}
+	return rows.Err()
+}
+
+// columnKV is one column's value as an attribute; nil for NULL.
+func columnKV(col string, v any) *commonpb.KeyValue {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case time.Time:
+		return kvInt(col, x.UnixNano())
+	case int64:
+		return kvInt(col, x)
+	case int32:
+		return kvInt(col, int64(x))
+	case uint64:
+		return kvInt(col, int64(x))
+	case float64:
+		return kvDouble(col, x)
+	case bool:
+		return kvBool(col, x)
+	case string:
+		return kvString(col, x)
+	case sql.NullString:
+		return kvString(col, x.String)
+	}
+	return kvString(col, fmt.Sprint(v))
+}

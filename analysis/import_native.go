@@ -1,0 +1,237 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// Reading back a run of mayday's own OTLP export (docs/export.md): the spans' mayday.*
+// attributes give every column, the events of the invoke_agent spans the investigations,
+// transitions and executions, the resource the run, its faults and tool samples
+// (export_otlp_records.go). Every table a metric reads is rebuilt row for row.
+
+// native is one mayday export run being rebuilt.
+type native struct {
+	r      *inRun
+	ids    map[string]uint64 // trace id + span id (hex) -> mayday span id
+	rootOf map[int64]int64   // investigation -> its root
+	c      record.Collector
+}
+
+func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (ImportedRun, error) {
+	n := &native{r: r, ids: map[string]uint64{}, rootOf: map[int64]int64{}}
+	for _, s := range r.spans {
+		id, ok := s.num("mayday.span_id")
+		if !ok {
+			return ImportedRun{}, fmt.Errorf("run %s: span %q of a mayday export has no mayday.span_id: %w", r.id, s.name, ErrBadTraceInput)
+		}
+		n.ids[s.key] = uint64(id)
+	}
+	n.events()
+	spanRows := make([]int64, 0, len(r.spans))
+	for _, s := range r.spans {
+		n.c.Spans = append(n.c.Spans, n.span(s))
+		row, _ := s.num("mayday.row")
+		spanRows = append(spanRows, row)
+	}
+	sortByRow(n.c.Spans, spanRows)
+	n.runRecords()
+	res := r.resource
+	run := traces.Run{RunID: r.id, Scenario: res["mayday.scenario"].GetStringValue(), Seed: seedOf(res["mayday.seed"]),
+		Config: res["mayday.config"].GetStringValue(), ConfigHash: res["mayday.config_hash"].GetStringValue(),
+		Version: res["service.version"].GetStringValue(), Events: res["mayday.events"].GetIntValue(),
+		Status: res["mayday.run.status"].GetStringValue()}
+	if err := loadRecords(ctx, db, r.id, opts, run, n.c.Replay); err != nil {
+		return ImportedRun{}, err
+	}
+	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: r.convs,
+		Spans: int64(len(r.spans)), Investigations: len(n.c.Investigations), TimeZero: time.Unix(0, record.Epoch).UTC()}
+	if _, ok := res["mayday.events"]; !ok {
+		_, err := db.SQL().ExecContext(ctx, "UPDATE runs SET events = NULL WHERE run_id = $1", r.id)
+		return ir, err
+	}
+	return ir, nil
+}
+
+// events rebuilds the investigations, transitions and executions from the invoke_agent
+// spans' events.
+func (n *native) events() {
+	var invRows, transRows, execRows []int64
+	defer func() {
+		sortByRow(n.c.Investigations, invRows)
+		sortByRow(n.c.Transitions, transRows)
+		sortByRow(n.c.Executions, execRows)
+	}()
+	for _, s := range n.r.spans {
+		for _, e := range s.events {
+			v := kvMap(e.Attributes)
+			switch e.Name {
+			case "mayday.investigation":
+				inv := record.Investigation{InvestigationID: v.int("investigation_id"), ParentID: v.int("parent_id"),
+					RootID: v.int("root_id"), Depth: int32(v.int("depth")), ArrivedAt: v.time("arrived_at"),
+					FinalState: v.str("final_state"), TerminationReason: v.str("termination_reason"),
+					Steps: int32(v.int("steps")), Attempts: int32(v.int("attempts")), Revisions: int32(v.int("revisions")),
+					Escalations: int32(v.int("escalations")), Tokens: v.int("tokens"), Compute: v.float("compute"),
+					TrulyValid: v.bool("truly_valid"), Validated: v.bool("validated"), Crashes: int32(v.int("crashes")),
+					Scope: v.str("scope")}
+				if _, ok := v["ended_at"]; ok {
+					inv.Ended, inv.EndedAt = true, v.time("ended_at")
+				}
+				n.rootOf[inv.InvestigationID] = inv.RootID
+				n.c.Investigations = append(n.c.Investigations, inv)
+				invRows = append(invRows, v.int("mayday.row"))
+			case "mayday.transition":
+				n.c.Transitions = append(n.c.Transitions, record.Transition{InvestigationID: v.int("investigation_id"),
+					At: v.time("at"), From: v.str("from_state"), To: v.str("to_state"), Event: v.str("event"),
+					FailureClass: v.str("failure_class"), Action: v.str("action"), DecidedBy: v.str("decided_by"),
+					Reason: v.str("reason"), Attempt: int32(v.int("attempt"))})
+				transRows = append(transRows, v.int("mayday.row"))
+			case "mayday.execution":
+				key, _ := parseOpKey(v.str("op_key"))
+				n.c.Executions = append(n.c.Executions, record.Execution{Tool: v.str("tool"), OpKey: key,
+					InvestigationID: v.int("investigation_id"), Execution: int32(v.int("execution")),
+					Start: v.time("start"), End: v.time("end"), Outcome: v.str("outcome"), Delivered: v.bool("delivered"),
+					Compute: v.float("compute"), SideEffects: v.bool("side_effects")})
+				execRows = append(execRows, v.int("mayday.row"))
+			}
+		}
+	}
+}
+
+// runRecords rebuilds the faults and tool samples from the resource.
+func (n *native) runRecords() {
+	for _, row := range n.r.resource["mayday.faults"].GetArrayValue().GetValues() {
+		v := kvMap(row.GetKvlistValue().GetValues())
+		_, window := v["window_start"]
+		n.c.Faults = append(n.c.Faults, record.Fault{FaultID: v.str("fault_id"), Kind: v.str("kind"), Tool: v.str("tool"),
+			Start: v.time("start"), End: v.time("end"), Parameters: v.str("parameters"), Window: window, Hits: v.str("hits")})
+	}
+	for _, row := range n.r.resource["mayday.tool_samples"].GetArrayValue().GetValues() {
+		v := kvMap(row.GetKvlistValue().GetValues())
+		budget := -1.0
+		if _, ok := v["budget_tokens"]; ok {
+			budget = v.float("budget_tokens")
+		}
+		n.c.Samples = append(n.c.Samples, record.Sample{Tool: v.str("tool"), At: v.time("at"), Queued: int32(v.int("queued")),
+			InService: int32(v.int("in_service")), Parked: int32(v.int("parked")), BudgetTokens: budget,
+			BreakerState: v.str("breaker_state"), Attempts: int32(v.int("attempts")), Failures: int32(v.int("failures")),
+			Retries: int32(v.int("retries"))})
+	}
+}
+
+// span rebuilds one row of spans.
+func (n *native) span(s *inSpan) record.Span {
+	v := kvMap(s.attrs)
+	inv := v.int("mayday.investigation_id")
+	sp := record.Span{TraceID: inv, SpanID: n.ids[s.key], ParentSpanID: n.ids[s.parent], InvestigationID: inv,
+		AgentID: v.int("mayday.agent_id"), Operation: record.Operation(v.str("mayday.operation")),
+		Tool: cmpOr(v.str("mayday.tool"), v.str("gen_ai.tool.name")), ToolVersion: v.str("mayday.tool_version"),
+		Model: v.str("mayday.model"), Attempt: int32(v.int("mayday.attempt")),
+		Start: s.start - record.Epoch, End: s.end - record.Epoch,
+		QueueWait: int64(math.Round(v.float("mayday.queue_wait") * 1e9)), Status: record.Status(v.str("mayday.status")),
+		FailureClass: v.str("mayday.failure_class"), FaultID: v.str("mayday.fault_id"),
+		InputTokens:  cmpOr(v.int("gen_ai.usage.input_tokens"), v.int("mayday.input_tokens")),
+		OutputTokens: cmpOr(v.int("gen_ai.usage.output_tokens"), v.int("mayday.output_tokens")),
+		Compute:      v.float("mayday.compute"), InputRef: v.str("mayday.input_ref"), OutputRef: v.str("mayday.output_ref")}
+	if root, ok := n.rootOf[inv]; ok {
+		sp.TraceID = root
+	}
+	if key, ok := parseOpKey(v.str("mayday.op_key")); ok {
+		sp.HasKey, sp.OpKey = true, key
+	}
+	for _, l := range s.links {
+		if id, ok := n.ids[hex.EncodeToString(l.TraceId)+hex.EncodeToString(l.SpanId)]; ok {
+			sp.CausedBy = append(sp.CausedBy, id)
+		}
+	}
+	for _, kv := range s.attrs {
+		if k, ok := strings.CutPrefix(kv.Key, "mayday.attr."); ok {
+			sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: anyText(kv.Value)})
+		}
+	}
+	return sp
+}
+
+// sortByRow puts records in the order of their rows in the exported table (stable, so an
+// export without mayday.row keeps the order read).
+func sortByRow[T any](recs []T, rows []int64) {
+	idx := make([]int, len(recs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rows[a], rows[b]) })
+	sorted := make([]T, len(recs))
+	for i, j := range idx {
+		sorted[i] = recs[j]
+	}
+	copy(recs, sorted)
+}
+
+func cmpOr[T comparable](a, b T) T {
+	var zero T
+	if a != zero {
+		return a
+	}
+	return b
+}
+
+// parseOpKey reads "<investigation>/<step>/<revision>".
+func parseOpKey(s string) (record.OpKey, bool) {
+	parts := strings.Split(s, "/")
+	if len(parts) != 3 {
+		return record.OpKey{}, false
+	}
+	i, e1 := strconv.ParseInt(parts[0], 10, 64)
+	st, e2 := strconv.ParseInt(parts[1], 10, 32)
+	rv, e3 := strconv.ParseInt(parts[2], 10, 32)
+	if e1 != nil || e2 != nil || e3 != nil {
+		return record.OpKey{}, false
+	}
+	return record.OpKey{Investigation: i, Step: int32(st), Revision: int32(rv)}, true
+}
+
+func seedOf(v *commonpb.AnyValue) uint64 {
+	if s := v.GetStringValue(); s != "" {
+		n, _ := strconv.ParseUint(s, 10, 64)
+		return n
+	}
+	return uint64(v.GetIntValue())
+}
+
+// kvs is a list of attributes by key.
+type kvs map[string]*commonpb.AnyValue
+
+func kvMap(list []*commonpb.KeyValue) kvs {
+	m := make(kvs, len(list))
+	for _, kv := range list {
+		m[kv.Key] = kv.Value
+	}
+	return m
+}
+
+func (m kvs) str(k string) string { return m[k].GetStringValue() }
+func (m kvs) bool(k string) bool  { return m[k].GetBoolValue() }
+func (m kvs) float(k string) float64 {
+	if v, ok := m[k].GetValue().(*commonpb.AnyValue_IntValue); ok {
+		return float64(v.IntValue)
+	}
+	return m[k].GetDoubleValue()
+}
+func (m kvs) int(k string) int64 { return m[k].GetIntValue() }
+
+// time is a timestamp column (Unix nanoseconds) as simulated time.
+func (m kvs) time(k string) int64 { return m[k].GetIntValue() - record.Epoch }

@@ -1,0 +1,158 @@
+//go:build duckdb_arrow
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/reports"
+)
+
+type importOptions struct {
+	io          *ioStreams
+	Inputs      []string
+	Out         string
+	Force       bool
+	Conventions string
+	RetryWindow time.Duration
+	RunID       string
+	Redact      []string
+	Format      string
+	Quiet       bool
+}
+
+// newImportCmd builds 'mayday import'; runF, when not nil, gets the parsed options instead
+// of running them.
+func newImportCmd(io *ioStreams, runF func(*importOptions) error) *cobra.Command {
+	opts := &importOptions{io: io}
+	cmd := &cobra.Command{
+		Use:   "import FILE|DIR... --out DIR",
+		Short: "Read OpenTelemetry traces of a real fleet into a run folder, with the same metrics",
+		Long: `Read OTLP trace data into the new run folder DIR: the OpenTelemetry Collector file
+exporter's JSON lines, OTLP/JSON request bodies and OTLP protobuf (.pb: one request, or
+requests each after its length as a varint); .gz files are read too, and a folder is read
+for its .json, .jsonl, .ndjson and .pb files.
+
+Spans in the GenAI conventions (invoke_agent, chat, execute_tool, gen_ai.usage.*,
+error.type) and in the OpenInference conventions (openinference.span.kind AGENT, LLM,
+TOOL, llm.token_count.*, exception events) are recognised span by span, or all as one
+with --conventions. Agent spans become investigations (a subagent's parent is its nearest
+agent ancestor), tool spans attempts of logical operations (a retry is a new span of the
+same tool call: the same tool call id, else an attempt attribute, else the same parent and
+tool within --retry-window of a failed attempt), model spans model turns with their
+tokens. A mayday export (mayday export --format otlp) is read back run by run, whole.
+
+What a trace cannot know (tool-side executions, true validity, compute, pending time)
+stays NULL; the metrics that need it are NULL, and summary.json says why under "unknown".
+Secret-looking attribute values are redacted as in a simulated run. The mapping is in
+docs/import.md.`,
+		Example: `  mayday import otel-collector/traces.jsonl --out runs/prod-2026-03-02
+  mayday import exports/otlp --out runs/roundtrip
+  mayday import spans.pb --conventions openinference --retry-window 2m --out runs/phoenix`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Inputs = args
+			if runF != nil {
+				return runF(opts)
+			}
+			return importRun(c.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&opts.Out, "out", "o", "", "the run folder to create (required)")
+	f.BoolVar(&opts.Force, "force", false, "replace DIR if it is a run folder mayday wrote")
+	f.StringVar(&opts.Conventions, "conventions", analysis.ConvAuto, "auto (per span), genai or openinference")
+	f.DurationVar(&opts.RetryWindow, "retry-window", analysis.DefaultRetryWindow, "a new span of the same tool under the same parent this soon after a failed one is its retry (when no tool call id or attempt attribute says)")
+	f.StringVar(&opts.RunID, "run-id", "import", "the run id of the imported traces (a mayday export keeps its own)")
+	f.StringSliceVar(&opts.Redact, "redact", nil, "more secret-key patterns to redact, as a scenario's redact")
+	f.StringVar(&opts.Format, "format", "text", "how to print the summary: text or json")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on a terminal")
+	_ = cmd.RegisterFlagCompletionFunc("conventions", cobra.FixedCompletions(
+		[]string{analysis.ConvAuto, analysis.ConvGenAI, analysis.ConvOpenInference}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func importRun(ctx context.Context, opts *importOptions) error {
+	if opts.Out == "" {
+		return badInputf("--out: name the run folder to create, e.g. --out runs/imported")
+	}
+	if opts.Format != "text" && opts.Format != "json" {
+		return badInputf("--format %q: want text or json", opts.Format)
+	}
+	if opts.RetryWindow <= 0 {
+		return badInputf("--retry-window %s: want a positive duration", opts.RetryWindow)
+	}
+	if _, err := analysis.TraceInputs(opts.Inputs); err != nil {
+		return badInput(err)
+	}
+	var sum reports.Summary
+	tx := folderTx{io: opts.io, Dir: opts.Out, Force: opts.Force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
+		var err error
+		sum, err = importInto(ctx, opts, folder)
+		return err == nil, err
+	}}
+	res, err := tx.run(ctx)
+	if ctx.Err() != nil {
+		return interrupted("nothing was written")
+	}
+	if err != nil {
+		return err
+	}
+	if !res.Stored {
+		return internal(errors.New("import: the run folder was not stored"))
+	}
+	return printSummary(opts.io, opts.Format, sum)
+}
+
+// importInto imports into the staged folder and writes its summary.
+func importInto(ctx context.Context, opts *importOptions, folder *analysis.Folder) (reports.Summary, error) {
+	db, err := analysis.Create(folder.DBPath())
+	if err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	bar := newProgress(opts.io, opts.Quiet, "import", 0)
+	res, err := analysis.Import(ctx, db, opts.Inputs, analysis.ImportOptions{
+		Conventions: opts.Conventions, RetryWindow: opts.RetryWindow, RunID: opts.RunID,
+		Redact: opts.Redact, Version: version,
+		Progress: func(file string, i, n int, spans int64) {
+			bar.update(fmt.Sprintf("file %d of %d (%s), %s read", i, n, filepath.Base(file), plural(int(spans), "span", "spans")))
+		},
+	})
+	bar.done()
+	if err != nil {
+		db.Close()
+		if ctx.Err() != nil {
+			return reports.Summary{}, interrupted("nothing was written")
+		}
+		if errors.Is(err, analysis.ErrBadTraceInput) {
+			return reports.Summary{}, badInput(err)
+		}
+		return reports.Summary{}, internal(err)
+	}
+	outs, err := analysis.ImportOutcomes(ctx, db, res)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	var unknown map[string]string
+	for _, r := range res.Runs {
+		if len(r.Unknown) > 0 {
+			unknown = r.Unknown
+		}
+	}
+	sum := reports.SummarizeImported(res.Runs[0].Scenario, version, outs, unknown)
+	sum.Database = filepath.Join(opts.Out, analysis.DBFile)
+	if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
+		return reports.Summary{}, internal(err)
+	}
+	return sum, nil
+}
