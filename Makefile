@@ -6,7 +6,7 @@ LDFLAGS := -X main.version=$(VERSION)
 BIN     := bin/mayday
 # Packages that never link DuckDB are cheap enough to test with the race detector (. holds
 # the tests of the layering in docs/architecture.md and of function length).
-PURE    := . ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... ./secret/... ./deploy/...
+PURE    := . ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... ./secret/... ./deploy/... ./fit/... ./internal/...
 CGO_ENABLED := 1
 export CGO_ENABLED
 
@@ -48,7 +48,7 @@ endif
 
 test: vet
 	$(GO) test -race -count=1 -timeout 30m $(PURE)
-	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./analysis/... ./pipeline/... ./tune/... ./reports/... ./cmd/...
+	$(GO) test -tags $(TAGS) -count=1 -timeout 30m ./analysis/... ./pipeline/... ./tune/... ./hunt/... ./reports/... ./cmd/...
 
 vet:
 	$(GO) vet -tags $(TAGS) ./...
