@@ -39,7 +39,7 @@ func TestScenariosListsEmbeddedExamples(t *testing.T) {
 	}
 }
 
-var workloadKeys = []string{"investigations", "arrival", "steps", "think", "tokens", "model", "tools", "subagents", "behaviour", "workers", "priority"}
+var workloadKeys = []string{"investigations", "arrival", "steps", "think", "tokens", "model", "tools", "subagents", "behaviour", "workers", "priority", "zones", "hold_worker"}
 
 func TestValidateReportsEveryScenario(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
