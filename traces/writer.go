@@ -592,7 +592,6 @@ func (w *Writer) Fault(r *record.Fault) {
 	w.row(Faults)
 }
 
-// Sample records one tool_samples row.
 // Worker writes one row of workers.
 func (w *Writer) Worker(r *record.Worker) {
 	if !w.ok() {
@@ -606,6 +605,7 @@ func (w *Writer) Worker(r *record.Worker) {
 	w.row(Workers)
 }
 
+// Sample records one tool_samples row.
 func (w *Writer) Sample(r *record.Sample) {
 	if !w.ok() {
 		return
