@@ -226,3 +226,77 @@ func runRapid(t *rapid.T, s *scenarios.Scenario, seed uint64) *record.Collector 
 	}
 	return &c
 }
+
+// TestPropertyCancelDeadline: on any scenario of spendFleet, no execution at a tool with
+// cancel_on_timeout ends after its attempt's timeout, whatever became of the attempt's
+// caller (its worker crashed, it ended). The attempt that started an execution was sent at
+// or before the execution started; the latest attempt of the operation sent by then has
+// the latest deadline an execution may keep, so an end past it is past its own attempt's.
+func TestPropertyCancelDeadline(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		yaml := spendFleet(rt)
+		s, err := scenarios.Parse("spend.yaml", []byte(yaml), nil)
+		if err != nil {
+			rt.Fatalf("the generator wrote a scenario Parse refuses: %v\n%s", err, yaml)
+		}
+		c := runRapid(rt, s, rapid.Uint64Range(1, 1000).Draw(rt, "seed"))
+		timeout := map[string]int64{}
+		for _, tl := range s.Tools {
+			if tl.CancelOnTimeout {
+				timeout[tl.Name] = int64(tl.Timeout)
+			}
+		}
+		sent := map[record.OpKey][]int64{} // in the order sent
+		for i := range c.Spans {
+			if sp := &c.Spans[i]; sp.Operation == record.OpExecuteTool && sp.Status != record.StatusBlocked {
+				sent[sp.OpKey] = append(sent[sp.OpKey], sp.Start)
+			}
+		}
+		for i := range c.Executions {
+			e := &c.Executions[i]
+			tt, ok := timeout[e.Tool]
+			if !ok {
+				continue
+			}
+			latest := int64(-1)
+			for _, at := range sent[e.OpKey] {
+				if at <= e.Start {
+					latest = max(latest, at)
+				}
+			}
+			if latest < 0 || e.End > latest+tt {
+				rt.Fatalf("execution %d of %v at %s ran %d..%d, past its attempt's deadline (latest attempt sent by its start: %d, timeout %d)\n%s",
+					e.Execution, e.OpKey, e.Tool, e.Start, e.End, latest, tt, yaml)
+			}
+		}
+	})
+}
+
+// TestPropertyModelDown: on any scenario of spendFleet, no model call succeeds while the
+// model is down: no model turn or consultation of a model supervisor that spent tokens
+// (status ok) was in flight at any instant of an outage of the model.
+func TestPropertyModelDown(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		yaml := spendFleet(rt)
+		s, err := scenarios.Parse("spend.yaml", []byte(yaml), nil)
+		if err != nil {
+			rt.Fatalf("the generator wrote a scenario Parse refuses: %v\n%s", err, yaml)
+		}
+		c := runRapid(rt, s, rapid.Uint64Range(1, 1000).Draw(rt, "seed"))
+		for _, f := range s.Faults {
+			if f.Kind != scenarios.FaultOutage || f.Tool != scenarios.ModelTool {
+				continue
+			}
+			from, to := int64(f.At), int64(f.At+f.For)
+			for i := range c.Spans {
+				sp := &c.Spans[i]
+				call := sp.Operation == record.OpPlan && spanAttr(sp, "kind") == "model_turn" ||
+					sp.Operation == record.OpSupervise && sp.Model != ""
+				if call && sp.Status == record.StatusOK && sp.End >= from && sp.Start < to {
+					rt.Fatalf("%s span of investigation %d ran %d..%d, ok, while the model was down %d..%d\n%s",
+						sp.Operation, sp.InvestigationID, sp.Start, sp.End, from, to, yaml)
+				}
+			}
+		}
+	})
+}
