@@ -4,6 +4,8 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -43,10 +45,22 @@ prices:
 // TestBudgetAtEverySpendFromTables: read back from the trace tables, no investigation's
 // cost (the costs view's rules: tokens of plan and supervise spans, the call price of every
 // attempt sent, the compute of every execution) exceeds its budget by more than its largest
-// single spend. An attempt's spend is bounded here by its call plus the largest execution of
-// the investigation, since an execution is not tied to its attempt in the tables.
+// single spend, whether the tool cancels timed-out work or lets it run (then executions
+// outlive their attempts and bill after them: their whole compute was committed when their
+// attempts were sent). An attempt's spend is its call plus the compute of the execution it
+// started; every execution was started by one attempt, so the largest such spend is the
+// call plus the investigation's largest execution.
 func TestBudgetAtEverySpendFromTables(t *testing.T) {
-	sc, err := scenarios.Parse("budget.yaml", []byte(budgetFleet), nil)
+	for _, cancel := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cancel_on_timeout=%t", cancel), func(t *testing.T) {
+			text := strings.Replace(budgetFleet, "cancel_on_timeout: true", fmt.Sprintf("cancel_on_timeout: %t", cancel), 1)
+			budgetFromTables(t, text)
+		})
+	}
+}
+
+func budgetFromTables(t *testing.T, text string) {
+	sc, err := scenarios.Parse("budget.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
