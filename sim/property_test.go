@@ -226,3 +226,188 @@ func runRapid(t *rapid.T, s *scenarios.Scenario, seed uint64) *record.Collector 
 	}
 	return &c
 }
+
+// TestPropertyCancelDeadline: on any scenario of spendFleet, no execution at a tool with
+// cancel_on_timeout ends after its attempt's timeout, whatever became of the attempt's
+// caller (its worker crashed, it ended). The attempt that started an execution was sent at
+// or before the execution started; the latest attempt of the operation sent by then has
+// the latest deadline an execution may keep, so an end past it is past its own attempt's.
+func TestPropertyCancelDeadline(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		yaml := spendFleet(rt)
+		s, err := scenarios.Parse("spend.yaml", []byte(yaml), nil)
+		if err != nil {
+			rt.Fatalf("the generator wrote a scenario Parse refuses: %v\n%s", err, yaml)
+		}
+		c := runRapid(rt, s, rapid.Uint64Range(1, 1000).Draw(rt, "seed"))
+		timeout := map[string]int64{}
+		for _, tl := range s.Tools {
+			if tl.CancelOnTimeout {
+				timeout[tl.Name] = int64(tl.Timeout)
+			}
+		}
+		sent := map[record.OpKey][]int64{} // in the order sent
+		for i := range c.Spans {
+			if sp := &c.Spans[i]; sp.Operation == record.OpExecuteTool && sp.Status != record.StatusBlocked {
+				sent[sp.OpKey] = append(sent[sp.OpKey], sp.Start)
+			}
+		}
+		for i := range c.Executions {
+			e := &c.Executions[i]
+			tt, ok := timeout[e.Tool]
+			if !ok {
+				continue
+			}
+			latest := int64(-1)
+			for _, at := range sent[e.OpKey] {
+				if at <= e.Start {
+					latest = max(latest, at)
+				}
+			}
+			if latest < 0 || e.End > latest+tt {
+				rt.Fatalf("execution %d of %v at %s ran %d..%d, past its attempt's deadline (latest attempt sent by its start: %d, timeout %d)\n%s",
+					e.Execution, e.OpKey, e.Tool, e.Start, e.End, latest, tt, yaml)
+			}
+		}
+	})
+}
+
+// TestPropertyModelDown: on any scenario of spendFleet, no model call succeeds while the
+// model is down: no model turn or consultation of a model supervisor that spent tokens
+// (status ok) was in flight at any instant of an outage of the model.
+func TestPropertyModelDown(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		yaml := spendFleet(rt)
+		s, err := scenarios.Parse("spend.yaml", []byte(yaml), nil)
+		if err != nil {
+			rt.Fatalf("the generator wrote a scenario Parse refuses: %v\n%s", err, yaml)
+		}
+		c := runRapid(rt, s, rapid.Uint64Range(1, 1000).Draw(rt, "seed"))
+		for _, f := range s.Faults {
+			if f.Kind != scenarios.FaultOutage || f.Tool != scenarios.ModelTool {
+				continue
+			}
+			from, to := int64(f.At), int64(f.At+f.For)
+			for i := range c.Spans {
+				sp := &c.Spans[i]
+				call := sp.Operation == record.OpPlan && spanAttr(sp, "kind") == "model_turn" ||
+					sp.Operation == record.OpSupervise && sp.Model != ""
+				if call && sp.Status == record.StatusOK && sp.End >= from && sp.Start < to {
+					rt.Fatalf("%s span of investigation %d ran %d..%d, ok, while the model was down %d..%d\n%s",
+						sp.Operation, sp.InvestigationID, sp.Start, sp.End, from, to, yaml)
+				}
+			}
+		}
+	})
+}
+
+// zoneFleet draws a limited fleet in zones with one or two zone_crash faults that name a
+// zone, worker crashes, tools, humans, subagents, a model supervisor and hold_worker; it
+// returns the scenario's YAML and whether workers are held in every state.
+func zoneFleet(t *rapid.T) (string, bool) {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	n := func(label string, lo, hi int) int { return rapid.IntRange(lo, hi).Draw(t, label) }
+	f := func(label string, lo, hi float64) float64 { return rapid.Float64Range(lo, hi).Draw(t, label) }
+	coin := func(label string) bool { return rapid.Bool().Draw(t, label) }
+	zones := rapid.SampledFrom([]string{"{a: 1}", "{a: 0.5, b: 0.5}", "{a: 0.75, b: 0.25}", "{a: 0.25, b: 0.25, c: 0.5}"}).Draw(t, "zones")
+	names := []string{"a", "b", "c"}[:strings.Count(zones, ":")]
+	p("name: zones\nseed: 1\nhorizon: 3d\nworkload:\n")
+	p("  investigations: %d\n  arrival: %s\n", n("investigations", 1, 60), rapid.SampledFrom([]string{"{poisson: 1/m}", "{poisson: 10/m}", "{at_once: true}"}).Draw(t, "arrival"))
+	p("  steps: {dist: uniform, min: 1, max: %d}\n", n("steps", 1, 6))
+	p("  think: {dist: exponential, mean: %ds}\n", n("think", 1, 300))
+	p("  workers: %d\n  zones: %s\n", n("workers", len(names), 20), zones)
+	held := true
+	if coin("hold") {
+		held = false
+		p("  hold_worker: [%s]\n", rapid.SampledFrom([]string{"running", "running, waiting", "running, recovering", "waiting, recovering, awaiting_human"}).Draw(t, "held"))
+	}
+	if coin("subagents") {
+		p("  subagents: {probability: %.2f, count: {dist: constant, value: 1}, max_depth: 1}\n", f("sub", 0, 0.5))
+	}
+	p("  behaviour: {invalid_output: %.2f, revise_success: 0.5}\n", f("invalid", 0, 0.3))
+	p("tools:\n  svc: {latency: {dist: exponential, mean: %ds}, timeout: %ds, idempotency: keyed}\n", n("latency", 1, 300), n("timeout", 1, 600))
+	p("faults:\n  - {kind: transient, tool: svc, probability: %.2f}\n", f("transient", 0, 0.5))
+	for i := range n("crashes", 1, 2) {
+		p("  - {id: zone-%d, kind: zone_crash, zone: %s, at: %dm, for: %dm}\n", i, rapid.SampledFrom(names).Draw(t, "zone"), n("at", 0, 90), n("for", 1, 60))
+	}
+	if coin("worker-crash") {
+		p("  - {kind: worker_crash, rate: %d/h}\n", n("rate", 1, 10))
+	}
+	p("recovery:\n  retry: {max_attempts: %d, initial: 1s, max: 1m}\n  revisions: 1\n  lease: %ds\n", n("attempts", 1, 4), n("lease", 1, 600))
+	if coin("supervisor") {
+		p("  supervisor: {kind: model, accuracy: 0.8, latency: %ds, tokens: 100}\n", n("slat", 0, 120))
+	}
+	if coin("humans") {
+		p("  humans: {reviewers: %d, review_time: {dist: constant, value: %dm}, approve: 0.7}\n", n("reviewers", 1, 3), n("review", 1, 60))
+	}
+	return b.String(), held
+}
+
+// TestPropertyZoneCrash: on any scenario of zoneFleet, a crash of a named zone takes down
+// exactly that zone's workers and only their investigations: every takeover it causes died
+// at its start on a worker of its zone; while the zone is down no operation ends on one of
+// its workers (none is handed out), so none that was running on one goes on; and with
+// workers held in every state no operation that began before the crash ends on one of its
+// workers at all (its investigation crashed, or lost the worker while waiting for a human),
+// and every operation of an investigation's own ends on a worker (one that was not crashed
+// kept its worker).
+func TestPropertyZoneCrash(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		yaml, held := zoneFleet(rt)
+		s, err := scenarios.Parse("zones.yaml", []byte(yaml), nil)
+		if err != nil {
+			rt.Fatalf("the generator wrote a scenario Parse refuses: %v\n%s", err, yaml)
+		}
+		c := runRapid(rt, s, rapid.Uint64Range(1, 1000).Draw(rt, "seed"))
+		zone := map[int64]string{}
+		for _, r := range c.Workers {
+			zone[r.Worker] = r.Zone
+		}
+		type window struct {
+			zone     string
+			from, to int64
+		}
+		crash := map[string]window{}
+		for _, fl := range s.Faults {
+			if fl.Kind == scenarios.FaultZoneCrash {
+				crash[fl.ID] = window{fl.Params.(*zoneCrashParams).Zone, int64(fl.At), int64(fl.At + fl.For)}
+			}
+		}
+		for i := range c.Spans {
+			sp := &c.Spans[i]
+			if w, ok := crash[sp.FaultID]; ok && sp.Operation == record.OpTakeover {
+				if sp.Start != w.from || zone[sp.Worker] != w.zone {
+					rt.Fatalf("takeover of %d caused by %s died at %d on worker %d of zone %q; want %d, zone %q\n%s",
+						sp.InvestigationID, sp.FaultID, sp.Start, sp.Worker, zone[sp.Worker], w.from, w.zone, yaml)
+				}
+				continue
+			}
+			if sp.Worker == 0 {
+				// Holding its worker in every state, an investigation loses it only with
+				// its worker's crash (which ends the operation in hand first, on that
+				// worker), or while it has nothing to lose (awaiting a human, its
+				// subagents): every operation of its own ran on a worker, till its end.
+				own := sp.Operation == record.OpExecuteTool || sp.Operation == record.OpValidate ||
+					sp.Operation == record.OpInspect || sp.Operation == record.OpPlan && spanAttr(sp, "kind") == "model_turn"
+				if held && own {
+					rt.Fatalf("%s span of %d ran %d..%d on no worker: it lost its worker while working without crashing\n%s",
+						sp.Operation, sp.InvestigationID, sp.Start, sp.End, yaml)
+				}
+				continue
+			}
+			if sp.Operation == record.OpTakeover {
+				continue // it names the worker that died, and runs while that is down
+			}
+			for id, w := range crash {
+				if zone[sp.Worker] != w.zone {
+					continue
+				}
+				if sp.End > w.from && sp.End < w.to || held && sp.Start < w.from && sp.End > w.from {
+					rt.Fatalf("%s span of %d on worker %d of zone %s ran %d..%d across %s (%d..%d)\n%s",
+						sp.Operation, sp.InvestigationID, sp.Worker, w.zone, sp.Start, sp.End, id, w.from, w.to, yaml)
+				}
+			}
+		}
+	})
+}
