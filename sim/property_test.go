@@ -16,9 +16,11 @@ import (
 // knows: priced (or free) tokens, calls and compute; cost, token and compute budgets with any
 // exhaustion policy; tools of random latency, concurrency, queue limit, idempotency and
 // timeout, cancelling on timeout or not; transient, lost-response, brownout and hang faults
-// on the tools, outages, brownouts and transient errors of the model provider, worker
-// crashes and budget spikes; retries, revisions, subagents, a model supervisor, humans and
-// limited workers. It returns the scenario's YAML.
+// on the tools, outages and transient errors of the model provider, worker and zone
+// crashes, bad configurations and budget spikes; retries (with a breaker and a retry
+// budget or not), inspections, revisions, stuck agents and non-progress detection,
+// subagents, a model supervisor, humans and limited workers (released while waiting or
+// not). It returns the scenario's YAML.
 func spendFleet(t *rapid.T) string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
@@ -34,13 +36,16 @@ func spendFleet(t *rapid.T) string {
 	p("  think: {dist: exponential, mean: %.1fs}\n", f("think", 0.1, 20))
 	p("  tokens: {dist: exponential, mean: %d}\n", n("tokens", 10, 4000))
 	p("  model: m\n  tools: {a: 1, b: %d}\n", n("mix", 1, 3))
-	p("  behaviour: {invalid_output: %.2f, revise_success: %.2f, policy_violation: %.2f}\n",
-		f("invalid", 0, 0.5), f("revise", 0, 1), f("violation", 0, 0.05))
+	p("  behaviour: {invalid_output: %.2f, revise_success: %.2f, policy_violation: %.2f, stuck: %.2f}\n",
+		f("invalid", 0, 0.5), f("revise", 0, 1), f("violation", 0, 0.05), f("stuck", 0, 0.2))
 	if coin("subagents") {
 		p("  subagents: {probability: %.2f, count: {dist: uniform, min: 1, max: 2}, max_depth: %d}\n", f("sub", 0, 0.4), n("depth", 1, 2))
 	}
 	if coin("workers") {
 		p("  workers: %d\n", n("nworkers", 1, 20))
+		if coin("release") {
+			p("  hold_worker: [running]\n")
+		}
 	}
 	timeouts := map[string]bool{}
 	p("tools:\n")
@@ -83,11 +88,29 @@ func spendFleet(t *rapid.T) string {
 	if coin("crash") {
 		p("  - {kind: worker_crash, rate: %d/h}\n", n("crash-rate", 1, 20))
 	}
+	if coin("zone-crash") {
+		p("  - {kind: zone_crash, share: %.2f, at: %dm, for: %dm}\n", f("zshare", 0.05, 1), n("zat", 0, 60), n("zfor", 1, 60))
+	}
+	if coin("bad-config") {
+		p("  - {kind: invalid_config, probability: %.2f}\n", f("badcfg", 0, 0.3))
+	}
 	if coin("spike") {
 		p("  - {kind: budget_spike, probability: %.2f, factor: %.1f}\n", f("spike-p", 0, 0.5), f("spike", 1, 20))
 	}
 	p("recovery:\n  retry: {max_attempts: %d, initial: 1s, max: 20s}\n  revisions: %d\n", n("attempts", 1, 6), n("revisions", 0, 3))
 	p("  lease: %ds\n", n("lease", 1, 600))
+	if coin("breaker") {
+		p("  breaker: {}\n")
+	}
+	if coin("retry-budget") {
+		p("  retry_budget: {}\n")
+	}
+	if coin("non-progress") {
+		p("  non_progress: {repeats: %d}\n", n("repeats", 1, 4))
+	}
+	if coin("no-inspect") {
+		p("  inspect_before_retry: false\n")
+	}
 	p("  budgets: {cost: %.4f", f("cost", 0.0005, 0.2))
 	if coin("token-budget") {
 		p(", tokens: %d", n("btokens", 100, 40000))
