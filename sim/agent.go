@@ -122,6 +122,7 @@ type agent struct {
 	diedFault         int32 // the fault that killed it (while down)
 	treeLost          bool  // a subagent finished with a reduced scope: the tree lost work
 	modelCalls        int32 // model calls since the last completed model turn
+	turnLost          bool  // its model turn failed in flight: the engine hears it on a worker
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -306,6 +307,13 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
+	if w.lostTurn(a) {
+		a.turnLost = true
+		if w.proceed(a, resThought, recovery.Event{}) {
+			w.afterThought(a)
+		}
+		return
+	}
 	a.modelCalls = 0
 	var n int64
 	if w.model.active {
@@ -339,6 +347,11 @@ func (w *sim) thought(slot, tok int32) {
 
 // afterThought is a's move once a model turn is done: its budgets, then act.
 func (w *sim) afterThought(a *agent) {
+	if a.turnLost {
+		a.turnLost = false
+		w.failedCall(a)
+		return
+	}
 	if w.overBudget(a) {
 		return
 	}
