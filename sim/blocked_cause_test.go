@@ -49,8 +49,8 @@ func TestBlockedSpanCausedByItsTurn(t *testing.T) {
 	}
 }
 
-// A scenario built in Go without a horizon runs until its work is done, as one with a
-// horizon far beyond it does.
+// A scenario built in Go without a horizon takes the default one (30 days) and runs until
+// its work is done, as one with a horizon far beyond it does.
 func TestNoHorizonRunsToTheEnd(t *testing.T) {
 	s := testScenario()
 	s.Workload.Investigations = 50
@@ -59,6 +59,9 @@ func TestNoHorizonRunsToTheEnd(t *testing.T) {
 	a := run(t, s, 3, &far)
 	s.Horizon = 0
 	b := run(t, s, 3, &none)
+	if s.Horizon != 30*24*time.Hour {
+		t.Errorf("horizon of a Go-built scenario without one = %v, want the default 30d", s.Horizon)
+	}
 	if a.Makespan <= 0 || a.Makespan != b.Makespan || len(far.Spans) != len(none.Spans) {
 		t.Fatalf("without a horizon: makespan %d, %d spans; with a far one: %d, %d", b.Makespan, len(none.Spans), a.Makespan, len(far.Spans))
 	}
