@@ -5,6 +5,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -76,6 +77,7 @@ func budgetFromTables(t *testing.T, text string) {
 		t.Fatal(err)
 	}
 	var over, crossed, n int64
+	var total, view float64
 	if err := db.SQL().QueryRow(`
 WITH tok AS (
     SELECT investigation_id, (coalesce(input_tokens, 0) * 0.002 + coalesce(output_tokens, 0) * 0.006) / 1000 AS cost
@@ -98,12 +100,19 @@ WITH tok AS (
 )
 SELECT count(*) FILTER (WHERE cost > 0.03 + largest + 1e-12),
        count(*) FILTER (WHERE cost > 0.03),
-       count(*)
-FROM inv`).Scan(&over, &crossed, &n); err != nil {
+       count(*),
+       sum(cost),
+       (SELECT cost FROM costs)
+FROM inv`).Scan(&over, &crossed, &n, &total, &view); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d investigations, %d crossed the budget of 0.03, %d by more than one spend", n, crossed, over)
 	if over != 0 || crossed < 20 {
 		t.Errorf("%d of %d investigations overshot their budget by more than one spend; %d crossed it (want some)", over, n, crossed)
+	}
+	// The costs view counts what the budget counts: their totals agree (to float rounding
+	// of a few thousand terms).
+	if math.Abs(total-view) > 1e-9*total {
+		t.Errorf("the investigations' spends sum to %.9f, the costs view says %.9f", total, view)
 	}
 }

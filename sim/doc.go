@@ -58,7 +58,8 @@
 // ends or is cancelled); a worker is immune to crashes while it has nothing to lose (pending,
 // awaiting a human, or waiting for its subagents), and an investigation that gave its worker
 // back for a wait (workload.hold_worker) has none to lose; a parent finishes only after its
-// subagents ended, and a subagent's wrong result makes its parent's result wrong.
+// subagents ended, and a subagent's wrong result makes its parent's result wrong; a model
+// call in flight when the model goes down learns it only when its answer was due.
 //
 // # Invariants
 //
