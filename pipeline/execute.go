@@ -67,7 +67,7 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 	if err != nil {
 		return out, err
 	}
-	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text})
+	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Investigations: s.Workload.Investigations})
 	res, err := sim.Run(ctx, s, spec.Seed, record.Tee{dig, sink}, sim.Options{Progress: spec.Progress, Check: true})
 	out.Events, out.Wall = res.Events, time.Since(start)
 	out.Status = "complete"
@@ -84,7 +84,10 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 	if spec.Phase != nil {
 		spec.Phase("computing the metrics")
 	}
-	row := sink.Finish(res.Events)
+	row, err := sink.Finish(res.Events)
+	if err != nil {
+		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
+	}
 	if out.Metrics, err = analysis.NewMetrics(out.RunID, row.Values, row.TerminationReasons, row.Currency); err != nil {
 		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
 	}

@@ -25,10 +25,16 @@ func quantileCont(sorted []int64, p float64) float64 {
 // capacity sets the pending times, backlog_growth and peak_backlog (the pend, backlog and
 // peak columns of views/11_metrics.sql).
 func (s *Sink) capacity(r Row, end int64) {
-	var pend, subPend []int64
+	var seen int
+	s.each(func(_ int64, e *inv) {
+		if e.seen {
+			seen++
+		}
+	})
+	pend, subPend := make([]int64, 0, seen), []int64(nil)
 	var first, last, arrived int64
 	type move struct{ at, delta int64 }
-	var moves []move
+	moves := make([]move, 0, 2*seen)
 	s.each(func(_ int64, e *inv) {
 		if !e.seen {
 			return

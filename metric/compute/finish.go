@@ -2,6 +2,7 @@ package compute
 
 import (
 	"cmp"
+	"errors"
 	"maps"
 	"math"
 	"slices"
@@ -44,9 +45,15 @@ func ratio(num, den float64) float64 {
 	return num / den
 }
 
+// ErrUnguardedPark reports a park in a run the Sink was told has no guards (Options.Guards).
+var ErrUnguardedPark = errors.New("compute: an operation was parked, but the options say the run has no breaker or retry budget")
+
 // Finish computes the metrics row; events is the simulation's event count (runs.events).
 // The Sink must receive no record after it.
-func (s *Sink) Finish(events int64) Row {
+func (s *Sink) Finish(events int64) (Row, error) {
+	if s.unplaced {
+		return Row{}, ErrUnguardedPark
+	}
 	r := Row{Values: make([]float64, len(metric.All)), TerminationReasons: map[string]int64{}}
 	end := us(s.end)
 	r.set("events", float64(events))
@@ -64,7 +71,7 @@ func (s *Sink) Finish(events int64) Row {
 	s.recovery(r, end)
 	s.goodput(r, end)
 	s.capacity(r, end)
-	return r
+	return r, nil
 }
 
 // each calls f on every investigation entry, the dense ones by id, then the others by id.
@@ -113,7 +120,7 @@ func (s *Sink) roots(r Row) float64 {
 		}
 		if e.terminated {
 			terminated++
-			reason := e.reason
+			reason := s.reasons[e.reason]
 			if s.opts.Redact != nil {
 				reason = s.opts.Redact(reason)
 			}
@@ -151,10 +158,12 @@ func (s *Sink) complete(e *inv) bool {
 // (views/07_token_costs.sql) and sums their tokens per investigation.
 func (s *Sink) markWastedTurns() {
 	var turns []int32
+	var ids []uint64
 	for i := range s.opList {
 		o := &s.opList[i]
 		turns = turns[:0]
-		for _, id := range o.causers {
+		ids = s.causersOf(o, int32(i), ids)
+		for _, id := range ids {
 			if p, ok := s.plans[id]; ok {
 				turns = append(turns, p)
 			}

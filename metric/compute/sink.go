@@ -3,6 +3,7 @@ package compute
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
@@ -17,6 +18,19 @@ type Options struct {
 	// termination reasons and model names: the reasons counted and the models priced here
 	// are then the view's.
 	Redact func(string) string
+	// Guards: the run has a circuit breaker or a retry budget (recovery.breaker,
+	// recovery.retry_budget), so operations can be parked. A park is placed on the keyed
+	// span nearest to it, so only then are the keyed spans kept; a park in a run without
+	// guards makes Finish fail.
+	Guards bool
+	// Investigations is how many investigations the run is expected to have (its
+	// workload.investigations): a capacity hint, 0 for none.
+	Investigations int
+}
+
+// GuardsOf reports whether scenario s has a guard that can park operations (Options.Guards).
+func GuardsOf(s *scenarios.Scenario) bool {
+	return s.Recovery.Breaker != nil || s.Recovery.RetryBudget != nil
 }
 
 // StoredPrices reads the price table of a run's config as the trace stores it (runs.config:
@@ -69,7 +83,7 @@ type inv struct {
 	arrived, endedAt, started     int64 // ns
 	escalations                   int64
 	tokens                        int64
-	reason                        string
+	reason                        int32   // index into Sink.reasons
 	execCompute, execWasteCompute float64 // compute of its executions; of those duplicate or discarded
 	spent, spentFailed            float64 // money of its spans; of its failed attempts' calls
 	execSpent, execSpentWaste     float64 // money of its executions' compute; of those duplicate or discarded
@@ -85,7 +99,11 @@ type op struct {
 	tool      int32 // a tool of its execute_tool, inspect or keyed model-call spans, not the model
 	attempted bool  // an attempt was sent
 	valid     bool  // a validate span with status ok
-	causers   []uint64
+	// the distinct span ids its execute_tool spans name in caused_by: the first two here
+	// (the investigation's configuration and the turn that decided the operation, which
+	// its retries name again), any others in Sink.moreCausers
+	causer  [2]uint64
+	causers int32
 }
 
 // tm is a tool's minute.
@@ -151,10 +169,15 @@ type Sink struct {
 	tools  []string
 	toolID map[string]int32
 
+	reasons  []string // termination reasons, "" first
+	reasonID map[string]int32
+	unplaced bool // a park arrived in a run without guards
+
 	attempts, operations int64
 	failedCalls          int64
 	ops                  map[record.OpKey]int32
 	opList               []op
+	moreCausers          map[int32][]uint64
 	minutes              map[tm]*tmCount
 	signs                []sign
 	marks                []mark
@@ -182,12 +205,17 @@ var _ record.Sink = (*Sink)(nil)
 // New returns an empty Sink.
 func New(opts Options) *Sink {
 	return &Sink{
-		opts:    opts,
-		sparse:  map[int64]*inv{},
-		toolID:  map[string]int32{},
-		ops:     map[record.OpKey]int32{},
-		minutes: map[tm]*tmCount{},
-		plans:   map[uint64]int32{},
+		opts:        opts,
+		sparse:      map[int64]*inv{},
+		toolID:      map[string]int32{},
+		reasons:     []string{""},
+		reasonID:    map[string]int32{"": 0},
+		ops:         make(map[record.OpKey]int32, opts.Investigations),
+		moreCausers: map[int32][]uint64{},
+		invs:        make([]inv, min(max(opts.Investigations+1, 1024), maxDense)),
+		minutes:     map[tm]*tmCount{},
+		plans:       make(map[uint64]int32, opts.Investigations),
+		planList:    make([]plan, 0, opts.Investigations),
 	}
 }
 
@@ -234,14 +262,37 @@ func (s *Sink) tool(name string) int32 {
 	return id
 }
 
-func (s *Sink) op(k record.OpKey) *op {
+func (s *Sink) op(k record.OpKey) (*op, int32) {
 	i, ok := s.ops[k]
 	if !ok {
 		i = int32(len(s.opList))
 		s.opList = append(s.opList, op{tool: noTool})
 		s.ops[k] = i
 	}
-	return &s.opList[i]
+	return &s.opList[i], i
+}
+
+// addCauser notes that operation i's execute_tool spans name span id in caused_by.
+func (s *Sink) addCauser(o *op, i int32, id uint64) {
+	switch {
+	case o.causers > 0 && o.causer[0] == id || o.causers > 1 && o.causer[1] == id:
+	case o.causers < 2:
+		o.causer[o.causers] = id
+		o.causers++
+	case slices.Contains(s.moreCausers[i], id):
+	default:
+		s.moreCausers[i] = append(s.moreCausers[i], id)
+		o.causers++
+	}
+}
+
+// causersOf returns the distinct span ids operation i's execute_tool spans name in caused_by.
+func (s *Sink) causersOf(o *op, i int32, buf []uint64) []uint64 {
+	buf = append(buf[:0], o.causer[:min(o.causers, 2)]...)
+	if o.causers > 2 {
+		buf = append(buf, s.moreCausers[i]...)
+	}
+	return buf
 }
 
 func (s *Sink) minute(tool int32, m int64) *tmCount {
@@ -293,7 +344,13 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	e.trulyValid, e.validated = r.TrulyValid, r.Validated
 	e.reduced = r.Scope != "" && r.Scope != record.ScopeFull
 	e.escalations, e.tokens = int64(r.Escalations), r.Tokens
-	e.reason = r.TerminationReason
+	id, ok := s.reasonID[r.TerminationReason]
+	if !ok {
+		id = int32(len(s.reasons))
+		s.reasons = append(s.reasons, r.TerminationReason)
+		s.reasonID[r.TerminationReason] = id
+	}
+	e.reason = id
 }
 
 // Transition keeps when an investigation left pending, and parks.
@@ -305,7 +362,8 @@ func (s *Sink) Transition(r *record.Transition) {
 			e.hasStart, e.started = true, r.At
 		}
 	}
-	if r.Action == "park" {
+	if r.Action == "park" && (r.Reason == "breaker_open" || r.Reason == "retry_throttled") {
+		s.unplaced = s.unplaced || !s.opts.Guards
 		switch r.Reason {
 		case "breaker_open":
 			s.marks = append(s.marks, mark{r.InvestigationID, us(r.At), kindParked})

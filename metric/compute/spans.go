@@ -52,11 +52,9 @@ func (s *Sink) Span(r *record.Span) {
 func (s *Sink) toolSpan(r *record.Span) {
 	tool := s.tool(r.Tool)
 	if r.HasKey {
-		o := s.keyedSpan(r, tool)
+		o, i := s.keyedSpan(r, tool)
 		for _, id := range r.CausedBy {
-			if !contains(o.causers, id) {
-				o.causers = append(o.causers, id)
-			}
+			s.addCauser(o, i, id)
 		}
 	}
 	if r.Status == record.StatusBlocked {
@@ -67,7 +65,7 @@ func (s *Sink) toolSpan(r *record.Span) {
 	}
 	s.attempts++
 	if r.HasKey {
-		if o := s.op(r.OpKey); !o.attempted {
+		if o, _ := s.op(r.OpKey); !o.attempted {
 			o.attempted = true
 			s.operations++
 		}
@@ -81,24 +79,17 @@ func (s *Sink) toolSpan(r *record.Span) {
 	s.spend(r, call, bad)
 }
 
-func contains(ids []uint64, id uint64) bool {
-	for _, x := range ids {
-		if x == id {
-			return true
-		}
-	}
-	return false
-}
-
 // keyedSpan notes a span that names an operation (execute_tool, inspect, or a model call
 // with an op_key) and returns the operation.
-func (s *Sink) keyedSpan(r *record.Span, tool int32) *op {
-	s.keyed = append(s.keyed, keyed{r.InvestigationID, us(r.Start), r.SpanID, r.OpKey, tool})
-	o := s.op(r.OpKey)
+func (s *Sink) keyedSpan(r *record.Span, tool int32) (*op, int32) {
+	if s.opts.Guards {
+		s.keyed = append(s.keyed, keyed{r.InvestigationID, us(r.Start), r.SpanID, r.OpKey, tool})
+	}
+	o, i := s.op(r.OpKey)
 	if o.tool == noTool && tool != noTool && r.Tool != "model" {
 		o.tool = tool
 	}
-	return o
+	return o, i
 }
 
 // call counts a call to a dependency in its tool's minute, and its sign when it failed.
@@ -135,7 +126,8 @@ func (s *Sink) validate(r *record.Span) {
 		}
 		s.validPerMinute[m]++
 		if r.HasKey {
-			s.op(r.OpKey).valid = true
+			o, _ := s.op(r.OpKey)
+			o.valid = true
 			s.valids = append(s.valids, valid{r.OpKey.Investigation, r.OpKey.Step, us(r.End)})
 		}
 	case record.StatusInvalid:
