@@ -4,6 +4,9 @@ package analysis
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -43,10 +46,22 @@ prices:
 // TestBudgetAtEverySpendFromTables: read back from the trace tables, no investigation's
 // cost (the costs view's rules: tokens of plan and supervise spans, the call price of every
 // attempt sent, the compute of every execution) exceeds its budget by more than its largest
-// single spend. An attempt's spend is bounded here by its call plus the largest execution of
-// the investigation, since an execution is not tied to its attempt in the tables.
+// single spend, whether the tool cancels timed-out work or lets it run (then executions
+// outlive their attempts and bill after them: their whole compute was committed when their
+// attempts were sent). An attempt's spend is its call plus the compute of the execution it
+// started; every execution was started by one attempt, so the largest such spend is the
+// call plus the investigation's largest execution.
 func TestBudgetAtEverySpendFromTables(t *testing.T) {
-	sc, err := scenarios.Parse("budget.yaml", []byte(budgetFleet), nil)
+	for _, cancel := range []bool{true, false} {
+		t.Run(fmt.Sprintf("cancel_on_timeout=%t", cancel), func(t *testing.T) {
+			text := strings.Replace(budgetFleet, "cancel_on_timeout: true", fmt.Sprintf("cancel_on_timeout: %t", cancel), 1)
+			budgetFromTables(t, text)
+		})
+	}
+}
+
+func budgetFromTables(t *testing.T, text string) {
+	sc, err := scenarios.Parse("budget.yaml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +77,7 @@ func TestBudgetAtEverySpendFromTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	var over, crossed, n int64
+	var total, view float64
 	if err := db.SQL().QueryRow(`
 WITH tok AS (
     SELECT investigation_id, (coalesce(input_tokens, 0) * 0.002 + coalesce(output_tokens, 0) * 0.006) / 1000 AS cost
@@ -84,12 +100,19 @@ WITH tok AS (
 )
 SELECT count(*) FILTER (WHERE cost > 0.03 + largest + 1e-12),
        count(*) FILTER (WHERE cost > 0.03),
-       count(*)
-FROM inv`).Scan(&over, &crossed, &n); err != nil {
+       count(*),
+       sum(cost),
+       (SELECT cost FROM costs)
+FROM inv`).Scan(&over, &crossed, &n, &total, &view); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d investigations, %d crossed the budget of 0.03, %d by more than one spend", n, crossed, over)
 	if over != 0 || crossed < 20 {
 		t.Errorf("%d of %d investigations overshot their budget by more than one spend; %d crossed it (want some)", over, n, crossed)
+	}
+	// The costs view counts what the budget counts: their totals agree (to float rounding
+	// of a few thousand terms).
+	if math.Abs(total-view) > 1e-9*total {
+		t.Errorf("the investigations' spends sum to %.9f, the costs view says %.9f", total, view)
 	}
 }

@@ -144,6 +144,23 @@ func (m *Metrics) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// NewMetrics returns the metrics row of run runID from its values in MetricNames order (NaN:
+// undefined), its termination reasons and its currency: a row computed without the view,
+// by package metric/compute, which a test holds equal to the view's.
+func NewMetrics(runID string, values []float64, reasons map[string]int64, currency string) (Metrics, error) {
+	if len(values) != len(MetricNames) {
+		return Metrics{}, fmt.Errorf("analysis: %d metric values, want %d", len(values), len(MetricNames))
+	}
+	m := Metrics{RunID: runID, TerminationReasons: reasons, Currency: currency}
+	if m.TerminationReasons == nil {
+		m.TerminationReasons = map[string]int64{}
+	}
+	if err := metricValues(&m, slices.Clone(values)); err != nil {
+		return Metrics{}, err
+	}
+	return m, nil
+}
+
 // metricValues checks a whole row read from the view (in MetricNames order) and keeps it.
 func metricValues(m *Metrics, vals []float64) error {
 	for i, v := range vals {

@@ -17,8 +17,8 @@ import (
 
 // Simulate is the Evaluator that runs each run as a simulation of base with the run's
 // overrides (scenarios.Scenario.With), through pipeline.Batch on workers workers (0 = every
-// core), into temporary databases under dir ("" = the system's) removed after each call. A
-// run's violations are its failed expectations (reports.CheckRuns, as `mayday check`
+// core), keeping no trace: each run's metrics are computed in Go as it runs (the metric
+// views' definitions; pipeline.Compute), so dir is not used. A run's violations are its failed expectations (reports.CheckRuns, as `mayday check`
 // evaluates them), a broken invariant, and with liveness > 0 a liveness failure. done, when
 // set, is told each finished run.
 func Simulate(base *scenarios.Scenario, liveness time.Duration, version string, workers int, dir string, done func()) Evaluator {
@@ -40,7 +40,7 @@ func Simulate(base *scenarios.Scenario, liveness time.Duration, version string, 
 		if len(specs) == 0 {
 			return outs, nil
 		}
-		b := pipeline.Batch{Workers: workers, Dir: dir, KeepGoing: true}
+		b := pipeline.Batch{Workers: workers, Dir: dir, KeepGoing: true, NoTrace: true}
 		if done != nil {
 			b.Done = func(int, analysis.Outcome, error) { done() }
 		}

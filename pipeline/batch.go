@@ -34,7 +34,11 @@ type Batch struct {
 	Workers int
 	// Into is the database the runs load into; nil = a temporary database per run under Dir.
 	Into *analysis.DB
-	Dir  string // where the temporary databases go; "" = os.TempDir()
+	// NoTrace stores nothing (Into and Dir are ignored): each run's records stream into its
+	// digest and its metrics computed in Go (Compute), for runs that are only judged by their
+	// metrics. CopyRuns then has nothing to copy.
+	NoTrace bool
+	Dir     string // where the temporary databases go; "" = os.TempDir()
 	// KeepGoing records a failed run in BatchResult.Errs and goes on with the others;
 	// without it the first failure stops the batch and is returned.
 	KeepGoing bool
@@ -55,6 +59,7 @@ type BatchResult struct {
 	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, and its metrics, or with Into the checkpoint after it
 	Stale    []string           // batch folders of killed processes that were removed
 	into     bool               // the runs are in Batch.Into already
+	noTrace  bool               // the runs stored nothing
 	paths    []string           // the temporary database of each spec's run
 	dir      string
 }
@@ -74,9 +79,12 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		Ran:      make([]bool, len(specs)),
 		Errs:     make([]error, len(specs)),
 		Elapsed:  make([]time.Duration, len(specs)),
-		into:     b.Into != nil,
+		into:     b.Into != nil && !b.NoTrace,
+		noTrace:  b.NoTrace,
 	}
-	if b.Into != nil {
+	switch {
+	case b.NoTrace: // no run stores anything
+	case b.Into != nil:
 		ids := make([]string, len(specs))
 		for i, s := range specs {
 			ids[i] = s.runID()
@@ -84,8 +92,10 @@ func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
 		if err := analysis.NewRunIDs(ctx, b.Into, ids); err != nil {
 			return nil, err
 		}
-	} else if err := r.makeDir(b.Dir, len(specs)); err != nil {
-		return nil, err
+	default:
+		if err := r.makeDir(b.Dir, len(specs)); err != nil {
+			return nil, err
+		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -126,7 +136,7 @@ dispatch:
 	}
 	close(jobs)
 	wg.Wait()
-	if len(errs) == 0 && b.Into != nil {
+	if len(errs) == 0 && r.into {
 		if err := r.readMetrics(context.WithoutCancel(ctx), b.Into); err != nil {
 			errs = append(errs, err)
 		}
@@ -185,6 +195,11 @@ func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-ch
 // run executes spec i into Into, or without Into into a temporary database of its own,
 // closed after the run (its outcome and metrics read).
 func (b Batch) run(ctx context.Context, r *BatchResult, i int, spec Spec) (analysis.Outcome, time.Duration, error, error) {
+	if b.NoTrace {
+		start := time.Now()
+		out, err := Compute(ctx, spec)
+		return out, time.Since(start), err, nil
+	}
 	if b.Into != nil {
 		return b.execute(ctx, b.Into, spec)
 	}
@@ -241,6 +256,9 @@ func (r *BatchResult) makeDir(parent string, runs int) error {
 func (r *BatchResult) CopyRuns(ctx context.Context, dst *analysis.DB, order []int) error {
 	if r.into {
 		return errors.New("analysis: batch: the runs were loaded into the batch's database; there is nothing to copy")
+	}
+	if r.noTrace {
+		return errors.New("analysis: batch: the runs kept no trace (NoTrace); there is nothing to copy")
 	}
 	var runs []analysis.RunCopy
 	for _, i := range order {

@@ -5,6 +5,8 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -306,4 +308,39 @@ func openTestDB(t testing.TB) *analysis.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// A batch that keeps no trace gives every run the digest it has when stored, and the
+// metrics the view gives it (computed in Go: counts and ratios of counts exactly, sums of
+// floats to the last bits), stores nothing and has nothing to copy.
+func TestBatchNoTraceEqualsSerial(t *testing.T) {
+	ctx := context.Background()
+	specs := batchSpecs(t)
+	_, want := executeSerially(t, specs)
+	dir := t.TempDir()
+	res, err := Batch{Workers: 3, Dir: dir, NoTrace: true}.Run(ctx, specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	for i, o := range res.Outcomes {
+		if !res.Ran[i] || res.Errs[i] != nil {
+			t.Fatalf("spec %d did not run: %v", i, res.Errs[i])
+		}
+		if o.RunID != want[i].RunID || o.Digest != want[i].Digest || o.Status != want[i].Status || o.Events != want[i].Events {
+			t.Errorf("spec %d: %+v without a trace, %+v stored", i, o, want[i])
+		}
+		for _, name := range analysis.MetricNames {
+			a, b := o.Metrics.Get(name), want[i].Metrics.Get(name)
+			if math.IsNaN(a) != math.IsNaN(b) || math.Abs(a-b) > 1e-9*math.Max(1, math.Abs(b)) {
+				t.Errorf("spec %d: %s = %v without a trace, %v from the view", i, name, a, b)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a batch without a trace wrote %d entries under its Dir", len(entries))
+	}
+	if err := res.CopyRuns(ctx, nil, []int{0}); err == nil {
+		t.Error("CopyRuns of a batch without a trace: no error")
+	}
 }

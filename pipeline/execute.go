@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/metric/compute"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
 )
 
@@ -40,8 +42,56 @@ func (s Spec) runID() string {
 // Execute simulates spec into db: the simulator's records stream through the Arrow writer into
 // DuckDB while the simulation runs, then the runs row and the metrics are read back. A
 // cancelled ctx stops the simulation and leaves a consistent run whose status is `partial`.
+// With db nil nothing is stored: the records stream into the digest and into package
+// metric/compute, which computes the metrics row the view would give (see Compute).
 func Execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, error) {
+	if db == nil {
+		return Compute(ctx, spec)
+	}
 	return execute(ctx, db, spec, true)
+}
+
+// Compute simulates spec without a database: the records stream into the digest (the one a
+// trace of the run would hold) and into a metric/compute.Sink, whose row is the outcome's
+// metrics, the metrics view's row for the same records (a test in package analysis holds
+// the two equal). A cancelled ctx stops the simulation; the outcome is then `partial`.
+func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
+	s := spec.Scenario
+	out := analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}
+	start := time.Now()
+	opts := traces.ScenarioOptions(s)
+	opts.Secrets = append(opts.Secrets, spec.Secrets...)
+	dig := traces.NewDigester(opts)
+	red := dig.Redactor()
+	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
+	if err != nil {
+		return out, err
+	}
+	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Investigations: s.Workload.Investigations})
+	res, err := sim.Run(ctx, s, spec.Seed, record.Tee{dig, sink}, sim.Options{Progress: spec.Progress, Check: true})
+	out.Events, out.Wall = res.Events, time.Since(start)
+	out.Status = "complete"
+	if res.Partial {
+		out.Status = "partial"
+	}
+	if err != nil {
+		return out, fmt.Errorf("run %s: %w", out.RunID, err)
+	}
+	if len(res.Violations) > 0 {
+		return out, fmt.Errorf("run %s (seed %d): invariant violated: %s", out.RunID, spec.Seed, res.Violations[0])
+	}
+	out.Digest = dig.Sum()
+	if spec.Phase != nil {
+		spec.Phase("computing the metrics")
+	}
+	row, err := sink.Finish(res.Events)
+	if err != nil {
+		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
+	}
+	if out.Metrics, err = analysis.NewMetrics(out.RunID, row.Values, row.TerminationReasons, row.Currency); err != nil {
+		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
+	}
+	return out, nil
 }
 
 // execute is Execute; without metrics it leaves the outcome's metrics for the caller to read
@@ -101,7 +151,7 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec, metrics bool) (ana
 	return out, nil
 }
 
-// Serial executes specs one after another into db and returns the outcomes of the runs
+// Serial executes specs one after another into db (nil: none, see Execute) and returns the outcomes of the runs
 // that ran, in order; after each run, done (when set) is told its index. A cancelled ctx
 // cuts the run under way short (it is stored as partial) and starts no other. The first run
 // that fails stops it and is returned.

@@ -90,6 +90,8 @@ type agent struct {
 	tokBase           int64
 	compBase          float64
 	cost, costBase    float64 // money spent (prices), and at the last budget renewal
+	pending           int32   // its executions queued or in service, not yet billed
+	pendCPU, pendCost float64 // the compute and money they will bill, committed when sent
 	wallBase          int64
 	attempts, crashes int32
 	trulyValid        bool
@@ -120,6 +122,7 @@ type agent struct {
 	diedFault         int32 // the fault that killed it (while down)
 	treeLost          bool  // a subagent finished with a reduced scope: the tree lost work
 	modelCalls        int32 // model calls since the last completed model turn
+	turnLost          bool  // its model turn failed in flight: the engine hears it on a worker
 }
 
 func (a *agent) await(p phase) int32 { a.tok++; a.phase = p; return a.tok }
@@ -304,6 +307,13 @@ func (w *sim) thought(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
+	if w.lostTurn(a) {
+		a.turnLost = true
+		if w.proceed(a, resThought, recovery.Event{}) {
+			w.afterThought(a)
+		}
+		return
+	}
 	a.modelCalls = 0
 	var n int64
 	if w.model.active {
@@ -337,6 +347,11 @@ func (w *sim) thought(slot, tok int32) {
 
 // afterThought is a's move once a model turn is done: its budgets, then act.
 func (w *sim) afterThought(a *agent) {
+	if a.turnLost {
+		a.turnLost = false
+		w.failedCall(a)
+		return
+	}
 	if w.overBudget(a) {
 		return
 	}
@@ -362,9 +377,9 @@ const (
 
 // budgetStops is the check before a spend that grows the budgets in s: when one of them is
 // already exceeded, the engine hears it and the spend is not made. With it at every spend
-// (a model call, a consultation, a tool attempt) and at each model turn's end, an
-// investigation overshoots a budget by at most the spend that crossed it (and the compute
-// of executions it left running).
+// (a model call, a consultation, a tool attempt with the whole compute of the execution it
+// starts, committed when it is sent) and at each model turn's end, an investigation
+// overshoots a budget by at most the spend that crossed it.
 func (w *sim) budgetStops(a *agent, s spend) bool {
 	res := w.exceeded(a, s)
 	if res == 0 {
@@ -374,20 +389,46 @@ func (w *sim) budgetStops(a *agent, s spend) bool {
 	return true
 }
 
-// exceeded is the first budget in s that a has exceeded in its current allotment, 0 none.
+// exceeded is the first budget in s that a has exceeded in its current allotment, 0 none:
+// what a spent plus what its executions still queued or running have committed.
 func (w *sim) exceeded(a *agent, s spend) recovery.Resource {
 	b := &w.sc.Recovery.Budgets
 	switch {
 	case s&spendTokens != 0 && b.Tokens > 0 && a.tokens-a.tokBase > b.Tokens:
 		return recovery.Tokens
-	case s&spendCompute != 0 && b.Compute > 0 && a.compute-a.compBase > b.Compute:
+	case s&spendCompute != 0 && b.Compute > 0 && a.compute+a.pendCPU-a.compBase > b.Compute:
 		return recovery.Compute
 	case s&spendWall != 0 && b.Wall > 0 && w.now-a.wallBase > int64(b.Wall):
 		return recovery.Wall
-	case s&spendCost != 0 && b.Cost > 0 && a.cost-a.costBase > b.Cost:
+	case s&spendCost != 0 && b.Cost > 0 && a.cost+a.pendCost-a.costBase > b.Cost:
 		return recovery.Cost
 	}
 	return 0
+}
+
+// commitExec commits the compute cpu of an execution of tool that a's attempt just put in
+// the tool (queued or in service) against a's budgets: its whole compute is known when the
+// attempt is sent (its service time is drawn then), so the check before a's next spend sees
+// it, however long the execution outlives the attempt.
+func (w *sim) commitExec(a *agent, tool int32, cpu float64) {
+	a.pending++
+	a.pendCPU += cpu
+	a.pendCost += cpu * w.money.compute[tool]
+}
+
+// billExec bills the compute used of an execution of tool that a committed as committed
+// (used < committed when the tool cancelled it, 0 when it never ran).
+func (w *sim) billExec(a *agent, tool int32, committed, used float64) {
+	a.compute += used
+	a.cost += used * w.money.compute[tool]
+	a.pending--
+	if a.pending == 0 {
+		// Nothing is committed: exactly 0, with no rounding left of the sums.
+		a.pendCPU, a.pendCost = 0, 0
+		return
+	}
+	a.pendCPU -= committed
+	a.pendCost -= committed * w.money.compute[tool]
 }
 
 // modelSpend is what a model call (a turn or a consultation) can grow.

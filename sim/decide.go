@@ -110,7 +110,7 @@ func (w *sim) timerDue(a *agent) {
 		w.inspect(a)
 	case recovery.ActPause:
 		// The pause renews the budget allotment it waited for.
-		a.tokBase, a.compBase, a.wallBase, a.costBase = a.tokens, a.compute, w.now, a.cost
+		a.tokBase, a.compBase, a.wallBase, a.costBase = a.tokens, a.compute+a.pendCPU, w.now, a.cost+a.pendCost
 		w.observe(a, recovery.Event{Kind: recovery.EvTimer})
 	default:
 		if a.modelRetry {

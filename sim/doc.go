@@ -53,11 +53,13 @@
 // simulated time; a hang swallows the attempts sent during its window without executing
 // them; a pause renews the exhausted budget when it ends; budgets are checked at the end of
 // each model turn and before every spend that would grow them (a model call, a
-// consultation, a tool attempt), and compute is billed when an execution ends (or is
-// cancelled); a worker is immune to crashes while it has nothing to lose (pending,
+// consultation, a tool attempt), counting the whole compute of executions still queued or
+// running, committed when their attempts were sent (compute is billed when an execution
+// ends or is cancelled); a worker is immune to crashes while it has nothing to lose (pending,
 // awaiting a human, or waiting for its subagents), and an investigation that gave its worker
 // back for a wait (workload.hold_worker) has none to lose; a parent finishes only after its
-// subagents ended, and a subagent's wrong result makes its parent's result wrong.
+// subagents ended, and a subagent's wrong result makes its parent's result wrong; a model
+// call in flight when the model goes down learns it only when its answer was due.
 //
 // # Invariants
 //

@@ -280,8 +280,14 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 // model_error, unavailable; fi the fault, -1 none) and tells a's engine that no answer came.
 // It spends no tokens.
 func (w *sim) unanswered(a *agent, why string, fi int32) {
+	w.noAnswer(a, w.now, why, fi)
+	w.observe(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: recovery.Suggestion{Unavailable: true}})
+}
+
+// noAnswer records a's consultation from start to now that got no answer (why, fault fi).
+func (w *sim) noAnswer(a *agent, start int64, why string, fi int32) {
 	s := w.spanFor(a, record.OpSupervise, w.newSpanID())
-	s.Start, s.End = w.now, w.now
+	s.Start, s.End = start, w.now
 	s.Model = w.sc.Workload.Model
 	s.Status = record.StatusError
 	s.FailureClass = recovery.Transient.String()
@@ -294,7 +300,6 @@ func (w *sim) unanswered(a *agent, why string, fi int32) {
 		record.Attr{Key: "point", Value: a.judgement.Point.String()},
 		record.Attr{Key: "error", Value: why})
 	w.sink.Span(s)
-	w.observe(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: recovery.Suggestion{Unavailable: true}})
 }
 
 // supervised delivers the supervisor's answer to a's engine.
@@ -305,6 +310,14 @@ func (w *sim) supervised(slot, tok int32) {
 	}
 	w.last = w.now
 	a.settle()
+	if w.super.model && w.model.active {
+		if fi := w.modelDown(a.consultStart, w.now); fi >= 0 {
+			// The model went down while the consultation was in flight: no answer comes.
+			w.noAnswer(a, a.consultStart, "unavailable", fi)
+			w.settled(a, recovery.Event{Kind: recovery.EvSupervisor, Suggestion: recovery.Suggestion{Unavailable: true}})
+			return
+		}
+	}
 	j, sg := &a.judgement, a.sugg
 	s := w.spanFor(a, record.OpSupervise, w.newSpanID())
 	s.Start, s.End = w.now, w.now

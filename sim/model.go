@@ -117,6 +117,17 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	return "", -1, w.adm.slow
 }
 
+// modelDown is the first fault that made the model unreachable (an outage) at some instant
+// of [from, to], -1 none: a call in flight then gets no answer.
+func (w *sim) modelDown(from, to int64) int32 {
+	for _, fi := range w.model.faults {
+		if f := &w.faults[fi]; f.fk.unreachable && f.start <= to && f.end > from {
+			return fi
+		}
+	}
+	return -1
+}
+
 // callModel starts a's model turn at the provider: an admitted call takes the think time
 // plus the latency of its tokens; a refused one fails at once and goes to the engine.
 func (w *sim) callModel(a *agent) {
@@ -138,6 +149,12 @@ func (w *sim) callModel(a *agent) {
 		return
 	}
 	w.model.refused++
+	w.failedCallSpan(a, w.now, why, fi)
+	w.failedCall(a)
+}
+
+// failedCallSpan records a's model call from start to now that failed (why, fault fi).
+func (w *sim) failedCallSpan(a *agent, start int64, why string, fi int32) {
 	s := w.spanFor(a, record.OpPlan, w.newSpanID())
 	s.Model = w.sc.Workload.Model
 	// A refused call is a failed attempt at the model, a dependency like any tool: it names
@@ -148,7 +165,7 @@ func (w *sim) callModel(a *agent) {
 		s.HasKey, s.OpKey = true, a.op.key
 	}
 	s.Attempt = a.modelCalls
-	s.Start, s.End = w.now, w.now
+	s.Start, s.End = start, w.now
 	s.Status = record.StatusError
 	s.FailureClass = recovery.Transient.String()
 	if fi >= 0 {
@@ -157,6 +174,10 @@ func (w *sim) callModel(a *agent) {
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "kind", Value: "model_turn"}, record.Attr{Key: "error", Value: why})
 	w.sink.Span(s)
+}
+
+// failedCall tells a's engine that its model call failed.
+func (w *sim) failedCall(a *agent) {
 	// The engine sees an attempt at the model that failed: it answers the send with
 	// ActSend (carried out as the failure below) or a parking, and the failure with its
 	// retry policy. The retried turn starts again when the engine's timer comes.
@@ -166,6 +187,25 @@ func (w *sim) callModel(a *agent) {
 	// Whatever the engine answered (a send, carried out as the failure, or a parking), the
 	// next send it allows is the agent's own again.
 	a.modelCall = false
+}
+
+// lostTurn reports whether a's model turn that just ended was in flight while the model was
+// unreachable (an outage began during it): then no answer came and no tokens are billed; the
+// call failed like a refused one, and it is recorded now. The turn keeps its size for its
+// retry, as a refused one does.
+func (w *sim) lostTurn(a *agent) bool {
+	if !w.model.active {
+		return false
+	}
+	fi := w.modelDown(a.thinkStart, w.now)
+	if fi < 0 {
+		return false
+	}
+	w.model.refused++
+	step, rev := a.eng.Op()
+	a.heldTokens, a.heldOp, a.held = a.turnTokens, record.OpKey{Investigation: a.id, Step: step, Revision: rev}, true
+	w.failedCallSpan(a, a.thinkStart, "unavailable", fi)
+	return true
 }
 
 // heldTurn is the size of a's next model call: a turn the provider refused keeps its size

@@ -125,12 +125,18 @@ type request struct {
 	tool   int32
 	op     *opState
 	start  int64
-	slow   float64
 	lost   bool
 	execNo int32
 	gen    int32 // counts the slot's uses: a service end of an earlier use is stale
 	// dropped: cancelled while queued; the slot is freed when the queue reaches it.
 	dropped bool
+	// over: its execution ended, was cancelled or dropped; the slot awaits reuse (or the
+	// queue) and a deadline that comes later finds nothing to stop.
+	over bool
+	// dur is its service time, drawn when the attempt was sent, and cpu the compute it
+	// will bill (dur at the tool's rate): committed against the caller's budgets at once.
+	dur int64
+	cpu float64
 }
 
 func (w *sim) newRequest() int32 {
@@ -200,8 +206,18 @@ func (w *sim) send(a *agent) {
 	ri := w.newRequest()
 	op.refs++
 	gen := w.reqs[ri].gen + 1
-	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, slow: slow, lost: lost, gen: gen}
+	// The service time is drawn now, not when service starts: the compute the execution
+	// will bill is then known, and committed against a's budgets with the call (the tool's
+	// stream is drawn in the same order, since its queue is FIFO).
+	d := t.lat.duration(t.rng)
+	if slow != 1 {
+		d = satInt(float64(d) * slow)
+	}
+	cpu := float64(d) * t.compute
+	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, lost: lost, gen: gen,
+		dur: d, cpu: cpu}
 	a.att.req, a.att.gen = ri, gen
+	w.commitExec(a, op.tool, cpu)
 	if t.idem == scenarios.Keyed {
 		op.recorded, op.running = true, true
 		op.execSpan = a.att.span
@@ -211,12 +227,20 @@ func (w *sim) send(a *agent) {
 	} else {
 		t.queue.push(ri)
 	}
-	w.armTimeout(a, t, tok)
+	w.armDeadline(a, t, tok, ri)
 }
 
 func (w *sim) armTimeout(a *agent, t *tool, tok int32) {
 	if t.timeout > 0 {
 		w.push(w.now+t.timeout, evTimeout, a.slot, tok, 0)
+	}
+}
+
+// armDeadline arms the timeout of a's attempt that put request ri in t; a tool that
+// cancels (cancel_on_timeout) stops ri then, whether or not its caller still waits.
+func (w *sim) armDeadline(a *agent, t *tool, tok, ri int32) {
+	if t.timeout > 0 {
+		w.push(w.now+t.timeout, evTimeout, a.slot, tok, ri+1)
 	}
 }
 
@@ -235,11 +259,7 @@ func (w *sim) startService(ri int32) {
 	if a := w.agentFor(r.agent, r.invID); a != nil && a.waiting(phAttempt, r.tok) {
 		a.att.start = w.now
 	}
-	d := t.lat.duration(t.rng)
-	if r.slow != 1 {
-		d = satInt(float64(d) * r.slow)
-	}
-	w.push(w.now+d, evServiceDone, ri, r.gen, 0)
+	w.push(satAdd(w.now, r.dur), evServiceDone, ri, r.gen, 0)
 }
 
 // waiting is the number of requests waiting in t's queue (cancelled ones are not).
@@ -253,6 +273,7 @@ func (w *sim) next(t *tool) {
 			w.startService(ri)
 			return
 		}
+		// Dropped while queued: its slot is free only now.
 		t.dropped--
 		w.freeRequest(ri)
 	}
@@ -273,6 +294,7 @@ func (w *sim) serviceDone(ri, gen int32) {
 		return // cancelled: the slot was freed (and perhaps reused) then
 	}
 	w.reqs[ri].gen++ // this use is over: a timeout of its attempt finds nothing to cancel
+	w.reqs[ri].over = true
 	w.freeReqs = append(w.freeReqs, ri)
 	w.reqLive--
 	t := &w.tools[r.tool]
@@ -282,8 +304,7 @@ func (w *sim) serviceDone(ri, gen int32) {
 	cpu := float64(w.now-r.start) * t.compute
 	a := w.agentFor(r.agent, r.invID)
 	if a != nil {
-		a.compute += cpu
-		a.cost += cpu * w.money.compute[r.tool]
+		w.billExec(a, r.tool, r.cpu, cpu)
 	}
 	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
 		Start: r.start, End: w.now, Outcome: "ok", Compute: cpu, SideEffects: t.idem != scenarios.Natural}
@@ -393,9 +414,20 @@ func (w *sim) fastReply(slot, tok, code int32) {
 	w.settled(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
 
-// timedOut is the caller giving up on an attempt; the tool may still finish the work.
-func (w *sim) timedOut(slot, tok, _ int32) {
+// timedOut is the timeout of an attempt: the caller gives up on it, if it still waits for
+// it; a tool that cancels (cancel_on_timeout) stops the attempt's request ri1-1 (0: the
+// attempt put none in the tool) whether or not its caller still waits: the deadline travels
+// with the request, so work a crashed worker or an ended investigation left stops at it too.
+func (w *sim) timedOut(slot, tok, ri1 int32) {
 	a := w.agents[slot]
+	if ri1 > 0 {
+		ri := ri1 - 1
+		r := &w.reqs[ri]
+		if r.agent == slot && r.tok == tok && !r.over && w.tools[r.tool].cancel {
+			w.last = w.now
+			w.cancel(ri)
+		}
+	}
 	if !a.waiting(phAttempt, tok) {
 		return
 	}
@@ -408,19 +440,17 @@ func (w *sim) timedOut(slot, tok, _ int32) {
 	if a.att.fault >= 0 {
 		fid = w.faults[a.att.fault].id
 	}
-	if t.cancel && a.att.req >= 0 && w.reqs[a.att.req].gen == a.att.gen {
-		w.cancel(a, a.att.req)
-	}
 	w.toolSpan(a, t, record.StatusTimeout, recovery.UncertainCompletion, fid, false, 0)
 	w.settled(a, recovery.Event{Kind: recovery.EvTimedOut, Tool: int(op.tool)})
 }
 
-// cancel stops request ri of a, whose attempt just timed out (cancel_on_timeout): a request
+// cancel stops request ri, whose attempt just timed out (cancel_on_timeout): a request
 // still waiting is dropped from the queue and never executes; one in service stops now, is
 // billed the compute it used until now and recorded as a cancelled execution (with the
 // tool's side effects: it may have done them before it stopped), and its server takes the
 // next request. A keyed tool forgets the key, which never completed, so a retry executes it.
-func (w *sim) cancel(a *agent, ri int32) {
+// The caller's budgets get back the compute committed for the rest of the execution.
+func (w *sim) cancel(ri int32) {
 	r := &w.reqs[ri]
 	t := &w.tools[r.tool]
 	op := r.op
@@ -428,14 +458,20 @@ func (w *sim) cancel(a *agent, ri int32) {
 		op.recorded, op.running = false, false
 	}
 	r.gen++ // its service end, if scheduled, is now stale
+	r.over = true
+	a := w.agentFor(r.agent, r.invID)
 	if r.start < 0 {
 		r.dropped = true
 		t.dropped++
+		if a != nil {
+			w.billExec(a, r.tool, r.cpu, 0)
+		}
 		return
 	}
 	cpu := float64(w.now-r.start) * t.compute
-	a.compute += cpu
-	a.cost += cpu * w.money.compute[r.tool]
+	if a != nil {
+		w.billExec(a, r.tool, r.cpu, cpu)
+	}
 	op.cancelled++
 	ex := record.Execution{Tool: t.cfg.Name, OpKey: op.key, InvestigationID: r.invID, Execution: r.execNo,
 		Start: r.start, End: w.now, Outcome: "cancelled", Compute: cpu, SideEffects: t.idem != scenarios.Natural}

@@ -75,8 +75,8 @@ type Writer struct {
 	runID string
 	batch int
 	emit  EmitFunc
-	red   *Redactor
-	dig   *record.Digest
+	red   *Redactor // d's
+	d     *Digester
 	err   error
 
 	closed     bool
@@ -97,10 +97,8 @@ type Writer struct {
 	targ  toolArgCols
 	wrk   workerCols
 
-	key     []byte        // op_key scratch
-	scratch record.Span   // the redacted span, for the digest
-	attrs   []record.Attr // its attrs
-	args    []int         // indices of its tool arguments in attrs
+	key  []byte // op_key scratch
+	args []int  // indices of the tool arguments in the redacted span's attrs
 
 	// toolArgs is each tool's recorded argument set (redacted, keys with ArgPrefix), taken
 	// from its first execute_tool span and written once to tool_args.
@@ -131,11 +129,11 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 		runID:    runID,
 		batch:    opts.BatchRows,
 		emit:     emit,
-		red:      NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets),
-		dig:      record.NewDigest(),
+		d:        NewDigester(opts),
 		key:      make([]byte, 0, 64),
 		toolArgs: make(map[string][]record.Attr),
 	}
+	w.red = w.d.red
 	for t := range numTables {
 		w.b[t] = array.NewRecordBuilder(mem, schemas[t])
 	}
@@ -159,7 +157,7 @@ func (w *Writer) RunID() string { return w.runID }
 
 // Digest returns the hex SHA-256 (record.Digest) over every redacted record received so far,
 // in the order received: the value of runs.digest.
-func (w *Writer) Digest() string { return w.dig.Sum() }
+func (w *Writer) Digest() string { return w.d.Sum() }
 
 // Rows returns how many rows of table t were received (the runs row included).
 func (w *Writer) Rows(t Table) int64 { return w.rows[t] }
@@ -322,14 +320,7 @@ func (w *Writer) Investigation(r *record.Investigation) {
 	if !w.ok() {
 		return
 	}
-	reason := w.red.Text(r.TerminationReason)
-	if reason == r.TerminationReason {
-		w.dig.Investigation(r)
-	} else {
-		c := *r
-		c.TerminationReason = reason
-		w.dig.Investigation(&c)
-	}
+	reason := w.d.investigation(r).TerminationReason
 	c := &w.inv
 	c.runID.Append(w.runID)
 	c.id.Append(r.InvestigationID)
@@ -370,16 +361,7 @@ func (w *Writer) Span(r *record.Span) {
 	if !w.ok() {
 		return
 	}
-	s := &w.scratch
-	*s = *r
-	s.InputRef = w.red.Text(r.InputRef)
-	s.OutputRef = w.red.Text(r.OutputRef)
-	w.attrs = w.attrs[:0]
-	for _, a := range r.Attrs {
-		w.attrs = append(w.attrs, record.Attr{Key: a.Key, Value: w.red.Attr(a.Key, a.Value)})
-	}
-	s.Attrs = w.attrs
-	w.dig.Span(s)
+	s := w.d.redactSpan(r)
 
 	c := &w.span
 	c.runID.Append(w.runID)
@@ -516,14 +498,7 @@ func (w *Writer) Transition(r *record.Transition) {
 	if !w.ok() {
 		return
 	}
-	reason := w.red.Text(r.Reason)
-	if reason == r.Reason {
-		w.dig.Transition(r)
-	} else {
-		c := *r
-		c.Reason = reason
-		w.dig.Transition(&c)
-	}
+	reason := w.d.transition(r).Reason
 	c := &w.tr
 	c.runID.Append(w.runID)
 	c.inv.Append(r.InvestigationID)
@@ -544,7 +519,7 @@ func (w *Writer) Execution(r *record.Execution) {
 	if !w.ok() {
 		return
 	}
-	w.dig.Execution(r)
+	w.d.Execution(r)
 	c := &w.ex
 	c.runID.Append(w.runID)
 	c.tool.Append(r.Tool)
@@ -565,14 +540,7 @@ func (w *Writer) Fault(r *record.Fault) {
 	if !w.ok() {
 		return
 	}
-	params := w.red.JSON(r.Parameters)
-	if params == r.Parameters {
-		w.dig.Fault(r)
-	} else {
-		c := *r
-		c.Parameters = params
-		w.dig.Fault(&c)
-	}
+	params := w.d.redactFault(r).Parameters
 	c := &w.fault
 	c.runID.Append(w.runID)
 	c.id.Append(r.FaultID)
@@ -597,7 +565,7 @@ func (w *Writer) Worker(r *record.Worker) {
 	if !w.ok() {
 		return
 	}
-	w.dig.Worker(r)
+	w.d.Worker(r)
 	c := &w.wrk
 	c.runID.Append(w.runID)
 	c.worker.Append(r.Worker)
@@ -610,7 +578,7 @@ func (w *Writer) Sample(r *record.Sample) {
 	if !w.ok() {
 		return
 	}
-	w.dig.Sample(r)
+	w.d.Sample(r)
 	c := &w.samp
 	c.runID.Append(w.runID)
 	c.tool.Append(r.Tool)

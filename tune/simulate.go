@@ -15,8 +15,8 @@ import (
 
 // Simulate is the Evaluator that runs jobs as simulations of base with each candidate's
 // values (scenarios.Scenario.With), through pipeline.Batch on workers workers (0 = every
-// core), into temporary databases under dir ("" = the system's) that are removed after
-// each call. A job's metrics are those of metric.Compared() that the run defines; a run cut
+// core), keeping no trace: each run's metrics are computed in Go as it runs (the metric
+// views' definitions; pipeline.Compute), so dir is not used. A job's metrics are those of metric.Compared() that the run defines; a run cut
 // short (partial) counts as not run. done, when set, is told each finished run.
 func Simulate(base *scenarios.Scenario, version string, workers int, dir string, done func(Job)) Evaluator {
 	var mu sync.Mutex
@@ -47,7 +47,7 @@ func Simulate(base *scenarios.Scenario, version string, workers int, dir string,
 			}
 			specs[i] = pipeline.Spec{Scenario: s, Seed: j.Seed, RunID: analysis.SweepRunID(base.Name, j.Candidate, j.Seed), Version: version}
 		}
-		b := pipeline.Batch{Workers: workers, Dir: dir}
+		b := pipeline.Batch{Workers: workers, Dir: dir, NoTrace: true}
 		if done != nil {
 			b.Done = func(i int, _ analysis.Outcome, err error) {
 				if err == nil {

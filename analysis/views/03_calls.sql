@@ -4,11 +4,13 @@
 -- in disruptions, incidents, recovery episodes, tool_stats and correlated_failure_share.
 --
 -- A model call is a plan span of kind 'model_turn': an admitted turn (status 'ok', from the
--- call to the turn's end) or a refused call (status 'error': rate limited, a provider
--- failure or a fault on the model; it fails at once, start = end, and names tool 'model',
--- the op_key of the operation the turn is for, and in attempt its number among the calls
--- since the investigation's last completed turn). A turn never finished (its worker
--- crashed, or the run ended) left no span and is no call.
+-- call to the turn's end) or a failed call (status 'error': rate limited, a provider
+-- failure or a fault on the model; a refused call fails at once, start = end, and one in
+-- flight when an outage of the model began fails when its answer was due; it names tool
+-- 'model', the op_key of the operation the turn is for, and in attempt its number among the
+-- calls since the investigation's last completed turn). A turn never finished (its worker
+-- crashed, or the run ended) left no span and is no call. Consultations of a model
+-- supervisor (supervise spans) go through the same provider but are not calls here.
 -- failed: status 'error' or 'timeout'. retry: a tool attempt with attempt > 1; a model
 -- call whose investigation's previous call was refused. queue_wait and compute are 0 for
 -- the model. minute: the minute of the call's start.

@@ -19,8 +19,9 @@ var testHookRunDone func()
 // terminal: runs done, rate and time left, and with perUnit > 1 also how many units (sweep
 // points, scenarios) have all their perUnit consecutive specs done; a single run shows its
 // investigations instead. With into, every run loads straight into that database as it
-// runs; otherwise each run's temporary database goes under dir ("" = the system's temporary
-// folder).
+// runs; with dir, each run loads into a temporary database of its own under dir, for the
+// runs to keep; with neither, nothing is stored: each run's metrics are computed in Go as it
+// runs (pipeline.Batch.NoTrace), for runs that are only judged.
 func runBatch(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, quiet bool, label string, specs []pipeline.Spec, jobs int, into *analysis.DB, dir string, unit string, perUnit int) (*pipeline.BatchResult, error) {
 	bar := newProgress(io, quiet, label, len(specs))
 	if len(specs) == 1 {
@@ -46,7 +47,7 @@ func runBatch(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, quie
 		}
 	}
 	step() // the line shows from the start, not from the first run's end
-	b := pipeline.Batch{Workers: jobs, Into: into, Dir: dir, KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
+	b := pipeline.Batch{Workers: jobs, Into: into, Dir: dir, NoTrace: into == nil && dir == "", KeepGoing: true, Done: func(i int, _ analysis.Outcome, _ error) {
 		done++
 		if perUnit > 1 {
 			if perUnitDone[i/perUnit]++; perUnitDone[i/perUnit] == perUnit {

@@ -52,8 +52,8 @@ than the tolerance: --tolerance, relative to the baseline value, or the absolute
 value of the scenario's tolerances block. With several scenarios --baseline names a folder
 holding <scenario>.json.
 
-Runs go to a temporary folder and are removed, unless --out keeps them (one run folder per
-scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`,
+Without --out the runs keep no trace (their metrics are computed as they run, as by run
+--no-trace) and nothing is written; --out keeps them (one run folder per scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`,
 		Example: `  mayday check --all                                  # every embedded example, as CI does
   mayday check fleet.yaml --seeds 5 --junit report.xml
   mayday check fleet.yaml --baseline baseline.json --update-baseline   # record
@@ -73,7 +73,7 @@ scenario inside it). Scenarios and seeds run in parallel on all cores (--jobs).`
 		Seeds:        "number of seeds per scenario, starting at --seed",
 		SeedsDefault: 1,
 		Set:          "override a scenario value: path=value (repeatable)",
-		Out:          "keep the run folders in this folder (default: a temporary folder, removed)",
+		Out:          "keep the run folders in this folder (default: keep no trace)",
 		Force:        "replace existing run folders inside --out",
 		Quiet:        "print only the checks that fail",
 	})

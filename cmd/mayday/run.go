@@ -41,9 +41,10 @@ database whose runs.status is 'partial', says what was stored and exits 130. Wit
 an existing run folder is replaced only by a whole new run, and only a folder mayday wrote
 (a database and its summary) is replaced: anything else is refused.
 
-With --no-trace the traces go into an in-memory database instead, the metrics are computed
-from it by the same views, the summary is printed, and nothing is written to disk: for when
-only the figures matter (a quick look, a script reading --format json).`,
+With --no-trace no trace is kept: the metrics are computed from the records as the
+simulation emits them (the metric views' definitions, computed in Go; a test holds the two
+equal), the summary is printed, and nothing is written to disk: for when only the figures
+matter (a quick look, a script reading --format json).`,
 		Example: `  mayday run research-fleet
   mayday run fleet.yaml --seed 7 --set recovery.retry.max_attempts=5
   mayday run shared-outage --seeds 5 --format json`,
@@ -67,7 +68,7 @@ only the figures matter (a quick look, a script reading --format json).`,
 		Force:        "replace an existing run folder",
 		Quiet:        "print nothing but errors",
 	})
-	cmd.Flags().BoolVar(&opts.NoTrace, "no-trace", false, "keep the traces in memory only: print the metrics, write no run folder")
+	cmd.Flags().BoolVar(&opts.NoTrace, "no-trace", false, "keep no trace: print the metrics, write no run folder")
 	return cmd
 }
 
@@ -178,18 +179,12 @@ func runSeeds(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, db *
 	return outs, nil
 }
 
-// runInMemory runs seeds seed..seed+n-1 of s into an in-memory database, for --no-trace: the
-// same load and the same metric views as a run folder's, with nothing written to disk. The
-// summary is zero when no run started.
+// runInMemory runs seeds seed..seed+n-1 of s without a database, for --no-trace: each run's
+// records stream into its digest and into the metrics computed in Go (pipeline.Compute),
+// which a test holds equal to the metric views; nothing is written to disk. The summary is
+// zero when no run started.
 func runInMemory(ctx context.Context, io *ioStreams, mw *pipeline.MemoryWatch, s *scenarios.Scenario, seed uint64, n int, quiet bool) (reports.Summary, error) {
-	db, err := analysis.Create("")
-	if err != nil {
-		return reports.Summary{}, internal(err)
-	}
-	outs, err := runSeeds(ctx, io, mw, db, s, seed, n, quiet)
-	if cerr := db.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
+	outs, err := runSeeds(ctx, io, mw, nil, s, seed, n, quiet)
 	if err != nil {
 		return reports.Summary{}, internal(err)
 	}

@@ -1,0 +1,174 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"math"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/mayday-sim/mayday/metric"
+	"github.com/mayday-sim/mayday/metric/compute"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim"
+	"github.com/mayday-sim/mayday/sim/record"
+	"github.com/mayday-sim/mayday/traces"
+)
+
+// The metrics package compute calculates in Go, from the record stream, are the metrics
+// view's: these tests run scenarios through the simulator into a database and into a
+// compute.Sink at once (the same records, in the same order) and hold the sink's row equal
+// to `SELECT * FROM metrics`, metric by metric, NULL for NULL; and the digest of a
+// traces.Digester (a run without a trace) equal to the trace's.
+
+// computeRelTol is how far a float of the Go row may be from the view's, relative to the
+// larger of the two (and absolute below 1). The counts, and every ratio of two counts, are
+// computed from the same integers by the same one division, so they agree exactly; sums of
+// floats (compute, money) are added up in another order than DuckDB's (per investigation,
+// then over investigations), which changes only the last bits: after n additions of
+// positive terms the rounding error is at most n·ε·sum, below 1e-10 of the sum for the
+// n < 10^6 terms of these runs (ε = 2^-53 ≈ 1.1e-16). The same holds for the recovery
+// curve's running product, whose thresholds absorb 1e-9.
+const computeRelTol = 1e-9
+
+// failer is what the helpers need of a *testing.T or a *rapid.T.
+type failer interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// simulateBoth runs seed of s into db under runID and into a compute.Sink, and returns the
+// sink's row.
+func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID string) compute.Row {
+	t.Helper()
+	opts := traces.ScenarioOptions(s)
+	load, err := db.Load(context.Background(), runID, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
+	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s)})
+	dig := traces.NewDigester(opts)
+	res, simErr := sim.Run(context.Background(), s, seed, record.Tee{load, sink, dig}, sim.Options{Check: true})
+	if err := load.Finish(traces.Run{RunID: runID, Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
+		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	if simErr != nil || len(res.Violations) > 0 {
+		t.Fatalf("run %s: %v %v", runID, simErr, res.Violations)
+	}
+	// The digest of a run without a trace (traces.Digester) is the trace's.
+	if got, want := dig.Sum(), load.Digest(); got != want {
+		t.Errorf("run %s: digest %s without a trace, %s with one", runID, got, want)
+	}
+	row, err := sink.Finish(res.Events)
+	if err != nil {
+		t.Fatalf("run %s: %v", runID, err)
+	}
+	return row
+}
+
+// sameMetric reports whether the Go value got equals the view's want within computeRelTol,
+// NaN (NULL) only for NaN.
+func sameMetric(got, want float64) bool {
+	if math.IsNaN(got) || math.IsNaN(want) {
+		return math.IsNaN(got) && math.IsNaN(want)
+	}
+	return math.Abs(got-want) <= computeRelTol*math.Max(1, math.Max(math.Abs(got), math.Abs(want)))
+}
+
+// compareComputed fails t on every metric where row differs from the view's metrics of runID.
+func compareComputed(t failer, db *DB, runID string, row compute.Row) {
+	t.Helper()
+	want, err := db.Metrics(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, m := range metric.All {
+		w, _ := want.Value(m.Name)
+		if g := row.Values[i]; !sameMetric(g, w) {
+			t.Errorf("%s: %s = %v computed in Go, %v in the metrics view", runID, m.Name, g, w)
+		}
+	}
+	if !maps.Equal(row.TerminationReasons, want.TerminationReasons) {
+		t.Errorf("%s: termination reasons %v computed in Go, %v in the view", runID, row.TerminationReasons, want.TerminationReasons)
+	}
+	if row.Currency != want.Currency {
+		t.Errorf("%s: currency %q computed in Go, %q in the view", runID, row.Currency, want.Currency)
+	}
+}
+
+// TestComputedMetricsEqualViewsOnExamples: every embedded example, small, and the test runs that exercise the corners (an outage on the model, in-flight work).
+func TestComputedMetricsEqualViewsOnExamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db := openTestDB(t)
+	type run struct {
+		name string
+		sets []string
+	}
+	var runs []run
+	for _, info := range scenarios.List() {
+		runs = append(runs, run{info.Name, []string{"workload.investigations=150"}})
+	}
+	runs = append(runs,
+		run{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"}},
+		run{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
+		run{"shared-outage", []string{"workload.investigations=600"}},
+		run{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
+	for i, r := range runs {
+		s, err := scenarios.Load(r.name, r.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runID := fmt.Sprintf("%s-%d", r.name, i)
+		compareComputed(t, db, runID, simulateBoth(t, db, s, s.Seed+uint64(i), runID))
+	}
+}
+
+// maxComputeEvents bounds the size model's estimate of a generated scenario, so that one
+// rapid case runs in well under a second.
+const maxComputeEvents = 20_000
+
+// TestComputedMetricsEqualViewsOnGeneratedScenarios: scenarios written by the key tree's
+// generator (every key the format has may appear), drawn by rapid.
+func TestComputedMetricsEqualViewsOnGeneratedScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	n := 0
+	rapid.Check(t, func(rt *rapid.T) {
+		// Most generated files are refused by Parse or too large: draw until one is neither,
+		// so that each case compares a run.
+		var s *scenarios.Scenario
+		for s == nil {
+			data := scenarios.Generate(func(k int) int { return rapid.IntRange(0, k-1).Draw(rt, "choice") })
+			g, err := scenarios.Parse("generated.yaml", data, nil)
+			if err == nil && g.Validate() == nil && scenarios.EstimateEvents(g).Total <= maxComputeEvents {
+				s = g
+			}
+		}
+		seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
+		n++
+		// A database of its own: the metrics view of one run costs more the more runs a
+		// database holds.
+		db, err := Create("")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer db.Close()
+		runID := fmt.Sprintf("generated-%d", n)
+		compareComputed(rt, db, runID, simulateBoth(rt, db, s, seed, runID))
+	})
+}

@@ -1,0 +1,82 @@
+package compute
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// The row's agreement with the metric views is tested in package analysis
+// (compute_test.go), on simulated runs; these tests pin the arithmetic on records built by
+// hand, where every value is worked out below.
+
+const sec = int64(1e9)
+
+func TestRowOfHandBuiltRun(t *testing.T) {
+	s := New(Options{Prices: &scenarios.Prices{Currency: "EUR", Tools: []scenarios.ToolPrice{{Tool: "t", Call: 1}}}})
+	// Root 1 completes at 100 s after a failed attempt and a retry; root 2 is terminated.
+	key := record.OpKey{Investigation: 1, Step: 1}
+	s.Transition(&record.Transition{InvestigationID: 1, At: 10 * sec, From: "pending", To: "running"})
+	s.Transition(&record.Transition{InvestigationID: 2, At: 30 * sec, From: "pending", To: "running"})
+	s.Span(&record.Span{InvestigationID: 1, SpanID: 1, Operation: record.OpExecuteTool, Tool: "t", HasKey: true, OpKey: key,
+		Attempt: 1, Start: 20 * sec, End: 21 * sec, Status: record.StatusError})
+	s.Span(&record.Span{InvestigationID: 1, SpanID: 2, Operation: record.OpExecuteTool, Tool: "t", HasKey: true, OpKey: key,
+		Attempt: 2, Start: 30 * sec, End: 40 * sec, Status: record.StatusOK})
+	s.Span(&record.Span{InvestigationID: 1, SpanID: 3, Operation: record.OpValidate, HasKey: true, OpKey: key,
+		Start: 40 * sec, End: 50 * sec, Status: record.StatusOK})
+	s.Execution(&record.Execution{Tool: "t", OpKey: key, InvestigationID: 1, Execution: 1, Outcome: "ok", Delivered: true, Compute: 3, End: 40 * sec})
+	s.Execution(&record.Execution{Tool: "t", OpKey: key, InvestigationID: 2, Execution: 2, Outcome: "ok", Compute: 1, SideEffects: true, End: 60 * sec})
+	s.Investigation(&record.Investigation{InvestigationID: 1, RootID: 1, ArrivedAt: 0, Ended: true, EndedAt: 100 * sec,
+		FinalState: "completed", TrulyValid: true, Validated: true, Tokens: 100})
+	s.Investigation(&record.Investigation{InvestigationID: 2, RootID: 2, ArrivedAt: 20 * sec, Ended: true, EndedAt: 80 * sec,
+		FinalState: "terminated", TerminationReason: "", Tokens: 300})
+	r, err := s.Finish(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{
+		"started": 2, "completed": 1, "terminated": 1, "completion_rate": 0.5, "correct_completion_rate": 0.5,
+		"validation_pass_rate": 1, "retry_amplification": 2, "duplicate_side_effects": 1, "discarded_results": 1,
+		// one episode: the step's failed attempt at 20 s, recovered by the valid result at 50 s
+		"median_recovery_time": 30, "p95_recovery_time": 30, "episode_recovery_rate": 1,
+		"goodput_recovery_time": math.NaN(), "goodput_recovered": math.NaN(),
+		"tokens_per_completion": 400, "wasted_token_ratio": 0.75, // root 2's 300 tokens of 400
+		"compute_per_completion": 4, "wasted_compute_ratio": 0.25, // the duplicate's 1 of 4
+		"correlated_failure_share": 0, "makespan": 100, "events": 7,
+		"median_pending_time": 10,  // 10 s and 10 s
+		"backlog_growth":      360, // 2 arrived, none ended by the last arrival: 2 per 20 s
+		"peak_backlog":        2,
+		"cost_per_completion": 2, "wasted_cost_ratio": 0.5, // two calls at 1, the failed one wasted
+		"median_subagent_pending_time": math.NaN(),
+	}
+	for name, w := range want {
+		if g := r.Get(name); !(g == w || math.IsNaN(g) && math.IsNaN(w)) {
+			t.Errorf("%s = %v, want %v", name, g, w)
+		}
+	}
+	if r.TerminationReasons["unspecified"] != 1 || len(r.TerminationReasons) != 1 || r.Currency != "EUR" {
+		t.Errorf("reasons %v, currency %q", r.TerminationReasons, r.Currency)
+	}
+}
+
+func TestParkWithoutGuardsFails(t *testing.T) {
+	s := New(Options{})
+	s.Transition(&record.Transition{InvestigationID: 1, At: sec, Action: "park", Reason: "breaker_open"})
+	if _, err := s.Finish(0); !errors.Is(err, ErrUnguardedPark) {
+		t.Fatalf("Finish: %v, want ErrUnguardedPark", err)
+	}
+}
+
+func TestQuantileCont(t *testing.T) {
+	for _, c := range []struct {
+		x    []int64
+		p, w float64
+	}{{[]int64{1, 2, 3, 4}, 0.5, 2.5}, {[]int64{5}, 0.5, 5}, {[]int64{1, 3, 10}, 0.5, 3}, {nil, 0.5, math.NaN()}} {
+		if g := quantileCont(c.x, c.p); !(g == c.w || math.IsNaN(g) && math.IsNaN(c.w)) {
+			t.Errorf("quantileCont(%v, %v) = %v, want %v", c.x, c.p, g, c.w)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package compute
+
+import "github.com/mayday-sim/mayday/sim/record"
+
+// spanKind is a span's kind attribute (the first), "" when it has none.
+func spanKind(r *record.Span) string {
+	for _, a := range r.Attrs {
+		if a.Key == "kind" {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+func failed(st record.Status) bool { return st == record.StatusError || st == record.StatusTimeout }
+
+func failKind(st record.Status) uint8 {
+	if st == record.StatusTimeout {
+		return kindTimedOut
+	}
+	return kindFailed
+}
+
+// Span takes what every view reads of a span: calls, signs, keyed spans, model turns, valid
+// results and money.
+func (s *Sink) Span(r *record.Span) {
+	s.end = max(s.end, r.End)
+	switch r.Operation {
+	case record.OpExecuteTool:
+		s.toolSpan(r)
+	case record.OpInspect:
+		if r.HasKey {
+			s.keyedSpan(r, s.tool(r.Tool))
+		}
+	case record.OpPlan:
+		s.spend(r, s.tokenCost(r), false)
+		if spanKind(r) == "model_turn" {
+			s.modelCall(r)
+		}
+	case record.OpSupervise:
+		s.spend(r, s.tokenCost(r), false)
+	case record.OpValidate:
+		s.validate(r)
+	case record.OpTakeover:
+		if r.HasKey {
+			s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), s.tool(r.Tool), kindCrashed})
+		}
+	}
+}
+
+// toolSpan takes an execute_tool span: an attempt sent, or an operation blocked.
+func (s *Sink) toolSpan(r *record.Span) {
+	tool := s.tool(r.Tool)
+	if r.HasKey {
+		o, i := s.keyedSpan(r, tool)
+		for _, id := range r.CausedBy {
+			s.addCauser(o, i, id)
+		}
+	}
+	if r.Status == record.StatusBlocked {
+		if r.HasKey {
+			s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), tool, kindBlocked})
+		}
+		return
+	}
+	s.attempts++
+	if r.HasKey {
+		if o, _ := s.op(r.OpKey); !o.attempted {
+			o.attempted = true
+			s.operations++
+		}
+	}
+	bad := failed(r.Status)
+	s.call(tool, r, bad)
+	var call float64
+	if tp := s.toolPrice(r.Tool); tp != nil {
+		call = tp.Call
+	}
+	s.spend(r, call, bad)
+}
+
+// keyedSpan notes a span that names an operation (execute_tool, inspect, or a model call
+// with an op_key) and returns the operation.
+func (s *Sink) keyedSpan(r *record.Span, tool int32) (*op, int32) {
+	if s.opts.Guards {
+		s.keyed = append(s.keyed, keyed{r.InvestigationID, us(r.Start), r.SpanID, r.OpKey, tool})
+	}
+	o, i := s.op(r.OpKey)
+	if o.tool == noTool && tool != noTool && r.Tool != "model" {
+		o.tool = tool
+	}
+	return o, i
+}
+
+// call counts a call to a dependency in its tool's minute, and its sign when it failed.
+func (s *Sink) call(tool int32, r *record.Span, bad bool) {
+	c := s.minute(tool, minuteOf(r.Start))
+	c.attempts++
+	if !bad {
+		return
+	}
+	c.failed++
+	s.failedCalls++
+	if r.HasKey {
+		s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), tool, failKind(r.Status)})
+	}
+}
+
+// modelCall takes a plan span of kind model_turn: a call to the model provider, and a turn
+// whose tokens may be wasted.
+func (s *Sink) modelCall(r *record.Span) {
+	s.call(s.tool("model"), r, failed(r.Status))
+	if r.HasKey {
+		s.keyedSpan(r, s.tool(r.Tool))
+	}
+	s.plans[r.SpanID] = int32(len(s.planList))
+	s.planList = append(s.planList, plan{inv: r.InvestigationID, start: us(r.Start), id: r.SpanID, tokens: r.InputTokens + r.OutputTokens})
+}
+
+func (s *Sink) validate(r *record.Span) {
+	switch r.Status {
+	case record.StatusOK:
+		m := minuteOf(r.End)
+		for int64(len(s.validPerMinute)) <= m {
+			s.validPerMinute = append(s.validPerMinute, 0)
+		}
+		s.validPerMinute[m]++
+		if r.HasKey {
+			o, _ := s.op(r.OpKey)
+			o.valid = true
+			s.valids = append(s.valids, valid{r.OpKey.Investigation, r.OpKey.Step, us(r.End)})
+		}
+	case record.StatusInvalid:
+		if r.HasKey {
+			s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), s.tool(r.Tool), kindInvalid})
+		}
+	}
+}
+
+// tokenCost is the price of a plan or supervise span's tokens.
+func (s *Sink) tokenCost(r *record.Span) float64 {
+	mp := s.modelPrice(r.Model)
+	if mp == nil {
+		return 0
+	}
+	return float64(r.InputTokens)/1000*mp.Input + float64(r.OutputTokens)/1000*mp.Output
+}
+
+// spend charges money to the span's investigation; failedCall: the call of a failed attempt.
+func (s *Sink) spend(r *record.Span, amount float64, failedCall bool) {
+	if s.opts.Prices == nil {
+		return
+	}
+	e := s.invOf(r.InvestigationID)
+	e.spent += amount
+	if failedCall {
+		e.spentFailed += amount
+	}
+}

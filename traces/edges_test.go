@@ -1,0 +1,89 @@
+package traces
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// Schema refuses the first number past the last table with its own message, not with the
+// runtime's index error.
+func TestSchemaPastLastTable(t *testing.T) {
+	for _, tb := range []Table{numTables, -1} {
+		func() {
+			defer func() {
+				msg, _ := recover().(string)
+				if !strings.Contains(msg, "traces: no table") {
+					t.Errorf("Schema(%d) panicked with %v, want \"traces: no table\"", int(tb), msg)
+				}
+			}()
+			Schema(tb)
+		}()
+	}
+	if s := Schema(numTables - 1); s == nil {
+		t.Error("Schema of the last table is nil")
+	}
+}
+
+// A credential after an authorization scheme is redacted also when the text starts with a
+// space (the first space at index 0).
+func TestSchemeAfterLeadingSpace(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	for _, in := range []string{" Bearer opaque123", "  basic opaque123 more"} {
+		if got := r.Text(in); strings.Contains(got, "opaque123") {
+			t.Errorf("Text(%q) = %q: the credential is kept", in, got)
+		}
+	}
+}
+
+// A key/value pair is a pair whichever of its two members comes first.
+func TestJSONPairValueFirst(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	in := `{"value":"hunter2","key":"db_password"}`
+	want := `{"value":"` + r.Hash("hunter2") + `","key":"db_password"}`
+	if got := r.JSON(in); got != want {
+		t.Errorf("JSON(%s)\n = %s\nwant %s", in, got, want)
+	}
+	in = `{"values":["a1","b2"],"path":"tools.db.arguments.api_key"}`
+	want = `{"values":["` + r.Hash("a1") + `","` + r.Hash("b2") + `"],"path":"tools.db.arguments.api_key"}`
+	if got := r.JSON(in); got != want {
+		t.Errorf("JSON(%s)\n = %s\nwant %s", in, got, want)
+	}
+}
+
+// A sweep axis's path is judged by its last key alone: a pattern that spans the dot before
+// it does not make the value secret, and a path that starts with a dot has a last key.
+func TestLastSegment(t *testing.T) {
+	for in, want := range map[string]string{"a.b.c": "c", ".x": "x", "x": "x", "x.": "", "tools.db.arguments.api_key": "api_key"} {
+		if got := lastSegment(in); got != want {
+			t.Errorf("lastSegment(%q) = %q, want %q", in, got, want)
+		}
+	}
+	r := NewRedactor(nil, []string{"b.c"}, nil) // an extra pattern holding a dot
+	in := `{"path":"a.b.c","values":["v1"]}`
+	if got := r.JSON(in); got != in {
+		t.Errorf("JSON(%s) = %s: the last key c is not secret", in, got)
+	}
+}
+
+// A retry budget with exactly no tokens left is 0 in budget_tokens, not NULL (NULL is a tool
+// without a budget).
+func TestSampleBudgetOfZero(t *testing.T) {
+	s := newKeepingSink(t)
+	w, _ := NewWriter("run-1", Options{}, s.emit)
+	w.Sample(&record.Sample{Tool: "x", BudgetTokens: 0, BreakerState: "off"})
+	w.Sample(&record.Sample{Tool: "y", BudgetTokens: 1, BreakerState: "off"})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []any{int64(0), int64(1)} {
+		got := rowOf(t, s.keep[ToolSamples][0], i)["budget_tokens"]
+		if f, ok := got.(float64); ok {
+			got = int64(f)
+		}
+		if got != want {
+			t.Errorf("sample %d budget_tokens = %#v, want %v", i, got, want)
+		}
+	}
+}
