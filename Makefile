@@ -55,8 +55,10 @@ vet:
 
 # Benchmarks report domain units (events/s, rows/s, ns/decision, runs/s); run several times
 # and compare medians (benchstat) on a quiet machine. bench-commands times whole commands.
+# The peak-memory benchmarks (bench-memory) run last, each in a process of its own.
 bench: simpy-note
 	$(GO) test -tags $(TAGS) -run '^$$' -bench . -skip PeakMemory -benchmem -count $${COUNT:-3} ./recovery/... ./sim/... ./traces/... ./analysis/... ./pipeline/... ./reports/...
+	$(MAKE) bench-memory
 
 # Whole commands as processes (cmd/mayday BenchmarkCommands: run, run --no-trace, the M/M/8
 # peer model against SimPy, sweep, check --all, report), each paired with its reference in
@@ -79,7 +81,7 @@ simpy-note:
 
 # Peak memory of 100,000-investigation runs (shipped arrival rate, tenfold with capacity
 # scaled, tenfold on the shipped capacity); each alone in its process, since each reads the
-# process's high-water mark.
+# process's high-water mark, and each fails above 1 GiB. Part of `make bench`.
 bench-memory:
 	$(GO) test -tags $(TAGS) -c -o bin/analysis.test ./analysis/
 	for b in PeakMemory100k PeakMemory100kTenfold PeakMemory100kOverload; do \

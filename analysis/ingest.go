@@ -378,6 +378,7 @@ func (l *Load) finish(run traces.Run) error {
 	werr := l.w.WriteRun(run)
 	cerr := l.w.Close()
 	err := errors.Join(werr, cerr, l.drain())
+	ReleaseGoMemory() // the Arrow batches are inserted: what follows is DuckDB's
 	if err == nil {
 		err = l.commit()
 	} else {
