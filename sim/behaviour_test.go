@@ -154,15 +154,22 @@ func TestCancel(t *testing.T) {
 	}
 }
 
-// TestPolicyBlock: a forbidden operation is blocked before it is sent, recorded, escalated,
-// and never sent afterwards, even though the humans approve every escalation.
-func TestPolicyBlock(t *testing.T) {
+// policyBlockScenario has n investigations of 4 steps, a forbidden operation drawn on 1 in
+// 5 first tries, and humans who approve every escalation.
+func policyBlockScenario(n int) *scenarios.Scenario {
 	s := testScenario()
-	s.Workload.Investigations = 500
+	s.Workload.Investigations = n
 	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 4}
 	s.Workload.Behaviour.PolicyViolation = 0.2
 	s.Recovery.Humans = &scenarios.Humans{Reviewers: 2, Approve: 1,
 		ReviewTime: scenarios.Dist{Kind: scenarios.DistExponential, Mean: float64(time.Minute)}}
+	return s
+}
+
+// TestPolicyBlock: a forbidden operation is blocked before it is sent, recorded, escalated,
+// and never sent afterwards, even though the humans approve every escalation.
+func TestPolicyBlock(t *testing.T) {
+	s := policyBlockScenario(500)
 	var c record.Collector
 	res := run(t, s, 9, &c)
 	blocked := map[record.OpKey]bool{}

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
@@ -12,12 +11,7 @@ import (
 // it: its caused_by names both, each a span of the run, the turn a plan span of the same
 // investigation that ended when the block was recorded.
 func TestBlockedSpanCausedByItsTurn(t *testing.T) {
-	s := testScenario()
-	s.Workload.Investigations = 200
-	s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 4}
-	s.Workload.Behaviour.PolicyViolation = 0.2
-	s.Recovery.Humans = &scenarios.Humans{Reviewers: 2, Approve: 1,
-		ReviewTime: scenarios.Dist{Kind: scenarios.DistExponential, Mean: float64(time.Minute)}}
+	s := policyBlockScenario(200)
 	var c record.Collector
 	run(t, s, 9, &c)
 	byID := map[uint64]*record.Span{}
