@@ -118,3 +118,36 @@ func TestGeneratedProbabilityAboveZero(t *testing.T) {
 		}
 	}
 }
+
+// A Pareto's alpha is drawn among 1.1 to 4.0 in steps of 0.1, each written exactly, so
+// that generated files hold heavy tails with a finite mean, none at alpha 1 or below.
+func TestGeneratedParetoAlpha(t *testing.T) {
+	pareto := slices.IndexFunc(distFamilies, func(f distFamily) bool { return f.kind == DistPareto })
+	for k := range 30 {
+		g := &generator{choose: func(n int) int {
+			switch n {
+			case len(distFamilies):
+				return pareto
+			case 30:
+				return k
+			case 2, 3:
+				return 1 // not a single value, no extra keys
+			}
+			return 0
+		}}
+		n := g.dist(ruleAt("workload.steps"), false)
+		var alpha *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "alpha" {
+				alpha = n.Content[i+1]
+			}
+		}
+		want := 1.1 + float64(k)/10
+		if alpha == nil {
+			t.Fatalf("draw %d: no alpha in %+v", k, n.Content)
+		}
+		if got, err := strconv.ParseFloat(alpha.Value, 64); err != nil || got != want || !(got > 1) || alpha.Tag != "!!float" {
+			t.Errorf("draw %d: alpha %s %q; want !!float %v", k, alpha.Tag, alpha.Value, want)
+		}
+	}
+}

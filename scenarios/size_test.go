@@ -173,3 +173,61 @@ func TestSizeModelTerms(t *testing.T) {
 		}
 	}
 }
+
+// A scenario may declare exactly MaxTools tools; one more is refused, with the count.
+func TestMaxToolsAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	for len(s.Tools) < MaxTools {
+		tool := s.Tools[0]
+		tool.Name = fmt.Sprintf("t%d", len(s.Tools))
+		s.Tools = append(s.Tools, tool)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("%d tools: %v; want valid", len(s.Tools), err)
+	}
+	tool := s.Tools[0]
+	tool.Name = "one_more"
+	s.Tools = append(s.Tools, tool)
+	err := s.Validate()
+	if err == nil || !strings.Contains(err.Error(), "tools: 1001 tools; want at most 1000") {
+		t.Errorf("%d tools: %v; want tools: 1001 tools; want at most 1000", len(s.Tools), err)
+	}
+}
+
+// distTop, the size model's largest plausible draw of an unbounded distribution, is its
+// 0.999 quantile: the distribution's own CDF, written out here, gives 0.999 there (the
+// exponential's -ln(0.001) is rounded to 6.9, hence the wider bound).
+func TestDistTopQuantile(t *testing.T) {
+	for _, c := range []struct {
+		d   Dist
+		cdf func(x float64) float64
+		tol float64
+	}{
+		{Dist{Kind: DistLognormal, Median: 10, P95: 20}, func(x float64) float64 {
+			sigma := math.Log(20.0/10) / 1.6448536269514722
+			return 0.5 * math.Erfc(-(math.Log(x)-math.Log(10))/(sigma*math.Sqrt2))
+		}, 1e-9},
+		{Dist{Kind: DistLognormal, Median: 3, P95: 300}, func(x float64) float64 {
+			sigma := math.Log(300.0/3) / 1.6448536269514722
+			return 0.5 * math.Erfc(-(math.Log(x)-math.Log(3))/(sigma*math.Sqrt2))
+		}, 1e-9},
+		{Dist{Kind: DistPareto, Min: 2, Alpha: 1.5}, func(x float64) float64 { return 1 - math.Pow(2/x, 1.5) }, 1e-12},
+		{Dist{Kind: DistExponential, Mean: 50}, func(x float64) float64 { return 1 - math.Exp(-x/50) }, 1e-5},
+	} {
+		top := distTop(c.d)
+		if p := c.cdf(top); math.Abs(p-0.999) > c.tol {
+			t.Errorf("%+v: distTop %v is the %v quantile; want 0.999", c.d, top, p)
+		}
+	}
+	for _, c := range []struct {
+		d    Dist
+		want float64
+	}{
+		{Dist{Kind: DistConstant, Value: 7}, 7},
+		{Dist{Kind: DistUniform, Min: 2, Max: 9}, 9},
+	} {
+		if got := distTop(c.d); got != c.want {
+			t.Errorf("%+v: distTop %v; want %v", c.d, got, c.want)
+		}
+	}
+}
