@@ -68,8 +68,9 @@ func TestSweepGridBound(t *testing.T) {
 		axes = append(axes, SweepAxis{Path: "p" + string(rune('a'+i)), Values: vals})
 	}
 	err := CheckSweepSize(axes, 3)
-	if err == nil || !strings.Contains(err.Error(), "2.56e+10 points") {
-		t.Errorf("8 axes x 20 values: %v; want a refusal counting 2.56e+10 points", err)
+	const want = "sweep: the grid has 2.56e+10 points (7.68e+10 runs with 3 seeds each); the limit is 10000 points: drop an axis or some values"
+	if err == nil || err.Error() != want {
+		t.Errorf("8 axes x 20 values: %v; want %s", err, want)
 	}
 	if err := CheckSweepSize(axes[:2], 3); err != nil {
 		t.Errorf("400 points: %v", err)
@@ -229,5 +230,59 @@ func TestDistTopQuantile(t *testing.T) {
 		if got := distTop(c.d); got != c.want {
 			t.Errorf("%+v: distTop %v; want %v", c.d, got, c.want)
 		}
+	}
+}
+
+// The refusal of a run too large names the steps, the agents, the mean steps, the traces
+// the run would write at 80 bytes a step and the limit, as the user reads it.
+func TestTotalStepsMessage(t *testing.T) {
+	base, _ := Embedded("transient-errors")
+	for _, c := range []struct{ set, want string }{
+		{"workload.investigations=5000000 && workload.steps=100",
+			"the run would simulate about 5e+08 steps (5e+06 agents x 100 steps), about 40 GB of traces; the limit is 2e+08 steps: lower workload.investigations or workload.steps"},
+		{"workload.investigations=10000000 && workload.steps=10000",
+			"the run would simulate about 1e+11 steps (1e+07 agents x 1e+04 steps), about 8 TB of traces; the limit is 2e+08 steps: lower workload.investigations or workload.steps"},
+	} {
+		_, err := Parse("f.yaml", base, strings.Split(c.set, " && "))
+		var list ErrorList
+		errors.As(err, &list)
+		found := false
+		for _, e := range list {
+			found = found || e.Key == "workload" && e.Msg == c.want
+		}
+		if !found {
+			t.Errorf("--set %s: %v; want workload: %s", c.set, err, c.want)
+		}
+	}
+}
+
+// A distribution's mean, as the size model's floor uses it: a Pareto's is alpha·min/(alpha-1).
+func TestDistMean(t *testing.T) {
+	for _, c := range []struct {
+		d    Dist
+		want float64
+	}{
+		{Dist{Kind: DistPareto, Min: 2, Alpha: 3}, 3},
+		{Dist{Kind: DistPareto, Min: 10, Alpha: 1.25}, 50},
+		{Dist{Kind: DistPareto, Min: 10, Alpha: 1}, math.Inf(1)},
+		{Dist{Kind: DistUniform, Min: 2, Max: 8}, 5},
+		{Dist{Kind: DistExponential, Mean: 4}, 4},
+		{Dist{Kind: DistLognormal, Median: 10, P95: 10 * math.Exp(1.6448536269514722)}, 10 * math.Exp(0.5)}, // sigma 1
+	} {
+		if got := distMean(c.d); math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("%+v: mean %v; want %v", c.d, got, c.want)
+		}
+	}
+}
+
+// A lognormal of median 0 built in Go is refused for its median alone: the size model, which
+// Validate also runs, takes such a distribution at its median rather than writing NaN steps
+// into a second message.
+func TestSizeModelMedianZero(t *testing.T) {
+	s := edgeScenario(t)
+	s.Workload.Steps = Dist{Kind: DistLognormal, Median: 0, P95: 10}
+	const want = "edge.yaml: workload.steps.median: 0; want > 0"
+	if err := s.Validate(); err == nil || err.Error() != want {
+		t.Errorf("steps lognormal, median 0, p95 10: %v; want only %s", err, want)
 	}
 }
