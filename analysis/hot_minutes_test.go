@@ -104,7 +104,8 @@ type hotMinuteCount struct{ m, n, f int64 }
 //   - "parked" (no window, built in hotMinuteRecords): a park on the open breaker at 40:00
 //     and a throttle at 40:30 before sends at 42:00, and a park at 44:00 before a send at
 //     45:00: minutes 40 (parked 1, throttled 1) and 44 (parked 1) are guarded without an
-//     attempt.
+//     attempt. A park for another reason (a worker crashed) at 46:00, before a send at
+//     47:00, neither parks on a guard nor makes minute 46 a row.
 var hotMinuteRuns = map[string][]hotMinuteTool{
 	"hot-window": {
 		{tool: "above", per: 34, failed: 33, f: 12, n: 57, wantBase: 33.0 / 680, wantHot: true, lo: 1e4, hi: 1e4 + 1},
@@ -163,7 +164,7 @@ func hotMinuteRecords(run string) *record.Collector {
 	for _, p := range []struct {
 		at, send int64
 		reason   string
-	}{{40 * minute, 42 * minute, "breaker_open"}, {40*minute + 30*second, 42 * minute, "retry_throttled"}, {44 * minute, 45 * minute, "breaker_open"}} {
+	}{{40 * minute, 42 * minute, "breaker_open"}, {40*minute + 30*second, 42 * minute, "retry_throttled"}, {44 * minute, 45 * minute, "breaker_open"}, {46 * minute, 47 * minute, "worker_crashed"}} {
 		e.attempt("parked", p.send, false, end)
 		e.c.Investigations[len(e.c.Investigations)-1].ArrivedAt = 39 * minute
 		e.c.Transitions = append(e.c.Transitions, record.Transition{InvestigationID: e.inv, At: p.at, From: "running",

@@ -50,6 +50,37 @@ func compareCalls(t testing.TB, db *DB, runID string, c *record.Collector) {
 	}
 }
 
+// compareAttempts checks the attempts view of a run row by row against the records: every
+// execute_tool span that was sent (not blocked), whether it failed, whether it is a retry
+// (a further attempt of its operation: the span's attempt number is above 1) and its minute.
+func compareAttempts(t testing.TB, db *DB, runID string, c *record.Collector) {
+	t.Helper()
+	type attempt struct {
+		span          int64
+		tool          string
+		failed, retry bool
+		minute        int64
+	}
+	var want []attempt
+	for i := range c.Spans {
+		s := &c.Spans[i]
+		if s.Operation == record.OpExecuteTool && s.Status != record.StatusBlocked {
+			want = append(want, attempt{span: int64(s.SpanID), tool: s.Tool, failed: isFailed(s), retry: s.Attempt > 1, minute: minuteOf(s.Start)})
+		}
+	}
+	slices.SortFunc(want, func(a, b attempt) int { return cmp.Compare(a.span, b.span) })
+	rows := query(t, db, `SELECT span_id, tool, failed, retry, minute FROM attempts WHERE run_id = '`+runID+`' ORDER BY span_id`)
+	if len(rows) != len(want) {
+		t.Fatalf("attempts of %s: %d rows in the view, %d in the records", runID, len(rows), len(want))
+	}
+	for i, r := range rows {
+		g := attempt{span: r[0].(int64), tool: r[1].(string), failed: r[2].(bool), retry: r[3].(bool), minute: r[4].(int64)}
+		if g != want[i] {
+			t.Fatalf("attempts of %s: view %+v, records %+v", runID, g, want[i])
+		}
+	}
+}
+
 // compareToolMinutes checks the tool_minutes view of a run row by row against the
 // reference's incident test (refToolMinutes): every minute in which a tool received a call
 // or was guarded, its counts, its tool's baseline and whether it is hot.
