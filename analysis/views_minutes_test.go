@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -78,6 +79,47 @@ func compareAttempts(t testing.TB, db *DB, runID string, c *record.Collector) {
 		if g != want[i] {
 			t.Fatalf("attempts of %s: view %+v, records %+v", runID, g, want[i])
 		}
+	}
+}
+
+// compareExecutionCosts checks the execution_costs view of a run row by row against the
+// records: each execution's reasons its compute may be wasted, worked out from the
+// definition (docs/metrics.md, wasted_compute_ratio): a duplicate is any execution after the
+// first of its operation at the tool; a discarded one did its work (ok or lost) without the
+// result reaching the investigation; an incomplete one ran for an investigation that did
+// not complete, or whose root did not (an investigation without a record never completed).
+func compareExecutionCosts(t testing.TB, db *DB, runID string, c *record.Collector) {
+	t.Helper()
+	completed := map[int64]bool{}
+	root := map[int64]int64{}
+	for _, inv := range c.Investigations {
+		completed[inv.InvestigationID] = inv.Ended && inv.FinalState == "completed"
+		root[inv.InvestigationID] = inv.RootID
+	}
+	type execution struct {
+		tool, op                                 string
+		execution                                int64
+		duplicate, discarded, incomplete, wasted bool
+	}
+	var want, got []string // each execution printed, sorted (hand-built runs may repeat a key)
+	for _, x := range c.Executions {
+		r, known := root[x.InvestigationID]
+		e := execution{tool: x.Tool, op: opKeyString(x.OpKey), execution: int64(x.Execution),
+			duplicate:  x.Execution > 1,
+			discarded:  (x.Outcome == "ok" || x.Outcome == "lost") && !x.Delivered,
+			incomplete: !known || !completed[x.InvestigationID] || !completed[r]}
+		e.wasted = e.duplicate || e.discarded || e.incomplete
+		want = append(want, fmt.Sprintf("%+v", e))
+	}
+	for _, r := range query(t, db, `SELECT tool, op_key, execution, duplicate, discarded, incomplete, wasted FROM execution_costs
+		WHERE run_id = '`+runID+`'`) {
+		got = append(got, fmt.Sprintf("%+v", execution{tool: r[0].(string), op: r[1].(string), execution: int64(r[2].(int32)),
+			duplicate: r[3].(bool), discarded: r[4].(bool), incomplete: r[5].(bool), wasted: r[6].(bool)}))
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("execution_costs of %s:\nview    %v\nrecords %v", runID, got, want)
 	}
 }
 

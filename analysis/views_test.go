@@ -163,6 +163,7 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 	compareMetrics(t, got, want.Metrics)
 	compareCalls(t, db, run.ID, c)
 	compareAttempts(t, db, run.ID, c)
+	compareExecutionCosts(t, db, run.ID, c)
 	compareToolMinutes(t, db, run.ID, c)
 	compareTokenCosts(t, db, run.ID, c)
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
