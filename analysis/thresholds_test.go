@@ -17,7 +17,7 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase(), edgeRootsCase(), hotMinutesCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase(), edgeRootsCase(), hotMinutesCase(), edgeEpisodesCase()}
 }
 
 // edgeEmptyWindowCase: a fault window of zero length (an outage of 0 s at minute 22) is
