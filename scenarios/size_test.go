@@ -286,3 +286,17 @@ func TestSizeModelMedianZero(t *testing.T) {
 		t.Errorf("steps lognormal, median 0, p95 10: %v; want only %s", err, want)
 	}
 }
+
+// A name may be MaxNameLen characters long; one more is refused, with its length.
+func TestMaxNameLenAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	s.Name = strings.Repeat("n", MaxNameLen)
+	if err := s.Validate(); err != nil {
+		t.Errorf("a name of %d characters: %v; want valid", len(s.Name), err)
+	}
+	s.Name += "n"
+	want := fmt.Sprintf("edge.yaml: name: %d characters long; want at most %d", MaxNameLen+1, MaxNameLen)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("a name of %d characters: %v; want %s", len(s.Name), err, want)
+	}
+}
