@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -115,6 +116,112 @@ func TestGeneratedProbabilityAboveZero(t *testing.T) {
 		want := float64(1+k) / 20
 		if got, err := strconv.ParseFloat(v.Value, 64); err != nil || got != want || v.Tag != "!!float" {
 			t.Errorf("draw %d: %s %q; want !!float %v", k, v.Tag, v.Value, want)
+		}
+	}
+}
+
+// A Pareto's alpha is drawn among 1.1 to 4.0 in steps of 0.1, each written exactly, so
+// that generated files hold heavy tails with a finite mean, none at alpha 1 or below.
+func TestGeneratedParetoAlpha(t *testing.T) {
+	pareto := slices.IndexFunc(distFamilies, func(f distFamily) bool { return f.kind == DistPareto })
+	for k := range 30 {
+		g := &generator{choose: func(n int) int {
+			switch n {
+			case len(distFamilies):
+				return pareto
+			case 30:
+				return k
+			case 2, 3:
+				return 1 // not a single value, no extra keys
+			}
+			return 0
+		}}
+		n := g.dist(ruleAt("workload.steps"), false)
+		var alpha *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "alpha" {
+				alpha = n.Content[i+1]
+			}
+		}
+		want := 1.1 + float64(k)/10
+		if alpha == nil {
+			t.Fatalf("draw %d: no alpha in %+v", k, n.Content)
+		}
+		if got, err := strconv.ParseFloat(alpha.Value, 64); err != nil || got != want || !(got > 1) || alpha.Tag != "!!float" {
+			t.Errorf("draw %d: alpha %s %q; want !!float %v", k, alpha.Tag, alpha.Value, want)
+		}
+	}
+}
+
+// Generated workload.zones split the workers in equal shares, written exactly, that sum to
+// 1 as Validate requires, whichever of the three zones a file keeps.
+func TestGeneratedZoneShares(t *testing.T) {
+	for mask := 1; mask < 8; mask++ {
+		calls := 0
+		g := &generator{zones: []string{"za", "zb", "zc"}, choose: func(n int) int {
+			if n != 2 {
+				t.Fatalf("zones: choose(%d); want only the one-in-two draws of subset", n)
+			}
+			calls++
+			return 1 - (mask>>(calls-1))&1 // 0 keeps the zone
+		}}
+		n := g.dict(workloadSchema.sub["zones"], "workload.zones")
+		kept := len(n.Content) / 2
+		want := 1 / float64(kept)
+		sum := 0.0
+		for i := 1; i < len(n.Content); i += 2 {
+			share, err := strconv.ParseFloat(n.Content[i].Value, 64)
+			if err != nil || share != want {
+				t.Errorf("mask %03b: share %q of %s; want %v", mask, n.Content[i].Value, n.Content[i-1].Value, want)
+			}
+			sum += share
+		}
+		if math.Abs(sum-1) > zoneShareSlack {
+			t.Errorf("mask %03b: the shares of %d zones sum to %v; want 1", mask, kept, sum)
+		}
+	}
+}
+
+// A drawn number is never below its key's minimum (-1 for a signed key), above it for a key
+// that excludes it, and one draw in 32 is far above it, 1e6 over the minimum.
+func TestGeneratedNumbers(t *testing.T) {
+	for _, s := range []*schema{{kind: kindNumber, min: 0.5}, {kind: kindNumber, min: 2, above: true}, {kind: kindNumber, signed: true}} {
+		lo := s.min
+		if s.signed {
+			lo = -1
+		}
+		for k := range 1000 {
+			for _, far := range []bool{false, true} {
+				g := &generator{choose: func(n int) int {
+					if n == 32 {
+						if far {
+							return 0
+						}
+						return 1
+					}
+					return k % n
+				}}
+				x, err := strconv.ParseFloat(g.number(s).Value, 64)
+				switch {
+				case err != nil:
+					t.Fatalf("min %v, draw %d: %v", lo, k, err)
+				case far && x != lo+1e6:
+					t.Errorf("min %v, the far draw: %v; want %v", lo, x, lo+1e6)
+				case !far && (x < lo || s.above && x <= lo):
+					t.Errorf("min %v (above %t), draw %d: %v; want at least the minimum", lo, s.above, k, x)
+				}
+			}
+		}
+	}
+}
+
+// A probability is drawn among the twentieths 0 to 1, each written exactly.
+func TestGeneratedProbability(t *testing.T) {
+	for k := range 21 {
+		g := &generator{choose: func(n int) int { return k % n }}
+		v := g.prob()
+		if got, err := strconv.ParseFloat(v.Value, 64); err != nil || got != float64(k)/20 || v.Tag != "!!float" {
+			t.Errorf("draw %d: %s %q; want !!float %v", k, v.Tag, v.Value, float64(k)/20)
 		}
 	}
 }

@@ -82,6 +82,7 @@ func TestHuntErrors(t *testing.T) {
 		{"{kind: transient, tool: search, probability: {min: 0.01, max: 0.2}}", "{kind: brownout, tool: search, probability: 0}", "t.yaml:7: hunt.faults[1]: a brownout fault needs for"},
 		{"  at: {min: 5m, max: 30m}\n", "", "t.yaml:5: hunt: missing at"},
 		{"budget: 10m", "budget: -3", "t.yaml:10: hunt.budget: \"-3\" is not a budget"},
+		{"at: {min: 5m, max: 30m}", "at: {min: 30m, max: 29m}", "t.yaml:9: hunt.at: max 29m is below min 30m"},
 	} {
 		file := strings.Replace(huntFile, c.from, c.to, 1)
 		_, err := Parse("t.yaml", []byte(file), nil)
@@ -92,5 +93,26 @@ func TestHuntErrors(t *testing.T) {
 	_, err := Parse("t.yaml", []byte(huntFile), []string{"hunt.faults[0].summit=2"})
 	if err == nil || !strings.Contains(err.Error(), "cannot be overridden") {
 		t.Errorf("--set of an envelope entry: %v", err)
+	}
+}
+
+// A hunt's at range may be a single instant, min equal to max: every window then starts
+// there. Built in Go, a range whose min is above its max is refused by Validate.
+func TestHuntAtOneInstant(t *testing.T) {
+	withRampKind(t)
+	s, err := Parse("t.yaml", []byte(huntFile), []string{"hunt.at={min: 10m, max: 10m}"})
+	if err != nil {
+		t.Fatalf("at {min: 10m, max: 10m}: %v; want valid", err)
+	}
+	ramp := s.Hunt.Faults[0]
+	if at := s.Hunt.AtParam(&ramp); at.Min != 600 || at.Max != 600 {
+		t.Errorf("the block's at range = %+v; want [10m, 10m]", at)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate of at {min: 10m, max: 10m}: %v; want valid", err)
+	}
+	s.Hunt.At = HuntSpan{Min: 30 * time.Minute, Max: 29 * time.Minute}
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "hunt.at: min 30m above max 29m; want min <= max") {
+		t.Errorf("Validate of at {min: 30m, max: 29m}: %v; want hunt.at: min 30m above max 29m", err)
 	}
 }

@@ -55,3 +55,20 @@ func TestSecretWords(t *testing.T) {
 		}
 	}
 }
+
+// An item without a position (an override's value, whose lines are cleared) takes the line
+// of its deepest written ancestor, not line 0.
+func TestKeyLineUnwrittenItem(t *testing.T) {
+	var root yaml.Node
+	if err := yaml.Unmarshal([]byte("name: k\nfaults:\n  - {id: a, kind: outage}\n"), &root); err != nil {
+		t.Fatal(err)
+	}
+	faults := root.Content[0].Content[3]
+	faults.Content = append(faults.Content, &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Value: "kind"}, {Kind: yaml.ScalarNode, Value: "hang"}}})
+	for _, key := range []string{"faults[1]", "faults[1].kind"} {
+		if l, col := keyLine(&root, key); l != 2 || col != 1 {
+			t.Errorf("%s: %d:%d, want 2:1 (faults)", key, l, col)
+		}
+	}
+}

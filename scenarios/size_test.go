@@ -68,8 +68,9 @@ func TestSweepGridBound(t *testing.T) {
 		axes = append(axes, SweepAxis{Path: "p" + string(rune('a'+i)), Values: vals})
 	}
 	err := CheckSweepSize(axes, 3)
-	if err == nil || !strings.Contains(err.Error(), "2.56e+10 points") {
-		t.Errorf("8 axes x 20 values: %v; want a refusal counting 2.56e+10 points", err)
+	const want = "sweep: the grid has 2.56e+10 points (7.68e+10 runs with 3 seeds each); the limit is 10000 points: drop an axis or some values"
+	if err == nil || err.Error() != want {
+		t.Errorf("8 axes x 20 values: %v; want %s", err, want)
 	}
 	if err := CheckSweepSize(axes[:2], 3); err != nil {
 		t.Errorf("400 points: %v", err)
@@ -171,5 +172,117 @@ func TestSizeModelTerms(t *testing.T) {
 		if refused == c.ok {
 			t.Errorf("budgets.compute %v: refused %t (%v); want refused %t", c.compute, refused, err, !c.ok)
 		}
+	}
+}
+
+// A scenario may declare exactly MaxTools tools; one more is refused, with the count.
+func TestMaxToolsAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	for len(s.Tools) < MaxTools {
+		tool := s.Tools[0]
+		tool.Name = fmt.Sprintf("t%d", len(s.Tools))
+		s.Tools = append(s.Tools, tool)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("%d tools: %v; want valid", len(s.Tools), err)
+	}
+	tool := s.Tools[0]
+	tool.Name = "one_more"
+	s.Tools = append(s.Tools, tool)
+	err := s.Validate()
+	if err == nil || !strings.Contains(err.Error(), "tools: 1001 tools; want at most 1000") {
+		t.Errorf("%d tools: %v; want tools: 1001 tools; want at most 1000", len(s.Tools), err)
+	}
+}
+
+// distTop, the size model's largest plausible draw of an unbounded distribution, is its
+// 0.999 quantile: the distribution's own CDF, written out here, gives 0.999 there (the
+// exponential's -ln(0.001) is rounded to 6.9, hence the wider bound).
+func TestDistTopQuantile(t *testing.T) {
+	for _, c := range []struct {
+		d   Dist
+		cdf func(x float64) float64
+		tol float64
+	}{
+		{Dist{Kind: DistLognormal, Median: 10, P95: 20}, func(x float64) float64 {
+			sigma := math.Log(20.0/10) / 1.6448536269514722
+			return 0.5 * math.Erfc(-(math.Log(x)-math.Log(10))/(sigma*math.Sqrt2))
+		}, 1e-9},
+		{Dist{Kind: DistLognormal, Median: 3, P95: 300}, func(x float64) float64 {
+			sigma := math.Log(300.0/3) / 1.6448536269514722
+			return 0.5 * math.Erfc(-(math.Log(x)-math.Log(3))/(sigma*math.Sqrt2))
+		}, 1e-9},
+		{Dist{Kind: DistPareto, Min: 2, Alpha: 1.5}, func(x float64) float64 { return 1 - math.Pow(2/x, 1.5) }, 1e-12},
+		{Dist{Kind: DistExponential, Mean: 50}, func(x float64) float64 { return 1 - math.Exp(-x/50) }, 1e-5},
+	} {
+		top := distTop(c.d)
+		if p := c.cdf(top); math.Abs(p-0.999) > c.tol {
+			t.Errorf("%+v: distTop %v is the %v quantile; want 0.999", c.d, top, p)
+		}
+	}
+	for _, c := range []struct {
+		d    Dist
+		want float64
+	}{
+		{Dist{Kind: DistConstant, Value: 7}, 7},
+		{Dist{Kind: DistUniform, Min: 2, Max: 9}, 9},
+	} {
+		if got := distTop(c.d); got != c.want {
+			t.Errorf("%+v: distTop %v; want %v", c.d, got, c.want)
+		}
+	}
+}
+
+// The refusal of a run too large names the steps, the agents, the mean steps, the traces
+// the run would write at 80 bytes a step and the limit, as the user reads it.
+func TestTotalStepsMessage(t *testing.T) {
+	base, _ := Embedded("transient-errors")
+	for _, c := range []struct{ set, want string }{
+		{"workload.investigations=5000000 && workload.steps=100",
+			"the run would simulate about 5e+08 steps (5e+06 agents x 100 steps), about 40 GB of traces; the limit is 2e+08 steps: lower workload.investigations or workload.steps"},
+		{"workload.investigations=10000000 && workload.steps=10000",
+			"the run would simulate about 1e+11 steps (1e+07 agents x 1e+04 steps), about 8 TB of traces; the limit is 2e+08 steps: lower workload.investigations or workload.steps"},
+	} {
+		_, err := Parse("f.yaml", base, strings.Split(c.set, " && "))
+		var list ErrorList
+		errors.As(err, &list)
+		found := false
+		for _, e := range list {
+			found = found || e.Key == "workload" && e.Msg == c.want
+		}
+		if !found {
+			t.Errorf("--set %s: %v; want workload: %s", c.set, err, c.want)
+		}
+	}
+}
+
+// A distribution's mean, as the size model's floor uses it: a Pareto's is alpha·min/(alpha-1).
+func TestDistMean(t *testing.T) {
+	for _, c := range []struct {
+		d    Dist
+		want float64
+	}{
+		{Dist{Kind: DistPareto, Min: 2, Alpha: 3}, 3},
+		{Dist{Kind: DistPareto, Min: 10, Alpha: 1.25}, 50},
+		{Dist{Kind: DistPareto, Min: 10, Alpha: 1}, math.Inf(1)},
+		{Dist{Kind: DistUniform, Min: 2, Max: 8}, 5},
+		{Dist{Kind: DistExponential, Mean: 4}, 4},
+		{Dist{Kind: DistLognormal, Median: 10, P95: 10 * math.Exp(1.6448536269514722)}, 10 * math.Exp(0.5)}, // sigma 1
+	} {
+		if got := distMean(c.d); math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("%+v: mean %v; want %v", c.d, got, c.want)
+		}
+	}
+}
+
+// A lognormal of median 0 built in Go is refused for its median alone: the size model, which
+// Validate also runs, takes such a distribution at its median rather than writing NaN steps
+// into a second message.
+func TestSizeModelMedianZero(t *testing.T) {
+	s := edgeScenario(t)
+	s.Workload.Steps = Dist{Kind: DistLognormal, Median: 0, P95: 10}
+	const want = "edge.yaml: workload.steps.median: 0; want > 0"
+	if err := s.Validate(); err == nil || err.Error() != want {
+		t.Errorf("steps lognormal, median 0, p95 10: %v; want only %s", err, want)
 	}
 }

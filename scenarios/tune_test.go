@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -111,6 +112,55 @@ tune:
 		want, _ := s.With(points[i]...)
 		if c.Recovery.Retry != want.Recovery.Retry {
 			t.Errorf("point %d: %+v, want %+v", i, c.Recovery.Retry, want.Recovery.Retry)
+		}
+	}
+}
+
+// A budget, as the tune block and --budget write it, is a whole number of runs, one at
+// least, or a positive duration of wall time.
+func TestParseTuneBudget(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Tune
+	}{
+		{"1", Tune{Budget: 1}},
+		{" 150 ", Tune{Budget: 150}},
+		{"10m", Tune{BudgetTime: 10 * time.Minute}},
+		{"1ns", Tune{BudgetTime: time.Nanosecond}},
+	} {
+		if got, err := ParseTuneBudget(c.in); err != nil || !reflect.DeepEqual(got, c.want) {
+			t.Errorf("ParseTuneBudget(%q) = %+v, %v; want %+v", c.in, got, err, c.want)
+		}
+	}
+	for _, c := range []struct{ in, want string }{
+		{"0", "0 runs; want at least 1"},
+		{"-2", "-2 runs; want at least 1"},
+		{"0s", `"0s" is not a budget; want a number of runs such as 150, or a duration such as 10m`},
+		{"soon", `"soon" is not a budget; want a number of runs such as 150, or a duration such as 10m`},
+	} {
+		if _, err := ParseTuneBudget(c.in); err == nil || err.Error() != c.want {
+			t.Errorf("ParseTuneBudget(%q): %v; want %s", c.in, err, c.want)
+		}
+	}
+}
+
+// tune.confidence is a level strictly between 0 and 1: 0 and 1 are refused at their line.
+func TestTuneConfidence(t *testing.T) {
+	for _, c := range []struct {
+		value string
+		want  float64
+	}{{"0.95", 0.95}, {"0.5", 0.5}, {"0.999", 0.999}} {
+		s, err := Parse("t.yaml", []byte(tuneFile+"  confidence: "+c.value+"\n"), nil)
+		if err != nil || s.Tune.Confidence != c.want {
+			t.Errorf("confidence: %s: %v; want %v", c.value, err, c.want)
+			continue
+		}
+	}
+	for _, v := range []string{"0", "1", "-0.5", "1.5"} {
+		_, err := Parse("t.yaml", []byte(tuneFile+"  confidence: "+v+"\n"), nil)
+		want := "t.yaml:17: tune.confidence: " + v + " is not a confidence level; want a number in (0, 1) such as 0.95"
+		if err == nil || err.Error() != want {
+			t.Errorf("confidence: %s: %v; want %s", v, err, want)
 		}
 	}
 }

@@ -182,3 +182,12 @@ func TestValidateChecksEdges(t *testing.T) {
 }
 
 func below(x float64) float64 { return math.Nextafter(x, math.Inf(-1)) }
+
+// A scenario built in Go with no tools is refused for its tools and for its step mix, which
+// Validate can only fill from the tools.
+func TestGoBuiltNoTools(t *testing.T) {
+	const want = "workload.tools: empty; want at least one tool with a weight > 0\ntools: none; want at least one tool"
+	if err := (&Scenario{Name: "n"}).Validate(); err == nil || err.Error() != want {
+		t.Errorf("no tools: %v; want\n%s", err, want)
+	}
+}

@@ -1,0 +1,39 @@
+package scenarios
+
+import "testing"
+
+// A whole number may be written as a float (1e3, 2.0); a fraction, or a float beyond 2^53
+// where floats skip whole numbers, is refused at its line.
+func TestWholeNumberWrittenAsFloat(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want int
+	}{{"1e3", 1000}, {"2.0", 2}, {"1.5e2", 150}} {
+		s, err := Parse("t.yaml", []byte("name: t\nworkload: {investigations: "+c.text+"}\ntools: {a: {}}\n"), nil)
+		if err != nil || s.Workload.Investigations != c.want {
+			t.Errorf("investigations: %s: %v; want %d", c.text, err, c.want)
+		}
+	}
+	for _, c := range []struct{ text, want string }{
+		{"2.5", "t.yaml:2: workload.investigations: \"2.5\" is not a whole number; want a whole number >= 1"},
+		{"1e16", "t.yaml:2: workload.investigations: \"1e16\" is not a whole number; want a whole number >= 1"},
+		{"!!float many", `t.yaml:2: workload.investigations: "many" is not a whole number; want a whole number >= 1`},
+	} {
+		_, err := Parse("t.yaml", []byte("name: t\nworkload: {investigations: "+c.text+"}\ntools: {a: {}}\n"), nil)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("investigations: %s: %v; want %s", c.text, err, c.want)
+		}
+	}
+}
+
+// A respawn's max may be 1000 replacements, its bound; 1001 is refused
+// (testdata/parse_recovery.txt).
+func TestRespawnMaxAtItsBound(t *testing.T) {
+	s, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\nrecovery: {subagents: {on_failure: {action: respawn, max: 1000}}}\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Recovery.Subagents.OnFailure; got.Action != SubagentRespawn || got.Max != 1000 {
+		t.Errorf("on_failure = %+v; want respawn, max 1000", got)
+	}
+}
