@@ -300,3 +300,17 @@ func TestMaxNameLenAtItsValue(t *testing.T) {
 		t.Errorf("a name of %d characters: %v; want %s", len(s.Name), err, want)
 	}
 }
+
+// A horizon of exactly 50 years is valid; a nanosecond more is refused.
+func TestMaxHorizonAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	s.Horizon = MaxHorizon
+	if err := s.Validate(); err != nil {
+		t.Errorf("horizon %v: %v; want valid", s.Horizon, err)
+	}
+	s.Horizon++
+	want := fmt.Sprintf("edge.yaml: horizon: %v; want at most 50 years (%v)", MaxHorizon+1, MaxHorizon)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("horizon %v: %v; want %s", s.Horizon, err, want)
+	}
+}
