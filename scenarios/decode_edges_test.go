@@ -52,3 +52,12 @@ func TestWholeNumberAtTwoToThe53(t *testing.T) {
 		t.Errorf("initial: 2^54 as a float: %v; want %s", err, want)
 	}
 }
+
+// A sweep axis with no value is refused at its own line, not the sweep's.
+func TestSweepAxisWithoutValues(t *testing.T) {
+	_, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\nsweep:\n  recovery.retry.max_attempts: [1, 2]\n  recovery.revisions:\n"), nil)
+	const want = "t.yaml:5: sweep.recovery.revisions: want a non-empty list of values, such as [1, 3, 5]"
+	if err == nil || err.Error() != want {
+		t.Errorf("an axis without values: %v; want %s", err, want)
+	}
+}
