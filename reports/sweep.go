@@ -82,12 +82,19 @@ func jsonNum(v float64) *float64 {
 // ReadSweepTable builds the table from a database holding sweep runs (sweep_params), in
 // point order; intervals come from MeanCI over each point's seeds.
 func ReadSweepTable(ctx context.Context, db *analysis.DB, metrics []string) (SweepTable, error) {
+	all, err := db.AllMetrics(ctx)
+	if err != nil {
+		return SweepTable{Metrics: metrics}, err
+	}
+	return SweepTableOf(ctx, db, metrics, all)
+}
+
+// SweepTableOf is ReadSweepTable with the metrics rows of the database's runs already read
+// (db.AllMetrics): a sweep that has just read them for its outcomes does not compute the
+// metrics view a second time. A run without a row in all has no values.
+func SweepTableOf(ctx context.Context, db *analysis.DB, metrics []string, all []analysis.Metrics) (SweepTable, error) {
 	t := SweepTable{Metrics: metrics}
 	runs, err := analysis.ListRuns(ctx, db)
-	if err != nil {
-		return t, err
-	}
-	all, err := db.AllMetrics(ctx)
 	if err != nil {
 		return t, err
 	}

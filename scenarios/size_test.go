@@ -286,3 +286,42 @@ func TestSizeModelMedianZero(t *testing.T) {
 		t.Errorf("steps lognormal, median 0, p95 10: %v; want only %s", err, want)
 	}
 }
+
+// A name may be MaxNameLen characters long; one more is refused, with its length.
+func TestMaxNameLenAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	s.Name = strings.Repeat("n", MaxNameLen)
+	if err := s.Validate(); err != nil {
+		t.Errorf("a name of %d characters: %v; want valid", len(s.Name), err)
+	}
+	s.Name += "n"
+	want := fmt.Sprintf("edge.yaml: name: %d characters long; want at most %d", MaxNameLen+1, MaxNameLen)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("a name of %d characters: %v; want %s", len(s.Name), err, want)
+	}
+	// So may a tool's version.
+	s = edgeScenario(t)
+	s.Tools[0].Version = strings.Repeat("v", MaxNameLen)
+	if err := s.Validate(); err != nil {
+		t.Errorf("a version of %d characters: %v; want valid", MaxNameLen, err)
+	}
+	s.Tools[0].Version += "v"
+	want = fmt.Sprintf("edge.yaml: tools.a.version: %d characters long; want at most %d", MaxNameLen+1, MaxNameLen)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("a version of %d characters: %v; want %s", MaxNameLen+1, err, want)
+	}
+}
+
+// A horizon of exactly 50 years is valid; a nanosecond more is refused.
+func TestMaxHorizonAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	s.Horizon = MaxHorizon
+	if err := s.Validate(); err != nil {
+		t.Errorf("horizon %v: %v; want valid", s.Horizon, err)
+	}
+	s.Horizon++
+	want := fmt.Sprintf("edge.yaml: horizon: %v; want at most 50 years (%v)", MaxHorizon+1, MaxHorizon)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("horizon %v: %v; want %s", s.Horizon, err, want)
+	}
+}

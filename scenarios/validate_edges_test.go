@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"testing"
 	"time"
@@ -189,5 +190,57 @@ func TestGoBuiltNoTools(t *testing.T) {
 	const want = "workload.tools: empty; want at least one tool with a weight > 0\ntools: none; want at least one tool"
 	if err := (&Scenario{Name: "n"}).Validate(); err == nil || err.Error() != want {
 		t.Errorf("no tools: %v; want\n%s", err, want)
+	}
+}
+
+// A piecewise arrival built in Go may pause (rate 0) in any stretch but the last, which
+// lasts until every root has arrived and so must have a rate above 0.
+func TestGoBuiltPiecewiseLastRate(t *testing.T) {
+	for _, c := range []struct {
+		pieces []Piece
+		want   string
+	}{
+		{[]Piece{{Rate: Rate{0}, For: time.Minute}, {Rate: Rate{1}}}, ""},
+		{[]Piece{{Rate: Rate{1}, For: time.Minute}, {Rate: Rate{0}}},
+			"edge.yaml: workload.arrival.piecewise[1].rate: rate 0 per second; want >= 0 (> 0 in the last stretch)"},
+		{[]Piece{{Rate: Rate{0}}},
+			"edge.yaml: workload.arrival.piecewise[0].rate: rate 0 per second; want >= 0 (> 0 in the last stretch)"},
+	} {
+		s := edgeScenario(t)
+		s.Workload.Arrival = Arrival{Kind: ArrivalPiecewise, Pieces: c.pieces}
+		err := s.Validate()
+		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && got != c.want {
+			t.Errorf("pieces %+v: %v; want %q", c.pieces, err, c.want)
+		}
+	}
+}
+
+// Humans.Case is the entry of one failure class, nil for a class without one.
+func TestHumansCase(t *testing.T) {
+	approve := 0.25
+	h := &Humans{ByClass: []HumanCase{{Class: "timeout"}, {Class: "policy_block", Approve: &approve}}}
+	if c := h.Case("policy_block"); c != &h.ByClass[1] || *c.Approve != 0.25 {
+		t.Errorf("Case(policy_block) = %+v; want the policy_block entry", c)
+	}
+	if c := h.Case("timeout"); c != &h.ByClass[0] {
+		t.Errorf("Case(timeout) = %+v; want the timeout entry", c)
+	}
+	if c := h.Case("crash"); c != nil {
+		t.Errorf("Case(crash) = %+v; want nil", c)
+	}
+}
+
+// Built in Go, one zone may hold every worker (share 1); a share above 1 is refused.
+func TestGoBuiltZoneShareOne(t *testing.T) {
+	s := edgeScenario(t)
+	s.Workload.Workers = 4
+	s.Workload.Zones = []Zone{{Name: "za", Share: 1}}
+	if err := s.Validate(); err != nil {
+		t.Errorf("one zone of share 1: %v; want valid", err)
+	}
+	s.Workload.Zones = []Zone{{Name: "za", Share: 1.5}, {Name: "zb", Share: -0.5}}
+	const want = "edge.yaml: workload.zones.za: share 1.5; want a share of the workers in (0, 1]\nedge.yaml: workload.zones.zb: share -0.5; want a share of the workers in (0, 1]"
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("shares 1.5 and -0.5: %v; want\n%s", err, want)
 	}
 }

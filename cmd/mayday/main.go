@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/mayday-sim/mayday/analysis"
@@ -21,9 +22,37 @@ var version = "dev"
 func main() {
 	analysis.LimitGoHeap()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	stopProfile := startCPUProfile(os.Getenv("MAYDAY_CPUPROFILE"))
 	code := execute(ctx)
+	stopProfile()
 	stop()
 	os.Exit(code)
+}
+
+// startCPUProfile writes a CPU profile of the whole command to path (MAYDAY_CPUPROFILE, for
+// `go tool pprof`; docs/performance.md) and returns what stops it; with path "" it does
+// nothing. A profile that cannot start is reported and the command runs without it.
+func startCPUProfile(path string) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(path)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "mayday: MAYDAY_CPUPROFILE:", err)
+		if f != nil {
+			f.Close()
+		}
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "mayday: MAYDAY_CPUPROFILE:", err)
+		}
+	}
 }
 
 // execute runs the command line. A panic is a bug, not bad input: it exits 3 (Go's own

@@ -256,7 +256,14 @@ func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []pipeli
 		return false, internal(fmt.Errorf("checkpoint of %s: %w", db.Path(), err))
 	}
 	ph.phase("reading the sweep table")
-	if st.table, err = reports.ReadSweepTable(ctx, db, metrics); err != nil {
+	// The batch read every run's metrics row at its end, and the folder holds only its runs.
+	var all []analysis.Metrics
+	for i, ran := range res.Ran {
+		if ran {
+			all = append(all, res.Outcomes[i].Metrics)
+		}
+	}
+	if st.table, err = reports.SweepTableOf(ctx, db, metrics, all); err != nil {
 		return false, internal(err)
 	}
 	return whole, nil

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/pipeline"
+	"github.com/mayday-sim/mayday/reports"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -109,6 +111,37 @@ func TestSweepEqualsRunsOneByOne(t *testing.T) {
 	// The digests differ between points: the grid did change the scenario.
 	if got[0].Digest == got[3].Digest || got[3].Digest == got[6].Digest {
 		t.Errorf("points 0, 1, 2 with seed 1 share a digest; the sweep values were not applied")
+	}
+
+	// The sweep's table (sweep.json), built from the metrics the batch read for its outcomes,
+	// is the table read back from the stored database.
+	var stored reports.SweepTable
+	if b, err := os.ReadFile(filepath.Join(dir, analysis.SweepFile)); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &stored); err != nil {
+		t.Fatal(err)
+	}
+	db, err := analysis.Open(dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reread, err := reports.ReadSweepTable(context.Background(), db, stored.Metrics)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both through the same JSON round trip (an undefined mean is null in the file, 0 once
+	// read back).
+	var rereadRows []reports.SweepPoint
+	if b, err := json.Marshal(reread.Rows); err != nil {
+		t.Fatal(err)
+	} else if err := json.Unmarshal(b, &rereadRows); err != nil {
+		t.Fatal(err)
+	}
+	gotRows, _ := json.Marshal(stored.Rows)
+	wantRows, _ := json.Marshal(rereadRows)
+	if len(stored.Rows) != 3 || !bytes.Equal(gotRows, wantRows) {
+		t.Errorf("sweep.json's points differ from the table read back from the database:\n got %s\nwant %s", gotRows, wantRows)
 	}
 
 	// The table shows each point with its value, its seeds and an interval.

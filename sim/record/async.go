@@ -1,0 +1,218 @@
+package record
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// Async is a Sink that hands records to another sink on a goroutine of its own, so that the
+// sender (the simulator) and the receiver (a digest, a metrics computation) run on two
+// cores. It copies each record, with its CausedBy and Attrs, into a batch; each full batch
+// goes over a small queue to the goroutine, which sends the batch's records to the inner
+// sink in the order they were sent. The inner sink sees exactly the records, in exactly the
+// order, that it would have seen called directly, so nothing it computes can depend on the
+// goroutine's timing. Memory stays bounded: asyncBatches batches of asyncBatch records.
+//
+// Close sends what is left and waits for the inner sink to take it; only then may the inner
+// sink be read. A panic in the inner sink is raised again on the sender's goroutine, at the
+// next batch or at Close, so it ends the process as a panic of the sender would.
+type Async struct {
+	inner  Sink
+	cur    *batch
+	free   chan *batch
+	full   chan *batch
+	done   chan struct{} // closed when the goroutine has ended
+	failed chan struct{} // closed when the inner sink has panicked
+	fault  any           // what it panicked with (read once failed is closed)
+	stack  []byte
+	shut   bool
+}
+
+// A batch holds copies of records in emission order: kinds[i] says which slice holds the
+// i-th, the slices in their own order.
+type batch struct {
+	kinds   []byte
+	invs    []Investigation
+	spans   []Span
+	trans   []Transition
+	execs   []Execution
+	faults  []Fault
+	samples []Sample
+	workers []Worker
+	caused  []uint64 // the spans' CausedBy, end to end
+	attrs   []Attr   // the spans' Attrs, end to end
+}
+
+const (
+	asyncBatch   = 4096 // records per batch
+	asyncBatches = 4    // batches in all: one filling, the rest queued or being read
+)
+
+const (
+	kindInvestigation byte = iota
+	kindSpan
+	kindTransition
+	kindExecution
+	kindFault
+	kindSample
+	kindWorker
+)
+
+// NewAsync starts the goroutine that feeds inner. Call Close when the records end.
+func NewAsync(inner Sink) *Async {
+	a := &Async{inner: inner, free: make(chan *batch, asyncBatches), full: make(chan *batch, asyncBatches),
+		done: make(chan struct{}), failed: make(chan struct{})}
+	for range asyncBatches - 1 {
+		a.free <- &batch{}
+	}
+	a.cur = &batch{}
+	go a.run()
+	return a
+}
+
+func (a *Async) run() {
+	defer close(a.done)
+	defer func() {
+		if r := recover(); r != nil {
+			a.fault, a.stack = r, debug.Stack()
+			close(a.failed)
+			for b := range a.full { // let the sender go on until it sees the fault
+				a.free <- b
+			}
+		}
+	}()
+	for b := range a.full {
+		b.replay(a.inner)
+		b.reset()
+		a.free <- b
+	}
+}
+
+// replay sends the batch's records to s in the order they were taken.
+func (b *batch) replay(s Sink) {
+	var n [kindWorker + 1]int
+	for _, k := range b.kinds {
+		i := n[k]
+		n[k]++
+		switch k {
+		case kindInvestigation:
+			s.Investigation(&b.invs[i])
+		case kindSpan:
+			s.Span(&b.spans[i])
+		case kindTransition:
+			s.Transition(&b.trans[i])
+		case kindExecution:
+			s.Execution(&b.execs[i])
+		case kindFault:
+			s.Fault(&b.faults[i])
+		case kindSample:
+			s.Sample(&b.samples[i])
+		case kindWorker:
+			s.Worker(&b.workers[i])
+		}
+	}
+}
+
+func (b *batch) reset() {
+	b.kinds = b.kinds[:0]
+	clear(b.invs) // drop the strings they hold
+	clear(b.spans)
+	clear(b.trans)
+	clear(b.execs)
+	clear(b.faults)
+	clear(b.samples)
+	clear(b.workers)
+	clear(b.attrs)
+	b.invs, b.spans, b.trans, b.execs = b.invs[:0], b.spans[:0], b.trans[:0], b.execs[:0]
+	b.faults, b.samples, b.workers = b.faults[:0], b.samples[:0], b.workers[:0]
+	b.caused, b.attrs = b.caused[:0], b.attrs[:0]
+}
+
+// took ends the copy of one record of kind k; a full batch goes to the goroutine.
+func (a *Async) took(k byte) {
+	a.cur.kinds = append(a.cur.kinds, k)
+	if len(a.cur.kinds) < asyncBatch {
+		return
+	}
+	a.send()
+	a.cur = <-a.free
+	a.check()
+}
+
+func (a *Async) send() {
+	if a.shut {
+		panic("record: a record sent to an Async sink after Close")
+	}
+	a.full <- a.cur
+	a.cur = nil
+}
+
+// check raises the inner sink's panic on the sender's goroutine.
+func (a *Async) check() {
+	select {
+	case <-a.failed:
+		panic(fmt.Sprintf("%v\n(in the receiving sink's goroutine)\n%s", a.fault, a.stack))
+	default:
+	}
+}
+
+// Close sends the records left and waits until the inner sink has taken every record.
+func (a *Async) Close() {
+	if a.shut {
+		return
+	}
+	a.send()
+	a.shut = true
+	close(a.full)
+	<-a.done
+	a.check()
+}
+
+func (a *Async) Investigation(r *Investigation) {
+	a.cur.invs = append(a.cur.invs, *r)
+	a.took(kindInvestigation)
+}
+
+func (a *Async) Span(r *Span) {
+	b := a.cur
+	c := *r
+	if len(r.CausedBy) > 0 {
+		n := len(b.caused)
+		b.caused = append(b.caused, r.CausedBy...)
+		c.CausedBy = b.caused[n:len(b.caused):len(b.caused)]
+	}
+	if len(r.Attrs) > 0 {
+		n := len(b.attrs)
+		b.attrs = append(b.attrs, r.Attrs...)
+		c.Attrs = b.attrs[n:len(b.attrs):len(b.attrs)]
+	}
+	b.spans = append(b.spans, c)
+	a.took(kindSpan)
+}
+
+func (a *Async) Transition(r *Transition) {
+	a.cur.trans = append(a.cur.trans, *r)
+	a.took(kindTransition)
+}
+
+func (a *Async) Execution(r *Execution) {
+	a.cur.execs = append(a.cur.execs, *r)
+	a.took(kindExecution)
+}
+
+func (a *Async) Fault(r *Fault) {
+	a.cur.faults = append(a.cur.faults, *r)
+	a.took(kindFault)
+}
+
+func (a *Async) Sample(r *Sample) {
+	a.cur.samples = append(a.cur.samples, *r)
+	a.took(kindSample)
+}
+
+func (a *Async) Worker(r *Worker) {
+	a.cur.workers = append(a.cur.workers, *r)
+	a.took(kindWorker)
+}
+
+var _ Sink = (*Async)(nil)
