@@ -143,31 +143,63 @@ func runCheck(t testing.TB, c viewCase, db *DB) (failure string) {
 	return m.failure
 }
 
-// createViews defines the views from files (one of them possibly mutated).
+// createViews defines the views from files (one of them possibly mutated), the metrics view
+// as one statement over them (composedView) as CreateViews does.
 func createViews(db *DB, files []viewFile) error {
 	for _, f := range files {
 		if _, err := db.SQL().Exec(f.sql); err != nil {
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 	}
+	return composeMetrics(db, files)
+}
+
+// composeMetrics redefines the metrics view as one statement over files, the view files whose
+// views are views (not tables) now, when metrics is one of them.
+func composeMetrics(db *DB, files []viewFile) error {
+	if !slices.ContainsFunc(files, func(f viewFile) bool { return f.view == "metrics" }) {
+		return nil
+	}
+	if _, err := db.SQL().Exec(composedView(files, "metrics")); err != nil {
+		return fmt.Errorf("the metrics view as one statement: %w", err)
+	}
 	return nil
 }
 
-// killMutant defines the view of file f from a mutant's SQL and runs the cases' checks in
-// the order given until one fails; it returns that failure ("" when every check passed) and
-// whether the SQL defined the view at all. A view is bound by name when it is queried, so
-// only f's view is replaced, and afterwards restored. The case that kills a mutant moves to
+// withFile returns files with file f's SQL replaced by sql.
+func withFile(files []viewFile, f viewFile, sql string) []viewFile {
+	out := slices.Clone(files)
+	for i := range out {
+		if out[i].name == f.name {
+			out[i].sql = sql
+		}
+	}
+	return out
+}
+
+// killMutant defines the view of file f, one of files (those whose views are views now),
+// from a mutant's SQL and runs the cases' checks in the order given until one fails; it
+// returns that failure ("" when every check passed) and whether the SQL defined the view at
+// all. A view is bound by name when it is queried, so only f's view is replaced, and the
+// metrics view, which holds the text of the views it reads (composedView), is redefined
+// with the mutant's; both are restored afterwards. The case that kills a mutant moves to
 // the front of order: neighbouring mutants tend to fall to the same check, so survivors
 // alone pay for every case, and which mutants die does not depend on the order.
-func killMutant(t testing.TB, db *DB, cases []viewCase, order []int, f viewFile, sql string) (failure string, valid bool) {
-	if _, err := db.SQL().Exec(sql); err != nil {
-		return "", false
-	}
+func killMutant(t testing.TB, db *DB, cases []viewCase, order []int, files []viewFile, f viewFile, sql string) (failure string, valid bool) {
 	defer func() {
 		if _, err := db.SQL().Exec(f.sql); err != nil {
 			t.Fatalf("%s: restoring the view: %v", f.name, err)
 		}
+		if err := composeMetrics(db, files); err != nil {
+			t.Fatalf("%s: restoring the metrics view: %v", f.name, err)
+		}
 	}()
+	if _, err := db.SQL().Exec(sql); err != nil {
+		return "", false
+	}
+	if err := composeMetrics(db, withFile(files, f, sql)); err != nil {
+		return "", false
+	}
 	for k, i := range order {
 		if failure = runCheck(t, cases[i], db); failure != "" {
 			copy(order[1:k+1], order[:k])
@@ -178,11 +210,13 @@ func killMutant(t testing.TB, db *DB, cases []viewCase, order []int, f viewFile,
 	return "", true
 }
 
-// materialize replaces file f's view by a table of its rows. The files are in dependency
-// order (a view reads only views of earlier files: TestViewFilesInDependencyOrder), so once
-// f's mutants are done its rows are what every later mutant must see, and a query of a
-// later view no longer recomputes f's: the harness's queries get much cheaper as it goes.
-func materialize(t testing.TB, db *DB, f viewFile) {
+// materialize replaces file f's view by a table of its rows; later are the files after it,
+// whose views are still views. The files are in dependency order (a view reads only views
+// of earlier files: TestViewFilesInDependencyOrder), so once f's mutants are done its rows
+// are what every later mutant must see, and a query of a later view no longer recomputes
+// f's: the harness's queries get much cheaper as it goes. The metrics view is redefined
+// over the later files, so that it too reads the table.
+func materialize(t testing.TB, db *DB, f viewFile, later []viewFile) {
 	for _, q := range []string{
 		`CREATE TABLE mutate_materialized AS SELECT * FROM ` + f.view,
 		`DROP VIEW ` + f.view,
@@ -191,6 +225,9 @@ func materialize(t testing.TB, db *DB, f viewFile) {
 		if _, err := db.SQL().Exec(q); err != nil {
 			t.Fatalf("%s: materializing %s: %v", f.name, f.view, err)
 		}
+	}
+	if err := composeMetrics(db, later); err != nil {
+		t.Fatalf("%s: materializing %s: %v", f.name, f.view, err)
 	}
 }
 
@@ -263,15 +300,15 @@ func TestViewMutants(t *testing.T) {
 	for i := range order {
 		order[i] = i
 	}
-	for _, f := range files {
+	for i, f := range files {
 		// Every file before f is a table by now (materialize): its mutants are done.
 		if only != "" && !slices.ContainsFunc(strings.Split(only, ","), func(p string) bool { return strings.Contains(f.name, p) }) {
-			materialize(t, db, f)
+			materialize(t, db, f, files[i+1:])
 			continue
 		}
 		for _, m := range sqlMutants(f.name, f.sql) {
 			seen[m.key()] = true
-			failure, valid := killMutant(t, db, cases, order, f, m.sql)
+			failure, valid := killMutant(t, db, cases, order, files[i:], f, m.sql)
 			if !valid {
 				invalid = append(invalid, m.String())
 				continue
@@ -292,7 +329,7 @@ func TestViewMutants(t *testing.T) {
 				lived = append(lived, m.String())
 			}
 		}
-		materialize(t, db, f)
+		materialize(t, db, f, files[i+1:])
 	}
 	for _, f := range files {
 		if _, err := db.SQL().Exec(`DROP TABLE ` + f.view); err != nil {

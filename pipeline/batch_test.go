@@ -344,3 +344,51 @@ func TestBatchNoTraceEqualsSerial(t *testing.T) {
 		t.Error("CopyRuns of a batch without a trace: no error")
 	}
 }
+
+// Serial into a database that already holds a run gives each of its runs the metrics row
+// the view gives that run alone (read in one query at the end, not as each run ends), and
+// the digest it has when run alone.
+func TestSerialIntoReadsEachRunsMetrics(t *testing.T) {
+	ctx := context.Background()
+	specs := batchSpecs(t)[:4]
+	_, want := executeSerially(t, specs)
+	db := openTestDB(t)
+	if _, err := Execute(ctx, db, specs[0]); err != nil {
+		t.Fatal(err)
+	}
+	var phases []string
+	rest := slices.Clone(specs[1:])
+	for i := range rest {
+		rest[i].Phase = func(what string) { phases = append(phases, what) }
+	}
+	outs, err := Serial(ctx, db, rest, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outs) != 3 {
+		t.Fatalf("%d outcomes, want 3", len(outs))
+	}
+	for i, o := range outs {
+		w := want[i+1]
+		if o.RunID != w.RunID || o.Digest != w.Digest {
+			t.Errorf("run %d: %s digest %s, alone %s %s", i, o.RunID, o.Digest, w.RunID, w.Digest)
+		}
+		alone, err := db.Metrics(ctx, o.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range analysis.MetricNames {
+			g, gok := o.Metrics.Value(name)
+			a, aok := alone.Value(name)
+			// Sums of floats may be added in another order by another query: 1e-9
+			// relative, far above the ~1e-15 such orders change and far below any change
+			// of a counted event.
+			if gok != aok || (gok && math.Abs(g-a) > 1e-9*math.Max(1, math.Abs(a))) {
+				t.Errorf("run %s: %s = %v (%v) from Serial, %v (%v) read alone", o.RunID, name, g, gok, a, aok)
+			}
+		}
+	}
+	if want := []string{"committing the trace", "committing the trace", "committing the trace", "computing the metrics"}; !slices.Equal(phases, want) {
+		t.Errorf("phases %q, want %q", phases, want)
+	}
+}

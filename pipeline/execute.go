@@ -159,11 +159,19 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec, metrics bool) (ana
 // Serial executes specs one after another into db (nil: none, see Execute) and returns the outcomes of the runs
 // that ran, in order; after each run, done (when set) is told its index. A cancelled ctx
 // cuts the run under way short (it is stored as partial) and starts no other. The first run
-// that fails stops it and is returned.
+// that fails stops it and is returned. Into a database, the metrics of every run are read in
+// one query once the last has ended: the metrics view costs about as much for one run of a
+// database as for all of them, so reading each run's as it ended would cost n² runs' worth.
 func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)) ([]analysis.Outcome, error) {
 	var outs []analysis.Outcome
 	for i := 0; i < len(specs) && ctx.Err() == nil; i++ {
-		out, err := Execute(ctx, db, specs[i])
+		var out analysis.Outcome
+		var err error
+		if db == nil {
+			out, err = Compute(ctx, specs[i])
+		} else {
+			out, err = execute(ctx, db, specs[i], false)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -171,6 +179,27 @@ func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)
 		if done != nil {
 			done(i)
 		}
+	}
+	if db == nil || len(outs) == 0 {
+		return outs, nil
+	}
+	if phase := specs[len(outs)-1].Phase; phase != nil {
+		phase("computing the metrics")
+	}
+	all, err := db.AllMetrics(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	byID := make(map[string]analysis.Metrics, len(all))
+	for _, m := range all {
+		byID[m.RunID] = m
+	}
+	for i := range outs {
+		m, ok := byID[outs[i].RunID]
+		if !ok {
+			return nil, fmt.Errorf("run %s: metrics: the metrics view has no row for it", outs[i].RunID)
+		}
+		outs[i].Metrics = m
 	}
 	return outs, nil
 }

@@ -37,3 +37,27 @@ func TestRespawnMaxAtItsBound(t *testing.T) {
 		t.Errorf("on_failure = %+v; want respawn, max 1000", got)
 	}
 }
+
+// Floats hold every whole number up to 2^53 exactly, so 2^53 written as a float is that
+// number; 2^54 is refused, its neighbours being out of reach (tune.initial has no bound of
+// its own).
+func TestWholeNumberAtTwoToThe53(t *testing.T) {
+	s, err := Parse("t.yaml", []byte(tuneFile+"  initial: 9.007199254740992e15\n"), nil)
+	if err != nil || s.Tune.Initial != 1<<53 {
+		t.Errorf("initial: 2^53 as a float: %v; want %d", err, 1<<53)
+	}
+	_, err = Parse("t.yaml", []byte(tuneFile+"  initial: 1.8014398509481984e16\n"), nil)
+	const want = `t.yaml:17: tune.initial: "1.8014398509481984e16" is not a whole number; want a whole number >= 1`
+	if err == nil || err.Error() != want {
+		t.Errorf("initial: 2^54 as a float: %v; want %s", err, want)
+	}
+}
+
+// A sweep axis with no value is refused at its own line, not the sweep's.
+func TestSweepAxisWithoutValues(t *testing.T) {
+	_, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\nsweep:\n  recovery.retry.max_attempts: [1, 2]\n  recovery.revisions:\n"), nil)
+	const want = "t.yaml:5: sweep.recovery.revisions: want a non-empty list of values, such as [1, 3, 5]"
+	if err == nil || err.Error() != want {
+		t.Errorf("an axis without values: %v; want %s", err, want)
+	}
+}

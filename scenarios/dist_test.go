@@ -72,3 +72,17 @@ func TestDistRules(t *testing.T) {
 		})
 	}
 }
+
+// A uniform of zero width (min = max) is a constant, valid in a file and built in Go.
+func TestUniformOfZeroWidth(t *testing.T) {
+	s, err := Parse("t.yaml", []byte("name: t\ntools: {a: {}}\nworkload: {think: {dist: uniform, min: 5s, max: 5s}}\n"), nil)
+	if err != nil {
+		t.Fatalf("uniform 5s to 5s: %v; want valid", err)
+	}
+	if got, want := s.Workload.Think, (Dist{Kind: DistUniform, Min: float64(5 * time.Second), Max: float64(5 * time.Second)}); got != want {
+		t.Errorf("think = %+v; want %+v", got, want)
+	}
+	if err := s.Validate(); err != nil {
+		t.Errorf("Validate of uniform 5s to 5s: %v; want valid", err)
+	}
+}

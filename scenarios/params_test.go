@@ -196,3 +196,26 @@ func TestKeysExample(t *testing.T) {
 		t.Errorf("Example(peak) = %q, Example(nothing) = %q", k.Example("peak"), k.Example("nothing"))
 	}
 }
+
+type climbAgain struct {
+	Climb time.Duration `key:"climb,>0,default=1m" doc:"the same key as ramp_test's"`
+}
+
+type climbFromZero struct {
+	Climb time.Duration `key:"climb,default=1m" doc:"ramp_test's key, but 0 allowed"`
+}
+
+// Two fault kinds may share a parameter only if it is declared alike: --set and the JSON
+// Schema read one entry per name. A duration above 0 and one from 0 are not alike.
+func TestSharedParamMustMatch(t *testing.T) {
+	withRampKind(t)
+	same := FaultRule{Kind: "climb_again", Params: KeysOf[climbAgain]("parameters")}
+	if err := same.addParams(); err != nil {
+		t.Errorf("climb declared as ramp_test does: %v; want accepted", err)
+	}
+	other := FaultRule{Kind: "climb_from_zero", Params: KeysOf[climbFromZero]("parameters")}
+	err := other.addParams()
+	if err == nil || !strings.HasPrefix(err.Error(), "parameter climb is already a fault key of another kind of value") {
+		t.Errorf("climb that may be 0: %v; want refused as another kind of value", err)
+	}
+}

@@ -22,6 +22,9 @@ func TestErrorsNeverEchoSecrets(t *testing.T) {
 		{base + "    arguments: {password: {x: " + sk + "}}\n", nil, "tools.a.arguments.password"},
 		{base, []string{"tools.a.arguments.api_key=[" + sk + "]"}, "tools.a.arguments.api_key"},
 		{base, []string{"tools.a.arguments.token=" + sk + ": x"}, "tools.a.arguments.token"},
+		// A secret of no known shape, masked for its key alone.
+		{base, []string{"tools.a.arguments.api_key=[hunter2canary]"}, "tools.a.arguments.api_key"},
+		{base, []string{"tools.a.arguments.password=hunter2canary: x"}, "tools.a.arguments.password"},
 		{base, []string{"tools.a.arguments={api_key: [" + sk + "]}"}, "tools.a.arguments.api_key"},
 		{base, []string{"tools.a.arguments={api_key: " + sk + ", b: [1]}"}, "tools.a.arguments.b"},
 		{base, []string{"tools.a.arguments.api_key=[" + sk}, "tools.a.arguments.api_key"}, // not YAML

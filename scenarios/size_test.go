@@ -299,4 +299,29 @@ func TestMaxNameLenAtItsValue(t *testing.T) {
 	if err := s.Validate(); fmt.Sprint(err) != want {
 		t.Errorf("a name of %d characters: %v; want %s", len(s.Name), err, want)
 	}
+	// So may a tool's version.
+	s = edgeScenario(t)
+	s.Tools[0].Version = strings.Repeat("v", MaxNameLen)
+	if err := s.Validate(); err != nil {
+		t.Errorf("a version of %d characters: %v; want valid", MaxNameLen, err)
+	}
+	s.Tools[0].Version += "v"
+	want = fmt.Sprintf("edge.yaml: tools.a.version: %d characters long; want at most %d", MaxNameLen+1, MaxNameLen)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("a version of %d characters: %v; want %s", MaxNameLen+1, err, want)
+	}
+}
+
+// A horizon of exactly 50 years is valid; a nanosecond more is refused.
+func TestMaxHorizonAtItsValue(t *testing.T) {
+	s := edgeScenario(t)
+	s.Horizon = MaxHorizon
+	if err := s.Validate(); err != nil {
+		t.Errorf("horizon %v: %v; want valid", s.Horizon, err)
+	}
+	s.Horizon++
+	want := fmt.Sprintf("edge.yaml: horizon: %v; want at most 50 years (%v)", MaxHorizon+1, MaxHorizon)
+	if err := s.Validate(); fmt.Sprint(err) != want {
+		t.Errorf("horizon %v: %v; want %s", s.Horizon, err, want)
+	}
 }

@@ -116,3 +116,18 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// The longest duration is 2^63-1 ns, written whole or in parts; a nanosecond more is out
+// of range.
+func TestDurationAtItsLimit(t *testing.T) {
+	for _, s := range []string{"9223372036854775807ns", "9223372036s854775807ns"} {
+		if d, err := parseDuration(s); err != nil || d != math.MaxInt64 {
+			t.Errorf("parseDuration(%q) = %d, %v; want %d", s, d, err, int64(math.MaxInt64))
+		}
+	}
+	for _, s := range []string{"9223372036854775808ns", "9223372036s854775808ns"} {
+		if _, err := parseDuration(s); err == nil {
+			t.Errorf("parseDuration(%q): no error; want out of range", s)
+		}
+	}
+}
