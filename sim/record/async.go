@@ -168,11 +168,20 @@ func (a *Async) Close() {
 	a.check()
 }
 
-func (a *Async) Investigation(r *Investigation) {
-	a.cur.invs = append(a.cur.invs, *r)
-	a.took(kindInvestigation)
+// take copies a record without slices into the batch's slice dst.
+func take[T any](a *Async, dst *[]T, r *T, k byte) {
+	*dst = append(*dst, *r)
+	a.took(k)
 }
 
+func (a *Async) Investigation(r *Investigation) { take(a, &a.cur.invs, r, kindInvestigation) }
+func (a *Async) Transition(r *Transition)       { take(a, &a.cur.trans, r, kindTransition) }
+func (a *Async) Execution(r *Execution)         { take(a, &a.cur.execs, r, kindExecution) }
+func (a *Async) Fault(r *Fault)                 { take(a, &a.cur.faults, r, kindFault) }
+func (a *Async) Sample(r *Sample)               { take(a, &a.cur.samples, r, kindSample) }
+func (a *Async) Worker(r *Worker)               { take(a, &a.cur.workers, r, kindWorker) }
+
+// Span copies a span with its CausedBy and Attrs, which go into the batch's own arrays.
 func (a *Async) Span(r *Span) {
 	b := a.cur
 	c := *r
@@ -188,31 +197,6 @@ func (a *Async) Span(r *Span) {
 	}
 	b.spans = append(b.spans, c)
 	a.took(kindSpan)
-}
-
-func (a *Async) Transition(r *Transition) {
-	a.cur.trans = append(a.cur.trans, *r)
-	a.took(kindTransition)
-}
-
-func (a *Async) Execution(r *Execution) {
-	a.cur.execs = append(a.cur.execs, *r)
-	a.took(kindExecution)
-}
-
-func (a *Async) Fault(r *Fault) {
-	a.cur.faults = append(a.cur.faults, *r)
-	a.took(kindFault)
-}
-
-func (a *Async) Sample(r *Sample) {
-	a.cur.samples = append(a.cur.samples, *r)
-	a.took(kindSample)
-}
-
-func (a *Async) Worker(r *Worker) {
-	a.cur.workers = append(a.cur.workers, *r)
-	a.took(kindWorker)
 }
 
 var _ Sink = (*Async)(nil)
