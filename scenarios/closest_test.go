@@ -14,6 +14,8 @@ func TestClosestTies(t *testing.T) {
 		{"rat", []string{"rats", "rate"}, "rats"},
 		{"rate", []string{"rats", "rate"}, "rate"},
 		{"latncy", []string{"latency", "latencys"}, "latency"},
+		// A key in the wrong case is suggested in its own spelling, even before others.
+		{"Rate", []string{"rate", "rats"}, "rate"},
 	} {
 		if got := closest(c.s, c.cands); got != c.want {
 			t.Errorf("closest(%q, %q) = %q, want %q", c.s, c.cands, got, c.want)
