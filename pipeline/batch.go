@@ -150,23 +150,29 @@ dispatch:
 
 // readMetrics reads the metrics of every run that ran into db, in one query.
 func (r *BatchResult) readMetrics(ctx context.Context, db *analysis.DB) error {
+	return readMetrics(ctx, db, r.Outcomes, r.Ran)
+}
+
+// readMetrics reads the metrics view of db once and gives each outcome that ran (ran nil:
+// every one) its run's row.
+func readMetrics(ctx context.Context, db *analysis.DB, outs []analysis.Outcome, ran []bool) error {
 	all, err := db.AllMetrics(ctx)
 	if err != nil {
-		return fmt.Errorf("analysis: batch: metrics: %w", err)
+		return fmt.Errorf("analysis: metrics: %w", err)
 	}
 	byID := make(map[string]analysis.Metrics, len(all))
 	for _, m := range all {
 		byID[m.RunID] = m
 	}
-	for i, ran := range r.Ran {
-		if !ran {
+	for i := range outs {
+		if ran != nil && !ran[i] {
 			continue
 		}
-		m, ok := byID[r.Outcomes[i].RunID]
+		m, ok := byID[outs[i].RunID]
 		if !ok {
-			return fmt.Errorf("analysis: batch: no metrics for run %s", r.Outcomes[i].RunID)
+			return fmt.Errorf("analysis: metrics: no row for run %s", outs[i].RunID)
 		}
-		r.Outcomes[i].Metrics = m
+		outs[i].Metrics = m
 	}
 	return nil
 }

@@ -186,20 +186,8 @@ func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)
 	if phase := specs[len(outs)-1].Phase; phase != nil {
 		phase("computing the metrics")
 	}
-	all, err := db.AllMetrics(context.WithoutCancel(ctx))
-	if err != nil {
-		return nil, fmt.Errorf("metrics: %w", err)
-	}
-	byID := make(map[string]analysis.Metrics, len(all))
-	for _, m := range all {
-		byID[m.RunID] = m
-	}
-	for i := range outs {
-		m, ok := byID[outs[i].RunID]
-		if !ok {
-			return nil, fmt.Errorf("run %s: metrics: the metrics view has no row for it", outs[i].RunID)
-		}
-		outs[i].Metrics = m
+	if err := readMetrics(context.WithoutCancel(ctx), db, outs, nil); err != nil {
+		return nil, err
 	}
 	return outs, nil
 }

@@ -114,18 +114,15 @@ func (b *batch) replay(s Sink) {
 }
 
 func (b *batch) reset() {
-	b.kinds = b.kinds[:0]
-	clear(b.invs) // drop the strings they hold
-	clear(b.spans)
-	clear(b.trans)
-	clear(b.execs)
-	clear(b.faults)
-	clear(b.samples)
-	clear(b.workers)
-	clear(b.attrs)
-	b.invs, b.spans, b.trans, b.execs = b.invs[:0], b.spans[:0], b.trans[:0], b.execs[:0]
-	b.faults, b.samples, b.workers = b.faults[:0], b.samples[:0], b.workers[:0]
-	b.caused, b.attrs = b.caused[:0], b.attrs[:0]
+	b.kinds, b.caused = b.kinds[:0], b.caused[:0]
+	b.invs, b.spans, b.trans, b.execs = empty(b.invs), empty(b.spans), empty(b.trans), empty(b.execs)
+	b.faults, b.samples, b.workers, b.attrs = empty(b.faults), empty(b.samples), empty(b.workers), empty(b.attrs)
+}
+
+// empty zeroes s (dropping the strings its elements hold) and returns it with length 0.
+func empty[T any](s []T) []T {
+	clear(s)
+	return s[:0]
 }
 
 // took ends the copy of one record of kind k; a full batch goes to the goroutine.
