@@ -28,7 +28,7 @@
 -- (execute_tool or inspect; never the model).
 -- step_key: '<investigation>/<step>' of op_key; minute: the minute of at.
 CREATE OR REPLACE VIEW disruptions AS
-WITH keyed AS (
+WITH keyed AS NOT MATERIALIZED (
     SELECT run_id, investigation_id, span_id, start, op_key, tool
     FROM spans
     WHERE (operation IN ('execute_tool', 'inspect') OR (operation = 'plan' AND kind = 'model_turn'))
@@ -95,6 +95,7 @@ everything AS (
 op_tools AS (
     SELECT run_id, op_key, any_value(tool) AS tool
     FROM keyed
+    SEMI JOIN (SELECT run_id, op_key FROM everything WHERE tool IS NULL) USING (run_id, op_key)
     WHERE tool <> 'model'
     GROUP BY run_id, op_key
 )

@@ -28,24 +28,35 @@
 CREATE OR REPLACE VIEW recovery_episodes AS
 WITH ordered AS (
     SELECT *,
-           {'at': "at", 'revision': split_part(op_key, '/', 3)::INTEGER,
-            'rank': list_position(['failed', 'timed_out', 'blocked', 'invalid', 'crashed', 'parked', 'throttled'], kind)} AS seq
+           split_part(op_key, '/', 3)::INTEGER AS revision,
+           list_position(['failed', 'timed_out', 'blocked', 'invalid', 'crashed', 'parked', 'throttled'], kind) AS rank
     FROM disruptions
     WHERE op_key IS NOT NULL
 ),
+-- The first sign of each step, by one window over the step's signs in that order rather
+-- than arg_min over a struct key: an aggregate whose state holds a struct or a string is
+-- kept in memory whole, a group per disrupted step, while a window's partitions spill to
+-- disk. Each column is, like arg_min's, the first non-NULL value in that order.
 firsts AS (
-    SELECT run_id, step_key,
-           any_value(root_id) AS root_id,
-           any_value(investigation_id) AS investigation_id,
-           arg_min(op_key, seq) AS op_key,
-           arg_min(tool, seq) AS tool,
-           arg_min(kind, seq) AS first_kind,
-           min("at") AS start,
-           arg_min(known_at, seq) AS detected_at,
-           count(*) AS signs,
-           count(*) FILTER (WHERE kind IN ('failed', 'timed_out')) AS failed_attempts
-    FROM ordered
-    GROUP BY run_id, step_key
+    SELECT run_id, step_key, root_id, investigation_id, op_key, tool, first_kind, start,
+           detected_at, signs, failed_attempts
+    FROM (
+        SELECT run_id, step_key, "at" AS start,
+               row_number() OVER w AS n,
+               first_value(root_id IGNORE NULLS) OVER steps AS root_id,
+               first_value(investigation_id IGNORE NULLS) OVER steps AS investigation_id,
+               first_value(op_key IGNORE NULLS) OVER steps AS op_key,
+               first_value(tool IGNORE NULLS) OVER steps AS tool,
+               first_value(kind IGNORE NULLS) OVER steps AS first_kind,
+               first_value(known_at IGNORE NULLS) OVER steps AS detected_at,
+               count(*) OVER steps AS signs,
+               count(*) FILTER (WHERE kind IN ('failed', 'timed_out')) OVER steps AS failed_attempts
+        FROM ordered
+        WINDOW w AS (PARTITION BY run_id, step_key ORDER BY "at", revision, rank),
+               steps AS (PARTITION BY run_id, step_key ORDER BY "at", revision, rank
+                         ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+    )
+    WHERE n = 1
 ),
 valid AS (
     SELECT run_id,
