@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -72,6 +74,67 @@ func TestGeneratedGolden(t *testing.T) {
 		set := k.path + "=" + wrongValues[r.IntN(len(wrongValues))]
 		fmt.Fprintf(&b, "## file %d, --set %s\n", i, set)
 		b.WriteString(parseOutcome(t, data, []string{set}))
+
+		// A sweep, a tune and a hunt block over keys the file writes, with the values the
+		// file gives them and others.
+		k = keys[r.IntN(len(keys))]
+		v1, v2 := valueOf(k.value), wrongValues[r.IntN(len(wrongValues))]
+		block := fmt.Sprintf("sweep: {%s: [%s, %s]}\n", k.path, v1, v2)
+		if r.IntN(2) == 0 {
+			block = fmt.Sprintf("sweep: {%s: [%s]}\n", k.path, v2)
+		}
+		fmt.Fprintf(&b, "## file %d, %s", i, block)
+		b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
+
+		k = keys[r.IntN(len(keys))]
+		lo := valueOf(k.value)
+		hi := above(lo)
+		if r.IntN(4) == 0 {
+			hi = tuneBounds[r.IntN(len(tuneBounds))]
+		}
+		vary := fmt.Sprintf("{min: %s, max: %s}", lo, hi)
+		if r.IntN(3) == 0 {
+			vary = fmt.Sprintf("[%s, %s]", hi, lo)
+		}
+		goal := "maximize: completion_rate"
+		if r.IntN(4) == 0 {
+			goal = []string{"maximize: ", "minimize: "}[r.IntN(2)] + Metrics[r.IntN(len(Metrics))]
+		}
+		block = fmt.Sprintf("tune: {vary: {%s: %s}, %s, budget: %s, seeds: %d, confidence: %s}\n", k.path, vary, goal,
+			[]string{"10", "5m", "1", "0", "x"}[r.IntN(5)], 1+r.IntN(4), []string{"0.9", "0.95", "1", "0.5"}[r.IntN(4)])
+		fmt.Fprintf(&b, "## file %d, %s", i, block)
+		b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
+
+		fk := faultKinds[r.IntN(len(faultKinds))]
+		rule := ruleOf(FaultKind(fk))
+		var entry []string
+		for _, key := range rule.allowed() {
+			if key == "id" || key == "kind" || !contains(rule.Required, key) && r.IntN(3) == 0 {
+				continue
+			}
+			x := rule.keySchema(key).example()
+			switch {
+			case key == "tool":
+				x = "t0"
+			case key == "zone":
+				x = "za"
+			case r.IntN(2) == 0:
+				y := above(x)
+				if r.IntN(4) == 0 {
+					y = tuneBounds[r.IntN(len(tuneBounds))]
+				}
+				x = fmt.Sprintf("{min: %s, max: %s}", x, y)
+			}
+			entry = append(entry, key+": "+x)
+		}
+		at := "{min: 1m, max: 1h}"
+		if r.IntN(4) == 0 {
+			at = fmt.Sprintf("{min: %s, max: %s}", tuneBounds[r.IntN(len(tuneBounds))], tuneBounds[r.IntN(len(tuneBounds))])
+		}
+		block = fmt.Sprintf("hunt: {faults: [{kind: %s, %s}], at: %s, max_faults: %d, budget: %s}\n", fk, strings.Join(entry, ", "),
+			at, r.IntN(18), []string{"10", "5m", "1", "0"}[r.IntN(4)])
+		fmt.Fprintf(&b, "## file %d, %s", i, block)
+		b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
 	}
 	got := b.String()
 	if *update {
@@ -104,6 +167,33 @@ func TestGeneratedGolden(t *testing.T) {
 // wrongValues are values put where the file had another: numbers at and past the usual
 // bounds, words, durations, rates, collections and null.
 var wrongValues = []string{"0", "-1", "1", "2.5", "1e400", "x", "5m", "-5m", "50/m", "true", "null", "[1]", "{a: 1}", "\"\"", "1d"}
+
+// above is a value of the same kind as x and above it: twice it plus one (of its unit), or
+// x itself when it is neither a number nor a duration.
+func above(x string) string {
+	if f, err := strconv.ParseFloat(x, 64); err == nil {
+		return fmtNumber(2*f + 1)
+	}
+	if d, err := ParseDuration(strings.Trim(x, `"`)); err == nil {
+		return fmtDuration(2*d + time.Second)
+	}
+	return x
+}
+
+// tuneBounds are the other ends of ranges in tune and hunt blocks.
+var tuneBounds = []string{"0", "1", "3", "0.5", "2.5", "1e9", "1s", "5m", "2d", "10/h", "x", "-1"}
+
+// valueOf is a scalar's text as a flow sequence or mapping holds it, or 1 for a
+// collection.
+func valueOf(n *yaml.Node) string {
+	if n.Kind != yaml.ScalarNode {
+		return "1"
+	}
+	if n.Tag == "!!str" {
+		return strconv.Quote(n.Value)
+	}
+	return n.Value
+}
 
 type keyAt struct {
 	path  string
@@ -148,6 +238,19 @@ func encode(t *testing.T, doc *yaml.Node) []byte {
 	return data
 }
 
+// tuneParamText is a parameter's kind, range and levels, the values at a few points of its
+// range, and where each lies back in the range.
+func tuneParamText(p TuneParam) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s [%v, %v] %q levels %d:", p.Path, p.Kind, p.Min, p.Max, p.Choices, p.Levels())
+	for _, u := range []float64{-0.5, 0, 0.1, 0.25, 0.5, 0.999, 1, 2} {
+		v := p.Value(u)
+		back, ok := p.Unit(v)
+		fmt.Fprintf(&b, " %v=%s(%.4g,%t)", u, v, back, ok)
+	}
+	return b.String()
+}
+
 // parseOutcome renders what Parse makes of data: each error on a line, or the scenario's
 // hash and estimate.
 func parseOutcome(t *testing.T, data []byte, sets []string) string {
@@ -173,6 +276,34 @@ func parseOutcome(t *testing.T, data []byte, sets []string) string {
 	}
 	e := EstimateEvents(s)
 	fmt.Fprintf(&b, "valid %s\n", s.Hash()[:16])
+	for _, p := range s.Points() {
+		c, err := s.With(p...)
+		if err != nil {
+			fmt.Fprintf(&b, "point %v: %v\n", p, err)
+		} else {
+			fmt.Fprintf(&b, "point %v: %s\n", p, c.Hash()[:16])
+		}
+	}
+	if tn := s.Tune; tn != nil {
+		name, higher := tn.Objective()
+		fmt.Fprintf(&b, "tune %s (higher %t) budget %d %v seeds %d to %d initial %d confidence %v\n", name, higher, tn.Budget, tn.BudgetTime, tn.Seeds, tn.MaxSeeds, tn.Initial, tn.Confidence)
+		for _, p := range tn.Vary {
+			b.WriteString(tuneParamText(p) + "\n")
+		}
+	}
+	if h := s.Hunt; h != nil {
+		fmt.Fprintf(&b, "hunt at %v to %v, max %d faults, budget %d %v, liveness %v, shrink %d\n", h.At.Min, h.At.Max, h.MaxFaults, h.Budget, h.BudgetTime, h.Liveness, h.Shrink)
+		for _, f := range h.Faults {
+			us := make([]float64, len(f.Params))
+			for j := range us {
+				us[j] = 0.3
+			}
+			fmt.Fprintf(&b, "  %s (window %t) at 0.3: %s\n", f.Kind, f.Window(), f.Entry(us, "1m"))
+			for _, p := range f.Params {
+				b.WriteString("  " + tuneParamText(p) + "\n")
+			}
+		}
+	}
 	fmt.Fprintf(&b, "events total %.6g agents %.6g attempts %.6g lookups %.6g hangs %.6g samples %.6g pauses %.6g crashes %.6g reviews %.6g floor %.6g\n",
 		e.Total, e.Agents, e.Attempts, e.Lookups, e.Hangs, e.Samples, e.Pauses, e.Crashes, e.Reviews, e.Floor)
 	return b.String()
