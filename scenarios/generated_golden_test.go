@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -273,6 +275,14 @@ func parseOutcome(t *testing.T, data []byte, sets []string) string {
 	}
 	if verr := s.Validate(); verr != nil {
 		t.Errorf("Parse accepted a scenario Validate refuses: %v", verr)
+	}
+	// The JSON of a run's config reads back as the same scenario.
+	var back Scenario
+	if err := json.Unmarshal(s.JSON(), &back); err != nil || !bytes.Equal(back.JSON(), s.JSON()) {
+		t.Errorf("the JSON does not read back (%v):\n%s\n%s", err, s.JSON(), back.JSON())
+	}
+	if c := s.Canonical(); c != s {
+		t.Errorf("Parse returned a scenario that is not canonical: %s", s.JSON())
 	}
 	e := EstimateEvents(s)
 	fmt.Fprintf(&b, "valid %s\n", s.Hash()[:16])
