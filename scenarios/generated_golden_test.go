@@ -81,9 +81,9 @@ func TestGeneratedGolden(t *testing.T) {
 		// file gives them and others.
 		k = keys[r.IntN(len(keys))]
 		v1, v2 := valueOf(k.value), wrongValues[r.IntN(len(wrongValues))]
-		block := fmt.Sprintf("sweep: {%s: [%s, %s]}\n", k.path, v1, v2)
+		block := fmt.Sprintf("sweep: {%s: [%s, %s]}\n", flowKey(k.path), v1, v2)
 		if r.IntN(2) == 0 {
-			block = fmt.Sprintf("sweep: {%s: [%s]}\n", k.path, v2)
+			block = fmt.Sprintf("sweep: {%s: [%s]}\n", flowKey(k.path), v2)
 		}
 		fmt.Fprintf(&b, "## file %d, %s", i, block)
 		b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
@@ -102,7 +102,7 @@ func TestGeneratedGolden(t *testing.T) {
 		if r.IntN(4) == 0 {
 			goal = []string{"maximize: ", "minimize: "}[r.IntN(2)] + Metrics[r.IntN(len(Metrics))]
 		}
-		block = fmt.Sprintf("tune: {vary: {%s: %s}, %s, budget: %s, seeds: %d, confidence: %s}\n", k.path, vary, goal,
+		block = fmt.Sprintf("tune: {vary: {%s: %s}, %s, budget: %s, seeds: %d, confidence: %s}\n", flowKey(k.path), vary, goal,
 			[]string{"10", "5m", "1", "0", "x"}[r.IntN(5)], 1+r.IntN(4), []string{"0.9", "0.95", "1", "0.5"}[r.IntN(4)])
 		fmt.Fprintf(&b, "## file %d, %s", i, block)
 		b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
@@ -137,6 +137,44 @@ func TestGeneratedGolden(t *testing.T) {
 			at, r.IntN(18), []string{"10", "5m", "1", "0"}[r.IntN(4)])
 		fmt.Fprintf(&b, "## file %d, %s", i, block)
 		b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
+
+		// A valid file tuned over up to two of its numbers, durations and rates, and a
+		// word as a list of choices, with at most one mistake.
+		if _, err := Parse("g.yaml", data, nil); err == nil {
+			var vary []string
+			for _, k := range keys {
+				if k.value.Kind != yaml.ScalarNode || len(vary) == 2 || r.IntN(2) != 0 || mapValue(k.parent, "dist") != nil || isDist(k.path) ||
+					slices.Contains([]string{"name", "description", "seed"}, k.path) || strings.HasPrefix(k.path, "expect.") || strings.HasPrefix(k.path, "tolerances.") {
+					continue // what tune cannot vary: a distribution's parameters, the identity, the checks
+				}
+				v := strings.TrimSpace(k.value.Value)
+				_, errF := strconv.ParseFloat(v, 64)
+				_, errD := ParseDuration(v)
+				_, errR := ParseRate(v)
+				switch {
+				case errF == nil || errD == nil:
+					vary = append(vary, fmt.Sprintf("%s: {min: %s, max: %s}", flowKey(k.path), valueOf(k.value), above(v)))
+				case errR == nil:
+					num, per, _ := strings.Cut(v, "/")
+					vary = append(vary, fmt.Sprintf("%s: {min: %s, max: %s/%s}", flowKey(k.path), v, above(num), per))
+				default:
+					vary = append(vary, fmt.Sprintf("%s: [%s]", flowKey(k.path), valueOf(k.value)))
+				}
+			}
+			if len(vary) > 0 {
+				parts := []string{"vary: {" + strings.Join(vary, ", ") + "}", "maximize: completion_rate", "budget: 10",
+					"seeds: 2", "max_seeds: 4", "initial: 3", "confidence: 0.9", "subject_to: {terminated_rate: \"<= 0.5\"}"}
+				if j := r.IntN(2 * len(tuneMistakes)); j < len(tuneMistakes) {
+					parts = append(parts[:1], tuneMistakes[j])
+					if !strings.Contains(tuneMistakes[j], "budget") {
+						parts = append(parts, "budget: 5m")
+					}
+				}
+				block = "tune: {" + strings.Join(parts, ", ") + "}\n"
+				fmt.Fprintf(&b, "## file %d, %s", i, block)
+				b.WriteString(parseOutcome(t, append(slices.Clip(data), block...), nil))
+			}
+		}
 	}
 	got := b.String()
 	if *update {
@@ -182,6 +220,29 @@ func above(x string) string {
 	return x
 }
 
+// flowKey is path as a key of a flow mapping: quoted when it holds a list index.
+func flowKey(path string) string {
+	if strings.Contains(path, "[") {
+		return strconv.Quote(path)
+	}
+	return path
+}
+
+// isDist reports whether the key at path (tools.t0.latency) holds a distribution.
+func isDist(path string) bool {
+	sch := ruleAt(strings.NewReplacer("[0]", "", "[1]", "", "[2]", "", "[3]", "").Replace(path))
+	return sch != nil && (sch.kind == kindDurDist || sch.kind == kindCountDist || sch.kind == kindDurDistByClass)
+}
+
+// tuneMistakes are settings of a tune block, each wrong in one way.
+var tuneMistakes = []string{"minimize: completion_rate", "maximize: makespan", "maximize: events", "maximize: nothing",
+	"maximize: completion_rate, minimize: makespan", "maximize: completion_rate, budget: 0", "maximize: completion_rate, budget: -5m",
+	"maximize: completion_rate, seeds: 1", "maximize: completion_rate, max_seeds: 1", "maximize: completion_rate, seeds: 5, max_seeds: 4",
+	"maximize: completion_rate, initial: 0", "maximize: completion_rate, confidence: 0", "maximize: completion_rate, confidence: 1",
+	"maximize: completion_rate, objectives: [completion_rate, events]", "maximize: completion_rate, objectives: [completion_rate, makespan]",
+	"maximize: completion_rate, subject_to: {makespan: \"<= 5m\"}", "maximize: completion_rate, subject_to: {makespan: 5}",
+	"maximize: completion_rate, budget: 10, budget_time: 5m", "maximize: completion_rate, unknown: 1"}
+
 // tuneBounds are the other ends of ranges in tune and hunt blocks.
 var tuneBounds = []string{"0", "1", "3", "0.5", "2.5", "1e9", "1s", "5m", "2d", "10/h", "x", "-1"}
 
@@ -198,9 +259,10 @@ func valueOf(n *yaml.Node) string {
 }
 
 type keyAt struct {
-	path  string
-	node  *yaml.Node // the key
-	value *yaml.Node
+	parent *yaml.Node // the mapping that holds the key
+	path   string
+	node   *yaml.Node // the key
+	value  *yaml.Node
 }
 
 // mappingKeys lists the keys of every mapping under n, with their dotted paths as --set
@@ -210,7 +272,7 @@ func mappingKeys(n *yaml.Node, path string, out []keyAt) []keyAt {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			p := join(path, n.Content[i].Value)
-			out = append(out, keyAt{p, n.Content[i], n.Content[i+1]})
+			out = append(out, keyAt{n, p, n.Content[i], n.Content[i+1]})
 			out = mappingKeys(n.Content[i+1], p, out)
 		}
 	case yaml.SequenceNode:
