@@ -22,7 +22,39 @@ const validateGolden = "testdata/validate.golden"
 
 // The examples the golden file perturbs: between them most blocks of the format (humans,
 // prices, zones, the model service, subagents, worker crashes, windows of faults).
-var validateBases = []string{"research-fleet", "capacity-crunch", "worker-crashes"}
+var validateBases = []string{"research-fleet", "capacity-crunch", "worker-crashes", "tune-and-hunt"}
+
+// tuneAndHunt is a scenario with a tune and a hunt block, for their checks.
+const tuneAndHunt = `name: tune-and-hunt
+tools:
+  search: {latency: {dist: constant, value: 1s}, timeout: 30s}
+  notify: {}
+workload: {tools: {search: 2, notify: 1}}
+tune:
+  vary:
+    recovery.retry.max_attempts: {min: 1, max: 10}
+    recovery.retry.initial: {min: 1s, max: 30s}
+    workload.arrival.poisson: {min: 10/h, max: 100/h}
+    recovery.breaker: [null, {failure_ratio: 0.5, cooldown: 1m}]
+  maximize: completion_rate
+  subject_to: {retry_amplification: "<= 2.25"}
+  objectives: [completion_rate, wasted_compute_ratio]
+  budget: 50
+  seeds: 2
+  max_seeds: 8
+  initial: 4
+  confidence: 0.9
+hunt:
+  faults:
+    - {kind: brownout, tool: search, for: {min: 1m, max: 5m}, slowdown: {min: 1.5, max: 8}, probability: 0.1}
+    - {kind: transient, tool: search, probability: {min: 0.01, max: 0.2}}
+    - {kind: outage, tool: notify, for: 2m, at: {min: 1h, max: 2h}}
+  at: {min: 5m, max: 30m}
+  max_faults: 2
+  budget: 40
+  liveness: 15m
+  shrink: 20
+`
 
 // Go-built scenarios with one field out of the ordinary are refused, or filled in with
 // their defaults, as they were: run `go test ./scenarios -run TestValidateGolden -update`
@@ -31,6 +63,9 @@ func TestValidateGolden(t *testing.T) {
 	var b strings.Builder
 	for _, name := range validateBases {
 		data, ok := Embedded(name)
+		if name == "tune-and-hunt" {
+			data, ok = []byte(tuneAndHunt), true
+		}
 		if !ok {
 			t.Fatalf("no example %s", name)
 		}
