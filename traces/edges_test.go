@@ -37,6 +37,24 @@ func TestSchemeAfterLeadingSpace(t *testing.T) {
 	}
 }
 
+// A credential after an authorization scheme is redacted after several spaces too, and
+// after an earlier scheme with nothing after it (the search goes on past an empty value);
+// a scheme at the very end of the text is kept as it is.
+func TestSchemeSpacesAndEmptyValues(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	for _, in := range []string{"auth Bearer   opaque123", "Bearer , then Bearer opaque123", "basic ;basic opaque123 x"} {
+		got := r.Text(in)
+		if strings.Contains(got, "opaque123") || !strings.Contains(got, RedactedPrefix) {
+			t.Errorf("Text(%q) = %q: the credential is kept", in, got)
+		}
+	}
+	for _, in := range []string{"sent with Bearer ", "Basic  ", "bearer , basic ;"} {
+		if got := r.Text(in); got != in {
+			t.Errorf("Text(%q) = %q, want it unchanged", in, got)
+		}
+	}
+}
+
 // A key/value pair is a pair whichever of its two members comes first.
 func TestJSONPairValueFirst(t *testing.T) {
 	r := NewRedactor(nil, nil, nil)
