@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,5 +104,24 @@ func TestSampleBudgetOfZero(t *testing.T) {
 		if got != want {
 			t.Errorf("sample %d budget_tokens = %#v, want %v", i, got, want)
 		}
+	}
+}
+
+// The cache of redacted values holds at most maxCached of them; a value hashed once it is
+// full is hashed the same every time.
+func TestHashCacheBound(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	for i := range maxCached + 2 {
+		r.Hash(strconv.Itoa(i))
+	}
+	if len(r.cache) != maxCached {
+		t.Errorf("%d values cached after %d hashed, want %d", len(r.cache), maxCached+2, maxCached)
+	}
+	last := strconv.Itoa(maxCached + 1)
+	if _, ok := r.cache[last]; ok {
+		t.Errorf("%q cached past the bound", last)
+	}
+	if a, b := r.Hash(last), r.Hash(last); a != b || !Redacted(a) {
+		t.Errorf("Hash(%q) = %q, then %q", last, a, b)
 	}
 }
