@@ -325,3 +325,19 @@ func TestMaxHorizonAtItsValue(t *testing.T) {
 		t.Errorf("horizon %v: %v; want %s", s.Horizon, err, want)
 	}
 }
+
+// The size model sums the subagent tree until the sum reaches the largest float, so the
+// message states the tree of a count of exactly that size as the largest float, and one
+// that overflows as +Inf.
+func TestSubagentTreeAtTheLargestFloat(t *testing.T) {
+	for _, c := range []struct{ count, says string }{
+		{"1.7976931348623157e308", "1 investigations would run about 1.8e+308 agents (each investigation a tree of about 1.8e+308)"},
+		{"1e300", "1 investigations would run about +Inf agents (each investigation a tree of about +Inf)"},
+	} {
+		src := "name: t\ntools: {a: {}}\nworkload: {subagents: {probability: 1, count: " + c.count + ", max_depth: 2}}\n"
+		_, err := Parse("t.yaml", []byte(src), nil)
+		if err == nil || !strings.Contains(err.Error(), "t.yaml:3: workload.subagents: "+c.says) {
+			t.Errorf("count %s: %v; want %s", c.count, err, c.says)
+		}
+	}
+}
