@@ -15,10 +15,12 @@ import (
 var ErrNoRun = errors.New("analysis: no such run")
 
 // metricsQuery reads the metrics view's scalar columns in MetricNames order, then the
-// currency of the run's prices (NULL when unpriced); the termination reasons come from the
-// termination_reasons view (the view's MAP column holds the same counts for SQL users).
+// currency of the run's prices (NULL when unpriced, or when the run's configuration is not
+// JSON, which has no prices); the termination reasons come from the termination_reasons
+// view (the view's MAP column holds the same counts for SQL users).
 var metricsQuery = "SELECT run_id, " + strings.Join(MetricNames, ", ") +
-	", (SELECT json_extract_string(r.config, '$.prices.currency') FROM runs r WHERE r.run_id = metrics.run_id)" +
+	", (SELECT CASE WHEN json_valid(r.config) THEN json_extract_string(r.config, '$.prices.currency') END" +
+	" FROM runs r WHERE r.run_id = metrics.run_id)" +
 	" FROM metrics"
 
 // Metrics returns the metrics row of one run.

@@ -41,7 +41,7 @@ func runViewCase(t *testing.T, c viewCase) {
 // larger simulations of three embedded scenarios are checked too (slower).
 func viewCases() []viewCase {
 	cases := append(thresholdCases(), runClockCase(), treesCase(), edgeModelCase())
-	cases = append(cases, episodesCase, guardedCase, goodputCase, tokensCase, spanAttributesCase(), referenceCase(), lifecycleCase(), moneyCase())
+	cases = append(cases, episodesCase, guardedCase, goodputCase, tokensCase, spanAttributesCase(), referenceCase(), lifecycleCase(), moneyCase(), oddRowsCase())
 	// Two small simulations whose records hold what the hand-built datasets lack:
 	// takeovers after crashes, parks on an open breaker and retries throttled by the budget.
 	cases = append(cases, simulatedCase("worker-crashes", []string{"workload.investigations=60"}),

@@ -128,7 +128,7 @@ func subagentTree(w *Workload, count func(Dist) float64) float64 {
 	}
 	pc := sub.Probability * min(count(w.Steps), MaxSteps) * min(count(sub.Count), MaxSubagentCount)
 	tree := 0.0
-	for k, term := 0, 1.0; k <= sub.MaxDepth && tree < math.MaxFloat64; k++ {
+	for k, term := 0, 1.0; k <= min(sub.MaxDepth, maxSubagentDepth) && tree < math.MaxFloat64; k++ {
 		tree += term
 		term *= pc
 	}

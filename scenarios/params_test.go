@@ -161,6 +161,7 @@ type everyKind struct {
 	D    time.Duration `key:"d,>0" doc:"d"`
 	I    int           `key:"i,min=3,max=4" doc:"i"`
 	N    float64       `key:"n,>0,min=1,max=1.5" doc:"n"`
+	M    float64       `key:"m,min=1,max=2" doc:"m"`
 	P    float64       `key:"p,prob,>0" doc:"p"`
 	C    float64       `key:"c,compute" doc:"c"`
 	B    bool          `key:"b" doc:"b"`
@@ -194,6 +195,14 @@ func TestKeysExample(t *testing.T) {
 	}
 	if k.Example("peak") != "2" || k.Example("nothing") != "" {
 		t.Errorf("Example(peak) = %q, Example(nothing) = %q", k.Example("peak"), k.Example("nothing"))
+	}
+	// Without a default, a number is its minimum plus 1 when that is within its bounds, its
+	// maximum included, and the middle of its bounds when they are closer than 1; a whole
+	// number is its minimum plus 1.
+	for name, want := range map[string]string{"m": "2", "n": "1.25", "i": "4", "cd": "2", "p": "0.5", "d": "1m", "e": "x"} {
+		if got := k.Example(name); got != want {
+			t.Errorf("Example(%s) = %q; want %q", name, got, want)
+		}
 	}
 }
 

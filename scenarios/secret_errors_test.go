@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/mayday-sim/mayday/secret"
 )
 
 // A secret that fails its own check (a list, a mapping, a value with ": " in a --set or a
@@ -61,5 +63,31 @@ func TestErrorsNeverEchoSecrets(t *testing.T) {
 	_, err = Parse("f.yaml", []byte(base), []string{"recovery.budgets={tokens: [1]}"})
 	if err == nil || !strings.Contains(err.Error(), "={tokens: [1]}") {
 		t.Errorf("a format key that says tokens: %v; want the override named", err)
+	}
+}
+
+// MaskAssignment hides the value of an assignment whose path names a secret (an argument
+// or a tool the file names so; the format's own keys such as tokens never do) or whose
+// value holds a secret-named key or a credential-shaped value; everything else prints as
+// given.
+func TestMaskAssignment(t *testing.T) {
+	for in, want := range map[string]string{
+		"tools.db.arguments.api_key=hunter2":                   "tools.db.arguments.api_key=" + secret.Masked,
+		"tools.db.arguments.password=a=b":                      "tools.db.arguments.password=" + secret.Masked,
+		"tools.token.timeout=1s":                               "tools.token.timeout=" + secret.Masked,
+		"tools.db.arguments={api_key: x}":                      "tools.db.arguments=" + secret.Masked,
+		"tools.db.arguments.note=[password]":                   "tools.db.arguments.note=" + secret.Masked,
+		"tools.db.arguments.note=sk-live-0123456789abcdefghij": "tools.db.arguments.note=" + secret.Masked,
+		"tools.db.arguments.api_key=":                          "tools.db.arguments.api_key=",
+		"tools.db.arguments.note=hunter2":                      "tools.db.arguments.note=hunter2",
+		"tools.db.arguments.x={tokens: 3}":                     "tools.db.arguments.x={tokens: 3}",
+		"workload.tokens=5":                                    "workload.tokens=5",
+		"recovery.budgets.tokens=5":                            "recovery.budgets.tokens=5",
+		"faults[0].for=1m":                                     "faults[0].for=1m",
+		"no-equals":                                            "no-equals",
+	} {
+		if got := MaskAssignment(in); got != want {
+			t.Errorf("MaskAssignment(%q) = %q; want %q", in, got, want)
+		}
 	}
 }

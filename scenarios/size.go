@@ -30,6 +30,12 @@ const (
 	MaxPrice = 1e9
 )
 
+// maxSubagentDepth is workload.subagents.max_depth's bound, as its key declares. The size
+// model sums the subagent tree down to it at most: Validate refuses a deeper tree anyway,
+// and a Go-built depth of 2^31 or more would otherwise keep it summing for seconds, or for
+// ever.
+const maxSubagentDepth = 64
+
 // bytesPerStep is a rough cost of one step in the run's database (its spans and
 // transitions), for the message only.
 const bytesPerStep = 80
@@ -66,7 +72,7 @@ func (v *validator) checkSize(s *Scenario) {
 	tree := 0.0
 	if sub.Probability > 0 {
 		pc := sub.Probability * distMean(sub.Count)
-		for k, term := 0, 1.0; k <= sub.MaxDepth && tree < math.MaxFloat64; k++ {
+		for k, term := 0, 1.0; k <= min(sub.MaxDepth, maxSubagentDepth) && tree < math.MaxFloat64; k++ {
 			tree += term
 			term *= pc
 		}

@@ -164,3 +164,31 @@ func TestTuneConfidence(t *testing.T) {
 		}
 	}
 }
+
+// A round's block is the longest common prefix of the varied paths, segment by segment,
+// whatever their order and lengths; keys that share no block have none.
+func TestRoundPrefixCases(t *testing.T) {
+	for _, c := range []struct {
+		paths []string
+		want  string
+		ok    bool
+	}{
+		{[]string{"recovery.retry.max_attempts"}, "recovery.retry.max_attempts", true},
+		{[]string{"recovery.retry.max_attempts", "recovery.retry.initial"}, "recovery.retry", true},
+		{[]string{"recovery.retry.max_attempts", "recovery.breaker", "recovery.retry.initial"}, "recovery", true},
+		{[]string{"recovery.breaker", "recovery.breaker.cooldown"}, "recovery.breaker", true},
+		{[]string{"recovery.breaker.cooldown", "recovery.breaker"}, "recovery.breaker", true},
+		{[]string{"recovery.retry.max", "recovery.retry.max_attempts"}, "recovery.retry", true},
+		{[]string{"recovery.lease", "workload.investigations"}, "", false},
+		{[]string{"recovery.lease", "workload.steps", "recovery.lease"}, "", false},
+		{nil, "", false},
+	} {
+		var tn Tune
+		for _, p := range c.paths {
+			tn.Vary = append(tn.Vary, TuneParam{Path: p})
+		}
+		if got, ok := RoundPrefix(tn); got != c.want || ok != c.ok {
+			t.Errorf("RoundPrefix(%v) = %q, %t; want %q, %t", c.paths, got, ok, c.want, c.ok)
+		}
+	}
+}

@@ -131,3 +131,18 @@ func TestDurationAtItsLimit(t *testing.T) {
 		}
 	}
 }
+
+// Days are parsed as hours times 24, so the largest number of days is the one whose hours
+// are (2^63-1)/24 ns, rounded down: 106751.991167300646 days is 2^63-8 ns, and the next
+// decimal that parses to more hours is out of range, as ParseDuration says.
+func TestDaysAtTheirLimit(t *testing.T) {
+	const most = "106751.991167300646d"
+	if d, err := ParseDuration(most); err != nil || d != math.MaxInt64/24*24 {
+		t.Errorf("ParseDuration(%q) = %d, %v; want %d", most, d, err, int64(math.MaxInt64/24*24))
+	}
+	const past = "106751.991167300647d"
+	_, err := ParseDuration(past)
+	if want := `scenarios: duration "` + past + `" is out of range (at most about 290 years)`; err == nil || err.Error() != want {
+		t.Errorf("ParseDuration(%q): %v; want %s", past, err, want)
+	}
+}

@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,6 +34,24 @@ func TestSchemeAfterLeadingSpace(t *testing.T) {
 	for _, in := range []string{" Bearer opaque123", "  basic opaque123 more"} {
 		if got := r.Text(in); strings.Contains(got, "opaque123") {
 			t.Errorf("Text(%q) = %q: the credential is kept", in, got)
+		}
+	}
+}
+
+// A credential after an authorization scheme is redacted after several spaces too, and
+// after an earlier scheme with nothing after it (the search goes on past an empty value);
+// a scheme at the very end of the text is kept as it is.
+func TestSchemeSpacesAndEmptyValues(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	for _, in := range []string{"auth Bearer   opaque123", "Bearer , then Bearer opaque123", "basic ;basic opaque123 x"} {
+		got := r.Text(in)
+		if strings.Contains(got, "opaque123") || !strings.Contains(got, RedactedPrefix) {
+			t.Errorf("Text(%q) = %q: the credential is kept", in, got)
+		}
+	}
+	for _, in := range []string{"sent with Bearer ", "Basic  ", "bearer , basic ;"} {
+		if got := r.Text(in); got != in {
+			t.Errorf("Text(%q) = %q, want it unchanged", in, got)
 		}
 	}
 }
@@ -85,5 +104,24 @@ func TestSampleBudgetOfZero(t *testing.T) {
 		if got != want {
 			t.Errorf("sample %d budget_tokens = %#v, want %v", i, got, want)
 		}
+	}
+}
+
+// The cache of redacted values holds at most maxCached of them; a value hashed once it is
+// full is hashed the same every time.
+func TestHashCacheBound(t *testing.T) {
+	r := NewRedactor(nil, nil, nil)
+	for i := range maxCached + 2 {
+		r.Hash(strconv.Itoa(i))
+	}
+	if len(r.cache) != maxCached {
+		t.Errorf("%d values cached after %d hashed, want %d", len(r.cache), maxCached+2, maxCached)
+	}
+	last := strconv.Itoa(maxCached + 1)
+	if _, ok := r.cache[last]; ok {
+		t.Errorf("%q cached past the bound", last)
+	}
+	if a, b := r.Hash(last), r.Hash(last); a != b || !Redacted(a) {
+		t.Errorf("Hash(%q) = %q, then %q", last, a, b)
 	}
 }

@@ -365,9 +365,10 @@ func TestWriterAttrLayout(t *testing.T) {
 		tool(10, "backtest", args("momentum")...),
 		{SpanID: 11, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, // never sent: records no set
 			Attrs: []record.Attr{{Key: "violation", Value: "unauthorized_access"}}},
-		tool(12, "notify", record.Attr{Key: "arg.channel", Value: "ops"}),                                             // records notify's set
-		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked},                 // no marker
-		{SpanID: 14, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, Attrs: args("y")}, // its own
+		tool(12, "notify", record.Attr{Key: "arg.channel", Value: "ops"}),                                                  // records notify's set
+		{SpanID: 13, Operation: record.OpExecuteTool, Tool: "backtest", Status: record.StatusBlocked},                      // no marker
+		{SpanID: 14, Operation: record.OpExecuteTool, Tool: "notify", Status: record.StatusBlocked, Attrs: args("y")},      // its own
+		{SpanID: 15, Operation: record.OpPlan, Attrs: []record.Attr{{Key: "kind", Value: "a"}, {Key: "kind", Value: "b"}}}, // the first kind is the first attribute
 	}
 	s := newKeepingSink(t)
 	w, _ := NewWriter("r", Options{BatchRows: 3}, s.emit)
@@ -392,6 +393,7 @@ func TestWriterAttrLayout(t *testing.T) {
 		{"9", "config_id", "c"}, {"9", "kind", "b"},
 		{"11", "violation", "unauthorized_access"},
 		{"14", "arg.strategy", "y"}, {"14", "arg.api_key", h},
+		{"15", "kind", "b"},
 	}
 	if got := kvRows(t, s.keep[SpanAttrs], "span_id"); !slices.Equal(got, wantAttrs) {
 		t.Errorf("span_attrs\n got %v\nwant %v", got, wantAttrs)
@@ -402,7 +404,7 @@ func TestWriterAttrLayout(t *testing.T) {
 			kinds = append(kinds, rowOf(t, rec, i)["kind"])
 		}
 	}
-	wantKinds := []any{"model_turn", nil, nil, nil, nil, nil, nil, nil, "a", nil, nil, nil, nil, nil}
+	wantKinds := []any{"model_turn", nil, nil, nil, nil, nil, nil, nil, "a", nil, nil, nil, nil, nil, "a"}
 	if !slices.Equal(kinds, wantKinds) {
 		t.Errorf("spans.kind = %v, want %v", kinds, wantKinds)
 	}
