@@ -28,7 +28,7 @@
 -- (execute_tool or inspect; never the model).
 -- step_key: '<investigation>/<step>' of op_key; minute: the minute of at.
 CREATE OR REPLACE VIEW disruptions AS
-WITH keyed AS NOT MATERIALIZED (
+WITH keyed AS (
     SELECT run_id, investigation_id, span_id, start, op_key, tool
     FROM spans
     WHERE (operation IN ('execute_tool', 'inspect') OR (operation = 'plan' AND kind = 'model_turn'))
@@ -92,11 +92,15 @@ everything AS (
     UNION ALL
     SELECT * FROM located
 ),
+-- The tool of the operations of the signs without one (see above), from their keyed spans.
+-- It reads spans itself rather than keyed: a common table expression read twice is kept
+-- whole (DuckDB materializes it), and keyed is every tool attempt and model call.
 op_tools AS (
     SELECT run_id, op_key, any_value(tool) AS tool
-    FROM keyed
+    FROM spans
     SEMI JOIN (SELECT run_id, op_key FROM everything WHERE tool IS NULL) USING (run_id, op_key)
-    WHERE tool <> 'model'
+    WHERE (operation IN ('execute_tool', 'inspect') OR (operation = 'plan' AND kind = 'model_turn'))
+      AND op_key IS NOT NULL AND tool <> 'model'
     GROUP BY run_id, op_key
 )
 SELECT e.run_id, i.root_id, e.investigation_id, e.op_key,
