@@ -86,11 +86,13 @@ tok AS (
     SELECT run_id, sum(tokens) AS tokens, sum(wasted_tokens) AS wasted_tokens
     FROM token_costs GROUP BY run_id
 ),
+-- operations counts the groups of a grouping by op_key, not count(DISTINCT op_key): DuckDB
+-- keeps a distinct aggregate's values in memory whole, and a run has an op_key per operation.
 att AS (
     SELECT run_id,
-           count(*) AS attempts,
-           count(DISTINCT op_key) AS operations
-    FROM attempts
+           sum(n)::BIGINT AS attempts,
+           count(op_key) AS operations
+    FROM (SELECT run_id, op_key, count(*) AS n FROM attempts GROUP BY run_id, op_key)
     GROUP BY run_id
 ),
 failed_calls AS (
