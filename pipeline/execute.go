@@ -68,11 +68,12 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 		return out, err
 	}
 	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Investigations: s.Workload.Investigations})
-	// The metrics take the records on a goroutine of their own, and the digest hashes on
-	// another: the simulation (with the digest's redaction and encoding) and the metrics
-	// cost about the same, so the two share the cores evenly.
-	async := record.NewAsync(sink)
-	res, err := sim.Run(ctx, s, spec.Seed, record.Tee{dig, async}, sim.Options{Progress: spec.Progress, Check: true})
+	// The digest (its redaction and encoding) and the metrics take the records on
+	// goroutines of their own, and the digest hashes on another: the simulator's goroutine
+	// only copies the records, so the simulation, the digest and the metrics share the
+	// cores.
+	async := record.NewAsync(dig, sink)
+	res, err := sim.Run(ctx, s, spec.Seed, async, sim.Options{Progress: spec.Progress, Check: true})
 	async.Close()
 	out.Events, out.Wall = res.Events, time.Since(start)
 	out.Status = "complete"

@@ -341,3 +341,22 @@ func TestSubagentTreeAtTheLargestFloat(t *testing.T) {
 		}
 	}
 }
+
+// A run of exactly MaxTotalSteps steps is within the steps limit, and the events limit
+// still applies to it (here a slow tool looked up every second after its timeout); one
+// investigation more is refused for its steps.
+func TestEventsLimitAtMaxTotalSteps(t *testing.T) {
+	const src = "name: t\ntools: {a: {latency: {dist: constant, value: 1d}, timeout: 1s}}\nworkload: {investigations: %d, steps: 1000}\nrecovery: {inspect_before_retry: true, inspection: {interval: 1s, max: 100000}}\n"
+	if MaxTotalSteps != 200_000*1000 {
+		t.Fatalf("MaxTotalSteps %d; the cases below are written for 2e8", MaxTotalSteps)
+	}
+	for inv, want := range map[int]string{
+		200_000: "t.yaml:4: recovery.inspection: the run would take at least about 6.91e+13 simulation events (2e+05 agents, 1.73e+05 lookups per attempt); the limit is 1e+12: raise recovery.inspection.interval or lower recovery.inspection.max",
+		200_001: "t.yaml:3: workload: the run would simulate about 2e+08 steps (2e+05 agents x 1e+03 steps), about 16 GB of traces; the limit is 2e+08 steps: lower workload.investigations or workload.steps",
+	} {
+		_, err := Parse("t.yaml", []byte(fmt.Sprintf(src, inv)), nil)
+		if err == nil || err.Error() != want {
+			t.Errorf("%d investigations of 1000 steps: %v; want %s", inv, err, want)
+		}
+	}
+}

@@ -3,27 +3,32 @@ package record
 import (
 	"fmt"
 	"runtime/debug"
+	"sync"
+	"sync/atomic"
 )
 
-// Async is a Sink that hands records to another sink on a goroutine of its own, so that the
-// sender (the simulator) and the receiver (a digest, a metrics computation) run on two
-// cores. It copies each record, with its CausedBy and Attrs, into a batch; each full batch
-// goes over a small queue to the goroutine, which sends the batch's records to the inner
-// sink in the order they were sent. The inner sink sees exactly the records, in exactly the
-// order, that it would have seen called directly, so nothing it computes can depend on the
-// goroutine's timing. Memory stays bounded: asyncBatches batches of asyncBatch records.
+// Async is a Sink that hands records to other sinks, each on a goroutine of its own, so that
+// the sender (the simulator) and the receivers (a digest, a metrics computation) run on
+// several cores. It copies each record, with its CausedBy and Attrs, into a batch; each full
+// batch goes over a small queue to every receiver's goroutine, which sends the batch's
+// records to its sink in the order they were sent. Each sink sees exactly the records, in
+// exactly the order, that it would have seen called directly, so nothing it computes can
+// depend on the goroutines' timing. The receivers read the same batch at once, so they must
+// not modify the records they are given (no sink of mayday does). Memory stays bounded:
+// asyncBatches batches of asyncBatch records.
 //
-// Close sends what is left and waits for the inner sink to take it; only then may the inner
-// sink be read. A panic in the inner sink is raised again on the sender's goroutine, at the
-// next batch or at Close, so it ends the process as a panic of the sender would.
+// Close sends what is left and waits for every sink to take it; only then may a sink be
+// read. A panic in a sink is raised again on the sender's goroutine, at the next batch or at
+// Close, so it ends the process as a panic of the sender would.
 type Async struct {
-	inner  Sink
+	inner  []Sink
 	cur    *batch
 	free   chan *batch
-	full   chan *batch
-	done   chan struct{} // closed when the goroutine has ended
-	failed chan struct{} // closed when the inner sink has panicked
-	fault  any           // what it panicked with (read once failed is closed)
+	full   []chan *batch // one queue per sink
+	wg     sync.WaitGroup
+	failed chan struct{} // closed when a sink has panicked
+	once   sync.Once
+	fault  any // what it panicked with (read once failed is closed)
 	stack  []byte
 	shut   bool
 }
@@ -39,8 +44,9 @@ type batch struct {
 	faults  []Fault
 	samples []Sample
 	workers []Worker
-	caused  []uint64 // the spans' CausedBy, end to end
-	attrs   []Attr   // the spans' Attrs, end to end
+	caused  []uint64     // the spans' CausedBy, end to end
+	attrs   []Attr       // the spans' Attrs, end to end
+	readers atomic.Int32 // the sinks still to read it; the last one returns it
 }
 
 const (
@@ -58,31 +64,49 @@ const (
 	kindWorker
 )
 
-// NewAsync starts the goroutine that feeds inner. Call Close when the records end.
-func NewAsync(inner Sink) *Async {
-	a := &Async{inner: inner, free: make(chan *batch, asyncBatches), full: make(chan *batch, asyncBatches),
-		done: make(chan struct{}), failed: make(chan struct{})}
+// NewAsync starts a goroutine for each sink in inner (at least one). Call Close when the
+// records end.
+func NewAsync(inner ...Sink) *Async {
+	if len(inner) == 0 {
+		panic("record: NewAsync without a sink")
+	}
+	a := &Async{inner: inner, free: make(chan *batch, asyncBatches), full: make([]chan *batch, len(inner)),
+		failed: make(chan struct{})}
 	for range asyncBatches - 1 {
 		a.free <- &batch{}
 	}
 	a.cur = &batch{}
-	go a.run()
+	for i := range inner {
+		a.full[i] = make(chan *batch, asyncBatches)
+		a.wg.Add(1)
+		go a.run(inner[i], a.full[i])
+	}
 	return a
 }
 
-func (a *Async) run() {
-	defer close(a.done)
+func (a *Async) run(s Sink, full chan *batch) {
+	defer a.wg.Done()
 	defer func() {
 		if r := recover(); r != nil {
-			a.fault, a.stack = r, debug.Stack()
-			close(a.failed)
-			for b := range a.full { // let the sender go on until it sees the fault
-				a.free <- b
+			stack := debug.Stack()
+			a.once.Do(func() {
+				a.fault, a.stack = r, stack
+				close(a.failed)
+			})
+			for b := range full { // let the sender go on until it sees the fault
+				a.done(b)
 			}
 		}
 	}()
-	for b := range a.full {
-		b.replay(a.inner)
+	for b := range full {
+		b.replay(s)
+		a.done(b)
+	}
+}
+
+// done tells that one sink has read b; the last one empties it and hands it back.
+func (a *Async) done(b *batch) {
+	if b.readers.Add(-1) == 0 {
 		b.reset()
 		a.free <- b
 	}
@@ -140,8 +164,12 @@ func (a *Async) send() {
 	if a.shut {
 		panic("record: a record sent to an Async sink after Close")
 	}
-	a.full <- a.cur
+	b := a.cur
 	a.cur = nil
+	b.readers.Store(int32(len(a.full)))
+	for _, full := range a.full {
+		full <- b
+	}
 }
 
 // check raises the inner sink's panic on the sender's goroutine.
@@ -153,15 +181,17 @@ func (a *Async) check() {
 	}
 }
 
-// Close sends the records left and waits until the inner sink has taken every record.
+// Close sends the records left and waits until every sink has taken every record.
 func (a *Async) Close() {
 	if a.shut {
 		return
 	}
 	a.send()
 	a.shut = true
-	close(a.full)
-	<-a.done
+	for _, full := range a.full {
+		close(full)
+	}
+	a.wg.Wait()
 	a.check()
 }
 

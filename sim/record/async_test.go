@@ -91,6 +91,28 @@ func TestAsyncSendsTheSameRecordsInOrder(t *testing.T) {
 	}
 }
 
+// With several sinks, each gets every record in order, as if it were the only one: here
+// three sinks read each batch at once (run with -race, which would see a sink's read of a
+// batch that the sender is already refilling).
+func TestAsyncFansOutToEverySink(t *testing.T) {
+	for _, n := range []int{0, 1, asyncBatch, 7*asyncBatch + 5} {
+		direct, directDig := &Collector{}, NewDigest()
+		send(Tee{directDig, direct}, uint64(n), n)
+		c1, c2, dig := &Collector{}, &Collector{}, NewDigest()
+		a := NewAsync(c1, dig, c2)
+		send(a, uint64(n), n)
+		a.Close()
+		if got, want := dig.Sum(), directDig.Sum(); got != want {
+			t.Errorf("%d records: digest of the second sink %s, called directly %s", n, got, want)
+		}
+		for i, c := range []*Collector{c1, c2} {
+			if !reflect.DeepEqual(c, direct) {
+				t.Errorf("%d records: sink %d got other records than were sent", n, i)
+			}
+		}
+	}
+}
+
 type panicky struct {
 	Collector
 	after int
@@ -115,4 +137,19 @@ func TestAsyncRaisesTheInnerPanic(t *testing.T) {
 	send(a, 3, 20*asyncBatch)
 	a.Close()
 	t.Fatal("the inner sink's panic did not reach the sender")
+}
+
+// A panic in one of several sinks reaches the sender too, while the others go on reading
+// (so the sender is never left waiting for a batch).
+func TestAsyncRaisesAPanicOfOneOfItsSinks(t *testing.T) {
+	defer func() {
+		r := recover()
+		if r == nil || !strings.Contains(fmt.Sprint(r), "inner sink broke") {
+			t.Fatalf("recovered %v, want the second sink's panic", r)
+		}
+	}()
+	a := NewAsync(&Collector{}, &panicky{after: 10}, NewDigest())
+	send(a, 3, 20*asyncBatch)
+	a.Close()
+	t.Fatal("the second sink's panic did not reach the sender")
 }
