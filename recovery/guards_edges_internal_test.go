@@ -101,3 +101,24 @@ func TestUnknownEventKindsAreRefused(t *testing.T) {
 		}
 	}
 }
+
+// nominalDelay with an initial delay of 0 is 0 at every attempt, also where the
+// multiplier's power overflows to +Inf (0·Inf is NaN, which no delay may become); with a
+// positive initial delay such an attempt gets the cap.
+func TestNominalDelayAtHugeAttempts(t *testing.T) {
+	for _, n := range []int{1, 2, 64, 1100, 1 << 20} {
+		if d := nominalDelay(&RetryPolicy{Initial: 0, Multiplier: 2}, n); d != 0 {
+			t.Errorf("initial 0, attempt %d: %d, want 0", n, d)
+		}
+		want := int64(time.Minute) // 2^(n-1) s is past the cap from n = 7 on
+		if n <= 2 {
+			want = int64(n) * int64(time.Second)
+		}
+		if d := nominalDelay(&RetryPolicy{Initial: time.Second, Multiplier: 2, Max: time.Minute}, n); d != want {
+			t.Errorf("initial 1s, max 1m, attempt %d: %d, want %d", n, d, want)
+		}
+		if d := nominalDelay(&RetryPolicy{Initial: time.Second, Multiplier: 2}, n); n >= 64 && d != noCap {
+			t.Errorf("initial 1s, no cap, attempt %d: %d, want the largest delay %d", n, d, noCap)
+		}
+	}
+}
