@@ -96,7 +96,7 @@ func TestValidateGolden(t *testing.T) {
 					got = "ok, " + jsonDiff(base, js)
 				}
 				// Validate names the file it was given by Parse.
-				got = strings.ReplaceAll(got, name+".yaml: ", "")
+				got = placeholders(strings.ReplaceAll(got, name+".yaml: ", ""))
 				line := fmt.Sprintf("%s = %s: %s", f.path, x.text, got)
 				if len(line) > 240 {
 					line = line[:240] + "..."
