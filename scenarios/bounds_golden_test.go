@@ -150,7 +150,7 @@ func boundOutcome(t *testing.T, base, set string) string {
 	}
 	msgs := make([]string, len(list))
 	for i, e := range list {
-		msgs[i] = fmt.Sprintf("%d: %s", e.Line, e.Error())
+		msgs[i] = fmt.Sprintf("%d: %s", e.Line, placeholders(e.Error()))
 	}
 	return set + ": " + strings.Join(msgs, " | ") + "\n"
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -358,5 +359,34 @@ func TestEventsLimitAtMaxTotalSteps(t *testing.T) {
 		if err == nil || err.Error() != want {
 			t.Errorf("%d investigations of 1000 steps: %v; want %s", inv, err, want)
 		}
+	}
+}
+
+// A file's sweep of exactly MaxSweepPoints points is valid, in Parse as in CheckSweepSize;
+// one of more is refused at the sweep's line.
+func TestSweepOfMaxSweepPoints(t *testing.T) {
+	axis := func(n int, unit string) string {
+		vals := make([]string, n)
+		for i := range vals {
+			vals[i] = strconv.Itoa(i+1) + unit
+		}
+		return "[" + strings.Join(vals, ", ") + "]"
+	}
+	const base = "name: t\ntools: {a: {latency: {dist: constant, value: 1s}, timeout: 30s}}\nsweep:\n" +
+		"  recovery.retry.max_attempts: %s\n  recovery.lease: %s\n  recovery.revisions: %s\n  recovery.inspection.max: %s\n"
+	if MaxSweepPoints != 10*10*10*10 {
+		t.Fatalf("MaxSweepPoints %d; the cases below are written for 10000", MaxSweepPoints)
+	}
+	s, err := Parse("t.yaml", []byte(fmt.Sprintf(base, axis(10, ""), axis(10, "m"), axis(10, ""), axis(10, ""))), nil)
+	if err != nil || SweepPoints(s.Sweep) != MaxSweepPoints {
+		t.Fatalf("a sweep of 10 x 10 x 10 x 10 points: %v; want valid, with 10000 points", err)
+	}
+	if err := CheckSweepSize(s.Sweep, 3); err != nil {
+		t.Errorf("CheckSweepSize of 10000 points: %v", err)
+	}
+	_, err = Parse("t.yaml", []byte(fmt.Sprintf(base, axis(10, ""), axis(10, "m"), axis(10, ""), axis(11, ""))), nil)
+	const want = "t.yaml:3: sweep: the grid has 1.1e+04 points; want at most 10000: drop an axis or some values"
+	if err == nil || err.Error() != want {
+		t.Errorf("a sweep of 10 x 10 x 10 x 11 points: %v; want %s", err, want)
 	}
 }

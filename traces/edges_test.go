@@ -125,3 +125,30 @@ func TestHashCacheBound(t *testing.T) {
 		t.Errorf("Hash(%q) = %q, then %q", last, a, b)
 	}
 }
+
+// The runs row keeps a digest given with the run (a run's records digested elsewhere), and
+// takes the writer's own digest of what it wrote when none is given.
+func TestRunDigestGivenOrOwn(t *testing.T) {
+	for _, given := range []string{"given-digest", ""} {
+		s := newKeepingSink(t)
+		w, _ := NewWriter("r", Options{}, s.emit)
+		w.Span(&record.Span{SpanID: 1, Operation: record.OpPlan, Status: record.StatusOK})
+		own := w.Digest()
+		if err := w.WriteRun(Run{Digest: given}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := given
+		if want == "" {
+			want = own
+		}
+		if len(s.keep[Runs]) != 1 {
+			t.Fatalf("%d runs batches", len(s.keep[Runs]))
+		}
+		if got := rowOf(t, s.keep[Runs][0], 0)["digest"]; got != want || want == "" {
+			t.Errorf("digest %q given: runs.digest = %v, want %q", given, got, want)
+		}
+	}
+}
