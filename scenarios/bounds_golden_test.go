@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,32 +77,7 @@ func TestBoundsGolden(t *testing.T) {
 			}
 		}
 	}
-	got := b.String()
-	if *update {
-		if err := os.WriteFile(boundsGolden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(boundsGolden)
-	if err != nil {
-		t.Fatalf("%v; run go test ./scenarios -run TestBoundsGolden -update", err)
-	}
-	if got != string(want) {
-		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for j := 0; j < len(g) || j < len(w); j++ {
-			var gl, wl string
-			if j < len(g) {
-				gl = g[j]
-			}
-			if j < len(w) {
-				wl = w[j]
-			}
-			if gl != wl {
-				t.Fatalf("%s:%d: differs:\n got: %s\nwant: %s\n(run go test ./scenarios -run TestBoundsGolden -update after a deliberate change, and read the diff)", boundsGolden, j+1, gl, wl)
-			}
-		}
-	}
+	checkGolden(t, boundsGolden, "TestBoundsGolden", b.String(), "")
 }
 
 // boundValues are the values at and past the bounds of a numeric key, or nil for a key of

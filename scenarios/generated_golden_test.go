@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,38 +181,11 @@ func TestGeneratedGolden(t *testing.T) {
 			}
 		}
 	}
-	got := b.String()
-	if *update && files == generatedFiles {
-		if err := os.WriteFile(generatedGolden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(generatedGolden)
-	if err != nil {
-		t.Fatalf("%v; run go test ./scenarios -run TestGeneratedGolden -update", err)
-	}
+	upTo := ""
 	if files < generatedFiles {
-		// The first files only, up to the next file's heading.
-		if i := strings.Index(string(want), fmt.Sprintf("## file %d\n", files)); i >= 0 {
-			want = want[:i]
-		}
+		upTo = fmt.Sprintf("## file %d\n", files)
 	}
-	if got != string(want) {
-		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for j := 0; j < len(g) || j < len(w); j++ {
-			var gl, wl string
-			if j < len(g) {
-				gl = g[j]
-			}
-			if j < len(w) {
-				wl = w[j]
-			}
-			if gl != wl {
-				t.Fatalf("%s:%d: differs:\n got: %s\nwant: %s\n(run go test ./scenarios -run TestGeneratedGolden -update after a deliberate change, and read the diff)", generatedGolden, j+1, gl, wl)
-			}
-		}
-	}
+	checkGolden(t, generatedGolden, "TestGeneratedGolden", b.String(), upTo)
 }
 
 // wrongValues are values put where the file had another: numbers at and past the usual

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -87,30 +86,5 @@ func TestSyntaxGolden(t *testing.T) {
 		time.Hour, 90 * time.Minute, 24 * time.Hour, 36 * time.Hour, 48 * time.Hour, 30 * 24 * time.Hour, -24 * time.Hour, -time.Minute, math.MaxInt64, math.MinInt64} {
 		fmt.Fprintf(&b, "%d: %s\n", int64(d), fmtDuration(d))
 	}
-	got := b.String()
-	if *update {
-		if err := os.WriteFile(syntaxGolden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(syntaxGolden)
-	if err != nil {
-		t.Fatalf("%v; run go test ./scenarios -run TestSyntaxGolden -update", err)
-	}
-	if got != string(want) {
-		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for j := 0; j < len(g) || j < len(w); j++ {
-			var gl, wl string
-			if j < len(g) {
-				gl = g[j]
-			}
-			if j < len(w) {
-				wl = w[j]
-			}
-			if gl != wl {
-				t.Fatalf("%s:%d: differs:\n got: %s\nwant: %s\n(run go test ./scenarios -run TestSyntaxGolden -update after a deliberate change, and read the diff)", syntaxGolden, j+1, gl, wl)
-			}
-		}
-	}
+	checkGolden(t, syntaxGolden, "TestSyntaxGolden", b.String(), "")
 }

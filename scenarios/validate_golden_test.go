@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -115,38 +114,11 @@ func TestValidateGolden(t *testing.T) {
 			}
 		}
 	}
-	got := b.String()
-	if *update && len(bases) == len(validateBases) {
-		if err := os.WriteFile(validateGolden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(validateGolden)
-	if err != nil {
-		t.Fatalf("%v; run go test ./scenarios -run TestValidateGolden -update", err)
-	}
+	upTo := ""
 	if len(bases) < len(validateBases) {
-		// The first bases only, up to the next one's heading.
-		if i := strings.Index(string(want), "## "+validateBases[len(bases)]+"\n"); i >= 0 {
-			want = want[:i]
-		}
+		upTo = "## " + validateBases[len(bases)] + "\n"
 	}
-	if got != string(want) {
-		g, w := strings.Split(got, "\n"), strings.Split(string(want), "\n")
-		for j := 0; j < len(g) || j < len(w); j++ {
-			var gl, wl string
-			if j < len(g) {
-				gl = g[j]
-			}
-			if j < len(w) {
-				wl = w[j]
-			}
-			if gl != wl {
-				t.Fatalf("%s:%d: differs:\n got: %s\nwant: %s\n(run go test ./scenarios -run TestValidateGolden -update after a deliberate change, and read the diff)", validateGolden, j+1, gl, wl)
-			}
-		}
-	}
+	checkGolden(t, validateGolden, "TestValidateGolden", b.String(), upTo)
 }
 
 type fieldAt struct {
