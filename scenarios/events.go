@@ -126,9 +126,15 @@ func subagentTree(w *Workload, count func(Dist) float64) float64 {
 	if sub.Probability <= 0 {
 		return 1
 	}
-	pc := sub.Probability * min(count(w.Steps), MaxSteps) * min(count(sub.Count), MaxSubagentCount)
+	return treeSum(sub.Probability*min(count(w.Steps), MaxSteps)*min(count(sub.Count), MaxSubagentCount), sub.MaxDepth)
+}
+
+// treeSum is 1 + pc + pc² + ... + pc^depth, the agents of a tree in which each agent has pc
+// children, down to depth levels (at most maxSubagentDepth); it stops adding once the sum
+// has overflowed.
+func treeSum(pc float64, depth int) float64 {
 	tree := 0.0
-	for k, term := 0, 1.0; k <= min(sub.MaxDepth, maxSubagentDepth) && tree < math.MaxFloat64; k++ {
+	for k, term := 0, 1.0; k <= min(depth, maxSubagentDepth) && tree < math.MaxFloat64; k++ {
 		tree += term
 		term *= pc
 	}

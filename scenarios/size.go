@@ -69,15 +69,9 @@ func (v *validator) checkSize(s *Scenario) {
 	v.check(sub.Probability == 0 || count <= MaxSubagentCount, "workload.subagents.count", "up to %s subagents per spawn; want at most %d", approx(count), MaxSubagentCount)
 	// The expected tree of one investigation: each agent spawns with probability p a mean of
 	// c children, down to max_depth levels: sum over k of (p*c)^k.
-	tree := 0.0
+	tree := 1.0
 	if sub.Probability > 0 {
-		pc := sub.Probability * distMean(sub.Count)
-		for k, term := 0, 1.0; k <= min(sub.MaxDepth, maxSubagentDepth) && tree < math.MaxFloat64; k++ {
-			tree += term
-			term *= pc
-		}
-	} else {
-		tree = 1
+		tree = treeSum(sub.Probability*distMean(sub.Count), sub.MaxDepth)
 	}
 	agents := float64(w.Investigations) * tree
 	if agents > MaxAgents {
