@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mayday-sim/mayday/recovery"
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// The tests in this file call the simulator's guards directly with the inputs they are
+// for: states no scenario reaches through Run today (a request cancelled while still
+// queued, an escalation with no reviewer), or bookkeeping whose only visible effect is
+// the number of events processed.
+
+// TestOnlyWindowHooksAreTimed: the faults filed as timed (their begin and end scheduled as
+// events) are exactly those whose kind has a begin or an end hook, zone_crash among the
+// kinds registered; an outage, a window too, acts through its attempt and model hooks and
+// gets no events of its own, nor does a fault over the whole run.
+func TestOnlyWindowHooksAreTimed(t *testing.T) {
+	s := testScenario()
+	s.Workload.Workers = 4
+	s.Faults = []scenarios.Fault{
+		{ID: "out", Kind: scenarios.FaultOutage, Tool: "svc", At: time.Second, For: time.Second},
+		{ID: "zone", Index: 1, Kind: scenarios.FaultZoneCrash, At: time.Second, For: time.Second, Share: 0.5},
+		{ID: "flaky", Index: 2, Kind: scenarios.FaultTransient, Tool: "svc", Probability: 0.5},
+	}
+	w := built(t, s, 1, record.Discard{})
+	if !slices.Equal(w.timed, []int32{1}) {
+		t.Fatalf("timed faults %v; want [1], the zone crash alone", w.timed)
+	}
+	for k, fk := range faultKinds {
+		if (fk.begin != nil || fk.end != nil) != (k == scenarios.FaultZoneCrash) {
+			t.Errorf("fault kind %s: begin or end hook %t; this test expects zone_crash alone to have them", k, fk.begin != nil || fk.end != nil)
+		}
+	}
+}
+
+// TestCancelWhileQueued: a request whose attempt times out while it still waits in the
+// tool's queue (cancel_on_timeout) is dropped: it stays in the queue, no longer counts as
+// waiting (so the queue_limit has room for another), and never executes; when the server
+// frees, the queue skips it and frees its slot. With one server and one timeout for every
+// attempt, a queued request's deadline comes after that of the request in service, which
+// is cancelled first and hands the server on, so Run does not reach this today: the test
+// builds the state by hand. The requests belong to investigations that never arrived
+// (agentFor finds none), so nothing is billed.
+func TestCancelWhileQueued(t *testing.T) {
+	s := testScenario()
+	s.Tools[0].Concurrency, s.Tools[0].QueueLimit = 1, 1
+	s.Tools[0].Timeout, s.Tools[0].CancelOnTimeout = time.Second, true
+	s.Tools[0].Idempotency = scenarios.Natural
+	var c record.Collector
+	w := built(t, s, 1, &c)
+	tl := &w.tools[0]
+	req := func(inv int64) int32 {
+		op := w.newOp(record.OpKey{Investigation: inv}, 0)
+		ri := w.newRequest()
+		op.refs++
+		w.reqs[ri] = request{agent: 0, invID: inv, tool: 0, op: op, start: -1, gen: w.reqs[ri].gen + 1,
+			dur: int64(10 * time.Second)}
+		return ri
+	}
+	r0, r1 := req(1), req(2)
+	w.startService(r0)
+	tl.queue.push(r1)
+	if tl.waiting() != 1 {
+		t.Fatalf("%d requests waiting before the cancel, want 1", tl.waiting())
+	}
+	w.now = int64(time.Second)
+	w.cancel(r1)
+	if !w.reqs[r1].dropped || tl.queue.size != 1 || tl.dropped != 1 || tl.waiting() != 0 || tl.busy != 1 {
+		t.Fatalf("after the cancel: dropped %t, queue %d, dropped %d, waiting %d, busy %d; want true, 1, 1, 0, 1",
+			w.reqs[r1].dropped, tl.queue.size, tl.dropped, tl.waiting(), tl.busy)
+	}
+	if len(c.Executions) != 0 {
+		t.Fatalf("a request dropped from the queue recorded %+v", c.Executions)
+	}
+	w.now = int64(10 * time.Second)
+	w.serviceDone(r0, w.reqs[r0].gen)
+	if tl.busy != 0 || tl.queue.size != 0 || tl.dropped != 0 || w.reqLive != 0 || !slices.Contains(w.freeReqs, r1) {
+		t.Fatalf("after the service: busy %d, queue %d, dropped %d, live requests %d, free slots %v; want 0, 0, 0, 0 and %d free",
+			tl.busy, tl.queue.size, tl.dropped, w.reqLive, w.freeReqs, r1)
+	}
+	if len(c.Executions) != 1 || c.Executions[0].InvestigationID != 1 || c.Executions[0].Start != 0 ||
+		c.Executions[0].End != int64(10*time.Second) || c.Executions[0].Outcome != "ok" {
+		t.Fatalf("executions %+v; want the one of investigation 1, 0 to 10s", c.Executions)
+	}
+}
+
+// built is the simulator Run would run for s and seed, before its first event.
+func built(t *testing.T, s *scenarios.Scenario, seed uint64, sink record.Sink) *sim {
+	t.Helper()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	w, err := newSim(s.Canonical(), seed, sink, Options{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestTruthOutsideItsPreferences: the right action at a judgement point is the first of
+// the case's preferences the engine allows (a bad configuration: terminate; a stuck agent
+// or non-progress: replan; retries exhausted: escalate; otherwise revise); when it allows
+// none of them, the first action it allows; when it allows nothing, terminate.
+func TestTruthOutsideItsPreferences(t *testing.T) {
+	w := built(t, testScenario(), 1, record.Discard{})
+	agents := map[string]*agent{
+		"plain": {stuckFrom: noStuck}, "bad config": {stuckFrom: noStuck, cfgBad: true},
+		"stuck": {stuckFrom: 0}, "unstuck": {stuckFrom: 0, unstuck: true},
+	}
+	all := []recovery.Action{recovery.ActTerminate, recovery.ActEscalate, recovery.ActRevise, recovery.ActReplan}
+	for _, c := range []struct {
+		a       string
+		point   recovery.Point
+		allowed []recovery.Action
+		want    recovery.Action
+	}{
+		{"plain", recovery.PointInvalidOutput, all, recovery.ActRevise},
+		{"bad config", recovery.PointInvalidOutput, all, recovery.ActTerminate},
+		{"stuck", recovery.PointInvalidOutput, all, recovery.ActReplan},
+		{"unstuck", recovery.PointInvalidOutput, all, recovery.ActRevise},
+		{"plain", recovery.PointNonProgress, all, recovery.ActReplan},
+		{"plain", recovery.PointRetriesExhausted, all, recovery.ActEscalate},
+		{"plain", recovery.PointInvalidOutput, []recovery.Action{recovery.ActTerminate, recovery.ActEscalate}, recovery.ActEscalate},
+		{"plain", recovery.PointInvalidOutput, []recovery.Action{recovery.ActRetry, recovery.ActReplan}, recovery.ActRetry},
+		{"plain", recovery.PointInvalidOutput, []recovery.Action{recovery.ActReplan}, recovery.ActReplan},
+		{"plain", recovery.PointInvalidOutput, nil, recovery.ActTerminate},
+	} {
+		if got := w.truth(agents[c.a], recovery.Judgement{Point: c.point, Allowed: c.allowed}); got != c.want {
+			t.Errorf("%s, %s agent, allowing %v: truth %s, want %s", c.point, c.a, c.allowed, got, c.want)
+		}
+	}
+}
