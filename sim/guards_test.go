@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -132,6 +133,81 @@ func TestTruthOutsideItsPreferences(t *testing.T) {
 	} {
 		if got := w.truth(agents[c.a], recovery.Judgement{Point: c.point, Allowed: c.allowed}); got != c.want {
 			t.Errorf("%s, %s agent, allowing %v: truth %s, want %s", c.point, c.a, c.allowed, got, c.want)
+		}
+	}
+}
+
+// TestEscalationWithNoReviewer: the engine escalates only when a reviewer exists (with
+// none it terminates the escalation itself), so an escalation that finds no reviewer is a
+// bug: the run reports it as a violation and answers at once with a rejection, a review
+// that took no time, and the investigation goes on as a rejected one does. The test builds
+// a run whose policy counts on a reviewer and takes the reviewer away before it starts.
+func TestEscalationWithNoReviewer(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 1
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Recovery.Retry.MaxAttempts = 2
+	s.Recovery.Humans = &scenarios.Humans{Reviewers: 1, Approve: 1,
+		ReviewTime: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Minute)}}
+	s.Faults = []scenarios.Fault{{ID: "down", Kind: scenarios.FaultOutage, Tool: "svc", At: 0, For: time.Hour}}
+	var c record.Collector
+	w := built(t, s, 1, &c)
+	w.humans.n = 0
+	w.run(context.Background())
+	if v := w.res.Violations; len(v) != 1 || v[0] != "investigation 1 escalated with no reviewers" {
+		t.Fatalf("violations %q; want the escalation with no reviewers", v)
+	}
+	var reviews []record.Span
+	for _, sp := range c.Spans {
+		if sp.Operation == record.OpHumanReview {
+			reviews = append(reviews, sp)
+		}
+	}
+	if len(reviews) != 1 || reviews[0].Start != reviews[0].End || reviews[0].QueueWait != 0 ||
+		!slices.Contains(reviews[0].Attrs, record.Attr{Key: "approved", Value: "false"}) {
+		t.Fatalf("human reviews %+v; want one rejection that took no time", reviews)
+	}
+	if len(c.Investigations) != 1 || c.Investigations[0].FinalState != "terminated" ||
+		c.Investigations[0].EndedAt != reviews[0].End {
+		t.Fatalf("investigations %+v; want investigation 1 terminated when it was rejected", c.Investigations)
+	}
+}
+
+// TestReviewOfEachClass: an escalation is reviewed with its failure class's review time and
+// approval rate (non_progress, the last class, here 1m and never approved), and a class
+// beyond the last, which the engine does not send, with the defaults (10m, always approved)
+// instead of indexing past the per-class tables.
+func TestReviewOfEachClass(t *testing.T) {
+	never, minute := 0.0, scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(time.Minute)}
+	s := testScenario()
+	s.Recovery.Humans = &scenarios.Humans{Reviewers: 2, Approve: 1,
+		ReviewTime: scenarios.Dist{Kind: scenarios.DistConstant, Value: float64(10 * time.Minute)},
+		ByClass:    []scenarios.HumanCase{{Class: "non_progress", Approve: &never, ReviewTime: &minute}}}
+	w := built(t, s, 1, record.Discard{})
+	for i, c := range []struct {
+		class    recovery.Class
+		want     recovery.Class
+		took     time.Duration
+		approved bool
+	}{
+		{recovery.NonProgress, recovery.NonProgress, time.Minute, false},
+		{recovery.NonProgress + 1, recovery.NoFailure, 10 * time.Minute, true},
+	} {
+		a := &agent{slot: int32(i), id: int64(i + 1), live: true}
+		w.agents = append(w.agents, a)
+		w.humans.enqueue(w, a, c.class)
+		r := w.humans.desk[i]
+		if r.class != c.want || r.approved != c.approved || r.slot != a.slot {
+			t.Errorf("class %d: review %+v; want class %s, approved %t", c.class, r, c.want, c.approved)
+		}
+		var end int64 = -1
+		for _, e := range w.h.ev {
+			if e.kind == evReviewed && e.ent == int32(i) {
+				end = e.at
+			}
+		}
+		if end != int64(c.took) {
+			t.Errorf("class %d: review ends at %d, want %d", c.class, end, int64(c.took))
 		}
 	}
 }
