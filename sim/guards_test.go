@@ -211,3 +211,33 @@ func TestReviewOfEachClass(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmitOutcomes: admit answers a model call with its refusal ("" when admitted), the
+// fault that refused it (-1 when none did, an admitted call included) and the latency
+// factor of an admitted call (a brownout's slowdown during its window, else 1).
+func TestAdmitOutcomes(t *testing.T) {
+	type out struct {
+		why   string
+		fault int32
+		slow  float64
+	}
+	check := func(name string, w *sim, want ...out) {
+		t.Helper()
+		for i, o := range want {
+			why, fi, slow := w.admit(100)
+			if got := (out{why, fi, slow}); got != o {
+				t.Errorf("%s, call %d: %+v, want %+v", name, i+1, got, o)
+			}
+		}
+	}
+	s := testScenario()
+	s.Model = &scenarios.ModelService{RequestsPerMinute: 1}
+	check("one request a minute", built(t, s, 1, record.Discard{}), out{"", -1, 1}, out{"rate_limited", -1, 1})
+	s.Model = &scenarios.ModelService{Failure: 1}
+	check("failing calls", built(t, s, 1, record.Discard{}), out{"model_error", -1, 1})
+	s.Model = nil
+	s.Faults = []scenarios.Fault{{ID: "slow", Kind: scenarios.FaultBrownout, Tool: scenarios.ModelTool, For: time.Minute, Slowdown: 3}}
+	check("brownout", built(t, s, 1, record.Discard{}), out{"", -1, 3})
+	s.Faults[0].Probability, s.Faults[0].Slowdown = 1, 1
+	check("failing brownout", built(t, s, 1, record.Discard{}), out{"unavailable", 0, 1})
+}

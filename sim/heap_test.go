@@ -68,3 +68,20 @@ func BenchmarkEventLoop(b *testing.B) {
 	el := time.Since(start)
 	b.ReportMetric(float64(b.N)/el.Seconds(), "events/s")
 }
+
+// TestEventOrderIsStrict: before orders events by time, then by the order they were
+// scheduled (seq), and is a strict order: no event is before itself, nor before another of
+// the same time scheduled earlier.
+func TestEventOrderIsStrict(t *testing.T) {
+	a, b, c := event{at: 5, seq: 1}, event{at: 5, seq: 2}, event{at: 4, seq: 3}
+	for _, tc := range []struct {
+		x, y *event
+		want bool
+	}{
+		{&a, &a, false}, {&a, &b, true}, {&b, &a, false}, {&c, &a, true}, {&a, &c, false}, {&c, &c, false},
+	} {
+		if got := tc.x.before(tc.y); got != tc.want {
+			t.Errorf("%+v before %+v = %t, want %t", *tc.x, *tc.y, got, tc.want)
+		}
+	}
+}
