@@ -214,7 +214,8 @@ func TestReviewOfEachClass(t *testing.T) {
 
 // TestAdmitOutcomes: admit answers a model call with its refusal ("" when admitted), the
 // fault that refused it (-1 when none did, an admitted call included) and the latency
-// factor of an admitted call (a brownout's slowdown during its window, else 1).
+// factor of an admitted call (a brownout's slowdown during its window, else 1); the failure
+// probability's draw is made only when there is one.
 func TestAdmitOutcomes(t *testing.T) {
 	type out struct {
 		why   string
@@ -232,7 +233,13 @@ func TestAdmitOutcomes(t *testing.T) {
 	}
 	s := testScenario()
 	s.Model = &scenarios.ModelService{RequestsPerMinute: 1}
-	check("one request a minute", built(t, s, 1, record.Discard{}), out{"", -1, 1}, out{"rate_limited", -1, 1})
+	w := built(t, s, 1, record.Discard{})
+	check("one request a minute", w, out{"", -1, 1}, out{"rate_limited", -1, 1})
+	// Without a failure probability the provider's stream, which serves only that draw,
+	// is left untouched.
+	if w.model.rng.Uint64() != stream(1, nsModel, 0).Uint64() {
+		t.Errorf("a provider without failures drew from its stream")
+	}
 	s.Model = &scenarios.ModelService{Failure: 1}
 	check("failing calls", built(t, s, 1, record.Discard{}), out{"model_error", -1, 1})
 	s.Model = nil
@@ -240,4 +247,34 @@ func TestAdmitOutcomes(t *testing.T) {
 	check("brownout", built(t, s, 1, record.Discard{}), out{"", -1, 3})
 	s.Faults[0].Probability, s.Faults[0].Slowdown = 1, 1
 	check("failing brownout", built(t, s, 1, record.Discard{}), out{"unavailable", 0, 1})
+}
+
+// TestFaultsWithoutProbabilityDrawNothing: a transient or lost_response fault with
+// probability 0 hits nothing and leaves its own stream untouched, on a tool and on the
+// model alike.
+func TestFaultsWithoutProbabilityDrawNothing(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 20
+	s.Tools[0].Timeout = time.Minute
+	s.Faults = []scenarios.Fault{
+		{ID: "t", Kind: scenarios.FaultTransient, Tool: "svc"},
+		{ID: "m", Index: 1, Kind: scenarios.FaultTransient, Tool: scenarios.ModelTool},
+		{ID: "l", Index: 2, Kind: scenarios.FaultLostResponse, Tool: "svc"},
+	}
+	var c record.Collector
+	w := built(t, s, 1, &c)
+	w.run(context.Background())
+	if w.res.Completed != 20 || len(w.res.Violations) > 0 {
+		t.Fatalf("result %+v", w.res)
+	}
+	for _, sp := range c.Spans {
+		if sp.FaultID != "" {
+			t.Fatalf("span %+v hit by a fault of probability 0", sp)
+		}
+	}
+	for _, f := range w.faults {
+		if f.rng.Uint64() != stream(1, nsFault, f.key).Uint64() {
+			t.Errorf("fault %s drew from its stream", f.id)
+		}
+	}
 }
