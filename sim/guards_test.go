@@ -278,3 +278,27 @@ func TestFaultsWithoutProbabilityDrawNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRegisterFaultRefuses: a fault kind registered twice, or without a build, panics
+// before it reaches package scenarios' rules.
+func TestRegisterFaultRefuses(t *testing.T) {
+	for _, c := range []struct {
+		fk   *faultKind
+		want string
+	}{
+		{faultKinds[scenarios.FaultOutage], "sim: fault kind outage registered twice"},
+		{&faultKind{rule: scenarios.FaultRule{Kind: "no-build"}}, "sim: fault kind no-build has no build"},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != c.want {
+					t.Errorf("registerFault(%s) panicked with %v, want %q", c.fk.rule.Kind, r, c.want)
+				}
+			}()
+			registerFault(c.fk)
+		}()
+	}
+	if faultKinds["no-build"] != nil {
+		t.Errorf("a kind without a build was registered")
+	}
+}
