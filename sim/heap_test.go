@@ -85,3 +85,23 @@ func TestEventOrderIsStrict(t *testing.T) {
 		}
 	}
 }
+
+// TestIdHeapOrder: the free workers' heap hands out the lowest number first, whatever the
+// order the numbers came back in, with pushes and pops interleaved.
+func TestIdHeapOrder(t *testing.T) {
+	var h idHeap
+	var got []int64
+	for _, k := range []int64{5, 3, 8, 1, 9, 2, 7} {
+		h.push(k)
+	}
+	got = append(got, h.pop(), h.pop(), h.pop()) // 1 2 3
+	for _, k := range []int64{4, 0, 6} {
+		h.push(k)
+	}
+	for len(h) > 0 {
+		got = append(got, h.pop())
+	}
+	if want := []int64{1, 2, 3, 0, 4, 5, 6, 7, 8, 9}; !slices.Equal(got, want) {
+		t.Fatalf("popped %v, want %v", got, want)
+	}
+}
