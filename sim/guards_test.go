@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -300,5 +301,66 @@ func TestRegisterFaultRefuses(t *testing.T) {
 	}
 	if faultKinds["no-build"] != nil {
 		t.Errorf("a kind without a build was registered")
+	}
+}
+
+// journalProbe checks, at each transition record, that the journal of the investigation
+// that wrote it holds the records since its last compaction: n mod journalCompact of its
+// n records, the rest folded into its snapshot.
+type journalProbe struct {
+	record.Discard
+	w       *sim
+	n       map[int64]int
+	checked int
+	crashed int // records of takeovers
+	bad     []string
+}
+
+func (p *journalProbe) Transition(tr *record.Transition) {
+	a := p.w.cur
+	p.n[tr.InvestigationID]++
+	n := p.n[tr.InvestigationID]
+	p.checked++
+	if tr.Event == recovery.EvCrashed.String() {
+		p.crashed++
+	}
+	if len(a.journal) != n%journalCompact || (a.snap != nil) != (n >= journalCompact) {
+		p.bad = append(p.bad, fmt.Sprintf("investigation %d, record %d: journal of %d, snapshot %t",
+			tr.InvestigationID, n, len(a.journal), a.snap != nil))
+	}
+}
+
+// TestJournalCompactsEvery16: an open investigation's journal is folded into its snapshot
+// every journalCompact records, not before: memory stays bounded, and a takeover replays the
+// snapshot and the few records since. Investigations that retry long enough to fill it
+// several times, with a takeover each, and complete.
+func TestJournalCompactsEvery16(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 5
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Recovery.Retry = recovery.RetryPolicy{MaxAttempts: 40, Initial: time.Second, Multiplier: 1, Max: time.Second,
+		Jitter: recovery.JitterNone, OnExhausted: recovery.ExhaustedTerminate}
+	s.Recovery.Lease = time.Second
+	s.Faults = []scenarios.Fault{
+		{ID: "down", Kind: scenarios.FaultOutage, Tool: "svc", At: 0, For: 30 * time.Second},
+		{ID: "crash", Index: 1, Kind: scenarios.FaultZoneCrash, At: 10 * time.Second, For: time.Second, Share: 1},
+	}
+	p := &journalProbe{n: map[int64]int{}}
+	w := built(t, s, 1, p)
+	p.w = w
+	w.run(context.Background())
+	if w.res.Completed != 5 || len(w.res.Violations) > 0 {
+		t.Fatalf("result %+v", w.res)
+	}
+	if p.crashed == 0 {
+		t.Fatal("no takeover: the test needs one")
+	}
+	if len(p.bad) > 0 {
+		t.Fatalf("%d of %d records found the journal wrong, first: %s", len(p.bad), p.checked, p.bad[0])
+	}
+	for id, n := range p.n {
+		if n < 3*journalCompact {
+			t.Fatalf("investigation %d wrote %d records; the test needs several compactions", id, n)
+		}
 	}
 }
