@@ -364,3 +364,20 @@ func TestJournalCompactsEvery16(t *testing.T) {
 		}
 	}
 }
+
+// TestModelSpend: a model call can grow the tokens, and the cost too when the model has a
+// price for its input or its output tokens (either alone is enough).
+func TestModelSpend(t *testing.T) {
+	w := built(t, testScenario(), 1, record.Discard{})
+	for _, c := range []struct {
+		in, out float64
+		want    spend
+	}{
+		{0, 0, spendTokens}, {0.001, 0, spendTokens | spendCost}, {0, 0.001, spendTokens | spendCost}, {1, 1, spendTokens | spendCost},
+	} {
+		w.money.in, w.money.out = c.in, c.out
+		if got := w.modelSpend(); got != c.want {
+			t.Errorf("prices per token in %v, out %v: model spend %b, want %b", c.in, c.out, got, c.want)
+		}
+	}
+}
