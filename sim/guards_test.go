@@ -381,3 +381,23 @@ func TestModelSpend(t *testing.T) {
 		}
 	}
 }
+
+// TestHashUnitPinned: hashUnit is a fixed function of its inputs, so a seed's decisions
+// per (fault, investigation) are the same in every build: three values pinned, each the
+// centre of its cell of width 2^-53, (2k+1)/2^54, strictly inside (0, 1) (a worker crash
+// takes its logarithm). The last is at least 1/2, where the centre rounds to a multiple of
+// 2^-53.
+func TestHashUnitPinned(t *testing.T) {
+	for _, c := range []struct {
+		in   [4]uint64
+		want float64
+	}{
+		{[4]uint64{1, 2, 3, 0}, 10894162123161.0 / (1 << 54)},
+		{[4]uint64{0, 0, 0, 0}, 8120800492669341.0 / (1 << 54)},
+		{[4]uint64{9, 0, 0, 7}, 12491384301482880.0 / (1 << 54)},
+	} {
+		if got := hashUnit(c.in[0], c.in[1], c.in[2], c.in[3]); got != c.want || !(got > 0 && got < 1) {
+			t.Errorf("hashUnit%v = %.17g, want %.17g", c.in, got, c.want)
+		}
+	}
+}
