@@ -644,18 +644,16 @@ func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, breaker boo
 }
 
 // throttleDelay is how long a retry the budget refused waits: until the floor refills a
-// token, or the nominal backoff if longer, spread by equal jitter so that operations
-// throttled together do not all come back at once.
+// token (wait, from retryWait: positive, or negative when the floor never will), or the
+// nominal backoff if longer, spread by equal jitter so that operations throttled together
+// do not all come back at once. A wait of 0 adds nothing to the nominal backoff.
 func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
-	d := nominalDelay(&e.p.Retry, int(e.attempt-e.base))
-	if wait > d {
-		d = wait
-	}
+	d := max(nominalDelay(&e.p.Retry, int(e.attempt-e.base)), wait)
 	// A budget without a floor refills only from other callers' first attempts, which may
 	// never come: polling it at a backoff of microseconds would flood the run with events
 	// until the horizon, so it is polled no faster than defaultThrottleDelay.
-	if d <= 0 || wait < 0 && d < defaultThrottleDelay {
-		d = defaultThrottleDelay
+	if wait < 0 {
+		d = max(d, defaultThrottleDelay)
 	}
 	return (d+1)/2 + int64N(r, d/2+1)
 }
