@@ -91,3 +91,29 @@ func TestThrottleDelay(t *testing.T) {
 		}
 	}
 }
+
+// A replayed record into recovering on a failure counts that failure under its class, for
+// every class from Transient to NonProgress (NonProgress too, though the engine itself
+// never journals it on a failure); a record without a class, or with a class past the last,
+// counts nothing (and does not index past the counts).
+func TestApplyCountsFailuresByClass(t *testing.T) {
+	for c := Class(0); c <= NonProgress+2; c++ {
+		for _, ev := range []EventKind{EvFailed, EvTimedOut, EvInvalid, EvPolicyViolation, EvBudgetExceeded} {
+			e := New(1, &Policy{}, nil)
+			err := e.Fold([]JournalRecord{
+				{From: Pending, To: Running, Event: EvStart, Action: ActNextStep},
+				{From: Running, To: Recovering, Event: ev, Class: c},
+			})
+			if err != nil {
+				t.Fatalf("class %d on %s: %v", c, ev, err)
+			}
+			var want [NonProgress + 1]int32
+			if c > NoFailure && c <= NonProgress {
+				want[c] = 1
+			}
+			if e.failures != want {
+				t.Errorf("class %d on %s: failures %v, want %v", c, ev, e.failures, want)
+			}
+		}
+	}
+}
