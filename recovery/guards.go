@@ -149,16 +149,14 @@ func (g *Guards) retryWait(tool int32, now int64) (ok bool, wait int64) {
 }
 
 // throttleSlot reserves when a retry throttled at now comes back: no earlier than at, and no
-// earlier than one floor-refill after the retry throttled before it.
+// earlier than one floor-refill (at most noCap) after the retry throttled before it.
 func (g *Guards) throttleSlot(tool int32, at int64) int64 {
 	b := &g.budgets[tool]
 	if b.perNs <= 0 {
 		return at
 	}
-	if b.next > at {
-		at = b.next
-	}
-	b.next = at + int64(math.Ceil(1/b.perNs))
+	at = max(at, b.next)
+	b.next = at + int64(min(math.Ceil(1/b.perNs), float64(noCap)))
 	return at
 }
 

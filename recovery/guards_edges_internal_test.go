@@ -183,13 +183,18 @@ func TestBudgetInfiniteFloor(t *testing.T) {
 }
 
 // A floor so slow that one token takes more than noCap nanoseconds (here 10^-12 tokens a
-// second: one in 31,700 years) waits noCap, as the longest backoff does, rather than a number
-// of nanoseconds no int64 holds.
+// second: one in 31,700 years) waits noCap, as the longest backoff does, and spaces throttled
+// retries noCap apart, rather than by a number of nanoseconds no int64 holds.
 func TestBudgetWaitOfAVerySlowFloor(t *testing.T) {
 	g := NewGuards(1, &BudgetConfig{MinPerSecond: 1e-12, MaxTokens: 1}, nil)
 	g.spendRetry(0, 0)
 	if ok, w := g.retryWait(0, 0); ok || w != noCap {
 		t.Errorf("an empty bucket with a floor of 1e-12/s: ok %v, wait %d, want %d", ok, w, noCap)
+	}
+	for i, want := range []int64{noCap, 2 * noCap} { // come-back slots noCap apart
+		if at := g.throttleSlot(0, noCap); at != want {
+			t.Errorf("throttled retry %d with a floor of 1e-12/s: back at %d, want %d", i, at, want)
+		}
 	}
 	g = NewGuards(1, &BudgetConfig{MinPerSecond: 1e9 * 0x1p-59, MaxTokens: 1}, nil) // 2^59 ns a token
 	g.spendRetry(0, 0)
