@@ -401,3 +401,26 @@ func TestHashUnitPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestOtherAction: a supervisor's wrong answer picks uniformly among the allowed actions
+// other than the right one: the k-th of them, whether or not the right one is allowed.
+func TestOtherAction(t *testing.T) {
+	all := []recovery.Action{recovery.ActRetry, recovery.ActRevise, recovery.ActEscalate, recovery.ActTerminate}
+	for _, c := range []struct {
+		as    []recovery.Action
+		right recovery.Action
+		k     int
+		want  recovery.Action
+	}{
+		{all, recovery.ActRevise, 0, recovery.ActRetry},
+		{all, recovery.ActRevise, 1, recovery.ActEscalate},
+		{all, recovery.ActRevise, 2, recovery.ActTerminate},
+		{all, recovery.ActReplan, 3, recovery.ActTerminate},
+		{all, recovery.ActRetry, 0, recovery.ActRevise},
+		{all, recovery.ActRevise, 3, recovery.ActRevise},
+	} {
+		if got := otherAction(c.as, c.right, c.k); got != c.want {
+			t.Errorf("otherAction(%v, %s, %d) = %s, want %s", c.as, c.right, c.k, got, c.want)
+		}
+	}
+}
