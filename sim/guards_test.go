@@ -424,3 +424,29 @@ func TestOtherAction(t *testing.T) {
 		}
 	}
 }
+
+// TestTokensGrowth: with tokens.growth g, step s's model turn costs g^s times the drawn
+// tokens: 100, 200, 400 for three steps at g = 2, and 100 at every step at g = 1.
+func TestTokensGrowth(t *testing.T) {
+	for _, c := range []struct {
+		g    float64
+		want []int64
+	}{{2, []int64{100, 200, 400}}, {1, []int64{100, 100, 100}}} {
+		s := testScenario()
+		s.Workload.Investigations = 1
+		s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+		s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 3}
+		s.Workload.TokensGrowth = c.g
+		var col record.Collector
+		run(t, s, 1, &col)
+		var got []int64
+		for _, sp := range col.Spans {
+			if sp.Operation == record.OpPlan && sp.InputTokens+sp.OutputTokens > 0 {
+				got = append(got, sp.InputTokens+sp.OutputTokens)
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("growth %v: turns of %v tokens, want %v", c.g, got, c.want)
+		}
+	}
+}
