@@ -4,6 +4,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -90,7 +91,7 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 		spec.Phase("computing the metrics")
 	}
 	if out.Metrics, err = metricsOf(sink, out.RunID, res.Events); err != nil {
-		return out, err
+		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
 	}
 	return out, nil
 }
@@ -148,8 +149,14 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome,
 	}
 	out.Digest = load.Digest()
 	phase("computing the metrics")
-	if out.Metrics, err = metricsOf(sink, out.RunID, res.Events); err != nil {
-		return out, err
+	out.Metrics, err = metricsOf(sink, out.RunID, res.Events)
+	if errors.Is(err, compute.ErrOrder) {
+		// Records the sink cannot place (not what the simulator writes): the view still
+		// measures the stored run.
+		out.Metrics, err = db.Metrics(context.WithoutCancel(ctx), out.RunID)
+	}
+	if err != nil {
+		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
 	}
 	return out, nil
 }
@@ -172,13 +179,9 @@ func newSink(s *scenarios.Scenario, opts traces.Options) (*compute.Sink, error) 
 func metricsOf(sink *compute.Sink, runID string, events int64) (analysis.Metrics, error) {
 	row, err := sink.Finish(events)
 	if err != nil {
-		return analysis.Metrics{}, fmt.Errorf("run %s: metrics: %w", runID, err)
+		return analysis.Metrics{}, err
 	}
-	m, err := analysis.NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
-	if err != nil {
-		return analysis.Metrics{}, fmt.Errorf("run %s: metrics: %w", runID, err)
-	}
-	return m, nil
+	return analysis.NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
 }
 
 // Serial executes specs one after another into db (nil: none, see Execute) and returns the outcomes of the runs
