@@ -42,6 +42,12 @@ func (s *Scenario) validate(file string, root *yaml.Node) error {
 	v.checks(s)
 	v.hunt(s.Hunt)
 	v.checkSize(s)
+	if len(v.errs) == 0 {
+		// What the checks above read is finite by now; a Go-built scenario may still hold
+		// NaN or an infinity in a field its kinds leave unused (a fault's factor, a tune
+		// block), which would make JSON() fail.
+		v.finiteNumbers(reflect.ValueOf(s).Elem(), "")
+	}
 	if root != nil {
 		v.errs.place(root)
 	}
@@ -347,6 +353,43 @@ func (v *validator) dist(d Dist, key string, u unit, min float64) {
 }
 
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
+
+// finiteNumbers reports every NaN or infinite float in x, a part of the resolved scenario
+// at key (its JSON path: field names as runs.config spells them, list items by index).
+func (v *validator) finiteNumbers(x reflect.Value, key string) {
+	switch x.Kind() {
+	case reflect.Float32, reflect.Float64:
+		v.check(finite(x.Float()), key, "%v; want a finite number", x.Float())
+	case reflect.Pointer, reflect.Interface:
+		if !x.IsNil() {
+			v.finiteNumbers(x.Elem(), key)
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range x.Len() {
+			v.finiteNumbers(x.Index(i), fmt.Sprintf("%s[%d]", key, i))
+		}
+	case reflect.Struct:
+		t := x.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			switch {
+			case name == "-" && f.Type.Kind() != reflect.Interface:
+				continue // not part of the scenario's JSON (its source)
+			case name == "-" || f.Anonymous:
+				name = key // a fault's own parameters: their keys sit beside the fault's
+			case name == "":
+				name = join(key, f.Name)
+			default:
+				name = join(key, name)
+			}
+			v.finiteNumbers(x.Field(i), name)
+		}
+	}
+}
 
 // modelAndPrices checks the model provider, the cost budget and the price table.
 func (v *validator) modelAndPrices(s *Scenario) {

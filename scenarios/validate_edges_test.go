@@ -244,3 +244,29 @@ func TestGoBuiltZoneShareOne(t *testing.T) {
 		t.Errorf("shares 1.5 and -0.5: %v; want\n%s", err, want)
 	}
 }
+
+// A Go-built scenario may hold NaN or an infinity in a field that none of its checks reads
+// (a field its fault kind leaves unused, a tune block): Validate refuses it by its JSON
+// path, so that a scenario it passes always has a JSON form (JSON panics otherwise).
+func TestGoBuiltNonFiniteUnusedFields(t *testing.T) {
+	for _, c := range []struct {
+		set  func(s *Scenario)
+		want string
+	}{
+		{func(s *Scenario) { s.Faults[0].Factor = math.NaN() }, "edge.yaml: faults[0].factor: NaN; want a finite number"},
+		{func(s *Scenario) { s.Faults[0].Share = math.Inf(1) }, "edge.yaml: faults[0].share: +Inf; want a finite number"},
+		{func(s *Scenario) { s.Tune = &Tune{Confidence: math.Inf(-1)} }, "edge.yaml: tune.confidence: -Inf; want a finite number"},
+		{func(s *Scenario) { s.Tune = &Tune{Vary: []TuneParam{{Path: "p", Max: math.NaN()}}} }, "edge.yaml: tune.vary[0].max: NaN; want a finite number"},
+		{func(s *Scenario) {}, ""},
+	} {
+		s := edgeScenario(t)
+		c.set(s)
+		err := s.Validate()
+		if got := fmt.Sprint(err); c.want == "" && err != nil || c.want != "" && got != c.want {
+			t.Errorf("Validate: %v; want %q", err, c.want)
+		}
+		if err == nil {
+			_ = s.JSON() // must not panic
+		}
+	}
+}
