@@ -53,3 +53,37 @@ func edgeEpisodesCase() viewCase {
 }
 
 func TestEpisodesEndedAtTheirEdges(t *testing.T) { runViewCase(t, edgeEpisodesCase()) }
+
+// firstToolEpisodeCase: an episode's tool is its first sign's tool, NULL when that sign has
+// none, even if a later sign of the step names one (docs/metrics.md, recovery_episodes).
+// The step's revision 0 is found invalid at 5 s, and no tool span of that revision names
+// its tool; revision 1's attempt on api fails at 10 s, and a valid result comes at 20 s.
+// The episode runs from 5 s to 20 s, and its tool is NULL, not api.
+func firstToolEpisodeCase() viewCase {
+	var c record.Collector
+	var span uint64
+	sp := func(op record.Operation, tool string, rev, attempt int32, start, end int64, st record.Status) {
+		span++
+		c.Spans = append(c.Spans, record.Span{TraceID: 1, SpanID: span, InvestigationID: 1, Operation: op, Tool: tool,
+			HasKey: true, OpKey: record.OpKey{Investigation: 1, Revision: rev}, Attempt: attempt, Start: start, End: end, Status: st})
+	}
+	sp(record.OpValidate, "", 0, 1, 5*second, 5*second, record.StatusInvalid)
+	sp(record.OpExecuteTool, "api", 1, 1, 10*second, 15*second, record.StatusError)
+	sp(record.OpExecuteTool, "api", 1, 2, 15*second, 20*second, record.StatusOK)
+	sp(record.OpValidate, "", 1, 2, 20*second, 20*second, record.StatusOK)
+	c.Investigations = append(c.Investigations, record.Investigation{InvestigationID: 1, RootID: 1, Ended: true,
+		EndedAt: 30 * second, FinalState: "completed", Tokens: 10})
+	return referenceCaseOf("a recovery episode whose first sign names no tool", map[string]*record.Collector{"first-tool": &c},
+		func(id string, want refResult) error {
+			var got []string
+			for _, e := range want.Episodes {
+				got = append(got, fmt.Sprintf("%s %s %v tool %q", e.OpKey, e.Outcome, e.Seconds, e.Tool))
+			}
+			if w := fmt.Sprint([]string{`1/0 recovered 15 tool ""`}); fmt.Sprint(got) != w {
+				return fmt.Errorf("episodes %v, want %v", got, w)
+			}
+			return nil
+		})
+}
+
+func TestEpisodeToolIsTheFirstSigns(t *testing.T) { runViewCase(t, firstToolEpisodeCase()) }

@@ -96,7 +96,7 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 
 func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT step_key, tool, start, "end", outcome, seconds, op_key, first_kind, detected_at, signs,
+	rows, err := db.SQL().Query(`SELECT step_key, coalesce(tool, ''), start, "end", outcome, seconds, op_key, first_kind, detected_at, signs,
 		root_id, investigation_id, failed_attempts, coalesce(ended_as, ''), detection_seconds, repair_seconds
 		FROM recovery_episodes WHERE run_id = ? ORDER BY step_key`, runID)
 	if err != nil {

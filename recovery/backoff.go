@@ -15,15 +15,13 @@ func nominalDelay(p *RetryPolicy, n int) int64 {
 	if limit <= 0 {
 		limit = noCap
 	}
-	mult := p.Multiplier
-	if mult < 1 {
-		mult = 1
-	}
+	mult := max(p.Multiplier, 1)
 	f := float64(p.Initial) * math.Pow(mult, float64(n-1))
-	if f >= float64(limit) {
+	if f >= 0x1p63 { // past every int64 (+Inf included): the cap
 		return limit
 	}
-	return int64(f)
+	// Compared as integers: a Max above 2^53 ns need not be exact in a float64.
+	return min(limit, int64(f))
 }
 
 // backoff is the delay before attempt n+1 of an operation (n ≥ 1 attempts sent), with the
@@ -47,10 +45,7 @@ func backoff(p *RetryPolicy, n int, prev int64, r *rand.Rand) int64 {
 		if limit <= 0 {
 			limit = noCap
 		}
-		lo := int64(p.Initial)
-		if lo < 0 {
-			lo = 0
-		}
+		lo := max(int64(p.Initial), 0)
 		if prev <= 0 {
 			prev = lo
 		}

@@ -352,14 +352,15 @@ func (e *Engine) apply(r *JournalRecord) error {
 		return &TransitionError{From: r.From, To: r.To, Event: r.Event}
 	}
 	// Check before changing anything: a refused record leaves the engine as it was.
-	switch {
-	case r.Note && r.Event == EvSubagentFailed && r.Action != ActRespawn && r.Action != ActReduceScope:
+	if r.Note && r.Event == EvSubagentFailed && r.Action != ActRespawn && r.Action != ActReduceScope {
 		return fmt.Errorf("subagent_failed note with action %s", r.Action)
-	case r.Note && r.Event != EvSupervisor && r.Event != EvSubagentFailed && r.Action != ActNextStep &&
-		r.Action != ActBlock && r.Action != ActConsult && r.Action != ActPark:
+	}
+	if r.Note && r.Event != EvSupervisor && r.Event != EvSubagentFailed && r.Action != ActNextStep &&
+		r.Action != ActBlock && r.Action != ActConsult && r.Action != ActPark {
 		return fmt.Errorf("note record with action %s", r.Action)
-	case !r.Note && r.To == Waiting && r.Action != ActSend && r.Action != ActRetry &&
-		r.Action != ActPark && r.Action != ActInspect && r.Action != ActPause:
+	}
+	if !r.Note && r.To == Waiting && r.Action != ActSend && r.Action != ActRetry &&
+		r.Action != ActPark && r.Action != ActInspect && r.Action != ActPause {
 		return fmt.Errorf("waiting with action %s", r.Action)
 	}
 	if r.Step != e.step || r.Revision != e.rev {
@@ -568,20 +569,22 @@ func (e *Engine) send(now int64, ev Event, env Env) (Decision, error) {
 			return Decision{}, err
 		}
 	}
-	switch {
-	case e.ph == phBackoff && now < e.wake:
+	if e.ph == phBackoff && now < e.wake {
 		// The engine, not the caller, owns the backoff.
 		return Decision{Action: ActRetry, At: e.wake, Class: e.cls, Reason: ReasonBackoff}, nil
-	case e.ph == phParked && now < e.wake:
+	}
+	if e.ph == phParked && now < e.wake {
 		reason := ReasonThrottled
 		if e.breaker {
 			reason = ReasonBreakerOpen
 		}
 		return Decision{Action: ActPark, At: e.wake, Class: Transient, Reason: reason}, nil
-	case e.blocked:
+	}
+	if e.blocked {
 		// Unreachable: a blocked operation never returns to running.
 		return Decision{}, fmt.Errorf("%w: send of blocked operation (%d, %d)", ErrUnexpectedEvent, e.step, e.rev)
-	case e.spent():
+	}
+	if e.spent() {
 		// The operation's attempts were spent before (its last one abandoned by a pause or
 		// a reduction of scope): this send is a retry the policy forbids.
 		e.cls = Transient
@@ -644,18 +647,16 @@ func (e *Engine) park(now int64, ev EventKind, tool int32, at int64, breaker boo
 }
 
 // throttleDelay is how long a retry the budget refused waits: until the floor refills a
-// token, or the nominal backoff if longer, spread by equal jitter so that operations
-// throttled together do not all come back at once.
+// token (wait, from retryWait: positive, or negative when the floor never will), or the
+// nominal backoff if longer, spread by equal jitter so that operations throttled together
+// do not all come back at once. A wait of 0 adds nothing to the nominal backoff.
 func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
-	d := nominalDelay(&e.p.Retry, int(e.attempt-e.base))
-	if wait > d {
-		d = wait
-	}
+	d := max(nominalDelay(&e.p.Retry, int(e.attempt-e.base)), wait)
 	// A budget without a floor refills only from other callers' first attempts, which may
 	// never come: polling it at a backoff of microseconds would flood the run with events
 	// until the horizon, so it is polled no faster than defaultThrottleDelay.
-	if d <= 0 || wait < 0 && d < defaultThrottleDelay {
-		d = defaultThrottleDelay
+	if wait < 0 {
+		d = max(d, defaultThrottleDelay)
 	}
 	return (d+1)/2 + int64N(r, d/2+1)
 }
@@ -808,10 +809,10 @@ func (e *Engine) resume(now int64, env Env) Decision {
 // crashed takes over after the worker died: what it had out is uncertain, what it was
 // waiting for is waited for again.
 func (e *Engine) crashed(now int64, env Env) Decision {
-	switch {
-	case e.state == AwaitingHuman:
+	if e.state == AwaitingHuman {
 		return Decision{Action: ActNone, At: now, Reason: ReasonAwaitingHuman}
-	case e.ph == phConsult:
+	}
+	if e.ph == phConsult {
 		return Decision{Action: ActConsult, At: now, Class: e.cls, Reason: pointReasons[e.point], Judgement: e.judgement()}
 	}
 	ph, wake, breaker := e.ph, e.wake, e.breaker
@@ -905,22 +906,22 @@ func (e *Engine) judgement() Judgement {
 // supervised checks the supervisor's suggestion against the guardrails.
 func (e *Engine) supervised(now int64, s Suggestion, env Env) Decision {
 	j := e.judgement()
-	reason := ""
-	switch {
-	case s.Unavailable:
+	if s.Unavailable {
 		// No answer to check: the engine's own rule decides, as without a supervisor.
 		e.note(now, EvSupervisor, ActNone, ByEngine, ReasonSupervisorUnavailable)
 		e.rec.Unavailable = true
 		e.commit(env.Guards)
 		act, by := e.fallback(e.point)
 		return e.act(now, EvSupervisor, act, by, pointReasons[e.point], env)
-	case s.LiftBlock:
+	}
+	reason := ""
+	if s.LiftBlock {
 		reason = ReasonRefusedLiftBlock
-	case s.RaiseBudget:
+	} else if s.RaiseBudget {
 		reason = ReasonRefusedRaiseBudget
-	case s.Action == ActRetry || s.Action == ActSend:
+	} else if s.Action == ActRetry || s.Action == ActSend {
 		reason = ReasonRefusedRetry
-	case !allowed(j.Allowed, s.Action):
+	} else if !allowed(j.Allowed, s.Action) {
 		reason = ReasonRefusedNotAllowed
 	}
 	if reason == "" {

@@ -65,7 +65,7 @@ func Example() {
 	now := int64(0)
 	ev := recovery.Event{Kind: recovery.EvStart}
 	crashed := false
-	for {
+	for range 100 { // the investigation ends within a few decisions
 		d, err := eng.Observe(now, ev, recovery.Env{Rand: rng, Guards: guards})
 		if err != nil {
 			fmt.Println("refused:", err)
@@ -122,6 +122,7 @@ func Example() {
 			return
 		}
 	}
+	fmt.Println("no end after 100 decisions")
 	// Output:
 	// 0s        op 0/0  next_step started               running
 	// 2s        op 0/0  send      attempt_sent          waiting

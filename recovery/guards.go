@@ -48,10 +48,7 @@ func NewGuards(tools int, b *BudgetConfig, c *BreakerConfig) *Guards {
 		if cfg.FailureRatio <= 0 {
 			cfg.FailureRatio = DefaultBreaker.FailureRatio
 		}
-		width := int64(cfg.Window) / breakerBuckets
-		if width < 1 {
-			width = 1
-		}
+		width := max(int64(cfg.Window)/breakerBuckets, 1)
 		g.breakers = make([]breaker, tools)
 		for i := range g.breakers {
 			g.breakers[i] = breaker{
@@ -123,14 +120,13 @@ func (b *budget) at(now int64) float64 {
 	return math.Min(b.max, b.tokens+b.perNs*float64(now-b.last))
 }
 
+// refill brings the bucket to now; an earlier now changes nothing.
 func (b *budget) refill(now int64) {
-	if now > b.last {
-		b.tokens = b.at(now)
-		b.last = now
-	}
+	b.tokens, b.last = b.at(now), max(b.last, now)
 }
 
-// wait is how long until the floor refills one token, or -1 if it never will by itself.
+// wait is how long until the floor refills one token, or -1 if it never will by itself; a
+// floor so slow that the wait passes noCap (tokens fewer than one in 36 years) waits noCap.
 func (b *budget) wait(now int64) int64 {
 	t := b.at(now)
 	if t >= 1 {
@@ -139,7 +135,7 @@ func (b *budget) wait(now int64) int64 {
 	if b.perNs <= 0 {
 		return -1
 	}
-	return int64(math.Ceil((1 - t) / b.perNs))
+	return int64(min(math.Ceil((1-t)/b.perNs), float64(noCap)))
 }
 
 // retryWait reports whether a retry on tool may go now, and if not how long until the floor
@@ -153,16 +149,14 @@ func (g *Guards) retryWait(tool int32, now int64) (ok bool, wait int64) {
 }
 
 // throttleSlot reserves when a retry throttled at now comes back: no earlier than at, and no
-// earlier than one floor-refill after the retry throttled before it.
+// earlier than one floor-refill (at most noCap) after the retry throttled before it.
 func (g *Guards) throttleSlot(tool int32, at int64) int64 {
 	b := &g.budgets[tool]
 	if b.perNs <= 0 {
 		return at
 	}
-	if b.next > at {
-		at = b.next
-	}
-	b.next = at + int64(math.Ceil(1/b.perNs))
+	at = max(at, b.next)
+	b.next = at + int64(min(math.Ceil(1/b.perNs), float64(noCap)))
 	return at
 }
 
@@ -260,18 +254,24 @@ func (b *breaker) record(now int64, gen uint32, success bool) {
 			return
 		}
 		b.fails[s]++
-		var calls, fails int32
-		for i := range b.epoch {
-			if b.epoch[i] > idx-breakerBuckets && b.epoch[i] <= idx {
-				calls += b.calls[i]
-				fails += b.fails[i]
-			}
-		}
+		calls, fails := b.window(idx)
 		if int64(calls) >= b.minCalls && float64(fails) >= b.ratio*float64(calls) {
 			b.open(now)
 			b.gen++
 		}
 	}
+}
+
+// window sums the calls and failures of the buckets in the window that ends with bucket
+// idx: the last breakerBuckets widths, idx included.
+func (b *breaker) window(idx int64) (calls, fails int32) {
+	for i := range b.epoch {
+		if b.epoch[i] > idx-breakerBuckets && b.epoch[i] <= idx {
+			calls += b.calls[i]
+			fails += b.fails[i]
+		}
+	}
+	return calls, fails
 }
 
 func (b *breaker) open(now int64) {
@@ -286,9 +286,11 @@ func (b *breaker) reset() {
 	}
 }
 
+// floorDiv is a/b rounded toward minus infinity, for b > 0 (a breaker's width is at least
+// 1 ns): Go's / rounds toward 0, and its remainder takes the sign of a.
 func floorDiv(a, b int64) int64 {
 	q := a / b
-	if (a%b != 0) && ((a < 0) != (b < 0)) {
+	if a%b < 0 {
 		q--
 	}
 	return q

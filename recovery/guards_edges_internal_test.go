@@ -2,6 +2,7 @@ package recovery
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -120,5 +121,84 @@ func TestNominalDelayAtHugeAttempts(t *testing.T) {
 		if d := nominalDelay(&RetryPolicy{Initial: time.Second, Multiplier: 2}, n); n >= 64 && d != noCap {
 			t.Errorf("initial 1s, no cap, attempt %d: %d, want the largest delay %d", n, d, noCap)
 		}
+	}
+}
+
+// The breaker's window ending with bucket idx holds the buckets of the last breakerBuckets
+// widths, idx included: a bucket exactly breakerBuckets widths old is out, as is one from
+// after idx and one reset (epoch MinInt64).
+func TestBreakerWindowBounds(t *testing.T) {
+	const idx = 50
+	var b breaker
+	b.reset()
+	for i, c := range []struct {
+		epoch        int64
+		calls, fails int32
+	}{
+		{idx - breakerBuckets, 100, 100}, // one full window old
+		{idx - breakerBuckets + 1, 1, 1}, // the oldest bucket still in
+		{idx, 2, 0},                      // the current bucket
+		{idx + 1, 1000, 1000},            // after idx
+		{math.MinInt64, 10000, 10000},    // reset
+	} {
+		b.epoch[i], b.calls[i], b.fails[i] = c.epoch, c.calls, c.fails
+	}
+	if calls, fails := b.window(idx); calls != 3 || fails != 1 {
+		t.Errorf("window ending with bucket %d: %d calls, %d failures, want 3 and 1", idx, calls, fails)
+	}
+}
+
+// A budget without a floor reserves no come-back slots: each throttled retry keeps the time
+// it asked for, and nothing is left reserved.
+func TestThrottleSlotWithoutAFloor(t *testing.T) {
+	g := NewGuards(1, &BudgetConfig{Ratio: 0.1, MaxTokens: 1}, nil)
+	for _, at := range []int64{5, 3, 10, 10} {
+		if got := g.throttleSlot(0, at); got != at {
+			t.Errorf("throttled retry asking for %d: %d", at, got)
+		}
+		if next := g.budgets[0].next; next != 0 {
+			t.Fatalf("after a throttled retry at %d: next slot %d reserved, want none", at, next)
+		}
+	}
+}
+
+// A floor of +Inf tokens a second refills the bucket as soon as time moves, but not at the
+// instant of the last change: then, and at any earlier time, the bucket holds what that
+// change left (+Inf·0 is NaN, which no bucket may hold).
+func TestBudgetInfiniteFloor(t *testing.T) {
+	g := NewGuards(1, &BudgetConfig{MinPerSecond: math.Inf(1), MaxTokens: 3}, nil)
+	g.spendRetry(0, 5)
+	for _, c := range []struct {
+		now  int64
+		want float64
+	}{{4, 2}, {5, 2}, {6, 3}} {
+		if got := g.Tokens(0, c.now); got != c.want {
+			t.Errorf("spent at 5, at %d: %v tokens, want %v", c.now, got, c.want)
+		}
+	}
+	g.spendRetry(0, 5) // a second spend at the same instant
+	if got := g.Tokens(0, 5); got != 1 {
+		t.Errorf("spent twice at 5: %v tokens, want 1", got)
+	}
+}
+
+// A floor so slow that one token takes more than noCap nanoseconds (here 10^-12 tokens a
+// second: one in 31,700 years) waits noCap, as the longest backoff does, and spaces throttled
+// retries noCap apart, rather than by a number of nanoseconds no int64 holds.
+func TestBudgetWaitOfAVerySlowFloor(t *testing.T) {
+	g := NewGuards(1, &BudgetConfig{MinPerSecond: 1e-12, MaxTokens: 1}, nil)
+	g.spendRetry(0, 0)
+	if ok, w := g.retryWait(0, 0); ok || w != noCap {
+		t.Errorf("an empty bucket with a floor of 1e-12/s: ok %v, wait %d, want %d", ok, w, noCap)
+	}
+	for i, want := range []int64{noCap, 2 * noCap} { // come-back slots noCap apart
+		if at := g.throttleSlot(0, noCap); at != want {
+			t.Errorf("throttled retry %d with a floor of 1e-12/s: back at %d, want %d", i, at, want)
+		}
+	}
+	g = NewGuards(1, &BudgetConfig{MinPerSecond: 1e9 * 0x1p-59, MaxTokens: 1}, nil) // 2^59 ns a token
+	g.spendRetry(0, 0)
+	if _, w := g.retryWait(0, 0); w != 1<<59 {
+		t.Errorf("an empty bucket with a floor of one token in 2^59 ns: wait %d, want %d", w, int64(1)<<59)
 	}
 }

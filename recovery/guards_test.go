@@ -319,3 +319,28 @@ func TestGuardsOutOfRange(t *testing.T) {
 		t.Errorf("the last tool: tokens %v, breaker %s", g.Tokens(1, 0), g.Breaker(1, 0))
 	}
 }
+
+// A zero FailureRatio or Window takes DefaultBreaker's (0.5 and 1m), not the zero given:
+// with MinCalls 4, one failure in four calls leaves the breaker closed and three in six
+// open it; failures 59s apart are in one window.
+func TestBreakerZeroRatioAndWindowTakeTheDefaults(t *testing.T) {
+	g := NewGuards(1, nil, &BreakerConfig{MinCalls: 4, Cooldown: 10 * time.Second})
+	for i, ok := range []bool{true, true, true, false, false} {
+		call(t, g, int64(i)*sec, ok)
+		if s := g.Breaker(0, int64(i)*sec); s != BreakerClosed {
+			t.Fatalf("after call %d (%d failures of %d): %s, want closed", i+1, max(i-2, 0), i+1, s)
+		}
+	}
+	call(t, g, 5*sec, false)
+	if s := g.Breaker(0, 5*sec); s != BreakerOpen {
+		t.Fatalf("3 failures of 6 calls: %s, want open", s)
+	}
+	g = NewGuards(1, nil, &BreakerConfig{MinCalls: 4, Cooldown: 10 * time.Second})
+	for range 3 {
+		call(t, g, 0, false)
+	}
+	call(t, g, 59*sec, false)
+	if s := g.Breaker(0, 59*sec); s != BreakerOpen {
+		t.Fatalf("4 failures in 59s: %s, want open (a window of 1m)", s)
+	}
+}

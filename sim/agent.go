@@ -521,13 +521,14 @@ func (w *sim) pickTool(r *rand.Rand) int32 {
 	if len(w.mixTool) == 1 {
 		return w.mixTool[0]
 	}
-	u := r.Float64() * w.mixCum[len(w.mixCum)-1]
-	for i, c := range w.mixCum {
+	last := len(w.mixCum) - 1
+	u := r.Float64() * w.mixCum[last]
+	for i, c := range w.mixCum[:last] {
 		if u < c {
 			return w.mixTool[i]
 		}
 	}
-	return w.mixTool[len(w.mixTool)-1]
+	return w.mixTool[last]
 }
 
 // validate judges the result that arrived (or was found by inspection) for a's current

@@ -80,7 +80,8 @@ func (d *dist) duration(r *rand.Rand) int64 {
 	if !(v > 0) {
 		return 0
 	}
-	if v > math.MaxInt64/4 {
+	// The ceiling 2^61-1 is 2^61 as a float64, whose conversion would be one above it.
+	if v >= math.MaxInt64/4 {
 		return math.MaxInt64 / 4
 	}
 	return int64(v)
@@ -92,8 +93,5 @@ func (d *dist) count(r *rand.Rand, lo int64) int64 {
 	if !(v >= float64(lo)) {
 		return lo
 	}
-	if v > 1<<40 {
-		return 1 << 40
-	}
-	return int64(v)
+	return int64(min(v, 1<<40))
 }

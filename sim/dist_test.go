@@ -52,6 +52,22 @@ func TestDistMoments(t *testing.T) {
 	if p95 := xs[n*95/100]; math.Abs(p95-40)/40 > 0.02 {
 		t.Errorf("lognormal p95 %.3f, want 40", p95)
 	}
+	// Its mean is m·exp(σ²/2) with σ = ln(p/m)/z95 (about 14.27 here) and its standard
+	// deviation the mean times sqrt(exp(σ²) - 1) (about 14.5): the sample mean is held to 5
+	// standard errors as above, dist.mean to the formula.
+	sigma := math.Log(4) / 1.6448536269514722
+	mean := 10 * math.Exp(sigma*sigma/2)
+	sd := mean * math.Sqrt(math.Expm1(sigma*sigma))
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	if got, tol := sum/n, 5*sd/math.Sqrt(n); math.Abs(got-mean) > tol {
+		t.Errorf("lognormal: mean %.4f, want %.4f ± %.4f", got, mean, tol)
+	}
+	if math.Abs(d.mean-mean) > 1e-9 {
+		t.Errorf("lognormal: dist.mean %.6f, want %.6f", d.mean, mean)
+	}
 }
 
 // TestDistNoAlloc guards the hot path: drawing must not allocate.
@@ -70,5 +86,38 @@ func TestDistNoAlloc(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Fatalf("sampling allocates %.1f times per run", allocs)
+	}
+}
+
+// TestDistDegenerate: the distributions that cannot vary. A lognormal without a 95th
+// percentile above its median (sigma 0) is its median, exp(ln m), on every draw, and draws
+// nothing from the stream; an exponential without a positive mean, a lognormal without a
+// positive median and a distribution of no kind are the constant 0. Each is compared with
+// the stream untouched: the next draw from it is the one a fresh stream gives first.
+func TestDistDegenerate(t *testing.T) {
+	for _, c := range []struct {
+		d          scenarios.Dist
+		kind       scenarios.DistKind
+		draw, mean float64
+	}{
+		{scenarios.Dist{Kind: scenarios.DistLognormal, Median: 5}, scenarios.DistLognormal, 5, 5},
+		{scenarios.Dist{Kind: scenarios.DistLognormal, Median: 5, P95: 5}, scenarios.DistLognormal, 5, 5},
+		{scenarios.Dist{Kind: scenarios.DistExponential}, scenarios.DistConstant, 0, 0},
+		{scenarios.Dist{Kind: scenarios.DistLognormal}, scenarios.DistConstant, 0, 0},
+		{scenarios.Dist{}, scenarios.DistConstant, 0, 0},
+	} {
+		d := newDist(c.d)
+		r, fresh := stream(1, nsTool, 7), stream(1, nsTool, 7)
+		if d.kind != c.kind || d.mean != c.mean {
+			t.Errorf("%+v: kind %q mean %v; want %q %v", c.d, d.kind, d.mean, c.kind, c.mean)
+		}
+		for range 3 {
+			if v := d.sample(r); v != c.draw {
+				t.Errorf("%+v: draw %v, want %v", c.d, v, c.draw)
+			}
+		}
+		if r.Uint64() != fresh.Uint64() {
+			t.Errorf("%+v: drawing it used the stream", c.d)
+		}
 	}
 }

@@ -68,3 +68,40 @@ func BenchmarkEventLoop(b *testing.B) {
 	el := time.Since(start)
 	b.ReportMetric(float64(b.N)/el.Seconds(), "events/s")
 }
+
+// TestEventOrderIsStrict: before orders events by time, then by the order they were
+// scheduled (seq), and is a strict order: no event is before itself, nor before another of
+// the same time scheduled earlier.
+func TestEventOrderIsStrict(t *testing.T) {
+	a, b, c := event{at: 5, seq: 1}, event{at: 5, seq: 2}, event{at: 4, seq: 3}
+	for _, tc := range []struct {
+		x, y *event
+		want bool
+	}{
+		{&a, &a, false}, {&a, &b, true}, {&b, &a, false}, {&c, &a, true}, {&a, &c, false}, {&c, &c, false},
+	} {
+		if got := tc.x.before(tc.y); got != tc.want {
+			t.Errorf("%+v before %+v = %t, want %t", *tc.x, *tc.y, got, tc.want)
+		}
+	}
+}
+
+// TestIdHeapOrder: the free workers' heap hands out the lowest number first, whatever the
+// order the numbers came back in, with pushes and pops interleaved.
+func TestIdHeapOrder(t *testing.T) {
+	var h idHeap
+	var got []int64
+	for _, k := range []int64{5, 3, 8, 1, 9, 2, 7} {
+		h.push(k)
+	}
+	got = append(got, h.pop(), h.pop(), h.pop()) // 1 2 3
+	for _, k := range []int64{4, 0, 6} {
+		h.push(k)
+	}
+	for len(h) > 0 {
+		got = append(got, h.pop())
+	}
+	if want := []int64{1, 2, 3, 0, 4, 5, 6, 7, 8, 9}; !slices.Equal(got, want) {
+		t.Fatalf("popped %v, want %v", got, want)
+	}
+}

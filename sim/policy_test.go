@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -225,5 +227,34 @@ recovery:
 	sc.Recovery.InspectBeforeRetry = true
 	if p, _ := Policy(&sc.Recovery); !p.InspectBeforeRetry {
 		t.Error("inspect_before_retry true did not reach the policy")
+	}
+}
+
+// TestPolicyRefusesUnknownWords: Policy is exported and a scenario built in Go skips the
+// file's checks, so a word the engine does not know is an error naming the setting, never
+// a silent default; an empty subagent action (a scenario built in Go) is reduce_scope.
+func TestPolicyRefusesUnknownWords(t *testing.T) {
+	for _, c := range []struct {
+		set  func(r *scenarios.Recovery)
+		want string
+	}{
+		{func(r *scenarios.Recovery) { r.OnExhaustion = "bogus" }, `OnExhaustion "bogus" is not a setting the engine knows: `},
+		{func(r *scenarios.Recovery) { r.Subagents.OnFailure.Action = "bogus" }, `subagents.on_failure.action "bogus" is not a subagent policy the engine knows`},
+		{func(r *scenarios.Recovery) { r.Subagents.OnFailure.Then = "bogus" }, `subagents.on_failure.then "bogus" is not a subagent policy the engine knows`},
+	} {
+		r := scenarios.Defaults().Recovery
+		c.set(&r)
+		p, err := Policy(&r)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || !reflect.DeepEqual(p, recovery.Policy{}) {
+			t.Errorf("Policy: %+v, %v; want the zero policy and an error starting %q", p, err, c.want)
+		}
+	}
+	r := scenarios.Defaults().Recovery
+	r.Subagents.OnFailure = scenarios.SubagentFailure{Max: 2}
+	r.NonProgress = &scenarios.NonProgress{Repeats: 3}
+	p, err := Policy(&r)
+	want := recovery.SubagentPolicy{OnFailure: recovery.SubagentReduceScope, MaxRespawns: 2, Then: recovery.SubagentReduceScope}
+	if err != nil || p.Subagents != want || p.NonProgressRepeats != 3 {
+		t.Errorf("Policy: subagents %+v, non-progress repeats %d, %v; want %+v and 3", p.Subagents, p.NonProgressRepeats, err, want)
 	}
 }

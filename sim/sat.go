@@ -34,8 +34,5 @@ func satAdd(a, b int64) int64 {
 
 // satCount32 converts a drawn count to the simulator's 32-bit counters, saturating.
 func satCount32(n int64) int32 {
-	if n > math.MaxInt32 {
-		return math.MaxInt32
-	}
-	return int32(n)
+	return int32(min(n, math.MaxInt32))
 }

@@ -51,6 +51,9 @@ func TestDrawsSaturate(t *testing.T) {
 		{-5, 0, 3}, {math.NaN(), 0, 3}, {2.5, 2, 3}, {7.4, 7, 7}, {7.5, 7, 8},
 		{1 << 60, 1 << 60, 1 << 40}, {1e300, math.MaxInt64 / 4, 1 << 40},
 		{1 << 40, 1 << 40, 1 << 40}, {1<<40 + 1, 1<<40 + 1, 1 << 40},
+		// The float64 below the ceiling MaxInt64/4 = 2^61-1, and 2^61, the float64 it rounds
+		// to, whose conversion would be one above it.
+		{1<<61 - 1<<8, 1<<61 - 1<<8, 1 << 40}, {1 << 61, math.MaxInt64 / 4, 1 << 40},
 	} {
 		d := newDist(scenarios.Dist{Kind: scenarios.DistConstant, Value: tc.v})
 		if got := d.duration(nil); got != tc.dur {

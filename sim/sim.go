@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"errors"
-	"math"
 	"math/rand/v2"
 
 	"github.com/mayday-sim/mayday/recovery"
@@ -139,10 +138,9 @@ type sim struct {
 
 func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) (*sim, error) {
 	w := &sim{sc: sc, seed: seed, sink: sink, opt: opt}
+	// Run validated sc: its horizon is above 0 (Validate gives a scenario without one the
+	// default) and its mix names known tools with weights above 0.
 	w.horizon = int64(sc.Horizon)
-	if w.horizon <= 0 {
-		w.horizon = math.MaxInt64 / 2
-	}
 	wl := &sc.Workload
 	w.roots = wl.Investigations
 	w.nextSubID = int64(wl.Investigations) + 1
@@ -159,20 +157,9 @@ func newSim(sc *scenarios.Scenario, seed uint64, sink record.Sink, opt Options) 
 	w.arrivals = stream(seed, nsArrival, 0)
 	sum := 0.0
 	for _, m := range wl.Mix {
-		t := sc.Tool(m.Tool)
-		if !(m.Weight > 0) {
-			continue
-		}
 		sum += m.Weight
-		w.mixTool = append(w.mixTool, int32(t))
+		w.mixTool = append(w.mixTool, int32(sc.Tool(m.Tool)))
 		w.mixCum = append(w.mixCum, sum)
-	}
-	if len(w.mixTool) == 0 {
-		// No mix: every tool equally likely.
-		for i := range sc.Tools {
-			w.mixTool = append(w.mixTool, int32(i))
-			w.mixCum = append(w.mixCum, float64(i+1))
-		}
 	}
 	faults, err := buildFaults(sc, seed)
 	if err != nil {

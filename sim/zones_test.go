@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -217,5 +218,44 @@ func TestZoneCrashWhileReviewed(t *testing.T) {
 	}
 	if crashes != 0 || res.Terminated != 10 || onA != 5 || onNone != 5 {
 		t.Errorf("crashes %d, terminated %d, reviews held on a %d, on no worker %d; want 0, 10, 5, 5", crashes, res.Terminated, onA, onNone)
+	}
+}
+
+// TestZoneCrashChecks: a zone_crash names exactly one of a zone and a share; a share lies in
+// (0, 1] (0 is "no share given", reported once, as such); a zone is one of workload.zones,
+// whose workers are limited. Each scenario gets exactly its one message.
+func TestZoneCrashChecks(t *testing.T) {
+	for _, c := range []struct {
+		zone    string
+		share   float64
+		zones   bool
+		workers int
+		want    string
+	}{
+		{"", 0, false, 4, "faults[0]: a zone_crash needs zone (a zone of workload.zones) or share (a random part of the fleet)"},
+		{"", -1, false, 4, "faults[0].share: -1; want a share in (0, 1]"},
+		{"", 1.5, false, 4, "faults[0].share: 1.5; want a share in (0, 1]"},
+		{"", math.NaN(), false, 4, "faults[0].share: NaN; want a share in (0, 1]"},
+		{"", 1, false, 4, ""},
+		{"b", 0, false, 4, `faults[0].zone: unknown zone "b": workload.zones declares none; declare the zones, such as zones: {a: 0.75, b: 0.25}`},
+		{"c", 0, true, 4, `faults[0].zone: unknown zone "c"; want one of workload.zones: a, b`},
+		{"b", 0.5, true, 4, "faults[0].zone: given together with share; want exactly one: zone names a zone of workload.zones, share takes a random part of the fleet"},
+		{"b", 0, true, 0, `faults[0].zone: zone "b" has no workers: workload.workers is 0 (unlimited, in no zone); set workload.workers, or give share instead`},
+		{"b", 0, true, 4, ""},
+	} {
+		s := testScenario()
+		s.Workload.Workers = c.workers
+		if c.zones {
+			s.Workload.Zones = []scenarios.Zone{{Name: "a", Share: 0.5}, {Name: "b", Share: 0.5}}
+		}
+		s.Faults = []scenarios.Fault{{ID: "z", Kind: scenarios.FaultZoneCrash, At: time.Second, For: time.Second,
+			Share: c.share, Params: &zoneCrashParams{Zone: c.zone}}}
+		got := ""
+		if err := s.Validate(); err != nil {
+			got = err.Error()
+		}
+		if got != c.want {
+			t.Errorf("zone %q, share %v, zones %t, workers %d:\n got %s\nwant %s", c.zone, c.share, c.zones, c.workers, got, c.want)
+		}
 	}
 }

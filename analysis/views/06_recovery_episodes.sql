@@ -36,7 +36,9 @@ WITH ordered AS (
 -- The first sign of each step, by one window over the step's signs in that order rather
 -- than arg_min over a struct key: an aggregate whose state holds a struct or a string is
 -- kept in memory whole, a group per disrupted step, while a window's partitions spill to
--- disk. Each column is, like arg_min's, the first non-NULL value in that order.
+-- disk. Each column but tool is the first non-NULL value in that order (of these only
+-- tool can be NULL: a sign of an operation none of whose spans names a tool); tool is the
+-- first sign's, NULL included.
 firsts AS (
     SELECT run_id, step_key, root_id, investigation_id, op_key, tool, first_kind, start,
            detected_at, signs, failed_attempts
@@ -46,7 +48,7 @@ firsts AS (
                first_value(root_id IGNORE NULLS) OVER steps AS root_id,
                first_value(investigation_id IGNORE NULLS) OVER steps AS investigation_id,
                first_value(op_key IGNORE NULLS) OVER steps AS op_key,
-               first_value(tool IGNORE NULLS) OVER steps AS tool,
+               first_value(tool) OVER steps AS tool,
                first_value(kind IGNORE NULLS) OVER steps AS first_kind,
                first_value(known_at IGNORE NULLS) OVER steps AS detected_at,
                count(*) OVER steps AS signs,
