@@ -262,7 +262,7 @@ func piecewiseNext(ps []scenarios.Piece, now int64, e float64) int64 {
 		r := p.Rate.PerSecond
 		if r > 0 {
 			dt := e / r * 1e9
-			if last || float64(now)+dt < float64(end) {
+			if last || float64(now)+dt <= float64(end) {
 				return satAdd(now, satInt(dt))
 			}
 			e -= r * float64(end-now) / 1e9

@@ -95,4 +95,9 @@ func TestPiecewiseArrivals(t *testing.T) {
 		// the quiet one, and 1 at 4/s: 0.25s after 1500s.
 		t.Errorf("piecewiseNext from 999s with e = 2: %v, want 1500.25s", time.Duration(got))
 	}
+	// A draw spent exactly at a stretch's end arrives then, not after the quiet stretch that
+	// follows: the integrated rate reaches 1000 at 1000s.
+	if got := piecewiseNext(arr.Pieces, 0, 1000); got != int64(1000*time.Second) {
+		t.Errorf("piecewiseNext from 0 with e = 1000: %v, want 1000s", time.Duration(got))
+	}
 }

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -300,5 +301,126 @@ func TestRegisterFaultRefuses(t *testing.T) {
 	}
 	if faultKinds["no-build"] != nil {
 		t.Errorf("a kind without a build was registered")
+	}
+}
+
+// journalProbe checks, at each transition record, that the journal of the investigation
+// that wrote it holds the records since its last compaction: n mod journalCompact of its
+// n records, the rest folded into its snapshot.
+type journalProbe struct {
+	record.Discard
+	w       *sim
+	n       map[int64]int
+	checked int
+	crashed int // records of takeovers
+	bad     []string
+}
+
+func (p *journalProbe) Transition(tr *record.Transition) {
+	a := p.w.cur
+	p.n[tr.InvestigationID]++
+	n := p.n[tr.InvestigationID]
+	p.checked++
+	if tr.Event == recovery.EvCrashed.String() {
+		p.crashed++
+	}
+	if len(a.journal) != n%journalCompact || (a.snap != nil) != (n >= journalCompact) {
+		p.bad = append(p.bad, fmt.Sprintf("investigation %d, record %d: journal of %d, snapshot %t",
+			tr.InvestigationID, n, len(a.journal), a.snap != nil))
+	}
+}
+
+// TestJournalCompactsEvery16: an open investigation's journal is folded into its snapshot
+// every journalCompact records, not before: memory stays bounded, and a takeover replays the
+// snapshot and the few records since. Investigations that retry long enough to fill it
+// several times, with a takeover each, and complete.
+func TestJournalCompactsEvery16(t *testing.T) {
+	s := testScenario()
+	s.Workload.Investigations = 5
+	s.Workload.Arrival = scenarios.Arrival{Kind: scenarios.ArrivalAtOnce}
+	s.Recovery.Retry = recovery.RetryPolicy{MaxAttempts: 40, Initial: time.Second, Multiplier: 1, Max: time.Second,
+		Jitter: recovery.JitterNone, OnExhausted: recovery.ExhaustedTerminate}
+	s.Recovery.Lease = time.Second
+	s.Faults = []scenarios.Fault{
+		{ID: "down", Kind: scenarios.FaultOutage, Tool: "svc", At: 0, For: 30 * time.Second},
+		{ID: "crash", Index: 1, Kind: scenarios.FaultZoneCrash, At: 10 * time.Second, For: time.Second, Share: 1},
+	}
+	p := &journalProbe{n: map[int64]int{}}
+	w := built(t, s, 1, p)
+	p.w = w
+	w.run(context.Background())
+	if w.res.Completed != 5 || len(w.res.Violations) > 0 {
+		t.Fatalf("result %+v", w.res)
+	}
+	if p.crashed == 0 {
+		t.Fatal("no takeover: the test needs one")
+	}
+	if len(p.bad) > 0 {
+		t.Fatalf("%d of %d records found the journal wrong, first: %s", len(p.bad), p.checked, p.bad[0])
+	}
+	for id, n := range p.n {
+		if n < 3*journalCompact {
+			t.Fatalf("investigation %d wrote %d records; the test needs several compactions", id, n)
+		}
+	}
+}
+
+// TestModelSpend: a model call can grow the tokens, and the cost too when the model has a
+// price for its input or its output tokens (either alone is enough).
+func TestModelSpend(t *testing.T) {
+	w := built(t, testScenario(), 1, record.Discard{})
+	for _, c := range []struct {
+		in, out float64
+		want    spend
+	}{
+		{0, 0, spendTokens}, {0.001, 0, spendTokens | spendCost}, {0, 0.001, spendTokens | spendCost}, {1, 1, spendTokens | spendCost},
+	} {
+		w.money.in, w.money.out = c.in, c.out
+		if got := w.modelSpend(); got != c.want {
+			t.Errorf("prices per token in %v, out %v: model spend %b, want %b", c.in, c.out, got, c.want)
+		}
+	}
+}
+
+// TestHashUnitPinned: hashUnit is a fixed function of its inputs, so a seed's decisions
+// per (fault, investigation) are the same in every build: three values pinned, each the
+// centre of its cell of width 2^-53, (2k+1)/2^54, strictly inside (0, 1) (a worker crash
+// takes its logarithm). The last is at least 1/2, where the centre rounds to a multiple of
+// 2^-53.
+func TestHashUnitPinned(t *testing.T) {
+	for _, c := range []struct {
+		in   [4]uint64
+		want float64
+	}{
+		{[4]uint64{1, 2, 3, 0}, 10894162123161.0 / (1 << 54)},
+		{[4]uint64{0, 0, 0, 0}, 8120800492669341.0 / (1 << 54)},
+		{[4]uint64{9, 0, 0, 7}, 12491384301482880.0 / (1 << 54)},
+	} {
+		if got := hashUnit(c.in[0], c.in[1], c.in[2], c.in[3]); got != c.want || !(got > 0 && got < 1) {
+			t.Errorf("hashUnit%v = %.17g, want %.17g", c.in, got, c.want)
+		}
+	}
+}
+
+// TestOtherAction: a supervisor's wrong answer picks uniformly among the allowed actions
+// other than the right one: the k-th of them, whether or not the right one is allowed.
+func TestOtherAction(t *testing.T) {
+	all := []recovery.Action{recovery.ActRetry, recovery.ActRevise, recovery.ActEscalate, recovery.ActTerminate}
+	for _, c := range []struct {
+		as    []recovery.Action
+		right recovery.Action
+		k     int
+		want  recovery.Action
+	}{
+		{all, recovery.ActRevise, 0, recovery.ActRetry},
+		{all, recovery.ActRevise, 1, recovery.ActEscalate},
+		{all, recovery.ActRevise, 2, recovery.ActTerminate},
+		{all, recovery.ActReplan, 3, recovery.ActTerminate},
+		{all, recovery.ActRetry, 0, recovery.ActRevise},
+		{all, recovery.ActRevise, 3, recovery.ActRevise},
+	} {
+		if got := otherAction(c.as, c.right, c.k); got != c.want {
+			t.Errorf("otherAction(%v, %s, %d) = %s, want %s", c.as, c.right, c.k, got, c.want)
+		}
 	}
 }

@@ -203,6 +203,21 @@ func (w *sim) truth(a *agent, j recovery.Judgement) recovery.Action {
 	return recovery.ActTerminate
 }
 
+// otherAction is the k-th (from 0) of the actions in as other than right; right when there
+// are not that many.
+func otherAction(as []recovery.Action, right recovery.Action, k int) recovery.Action {
+	for _, x := range as {
+		if x == right {
+			continue
+		}
+		if k == 0 {
+			return x
+		}
+		k--
+	}
+	return right
+}
+
 func allowedAction(as []recovery.Action, a recovery.Action) bool {
 	for _, x := range as {
 		if x == a {
@@ -257,17 +272,7 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 		case u < 0.45:
 			sg = recovery.Suggestion{Action: recovery.ActRetry}
 		default:
-			k := a.rng.IntN(others)
-			for _, x := range j.Allowed {
-				if x == right {
-					continue
-				}
-				if k == 0 {
-					sg.Action = x
-					break
-				}
-				k--
-			}
+			sg.Action = otherAction(j.Allowed, right, a.rng.IntN(others))
 		}
 	}
 	a.sugg = sg

@@ -93,19 +93,13 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 		}
 	}
 	p.refill(w.now)
-	need := float64(n)
-	if p.tCap > 0 {
-		need = math.Min(need, p.tCap)
-	}
+	need := math.Min(float64(n), p.tCap) // at most a full bucket; read only under a token limit
 	if p.rCap > 0 && p.rLevel < 1 || p.tCap > 0 && p.tLevel < need {
 		return "rate_limited", -1, 1
 	}
-	if p.rCap > 0 {
-		p.rLevel--
-	}
-	if p.tCap > 0 {
-		p.tLevel -= float64(n)
-	}
+	// A level without its limit (cap 0) is never read: it is spent all the same.
+	p.rLevel--
+	p.tLevel -= float64(n)
 	for _, fi := range p.faults {
 		if fk := w.faults[fi].fk; !fk.unreachable && fk.model(w, fi) {
 			return w.adm.why, w.adm.fault, 1

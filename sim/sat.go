@@ -26,10 +26,7 @@ func satInt(x float64) int64 {
 
 // satAdd is a + b for a, b >= 0, saturating at farFuture.
 func satAdd(a, b int64) int64 {
-	if b > farFuture-a {
-		return farFuture
-	}
-	return a + b
+	return a + min(b, farFuture-a)
 }
 
 // satCount32 converts a drawn count to the simulator's 32-bit counters, saturating.
