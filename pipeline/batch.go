@@ -20,11 +20,9 @@ import (
 // run single-threaded as always. With Into, every worker loads its runs straight into that
 // one database, each run a transaction of its own on its own connection: DuckDB commits
 // concurrent appends to the same tables without conflict, so a run is in Into, whole, as
-// soon as it finishes, and nothing is copied afterwards; the runs' metrics are read in one
-// query once every run has ended (the metrics view of a database holding k runs costs about
-// as much for one of them as for all, so reading each run's as it ends cost a sweep of n
-// runs about n²/2 runs' worth). Without Into, each run loads into a temporary database of
-// its own, so its metrics read that run alone, and CopyRuns copies the runs wanted. While any load
+// soon as it finishes, and nothing is copied afterwards. Without Into, each run loads into a
+// temporary database of its own, and CopyRuns copies the runs wanted. Either way a run's
+// metrics are computed in Go from its records while they load (see Execute). While any load
 // runs, DuckDB is held to one thread (see analysis.DB.Load), so that the workers, not
 // DuckDB's pool, use the cores. Results are identical to running the specs one by one: a
 // run's records depend on its scenario and seed only. Only the physical order of rows
@@ -43,8 +41,7 @@ type Batch struct {
 	// without it the first failure stops the batch and is returned.
 	KeepGoing bool
 	// Done is called after each run ends (err is its failure), in completion order, one
-	// call at a time. With Into, the outcome it is given has no metrics yet: they are read
-	// for every run at the end (BatchResult.Outcomes has them).
+	// call at a time.
 	Done func(i int, out analysis.Outcome, err error)
 }
 
@@ -56,7 +53,7 @@ type BatchResult struct {
 	Outcomes []analysis.Outcome // in spec order
 	Ran      []bool             // true for the runs that finished (possibly partial, when interrupted)
 	Errs     []error            // with KeepGoing: why spec i failed
-	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, and its metrics, or with Into the checkpoint after it
+	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, and with Into the checkpoint after it
 	Stale    []string           // batch folders of killed processes that were removed
 	into     bool               // the runs are in Batch.Into already
 	noTrace  bool               // the runs stored nothing
@@ -136,45 +133,11 @@ dispatch:
 	}
 	close(jobs)
 	wg.Wait()
-	if len(errs) == 0 && r.into {
-		if err := r.readMetrics(context.WithoutCancel(ctx), b.Into); err != nil {
-			errs = append(errs, err)
-		}
-	}
 	if len(errs) > 0 {
 		r.Close()
 		return nil, errs[0]
 	}
 	return r, nil
-}
-
-// readMetrics reads the metrics of every run that ran into db, in one query.
-func (r *BatchResult) readMetrics(ctx context.Context, db *analysis.DB) error {
-	return readMetrics(ctx, db, r.Outcomes, r.Ran)
-}
-
-// readMetrics reads the metrics view of db once and gives each outcome that ran (ran nil:
-// every one) its run's row.
-func readMetrics(ctx context.Context, db *analysis.DB, outs []analysis.Outcome, ran []bool) error {
-	all, err := db.AllMetrics(ctx)
-	if err != nil {
-		return fmt.Errorf("analysis: metrics: %w", err)
-	}
-	byID := make(map[string]analysis.Metrics, len(all))
-	for _, m := range all {
-		byID[m.RunID] = m
-	}
-	for i := range outs {
-		if ran != nil && !ran[i] {
-			continue
-		}
-		m, ok := byID[outs[i].RunID]
-		if !ok {
-			return fmt.Errorf("analysis: metrics: no row for run %s", outs[i].RunID)
-		}
-		outs[i].Metrics = m
-	}
-	return nil
 }
 
 // work is one worker: it runs the specs it is handed until jobs closes, skipping them once
@@ -227,7 +190,7 @@ func (b Batch) run(ctx context.Context, r *BatchResult, i int, spec Spec) (analy
 // checkpointed when it can be.
 func (b Batch) execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, time.Duration, error, error) {
 	start := time.Now()
-	out, err := execute(ctx, db, spec, b.Into == nil)
+	out, err := execute(ctx, db, spec)
 	if b.Into == nil {
 		return out, time.Since(start), err, nil
 	}

@@ -346,8 +346,7 @@ func TestBatchNoTraceEqualsSerial(t *testing.T) {
 }
 
 // Serial into a database that already holds a run gives each of its runs the metrics row
-// the view gives that run alone (read in one query at the end, not as each run ends), and
-// the digest it has when run alone.
+// the view gives that run alone, and the digest it has when run alone.
 func TestSerialIntoReadsEachRunsMetrics(t *testing.T) {
 	ctx := context.Background()
 	specs := batchSpecs(t)[:4]
@@ -388,7 +387,7 @@ func TestSerialIntoReadsEachRunsMetrics(t *testing.T) {
 			}
 		}
 	}
-	if want := []string{"committing the trace", "committing the trace", "committing the trace", "computing the metrics"}; !slices.Equal(phases, want) {
+	if want := []string{"committing the trace", "computing the metrics", "committing the trace", "computing the metrics", "committing the trace", "computing the metrics"}; !slices.Equal(phases, want) {
 		t.Errorf("phases %q, want %q", phases, want)
 	}
 }

@@ -4,6 +4,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,15 +41,16 @@ func (s Spec) runID() string {
 }
 
 // Execute simulates spec into db: the simulator's records stream through the Arrow writer into
-// DuckDB while the simulation runs, then the runs row and the metrics are read back. A
-// cancelled ctx stops the simulation and leaves a consistent run whose status is `partial`.
-// With db nil nothing is stored: the records stream into the digest and into package
-// metric/compute, which computes the metrics row the view would give (see Compute).
+// DuckDB while the simulation runs, and at once into package metric/compute, which computes
+// the metrics row the metrics view gives for the stored run (a test in package analysis
+// holds the two equal), so the view is not run after the load. A cancelled ctx stops the
+// simulation and leaves a consistent run whose status is `partial`. With db nil nothing is
+// stored: the records stream into the digest and into metric/compute (see Compute).
 func Execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, error) {
 	if db == nil {
 		return Compute(ctx, spec)
 	}
-	return execute(ctx, db, spec, true)
+	return execute(ctx, db, spec)
 }
 
 // Compute simulates spec without a database: the records stream into the digest (the one a
@@ -62,12 +64,10 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
 	dig := traces.NewDigester(opts)
-	red := dig.Redactor()
-	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
+	sink, err := newSink(s, opts)
 	if err != nil {
 		return out, err
 	}
-	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Investigations: s.Workload.Investigations})
 	// The digest (its redaction and encoding) and the metrics take the records on
 	// goroutines of their own, and the digest hashes on another: the simulator's goroutine
 	// only copies the records, so the simulation, the digest and the metrics share the
@@ -90,29 +90,32 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 	if spec.Phase != nil {
 		spec.Phase("computing the metrics")
 	}
-	row, err := sink.Finish(res.Events)
-	if err != nil {
-		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
-	}
-	if out.Metrics, err = analysis.NewMetrics(out.RunID, row.Values, row.TerminationReasons, row.Currency); err != nil {
+	if out.Metrics, err = metricsOf(sink, out.RunID, res.Events); err != nil {
 		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
 	}
 	return out, nil
 }
 
-// execute is Execute; without metrics it leaves the outcome's metrics for the caller to read
-// (a batch into a shared database reads every run's in one query at its end).
-func execute(ctx context.Context, db *analysis.DB, spec Spec, metrics bool) (analysis.Outcome, error) {
+// execute is Execute into a database.
+func execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, error) {
 	s := spec.Scenario
 	out := analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}
 	start := time.Now()
 	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
+	sink, err := newSink(s, opts)
+	if err != nil {
+		return out, err
+	}
 	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, opts)
 	if err != nil {
 		return out, err
 	}
-	res, simErr := sim.Run(ctx, s, spec.Seed, load, sim.Options{Progress: spec.Progress, Check: true})
+	// The metrics take the records on a goroutine of their own, while the simulator's
+	// goroutine builds the Arrow batches and the load's lanes insert them.
+	async := record.NewAsync(sink)
+	res, simErr := sim.Run(ctx, s, spec.Seed, record.Tee{load, async}, sim.Options{Progress: spec.Progress, Check: true})
+	async.Close()
 	out.Events = res.Events
 	out.Status = "complete"
 	if res.Partial {
@@ -145,24 +148,46 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec, metrics bool) (ana
 		return out, fmt.Errorf("run %s (seed %d): invariant violated: %s", out.RunID, spec.Seed, res.Violations[0])
 	}
 	out.Digest = load.Digest()
-	if !metrics {
-		return out, nil
-	}
 	phase("computing the metrics")
-	m, err := db.Metrics(context.WithoutCancel(ctx), out.RunID)
+	out.Metrics, err = metricsOf(sink, out.RunID, res.Events)
+	if errors.Is(err, compute.ErrOrder) {
+		// Records the sink cannot place (not what the simulator writes): the view still
+		// measures the stored run.
+		out.Metrics, err = db.Metrics(context.WithoutCancel(ctx), out.RunID)
+	}
 	if err != nil {
 		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
 	}
-	out.Metrics = m
 	return out, nil
+}
+
+// newSink returns the metric/compute.Sink of a run of s whose trace is written with opts:
+// it prices the run from its config as the trace stores it (redacted with opts), and
+// redacts termination reasons and model names as the trace does, so that its row is the
+// metrics view's row of that trace. The redactor is its own, as the sink reads on a
+// goroutine of its own.
+func newSink(s *scenarios.Scenario, opts traces.Options) (*compute.Sink, error) {
+	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
+	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
+	if err != nil {
+		return nil, err
+	}
+	return compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Investigations: s.Workload.Investigations}), nil
+}
+
+// metricsOf is the metrics row sink computed for run runID of events events.
+func metricsOf(sink *compute.Sink, runID string, events int64) (analysis.Metrics, error) {
+	row, err := sink.Finish(events)
+	if err != nil {
+		return analysis.Metrics{}, err
+	}
+	return analysis.NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
 }
 
 // Serial executes specs one after another into db (nil: none, see Execute) and returns the outcomes of the runs
 // that ran, in order; after each run, done (when set) is told its index. A cancelled ctx
 // cuts the run under way short (it is stored as partial) and starts no other. The first run
-// that fails stops it and is returned. Into a database, the metrics of every run are read in
-// one query once the last has ended: the metrics view costs about as much for one run of a
-// database as for all of them, so reading each run's as it ended would cost n² runs' worth.
+// that fails stops it and is returned.
 func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)) ([]analysis.Outcome, error) {
 	var outs []analysis.Outcome
 	for i := 0; i < len(specs) && ctx.Err() == nil; i++ {
@@ -171,7 +196,7 @@ func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)
 		if db == nil {
 			out, err = Compute(ctx, specs[i])
 		} else {
-			out, err = execute(ctx, db, specs[i], false)
+			out, err = execute(ctx, db, specs[i])
 		}
 		if err != nil {
 			return nil, err
@@ -180,15 +205,6 @@ func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)
 		if done != nil {
 			done(i)
 		}
-	}
-	if db == nil || len(outs) == 0 {
-		return outs, nil
-	}
-	if phase := specs[len(outs)-1].Phase; phase != nil {
-		phase("computing the metrics")
-	}
-	if err := readMetrics(context.WithoutCancel(ctx), db, outs, nil); err != nil {
-		return nil, err
 	}
 	return outs, nil
 }

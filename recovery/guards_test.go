@@ -344,3 +344,29 @@ func TestBreakerZeroRatioAndWindowTakeTheDefaults(t *testing.T) {
 		t.Fatalf("4 failures in 59s: %s, want open (a window of 1m)", s)
 	}
 }
+
+// Clone copies the guards' state, budget and breaker alike, and the copy goes its own way:
+// what is spent or recorded on one is not on the other; guards without a budget or breaker
+// clone without them.
+func TestGuardsClone(t *testing.T) {
+	g := NewGuards(2, &BudgetConfig{Ratio: 0.5, MinPerSecond: 0, MaxTokens: 3}, &BreakerConfig{Window: time.Minute, FailureRatio: 0.5, MinCalls: 1, Cooldown: time.Minute})
+	g.spendRetry(1, 0)
+	call(t, g, 0, false) // tool 0's breaker opens
+	c := g.Clone()
+	if c.Tokens(1, 0) != 2 || c.Tokens(0, 0) != 3 || c.Breaker(0, 0) != BreakerOpen || c.Breaker(1, 0) != BreakerClosed || c.Tools() != 2 {
+		t.Fatalf("clone: tokens %v and %v, breakers %s and %s, %d tools; want 3 and 2, open and closed, 2 tools",
+			c.Tokens(0, 0), c.Tokens(1, 0), c.Breaker(0, 0), c.Breaker(1, 0), c.Tools())
+	}
+	c.spendRetry(1, 0)
+	c.record(1, 0, 0, false)
+	if g.Tokens(1, 0) != 2 || g.Breaker(1, 0) != BreakerClosed {
+		t.Errorf("the original after the clone spent and failed: tokens %v, breaker %s; want 2 and closed", g.Tokens(1, 0), g.Breaker(1, 0))
+	}
+	if c.Tokens(1, 0) != 1 || c.Breaker(1, 0) != BreakerOpen {
+		t.Errorf("the clone after it spent and failed: tokens %v, breaker %s; want 1 and open", c.Tokens(1, 0), c.Breaker(1, 0))
+	}
+	off := NewGuards(1, nil, nil).Clone()
+	if off.Tokens(0, 0) != -1 || off.Breaker(0, 0) != BreakerOff || off.Tools() != 1 {
+		t.Errorf("clone of guards without budget or breaker: tokens %v, breaker %s, %d tools", off.Tokens(0, 0), off.Breaker(0, 0), off.Tools())
+	}
+}

@@ -256,7 +256,8 @@ func (st *sweepStored) fill(ctx context.Context, db *analysis.DB, specs []pipeli
 		return false, internal(fmt.Errorf("checkpoint of %s: %w", db.Path(), err))
 	}
 	ph.phase("reading the sweep table")
-	// The batch read every run's metrics row at its end, and the folder holds only its runs.
+	// Every run's metrics row came with its outcome (computed while it loaded), and the
+	// folder holds only the sweep's runs.
 	var all []analysis.Metrics
 	for i, ran := range res.Ran {
 		if ran {

@@ -1,7 +1,6 @@
 package compute
 
 import (
-	"cmp"
 	"math"
 	"slices"
 )
@@ -22,67 +21,68 @@ func quantileCont(sorted []int64, p float64) float64 {
 	return a + (b-a)*(h-lo)
 }
 
+// pendingTime notes how long investigation e, which has its row, waited to start: until
+// the run's end when it never started (measured in capacity).
+func (s *Sink) pendingTime(e *inv) {
+	switch {
+	case e.hasStart && e.parent != 0:
+		s.subPendWait = append(s.subPendWait, us(e.started)-us(e.arrived))
+	case e.hasStart:
+		s.pendWait = append(s.pendWait, us(e.started)-us(e.arrived))
+	case e.parent != 0:
+		s.subPendArrived = append(s.subPendArrived, us(e.arrived))
+	default:
+		s.pendArrived = append(s.pendArrived, us(e.arrived))
+	}
+}
+
 // capacity sets the pending times, backlog_growth and peak_backlog (the pend, backlog and
 // peak columns of views/11_metrics.sql).
 func (s *Sink) capacity(r Row, end int64) {
-	var seen int
-	s.each(func(_ int64, e *inv) {
-		if e.seen {
-			seen++
-		}
-	})
-	pend, subPend := make([]int64, 0, seen), []int64(nil)
-	var first, last, arrived int64
-	type move struct{ at, delta int64 }
-	moves := make([]move, 0, 2*seen)
-	s.each(func(_ int64, e *inv) {
-		if !e.seen {
-			return
-		}
-		at := end
-		if e.hasStart {
-			at = us(e.started)
-		}
-		wait := at - us(e.arrived)
-		if e.parent != 0 {
-			subPend = append(subPend, wait)
-			return
-		}
-		pend = append(pend, wait)
-		a := us(e.arrived)
-		if arrived == 0 || a < first {
-			first = a
-		}
-		if arrived == 0 || a > last {
-			last = a
-		}
-		arrived++
-		moves = append(moves, move{a, 1})
-		if e.ended {
-			moves = append(moves, move{us(e.endedAt), -1})
-		}
-	})
+	pend, subPend := s.pendWait, s.subPendWait
+	for _, a := range s.pendArrived {
+		pend = append(pend, end-a)
+	}
+	for _, a := range s.subPendArrived {
+		subPend = append(subPend, end-a)
+	}
 	slices.Sort(pend)
 	slices.Sort(subPend)
 	r.set("median_pending_time", quantileCont(pend, 0.5)/1e6)
 	r.set("median_subagent_pending_time", quantileCont(subPend, 0.5)/1e6)
 	r.set("backlog_growth", math.NaN())
+	arrived := int64(len(s.rootArrived))
 	if arrived > 0 {
+		first, last := slices.Min(s.rootArrived), slices.Max(s.rootArrived)
 		var ended int64
-		for _, m := range moves {
-			if m.delta < 0 && m.at <= last {
+		for _, at := range s.rootEnded {
+			if at <= last {
 				ended++
 			}
 		}
 		r.set("backlog_growth", ratio(float64(arrived-ended), float64(last-first)/3600e6))
 	}
-	slices.SortFunc(moves, func(a, b move) int { return cmp.Compare(a.at, b.at) })
+	// The backlog after each instant: arrivals less ends up to it (the ends of an instant
+	// counted with its arrivals).
+	ins, outs := s.rootArrived, s.rootEnded
+	slices.Sort(ins)
+	slices.Sort(outs)
 	var open, peak int64
-	for i, m := range moves {
-		open += m.delta
-		if i+1 == len(moves) || moves[i+1].at != m.at {
-			peak = max(peak, open)
+	for i, j := 0, 0; i < len(ins) || j < len(outs); {
+		var at int64
+		switch {
+		case j == len(outs) || i < len(ins) && ins[i] <= outs[j]:
+			at = ins[i]
+		default:
+			at = outs[j]
 		}
+		for ; i < len(ins) && ins[i] == at; i++ {
+			open++
+		}
+		for ; j < len(outs) && outs[j] == at; j++ {
+			open--
+		}
+		peak = max(peak, open)
 	}
 	r.set("peak_backlog", float64(peak))
 }

@@ -80,3 +80,34 @@ func TestQuantileCont(t *testing.T) {
 		}
 	}
 }
+
+// A span after its investigation's row is not what the simulator writes: Finish says so
+// rather than give a row without it.
+func TestSpanAfterRowFails(t *testing.T) {
+	s := New(Options{})
+	s.Investigation(&record.Investigation{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: sec, FinalState: "completed"})
+	s.Span(&record.Span{InvestigationID: 1, SpanID: 1, Operation: record.OpExecuteTool, Tool: "t", HasKey: true, OpKey: record.OpKey{Investigation: 1, Step: 1}, Start: 2 * sec, End: 3 * sec, Status: record.StatusOK})
+	if _, err := s.Finish(0); !errors.Is(err, ErrOrder) {
+		t.Fatalf("Finish: %v, want ErrOrder", err)
+	}
+}
+
+// An execution that ends after its investigation's row counts towards the waste of the
+// investigation as it settled: complete (its root completed) or not.
+func TestLateExecutionCountsAsItsInvestigation(t *testing.T) {
+	s := New(Options{})
+	s.Investigation(&record.Investigation{InvestigationID: 2, ParentID: 1, RootID: 1, Ended: true, EndedAt: sec, FinalState: "completed", TrulyValid: true})
+	// Before root 1 settles: pending on it.
+	s.Execution(&record.Execution{Tool: "t", InvestigationID: 2, Execution: 2, Outcome: "ok", Delivered: true, Compute: 1, End: 2 * sec})
+	s.Investigation(&record.Investigation{InvestigationID: 1, RootID: 1, Ended: true, EndedAt: 3 * sec, FinalState: "completed", TrulyValid: true})
+	// After: complete, so only the duplicate's compute is wasted.
+	s.Execution(&record.Execution{Tool: "t", InvestigationID: 2, Execution: 1, Outcome: "ok", Delivered: true, Compute: 3, End: 4 * sec})
+	s.Execution(&record.Execution{Tool: "t", InvestigationID: 1, Execution: 2, Outcome: "ok", Delivered: true, Compute: 4, End: 5 * sec})
+	r, err := s.Finish(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := r.Get("wasted_compute_ratio"); g != 5.0/8 {
+		t.Errorf("wasted_compute_ratio = %v, want 5/8 (the two duplicates' 1 and 4 of 8)", g)
+	}
+}

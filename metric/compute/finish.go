@@ -48,24 +48,214 @@ func ratio(num, den float64) float64 {
 // ErrUnguardedPark reports a park in a run the Sink was told has no guards (Options.Guards).
 var ErrUnguardedPark = errors.New("compute: an operation was parked, but the options say the run has no breaker or retry budget")
 
+// ErrOrder reports records the Sink cannot place: a span or transition that names an
+// investigation whose row came before it, or a span whose op_key names another
+// investigation. The simulator writes neither; the metrics view of a stored trace of such
+// records still measures it.
+var ErrOrder = errors.New("compute: a span or transition came after its investigation's row, or named another investigation's operation")
+
+// settle takes the last of investigation e (its row, or the end of the run): its
+// operations' wasted model turns, the places of its parks, its recovery episodes, its
+// waste, its pending time and, for a root, its counts; then lets the entry go.
+func (s *Sink) settle(e *inv) {
+	s.markWastedTurns(e)
+	s.placeMarks(e)
+	s.episodes(e)
+
+	st := stSettled
+	if e.seen {
+		st |= stSeen
+		if e.parent == 0 {
+			st |= stRoot
+		}
+		if e.completed {
+			st |= stCompleted
+		}
+		if e.terminated {
+			st |= stTerminated
+		}
+		if e.trulyValid {
+			st |= stTrulyValid
+		}
+		if e.validated {
+			st |= stValidated
+		}
+		// the tree's totals, on its root (views/02_roots.sql)
+		var tree uint16
+		if e.escalations > 0 {
+			tree |= stTreeEsc
+		}
+		if e.completed && e.reduced {
+			tree |= stTreeReduced
+		}
+		if e.completed && !e.trulyValid {
+			tree |= stTreeWrong
+		}
+		if tree != 0 {
+			s.setState(e.root, tree)
+		}
+		s.tokens += e.tokens
+		s.pendingTime(e)
+		if e.parent == 0 {
+			s.root(e)
+		}
+	}
+	s.setState(e.id, st)
+
+	var turnWaste int64
+	for i := range e.plans {
+		if p := &e.plans[i]; p.bad {
+			turnWaste += p.tokens
+		}
+		delete(s.plans, e.plans[i].id)
+	}
+	for i := range e.ops {
+		delete(s.ops, e.ops[i].key)
+	}
+	w := waste{computeC: e.execWasteCompute, computeN: e.execCompute,
+		costC: e.spentFailed + e.execSpentWaste, costN: e.spent + e.execSpent}
+	if e.seen {
+		w.tokC, w.tokN = min(turnWaste, e.tokens), e.tokens
+	}
+	s.settleWaste(e, w)
+	if s.pend[e.id] != nil {
+		s.resolve(e.id)
+	}
+	delete(s.live, e.id)
+	s.free = append(s.free, e)
+}
+
+// settleWaste counts the waste w of investigation e, which has just settled, as complete or
+// not (views/07_token_costs.sql: it and its root completed); when it completed and its root
+// has not settled yet, under the root's pending waste until it does.
+func (s *Sink) settleWaste(e *inv, w waste) {
+	if e.seen && e.completed {
+		rst := s.state(e.root)
+		if rst&stSettled == 0 {
+			p := s.pend[e.root]
+			if p == nil {
+				p = &pending{}
+				s.pend[e.root] = p
+			}
+			p.add(w)
+			p.members = append(p.members, e.id)
+			s.pendingRoot[e.id] = e.root
+			return
+		}
+		if rst&stSeen != 0 && rst&stCompleted != 0 {
+			s.setState(e.id, stResolved|stComplete)
+			s.wastedComplete.add(w)
+			return
+		}
+	}
+	s.setState(e.id, stResolved)
+	s.wasted.add(w)
+}
+
+// resolve counts the pending waste of root, which has settled (or never will).
+func (s *Sink) resolve(root int64) {
+	p := s.pend[root]
+	delete(s.pend, root)
+	st := s.state(root)
+	bits := stResolved
+	if st&stSeen != 0 && st&stCompleted != 0 {
+		bits |= stComplete
+		s.wastedComplete.add(p.waste)
+	} else {
+		s.wasted.add(p.waste)
+	}
+	for _, m := range p.members {
+		s.setState(m, bits)
+		delete(s.pendingRoot, m)
+	}
+}
+
+// lateWaste counts the waste w of an execution of investigation id after it settled.
+func (s *Sink) lateWaste(id int64, w waste) {
+	if root, ok := s.pendingRoot[id]; ok {
+		s.pend[root].add(w)
+		return
+	}
+	if s.state(id)&stComplete != 0 {
+		s.wastedComplete.add(w)
+	} else {
+		s.wasted.add(w)
+	}
+}
+
+// root counts a root investigation's row (views/02_roots.sql, views/11_metrics.sql): the
+// counts that do not depend on its tree, its termination reason, its arrival and end.
+func (s *Sink) root(e *inv) {
+	if e.terminated {
+		reason := e.reason
+		if s.opts.Redact != nil {
+			reason = s.opts.Redact(reason)
+		}
+		if reason == "" {
+			reason = "unspecified"
+		}
+		s.reasons[reason]++
+	}
+	s.rootArrived = append(s.rootArrived, us(e.arrived))
+	if e.ended {
+		s.rootEnded = append(s.rootEnded, us(e.endedAt))
+	}
+}
+
+// markWastedTurns marks the model turns whose decided work was thrown away or repeated
+// (views/07_token_costs.sql): of the turns an operation's attempts name, all but the first
+// (by start, then span id), and the first too when the operation has no valid result.
+func (s *Sink) markWastedTurns(e *inv) {
+	turns, ids := s.turnBuf[:0], s.idBuf[:0]
+	for i := range e.ops {
+		o := &e.ops[i]
+		turns = turns[:0]
+		ids = causersOf(o, ids)
+		for _, id := range ids {
+			if ref, ok := s.plans[id]; ok {
+				if owner := s.live[ref.inv]; owner != nil {
+					turns = append(turns, &owner.plans[ref.i])
+				}
+			}
+		}
+		slices.SortFunc(turns, func(a, b *plan) int {
+			return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.id, b.id))
+		})
+		for j, p := range turns {
+			if j > 0 || !o.valid {
+				p.bad = true
+			}
+		}
+	}
+	s.turnBuf, s.idBuf = turns[:0], ids[:0]
+}
+
 // Finish computes the metrics row; events is the simulation's event count (runs.events).
 // The Sink must receive no record after it.
 func (s *Sink) Finish(events int64) (Row, error) {
 	if s.unplaced {
 		return Row{}, ErrUnguardedPark
 	}
-	r := Row{Values: make([]float64, len(metric.All)), TerminationReasons: map[string]int64{}}
+	if s.late {
+		return Row{}, ErrOrder
+	}
+	// The investigations without a row (none in a run of the simulator, whose every
+	// investigation has one, ended or in flight), in id order.
+	for _, id := range slices.Sorted(maps.Keys(s.live)) {
+		s.settle(s.live[id])
+	}
+	for _, root := range slices.Sorted(maps.Keys(s.pend)) {
+		s.resolve(root)
+	}
+	r := Row{Values: make([]float64, len(metric.All)), TerminationReasons: s.reasons}
 	end := us(s.end)
 	r.set("events", float64(events))
 	r.set("makespan", float64(end)/1e6)
-	s.trees()
 	completed := s.roots(r)
-	s.markWastedTurns()
 	s.waste(r, completed)
 	if s.opts.Prices != nil {
 		r.Currency = s.opts.Prices.Currency
 	}
-	s.placeMarks()
 	r.set("retry_amplification", ratio(float64(s.attempts), float64(s.operations)))
 	r.set("correlated_failure_share", ratio(float64(s.incidentFailures()), float64(s.failedCalls)))
 	s.recovery(r, end)
@@ -74,62 +264,42 @@ func (s *Sink) Finish(events int64) (Row, error) {
 	return r, nil
 }
 
-// each calls f on every investigation entry, the dense ones by id, then the others by id.
-func (s *Sink) each(f func(id int64, e *inv)) {
-	for i := range s.invs {
-		f(int64(i), &s.invs[i])
-	}
-	for _, id := range slices.Sorted(maps.Keys(s.sparse)) {
-		f(id, s.sparse[id])
-	}
-}
-
-// trees sums each root's tree (views/02_roots.sql) onto the root's entry.
-func (s *Sink) trees() {
-	s.each(func(_ int64, e *inv) {
-		if !e.seen {
-			return
+// eachState calls f on the state of every settled investigation.
+func (s *Sink) eachState(f func(st uint16)) {
+	for _, st := range s.states {
+		if st != 0 {
+			f(st)
 		}
-		esc, reduced, wrong := e.escalations, e.completed && e.reduced, e.completed && !e.trulyValid
-		root := s.invOf(e.root)
-		root.treeEscalations += esc
-		root.treeReduced = root.treeReduced || reduced
-		root.treeWrong = root.treeWrong || wrong
-	})
+	}
+	for _, st := range s.sparse {
+		f(st)
+	}
 }
 
 // roots sets the rates over root investigations and returns the completed count.
 func (s *Sink) roots(r Row) float64 {
 	var started, completed, terminated, correct, validated, full, escalated float64
-	s.each(func(_ int64, e *inv) {
-		if !e.seen || e.parent != 0 {
+	s.eachState(func(st uint16) {
+		if st&stSeen == 0 || st&stRoot == 0 {
 			return
 		}
 		started++
-		if e.completed {
+		if st&stCompleted != 0 {
 			completed++
-			if e.trulyValid && !e.treeWrong {
+			if st&stTrulyValid != 0 && st&stTreeWrong == 0 {
 				correct++
 			}
-			if e.validated {
+			if st&stValidated != 0 {
 				validated++
 			}
-			if !e.treeReduced {
+			if st&stTreeReduced == 0 {
 				full++
 			}
 		}
-		if e.terminated {
+		if st&stTerminated != 0 {
 			terminated++
-			reason := s.reasons[e.reason]
-			if s.opts.Redact != nil {
-				reason = s.opts.Redact(reason)
-			}
-			if reason == "" {
-				reason = "unspecified"
-			}
-			r.TerminationReasons[reason]++
 		}
-		if e.treeEscalations > 0 {
+		if st&stTreeEsc != 0 {
 			escalated++
 		}
 	})
@@ -145,73 +315,13 @@ func (s *Sink) roots(r Row) float64 {
 	return completed
 }
 
-// complete reports whether an investigation and its root completed.
-func (s *Sink) complete(e *inv) bool {
-	if !e.seen || !e.completed {
-		return false
-	}
-	root := s.lookup(e.root)
-	return root != nil && root.seen && root.completed
-}
-
-// markWastedTurns marks the model turns whose decided work was thrown away or repeated
-// (views/07_token_costs.sql) and sums their tokens per investigation.
-func (s *Sink) markWastedTurns() {
-	var turns []int32
-	var ids []uint64
-	for i := range s.opList {
-		o := &s.opList[i]
-		turns = turns[:0]
-		ids = s.causersOf(o, int32(i), ids)
-		for _, id := range ids {
-			if p, ok := s.plans[id]; ok {
-				turns = append(turns, p)
-			}
-		}
-		slices.SortFunc(turns, func(a, b int32) int {
-			pa, pb := &s.planList[a], &s.planList[b]
-			return cmp.Or(cmp.Compare(pa.start, pb.start), cmp.Compare(pa.id, pb.id))
-		})
-		for j, p := range turns {
-			if j > 0 || !o.valid {
-				s.planList[p].bad = true
-			}
-		}
-	}
-	for i := range s.planList {
-		if p := &s.planList[i]; p.bad {
-			if e := s.lookup(p.inv); e != nil {
-				e.turnWaste += p.tokens
-			}
-		}
-	}
-}
-
 // waste sets tokens, compute and money per completion and their wasted shares.
 func (s *Sink) waste(r Row, completed float64) {
-	var tokens, wastedTokens int64
-	var wastedCompute, cost, wastedCost float64
-	s.each(func(_ int64, e *inv) {
-		complete := s.complete(e)
-		if e.seen {
-			tokens += e.tokens
-			if complete {
-				wastedTokens += min(e.turnWaste, e.tokens)
-			} else {
-				wastedTokens += e.tokens
-			}
-		}
-		cost += e.spent + e.execSpent
-		if complete {
-			wastedCompute += e.execWasteCompute
-			wastedCost += e.spentFailed + e.execSpentWaste
-		} else {
-			wastedCompute += e.execCompute
-			wastedCost += e.spent + e.execSpent
-		}
-	})
-	r.set("tokens_per_completion", ratio(float64(tokens), completed))
-	r.set("wasted_token_ratio", ratio(float64(wastedTokens), float64(tokens)))
+	wastedTokens := s.wasted.tokN + s.wastedComplete.tokC
+	wastedCompute := s.wasted.computeN + s.wastedComplete.computeC
+	wastedCost := s.wasted.costN + s.wastedComplete.costC
+	r.set("tokens_per_completion", ratio(float64(s.tokens), completed))
+	r.set("wasted_token_ratio", ratio(float64(wastedTokens), float64(s.tokens)))
 	r.set("duplicate_side_effects", float64(s.dupSideEffects))
 	r.set("discarded_results", float64(s.discarded))
 	r.set("compute_per_completion", ratio(s.compute, completed))
@@ -221,6 +331,6 @@ func (s *Sink) waste(r Row, completed float64) {
 		r.set("wasted_cost_ratio", math.NaN())
 		return
 	}
-	r.set("cost_per_completion", ratio(cost, completed))
-	r.set("wasted_cost_ratio", ratio(wastedCost, cost))
+	r.set("cost_per_completion", ratio(s.cost, completed))
+	r.set("wasted_cost_ratio", ratio(wastedCost, s.cost))
 }

@@ -7,51 +7,39 @@ import (
 	"slices"
 )
 
-// placeMarks finds the operation of every park and throttle (views/03_disruptions.sql): the
-// investigation's keyed span at the same instant (the last by span id), else its first one
-// after, else its last one before. A placed mark is a sign of its operation's step, and
-// guards its tool's minute.
-func (s *Sink) placeMarks() {
-	if len(s.marks) == 0 {
+// placeMarks finds the operation of every park and throttle of investigation e
+// (views/03_disruptions.sql): its keyed span at the same instant (the last by span id),
+// else its first one after, else its last one before. A placed mark is a sign of its
+// operation's step, and guards its tool's minute.
+func (s *Sink) placeMarks(e *inv) {
+	if len(e.marks) == 0 {
 		return
 	}
-	parks := map[int64]bool{}
-	for _, m := range s.marks {
-		parks[m.inv] = true
-	}
-	var ks []keyed
-	for _, k := range s.keyed {
-		if parks[k.inv] {
-			ks = append(ks, k)
-		}
-	}
+	ks := e.keyed
 	slices.SortFunc(ks, func(a, b keyed) int {
-		return cmp.Or(cmp.Compare(a.inv, b.inv), cmp.Compare(a.start, b.start), cmp.Compare(a.id, b.id))
+		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.id, b.id))
 	})
-	for _, m := range s.marks {
-		lo, _ := slices.BinarySearchFunc(ks, m.inv, func(k keyed, inv int64) int { return cmp.Compare(k.inv, inv) })
-		hi, _ := slices.BinarySearchFunc(ks, m.inv+1, func(k keyed, inv int64) int { return cmp.Compare(k.inv, inv) })
-		own := ks[lo:hi]
+	for _, m := range e.marks {
 		// next: the first span starting at or after the mark; prev: the last starting at or before.
-		next, _ := slices.BinarySearchFunc(own, m.at, func(k keyed, at int64) int { return cmp.Compare(k.start, at) })
-		prev, _ := slices.BinarySearchFunc(own, m.at+1, func(k keyed, at int64) int { return cmp.Compare(k.start, at) })
+		next, _ := slices.BinarySearchFunc(ks, m.at, func(k keyed, at int64) int { return cmp.Compare(k.start, at) })
+		prev, _ := slices.BinarySearchFunc(ks, m.at+1, func(k keyed, at int64) int { return cmp.Compare(k.start, at) })
 		prev--
 		var k *keyed
 		switch {
-		case prev >= 0 && own[prev].start == m.at:
-			k = &own[prev]
-		case next < len(own):
-			k = &own[next]
+		case prev >= 0 && ks[prev].start == m.at:
+			k = &ks[prev]
+		case next < len(ks):
+			k = &ks[next]
 		case prev >= 0:
-			k = &own[prev]
+			k = &ks[prev]
 		default:
 			continue
 		}
 		tool := k.tool
 		if tool == noTool {
-			tool = s.opList[s.ops[k.key]].tool
+			tool = e.ops[s.ops[k.key]].tool
 		}
-		s.signs = append(s.signs, sign{m.inv, k.key, m.at, m.at, tool, m.kind})
+		e.signs = append(e.signs, sign{k.key, m.at, m.at, tool, m.kind})
 		if tool != noTool {
 			s.minute(tool, m.at/usPerMinute).guarded = true
 		}

@@ -1,67 +1,72 @@
 package compute
 
 import (
+	"cmp"
 	"math"
 	"slices"
+
+	"github.com/mayday-sim/mayday/sim/record"
 )
 
-type stepKey struct {
-	inv  int64
-	step int32
-}
-
-// episode is a disrupted step (views/06_recovery_episodes.sql): from its first sign until a
-// valid result of the step, else its investigation's end, else the run's end.
-type episode struct {
-	start     int64 // µs
-	inv       int64 // the investigation of its signs
-	recovered bool
-	validAt   int64 // µs
+// episodes takes the disrupted steps of investigation e (views/06_recovery_episodes.sql):
+// each from its first sign until a valid result of the step, else the investigation's end,
+// else the run's end (Sink.censored, measured in Finish).
+func (s *Sink) episodes(e *inv) {
+	if len(e.signs) == 0 {
+		return
+	}
+	byStep := func(a, b record.OpKey) int {
+		return cmp.Or(cmp.Compare(a.Investigation, b.Investigation), cmp.Compare(a.Step, b.Step))
+	}
+	slices.SortFunc(e.signs, func(a, b sign) int { return byStep(a.key, b.key) })
+	slices.SortFunc(e.valids, func(a, b valid) int { return byStep(a.key, b.key) })
+	v := 0
+	for i := 0; i < len(e.signs); {
+		k := e.signs[i].key
+		start := e.signs[i].at
+		for i++; i < len(e.signs) && byStep(e.signs[i].key, k) == 0; i++ {
+			start = min(start, e.signs[i].at)
+		}
+		for v < len(e.valids) && byStep(e.valids[v].key, k) < 0 {
+			v++
+		}
+		recovered, validAt := false, int64(0)
+		for w := v; w < len(e.valids) && byStep(e.valids[w].key, k) == 0; w++ {
+			if end := e.valids[w].end; end >= start && (!recovered || end < validAt) {
+				recovered, validAt = true, end
+			}
+		}
+		switch {
+		case recovered:
+			s.episodesDone = append(s.episodesDone, (validAt-start)<<2)
+		case e.seen && e.ended:
+			s.episodesDone = append(s.episodesDone, (us(e.endedAt)-start)<<2|1)
+		default:
+			s.censored = append(s.censored, start)
+		}
+	}
 }
 
 // recovery sets median_recovery_time, p95_recovery_time and episode_recovery_rate.
 func (s *Sink) recovery(r Row, end int64) {
-	eps := map[stepKey]*episode{}
-	var order []stepKey
-	for _, sg := range s.signs {
-		k := stepKey{sg.key.Investigation, sg.key.Step}
-		e := eps[k]
-		if e == nil {
-			e = &episode{start: sg.at, inv: sg.inv}
-			eps[k] = e
-			order = append(order, k)
-		}
-		e.start = min(e.start, sg.at)
-	}
-	for _, v := range s.valids {
-		if e := eps[stepKey{v.inv, v.step}]; e != nil && v.end >= e.start && (!e.recovered || v.end < e.validAt) {
-			e.recovered, e.validAt = true, v.end
-		}
-	}
-	// seconds and outcome of every episode, grouped by length as recovery_curve does.
+	// every episode's length and outcome, grouped by length as recovery_curve does.
 	type tally struct{ recovered, never, censored float64 }
-	byLength := map[float64]*tally{}
-	var lengths []float64
+	all := s.episodesDone
+	for _, start := range s.censored {
+		all = append(all, (end-start)<<2|2)
+	}
+	slices.Sort(all)
 	var recovered float64
-	for _, k := range order {
-		e := eps[k]
-		stop, t := end, (*tally)(nil)
-		var kind int
-		switch inv := s.lookup(e.inv); {
-		case e.recovered:
-			stop, kind = e.validAt, 0
-		case inv != nil && inv.seen && inv.ended:
-			stop, kind = us(inv.endedAt), 1
-		default:
-			kind = 2
-		}
-		secs := float64(stop-e.start) / 1e6
-		if t = byLength[secs]; t == nil {
-			t = &tally{}
-			byLength[secs] = t
+	var lengths []float64
+	var tallies []tally
+	for i, x := range all {
+		secs := float64(x>>2) / 1e6
+		if i == 0 || all[i-1]>>2 != x>>2 {
 			lengths = append(lengths, secs)
+			tallies = append(tallies, tally{})
 		}
-		switch kind {
+		t := &tallies[len(tallies)-1]
+		switch x & 3 {
 		case 0:
 			t.recovered++
 			recovered++
@@ -71,13 +76,12 @@ func (s *Sink) recovery(r Row, end int64) {
 			t.censored++
 		}
 	}
-	r.set("episode_recovery_rate", ratio(recovered, float64(len(order))))
+	r.set("episode_recovery_rate", ratio(recovered, float64(len(all))))
 	median, p95 := math.NaN(), math.NaN()
-	slices.Sort(lengths)
-	atRisk := float64(len(order))
+	atRisk := float64(len(all))
 	open, share := 1.0, 0.0
-	for _, secs := range lengths {
-		t := byLength[secs]
+	for i, secs := range lengths {
+		t := tallies[i]
 		share += open * t.recovered / atRisk
 		if math.IsNaN(median) && share >= 0.5-1e-9 {
 			median = secs
@@ -149,18 +153,9 @@ func (s *Sink) goodput(r Row, end int64) {
 // arrivalMinutes returns the minutes of the first and the last root arrival; ok false
 // without a root.
 func (s *Sink) arrivalMinutes() (first, last int64, ok bool) {
-	s.each(func(_ int64, e *inv) {
-		if !e.seen || e.parent != 0 {
-			return
-		}
-		m := minuteOf(e.arrived)
-		if !ok || m < first {
-			first = m
-		}
-		if !ok || m > last {
-			last = m
-		}
-		ok = true
-	})
-	return first, last, ok
+	if len(s.rootArrived) == 0 {
+		return 0, 0, false
+	}
+	lo, hi := slices.Min(s.rootArrived), slices.Max(s.rootArrived)
+	return lo / usPerMinute, hi / usPerMinute, true
 }

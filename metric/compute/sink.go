@@ -70,9 +70,14 @@ func us(ns int64) int64 { return ns / 1000 }
 // minuteOf is sim_minute of a simulated instant.
 func minuteOf(ns int64) int64 { return us(ns) / usPerMinute }
 
-// inv is what the metrics need of one investigation: its row, once it arrives, and the
-// totals of the records that name it.
+// inv is what the metrics need of one investigation while it runs: its row, once it
+// arrives, the totals of the records that name it, and the summaries of its operations,
+// model turns, signs of trouble and valid results. Its row comes after every span and
+// transition that names it (the simulator ends an investigation's work before it writes
+// the row), so the row settles the investigation (Sink.settle) and the entry is let go;
+// only executions may arrive later, and they are added to the totals directly.
 type inv struct {
+	id                            int64
 	seen                          bool // its investigations row arrived
 	completed, terminated         bool
 	trulyValid, validated         bool
@@ -83,27 +88,37 @@ type inv struct {
 	arrived, endedAt, started     int64 // ns
 	escalations                   int64
 	tokens                        int64
-	reason                        int32   // index into Sink.reasons
+	reason                        string
 	execCompute, execWasteCompute float64 // compute of its executions; of those duplicate or discarded
 	spent, spentFailed            float64 // money of its spans; of its failed attempts' calls
 	execSpent, execSpentWaste     float64 // money of its executions' compute; of those duplicate or discarded
-	turnWaste                     int64   // tokens of its wasted model turns
-	// tree totals, kept on a root's entry
-	treeEscalations int64
-	treeReduced     bool
-	treeWrong       bool
+
+	ops    []op // its operations, indexed by Sink.ops
+	plans  []plan
+	signs  []sign
+	marks  []mark
+	keyed  []keyed
+	valids []valid
+}
+
+// reset empties e for another investigation, keeping its slices' memory.
+func (e *inv) reset(id int64) {
+	*e = inv{id: id, ops: e.ops[:0], plans: e.plans[:0], signs: e.signs[:0], marks: e.marks[:0],
+		keyed: e.keyed[:0], valids: e.valids[:0]}
 }
 
 // op is what the metrics need of one operation (op_key).
 type op struct {
+	key       record.OpKey
 	tool      int32 // a tool of its execute_tool, inspect or keyed model-call spans, not the model
 	attempted bool  // an attempt was sent
 	valid     bool  // a validate span with status ok
 	// the distinct span ids its execute_tool spans name in caused_by: the first two here
 	// (the investigation's configuration and the turn that decided the operation, which
-	// its retries name again), any others in Sink.moreCausers
+	// its retries name again), any others in more
 	causer  [2]uint64
 	causers int32
+	more    []uint64
 }
 
 // tm is a tool's minute.
@@ -119,7 +134,6 @@ type tmCount struct {
 
 // sign is a sign of trouble with an operation (views/03_disruptions.sql).
 type sign struct {
-	inv       int64
 	key       record.OpKey
 	at, known int64 // µs
 	tool      int32 // its own tool; the operation's when noTool
@@ -129,63 +143,114 @@ type sign struct {
 // mark is a park on a breaker or a throttle of the retry budget, before it is placed on an
 // operation.
 type mark struct {
-	inv  int64
 	at   int64 // µs
 	kind uint8
 }
 
 // keyed is a span that names an operation: where a mark finds its operation.
 type keyed struct {
-	inv   int64
 	start int64 // µs
 	id    uint64
 	key   record.OpKey
 	tool  int32
 }
 
+// plan is a model turn.
 type plan struct {
-	inv    int64
 	start  int64 // µs
 	id     uint64
 	tokens int64
 	bad    bool
 }
 
+// planRef finds a model turn: the investigation whose entry holds it, and where.
+type planRef struct {
+	inv int64
+	i   int32
+}
+
 // valid is a validate span with status ok that names an operation.
 type valid struct {
-	inv  int64
-	step int32
-	end  int64 // µs
+	key record.OpKey
+	end int64 // µs
+}
+
+// The state of a settled investigation, by id (Sink.states): what its row said that the
+// metrics of its root need, and whether its work counts as wasted.
+const (
+	stSettled     uint16 = 1 << iota // its entry was settled
+	stSeen                           // its row arrived
+	stRoot                           // a root (parent 0)
+	stCompleted                      // final state completed
+	stTerminated                     // final state terminated
+	stTrulyValid                     // its result is truly valid
+	stValidated                      // validated
+	stTreeEsc                        // (root) an investigation of its tree escalated
+	stTreeReduced                    // (root) an investigation of its tree completed with scope reduced
+	stTreeWrong                      // (root) an investigation of its tree completed, not truly valid
+	stResolved                       // whether it is complete (it and its root completed) is known
+	stComplete                       // it and its root completed
+)
+
+// waste is the wasted tokens, compute and money of settled investigations, as they count
+// when their investigation is complete (c) and when it is not (n).
+type waste struct {
+	tokC, tokN         int64
+	computeC, computeN float64
+	costC, costN       float64
+}
+
+func (w *waste) add(o waste) {
+	w.tokC, w.tokN = w.tokC+o.tokC, w.tokN+o.tokN
+	w.computeC, w.computeN = w.computeC+o.computeC, w.computeN+o.computeN
+	w.costC, w.costN = w.costC+o.costC, w.costN+o.costN
+}
+
+// pending is the waste of the completed investigations of a root that has not settled.
+type pending struct {
+	waste
+	members []int64
 }
 
 // Sink computes the metrics of one run from its records; see the package documentation.
 type Sink struct {
 	opts Options
 	end  int64 // ns: the run's last recorded instant
+	late bool  // a span or transition named a settled investigation
 
-	invs   []inv
-	sparse map[int64]*inv // ids outside the dense range
+	live   map[int64]*inv // investigations not settled
+	free   []*inv         // settled entries, for reuse
+	states []uint16       // settled investigations by id (st* bits)
+	sparse map[int64]uint16
 
 	tools  []string
 	toolID map[string]int32
 
-	reasons  []string // termination reasons, "" first
-	reasonID map[string]int32
-	unplaced bool // a park arrived in a run without guards
+	reasons  map[string]int64 // terminated roots by redacted reason
+	unplaced bool             // a park arrived in a run without guards
 
 	attempts, operations int64
 	failedCalls          int64
-	ops                  map[record.OpKey]int32
-	opList               []op
-	moreCausers          map[int32][]uint64
+	ops                  map[record.OpKey]int32 // the operations of live investigations: index in their entry
+	plans                map[uint64]planRef     // the model turns of live investigations
 	minutes              map[tm]*tmCount
-	signs                []sign
-	marks                []mark
-	keyed                []keyed
-	plans                map[uint64]int32
-	planList             []plan
-	valids               []valid
 	validPerMinute       []int64
+
+	// the settled investigations
+	started, completed, terminated, validated float64
+	tokens                                    int64
+	wasted                                    waste // settled, not complete
+	wastedComplete                            waste // settled, complete
+	pend                                      map[int64]*pending
+	pendingRoot                               map[int64]int64 // member -> root, while pending
+	cost                                      float64
+	episodesDone                              []int64 // length (µs)<<2 | outcome (0 recovered, 1 never)
+	censored                                  []int64 // starts (µs) of episodes still open at the end
+	pendWait, subPendWait                     []int64 // µs
+	pendArrived, subPendArrived               []int64 // arrivals (µs) of investigations that never started
+	rootArrived, rootEnded                    []int64 // µs
+	turnBuf                                   []*plan
+	idBuf                                     []uint64
 
 	hasWindow               bool
 	firstWindow, lastWindow int64 // µs
@@ -206,47 +271,64 @@ var _ record.Sink = (*Sink)(nil)
 func New(opts Options) *Sink {
 	return &Sink{
 		opts:        opts,
-		sparse:      map[int64]*inv{},
+		live:        map[int64]*inv{},
+		sparse:      map[int64]uint16{},
 		toolID:      map[string]int32{},
-		reasons:     []string{""},
-		reasonID:    map[string]int32{"": 0},
-		ops:         make(map[record.OpKey]int32, opts.Investigations),
-		moreCausers: map[int32][]uint64{},
-		invs:        make([]inv, min(max(opts.Investigations+1, 1024), maxDense)),
+		reasons:     map[string]int64{},
+		ops:         map[record.OpKey]int32{},
+		plans:       map[uint64]planRef{},
 		minutes:     map[tm]*tmCount{},
-		plans:       make(map[uint64]int32, opts.Investigations),
-		planList:    make([]plan, 0, opts.Investigations),
+		pend:        map[int64]*pending{},
+		pendingRoot: map[int64]int64{},
+		states:      make([]uint16, min(max(opts.Investigations+1, 1024), maxDense)),
 	}
 }
 
-// maxDense bounds the investigation ids kept in a slice; the simulator numbers them 1, 2, ...
+// maxDense bounds the investigation ids whose state is kept in a slice; the simulator
+// numbers them 1, 2, ...
 const maxDense = 1 << 26
 
-// invOf returns the entry of investigation id; the pointer is valid until the next call.
-func (s *Sink) invOf(id int64) *inv {
-	if id < 0 || id >= maxDense {
-		e := s.sparse[id]
-		if e == nil {
-			e = &inv{}
-			s.sparse[id] = e
-		}
-		return e
-	}
-	if id >= int64(len(s.invs)) {
-		n := max(int64(2*len(s.invs)), id+1, 1024)
-		grown := make([]inv, n)
-		copy(grown, s.invs)
-		s.invs = grown
-	}
-	return &s.invs[id]
-}
-
-// lookup returns the entry of investigation id when it has one.
-func (s *Sink) lookup(id int64) *inv {
-	if id >= 0 && id < int64(len(s.invs)) {
-		return &s.invs[id]
+// state returns the state bits of investigation id (0 until it settles).
+func (s *Sink) state(id int64) uint16 {
+	if id >= 0 && id < int64(len(s.states)) {
+		return s.states[id]
 	}
 	return s.sparse[id]
+}
+
+// setState adds bits to the state of investigation id.
+func (s *Sink) setState(id int64, bits uint16) {
+	if id < 0 || id >= maxDense {
+		s.sparse[id] |= bits
+		return
+	}
+	if id >= int64(len(s.states)) {
+		grown := make([]uint16, max(int64(2*len(s.states)), id+1, 1024))
+		copy(grown, s.states)
+		s.states = grown
+	}
+	s.states[id] |= bits
+}
+
+// invOf returns the live entry of investigation id, nil when it has settled (the record
+// naming it came late: s.late).
+func (s *Sink) invOf(id int64) *inv {
+	if e := s.live[id]; e != nil {
+		return e
+	}
+	if s.state(id)&stSettled != 0 {
+		s.late = true
+		return nil
+	}
+	var e *inv
+	if n := len(s.free); n > 0 {
+		e, s.free = s.free[n-1], s.free[:n-1]
+	} else {
+		e = &inv{}
+	}
+	e.reset(id)
+	s.live[id] = e
+	return e
 }
 
 func (s *Sink) tool(name string) int32 {
@@ -262,37 +344,44 @@ func (s *Sink) tool(name string) int32 {
 	return id
 }
 
-func (s *Sink) op(k record.OpKey) (*op, int32) {
+// op returns operation k of investigation e (k.Investigation), adding it when new.
+func (s *Sink) op(e *inv, k record.OpKey) *op {
 	i, ok := s.ops[k]
 	if !ok {
-		i = int32(len(s.opList))
-		s.opList = append(s.opList, op{tool: noTool})
+		i = int32(len(e.ops))
+		e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(len(e.ops))})
 		s.ops[k] = i
 	}
-	return &s.opList[i], i
+	return &e.ops[i]
 }
 
-// addCauser notes that operation i's execute_tool spans name span id in caused_by.
-func (s *Sink) addCauser(o *op, i int32, id uint64) {
+// opMore returns the spare memory of the i-th operation's extra causers, when an earlier
+// investigation of this entry had one there.
+func (e *inv) opMore(i int) []uint64 {
+	if i < cap(e.ops) {
+		return e.ops[:i+1][i].more[:0]
+	}
+	return nil
+}
+
+// addCauser notes that operation o's execute_tool spans name span id in caused_by.
+func addCauser(o *op, id uint64) {
 	switch {
 	case o.causers > 0 && o.causer[0] == id || o.causers > 1 && o.causer[1] == id:
 	case o.causers < 2:
 		o.causer[o.causers] = id
 		o.causers++
-	case slices.Contains(s.moreCausers[i], id):
+	case slices.Contains(o.more, id):
 	default:
-		s.moreCausers[i] = append(s.moreCausers[i], id)
+		o.more = append(o.more, id)
 		o.causers++
 	}
 }
 
-// causersOf returns the distinct span ids operation i's execute_tool spans name in caused_by.
-func (s *Sink) causersOf(o *op, i int32, buf []uint64) []uint64 {
+// causersOf returns the distinct span ids operation o's execute_tool spans name in caused_by.
+func causersOf(o *op, buf []uint64) []uint64 {
 	buf = append(buf[:0], o.causer[:min(o.causers, 2)]...)
-	if o.causers > 2 {
-		buf = append(buf, s.moreCausers[i]...)
-	}
-	return buf
+	return append(buf, o.more...)
 }
 
 func (s *Sink) minute(tool int32, m int64) *tmCount {
@@ -329,13 +418,16 @@ func (s *Sink) toolPrice(name string) *scenarios.ToolPrice {
 	return s.lastToolPrice
 }
 
-// Investigation keeps an investigation's row.
+// Investigation takes an investigation's row, which settles it (see inv).
 func (s *Sink) Investigation(r *record.Investigation) {
 	s.end = max(s.end, r.ArrivedAt)
 	if r.Ended {
 		s.end = max(s.end, r.EndedAt)
 	}
 	e := s.invOf(r.InvestigationID)
+	if e == nil {
+		return
+	}
 	e.seen = true
 	e.parent, e.root = r.ParentID, r.RootID
 	e.arrived, e.ended, e.endedAt = r.ArrivedAt, r.Ended, r.EndedAt
@@ -344,31 +436,32 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	e.trulyValid, e.validated = r.TrulyValid, r.Validated
 	e.reduced = r.Scope != "" && r.Scope != record.ScopeFull
 	e.escalations, e.tokens = int64(r.Escalations), r.Tokens
-	id, ok := s.reasonID[r.TerminationReason]
-	if !ok {
-		id = int32(len(s.reasons))
-		s.reasons = append(s.reasons, r.TerminationReason)
-		s.reasonID[r.TerminationReason] = id
-	}
-	e.reason = id
+	e.reason = r.TerminationReason
+	s.settle(e)
 }
 
 // Transition keeps when an investigation left pending, and parks.
 func (s *Sink) Transition(r *record.Transition) {
 	s.end = max(s.end, r.At)
-	if (r.From == "" || r.From == "pending") && r.To != "pending" {
-		e := s.invOf(r.InvestigationID)
-		if !e.hasStart || r.At < e.started {
-			e.hasStart, e.started = true, r.At
-		}
+	start := (r.From == "" || r.From == "pending") && r.To != "pending"
+	park := r.Action == "park" && (r.Reason == "breaker_open" || r.Reason == "retry_throttled")
+	if !start && !park {
+		return
 	}
-	if r.Action == "park" && (r.Reason == "breaker_open" || r.Reason == "retry_throttled") {
+	e := s.invOf(r.InvestigationID)
+	if e == nil {
+		return
+	}
+	if start && (!e.hasStart || r.At < e.started) {
+		e.hasStart, e.started = true, r.At
+	}
+	if park {
 		s.unplaced = s.unplaced || !s.opts.Guards
 		switch r.Reason {
 		case "breaker_open":
-			s.marks = append(s.marks, mark{r.InvestigationID, us(r.At), kindParked})
+			e.marks = append(e.marks, mark{us(r.At), kindParked})
 		case "retry_throttled":
-			s.marks = append(s.marks, mark{r.InvestigationID, us(r.At), kindThrottled})
+			e.marks = append(e.marks, mark{us(r.At), kindThrottled})
 		}
 	}
 }
@@ -391,13 +484,25 @@ func (s *Sink) Execution(r *record.Execution) {
 	if tp := s.toolPrice(r.Tool); tp != nil {
 		spent = r.Compute * tp.ComputeSecond
 	}
-	e := s.invOf(r.InvestigationID)
-	e.execCompute += r.Compute
-	e.execSpent += spent
-	if duplicate || discarded {
-		e.execWasteCompute += r.Compute
-		e.execSpentWaste += spent
+	s.cost += spent
+	if e := s.live[r.InvestigationID]; e != nil || s.state(r.InvestigationID)&stSettled == 0 {
+		if e == nil {
+			e = s.invOf(r.InvestigationID)
+		}
+		e.execCompute += r.Compute
+		e.execSpent += spent
+		if duplicate || discarded {
+			e.execWasteCompute += r.Compute
+			e.execSpentWaste += spent
+		}
+		return
 	}
+	// An execution of a settled investigation (a tool still executing after it ended).
+	w := waste{computeN: r.Compute, costN: spent}
+	if duplicate || discarded {
+		w.computeC, w.costC = r.Compute, spent
+	}
+	s.lateWaste(r.InvestigationID, w)
 }
 
 // Fault keeps the extent of the fault windows.

@@ -25,12 +25,17 @@ func failKind(st record.Status) uint8 {
 // results and money.
 func (s *Sink) Span(r *record.Span) {
 	s.end = max(s.end, r.End)
+	if r.HasKey && r.OpKey.Investigation != r.InvestigationID {
+		s.late = true // an operation of another investigation: not what the simulator writes
+	}
 	switch r.Operation {
 	case record.OpExecuteTool:
 		s.toolSpan(r)
 	case record.OpInspect:
 		if r.HasKey {
-			s.keyedSpan(r, s.tool(r.Tool))
+			if e := s.invOf(r.InvestigationID); e != nil {
+				s.keyedSpan(e, r, s.tool(r.Tool))
+			}
 		}
 	case record.OpPlan:
 		s.spend(r, s.tokenCost(r), false)
@@ -43,32 +48,42 @@ func (s *Sink) Span(r *record.Span) {
 		s.validate(r)
 	case record.OpTakeover:
 		if r.HasKey {
-			s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), s.tool(r.Tool), kindCrashed})
+			s.addSign(r, s.tool(r.Tool), kindCrashed)
 		}
+	}
+}
+
+// addSign notes a sign of trouble of the span's operation.
+func (s *Sink) addSign(r *record.Span, tool int32, kind uint8) {
+	if e := s.invOf(r.InvestigationID); e != nil {
+		e.signs = append(e.signs, sign{r.OpKey, us(r.Start), us(r.End), tool, kind})
 	}
 }
 
 // toolSpan takes an execute_tool span: an attempt sent, or an operation blocked.
 func (s *Sink) toolSpan(r *record.Span) {
 	tool := s.tool(r.Tool)
+	var o *op
 	if r.HasKey {
-		o, i := s.keyedSpan(r, tool)
+		e := s.invOf(r.InvestigationID)
+		if e == nil {
+			return
+		}
+		o = s.keyedSpan(e, r, tool)
 		for _, id := range r.CausedBy {
-			s.addCauser(o, i, id)
+			addCauser(o, id)
 		}
 	}
 	if r.Status == record.StatusBlocked {
 		if r.HasKey {
-			s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), tool, kindBlocked})
+			s.addSign(r, tool, kindBlocked)
 		}
 		return
 	}
 	s.attempts++
-	if r.HasKey {
-		if o, _ := s.op(r.OpKey); !o.attempted {
-			o.attempted = true
-			s.operations++
-		}
+	if o != nil && !o.attempted {
+		o.attempted = true
+		s.operations++
 	}
 	bad := failed(r.Status)
 	s.call(tool, r, bad)
@@ -79,17 +94,17 @@ func (s *Sink) toolSpan(r *record.Span) {
 	s.spend(r, call, bad)
 }
 
-// keyedSpan notes a span that names an operation (execute_tool, inspect, or a model call
-// with an op_key) and returns the operation.
-func (s *Sink) keyedSpan(r *record.Span, tool int32) (*op, int32) {
+// keyedSpan notes a span of investigation e that names an operation (execute_tool,
+// inspect, or a model call with an op_key) and returns the operation.
+func (s *Sink) keyedSpan(e *inv, r *record.Span, tool int32) *op {
 	if s.opts.Guards {
-		s.keyed = append(s.keyed, keyed{r.InvestigationID, us(r.Start), r.SpanID, r.OpKey, tool})
+		e.keyed = append(e.keyed, keyed{us(r.Start), r.SpanID, r.OpKey, tool})
 	}
-	o, i := s.op(r.OpKey)
+	o := s.op(e, r.OpKey)
 	if o.tool == noTool && tool != noTool && r.Tool != "model" {
 		o.tool = tool
 	}
-	return o, i
+	return o
 }
 
 // call counts a call to a dependency in its tool's minute, and its sign when it failed.
@@ -102,7 +117,7 @@ func (s *Sink) call(tool int32, r *record.Span, bad bool) {
 	c.failed++
 	s.failedCalls++
 	if r.HasKey {
-		s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), tool, failKind(r.Status)})
+		s.addSign(r, tool, failKind(r.Status))
 	}
 }
 
@@ -110,11 +125,15 @@ func (s *Sink) call(tool int32, r *record.Span, bad bool) {
 // whose tokens may be wasted.
 func (s *Sink) modelCall(r *record.Span) {
 	s.call(s.tool("model"), r, failed(r.Status))
-	if r.HasKey {
-		s.keyedSpan(r, s.tool(r.Tool))
+	e := s.invOf(r.InvestigationID)
+	if e == nil {
+		return
 	}
-	s.plans[r.SpanID] = int32(len(s.planList))
-	s.planList = append(s.planList, plan{inv: r.InvestigationID, start: us(r.Start), id: r.SpanID, tokens: r.InputTokens + r.OutputTokens})
+	if r.HasKey {
+		s.keyedSpan(e, r, s.tool(r.Tool))
+	}
+	s.plans[r.SpanID] = planRef{e.id, int32(len(e.plans))}
+	e.plans = append(e.plans, plan{start: us(r.Start), id: r.SpanID, tokens: r.InputTokens + r.OutputTokens})
 }
 
 func (s *Sink) validate(r *record.Span) {
@@ -126,13 +145,14 @@ func (s *Sink) validate(r *record.Span) {
 		}
 		s.validPerMinute[m]++
 		if r.HasKey {
-			o, _ := s.op(r.OpKey)
-			o.valid = true
-			s.valids = append(s.valids, valid{r.OpKey.Investigation, r.OpKey.Step, us(r.End)})
+			if e := s.invOf(r.InvestigationID); e != nil {
+				s.op(e, r.OpKey).valid = true
+				e.valids = append(e.valids, valid{r.OpKey, us(r.End)})
+			}
 		}
 	case record.StatusInvalid:
 		if r.HasKey {
-			s.signs = append(s.signs, sign{r.InvestigationID, r.OpKey, us(r.Start), us(r.End), s.tool(r.Tool), kindInvalid})
+			s.addSign(r, s.tool(r.Tool), kindInvalid)
 		}
 	}
 }
@@ -152,6 +172,10 @@ func (s *Sink) spend(r *record.Span, amount float64, failedCall bool) {
 		return
 	}
 	e := s.invOf(r.InvestigationID)
+	if e == nil {
+		return
+	}
+	s.cost += amount
 	e.spent += amount
 	if failedCall {
 		e.spentFailed += amount
