@@ -202,3 +202,17 @@ func TestBudgetWaitOfAVerySlowFloor(t *testing.T) {
 		t.Errorf("an empty bucket with a floor of one token in 2^59 ns: wait %d, want %d", w, int64(1)<<59)
 	}
 }
+
+// refill brings the bucket to now; an instant before its last refill changes nothing (it
+// neither takes tokens back nor moves the bucket's clock back).
+func TestBudgetRefillAtAnEarlierInstant(t *testing.T) {
+	b := budget{perNs: 0.5, max: 10, tokens: 3, last: 100}
+	b.refill(90)
+	if b.tokens != 3 || b.last != 100 {
+		t.Errorf("refill(90) after 100: tokens %v, last %d; want 3, 100", b.tokens, b.last)
+	}
+	b.refill(104)
+	if b.tokens != 5 || b.last != 104 {
+		t.Errorf("refill(104): tokens %v, last %d; want 5, 104", b.tokens, b.last)
+	}
+}
