@@ -83,9 +83,9 @@ simpy-note:
 # scaled, tenfold on the shipped capacity); each alone in its process, since each reads the
 # process's high-water mark, and each fails above 1 GiB. Part of `make bench`.
 bench-memory:
-	$(GO) test -tags $(TAGS) -c -o bin/analysis.test ./analysis/
+	$(GO) test -tags $(TAGS) -c -o bin/pipeline.test ./pipeline/
 	for b in PeakMemory100k PeakMemory100kTenfold PeakMemory100kOverload; do \
-		./bin/analysis.test -test.run '^$$' -test.bench "^Benchmark$$b\$$" -test.benchtime 1x || exit 1; \
+		./bin/pipeline.test -test.run '^$$' -test.bench "^Benchmark$$b\$$" -test.benchtime 1x || exit 1; \
 	done
 
 # Short fuzzes of the scenario parser and of the simulator (generated valid scenarios run

@@ -180,7 +180,7 @@ const writeEachRowGroup = "SET write_buffer_row_group_count = 1"
 // compressed out to the file and lets them go, and large queries spill to a temporary folder
 // beside the file (removed when the database is closed), so a run's memory stays bounded at
 // any size. Measured on research-fleet at 100,000 investigations at ten times its arrival
-// rate (analysis BenchmarkPeakMemory100kTenfold, whole process): about 2,000 MiB with no
+// rate (BenchmarkPeakMemory100kTenfold, whole process): about 2,000 MiB with no
 // cap, 1,113 MiB at 512MB, 896 MiB at 384MB; on the shipped capacity (...Overload, 24M
 // span and transition rows) 942 MiB at 384MB, the metric views spilling but finishing.
 const DefaultMemory = "384MB"

@@ -1,13 +1,15 @@
 //go:build duckdb_arrow
 
-package analysis
+package pipeline
 
 import (
 	"context"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 
+	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -17,7 +19,7 @@ import (
 // high-water mark, so run each alone in its process, as `make bench-memory` (part of `make
 // bench`) does:
 //
-//	go test -tags duckdb_arrow -run '^$' -bench 'PeakMemory100k$' -benchtime 1x ./analysis/
+//	go test -tags duckdb_arrow -run '^$' -bench 'PeakMemory100k$' -benchtime 1x ./pipeline/
 
 // BenchmarkPeakMemory100k: 100,000 investigations at the shipped arrival rate (1,000/h, so
 // 100 hours of arrivals; the horizon is stretched to fit) and the shipped capacity.
@@ -45,7 +47,7 @@ func BenchmarkPeakMemory100kOverload(b *testing.B) {
 const peakTargetMiB = 1024
 
 func peakMemory(b *testing.B, sets ...string) {
-	LimitGoHeap() // as the binary does
+	analysis.LimitGoHeap() // as the binary does
 	s, err := scenarios.Load("research-fleet", append([]string{"workload.investigations=100000"}, sets...))
 	if err != nil {
 		b.Fatal(err)
@@ -53,7 +55,7 @@ func peakMemory(b *testing.B, sets ...string) {
 	dir := b.TempDir()
 	var events, rows int64
 	for i := 0; i < b.N; i++ {
-		db, err := Create(filepath.Join(dir, "peak-"+itoa(i)+".duckdb"))
+		db, err := analysis.Create(filepath.Join(dir, "peak-"+strconv.Itoa(i)+".duckdb"))
 		if err != nil {
 			b.Fatal(err)
 		}
