@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/mayday-sim/mayday/analysis"
@@ -129,6 +130,37 @@ func TestBatchMetricsEqualView(t *testing.T) {
 		if o.Metrics.Get("completion_rate") != res.Outcomes[i].Metrics.Get("completion_rate") || o.Digest != res.Outcomes[i].Digest {
 			t.Errorf("spec %d: completion_rate %v digest %s apart, %v %s into one database", i,
 				o.Metrics.Get("completion_rate"), o.Digest, res.Outcomes[i].Metrics.Get("completion_rate"), res.Outcomes[i].Digest)
+		}
+	}
+}
+
+// A traced run whose sink holds more records of open investigations than maxHeld takes its
+// metrics from the view of the run it stored, and says so; a run within the bound does not.
+func TestExecuteMetricsPastMaxHeldFromTheView(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	ctx := context.Background()
+	db := openTestDB(t)
+	s, err := scenarios.Load("research-fleet", []string{"workload.investigations=150"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int64) { maxHeld = n }(maxHeld)
+	for _, c := range []struct {
+		held     int64
+		fallback bool
+	}{{8, true}, {1 << 40, false}} {
+		maxHeld = c.held
+		var phases []string
+		spec := Spec{Scenario: s, Seed: s.Seed, RunID: fmt.Sprint("held-", c.held), Phase: func(p string) { phases = append(phases, p) }}
+		out, err := Execute(ctx, db, spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameAsView(t, db, out)
+		if got := slices.Contains(phases, "computing the metrics from the stored trace"); got != c.fallback {
+			t.Errorf("maxHeld %d: phases %q; want the view's phase %v", c.held, phases, c.fallback)
 		}
 	}
 }

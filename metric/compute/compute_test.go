@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -109,5 +110,42 @@ func TestLateExecutionCountsAsItsInvestigation(t *testing.T) {
 	}
 	if g := r.Get("wasted_compute_ratio"); g != 5.0/8 {
 		t.Errorf("wasted_compute_ratio = %v, want 5/8 (the two duplicates' 1 and 4 of 8)", g)
+	}
+}
+
+// MaxHeld bounds the spans and transitions held for investigations still open, not those of
+// investigations that have ended: three investigations of two spans each, each ending
+// before the next starts, hold at most two at a time and fit a bound of 2; the same spans
+// with every investigation still open until the end pass it, and Finish fails with
+// ErrTooLarge however many records follow.
+func TestMaxHeldCountsOpenWork(t *testing.T) {
+	span := func(s *Sink, inv int64, id uint64) {
+		s.Span(&record.Span{InvestigationID: inv, SpanID: id, Operation: record.OpExecuteTool, Tool: "t", HasKey: true,
+			OpKey: record.OpKey{Investigation: inv, Step: 1}, Start: sec, End: 2 * sec, Status: record.StatusOK})
+	}
+	row := func(s *Sink, inv int64) {
+		s.Investigation(&record.Investigation{InvestigationID: inv, RootID: inv, Ended: true, EndedAt: 3 * sec, FinalState: "completed"})
+	}
+	ended := New(Options{MaxHeld: 2})
+	open := New(Options{MaxHeld: 2})
+	for inv := int64(1); inv <= 3; inv++ {
+		span(ended, inv, uint64(2*inv))
+		span(ended, inv, uint64(2*inv+1))
+		row(ended, inv)
+		span(open, inv, uint64(2*inv))
+		span(open, inv, uint64(2*inv+1))
+	}
+	for inv := int64(1); inv <= 3; inv++ {
+		row(open, inv)
+	}
+	r, err := ended.Finish(0)
+	if err != nil {
+		t.Fatalf("ended one after another: %v", err)
+	}
+	if got := r.Values[metric.Index("started")]; got != 3 {
+		t.Errorf("ended one after another: started %v, want 3", got)
+	}
+	if _, err := open.Finish(0); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("open together: Finish %v, want ErrTooLarge", err)
 	}
 }

@@ -54,6 +54,10 @@ var ErrUnguardedPark = errors.New("compute: an operation was parked, but the opt
 // records still measures it.
 var ErrOrder = errors.New("compute: a span or transition came after its investigation's row, or named another investigation's operation")
 
+// ErrTooLarge reports a Sink that held more than Options.MaxHeld records of investigations
+// still open, and let go of them.
+var ErrTooLarge = errors.New("compute: more records of open investigations than Options.MaxHeld")
+
 // settle takes the last of investigation e (its row, or the end of the run): its
 // operations' wasted model turns, the places of its parks, its recovery episodes, its
 // waste, its pending time and, for a root, its counts; then lets the entry go.
@@ -122,6 +126,7 @@ func (s *Sink) settle(e *inv) {
 		s.resolve(e.id)
 	}
 	delete(s.live, e.id)
+	s.held -= e.held
 	s.free = append(s.free, e)
 }
 
@@ -233,6 +238,9 @@ func (s *Sink) markWastedTurns(e *inv) {
 // Finish computes the metrics row; events is the simulation's event count (runs.events).
 // The Sink must receive no record after it.
 func (s *Sink) Finish(events int64) (Row, error) {
+	if s.over {
+		return Row{}, ErrTooLarge
+	}
 	if s.unplaced {
 		return Row{}, ErrUnguardedPark
 	}

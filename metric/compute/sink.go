@@ -26,6 +26,13 @@ type Options struct {
 	// Investigations is how many investigations the run is expected to have (its
 	// workload.investigations): a capacity hint, 0 for none.
 	Investigations int
+	// MaxHeld bounds the spans and transitions the Sink holds for investigations that have
+	// not ended (0: no bound). Past it the Sink lets go of everything, takes no more records
+	// and Finish fails with ErrTooLarge, so that a caller with the trace in a database asks
+	// the views instead: a run whose investigations all stay open at once (an overloaded
+	// fleet) would otherwise keep its whole trace here. The count depends only on the
+	// records, so the same run always takes the same path.
+	MaxHeld int64
 }
 
 // GuardsOf reports whether scenario s has a guard that can park operations (Options.Guards).
@@ -93,7 +100,8 @@ type inv struct {
 	spent, spentFailed            float64 // money of its spans; of its failed attempts' calls
 	execSpent, execSpentWaste     float64 // money of its executions' compute; of those duplicate or discarded
 
-	ops    []op // its operations, indexed by Sink.ops
+	held   int64 // its spans and transitions (Sink.held)
+	ops    []op  // its operations, indexed by Sink.ops
 	plans  []plan
 	signs  []sign
 	marks  []mark
@@ -217,6 +225,8 @@ type Sink struct {
 	opts Options
 	end  int64 // ns: the run's last recorded instant
 	late bool  // a span or transition named a settled investigation
+	held int64 // spans and transitions of live investigations (Options.MaxHeld)
+	over bool  // held passed Options.MaxHeld: the Sink let go of everything
 
 	live   map[int64]*inv // investigations not settled
 	free   []*inv         // settled entries, for reuse
@@ -420,6 +430,9 @@ func (s *Sink) toolPrice(name string) *scenarios.ToolPrice {
 
 // Investigation takes an investigation's row, which settles it (see inv).
 func (s *Sink) Investigation(r *record.Investigation) {
+	if s.over {
+		return
+	}
 	s.end = max(s.end, r.ArrivedAt)
 	if r.Ended {
 		s.end = max(s.end, r.EndedAt)
@@ -442,6 +455,10 @@ func (s *Sink) Investigation(r *record.Investigation) {
 
 // Transition keeps when an investigation left pending, and parks.
 func (s *Sink) Transition(r *record.Transition) {
+	if s.over {
+		return
+	}
+	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.At)
 	start := (r.From == "" || r.From == "pending") && r.To != "pending"
 	park := r.Action == "park" && (r.Reason == "breaker_open" || r.Reason == "retry_throttled")
@@ -468,6 +485,9 @@ func (s *Sink) Transition(r *record.Transition) {
 
 // Execution counts an execution's compute, duplicates and discarded results.
 func (s *Sink) Execution(r *record.Execution) {
+	if s.over {
+		return
+	}
 	if r.Outcome != "hung" {
 		s.end = max(s.end, r.End)
 	}
@@ -507,6 +527,9 @@ func (s *Sink) Execution(r *record.Execution) {
 
 // Fault keeps the extent of the fault windows.
 func (s *Sink) Fault(r *record.Fault) {
+	if s.over {
+		return
+	}
 	if !r.Window || r.End <= r.Start {
 		return
 	}
@@ -523,6 +546,9 @@ func (s *Sink) Fault(r *record.Fault) {
 // Sample marks the minute before a sample guarded when the tool's breaker was open or half
 // open, or operations were parked on it.
 func (s *Sink) Sample(r *record.Sample) {
+	if s.over {
+		return
+	}
 	if r.BreakerState == "open" || r.BreakerState == "half_open" || r.Parked > 0 {
 		s.minute(s.tool(r.Tool), minuteOf(r.At)-1).guarded = true
 	}
@@ -530,3 +556,18 @@ func (s *Sink) Sample(r *record.Sample) {
 
 // Worker needs nothing.
 func (s *Sink) Worker(*record.Worker) {}
+
+// count adds a span or transition of investigation id to what the Sink holds, when the
+// investigation is live, and lets go of everything past Options.MaxHeld.
+func (s *Sink) count(id int64) {
+	e := s.live[id]
+	if e == nil {
+		return
+	}
+	e.held++
+	s.held++
+	if s.opts.MaxHeld > 0 && s.held > s.opts.MaxHeld {
+		// Everything goes: Finish fails with ErrTooLarge whatever else arrives.
+		*s = Sink{opts: s.opts, over: true}
+	}
+}

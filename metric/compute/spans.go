@@ -24,6 +24,10 @@ func failKind(st record.Status) uint8 {
 // Span takes what every view reads of a span: calls, signs, keyed spans, model turns, valid
 // results and money.
 func (s *Sink) Span(r *record.Span) {
+	if s.over {
+		return
+	}
+	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.End)
 	if r.HasKey && r.OpKey.Investigation != r.InvestigationID {
 		s.late = true // an operation of another investigation: not what the simulator writes
