@@ -21,5 +21,7 @@
 // every operation to the end). Executions, which a tool may finish after its
 // investigation ended, are added to the settled totals. A span or transition after its
 // investigation's row makes Finish fail with ErrOrder; a traced run then reads the
-// metrics view instead.
+// metrics view instead. So does a traced run whose open investigations hold more records
+// than Options.MaxHeld (an overloaded fleet, all of whose work stays open): the Sink lets
+// go of them and Finish fails with ErrTooLarge.
 package compute
