@@ -259,3 +259,19 @@ func TestZoneCrashChecks(t *testing.T) {
 		}
 	}
 }
+
+// stride searches the 65 candidates within 32 of c/φ, the farthest included: for c = 374
+// (c/φ ≈ 231.1) the best is 263 = 231 + 32, whose ratio 263/374 = [0; 1, 2, 2, 1, 2, 2, 2,
+// 2] has no partial quotient above 2, and no nearer candidate has one so small (a search
+// stopping at 31 would take 237). For c = 532 (c/φ ≈ 328.8) it is 297 = 329 - 32, whose
+// largest partial quotient is 3.
+func TestStrideSearchesThirtyTwoEachWay(t *testing.T) {
+	for _, c := range []struct{ c, want, q int }{{374, 263, 2}, {532, 297, 3}} {
+		if got := stride(c.c); got != c.want {
+			t.Errorf("stride(%d) = %d, want %d", c.c, got, c.want)
+		}
+		if q := maxQuotient(c.want, c.c); q != c.q {
+			t.Errorf("maxQuotient(%d, %d) = %d, want %d", c.want, c.c, q, c.q)
+		}
+	}
+}
