@@ -64,7 +64,7 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
 	dig := traces.NewDigester(opts)
-	sink, err := newSink(s, opts)
+	sink, err := newSink(s, opts, 0) // no trace to fall back on: the sink keeps what it needs
 	if err != nil {
 		return out, err
 	}
@@ -103,7 +103,7 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome,
 	start := time.Now()
 	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
-	sink, err := newSink(s, opts)
+	sink, err := newSink(s, opts, maxHeld)
 	if err != nil {
 		return out, err
 	}
@@ -166,15 +166,16 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome,
 // it prices the run from its config as the trace stores it (redacted with opts), and
 // redacts termination reasons and model names as the trace does, so that its row is the
 // metrics view's row of that trace. The redactor is its own, as the sink reads on a
-// goroutine of its own.
-func newSink(s *scenarios.Scenario, opts traces.Options) (*compute.Sink, error) {
+// goroutine of its own. held is its compute.Options.MaxHeld: maxHeld for a traced run,
+// which can ask the views instead, 0 (no bound) for a run without a trace.
+func newSink(s *scenarios.Scenario, opts traces.Options, held int64) (*compute.Sink, error) {
 	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
 	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
 	if err != nil {
 		return nil, err
 	}
 	return compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
-		Investigations: s.Workload.Investigations, MaxHeld: maxHeld}), nil
+		Investigations: s.Workload.Investigations, MaxHeld: held}), nil
 }
 
 // maxHeld bounds the records a traced run's sink holds for investigations still open

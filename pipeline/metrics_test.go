@@ -162,5 +162,9 @@ func TestExecuteMetricsPastMaxHeldFromTheView(t *testing.T) {
 		if got := slices.Contains(phases, "computing the metrics from the stored trace"); got != c.fallback {
 			t.Errorf("maxHeld %d: phases %q; want the view's phase %v", c.held, phases, c.fallback)
 		}
+		// Without a trace there is no view to ask: the bound does not apply.
+		if _, err := Compute(ctx, Spec{Scenario: s, Seed: s.Seed}); err != nil {
+			t.Errorf("maxHeld %d: a run without a trace: %v", c.held, err)
+		}
 	}
 }
