@@ -38,9 +38,6 @@ type attempt struct {
 	start int64 // service start, -1 while unknown
 	no    int32
 	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
-	// req is the request the attempt put in its tool, and gen that request's use; -1 none
-	// (refused, failed fast, answered from a record, waiting on another's execution).
-	req, gen int32
 	// overload: the tool refused it because its queue was full (queue_limit).
 	overload bool
 }
@@ -166,7 +163,6 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 	a.stuckFrom = noStuck
 	a.trulyValid = true
 	a.spike = 1
-	a.att.fault, a.att.req = -1, -1
 	if parent != nil {
 		a.parentSlot, a.parentID, a.rootID = parent.slot, parent.id, parent.rootID
 		a.depth = parent.depth + 1

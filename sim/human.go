@@ -92,7 +92,7 @@ func (h *humans) enqueue(w *sim, a *agent, class recovery.Class) {
 		h.start(w, i, r)
 		return
 	}
-	if h.head > 0 && h.head*2 >= len(h.queue) {
+	if h.head*2 >= len(h.queue) {
 		h.queue = append(h.queue[:0], h.queue[h.head:]...)
 		h.head = 0
 	}

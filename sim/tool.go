@@ -174,7 +174,7 @@ func (w *sim) send(a *agent) {
 		t.retries++
 	}
 	tok := w.wait(a, phAttempt)
-	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1, req: -1}
+	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
 	w.fx = attemptEffects{slow: 1}
 	for _, fi := range t.faults {
 		if w.faults[fi].fk.attempt(w, fi, a, tok) {
@@ -216,7 +216,6 @@ func (w *sim) send(a *agent) {
 	cpu := float64(d) * t.compute
 	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, lost: lost, gen: gen,
 		dur: d, cpu: cpu}
-	a.att.req, a.att.gen = ri, gen
 	w.commitExec(a, op.tool, cpu)
 	if t.idem == scenarios.Keyed {
 		op.recorded, op.running = true, true
