@@ -104,7 +104,7 @@ func (h *humans) start(w *sim, i int32, r review) {
 	// The case decides the review: its class's time and approval rate (the defaults when
 	// the scenario gives none, so the draws are the same as without classes).
 	d := h.reviewBy[r.class].duration(h.rng)
-	r.approved = h.rng.Float64() < h.approveBy[r.class]
+	r.approved = chance(h.rng, h.approveBy[r.class])
 	h.desk[i] = r
 	w.push(w.now+d, evReviewed, i, r.slot, r.tok)
 }
@@ -256,7 +256,7 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 		}
 	}
 	sg := recovery.Suggestion{Action: right}
-	if w.super.model && !(a.rng.Float64() < w.super.accuracyFor(j.Trajectory)) {
+	if w.super.model && !chance(a.rng, w.super.accuracyFor(j.Trajectory)) {
 		// A wrong answer: another allowed action, or a request the guardrails must refuse
 		// (more budget, lifting a block, retrying what the policy stopped).
 		u := a.rng.Float64()

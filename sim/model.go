@@ -105,7 +105,7 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 			return w.adm.why, w.adm.fault, 1
 		}
 	}
-	if p.failure > 0 && p.rng.Float64() < p.failure {
+	if p.failure > 0 && chance(p.rng, p.failure) {
 		return "model_error", -1, 1
 	}
 	return "", -1, w.adm.slow
