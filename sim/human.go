@@ -42,7 +42,8 @@ func (h *humans) init(c *scenarios.Humans, seed uint64) {
 	if c == nil || c.Reviewers <= 0 {
 		return
 	}
-	h.n, h.review, h.approve = c.Reviewers, newDist(c.ReviewTime), c.Approve
+	// At most 2^31-1 reviewers (as Validate allows), so a reviewer's number fits an int32.
+	h.n, h.review, h.approve = min(c.Reviewers, maxInt32), newDist(c.ReviewTime), c.Approve
 	h.rng = stream(seed, nsHumans, 0)
 	for cl := recovery.NoFailure; cl <= recovery.NonProgress; cl++ {
 		h.reviewBy[cl], h.approveBy[cl] = h.review, h.approve
@@ -67,7 +68,7 @@ func (h *humans) idle() (i int32, ok bool) {
 		h.free = h.free[:n-1]
 		return i, true
 	}
-	if len(h.desk) < h.n && len(h.desk) < maxInt32 {
+	if len(h.desk) < h.n {
 		h.desk = append(h.desk, review{})
 		return int32(len(h.desk) - 1), true
 	}
