@@ -39,11 +39,12 @@ type review struct {
 }
 
 func (h *humans) init(c *scenarios.Humans, seed uint64) {
-	if c == nil || c.Reviewers <= 0 {
+	if c == nil {
 		return
 	}
 	// At most 2^31-1 reviewers (as Validate allows), so a reviewer's number fits an int32.
-	h.n, h.review, h.approve = min(c.Reviewers, maxInt32), newDist(c.ReviewTime), c.Approve
+	// With none, nothing below is read: an escalation finds no one (enqueue).
+	h.n, h.review, h.approve = max(min(c.Reviewers, maxInt32), 0), newDist(c.ReviewTime), c.Approve
 	h.rng = stream(seed, nsHumans, 0)
 	for cl := recovery.NoFailure; cl <= recovery.NonProgress; cl++ {
 		h.reviewBy[cl], h.approveBy[cl] = h.review, h.approve
