@@ -198,9 +198,11 @@ func (p *params) text(k, v string) {
 // others spanning the run; Parameters is a small JSON object with the fields that matter.
 func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	*r = record.Fault{FaultID: f.id, Kind: string(f.kind), Start: 0, End: horizon}
-	if f.tool >= 0 && int(f.tool) < len(sc.Tools) {
+	switch {
+	case f.tool < 0: // every tool: the record names none
+	case int(f.tool) < len(sc.Tools):
 		r.Tool = sc.Tools[f.tool].Name
-	} else if f.tool >= 0 {
+	default: // the index after the tools' is the model's
 		r.Tool = scenarios.ModelTool
 	}
 	if f.fk.rule.Window {
