@@ -38,9 +38,6 @@ type attempt struct {
 	start int64 // service start, -1 while unknown
 	no    int32
 	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
-	// req is the request the attempt put in its tool, and gen that request's use; -1 none
-	// (refused, failed fast, answered from a record, waiting on another's execution).
-	req, gen int32
 	// overload: the tool refused it because its queue was full (queue_limit).
 	overload bool
 }
@@ -166,7 +163,6 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 	a.stuckFrom = noStuck
 	a.trulyValid = true
 	a.spike = 1
-	a.att.fault, a.att.req = -1, -1
 	if parent != nil {
 		a.parentSlot, a.parentID, a.rootID = parent.slot, parent.id, parent.rootID
 		a.depth = parent.depth + 1
@@ -177,7 +173,7 @@ func (w *sim) newAgent(id int64, key uint64, parent *agent) *agent {
 	}
 	a.invokeSpan = w.newSpanID()
 	a.nsteps = satCount32(min(w.steps.count(a.rng, 1), scenarios.MaxSteps))
-	if p := w.behave.Stuck; p > 0 && a.rng.Float64() < p {
+	if p := w.behave.Stuck; p > 0 && chance(a.rng, p) {
 		a.stuckFrom = int32(a.rng.IntN(int(a.nsteps)))
 	}
 	a.stuckFP = mix64(a.key ^ 0x5717c4)
@@ -467,11 +463,11 @@ func (w *sim) act(a *agent) {
 		// After a refused model call the engine is recovering the step and waits for a
 		// send: the agent cannot attempt a forbidden operation now (it is only drawn on a
 		// turn the engine asked for).
-		if p := w.behave.PolicyViolation; p > 0 && !retried && a.rng.Float64() < p {
+		if p := w.behave.PolicyViolation; p > 0 && !retried && chance(a.rng, p) {
 			w.block(a)
 			return
 		}
-		if p := w.sc.Workload.Subagents.Probability; p > 0 && int(a.depth) < w.maxDepth && a.rng.Float64() < p {
+		if p := w.sc.Workload.Subagents.Probability; p > 0 && int(a.depth) < w.maxDepth && chance(a.rng, p) {
 			w.spawn(a)
 		}
 	}
@@ -548,11 +544,11 @@ func (w *sim) validate(a *agent) {
 		truth = false
 		fp = a.stuckFP
 	case a.fixing:
-		truth = a.rng.Float64() < b.ReviseSuccess
+		truth = chance(a.rng, b.ReviseSuccess)
 	default:
-		truth = !(a.rng.Float64() < b.InvalidOutput)
+		truth = !chance(a.rng, b.InvalidOutput)
 	}
-	pass := truth || (b.ValidationMiss > 0 && a.rng.Float64() < b.ValidationMiss)
+	pass := truth || (b.ValidationMiss > 0 && chance(a.rng, b.ValidationMiss))
 	s := w.spanFor(a, record.OpValidate, w.newSpanID())
 	s.HasKey, s.OpKey, s.Attempt = true, op.key, op.attempts
 	s.Start, s.End = w.now, w.now
@@ -597,7 +593,7 @@ func (w *sim) validated(a *agent) bool {
 		w.valPCG = rand.NewPCG(0, 0)
 	}
 	reseed(w.valPCG, w.seed, nsValidator, a.key)
-	flip := rand.New(w.valPCG).Float64() < p
+	flip := chance(rand.New(w.valPCG), p)
 	return a.trulyValid != flip
 }
 

@@ -56,7 +56,7 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActReplan:
 		// The supervisor's revised plan gets the stuck agent out of its rut as often as a
 		// revision fixes a step.
-		if a.stuckFrom != noStuck && a.rng.Float64() < w.behave.ReviseSuccess {
+		if a.stuckFrom != noStuck && chance(a.rng, w.behave.ReviseSuccess) {
 			a.unstuck = true
 		}
 		a.fixing = false

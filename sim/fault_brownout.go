@@ -42,7 +42,7 @@ func init() {
 				return false
 			}
 			b := f.x.(*brownout)
-			if f.rng.Float64() < b.p {
+			if chance(f.rng, b.p) {
 				w.failFast(a, tok, fi)
 				return true
 			}
@@ -56,7 +56,7 @@ func init() {
 				return false
 			}
 			b := f.x.(*brownout)
-			if f.rng.Float64() < b.p {
+			if chance(f.rng, b.p) {
 				w.adm.why, w.adm.fault = "unavailable", fi
 				return true
 			}

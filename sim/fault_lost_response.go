@@ -18,7 +18,7 @@ func init() {
 		params: func(f *fault, p *params) { p.field("probability", f.x.(*lostResponse).p) },
 		attempt: func(w *sim, fi int32, a *agent, _ int32) bool {
 			f := &w.faults[fi]
-			if p := f.x.(*lostResponse).p; p > 0 && f.rng.Float64() < p {
+			if p := f.x.(*lostResponse).p; p > 0 && chance(f.rng, p) {
 				w.fx.lost = true
 				a.att.fault = fi
 			}

@@ -18,7 +18,7 @@ func init() {
 		params: func(f *fault, p *params) { p.field("probability", f.x.(*transient).p) },
 		attempt: func(w *sim, fi int32, a *agent, tok int32) bool {
 			f := &w.faults[fi]
-			if p := f.x.(*transient).p; p > 0 && f.rng.Float64() < p {
+			if p := f.x.(*transient).p; p > 0 && chance(f.rng, p) {
 				w.failFast(a, tok, fi)
 				return true
 			}
@@ -26,7 +26,7 @@ func init() {
 		},
 		model: func(w *sim, fi int32) bool {
 			f := &w.faults[fi]
-			if p := f.x.(*transient).p; p > 0 && f.rng.Float64() < p {
+			if p := f.x.(*transient).p; p > 0 && chance(f.rng, p) {
 				w.adm.why, w.adm.fault = "model_error", fi
 				return true
 			}

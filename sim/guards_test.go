@@ -60,7 +60,7 @@ func TestCancelWhileQueued(t *testing.T) {
 		op := w.newOp(record.OpKey{Investigation: inv}, 0)
 		ri := w.newRequest()
 		op.refs++
-		w.reqs[ri] = request{agent: 0, invID: inv, tool: 0, op: op, start: -1, gen: w.reqs[ri].gen + 1,
+		w.reqs[ri] = request{agent: 0, invID: inv, tool: 0, op: op, gen: w.reqs[ri].gen + 1,
 			dur: int64(10 * time.Second)}
 		return ri
 	}

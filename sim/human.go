@@ -39,10 +39,12 @@ type review struct {
 }
 
 func (h *humans) init(c *scenarios.Humans, seed uint64) {
-	if c == nil || c.Reviewers <= 0 {
+	if c == nil {
 		return
 	}
-	h.n, h.review, h.approve = c.Reviewers, newDist(c.ReviewTime), c.Approve
+	// At most 2^31-1 reviewers (as Validate allows), so a reviewer's number fits an int32.
+	// With none, nothing below is read: an escalation finds no one (enqueue).
+	h.n, h.review, h.approve = max(min(c.Reviewers, maxInt32), 0), newDist(c.ReviewTime), c.Approve
 	h.rng = stream(seed, nsHumans, 0)
 	for cl := recovery.NoFailure; cl <= recovery.NonProgress; cl++ {
 		h.reviewBy[cl], h.approveBy[cl] = h.review, h.approve
@@ -67,7 +69,7 @@ func (h *humans) idle() (i int32, ok bool) {
 		h.free = h.free[:n-1]
 		return i, true
 	}
-	if len(h.desk) < h.n && len(h.desk) < maxInt32 {
+	if len(h.desk) < h.n {
 		h.desk = append(h.desk, review{})
 		return int32(len(h.desk) - 1), true
 	}
@@ -92,7 +94,7 @@ func (h *humans) enqueue(w *sim, a *agent, class recovery.Class) {
 		h.start(w, i, r)
 		return
 	}
-	if h.head > 0 && h.head*2 >= len(h.queue) {
+	if h.head*2 >= len(h.queue) {
 		h.queue = append(h.queue[:0], h.queue[h.head:]...)
 		h.head = 0
 	}
@@ -104,7 +106,7 @@ func (h *humans) start(w *sim, i int32, r review) {
 	// The case decides the review: its class's time and approval rate (the defaults when
 	// the scenario gives none, so the draws are the same as without classes).
 	d := h.reviewBy[r.class].duration(h.rng)
-	r.approved = h.rng.Float64() < h.approveBy[r.class]
+	r.approved = chance(h.rng, h.approveBy[r.class])
 	h.desk[i] = r
 	w.push(w.now+d, evReviewed, i, r.slot, r.tok)
 }
@@ -256,7 +258,7 @@ func (w *sim) consult(a *agent, j recovery.Judgement) {
 		}
 	}
 	sg := recovery.Suggestion{Action: right}
-	if w.super.model && !(a.rng.Float64() < w.super.accuracyFor(j.Trajectory)) {
+	if w.super.model && !chance(a.rng, w.super.accuracyFor(j.Trajectory)) {
 		// A wrong answer: another allowed action, or a request the guardrails must refuse
 		// (more budget, lifting a block, retrying what the policy stopped).
 		u := a.rng.Float64()

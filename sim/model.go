@@ -65,16 +65,13 @@ func (p *provider) init(sc *scenarios.Scenario, faults []fault, seed uint64) {
 	p.rng = stream(seed, nsModel, 0)
 }
 
-// refill brings both buckets up to now.
+// refill brings both buckets up to now. A bucket without its limit (capacity 0) stays at
+// or below 0, and admit never reads it.
 func (p *provider) refill(now int64) {
 	dt := float64(now - p.last)
 	p.last = now
-	if p.rCap > 0 {
-		p.rLevel = math.Min(p.rCap, p.rLevel+dt*p.rpm)
-	}
-	if p.tCap > 0 {
-		p.tLevel = math.Min(p.tCap, p.tLevel+dt*p.tpm)
-	}
+	p.rLevel = math.Min(p.rCap, p.rLevel+dt*p.rpm)
+	p.tLevel = math.Min(p.tCap, p.tLevel+dt*p.tpm)
 }
 
 // admit decides a call of n tokens at now: "" and the latency factor of an active brownout
@@ -105,7 +102,7 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 			return w.adm.why, w.adm.fault, 1
 		}
 	}
-	if p.failure > 0 && p.rng.Float64() < p.failure {
+	if p.failure > 0 && chance(p.rng, p.failure) {
 		return "model_error", -1, 1
 	}
 	return "", -1, w.adm.slow

@@ -123,7 +123,8 @@ func TestSupervisorAccuracyFor(t *testing.T) {
 
 // TestToolSpanCausedBy: a tool attempt's span names what it used: the investigation's
 // configuration span first, then the result of the step before it (none for the first step),
-// then the model turn that decided it. The investigation's span carries its tokens.
+// then the model turn that decided it; a model turn names the configuration and the result
+// before it. The investigation's span carries its tokens.
 func TestToolSpanCausedBy(t *testing.T) {
 	s := testScenario()
 	s.Workload.Investigations = 1
@@ -156,6 +157,14 @@ func TestToolSpanCausedBy(t *testing.T) {
 	for i, sp := range tools {
 		if !slices.Equal(sp.CausedBy, want[i]) {
 			t.Errorf("step %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
+		}
+	}
+	// A model turn names the configuration, then the last accepted result (none before the
+	// first step's).
+	want = [][]uint64{{cfg}, {cfg, tools[0].SpanID}}
+	for i, sp := range turns {
+		if !slices.Equal(sp.CausedBy, want[i]) {
+			t.Errorf("model turn %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
 		}
 	}
 }
@@ -229,6 +238,32 @@ func TestSupervisorWrongAnswers(t *testing.T) {
 	for k, p := range map[string]float64{"raise_budget": 0.2, "lift_block": 0.1, "retry": 0.15, "other": 0.55} {
 		if sd := math.Sqrt(n * p * (1 - p)); math.Abs(counts[k]-n*p) > 5*sd {
 			t.Errorf("%s: %v of %v wrong answers, want %v ± %.0f", k, counts[k], n, n*p, 5*sd)
+		}
+	}
+}
+
+// TestLinkJudged: a judgement's span names the operation under judgement when there is one,
+// and is caused by the configuration, then by the last result when there is one; what the
+// span held before is dropped.
+func TestLinkJudged(t *testing.T) {
+	key := record.OpKey{Investigation: 4, Step: 2}
+	for _, c := range []struct {
+		op     *opState
+		result uint64
+		want   []uint64
+	}{
+		{nil, 0, []uint64{5}},
+		{nil, 9, []uint64{5, 9}},
+		{&opState{key: key}, 0, []uint64{5}},
+		{&opState{key: key}, 9, []uint64{5, 9}},
+	} {
+		s := record.Span{CausedBy: []uint64{1, 2, 3}}
+		linkJudged(&s, &agent{op: c.op, cfgSpan: 5, resultSpan: c.result})
+		if !slices.Equal(s.CausedBy, c.want) {
+			t.Errorf("op %v, result %d: caused_by %v, want %v", c.op != nil, c.result, s.CausedBy, c.want)
+		}
+		if s.HasKey != (c.op != nil) || c.op != nil && s.OpKey != key {
+			t.Errorf("op %v, result %d: key %t %v", c.op != nil, c.result, s.HasKey, s.OpKey)
 		}
 	}
 }

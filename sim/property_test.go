@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -237,12 +238,22 @@ func TestPropertyBudgetOneSpend(t *testing.T) {
 	})
 }
 
-// runRapid runs s with invariant checks on and fails the check on an error or violation.
+// rapidDeadline bounds one run of a generated scenario.
+const rapidDeadline = 30 * time.Second
+
+// runRapid runs s with invariant checks on and fails the check on an error or violation,
+// or when the run has not ended after rapidDeadline (the generated fleets take
+// milliseconds): a simulator that no longer ends fails here rather than hanging the test.
 func runRapid(t *rapid.T, s *scenarios.Scenario, seed uint64) *record.Collector {
 	var c record.Collector
-	res, err := Run(context.Background(), s, seed, &c, Options{Check: true})
+	ctx, cancel := context.WithTimeout(context.Background(), rapidDeadline)
+	defer cancel()
+	res, err := Run(ctx, s, seed, &c, Options{Check: true})
 	if err != nil {
 		t.Fatalf("Run(seed %d): %v", seed, err)
+	}
+	if res.Partial {
+		t.Fatalf("Run(seed %d) had not ended after %v (%d events)", seed, rapidDeadline, res.Events)
 	}
 	if len(res.Violations) > 0 {
 		t.Fatalf("Run(seed %d): %d invariant violations, first: %s", seed, len(res.Violations), res.Violations[0])

@@ -49,3 +49,7 @@ func reseed(p *rand.PCG, seed, ns, id uint64) {
 	s2 := mix64(s1 ^ mix64(id+ns))
 	p.Seed(s1, s2)
 }
+
+// chance is one Bernoulli draw of probability p from r: true when the uniform draw in
+// [0, 1) falls below p, so p = 0 is never and p = 1 always. It always draws, p = 0 too.
+func chance(r *rand.Rand, p float64) bool { return r.Float64() < p }

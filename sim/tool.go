@@ -124,10 +124,12 @@ type request struct {
 	tok    int32 // the caller's wait token when it sent the attempt
 	tool   int32
 	op     *opState
-	start  int64
+	start  int64 // when its service started, once serving
 	lost   bool
 	execNo int32
 	gen    int32 // counts the slot's uses: a service end of an earlier use is stale
+	// serving: its service has started (it left the queue or never waited).
+	serving bool
 	// dropped: cancelled while queued; the slot is freed when the queue reaches it.
 	dropped bool
 	// over: its execution ended, was cancelled or dropped; the slot awaits reuse (or the
@@ -174,7 +176,7 @@ func (w *sim) send(a *agent) {
 		t.retries++
 	}
 	tok := w.wait(a, phAttempt)
-	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1, req: -1}
+	a.att = attempt{span: w.newSpanID(), sent: w.now, start: -1, no: op.attempts, fault: -1}
 	w.fx = attemptEffects{slow: 1}
 	for _, fi := range t.faults {
 		if w.faults[fi].fk.attempt(w, fi, a, tok) {
@@ -214,9 +216,8 @@ func (w *sim) send(a *agent) {
 		d = satInt(float64(d) * slow)
 	}
 	cpu := float64(d) * t.compute
-	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, start: -1, lost: lost, gen: gen,
+	w.reqs[ri] = request{agent: a.slot, invID: a.id, tok: tok, tool: op.tool, op: op, lost: lost, gen: gen,
 		dur: d, cpu: cpu}
-	a.att.req, a.att.gen = ri, gen
 	w.commitExec(a, op.tool, cpu)
 	if t.idem == scenarios.Keyed {
 		op.recorded, op.running = true, true
@@ -253,7 +254,7 @@ func (w *sim) startService(ri int32) {
 	r := &w.reqs[ri]
 	t := &w.tools[r.tool]
 	t.busy++
-	r.start = w.now
+	r.start, r.serving = w.now, true
 	r.op.execs++
 	r.execNo = r.op.execs
 	if a := w.agentFor(r.agent, r.invID); a != nil && a.waiting(phAttempt, r.tok) {
@@ -460,7 +461,7 @@ func (w *sim) cancel(ri int32) {
 	r.gen++ // its service end, if scheduled, is now stale
 	r.over = true
 	a := w.agentFor(r.agent, r.invID)
-	if r.start < 0 {
+	if !r.serving {
 		r.dropped = true
 		t.dropped++
 		if a != nil {

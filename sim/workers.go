@@ -183,7 +183,8 @@ func (p *workerPool) zoneSize(z int) int {
 }
 
 // takeWorker is the lowest-numbered free worker of a zone that is up, hired (and recorded
-// in the workers table) if it never worked; free() must hold.
+// in the workers table) if it never worked; free() must hold. Hiring past the pool's
+// capacity would mean the zones' accounting is wrong: it panics rather than hire forever.
 func (w *sim) takeWorker() int64 {
 	p := &w.pool
 	for {
@@ -191,6 +192,9 @@ func (w *sim) takeWorker() int64 {
 		if len(p.idle) > 0 {
 			k = p.idle.pop()
 		} else {
+			if p.hired == p.capacity {
+				panic("sim: every worker of the pool is hired or down, yet one was asked for")
+			}
 			p.hired++
 			k = int64(p.hired)
 			p.rec = record.Worker{Worker: k, Zone: p.zones[p.zoneOf(k)]}
