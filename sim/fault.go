@@ -198,12 +198,11 @@ func (p *params) text(k, v string) {
 // others spanning the run; Parameters is a small JSON object with the fields that matter.
 func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	*r = record.Fault{FaultID: f.id, Kind: string(f.kind), Start: 0, End: horizon}
-	switch {
-	case f.tool < 0: // every tool: the record names none
-	case int(f.tool) < len(sc.Tools):
-		r.Tool = sc.Tools[f.tool].Name
-	default: // the index after the tools' is the model's
-		r.Tool = scenarios.ModelTool
+	if f.tool >= 0 { // else every tool: the record names none
+		r.Tool = scenarios.ModelTool // the index after the tools' is the model's
+		if int(f.tool) < len(sc.Tools) {
+			r.Tool = sc.Tools[f.tool].Name
+		}
 	}
 	if f.fk.rule.Window {
 		r.Start, r.End, r.Window = f.start, f.end, true
