@@ -222,10 +222,8 @@ func (w *sim) scheduleArrival(i int32) {
 	at := w.now
 	arr := &w.sc.Workload.Arrival
 	switch arr.Kind {
-	case "poisson":
-		if arr.Rate.PerSecond > 0 {
-			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
-		}
+	case "poisson": // Validate holds its rate above 0
+		at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 	case "piecewise":
 		at = piecewiseNext(arr.Pieces, at, w.arrivals.ExpFloat64())
 	case "uniform":
