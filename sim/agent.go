@@ -222,10 +222,8 @@ func (w *sim) scheduleArrival(i int32) {
 	at := w.now
 	arr := &w.sc.Workload.Arrival
 	switch arr.Kind {
-	case "poisson":
-		if arr.Rate.PerSecond > 0 {
-			at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
-		}
+	case "poisson": // Validate holds its rate above 0
+		at = satAdd(at, satInt(w.arrivals.ExpFloat64()/arr.Rate.PerSecond*1e9))
 	case "piecewise":
 		at = piecewiseNext(arr.Pieces, at, w.arrivals.ExpFloat64())
 	case "uniform":
@@ -255,14 +253,14 @@ func piecewiseNext(ps []scenarios.Piece, now int64, e float64) int64 {
 				continue
 			}
 		}
+		// A quiet stretch (rate 0, never the last: Validate) takes forever to reach e, so it
+		// passes on with e whole.
 		r := p.Rate.PerSecond
-		if r > 0 {
-			dt := e / r * 1e9
-			if last || float64(now)+dt <= float64(end) {
-				return satAdd(now, satInt(dt))
-			}
-			e -= r * float64(end-now) / 1e9
+		dt := e / r * 1e9
+		if last || float64(now)+dt <= float64(end) {
+			return satAdd(now, satInt(dt))
 		}
+		e -= r * float64(end-now) / 1e9
 		now = end
 	}
 	return now

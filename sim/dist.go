@@ -38,10 +38,8 @@ func newDist(d scenarios.Dist) dist {
 			return dist{kind: scenarios.DistConstant}
 		}
 		mu := math.Log(d.Median)
-		sigma := 0.0
-		if d.P95 > d.Median {
-			sigma = (math.Log(d.P95) - mu) / z95
-		}
+		// A p95 at or below the median (or none) leaves no spread.
+		sigma := max((math.Log(d.P95)-mu)/z95, 0)
 		return dist{kind: d.Kind, a: mu, b: sigma, mean: math.Exp(mu + sigma*sigma/2)}
 	case scenarios.DistPareto:
 		m := math.Inf(1)

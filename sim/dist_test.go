@@ -121,3 +121,34 @@ func TestDistDegenerate(t *testing.T) {
 		}
 	}
 }
+
+// TestNewDistFields pins what newDist keeps of each family, exactly, with parameters other
+// than 1 (a product and a quotient by 1 look alike): the family, its two parameters and its
+// mean, and the constant 0 it falls back to where the family has no shape.
+func TestNewDistFields(t *testing.T) {
+	sigma := (math.Log(40) - math.Log(10)) / z95
+	for _, c := range []struct {
+		d    scenarios.Dist
+		want dist
+	}{
+		{scenarios.Dist{Kind: scenarios.DistConstant, Value: 3}, dist{kind: scenarios.DistConstant, a: 3, mean: 3}},
+		{scenarios.Dist{Kind: scenarios.DistExponential, Mean: 4}, dist{kind: scenarios.DistExponential, a: 0.25, mean: 4}},
+		{scenarios.Dist{Kind: scenarios.DistExponential}, dist{kind: scenarios.DistConstant}},
+		{scenarios.Dist{Kind: scenarios.DistUniform, Min: 2, Max: 6}, dist{kind: scenarios.DistUniform, a: 2, b: 6, mean: 4}},
+		{scenarios.Dist{Kind: scenarios.DistLognormal, Median: 10, P95: 40},
+			dist{kind: scenarios.DistLognormal, a: math.Log(10), b: sigma, mean: math.Exp(math.Log(10) + sigma*sigma/2)}},
+		{scenarios.Dist{Kind: scenarios.DistLognormal, Median: 10, P95: 10},
+			dist{kind: scenarios.DistLognormal, a: math.Log(10), mean: math.Exp(math.Log(10))}},
+		{scenarios.Dist{Kind: scenarios.DistLognormal, P95: 10}, dist{kind: scenarios.DistConstant}},
+		// Pareto: mean alpha·min/(alpha-1), infinite for alpha <= 1 (a min of 0 too).
+		{scenarios.Dist{Kind: scenarios.DistPareto, Min: 2, Alpha: 3}, dist{kind: scenarios.DistPareto, a: 2, b: 3, mean: 3}},
+		{scenarios.Dist{Kind: scenarios.DistPareto, Min: 4, Alpha: 5}, dist{kind: scenarios.DistPareto, a: 4, b: 5, mean: 5}},
+		{scenarios.Dist{Kind: scenarios.DistPareto, Min: 2, Alpha: 1}, dist{kind: scenarios.DistPareto, a: 2, b: 1, mean: math.Inf(1)}},
+		{scenarios.Dist{Kind: scenarios.DistPareto, Alpha: 1}, dist{kind: scenarios.DistPareto, b: 1, mean: math.Inf(1)}},
+		{scenarios.Dist{}, dist{kind: scenarios.DistConstant}},
+	} {
+		if got := newDist(c.d); got != c.want {
+			t.Errorf("newDist(%+v) = %+v, want %+v", c.d, got, c.want)
+		}
+	}
+}

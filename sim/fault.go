@@ -50,7 +50,8 @@ type faultKind struct {
 	// the caller's timeout itself), else it may slow the attempt or lose its reply (w.fx).
 	attempt func(w *sim, fi int32, a *agent, tok int32) bool
 	// model is called for each model call when the fault names the model; it returns
-	// true when it refused the call (w.adm says why), else it may slow the call (w.adm).
+	// true when it refused the call (w.adm says why; fi is the fault that refused it),
+	// else it may slow the call (w.adm).
 	model func(w *sim, fi int32) bool
 	// unreachable: while active, the tool cannot answer lookups either.
 	unreachable bool
@@ -82,9 +83,8 @@ type attemptEffects struct {
 
 // admission is the outcome of the faults on one model call.
 type admission struct {
-	why   string  // the refusal's error, "" when admitted
-	fault int32   // the fault that refused it, -1 none
-	slow  float64 // latency factor when admitted
+	why  string  // the refusal's error, "" when admitted
+	slow float64 // latency factor when admitted
 }
 
 var faultKinds = map[scenarios.FaultKind]*faultKind{}
@@ -198,12 +198,11 @@ func (p *params) text(k, v string) {
 // others spanning the run; Parameters is a small JSON object with the fields that matter.
 func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	*r = record.Fault{FaultID: f.id, Kind: string(f.kind), Start: 0, End: horizon}
-	switch {
-	case f.tool < 0: // every tool: the record names none
-	case int(f.tool) < len(sc.Tools):
-		r.Tool = sc.Tools[f.tool].Name
-	default: // the index after the tools' is the model's
-		r.Tool = scenarios.ModelTool
+	if f.tool >= 0 { // else every tool: the record names none
+		r.Tool = scenarios.ModelTool // the index after the tools' is the model's
+		if int(f.tool) < len(sc.Tools) {
+			r.Tool = sc.Tools[f.tool].Name
+		}
 	}
 	if f.fk.rule.Window {
 		r.Start, r.End, r.Window = f.start, f.end, true

@@ -57,7 +57,7 @@ func init() {
 			}
 			b := f.x.(*brownout)
 			if chance(f.rng, b.p) {
-				w.adm.why, w.adm.fault = "unavailable", fi
+				w.adm.why = "unavailable"
 				return true
 			}
 			w.adm.slow *= b.slowdown

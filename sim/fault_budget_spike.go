@@ -21,7 +21,7 @@ func init() {
 			p.field("factor", b.tokens)
 		},
 		investigation: func(w *sim, f *fault, a, _ *agent) {
-			if b := f.x.(*budgetSpike); f.hits(w, a, b.p) && b.tokens > 0 {
+			if b := f.x.(*budgetSpike); f.hits(w, a, b.p) { // Validate holds the factor at 1 or more
 				a.spike *= b.tokens
 				a.spikeFault = f.id
 			}

@@ -24,7 +24,7 @@ func init() {
 		},
 		model: func(w *sim, fi int32) bool {
 			if w.faults[fi].active(w.now) {
-				w.adm.why, w.adm.fault = "unavailable", fi
+				w.adm.why = "unavailable"
 				return true
 			}
 			return false

@@ -27,7 +27,7 @@ func init() {
 		model: func(w *sim, fi int32) bool {
 			f := &w.faults[fi]
 			if p := f.x.(*transient).p; p > 0 && chance(f.rng, p) {
-				w.adm.why, w.adm.fault = "model_error", fi
+				w.adm.why = "model_error"
 				return true
 			}
 			return false

@@ -103,10 +103,10 @@ func zoneCrash(w *sim, fi int32) {
 		a.crashTok++ // its own crash clocks are void: the worker is gone
 		w.kill(a, fi)
 	}
-	if p := &w.pool; p.capacity > 0 {
-		z.lost = int(math.Round(z.share * float64(p.capacity)))
-		p.down += z.lost
-	}
+	// A share of no pool (capacity 0) is 0 workers.
+	p := &w.pool
+	z.lost = int(math.Round(z.share * float64(p.capacity)))
+	p.down += z.lost
 }
 
 // zoneDown takes zone name down under fault fi: its workers leave the pool, and every

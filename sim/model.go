@@ -83,10 +83,10 @@ func (p *provider) refill(now int64) {
 // error, the failure probability).
 func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	p := &w.model
-	w.adm = admission{fault: -1, slow: 1}
+	w.adm = admission{slow: 1}
 	for _, fi := range p.faults {
 		if fk := w.faults[fi].fk; fk.unreachable && fk.model(w, fi) {
-			return w.adm.why, w.adm.fault, 1
+			return w.adm.why, fi, 1
 		}
 	}
 	p.refill(w.now)
@@ -99,7 +99,7 @@ func (w *sim) admit(n int64) (refusal string, fault int32, slow float64) {
 	p.tLevel -= float64(n)
 	for _, fi := range p.faults {
 		if fk := w.faults[fi].fk; !fk.unreachable && fk.model(w, fi) {
-			return w.adm.why, w.adm.fault, 1
+			return w.adm.why, fi, 1
 		}
 	}
 	if p.failure > 0 && chance(p.rng, p.failure) {

@@ -159,6 +159,25 @@ func TestToolSpanCausedBy(t *testing.T) {
 			t.Errorf("step %d: caused_by %v, want %v", i, sp.CausedBy, want[i])
 		}
 	}
+	// Each step's result is named once, by its operation, and the validation reads it; the
+	// tool read the configuration.
+	for i, sp := range tools {
+		if want := fmt.Sprintf("result/1/%d/0", i); sp.OutputRef != want || sp.InputRef != "cfg/1" {
+			t.Errorf("step %d: input %q, output %q; want cfg/1, %s", i, sp.InputRef, sp.OutputRef, want)
+		}
+	}
+	validated := 0
+	for _, sp := range c.Spans {
+		if sp.Operation == record.OpValidate {
+			if want := fmt.Sprintf("result/1/%d/0", validated); sp.InputRef != want {
+				t.Errorf("validation %d: input %q, want %s", validated, sp.InputRef, want)
+			}
+			validated++
+		}
+	}
+	if validated != 2 {
+		t.Errorf("%d validations, want 2", validated)
+	}
 	// A model turn names the configuration, then the last accepted result (none before the
 	// first step's).
 	want = [][]uint64{{cfg}, {cfg, tools[0].SpanID}}

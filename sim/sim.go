@@ -195,14 +195,12 @@ func (w *sim) run(ctx context.Context) {
 		w.faults[i].record(w.sc, &w.flt, w.horizon)
 		w.sink.Fault(&w.flt)
 	}
-	if w.roots > 0 {
-		w.scheduleArrival(0)
-		w.push(sampleEvery, evSample, 0, 0, 0)
-		for _, fi := range w.timed {
-			f := &w.faults[fi]
-			w.push(f.start, evFaultBegin, fi, 0, 0)
-			w.push(f.end, evFaultEnd, fi, 0, 0)
-		}
+	w.scheduleArrival(0) // Validate gives every run at least one root
+	w.push(sampleEvery, evSample, 0, 0, 0)
+	for _, fi := range w.timed {
+		f := &w.faults[fi]
+		w.push(f.start, evFaultBegin, fi, 0, 0)
+		w.push(f.end, evFaultEnd, fi, 0, 0)
 	}
 	w.loop(ctx)
 	w.finish()

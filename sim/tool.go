@@ -200,7 +200,7 @@ func (w *sim) send(a *agent) {
 		w.armTimeout(a, t, tok)
 		return
 	}
-	if t.qlimit > 0 && t.conc > 0 && int(t.busy) >= t.conc && t.waiting() >= t.qlimit {
+	if t.qlimit > 0 && int(t.busy) >= t.conc && t.waiting() >= t.qlimit { // unlimited: none waits
 		// Load shedding: the tool refuses the attempt at once; nothing executes.
 		w.push(w.now, evFastReply, a.slot, tok, replyOverload)
 		return

@@ -94,8 +94,8 @@ func (p *workerPool) init(wl *scenarios.Workload) {
 		p.hold[st] = len(wl.HoldWorker) == 0
 	}
 	for _, name := range wl.HoldWorker {
-		for st := recovery.Pending; st <= recovery.Terminated; st++ {
-			if st.String() == name {
+		for st := range p.hold {
+			if recovery.State(st).String() == name {
 				p.hold[st] = true
 			}
 		}
@@ -136,9 +136,7 @@ func (p *workerPool) init(wl *scenarios.Workload) {
 // smallest largest partial quotient (the nearest first on a tie): the positions of any
 // first n workers then spread evenly, as those of the golden ratio do.
 func stride(c int) int {
-	if c <= 2 {
-		return 1
-	}
+	// c <= 2 leaves no candidate but 1 (or none): the stride is 1.
 	mid := int(math.Round(float64(c) / math.Phi))
 	best, bestQ := 1, math.MaxInt
 	for d := 0; d <= 32; d++ {

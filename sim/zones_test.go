@@ -275,3 +275,24 @@ func TestStrideSearchesThirtyTwoEachWay(t *testing.T) {
 		}
 	}
 }
+
+// TestStrideOfSmallPools: a pool of 0, 1 or 2 workers steps by 1; from 3 on the stride is
+// the best candidate near c/φ: 2 for 3, 3 for 4 and 5, 5 for 6 and 7 (1 never wins
+// another coprime candidate: its ratio 1/c has the largest quotient of all, c).
+func TestStrideOfSmallPools(t *testing.T) {
+	for c, want := range []int{1, 1, 1, 2, 3, 3, 5, 5} {
+		if got := stride(c); got != want {
+			t.Errorf("stride(%d) = %d, want %d", c, got, want)
+		}
+		if c >= 1 && gcd(stride(c), c) != 1 {
+			t.Errorf("stride(%d) = %d is not coprime to %d", c, stride(c), c)
+		}
+	}
+}
+
+func gcd(a, b int) int {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
