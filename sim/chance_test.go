@@ -53,3 +53,35 @@ func TestHitsAtItsDraw(t *testing.T) {
 		}
 	}
 }
+
+// fixedSource is a rand.Source that always answers u.
+type fixedSource uint64
+
+func (s fixedSource) Uint64() uint64 { return uint64(s) }
+
+// TestPickToolAtItsEdges: the mix's cumulative weights cut [0, total) into half-open
+// stretches, one a tool: a draw exactly on a cut goes to the tool after it.
+func TestPickToolAtItsEdges(t *testing.T) {
+	w := &sim{mixTool: []int32{7, 8, 9}, mixCum: []float64{1, 2, 4}}
+	half := uint64(1) << 52 // Float64() = 0.5, u = 0.5·4 = 2: the cut before the third
+	for _, c := range []struct {
+		src  uint64
+		want int32
+	}{
+		{0, 7},             // u = 0
+		{half / 2, 8},      // u = 0.25·4 = 1: the first cut
+		{half/2 - 1, 7},    // just below it
+		{half, 9},          // u = 2: the second cut
+		{half - 1, 8},      // just below it
+		{1<<53 - 1, 9},     // the largest draw
+		{half + half/2, 9}, // u = 3
+	} {
+		if got := w.pickTool(rand.New(fixedSource(c.src))); got != c.want {
+			t.Errorf("draw %v: tool %d, want %d", float64(c.src)/(1<<53), got, c.want)
+		}
+	}
+	one := &sim{mixTool: []int32{5}, mixCum: []float64{3}}
+	if got := one.pickTool(rand.New(fixedSource(half))); got != 5 {
+		t.Errorf("a mix of one: tool %d, want 5", got)
+	}
+}

@@ -24,11 +24,7 @@ func init() {
 			Size:  scenarios.FaultSize{Slowdown: func(f *scenarios.Fault) float64 { return f.Slowdown }},
 		},
 		build: func(f *fault, c *scenarios.Fault) {
-			b := &brownout{p: c.Probability, slowdown: c.Slowdown}
-			if b.slowdown <= 0 {
-				b.slowdown = 1
-			}
-			f.x = b
+			f.x = &brownout{p: c.Probability, slowdown: c.Slowdown} // Validate: slowdown >= 1
 		},
 		params: func(f *fault, p *params) {
 			b := f.x.(*brownout)

@@ -258,3 +258,27 @@ func TestPolicyRefusesUnknownWords(t *testing.T) {
 		t.Errorf("Policy: subagents %+v, non-progress repeats %d, %v; want %+v and 3", p.Subagents, p.NonProgressRepeats, err, want)
 	}
 }
+
+// TestPolicyHumansAvailable: humans are there to escalate to only with at least one
+// reviewer; a humans block of 0 reviewers is nobody, so an escalation terminates.
+func TestPolicyHumansAvailable(t *testing.T) {
+	for _, c := range []struct {
+		humans *scenarios.Humans
+		want   bool
+	}{
+		{nil, false},
+		{&scenarios.Humans{Reviewers: 0}, false},
+		{&scenarios.Humans{Reviewers: 1}, true},
+		{&scenarios.Humans{Reviewers: 3}, true},
+	} {
+		r := scenarios.Defaults().Recovery
+		r.Humans = c.humans
+		p, err := Policy(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.HumansAvailable != c.want {
+			t.Errorf("humans %+v: available %t, want %t", c.humans, p.HumansAvailable, c.want)
+		}
+	}
+}

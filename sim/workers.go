@@ -94,8 +94,8 @@ func (p *workerPool) init(wl *scenarios.Workload) {
 		p.hold[st] = len(wl.HoldWorker) == 0
 	}
 	for _, name := range wl.HoldWorker {
-		for st := recovery.Pending; st <= recovery.Terminated; st++ {
-			if st.String() == name {
+		for st := range p.hold {
+			if recovery.State(st).String() == name {
 				p.hold[st] = true
 			}
 		}
