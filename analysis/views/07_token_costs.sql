@@ -14,26 +14,36 @@
 -- wasted_tokens: tokens counted as wasted (each turn once).
 CREATE OR REPLACE VIEW token_costs AS
 WITH plans AS (
-    SELECT run_id, investigation_id, span_id, start,
+    SELECT rowid AS plan_row, run_id, investigation_id, span_id, start,
            coalesce(input_tokens, 0) + coalesce(output_tokens, 0) AS tokens
     FROM spans
     WHERE operation = 'plan' AND kind = 'model_turn'
 ),
+-- Every link from an execute_tool span to a span in its caused_by. Most links name spans
+-- that are no model turn, and retries repeat their operation's links.
+links AS (
+    SELECT run_id, unnest(caused_by) AS plan_span, op_key
+    FROM spans
+    WHERE operation = 'execute_tool' AND op_key IS NOT NULL
+),
+-- caused: each model turn with each operation it decided, once. The links are joined to
+-- the model turns before the repeated ones are dropped, so the DISTINCT sees only the
+-- links to model turns (about a third of them). plan_row keeps two rows of spans that
+-- are alike in every column here two turns.
 caused AS (
-    SELECT DISTINCT s.run_id, unnest(s.caused_by) AS plan_span, s.op_key
-    FROM spans s
-    WHERE s.operation = 'execute_tool' AND s.op_key IS NOT NULL
+    SELECT DISTINCT p.plan_row, p.run_id, p.investigation_id, p.span_id, p.start, p.tokens, l.op_key
+    FROM links l
+    JOIN plans p ON p.run_id = l.run_id AND p.span_id = l.plan_span
 ),
 valid_ops AS (
     SELECT DISTINCT run_id, op_key FROM spans
     WHERE operation = 'validate' AND status = 'ok' AND op_key IS NOT NULL
 ),
 turns AS (
-    SELECT p.run_id, p.investigation_id, p.span_id, p.tokens, c.op_key,
+    SELECT c.run_id, c.investigation_id, c.span_id, c.tokens, c.op_key,
            v.op_key IS NULL AS discarded,
-           row_number() OVER (PARTITION BY p.run_id, c.op_key ORDER BY p.start, p.span_id) > 1 AS duplicate
-    FROM plans p
-    JOIN caused c ON c.run_id = p.run_id AND c.plan_span = p.span_id
+           row_number() OVER (PARTITION BY c.run_id, c.op_key ORDER BY c.start, c.span_id) > 1 AS duplicate
+    FROM caused c
     LEFT JOIN valid_ops v ON v.run_id = c.run_id AND v.op_key = c.op_key
 ),
 wasted_turns AS (
