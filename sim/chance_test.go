@@ -6,6 +6,18 @@ import (
 	"testing"
 )
 
+// drawEdge is a probability p and whether an event drawn below p happens for a given draw.
+type drawEdge struct {
+	p    float64
+	want bool
+}
+
+// drawEdges are the probabilities around the draw u: 0, just below u, u itself (all
+// misses: the event needs a draw below p), just above u and 1 (hits).
+func drawEdges(u float64) []drawEdge {
+	return []drawEdge{{0, false}, {math.Nextafter(u, 0), false}, {u, false}, {math.Nextafter(u, 1), true}, {1, true}}
+}
+
 // TestChanceAtItsDraw pins the Bernoulli draw at its edge: the event happens when the
 // uniform draw is below p, so a p equal to the draw is a miss and the next float64 above it
 // a hit; every call draws exactly once, p = 0 and p = 1 too.
@@ -13,16 +25,7 @@ func TestChanceAtItsDraw(t *testing.T) {
 	fresh := func() *rand.Rand { return rand.New(rand.NewPCG(28, 3307)) }
 	r := fresh()
 	u, next := r.Float64(), r.Float64()
-	for _, c := range []struct {
-		p    float64
-		want bool
-	}{
-		{0, false},
-		{math.Nextafter(u, 0), false},
-		{u, false},
-		{math.Nextafter(u, 1), true},
-		{1, true},
-	} {
+	for _, c := range drawEdges(u) {
 		r := fresh()
 		if got := chance(r, c.p); got != c.want {
 			t.Errorf("chance(p = %v) with the draw %v: %t, want %t", c.p, u, got, c.want)
@@ -38,16 +41,7 @@ func TestChanceAtItsDraw(t *testing.T) {
 func TestHitsAtItsDraw(t *testing.T) {
 	w, f, a := &sim{seed: 3307}, &fault{key: nameKey("bad-config")}, &agent{key: mix64(1)}
 	u := hashUnit(w.seed, f.key, a.key, 0)
-	for _, c := range []struct {
-		p    float64
-		want bool
-	}{
-		{0, false},
-		{math.Nextafter(u, 0), false},
-		{u, false},
-		{math.Nextafter(u, 1), true},
-		{1, true},
-	} {
+	for _, c := range drawEdges(u) {
 		if got := f.hits(w, a, c.p); got != c.want {
 			t.Errorf("hits(p = %v) with the draw %v: %t, want %t", c.p, u, got, c.want)
 		}
