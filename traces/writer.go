@@ -13,12 +13,8 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// DefaultBatchRows is the number of rows per record batch when Options.BatchRows is 0. A
-// load holds up to four batches of a table at once (one being built, two waiting, one being
-// inserted), so the batch size sets the Arrow memory of a run in flight; 16,384 rows hold a
-// quarter of what 65,536 did, with fewer pages to fault in (docs/performance.md, "Smaller
-// batches").
-const DefaultBatchRows = 1 << 14
+// DefaultBatchRows is the number of rows per record batch when Options.BatchRows is 0.
+const DefaultBatchRows = 1 << 16
 
 // Options configure a Writer.
 type Options struct {
