@@ -48,6 +48,7 @@ const peakTargetMiB = 1024
 
 func peakMemory(b *testing.B, sets ...string) {
 	analysis.LimitGoHeap() // as the binary does
+	analysis.TuneMalloc()
 	s, err := scenarios.Load("research-fleet", append([]string{"workload.investigations=100000"}, sets...))
 	if err != nil {
 		b.Fatal(err)

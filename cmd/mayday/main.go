@@ -21,6 +21,7 @@ var version = "dev"
 
 func main() {
 	analysis.LimitGoHeap()
+	analysis.TuneMalloc()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	stopProfile := startCPUProfile(os.Getenv("MAYDAY_CPUPROFILE"))
 	code := execute(ctx)
