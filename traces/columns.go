@@ -3,11 +3,44 @@ package traces
 import (
 	"fmt"
 
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
-// The typed builders of each table, bound once by column name so that the hot path appends
-// without interface calls or type switches, and a renamed column fails at construction.
+// The columns of each table (cols.go), bound once by column name so that the hot path
+// appends without interface calls or type switches, and a renamed column fails at
+// construction.
+
+type (
+	i32Col = fixedCol[int32]
+	i64Col = fixedCol[int64]
+	u64Col = fixedCol[uint64]
+	f64Col = fixedCol[float64]
+	tsCol  = fixedCol[arrow.Timestamp]
+)
+
+// named is a column and the name of its field in the table's schema.
+type named struct {
+	name string
+	col  column
+}
+
+// inOrder returns table t's columns in the order of its schema; a column the schema lacks,
+// or a field without a column, panics.
+func inOrder(t Table, cols ...named) []column {
+	fields := schemas[t].Fields()
+	if len(cols) != len(fields) {
+		panic(fmt.Sprintf("traces: table %s has %d columns, the writer binds %d", t, len(fields), len(cols)))
+	}
+	out := make([]column, len(fields))
+	for _, c := range cols {
+		i := fieldIndex(t, c.name)
+		if out[i] != nil {
+			panic(fmt.Sprintf("traces: column %s.%s bound twice", t, c.name))
+		}
+		out[i] = c.col
+	}
+	return out
+}
 
 func fieldIndex(t Table, name string) int {
 	idx := schemas[t].FieldIndices(name)
@@ -17,191 +50,188 @@ func fieldIndex(t Table, name string) int {
 	return idx[0]
 }
 
-func field[B array.Builder](b *array.RecordBuilder, name string) B {
-	idx := b.Schema().FieldIndices(name)
-	if len(idx) != 1 {
-		panic(fmt.Sprintf("traces: schema has no column %q", name))
-	}
-	f, ok := b.Field(idx[0]).(B)
-	if !ok {
-		panic(fmt.Sprintf("traces: column %q is %s, built by %T", name, b.Schema().Field(idx[0]).Type, b.Field(idx[0])))
-	}
-	return f
-}
-
-func str(b *array.RecordBuilder, name string) *array.StringBuilder {
-	return field[*array.StringBuilder](b, name)
-}
-func i32b(b *array.RecordBuilder, name string) *array.Int32Builder {
-	return field[*array.Int32Builder](b, name)
-}
-func i64b(b *array.RecordBuilder, name string) *array.Int64Builder {
-	return field[*array.Int64Builder](b, name)
-}
-func f64b(b *array.RecordBuilder, name string) *array.Float64Builder {
-	return field[*array.Float64Builder](b, name)
-}
-func boolb(b *array.RecordBuilder, name string) *array.BooleanBuilder {
-	return field[*array.BooleanBuilder](b, name)
-}
-func tsb(b *array.RecordBuilder, name string) *array.TimestampBuilder {
-	return field[*array.TimestampBuilder](b, name)
-}
-
 type invCols struct {
-	runID                                   *array.StringBuilder
-	id, parent, root                        *array.Int64Builder
-	depth                                   *array.Int32Builder
-	arrived, ended                          *array.TimestampBuilder
-	final, reason                           *array.StringBuilder
-	steps, attempts, revisions, escalations *array.Int32Builder
-	tokens                                  *array.Int64Builder
-	compute                                 *array.Float64Builder
-	trulyValid, validated                   *array.BooleanBuilder
-	crashes                                 *array.Int32Builder
-	scope                                   *array.StringBuilder
+	runID                                   strCol
+	id, parent, root                        i64Col
+	depth                                   i32Col
+	arrived, ended                          tsCol
+	final, reason                           strCol
+	steps, attempts, revisions, escalations i32Col
+	tokens                                  i64Col
+	compute                                 f64Col
+	trulyValid, validated                   boolCol
+	crashes                                 i32Col
+	scope                                   strCol
 }
 
-func (c *invCols) bind(b *array.RecordBuilder) {
-	*c = invCols{
-		runID: str(b, "run_id"), id: i64b(b, "investigation_id"), parent: i64b(b, "parent_id"),
-		root: i64b(b, "root_id"), depth: i32b(b, "depth"),
-		arrived: tsb(b, "arrived_at"), ended: tsb(b, "ended_at"),
-		final: str(b, "final_state"), reason: str(b, "termination_reason"),
-		steps: i32b(b, "steps"), attempts: i32b(b, "attempts"), revisions: i32b(b, "revisions"),
-		escalations: i32b(b, "escalations"), tokens: i64b(b, "tokens"), compute: f64b(b, "compute"),
-		trulyValid: boolb(b, "truly_valid"), validated: boolb(b, "validated"), crashes: i32b(b, "crashes"),
-		scope: str(b, "scope"),
-	}
+func (c *invCols) bind() []column {
+	return inOrder(Investigations,
+		named{"run_id", &c.runID}, named{"investigation_id", &c.id},
+		named{"parent_id", &c.parent}, named{"root_id", &c.root}, named{"depth", &c.depth},
+		named{"arrived_at", &c.arrived}, named{"ended_at", &c.ended},
+		named{"final_state", &c.final}, named{"termination_reason", &c.reason},
+		named{"steps", &c.steps}, named{"attempts", &c.attempts},
+		named{"revisions", &c.revisions}, named{"escalations", &c.escalations},
+		named{"tokens", &c.tokens}, named{"compute", &c.compute},
+		named{"truly_valid", &c.trulyValid}, named{"validated", &c.validated},
+		named{"crashes", &c.crashes}, named{"scope", &c.scope},
+	)
 }
 
 type spanCols struct {
-	runID                           *array.StringBuilder
-	trace, span, parent, inv, agent *array.Int64Builder
-	operation, kind, tool           *array.StringBuilder
-	toolVersion, model, opKey       *array.StringBuilder
-	attempt                         *array.Int32Builder
-	start, end                      *array.TimestampBuilder
-	queueWait                       *array.Float64Builder
-	status, failureClass, faultID   *array.StringBuilder
-	inTokens, outTokens             *array.Int64Builder
-	compute                         *array.Float64Builder
-	inRef, outRef                   *array.StringBuilder
-	causedBy                        *array.ListBuilder
-	causedByV                       *array.Int64Builder
-	worker                          *array.Int64Builder
+	runID                           strCol
+	trace, span, parent, inv, agent i64Col
+	operation, kind, tool           strCol
+	toolVersion, model, opKey       strCol
+	attempt                         i32Col
+	start, end                      tsCol
+	queueWait                       f64Col
+	status, failureClass, faultID   strCol
+	inTokens, outTokens             i64Col
+	compute                         f64Col
+	inRef, outRef                   strCol
+	causedBy                        i64ListCol
+	worker                          i64Col
 }
 
-func (c *spanCols) bind(b *array.RecordBuilder) {
-	*c = spanCols{
-		runID: str(b, "run_id"), trace: i64b(b, "trace_id"), span: i64b(b, "span_id"),
-		parent: i64b(b, "parent_span_id"), inv: i64b(b, "investigation_id"), agent: i64b(b, "agent_id"),
-		operation: str(b, "operation"), kind: str(b, "kind"), tool: str(b, "tool"), toolVersion: str(b, "tool_version"),
-		model: str(b, "model"), opKey: str(b, "op_key"), attempt: i32b(b, "attempt"),
-		start: tsb(b, "start"), end: tsb(b, "end"), queueWait: f64b(b, "queue_wait"),
-		status: str(b, "status"), failureClass: str(b, "failure_class"), faultID: str(b, "fault_id"),
-		inTokens: i64b(b, "input_tokens"), outTokens: i64b(b, "output_tokens"), compute: f64b(b, "compute"),
-		inRef: str(b, "input_ref"), outRef: str(b, "output_ref"),
-		causedBy: field[*array.ListBuilder](b, "caused_by"), worker: i64b(b, "worker"),
-	}
-	c.causedByV = c.causedBy.ValueBuilder().(*array.Int64Builder)
+func (c *spanCols) bind() []column {
+	return inOrder(Spans,
+		named{"run_id", &c.runID}, named{"trace_id", &c.trace}, named{"span_id", &c.span},
+		named{"parent_span_id", &c.parent}, named{"investigation_id", &c.inv},
+		named{"agent_id", &c.agent}, named{"operation", &c.operation}, named{"kind", &c.kind},
+		named{"tool", &c.tool}, named{"tool_version", &c.toolVersion}, named{"model", &c.model},
+		named{"op_key", &c.opKey}, named{"attempt", &c.attempt}, named{"start", &c.start},
+		named{"end", &c.end}, named{"queue_wait", &c.queueWait}, named{"status", &c.status},
+		named{"failure_class", &c.failureClass}, named{"fault_id", &c.faultID},
+		named{"input_tokens", &c.inTokens}, named{"output_tokens", &c.outTokens},
+		named{"compute", &c.compute}, named{"input_ref", &c.inRef},
+		named{"output_ref", &c.outRef}, named{"caused_by", &c.causedBy},
+		named{"worker", &c.worker},
+	)
 }
 
 type spanAttrCols struct {
-	runID      *array.StringBuilder
-	span       *array.Int64Builder
-	key, value *array.StringBuilder
+	runID      strCol
+	span       i64Col
+	key, value strCol
 }
 
 type toolArgCols struct {
-	runID, tool, key, value *array.StringBuilder
+	runID, tool, key, value strCol
 }
 
-func (c *spanAttrCols) bind(b *array.RecordBuilder) {
-	*c = spanAttrCols{runID: str(b, "run_id"), span: i64b(b, "span_id"), key: str(b, "key"), value: str(b, "value")}
+func (c *spanAttrCols) bind() []column {
+	return inOrder(SpanAttrs,
+		named{"run_id", &c.runID}, named{"span_id", &c.span}, named{"key", &c.key},
+		named{"value", &c.value},
+	)
 }
 
-func (c *toolArgCols) bind(b *array.RecordBuilder) {
-	*c = toolArgCols{runID: str(b, "run_id"), tool: str(b, "tool"), key: str(b, "key"), value: str(b, "value")}
+func (c *toolArgCols) bind() []column {
+	return inOrder(ToolArgs,
+		named{"run_id", &c.runID}, named{"tool", &c.tool}, named{"key", &c.key},
+		named{"value", &c.value},
+	)
 }
 
 type trCols struct {
-	runID                                 *array.StringBuilder
-	inv                                   *array.Int64Builder
-	at                                    *array.TimestampBuilder
-	from, to, event, failureClass, action *array.StringBuilder
-	decidedBy, reason                     *array.StringBuilder
-	attempt                               *array.Int32Builder
+	runID                                 strCol
+	inv                                   i64Col
+	at                                    tsCol
+	from, to, event, failureClass, action strCol
+	decidedBy, reason                     strCol
+	attempt                               i32Col
 }
 
-func (c *trCols) bind(b *array.RecordBuilder) {
-	*c = trCols{
-		runID: str(b, "run_id"), inv: i64b(b, "investigation_id"), at: tsb(b, "at"),
-		from: str(b, "from_state"), to: str(b, "to_state"), event: str(b, "event"),
-		failureClass: str(b, "failure_class"), action: str(b, "action"),
-		decidedBy: str(b, "decided_by"), reason: str(b, "reason"), attempt: i32b(b, "attempt"),
-	}
+func (c *trCols) bind() []column {
+	return inOrder(Transitions,
+		named{"run_id", &c.runID}, named{"investigation_id", &c.inv}, named{"at", &c.at},
+		named{"from_state", &c.from}, named{"to_state", &c.to}, named{"event", &c.event},
+		named{"failure_class", &c.failureClass}, named{"action", &c.action},
+		named{"decided_by", &c.decidedBy}, named{"reason", &c.reason},
+		named{"attempt", &c.attempt},
+	)
 }
 
 type exCols struct {
-	runID, tool, opKey *array.StringBuilder
-	inv                *array.Int64Builder
-	execution          *array.Int32Builder
-	start, end         *array.TimestampBuilder
-	outcome            *array.StringBuilder
-	delivered          *array.BooleanBuilder
-	compute            *array.Float64Builder
-	sideEffects        *array.BooleanBuilder
+	runID, tool, opKey strCol
+	inv                i64Col
+	execution          i32Col
+	start, end         tsCol
+	outcome            strCol
+	delivered          boolCol
+	compute            f64Col
+	sideEffects        boolCol
 }
 
-func (c *exCols) bind(b *array.RecordBuilder) {
-	*c = exCols{
-		runID: str(b, "run_id"), tool: str(b, "tool"), opKey: str(b, "op_key"),
-		inv: i64b(b, "investigation_id"), execution: i32b(b, "execution"),
-		start: tsb(b, "start"), end: tsb(b, "end"), outcome: str(b, "outcome"),
-		delivered: boolb(b, "delivered"), compute: f64b(b, "compute"),
-		sideEffects: boolb(b, "side_effects"),
-	}
+func (c *exCols) bind() []column {
+	return inOrder(Executions,
+		named{"run_id", &c.runID}, named{"tool", &c.tool}, named{"op_key", &c.opKey},
+		named{"investigation_id", &c.inv}, named{"execution", &c.execution},
+		named{"start", &c.start}, named{"end", &c.end}, named{"outcome", &c.outcome},
+		named{"delivered", &c.delivered}, named{"compute", &c.compute},
+		named{"side_effects", &c.sideEffects},
+	)
 }
 
 type faultCols struct {
-	runID, id, kind, tool        *array.StringBuilder
-	start, end, winStart, winEnd *array.TimestampBuilder
-	params, hits                 *array.StringBuilder
+	runID, id, kind, tool        strCol
+	start, end, winStart, winEnd tsCol
+	params, hits                 strCol
 }
 
-func (c *faultCols) bind(b *array.RecordBuilder) {
-	*c = faultCols{
-		runID: str(b, "run_id"), id: str(b, "fault_id"), kind: str(b, "kind"), tool: str(b, "tool"),
-		start: tsb(b, "start"), end: tsb(b, "end"), params: str(b, "parameters"),
-		winStart: tsb(b, "window_start"), winEnd: tsb(b, "window_end"), hits: str(b, "hits"),
-	}
+func (c *faultCols) bind() []column {
+	return inOrder(Faults,
+		named{"run_id", &c.runID}, named{"fault_id", &c.id}, named{"kind", &c.kind},
+		named{"tool", &c.tool}, named{"start", &c.start}, named{"end", &c.end},
+		named{"parameters", &c.params}, named{"window_start", &c.winStart},
+		named{"window_end", &c.winEnd}, named{"hits", &c.hits},
+	)
 }
 
 type sampCols struct {
-	runID, tool                 *array.StringBuilder
-	at                          *array.TimestampBuilder
-	queued, inService, parked   *array.Int32Builder
-	budget                      *array.Float64Builder
-	breaker                     *array.StringBuilder
-	attempts, failures, retries *array.Int32Builder
+	runID, tool                 strCol
+	at                          tsCol
+	queued, inService, parked   i32Col
+	budget                      f64Col
+	breaker                     strCol
+	attempts, failures, retries i32Col
 }
 
-func (c *sampCols) bind(b *array.RecordBuilder) {
-	*c = sampCols{
-		runID: str(b, "run_id"), tool: str(b, "tool"), at: tsb(b, "at"),
-		queued: i32b(b, "queued"), inService: i32b(b, "in_service"), parked: i32b(b, "parked"),
-		budget: f64b(b, "budget_tokens"), breaker: str(b, "breaker_state"),
-		attempts: i32b(b, "attempts"), failures: i32b(b, "failures"), retries: i32b(b, "retries"),
-	}
+func (c *sampCols) bind() []column {
+	return inOrder(ToolSamples,
+		named{"run_id", &c.runID}, named{"tool", &c.tool}, named{"at", &c.at},
+		named{"queued", &c.queued}, named{"in_service", &c.inService},
+		named{"parked", &c.parked}, named{"budget_tokens", &c.budget},
+		named{"breaker_state", &c.breaker}, named{"attempts", &c.attempts},
+		named{"failures", &c.failures}, named{"retries", &c.retries},
+	)
 }
 
 type workerCols struct {
-	runID  *array.StringBuilder
-	worker *array.Int64Builder
-	zone   *array.StringBuilder
+	runID  strCol
+	worker i64Col
+	zone   strCol
 }
 
-func (c *workerCols) bind(b *array.RecordBuilder) {
-	*c = workerCols{runID: str(b, "run_id"), worker: i64b(b, "worker"), zone: str(b, "zone")}
+func (c *workerCols) bind() []column {
+	return inOrder(Workers,
+		named{"run_id", &c.runID}, named{"worker", &c.worker}, named{"zone", &c.zone},
+	)
+}
+
+type runCols struct {
+	runID, scenario, config, configHash, version, digest, status strCol
+	seed                                                         u64Col
+	events                                                       i64Col
+	wall                                                         f64Col
+}
+
+func (c *runCols) bind() []column {
+	return inOrder(Runs,
+		named{"run_id", &c.runID}, named{"scenario", &c.scenario}, named{"seed", &c.seed},
+		named{"config", &c.config}, named{"config_hash", &c.configHash},
+		named{"version", &c.version}, named{"digest", &c.digest}, named{"events", &c.events},
+		named{"status", &c.status}, named{"wall_seconds", &c.wall},
+	)
 }

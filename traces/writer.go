@@ -21,7 +21,9 @@ type Options struct {
 	// BatchRows is the number of rows of one table per record batch (DefaultBatchRows if 0).
 	// Memory held by a writer is about one batch per table.
 	BatchRows int
-	// Allocator allocates the Arrow buffers (memory.DefaultAllocator if nil).
+	// Allocator, when set, receives a copy of every buffer of every batch, so that a
+	// checked allocator can see that each batch is released (tests). When nil (mayday's
+	// case) a batch hands the writer's own Go memory to Arrow without a copy.
 	Allocator memory.Allocator
 	// RedactKey keys the HMAC that replaces secrets. Give a key kept outside the trace (a
 	// key file, an environment variable) so that nobody holding the trace can test guesses
@@ -82,11 +84,13 @@ type Writer struct {
 	closed     bool
 	runWritten bool
 
-	b    [numTables]*array.RecordBuilder
-	grow [numTables][]growth // every builder of a table, nested ones included
+	mem  memory.Allocator    // Options.Allocator
+	cols [numTables][]column // every table's columns, in the order of its schema
 	n    [numTables]int      // rows in the current batch
 	rows [numTables]int64
+	arrs [numTables][]arrow.Array // scratch: a batch's arrays
 
+	run   runCols
 	inv   invCols
 	span  spanCols
 	tr    trCols
@@ -121,11 +125,8 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 	if opts.BatchRows == 0 {
 		opts.BatchRows = DefaultBatchRows
 	}
-	mem := opts.Allocator
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	w := &Writer{
+		mem:      opts.Allocator,
 		runID:    runID,
 		batch:    opts.BatchRows,
 		emit:     emit,
@@ -134,20 +135,11 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 		toolArgs: make(map[string][]record.Attr),
 	}
 	w.red = w.d.red
-	for t := range numTables {
-		w.b[t] = array.NewRecordBuilder(mem, schemas[t])
-	}
-	w.inv.bind(w.b[Investigations])
-	w.span.bind(w.b[Spans])
-	w.tr.bind(w.b[Transitions])
-	w.ex.bind(w.b[Executions])
-	w.fault.bind(w.b[Faults])
-	w.samp.bind(w.b[ToolSamples])
-	w.sattr.bind(w.b[SpanAttrs])
-	w.targ.bind(w.b[ToolArgs])
-	w.wrk.bind(w.b[Workers])
-	for t := range numTables {
-		w.grow[t] = growths(w.b[t].Fields(), nil)
+	w.cols = [numTables][]column{
+		Runs: w.run.bind(), Investigations: w.inv.bind(), Spans: w.span.bind(),
+		SpanAttrs: w.sattr.bind(), ToolArgs: w.targ.bind(), Transitions: w.tr.bind(),
+		Executions: w.ex.bind(), Faults: w.fault.bind(), ToolSamples: w.samp.bind(),
+		Workers: w.wrk.bind(),
 	}
 	return w, nil
 }
@@ -193,14 +185,8 @@ func (w *Writer) flush(t Table) {
 	if w.n[t] == 0 {
 		return
 	}
-	for i := range w.grow[t] {
-		w.grow[t][i].measure()
-	}
-	rec := w.b[t].NewRecordBatch()
+	rec := w.record(t)
 	w.n[t] = 0
-	for i := range w.grow[t] {
-		w.grow[t][i].reserve()
-	}
 	if w.err != nil {
 		rec.Release()
 		return
@@ -208,6 +194,21 @@ func (w *Writer) flush(t Table) {
 	if err := w.emit(t, rec); err != nil {
 		w.setErr(fmt.Errorf("traces: emitting %s: %w", t, err))
 	}
+}
+
+// record hands the columns of table t over as a record batch.
+func (w *Writer) record(t Table) arrow.RecordBatch {
+	arrs := w.arrs[t][:0]
+	for i, c := range w.cols[t] {
+		arrs = append(arrs, c.array(schemas[t].Field(i).Type, w.mem))
+	}
+	rec := array.NewRecordBatch(schemas[t], arrs, int64(w.n[t]))
+	for i, a := range arrs {
+		a.Release()
+		arrs[i] = nil
+	}
+	w.arrs[t] = arrs
+	return rec
 }
 
 // Flush emits the partial batch of every table, in table order.
@@ -246,25 +247,24 @@ func (w *Writer) WriteRun(r Run) error {
 		return err
 	}
 	w.runWritten = true
-	b := w.b[Runs]
-	str(b, "run_id").Append(w.runID)
-	appendOpt(str(b, "scenario"), r.Scenario)
-	b.Field(fieldIndex(Runs, "seed")).(*array.Uint64Builder).Append(r.Seed)
-	appendOpt(str(b, "config"), w.red.JSON(r.Config))
-	appendOpt(str(b, "config_hash"), r.ConfigHash)
-	appendOpt(str(b, "version"), r.Version)
-	str(b, "digest").Append(r.Digest)
-	b.Field(fieldIndex(Runs, "events")).(*array.Int64Builder).Append(r.Events)
-	str(b, "status").Append(r.Status)
-	b.Field(fieldIndex(Runs, "wall_seconds")).(*array.Float64Builder).Append(r.WallSeconds)
+	c := &w.run
+	c.runID.Append(w.runID)
+	appendOpt(&c.scenario, r.Scenario)
+	c.seed.Append(r.Seed)
+	appendOpt(&c.config, w.red.JSON(r.Config))
+	appendOpt(&c.configHash, r.ConfigHash)
+	appendOpt(&c.version, r.Version)
+	c.digest.Append(r.Digest)
+	c.events.Append(r.Events)
+	c.status.Append(r.Status)
+	c.wall.Append(r.WallSeconds)
 	w.rows[Runs]++
 	w.n[Runs]++
 	w.flush(Runs)
 	return w.err
 }
 
-// Close emits what is left (unless an error stopped the writer), releases every builder and
-// returns the first error. It is safe to call twice.
+// Close emits what is left (unless an error stopped the writer) and returns the first error. It is safe to call twice.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
@@ -275,10 +275,7 @@ func (w *Writer) Close() error {
 		}
 	}
 	w.closed = true
-	for t := range numTables {
-		w.b[t].Release()
-		w.b[t] = nil
-	}
+	w.cols = [numTables][]column{} // a batch not emitted is left to the collector
 	return w.err
 }
 
@@ -288,7 +285,7 @@ func ts(sim int64) arrow.Timestamp { return arrow.Timestamp(record.Epoch + sim) 
 // seconds converts simulated nanoseconds to seconds.
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
-func appendOpt(b *array.StringBuilder, s string) {
+func appendOpt(b *strCol, s string) {
 	if s == "" {
 		b.AppendNull()
 	} else {
@@ -296,7 +293,7 @@ func appendOpt(b *array.StringBuilder, s string) {
 	}
 }
 
-func appendOptI32(b *array.Int32Builder, v int32) {
+func appendOptI32(b *i32Col, v int32) {
 	if v == 0 {
 		b.AppendNull()
 	} else {
@@ -338,7 +335,7 @@ func (w *Writer) Investigation(r *record.Investigation) {
 		c.ended.AppendNull()
 	}
 	c.final.Append(r.FinalState)
-	appendOpt(c.reason, reason)
+	appendOpt(&c.reason, reason)
 	c.steps.Append(r.Steps)
 	c.attempts.Append(r.Attempts)
 	c.revisions.Append(r.Revisions)
@@ -375,31 +372,31 @@ func (w *Writer) Span(r *record.Span) {
 	c.inv.Append(s.InvestigationID)
 	c.agent.Append(s.AgentID)
 	c.operation.Append(string(s.Operation))
-	appendOpt(c.tool, s.Tool)
+	appendOpt(&c.tool, s.Tool)
 	// Both are copied from the scenario, where a secret may have been pasted: known secrets
 	// are scrubbed here as everywhere else.
-	appendOpt(c.toolVersion, w.red.Text(s.ToolVersion))
-	appendOpt(c.model, w.red.Text(s.Model))
+	appendOpt(&c.toolVersion, w.red.Text(s.ToolVersion))
+	appendOpt(&c.model, w.red.Text(s.Model))
 	if s.HasKey {
-		c.opKey.BinaryBuilder.Append(w.opKey(s.OpKey))
+		c.opKey.AppendBytes(w.opKey(s.OpKey))
 	} else {
 		c.opKey.AppendNull()
 	}
-	appendOptI32(c.attempt, s.Attempt)
+	appendOptI32(&c.attempt, s.Attempt)
 	c.start.Append(ts(s.Start))
 	c.end.Append(ts(s.End))
 	c.queueWait.Append(seconds(s.QueueWait))
 	c.status.Append(string(s.Status))
-	appendOpt(c.failureClass, s.FailureClass)
-	appendOpt(c.faultID, s.FaultID)
+	appendOpt(&c.failureClass, s.FailureClass)
+	appendOpt(&c.faultID, s.FaultID)
 	c.inTokens.Append(s.InputTokens)
 	c.outTokens.Append(s.OutputTokens)
 	c.compute.Append(s.Compute)
-	appendOpt(c.inRef, s.InputRef)
-	appendOpt(c.outRef, s.OutputRef)
-	c.causedBy.Append(true)
+	appendOpt(&c.inRef, s.InputRef)
+	appendOpt(&c.outRef, s.OutputRef)
+	c.causedBy.Next()
 	for _, id := range s.CausedBy {
-		c.causedByV.Append(int64(id))
+		c.causedBy.Add(int64(id))
 	}
 	if s.Worker == 0 {
 		c.worker.AppendNull()
@@ -503,14 +500,14 @@ func (w *Writer) Transition(r *record.Transition) {
 	c.runID.Append(w.runID)
 	c.inv.Append(r.InvestigationID)
 	c.at.Append(ts(r.At))
-	appendOpt(c.from, r.From)
+	appendOpt(&c.from, r.From)
 	c.to.Append(r.To)
-	appendOpt(c.event, r.Event)
-	appendOpt(c.failureClass, r.FailureClass)
-	appendOpt(c.action, r.Action)
-	appendOpt(c.decidedBy, r.DecidedBy)
-	appendOpt(c.reason, reason)
-	appendOptI32(c.attempt, r.Attempt)
+	appendOpt(&c.event, r.Event)
+	appendOpt(&c.failureClass, r.FailureClass)
+	appendOpt(&c.action, r.Action)
+	appendOpt(&c.decidedBy, r.DecidedBy)
+	appendOpt(&c.reason, reason)
+	appendOptI32(&c.attempt, r.Attempt)
 	w.row(Transitions)
 }
 
@@ -523,7 +520,7 @@ func (w *Writer) Execution(r *record.Execution) {
 	c := &w.ex
 	c.runID.Append(w.runID)
 	c.tool.Append(r.Tool)
-	c.opKey.BinaryBuilder.Append(w.opKey(r.OpKey))
+	c.opKey.AppendBytes(w.opKey(r.OpKey))
 	c.inv.Append(r.InvestigationID)
 	c.execution.Append(r.Execution)
 	c.start.Append(ts(r.Start))
@@ -545,10 +542,10 @@ func (w *Writer) Fault(r *record.Fault) {
 	c.runID.Append(w.runID)
 	c.id.Append(r.FaultID)
 	c.kind.Append(r.Kind)
-	appendOpt(c.tool, r.Tool)
+	appendOpt(&c.tool, r.Tool)
 	c.start.Append(ts(r.Start))
 	c.end.Append(ts(r.End))
-	appendOpt(c.params, params)
+	appendOpt(&c.params, params)
 	if r.Window {
 		c.winStart.Append(ts(r.Start))
 		c.winEnd.Append(ts(r.End))
@@ -556,7 +553,7 @@ func (w *Writer) Fault(r *record.Fault) {
 		c.winStart.AppendNull()
 		c.winEnd.AppendNull()
 	}
-	appendOpt(c.hits, r.Hits)
+	appendOpt(&c.hits, r.Hits)
 	w.row(Faults)
 }
 
