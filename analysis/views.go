@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The views are the definitions of mayday's metrics (docs/metrics.md and docs/traces.md). Each file
@@ -81,16 +82,23 @@ func viewName(sql string) string {
 // The metrics view is then redefined as one statement (see composedView).
 func (db *DB) CreateViews(ctx context.Context) error {
 	files := viewSQL()
-	for _, f := range files {
+	for i, f := range files {
+		if f.view == "metrics" && i == len(files)-1 {
+			// The composed statement below defines it; no other view reads it.
+			continue
+		}
 		if _, err := db.SQL().ExecContext(ctx, f.sql); err != nil {
 			return fmt.Errorf("analysis: creating view %s (%s): %w", f.view, f.name, err)
 		}
 	}
-	if _, err := db.SQL().ExecContext(ctx, composedView(files, "metrics")); err != nil {
+	if _, err := db.SQL().ExecContext(ctx, composedMetrics()); err != nil {
 		return fmt.Errorf("analysis: creating view metrics as one statement: %w", err)
 	}
 	return nil
 }
+
+// composedMetrics is composedView(viewSQL(), "metrics"), composed once per process.
+var composedMetrics = sync.OnceValue(func() string { return composedView(viewSQL(), "metrics") })
 
 // composedView returns the statement that defines view target, one of files' views, as one
 // query: every view of files that target reads, directly or through another, becomes a
@@ -108,12 +116,16 @@ func composedView(files []viewFile, target string) string {
 		panic("analysis: no view file defines " + target)
 	}
 	needed := map[string]bool{target: true}
+	bare := make([]string, i+1) // each file's SQL without comments, in lower case
+	for j := range bare {
+		bare[j] = strings.ToLower(sqlComment.ReplaceAllString(files[j].sql, ""))
+	}
 	for j := i; j >= 0; j-- {
 		if !needed[files[j].view] {
 			continue
 		}
 		for _, g := range files[:j] {
-			if readsView(files[j].sql, g.view) {
+			if reads(bare[j], g.view) {
 				needed[g.view] = true
 			}
 		}
@@ -153,10 +165,15 @@ func viewQuery(f viewFile) string {
 	return strings.TrimSuffix(strings.TrimSpace(f.sql[i+len(marker):]), ";")
 }
 
-// readsView tells whether a view file's SQL reads view (after FROM or JOIN, outside
-// comments).
-func readsView(sql, view string) bool {
-	return regexp.MustCompile(`(?i)\b(FROM|JOIN)\s+` + view + `\b`).MatchString(sqlComment.ReplaceAllString(sql, ""))
+// reads tells whether a view file's SQL, without its comments and in lower case (bare),
+// reads view (after FROM or JOIN). Most views are not named in most files, so a plain search
+// rules them out before a regular expression is compiled.
+func reads(bare, view string) bool {
+	view = strings.ToLower(view)
+	if !strings.Contains(bare, view) {
+		return false
+	}
+	return regexp.MustCompile(`\b(from|join)\s+` + regexp.QuoteMeta(view) + `\b`).MatchString(bare)
 }
 
 var sqlComment = regexp.MustCompile(`--[^\n]*`)
