@@ -51,6 +51,12 @@ type DB struct {
 	mu      sync.Mutex
 	loads   map[*Load]struct{} // not yet finished
 	threads int64              // DuckDB's threads setting before the first unfinished load
+
+	// A database Create made defines its views on a goroutine of its own, while the first
+	// run loads: views is closed once they are defined (viewsErr says whether they were),
+	// and everything but Load waits for it (waitViews). nil when nothing is pending.
+	views    chan struct{}
+	viewsErr error
 }
 
 // DuckDB keeps one database instance per file and process; opening a file that is already
@@ -91,14 +97,23 @@ func Create(path string) (*DB, error) {
 		}
 		return nil, fmt.Errorf("analysis: creating the trace tables in %s: %w", db.name(), err)
 	}
-	if err := db.CreateViews(ctx); err != nil {
-		db.Close()
-		if path != "" {
-			os.Remove(path)
-		}
-		return nil, err
-	}
+	// Defining the views takes DuckDB 0.1-0.2 s of binding, which a run's first records
+	// need not wait for: the lanes insert into the tables meanwhile.
+	db.views = make(chan struct{})
+	go func() {
+		defer close(db.views)
+		db.viewsErr = db.createViews(context.Background())
+	}()
 	return db, nil
+}
+
+// waitViews waits until the views Create defines are defined and returns why they were not.
+func (db *DB) waitViews() error {
+	if db.views == nil {
+		return nil
+	}
+	<-db.views
+	return db.viewsErr
 }
 
 // OpenWrite opens an existing database for writing, to load or merge more runs into it.
@@ -352,18 +367,22 @@ func (db *DB) Path() string { return db.path }
 func (db *DB) ReadOnly() bool { return db.readOnly }
 
 // SQL returns the database handle, for queries of any kind.
-func (db *DB) SQL() *sql.DB { return db.db }
+func (db *DB) SQL() *sql.DB {
+	db.waitViews() // a statement that reads a view fails when they could not be defined
+	return db.db
+}
 
 // Close closes the database. A load not yet finished is rolled back (its rows are not
 // kept); Close must not run while records are still being sent to it.
 func (db *DB) Close() error {
+	viewsErr := db.waitViews()
 	db.mu.Lock()
 	var pending []*Load
 	for l := range db.loads {
 		pending = append(pending, l)
 	}
 	db.mu.Unlock()
-	var errs []error
+	errs := []error{viewsErr}
 	for _, l := range pending {
 		l.abort()
 	}
@@ -395,6 +414,9 @@ func (db *DB) Query(parent context.Context, query string) (cols []string, rows [
 	defer func() { err = db.limitErr(parent, ctx, err) }()
 	if db.sandbox {
 		return db.queryChecked(ctx, query)
+	}
+	if err := db.waitViews(); err != nil {
+		return nil, nil, err
 	}
 	rs, err := db.db.QueryContext(ctx, query)
 	if err != nil {
@@ -442,6 +464,9 @@ func (db *DB) QueryEach(parent context.Context, query string, head func(cols []s
 	defer func() { err = db.limitErr(parent, ctx, err) }()
 	if db.tainted {
 		return fmt.Errorf("%w: an earlier statement changed DuckDB's settings", ErrNotQuery)
+	}
+	if err := db.waitViews(); err != nil {
+		return err
 	}
 	conn, err := db.db.Conn(ctx)
 	if err != nil {

@@ -81,17 +81,25 @@ func viewName(sql string) string {
 // the trace tables to exist; a database opened read-only already holds its views.
 // The metrics view is then redefined as one statement (see composedView).
 func (db *DB) CreateViews(ctx context.Context) error {
+	if err := db.waitViews(); err != nil {
+		return err
+	}
+	return db.createViews(ctx)
+}
+
+// createViews is CreateViews without waiting for the views Create defines.
+func (db *DB) createViews(ctx context.Context) error {
 	files := viewSQL()
 	for i, f := range files {
 		if f.view == "metrics" && i == len(files)-1 {
 			// The composed statement below defines it; no other view reads it.
 			continue
 		}
-		if _, err := db.SQL().ExecContext(ctx, f.sql); err != nil {
+		if _, err := db.db.ExecContext(ctx, f.sql); err != nil {
 			return fmt.Errorf("analysis: creating view %s (%s): %w", f.view, f.name, err)
 		}
 	}
-	if _, err := db.SQL().ExecContext(ctx, composedMetrics()); err != nil {
+	if _, err := db.db.ExecContext(ctx, composedMetrics()); err != nil {
 		return fmt.Errorf("analysis: creating view metrics as one statement: %w", err)
 	}
 	return nil
