@@ -103,9 +103,15 @@ func Create(path string) (*DB, error) {
 	go func() {
 		defer close(db.views)
 		db.viewsErr = db.createViews(context.Background())
+		if failViews != nil {
+			db.viewsErr = failViews
+		}
 	}()
 	return db, nil
 }
+
+// failViews, when set (by tests), is the error the views of a new database end with.
+var failViews error
 
 // waitViews waits until the views Create defines are defined and returns why they were not.
 func (db *DB) waitViews() error {

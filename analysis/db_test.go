@@ -195,3 +195,43 @@ func TestMemoryLimitApplied(t *testing.T) {
 		t.Errorf("%s=lots: Create returned %v; want an error naming %s", MemoryEnv, err, MemoryEnv)
 	}
 }
+
+// A new database defines its views while its first run loads: a run loads in the meantime,
+// every query sees the views, and views that could not be defined fail the queries and
+// Close, so a run folder is not kept without them.
+func TestViewsDefinedWhileLoading(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.duckdb")
+	db, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := tracetest.Synthetic(300, 4)
+	l, err := db.Load(context.Background(), "r1", traces.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Replay(l)
+	if err := l.Finish(traces.Run{Scenario: "synthetic"}); err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := db.Query(context.Background(), "SELECT count(*) FROM metrics")
+	if err != nil || len(rows) != 1 || rows[0][0] != int64(1) {
+		t.Fatalf("metrics after the load: %v, %v; want one row", rows, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	failViews = errors.New("views refused (test)")
+	defer func() { failViews = nil }()
+	db, err = Create(filepath.Join(t.TempDir(), "f.duckdb"))
+	if err != nil {
+		t.Fatalf("Create does not wait for the views: %v", err)
+	}
+	if _, _, err := db.Query(context.Background(), "SELECT 1"); !errors.Is(err, failViews) {
+		t.Errorf("a query after the views failed: %v, want their error", err)
+	}
+	if err := db.Close(); !errors.Is(err, failViews) {
+		t.Errorf("Close after the views failed: %v, want their error", err)
+	}
+}

@@ -264,7 +264,8 @@ func (w *Writer) WriteRun(r Run) error {
 	return w.err
 }
 
-// Close emits what is left (unless an error stopped the writer) and returns the first error. It is safe to call twice.
+// Close emits what is left (unless an error stopped the writer) and returns the first
+// error. It is safe to call twice.
 func (w *Writer) Close() error {
 	if w.closed {
 		return w.err
