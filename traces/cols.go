@@ -85,14 +85,19 @@ func bytesOf[T any](s []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
 }
 
-// makeArray builds the array of type dt from buffers and releases them to it.
-func makeArray(dt arrow.DataType, n, nulls int, bufs []*memory.Buffer, children []arrow.ArrayData) arrow.Array {
+// makeData builds the array data of type dt from buffers and releases them to it.
+func makeData(dt arrow.DataType, n, nulls int, bufs []*memory.Buffer, children []arrow.ArrayData) arrow.ArrayData {
 	d := array.NewData(dt, n, bufs, children, nulls, 0)
 	for _, b := range bufs {
 		if b != nil {
 			b.Release()
 		}
 	}
+	return d
+}
+
+// arrayOf makes the array of d and releases d to it.
+func arrayOf(d arrow.ArrayData) arrow.Array {
 	a := array.MakeFromData(d)
 	d.Release()
 	return a
@@ -117,39 +122,36 @@ type fixedCol[T int32 | int64 | uint64 | float64 | arrow.Timestamp] struct {
 }
 
 func (c *fixedCol[T]) Append(v T) {
-	if len(c.vals) == cap(c.vals) {
-		c.vals = sized(c.vals, c.last)
-	}
 	c.valid(len(c.vals))
-	c.vals = append(c.vals, v)
+	c.push(v)
 }
 
 func (c *fixedCol[T]) AppendNull() {
+	c.null(len(c.vals))
+	var zero T
+	c.push(zero)
+}
+
+func (c *fixedCol[T]) push(v T) {
 	if len(c.vals) == cap(c.vals) {
 		c.vals = sized(c.vals, c.last)
 	}
-	c.null(len(c.vals))
-	var zero T
-	c.vals = append(c.vals, zero)
+	c.vals = append(c.vals, v)
 }
 
 func (c *fixedCol[T]) length() int { return len(c.vals) }
 
-// data hands the values over as array data and starts the next batch with the same capacity.
+// data hands the values over as array data and starts the next batch empty.
 func (c *fixedCol[T]) data(dt arrow.DataType, mem memory.Allocator) arrow.ArrayData {
-	a := c.array(dt, mem)
-	d := a.Data()
-	d.Retain()
-	a.Release()
+	n := len(c.vals)
+	valid, nulls := c.buffer(mem)
+	d := makeData(dt, n, nulls, []*memory.Buffer{valid, buffer(bytesOf(c.vals), mem)}, nil)
+	c.vals, c.last = nil, cap(c.vals)
 	return d
 }
 
 func (c *fixedCol[T]) array(dt arrow.DataType, mem memory.Allocator) arrow.Array {
-	n := len(c.vals)
-	valid, nulls := c.buffer(mem)
-	a := makeArray(dt, n, nulls, []*memory.Buffer{valid, buffer(bytesOf(c.vals), mem)}, nil)
-	c.vals, c.last = nil, cap(c.vals)
-	return a
+	return arrayOf(c.data(dt, mem))
 }
 
 // boolCol is a column of booleans, bit-packed as Arrow keeps them.
@@ -176,90 +178,91 @@ func (c *boolCol) length() int { return c.n }
 func (c *boolCol) array(dt arrow.DataType, mem memory.Allocator) arrow.Array {
 	n := c.n
 	valid, nulls := c.buffer(mem)
-	a := makeArray(dt, n, nulls, []*memory.Buffer{valid, buffer(c.bits, mem)}, nil)
+	a := arrayOf(makeData(dt, n, nulls, []*memory.Buffer{valid, buffer(c.bits, mem)}, nil))
 	c.bits, c.n, c.last = nil, 0, cap(c.bits)
 	return a
 }
 
-// strCol is a column of UTF-8 strings: 32-bit offsets into the values' bytes.
-type strCol struct {
-	offsets []int32 // len = values + 1 once the batch has begun
-	bytes   []byte
-	last    [2]int // the capacities the last batch ended with
-	validity
+// offsets are the 32-bit offsets of a column of variable-length values (strings, lists):
+// values + 1 of them once the batch has begun.
+type offsets struct {
+	o    []int32
+	last int // the capacity the last batch ended with
 }
 
-func (c *strCol) start() {
-	if len(c.offsets) == 0 {
-		c.offsets = append(sized(c.offsets, c.last[0]), 0)
-		c.bytes = sized(c.bytes, c.last[1])
+// begin starts the batch with its first offset, 0, unless it has begun.
+func (c *offsets) begin() {
+	if len(c.o) == 0 {
+		c.o = append(sized(c.o, c.last), 0)
 	}
 }
 
-func (c *strCol) Append(s string) {
-	c.start()
-	c.valid(len(c.offsets) - 1)
-	c.bytes = append(c.bytes, s...)
-	c.offsets = append(c.offsets, int32(len(c.bytes)))
+func (c *offsets) length() int { return max(len(c.o)-1, 0) }
+
+// take hands the offsets over (the batch begun, so at least one) and starts the next batch.
+func (c *offsets) take() []int32 {
+	c.begin()
+	o := c.o
+	c.o, c.last = nil, cap(o)
+	return o
 }
 
+// strCol is a column of UTF-8 strings: offsets into the values' bytes.
+type strCol struct {
+	offsets
+	bytes     []byte
+	lastBytes int // the capacity of bytes the last batch ended with
+	validity
+}
+
+func (c *strCol) Append(s string) { appendString(c, s) }
+
 // AppendBytes appends b as a string.
-func (c *strCol) AppendBytes(b []byte) {
-	c.start()
-	c.valid(len(c.offsets) - 1)
-	c.bytes = append(c.bytes, b...)
-	c.offsets = append(c.offsets, int32(len(c.bytes)))
+func (c *strCol) AppendBytes(b []byte) { appendString(c, b) }
+
+func appendString[S string | []byte](c *strCol, s S) {
+	c.begin()
+	c.valid(len(c.o) - 1)
+	c.bytes = append(sized(c.bytes, c.lastBytes), s...)
+	c.o = append(c.o, int32(len(c.bytes)))
 }
 
 func (c *strCol) AppendNull() {
-	c.start()
-	c.null(len(c.offsets) - 1)
-	c.offsets = append(c.offsets, int32(len(c.bytes)))
+	c.begin()
+	c.null(len(c.o) - 1)
+	c.o = append(c.o, int32(len(c.bytes)))
 }
 
-func (c *strCol) length() int { return max(len(c.offsets)-1, 0) }
-
 func (c *strCol) array(dt arrow.DataType, mem memory.Allocator) arrow.Array {
-	c.start()
-	n := len(c.offsets) - 1
+	o := c.take()
 	valid, nulls := c.buffer(mem)
-	a := makeArray(dt, n, nulls, []*memory.Buffer{valid, buffer(bytesOf(c.offsets), mem), buffer(c.bytes, mem)}, nil)
-	c.last = [2]int{cap(c.offsets), cap(c.bytes)}
-	c.offsets, c.bytes = nil, nil
+	a := arrayOf(makeData(dt, len(o)-1, nulls, []*memory.Buffer{valid, buffer(bytesOf(o), mem), buffer(c.bytes, mem)}, nil))
+	c.bytes, c.lastBytes = nil, cap(c.bytes)
 	return a
 }
 
 // i64ListCol is a column of lists of int64, none of them null.
 type i64ListCol struct {
-	offsets []int32 // len = lists + 1 once the batch has begun
-	last    int     // the capacity the last batch ended with
-	vals    fixedCol[int64]
+	offsets
+	vals fixedCol[int64]
 }
 
 // Next starts the next list; Add appends to it.
 func (c *i64ListCol) Next() {
-	if len(c.offsets) == 0 {
-		c.offsets = append(sized(c.offsets, c.last), 0)
-	}
-	c.offsets = append(c.offsets, int32(len(c.vals.vals)))
+	c.begin()
+	c.o = append(c.o, int32(len(c.vals.vals)))
 }
 
 // Add appends v to the list Next started.
 func (c *i64ListCol) Add(v int64) {
 	c.vals.Append(v)
-	c.offsets[len(c.offsets)-1]++
+	c.o[len(c.o)-1]++
 }
 
-func (c *i64ListCol) length() int { return max(len(c.offsets)-1, 0) }
-
 func (c *i64ListCol) array(dt arrow.DataType, mem memory.Allocator) arrow.Array {
-	if len(c.offsets) == 0 {
-		c.offsets = append(c.offsets, 0)
-	}
-	n := len(c.offsets) - 1
+	o := c.take()
 	child := c.vals.data(dt.(*arrow.ListType).Elem(), mem)
-	a := makeArray(dt, n, 0, []*memory.Buffer{nil, buffer(bytesOf(c.offsets), mem)}, []arrow.ArrayData{child})
-	child.Release()
-	c.offsets, c.last = nil, cap(c.offsets)
-	return a
+	d := makeData(dt, len(o)-1, 0, []*memory.Buffer{nil, buffer(bytesOf(o), mem)}, []arrow.ArrayData{child})
+	child.Release() // the list's data holds it
+	return arrayOf(d)
 }
