@@ -178,9 +178,11 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 			db.Close()
 			return nil, fmt.Errorf("analysis: %s: DuckDB memory limit %q (%s): %w", db.name(), memoryLimit(), MemoryEnv, err)
 		}
-		if _, err := db.db.ExecContext(context.Background(), writeEachRowGroup); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("analysis: %s: %w", db.name(), err)
+		for _, set := range []string{writeEachRowGroup, keepRowGroups} {
+			if _, err := db.db.ExecContext(context.Background(), set); err != nil {
+				db.Close()
+				return nil, fmt.Errorf("analysis: %s: %w", db.name(), err)
+			}
 		}
 	}
 	return db, nil
@@ -195,6 +197,17 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 // lanes now compress while the simulation runs, and a table's transaction holds about one
 // row group uncompressed instead of five.
 const writeEachRowGroup = "SET write_buffer_row_group_count = 1"
+
+// keepRowGroups has DuckDB's checkpoints leave the row groups already written as they are.
+// By default a checkpoint merges adjacent row groups that would fit in fewer ("vacuum"):
+// it reads them back, decompresses, appends and compresses them again. A database mayday
+// writes grows a run at a time, and each run ends every large table with a partial row
+// group, so every checkpoint of a sweep rewrote the last runs' rows, on one thread, and the
+// blocks they freed were not reused: a sweep of research-fleet at 4,000 investigations, 4
+// runs on 2 workers, took 4.16-4.40 s and wrote 55.6 MB with it, 3.42-3.87 s and 46.9 MB
+// without (docs/performance.md). A scan reads a few more, smaller row groups; the rows of
+// a run deleted after a failed commit stay in the file, marked deleted.
+const keepRowGroups = "SET max_vacuum_tasks = 0"
 
 // DefaultMemory is DuckDB's memory limit in a database mayday writes, unless MemoryEnv says
 // otherwise. DuckDB's own default is 80% of the machine; capped, it writes the blocks it has

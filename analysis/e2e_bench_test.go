@@ -90,7 +90,7 @@ func createAsDuckDB(b *testing.B, path string) *DB {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, q := range []string{"RESET memory_limit", "RESET write_buffer_row_group_count"} {
+	for _, q := range []string{"RESET memory_limit", "RESET write_buffer_row_group_count", "RESET max_vacuum_tasks"} {
 		if _, err := db.SQL().ExecContext(context.Background(), q); err != nil {
 			b.Fatal(err)
 		}

@@ -141,64 +141,99 @@ dispatch:
 }
 
 // work is one worker: it runs the specs it is handed until jobs closes, skipping them once
-// the batch stops.
+// the batch stops. A run's simulation ends while DuckDB is still inserting its last
+// batches; the worker then starts its next simulation at once and finishes the run before
+// (committing it, computing its metrics, checkpointing) on a goroutine, one such run at a
+// time, so that the next simulation overlaps the last one's tail in DuckDB instead of
+// waiting for it.
 func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-chan int,
 	fail func(error), record func(i int, out analysis.Outcome, elapsed time.Duration, err error)) {
+	var tail chan struct{} // closed when the worker's run before has been finished
+	wait := func() {
+		if tail != nil {
+			<-tail
+			tail = nil
+		}
+	}
+	defer wait()
 	for i := range jobs {
 		if ctx.Err() != nil {
 			continue // drain: the batch is stopping
 		}
-		out, elapsed, err, dberr := b.run(ctx, r, i, specs[i])
-		if dberr != nil {
-			fail(dberr) // the database, not the run
-			continue
-		}
-		if err != nil && !b.KeepGoing {
-			fail(err)
-			continue
-		}
-		record(i, out, elapsed, err)
+		start := time.Now()
+		finish := b.begin(ctx, r, i, specs[i])
+		wait()
+		tail = make(chan struct{})
+		go func(done chan struct{}) {
+			defer close(done)
+			if beforeFinish != nil {
+				beforeFinish(i)
+			}
+			out, err, dberr := finish()
+			switch {
+			case dberr != nil:
+				fail(dberr) // the database, not the run
+			case err != nil && !b.KeepGoing:
+				fail(err)
+			default:
+				record(i, out, time.Since(start), err)
+			}
+		}(tail)
 	}
 }
 
-// run executes spec i into Into, or without Into into a temporary database of its own,
-// closed after the run (its outcome and metrics read).
-func (b Batch) run(ctx context.Context, r *BatchResult, i int, spec Spec) (analysis.Outcome, time.Duration, error, error) {
+// beforeFinish, when set (by tests), is called with a run's index before a batch finishes
+// it, on the goroutine that finishes it.
+var beforeFinish func(i int)
+
+// finishFunc finishes a run begun by Batch.begin: its outcome, its failure, and a failure of
+// the database itself.
+type finishFunc func() (analysis.Outcome, error, error)
+
+// begin simulates spec i into Into, or without Into into a temporary database of its own
+// (closed once the run is finished), and returns what finishes the run.
+func (b Batch) begin(ctx context.Context, r *BatchResult, i int, spec Spec) finishFunc {
 	if b.NoTrace {
-		start := time.Now()
 		out, err := Compute(ctx, spec)
-		return out, time.Since(start), err, nil
+		return func() (analysis.Outcome, error, error) { return out, err, nil }
 	}
 	if b.Into != nil {
-		return b.execute(ctx, b.Into, spec)
+		return b.simulate(ctx, b.Into, spec)
 	}
 	// Not ctx: an interrupt that lands while a worker opens a database must stop the
 	// batch, not fail it.
 	db, err := analysis.CreateWorker(context.WithoutCancel(ctx), r.paths[i])
 	if err != nil {
-		return analysis.Outcome{}, 0, nil, err // the environment, not a run: stop whatever KeepGoing says
+		// the environment, not a run: stop whatever KeepGoing says
+		return func() (analysis.Outcome, error, error) { return analysis.Outcome{}, nil, err }
 	}
-	out, elapsed, err, dberr := b.execute(ctx, db, spec)
-	if cerr := db.Close(); cerr != nil && dberr == nil {
-		dberr = fmt.Errorf("analysis: batch run database: %w", cerr)
+	finish := b.simulate(ctx, db, spec)
+	return func() (analysis.Outcome, error, error) {
+		out, err, dberr := finish()
+		if cerr := db.Close(); cerr != nil && dberr == nil {
+			dberr = fmt.Errorf("analysis: batch run database: %w", cerr)
+		}
+		return out, err, dberr
 	}
-	return out, elapsed, err, dberr
 }
 
-// execute runs one spec into db and returns its outcome, its own wall time, its failure and
-// a failure of the database itself. With Into, a failed run is removed and a finished one
-// checkpointed when it can be.
-func (b Batch) execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, time.Duration, error, error) {
-	start := time.Now()
-	out, err := execute(ctx, db, spec)
-	if b.Into == nil {
-		return out, time.Since(start), err, nil
+// simulate runs the simulation of spec into db and returns what finishes the run. With Into,
+// a failed run is removed and a finished one checkpointed when it can be.
+func (b Batch) simulate(ctx context.Context, db *analysis.DB, spec Spec) finishFunc {
+	sr, err := simulate(ctx, db, spec)
+	return func() (analysis.Outcome, error, error) {
+		out := sr.out
+		if err == nil {
+			out, err = sr.finish(ctx)
+		}
+		if b.Into == nil {
+			return out, err, nil
+		}
+		if err != nil {
+			return out, errors.Join(err, analysis.DropRun(context.WithoutCancel(ctx), db, spec.runID())), nil
+		}
+		return out, nil, analysis.TryCheckpoint(context.WithoutCancel(ctx), db)
 	}
-	if err != nil {
-		return out, time.Since(start), errors.Join(err, analysis.DropRun(context.WithoutCancel(ctx), db, spec.runID())), nil
-	}
-	dberr := analysis.TryCheckpoint(context.WithoutCancel(ctx), db)
-	return out, time.Since(start), nil, dberr
 }
 
 // makeDir creates the folder of the runs' databases. It is named after this process, so

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/scenarios"
@@ -389,5 +390,58 @@ func TestSerialIntoReadsEachRunsMetrics(t *testing.T) {
 	}
 	if want := []string{"committing the trace", "computing the metrics", "committing the trace", "computing the metrics", "committing the trace", "computing the metrics"}; !slices.Equal(phases, want) {
 		t.Errorf("phases %q, want %q", phases, want)
+	}
+}
+
+// A worker starts its next run's simulation while the run before is still being finished
+// (committed, checkpointed): with one worker, the finish of the first run waits until the
+// second run's simulator reports progress, which it could never do if the worker waited for
+// the first run to be finished. Every run is still stored whole, with its own digest.
+func TestBatchSimulatesWhileFinishing(t *testing.T) {
+	specs := batchSpecs(t)[:3]
+	_, want := executeSerially(t, specs)
+	second := make(chan struct{})
+	var once atomic.Bool
+	specs[1].Progress = func(int, int) {
+		if once.CompareAndSwap(false, true) {
+			close(second)
+		}
+	}
+	overlapped := false
+	beforeFinish = func(i int) {
+		if i != 0 {
+			return
+		}
+		select {
+		case <-second:
+			overlapped = true
+		case <-time.After(time.Minute):
+		}
+	}
+	defer func() { beforeFinish = nil }()
+	into, err := analysis.Create(filepath.Join(t.TempDir(), "into.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer into.Close()
+	res, err := Batch{Workers: 1, Into: into}.Run(context.Background(), specs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Close()
+	if !overlapped {
+		t.Error("the first run was finished before the second run's simulation started; want the two to overlap")
+	}
+	for i, o := range res.Outcomes {
+		if !res.Ran[i] || o.Digest != want[i].Digest {
+			t.Errorf("spec %d: ran %v, digest %s; alone %s", i, res.Ran[i], o.Digest, want[i].Digest)
+		}
+	}
+	runs, err := analysis.ListRuns(context.Background(), into)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != len(specs) {
+		t.Fatalf("the database holds %d runs, want %d", len(runs), len(specs))
 	}
 }

@@ -98,30 +98,59 @@ func Compute(ctx context.Context, spec Spec) (analysis.Outcome, error) {
 
 // execute is Execute into a database.
 func execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome, error) {
+	r, err := simulate(ctx, db, spec)
+	if err != nil {
+		return r.out, err
+	}
+	return r.finish(ctx)
+}
+
+// simulated is a run whose simulation has ended and whose records are still going into the
+// database: its lanes may still be inserting, nothing is committed.
+type simulated struct {
+	db     *analysis.DB
+	spec   Spec
+	out    analysis.Outcome
+	start  time.Time
+	sink   *compute.Sink
+	load   *analysis.Load
+	res    sim.Result
+	simErr error
+}
+
+// simulate runs the simulation of spec with its records streaming into db, and returns as
+// soon as the simulation has ended: finish commits the run and computes its metrics. A
+// batch starts its worker's next simulation in between, while DuckDB inserts the rest.
+func simulate(ctx context.Context, db *analysis.DB, spec Spec) (*simulated, error) {
 	s := spec.Scenario
-	out := analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}
-	start := time.Now()
+	r := &simulated{db: db, spec: spec, out: analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}, start: time.Now()}
 	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
-	sink, err := newSink(s, opts, maxHeld)
-	if err != nil {
-		return out, err
+	var err error
+	if r.sink, err = newSink(s, opts, maxHeld); err != nil {
+		return r, err
 	}
-	load, err := db.Load(context.WithoutCancel(ctx), out.RunID, opts)
-	if err != nil {
-		return out, err
+	if r.load, err = db.Load(context.WithoutCancel(ctx), r.out.RunID, opts); err != nil {
+		return r, err
 	}
 	// The metrics take the records on a goroutine of their own, while the simulator's
 	// goroutine builds the Arrow batches and the load's lanes insert them.
-	async := record.NewAsync(sink)
-	res, simErr := sim.Run(ctx, s, spec.Seed, record.Tee{load, async}, sim.Options{Progress: spec.Progress, Check: true})
+	async := record.NewAsync(r.sink)
+	r.res, r.simErr = sim.Run(ctx, s, spec.Seed, record.Tee{r.load, async}, sim.Options{Progress: spec.Progress, Check: true})
 	async.Close()
-	out.Events = res.Events
-	out.Status = "complete"
-	if res.Partial {
-		out.Status = "partial"
+	r.out.Events = r.res.Events
+	r.out.Status = "complete"
+	if r.res.Partial {
+		r.out.Status = "partial"
 	}
-	out.Wall = time.Since(start)
+	r.out.Wall = time.Since(r.start)
+	return r, nil
+}
+
+// finish commits the run simulated into its database and computes its metrics; ctx is the
+// run's, for its metrics' fallback to the views.
+func (r *simulated) finish(ctx context.Context) (analysis.Outcome, error) {
+	s, spec, out, res := r.spec.Scenario, r.spec, r.out, r.res
 	run := traces.Run{
 		RunID:       out.RunID,
 		Scenario:    s.Name,
@@ -138,23 +167,24 @@ func execute(ctx context.Context, db *analysis.DB, spec Spec) (analysis.Outcome,
 		phase = func(string) {}
 	}
 	phase("committing the trace")
-	if err := load.Finish(run); err != nil {
+	if err := r.load.Finish(run); err != nil {
 		return out, fmt.Errorf("run %s: loading traces: %w", out.RunID, err)
 	}
-	if simErr != nil {
-		return out, fmt.Errorf("run %s: %w", out.RunID, simErr)
+	if r.simErr != nil {
+		return out, fmt.Errorf("run %s: %w", out.RunID, r.simErr)
 	}
 	if len(res.Violations) > 0 {
 		return out, fmt.Errorf("run %s (seed %d): invariant violated: %s", out.RunID, spec.Seed, res.Violations[0])
 	}
-	out.Digest = load.Digest()
+	out.Digest = r.load.Digest()
 	phase("computing the metrics")
-	out.Metrics, err = metricsOf(sink, out.RunID, res.Events)
+	var err error
+	out.Metrics, err = metricsOf(r.sink, out.RunID, res.Events)
 	if errors.Is(err, compute.ErrOrder) || errors.Is(err, compute.ErrTooLarge) {
 		// Records the sink cannot place (not what the simulator writes), or more open
 		// work than it keeps: the view still measures the stored run.
 		phase("computing the metrics from the stored trace")
-		out.Metrics, err = db.Metrics(context.WithoutCancel(ctx), out.RunID)
+		out.Metrics, err = r.db.Metrics(context.WithoutCancel(ctx), out.RunID)
 	}
 	if err != nil {
 		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
