@@ -17,7 +17,8 @@ import (
 )
 
 // Batch executes many runs in parallel: Workers goroutines (default runtime.NumCPU()), each
-// run single-threaded as always. With Into, every worker loads its runs straight into that
+// run single-threaded as always, and each worker's next simulation starting as soon as its
+// run's simulation has ended, while that run is committed on the side (see work). With Into, every worker loads its runs straight into that
 // one database, each run a transaction of its own on its own connection: DuckDB commits
 // concurrent appends to the same tables without conflict, so a run is in Into, whole, as
 // soon as it finishes, and nothing is copied afterwards. Without Into, each run loads into a
@@ -53,7 +54,7 @@ type BatchResult struct {
 	Outcomes []analysis.Outcome // in spec order
 	Ran      []bool             // true for the runs that finished (possibly partial, when interrupted)
 	Errs     []error            // with KeepGoing: why spec i failed
-	Elapsed  []time.Duration    // each run's own wall time: loading, simulating, committing, and with Into the checkpoint after it
+	Elapsed  []time.Duration    // each run's own wall time: simulating and loading, then committing (with Into, and the checkpoint after it), but not waiting for its worker's run before to be committed
 	Stale    []string           // batch folders of killed processes that were removed
 	into     bool               // the runs are in Batch.Into already
 	noTrace  bool               // the runs stored nothing
@@ -162,6 +163,7 @@ func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-ch
 		}
 		start := time.Now()
 		finish := b.begin(ctx, r, i, specs[i])
+		simulated := time.Since(start)
 		wait()
 		tail = make(chan struct{})
 		go func(done chan struct{}) {
@@ -169,6 +171,7 @@ func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-ch
 			if beforeFinish != nil {
 				beforeFinish(i)
 			}
+			start := time.Now()
 			out, err, dberr := finish()
 			switch {
 			case dberr != nil:
@@ -176,7 +179,7 @@ func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-ch
 			case err != nil && !b.KeepGoing:
 				fail(err)
 			default:
-				record(i, out, time.Since(start), err)
+				record(i, out, simulated+time.Since(start), err)
 			}
 		}(tail)
 	}
