@@ -471,6 +471,11 @@ func (l *Load) rollback() {
 	l.decideAll(false)
 }
 
+// Abandon rolls back a load whose records have all been sent (or none will be), instead of
+// finishing it: nothing of the run is kept. Finish then returns an error. It must not race
+// with senders.
+func (l *Load) Abandon() { l.abort() }
+
 // abort rolls the load back; for DB.Close and misuse. It must not race with senders.
 func (l *Load) abort() {
 	l.finishOnce.Do(func() {

@@ -355,6 +355,33 @@ func TestFailedCommitKeepsNothing(t *testing.T) {
 	}
 }
 
+// An abandoned load keeps nothing, not even the rows its lanes had inserted (more than a
+// batch of each large table), Finish reports it, and the run can be loaded again.
+func TestAbandonKeepsNothing(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := db.Load(context.Background(), "gone", traces.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracetest.Synthetic(20000, 1).Replay(l)
+	l.Abandon()
+	if err := l.Finish(traces.Run{}); err == nil {
+		t.Error("Finish after Abandon: no error; want one")
+	}
+	for _, tb := range traces.Tables() {
+		if n := query(t, db, "SELECT count(*) FROM "+tb.String())[0][0].(int64); n != 0 {
+			t.Errorf("an abandoned load left %d rows in %s", n, tb)
+		}
+	}
+	if err := LoadCollector(db, "gone", tracetest.Synthetic(100, 1), traces.Run{}); err != nil {
+		t.Errorf("loading the abandoned run again: %v", err)
+	}
+}
+
 // Timestamps are stored as UTC whatever the session's time zone.
 func TestTimeZoneIndependent(t *testing.T) {
 	db, err := Create("")

@@ -445,3 +445,50 @@ func TestBatchSimulatesWhileFinishing(t *testing.T) {
 		t.Fatalf("the database holds %d runs, want %d", len(runs), len(specs))
 	}
 }
+
+// Serial into a database simulates a run while the one before is committed, and returns
+// every run, in order, as run alone.
+func TestSerialSimulatesWhileFinishing(t *testing.T) {
+	specs := batchSpecs(t)[:3]
+	_, want := executeSerially(t, specs)
+	second := make(chan struct{})
+	var once atomic.Bool
+	specs[1].Progress = func(int, int) {
+		if once.CompareAndSwap(false, true) {
+			close(second)
+		}
+	}
+	overlapped := false
+	beforeFinish = func(i int) {
+		if i != 0 {
+			return
+		}
+		select {
+		case <-second:
+			overlapped = true
+		case <-time.After(time.Minute):
+		}
+	}
+	defer func() { beforeFinish = nil }()
+	db, err := analysis.Create(filepath.Join(t.TempDir(), "serial.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var order []int
+	outs, err := Serial(context.Background(), db, specs, func(i int) { order = append(order, i) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !overlapped {
+		t.Error("the first run was committed before the second run's simulation started; want the two to overlap")
+	}
+	if !slices.Equal(order, []int{0, 1, 2}) || len(outs) != len(specs) {
+		t.Fatalf("done told %v, %d outcomes; want [0 1 2] and 3", order, len(outs))
+	}
+	for i, o := range outs {
+		if o.RunID != specs[i].RunID || o.Digest != want[i].Digest {
+			t.Errorf("outcome %d: run %s digest %s; want %s %s", i, o.RunID, o.Digest, specs[i].RunID, want[i].Digest)
+		}
+	}
+}

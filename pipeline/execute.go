@@ -227,26 +227,71 @@ func metricsOf(sink *compute.Sink, runID string, events int64) (analysis.Metrics
 	return analysis.NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
 }
 
-// Serial executes specs one after another into db (nil: none, see Execute) and returns the outcomes of the runs
-// that ran, in order; after each run, done (when set) is told its index. A cancelled ctx
-// cuts the run under way short (it is stored as partial) and starts no other. The first run
-// that fails stops it and is returned.
+// Serial executes specs one after another into db (nil: none, see Execute) and returns the
+// outcomes of the runs that ran, in order; after each run, done (when set) is told its index.
+// Into a database, a run's simulation starts as soon as the one before has ended, while
+// that run is committed on the side (as a batch's worker does), so at most two runs are
+// under way: one simulating, one committing; done(i) is told once run i is committed. A
+// cancelled ctx cuts the run under way short (it is stored as partial) and starts no
+// other. The first run that fails stops it and is returned.
 func Serial(ctx context.Context, db *analysis.DB, specs []Spec, done func(i int)) ([]analysis.Outcome, error) {
 	var outs []analysis.Outcome
-	for i := 0; i < len(specs) && ctx.Err() == nil; i++ {
-		var out analysis.Outcome
-		var err error
-		if db == nil {
-			out, err = Compute(ctx, specs[i])
-		} else {
-			out, err = execute(ctx, db, specs[i])
+	if db == nil {
+		for i := 0; i < len(specs) && ctx.Err() == nil; i++ {
+			out, err := Compute(ctx, specs[i])
+			if err != nil {
+				return nil, err
+			}
+			outs = append(outs, out)
+			if done != nil {
+				done(i)
+			}
+		}
+		return outs, nil
+	}
+	type finished struct {
+		out analysis.Outcome
+		err error
+	}
+	var tail chan finished // the run before, being committed
+	collect := func(i int) error {
+		f := <-tail
+		tail = nil
+		if f.err != nil {
+			return f.err
+		}
+		outs = append(outs, f.out)
+		if done != nil {
+			done(i)
+		}
+		return nil
+	}
+	i := 0
+	for ; i < len(specs) && ctx.Err() == nil; i++ {
+		r, err := simulate(ctx, db, specs[i])
+		if tail != nil {
+			if ferr := collect(i - 1); ferr != nil {
+				if err == nil {
+					r.load.Abandon()
+				}
+				return nil, ferr
+			}
 		}
 		if err != nil {
 			return nil, err
 		}
-		outs = append(outs, out)
-		if done != nil {
-			done(i)
+		tail = make(chan finished, 1)
+		go func(i int, ch chan<- finished) {
+			if beforeFinish != nil {
+				beforeFinish(i)
+			}
+			out, err := r.finish(ctx)
+			ch <- finished{out, err}
+		}(i, tail)
+	}
+	if tail != nil {
+		if err := collect(i - 1); err != nil {
+			return nil, err
 		}
 	}
 	return outs, nil
