@@ -17,18 +17,19 @@ import (
 )
 
 // Batch executes many runs in parallel: Workers goroutines (default runtime.NumCPU()), each
-// run single-threaded as always, and each worker's next simulation starting as soon as its
-// run's simulation has ended, while that run is committed on the side (see work). With Into, every worker loads its runs straight into that
-// one database, each run a transaction of its own on its own connection: DuckDB commits
-// concurrent appends to the same tables without conflict, so a run is in Into, whole, as
-// soon as it finishes, and nothing is copied afterwards. Without Into, each run loads into a
-// temporary database of its own, and CopyRuns copies the runs wanted. Either way a run's
-// metrics are computed in Go from its records while they load (see Execute). While any load
-// runs, DuckDB is held to one thread (see analysis.DB.Load), so that the workers, not
-// DuckDB's pool, use the cores. Results are identical to running the specs one by one: a
-// run's records depend on its scenario and seed only. Only the physical order of rows
-// across runs depends on which run finished first; every reader orders explicitly
-// (analysis.ListRuns), and BatchResult lists everything in spec order.
+// run single-threaded as always; a worker starts its next simulation as soon as its run's
+// simulation has ended, and that run is committed on the side (see work). With Into, every
+// worker loads its runs straight into that one database, each run a transaction of its own
+// on its own connection: DuckDB commits concurrent appends to the same tables without
+// conflict, so a run is in Into, whole, as soon as it finishes, and nothing is copied
+// afterwards. Without Into, each run loads into a temporary database of its own, and
+// CopyRuns copies the runs wanted. Either way a run's metrics are computed in Go from its
+// records while they load (see Execute). While any load runs, DuckDB is held to one thread
+// (see analysis.DB.Load), so that the workers, not DuckDB's pool, use the cores. Results are
+// identical to running the specs one by one: a run's records depend on its scenario and seed
+// only. Only the physical order of rows across runs depends on which run finished first;
+// every reader orders explicitly (analysis.ListRuns), and BatchResult lists everything in
+// spec order.
 type Batch struct {
 	Workers int
 	// Into is the database the runs load into; nil = a temporary database per run under Dir.
@@ -54,7 +55,7 @@ type BatchResult struct {
 	Outcomes []analysis.Outcome // in spec order
 	Ran      []bool             // true for the runs that finished (possibly partial, when interrupted)
 	Errs     []error            // with KeepGoing: why spec i failed
-	Elapsed  []time.Duration    // each run's own wall time: simulating and loading, then committing (with Into, and the checkpoint after it), but not waiting for its worker's run before to be committed
+	Elapsed  []time.Duration    // each run's own wall time: simulating, then committing (with Into, and the checkpoint after), not waiting for the run before
 	Stale    []string           // batch folders of killed processes that were removed
 	into     bool               // the runs are in Batch.Into already
 	noTrace  bool               // the runs stored nothing

@@ -393,6 +393,31 @@ func TestSerialIntoReadsEachRunsMetrics(t *testing.T) {
 	}
 }
 
+// watchOverlap holds the finish of specs[0] until specs[1]'s simulator reports progress (for
+// at most a minute), and returns whether it did: whether run 1 was simulating while run 0
+// was still to be finished.
+func watchOverlap(t *testing.T, specs []Spec) func() bool {
+	second := make(chan struct{})
+	var once, overlapped atomic.Bool
+	specs[1].Progress = func(int, int) {
+		if once.CompareAndSwap(false, true) {
+			close(second)
+		}
+	}
+	beforeFinish = func(i int) {
+		if i != 0 {
+			return
+		}
+		select {
+		case <-second:
+			overlapped.Store(true)
+		case <-time.After(time.Minute):
+		}
+	}
+	t.Cleanup(func() { beforeFinish = nil })
+	return overlapped.Load
+}
+
 // A worker starts its next run's simulation while the run before is still being finished
 // (committed, checkpointed): with one worker, the finish of the first run waits until the
 // second run's simulator reports progress, which it could never do if the worker waited for
@@ -400,25 +425,7 @@ func TestSerialIntoReadsEachRunsMetrics(t *testing.T) {
 func TestBatchSimulatesWhileFinishing(t *testing.T) {
 	specs := batchSpecs(t)[:3]
 	_, want := executeSerially(t, specs)
-	second := make(chan struct{})
-	var once atomic.Bool
-	specs[1].Progress = func(int, int) {
-		if once.CompareAndSwap(false, true) {
-			close(second)
-		}
-	}
-	overlapped := false
-	beforeFinish = func(i int) {
-		if i != 0 {
-			return
-		}
-		select {
-		case <-second:
-			overlapped = true
-		case <-time.After(time.Minute):
-		}
-	}
-	defer func() { beforeFinish = nil }()
+	overlapped := watchOverlap(t, specs)
 	into, err := analysis.Create(filepath.Join(t.TempDir(), "into.duckdb"))
 	if err != nil {
 		t.Fatal(err)
@@ -429,7 +436,7 @@ func TestBatchSimulatesWhileFinishing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer res.Close()
-	if !overlapped {
+	if !overlapped() {
 		t.Error("the first run was finished before the second run's simulation started; want the two to overlap")
 	}
 	for i, o := range res.Outcomes {
@@ -451,25 +458,7 @@ func TestBatchSimulatesWhileFinishing(t *testing.T) {
 func TestSerialSimulatesWhileFinishing(t *testing.T) {
 	specs := batchSpecs(t)[:3]
 	_, want := executeSerially(t, specs)
-	second := make(chan struct{})
-	var once atomic.Bool
-	specs[1].Progress = func(int, int) {
-		if once.CompareAndSwap(false, true) {
-			close(second)
-		}
-	}
-	overlapped := false
-	beforeFinish = func(i int) {
-		if i != 0 {
-			return
-		}
-		select {
-		case <-second:
-			overlapped = true
-		case <-time.After(time.Minute):
-		}
-	}
-	defer func() { beforeFinish = nil }()
+	overlapped := watchOverlap(t, specs)
 	db, err := analysis.Create(filepath.Join(t.TempDir(), "serial.duckdb"))
 	if err != nil {
 		t.Fatal(err)
@@ -480,7 +469,7 @@ func TestSerialSimulatesWhileFinishing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !overlapped {
+	if !overlapped() {
 		t.Error("the first run was committed before the second run's simulation started; want the two to overlap")
 	}
 	if !slices.Equal(order, []int{0, 1, 2}) || len(outs) != len(specs) {
