@@ -172,7 +172,7 @@ func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-ch
 			if beforeFinish != nil {
 				beforeFinish(i)
 			}
-			start := time.Now()
+			finishing := time.Now()
 			out, err, dberr := finish()
 			switch {
 			case dberr != nil:
@@ -180,7 +180,7 @@ func (b Batch) work(ctx context.Context, r *BatchResult, specs []Spec, jobs <-ch
 			case err != nil && !b.KeepGoing:
 				fail(err)
 			default:
-				record(i, out, simulated+time.Since(start), err)
+				record(i, out, simulated+time.Since(finishing), err)
 			}
 		}(tail)
 	}

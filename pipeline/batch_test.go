@@ -285,11 +285,7 @@ func sameFingerprints(t *testing.T, what string, got, want map[string]string) {
 // is compared with, and returns it (closed when the test ends) with their outcomes.
 func executeSerially(t *testing.T, specs []Spec) (*analysis.DB, []analysis.Outcome) {
 	t.Helper()
-	db, err := analysis.Create(filepath.Join(t.TempDir(), "serial.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := createFileDB(t, "serial.duckdb")
 	var out []analysis.Outcome
 	for _, s := range specs {
 		o, err := Execute(context.Background(), db, s)
@@ -299,6 +295,18 @@ func executeSerially(t *testing.T, specs []Spec) (*analysis.DB, []analysis.Outco
 		out = append(out, o)
 	}
 	return db, out
+}
+
+// createFileDB creates a database file of the given name in a temporary folder, closed when
+// the test ends.
+func createFileDB(t *testing.T, name string) *analysis.DB {
+	t.Helper()
+	db, err := analysis.Create(filepath.Join(t.TempDir(), name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
 }
 
 func openTestDB(t testing.TB) *analysis.DB {
@@ -426,11 +434,7 @@ func TestBatchSimulatesWhileFinishing(t *testing.T) {
 	specs := batchSpecs(t)[:3]
 	_, want := executeSerially(t, specs)
 	overlapped := watchOverlap(t, specs)
-	into, err := analysis.Create(filepath.Join(t.TempDir(), "into.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer into.Close()
+	into := createFileDB(t, "into.duckdb")
 	res, err := Batch{Workers: 1, Into: into}.Run(context.Background(), specs)
 	if err != nil {
 		t.Fatal(err)
@@ -459,11 +463,7 @@ func TestSerialSimulatesWhileFinishing(t *testing.T) {
 	specs := batchSpecs(t)[:3]
 	_, want := executeSerially(t, specs)
 	overlapped := watchOverlap(t, specs)
-	db, err := analysis.Create(filepath.Join(t.TempDir(), "serial.duckdb"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := createFileDB(t, "serial.duckdb")
 	var order []int
 	outs, err := Serial(context.Background(), db, specs, func(i int) { order = append(order, i) })
 	if err != nil {

@@ -111,7 +111,6 @@ type simulated struct {
 	db     *analysis.DB
 	spec   Spec
 	out    analysis.Outcome
-	start  time.Time
 	sink   *compute.Sink
 	load   *analysis.Load
 	res    sim.Result
@@ -123,7 +122,8 @@ type simulated struct {
 // batch starts its worker's next simulation in between, while DuckDB inserts the rest.
 func simulate(ctx context.Context, db *analysis.DB, spec Spec) (*simulated, error) {
 	s := spec.Scenario
-	r := &simulated{db: db, spec: spec, out: analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}, start: time.Now()}
+	start := time.Now()
+	r := &simulated{db: db, spec: spec, out: analysis.Outcome{RunID: spec.runID(), Seed: spec.Seed}}
 	opts := traces.ScenarioOptions(s)
 	opts.Secrets = append(opts.Secrets, spec.Secrets...)
 	var err error
@@ -143,7 +143,7 @@ func simulate(ctx context.Context, db *analysis.DB, spec Spec) (*simulated, erro
 	if r.res.Partial {
 		r.out.Status = "partial"
 	}
-	r.out.Wall = time.Since(r.start)
+	r.out.Wall = time.Since(start)
 	return r, nil
 }
 
