@@ -36,7 +36,10 @@ import (
 //   - check-all: `mayday check --all` against a shell loop of `mayday run` of every
 //     embedded example (the same runs, into files);
 //   - report: `mayday report` of a research-fleet run against `mayday query` of its
-//     metrics view (reading what a report starts from).
+//     metrics view (reading what a report starts from);
+//   - metrics-view: `mayday query` of that run's metrics view against `mayday query` of
+//     SELECT 1 (opening the file, mayday's catalog over it, exit): the difference is the
+//     view's own time, reported per million stored rows as view-s-per-Mrows.
 //
 // Each iteration runs the command, then its reference (A B A B ...), so a change of the
 // machine's load hits both sides alike; both inherit this process's niceness. Each
@@ -55,7 +58,10 @@ func BenchmarkCommands(b *testing.B) {
 			if c.setup != nil {
 				c.setup(b, bin, dir)
 			}
-			pairs(b, func(i int) proc { return c.cmd(b, bin, dir, i) }, func(i int) proc { return c.ref(b, bin, dir, i) })
+			cmdS, refS := pairs(b, func(i int) proc { return c.cmd(b, bin, dir, i) }, func(i int) proc { return c.ref(b, bin, dir, i) })
+			if c.after != nil {
+				c.after(b, bin, dir, cmdS, refS)
+			}
 		})
 	}
 }
@@ -66,6 +72,8 @@ type commandBench struct {
 	skip     string
 	setup    func(b *testing.B, bin, dir string)
 	cmd, ref func(b *testing.B, bin, dir string, i int) proc
+	// after, when set, reports more from the medians of the walls, once the pairs ran.
+	after func(b *testing.B, bin, dir string, cmdS, refS float64)
 }
 
 // proc is one timed process: its wall and CPU (user + system) time.
@@ -140,12 +148,45 @@ func commandBenches() []commandBench {
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
 			return timeProc(b, "", bin, "query", srcRun(dir), "SELECT * FROM metrics")
 		}},
+		{name: "metrics-view", setup: makeSrc, cmd: func(b *testing.B, bin, dir string, i int) proc {
+			return timeProc(b, "", bin, "query", srcRun(dir), "SELECT * FROM metrics", "--format", "csv")
+		}, ref: func(b *testing.B, bin, dir string, i int) proc {
+			return timeProc(b, "", bin, "query", srcRun(dir), "SELECT 1", "--format", "csv")
+		}, after: func(b *testing.B, bin, dir string, cmdS, refS float64) {
+			rows := storedRows(b, bin, srcRun(dir))
+			b.ReportMetric(float64(rows), "rows")
+			b.ReportMetric((cmdS-refS)/(float64(rows)/1e6), "view-s-per-Mrows")
+		}},
 	}
 }
 
-// pairs runs cmd and ref alternately, one pair per iteration, and reports medians and the
-// ratios' spread.
-func pairs(b *testing.B, cmd, ref func(i int) proc) {
+// storedRows counts the rows of the nine trace tables of the run folder run, with `mayday
+// query`.
+func storedRows(b *testing.B, bin, run string) int64 {
+	b.Helper()
+	var q []string
+	for _, t := range []string{"investigations", "spans", "span_attrs", "tool_args", "transitions",
+		"executions", "faults", "tool_samples", "workers"} {
+		q = append(q, "(SELECT count(*) FROM "+t+")")
+	}
+	out, err := exec.Command(bin, "query", run, "SELECT "+strings.Join(q, " + ")+" AS n", "--format", "csv").Output()
+	if err != nil {
+		b.Fatalf("counting the rows of %s: %v", run, err)
+	}
+	lines := strings.Fields(string(out))
+	var n int64
+	if len(lines) != 2 {
+		b.Fatalf("counting the rows of %s: %q", run, out)
+	}
+	if _, err := fmt.Sscan(lines[1], &n); err != nil || n <= 0 {
+		b.Fatalf("counting the rows of %s: %q", run, out)
+	}
+	return n
+}
+
+// pairs runs cmd and ref alternately, one pair per iteration, reports medians and the
+// ratios' spread, and returns the median walls of cmd and ref in seconds.
+func pairs(b *testing.B, cmd, ref func(i int) proc) (cmdS, refS float64) {
 	load := loadAvg()
 	var cmds, refs []proc
 	var ratios []float64
@@ -165,6 +206,7 @@ func pairs(b *testing.B, cmd, ref func(i int) proc) {
 	b.ReportMetric(slices.Min(ratios), "ratio-min")
 	b.ReportMetric(slices.Max(ratios), "ratio-max")
 	b.ReportMetric(load, "load1")
+	return median(wall(cmds)), median(wall(refs))
 }
 
 func mapf[T any](xs []T, f func(T) float64) []float64 {
