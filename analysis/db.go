@@ -223,20 +223,6 @@ const DefaultMemory = "384MB"
 // spelling ("1GB", "800MB").
 const MemoryEnv = "MAYDAY_DUCKDB_MEMORY"
 
-// GoHeapLimit is the soft limit of the Go heap (runtime/debug.SetMemoryLimit) that the
-// mayday binary sets unless GOMEMLIMIT is set: with it the collector runs before the heap
-// doubles, instead of after, which matters only when a run holds a large backlog.
-// Measured with BenchmarkPeakMemory100kTenfold: 1126 MiB peak without it, 999 MiB with it.
-const GoHeapLimit = 384 << 20
-
-// LimitGoHeap applies GoHeapLimit unless the environment sets GOMEMLIMIT; the binary calls it
-// once at start, and the peak-memory benchmarks do, so that they measure what it runs.
-func LimitGoHeap() {
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(GoHeapLimit)
-	}
-}
-
 // The thresholds of glibc's malloc that TuneMalloc fixes. DuckDB allocates with the C
 // library's malloc, a 256 KiB block at a time and larger buffers besides, from a thread per
 // table during a load. Left to itself glibc adjusts both thresholds as memory is freed, and

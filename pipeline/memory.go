@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -75,15 +74,13 @@ func WatchMemory(ctx context.Context, limit uint64) (context.Context, *MemoryWat
 		var duck, heap uint64
 		m.trip, duck, heap = memoryBudget(limit)
 		restore := analysis.CapMemory(duck)
-		old := int64(-1)
+		unpin := func() {}
 		if os.Getenv("GOMEMLIMIT") == "" {
-			old = debug.SetMemoryLimit(int64(heap))
+			unpin = analysis.PinGoHeap(int64(heap))
 		}
 		m.undo = func() {
 			restore()
-			if old >= 0 {
-				debug.SetMemoryLimit(old)
-			}
+			unpin()
 		}
 	}
 	ctx, m.cancel = context.WithCancelCause(ctx)
