@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -132,7 +133,11 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 				err = internal(cerr)
 			}
 		}()
-		if err := analysis.LimitBuffers(ctx, db, analysis.MergeBufferLimit); err != nil {
+		jobs := opts.Jobs
+		if jobs == 0 {
+			jobs = runtime.NumCPU()
+		}
+		if err := analysis.LimitBuffers(ctx, db, analysis.SweepBufferLimit(min(jobs, len(specs)))); err != nil {
 			return false, internal(err)
 		}
 		whole, err = st.fill(ctx, db, specs, params, opts.Jobs, opts.Seeds, opts.Metrics)
