@@ -44,7 +44,7 @@ const minDuckDB = 200e6
 // run, DuckDB's memory cap and the Go heap's soft limit.
 func memoryBudget(limit uint64) (trip, duckDB, goHeap uint64) {
 	f := float64(limit)
-	return uint64(f * tripShare), max(uint64(f*duckDBShare), minDuckDB), min(uint64(f*goHeapShare), analysis.GoHeapLimit)
+	return uint64(f * tripShare), max(uint64(f*duckDBShare), minDuckDB), min(uint64(f*goHeapShare), analysis.GoHeapCeiling)
 }
 
 // ErrMemory is the cause of a context the watchdog cancelled.
