@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // BenchmarkMetricsView times `SELECT * FROM metrics` on one stored run, the query `mayday
@@ -79,15 +80,15 @@ func BenchmarkMetricsView(b *testing.B) {
 	}
 }
 
-// storedRows counts the rows of the trace tables of db (every table of tables.sql but runs).
+// storedRows counts the rows of the trace tables of db (all but runs).
 func storedRows(b *testing.B, db *DB) int64 {
 	b.Helper()
 	var n int64
-	for _, t := range layoutTables() {
-		if t == "runs" {
+	for _, t := range traces.Tables() {
+		if t == traces.Runs {
 			continue
 		}
-		_, rows, err := db.Query(context.Background(), "SELECT count(*) FROM "+t)
+		_, rows, err := db.Query(context.Background(), "SELECT count(*) FROM "+t.String())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -63,16 +63,21 @@ type BatchResult struct {
 	dir      string
 }
 
+// Workers is how many runs a batch of runs specs with the given Workers (0: the number of
+// cores) runs at once: at least one, at most one per run.
+func Workers(workers, runs int) int {
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	return max(1, min(workers, runs))
+}
+
 // Run executes specs and returns their outcomes in spec order. A cancelled ctx stops
 // dispatching; runs under way finish as partial runs (status `partial`), the rest do not
 // start. The first run that fails cancels the others and is returned as the error (with
 // Into, the runs that finished before stay in it). A run that fails is never left in Into.
 func (b Batch) Run(ctx context.Context, specs []Spec) (*BatchResult, error) {
-	workers := b.Workers
-	if workers <= 0 {
-		workers = runtime.NumCPU()
-	}
-	workers = max(1, min(workers, len(specs)))
+	workers := Workers(b.Workers, len(specs))
 	r := &BatchResult{
 		Outcomes: make([]analysis.Outcome, len(specs)),
 		Ran:      make([]bool, len(specs)),

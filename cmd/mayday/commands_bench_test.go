@@ -19,6 +19,7 @@ import (
 	_ "github.com/duckdb/duckdb-go/v2"
 
 	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // The whole-command benchmarks time what a user waits for: the mayday binary, built once,
@@ -160,14 +161,16 @@ func commandBenches() []commandBench {
 	}
 }
 
-// storedRows counts the rows of the nine trace tables of the run folder run, with `mayday
-// query`.
+// storedRows counts the rows of the trace tables (all but runs) of the run folder run, with
+// `mayday query`.
 func storedRows(b *testing.B, bin, run string) int64 {
 	b.Helper()
 	var q []string
-	for _, t := range []string{"investigations", "spans", "span_attrs", "tool_args", "transitions",
-		"executions", "faults", "tool_samples", "workers"} {
-		q = append(q, "(SELECT count(*) FROM "+t+")")
+	for _, t := range traces.Tables() {
+		if t == traces.Runs {
+			continue
+		}
+		q = append(q, "(SELECT count(*) FROM "+t.String()+")")
 	}
 	out, err := exec.Command(bin, "query", run, "SELECT "+strings.Join(q, " + ")+" AS n", "--format", "csv").Output()
 	if err != nil {

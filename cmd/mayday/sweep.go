@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -133,11 +132,7 @@ func sweepRun(ctx context.Context, opts *sweepOptions) error {
 				err = internal(cerr)
 			}
 		}()
-		jobs := opts.Jobs
-		if jobs == 0 {
-			jobs = runtime.NumCPU()
-		}
-		if err := analysis.LimitBuffers(ctx, db, analysis.SweepBufferLimit(min(jobs, len(specs)))); err != nil {
+		if err := analysis.LimitBuffers(ctx, db, analysis.SweepBufferLimit(pipeline.Workers(opts.Jobs, len(specs)))); err != nil {
 			return false, internal(err)
 		}
 		whole, err = st.fill(ctx, db, specs, params, opts.Jobs, opts.Seeds, opts.Metrics)
