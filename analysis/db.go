@@ -57,6 +57,13 @@ type DB struct {
 	// and everything but Load waits for it (waitViews). nil when nothing is pending.
 	views    chan struct{}
 	viewsErr error
+
+	// The stored metrics rows (stored_metrics.go): the columns of run_metrics once the
+	// metrics view reads it (nil while it recomputes), and a lock that keeps two fills from
+	// storing one run twice. recompute, set by tests, keeps the metrics view recomputing.
+	storedCols []string
+	fillMu     sync.Mutex
+	recompute  bool
 }
 
 // DuckDB keeps one database instance per file and process; opening a file that is already
@@ -123,11 +130,21 @@ func (db *DB) waitViews() error {
 }
 
 // OpenWrite opens an existing database for writing, to load or merge more runs into it.
+// Its views are defined again, as this version defines them, and the runs that lack a
+// stored metrics row get one.
 func OpenWrite(path string) (*DB, error) {
 	if err := exists(path); err != nil {
 		return nil, err
 	}
-	return openDB(path, false)
+	db, err := openDB(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.createViews(context.Background()); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("analysis: %s: %w", db.name(), err)
+	}
+	return db, nil
 }
 
 func exists(path string) error {
@@ -420,7 +437,7 @@ func (db *DB) Query(parent context.Context, query string) (cols []string, rows [
 	if db.sandbox {
 		return db.queryChecked(ctx, query)
 	}
-	if err := db.waitViews(); err != nil {
+	if err := db.ready(ctx); err != nil {
 		return nil, nil, err
 	}
 	rs, err := db.db.QueryContext(ctx, query)
@@ -470,7 +487,7 @@ func (db *DB) QueryEach(parent context.Context, query string, head func(cols []s
 	if db.tainted {
 		return fmt.Errorf("%w: an earlier statement changed DuckDB's settings", ErrNotQuery)
 	}
-	if err := db.waitViews(); err != nil {
+	if err := db.ready(ctx); err != nil {
 		return err
 	}
 	conn, err := db.db.Conn(ctx)

@@ -32,6 +32,9 @@ func simulate(t *testing.T, db *DB, sc *scenarios.Scenario, seed uint64, suffix 
 
 func count(t *testing.T, db *DB, q string, args ...any) float64 {
 	t.Helper()
+	if err := db.ready(t.Context()); err != nil { // the metrics rows of the runs just loaded
+		t.Fatal(err)
+	}
 	var v *float64
 	if err := db.SQL().QueryRow(q, args...).Scan(&v); err != nil {
 		t.Fatalf("%s: %v", q, err)

@@ -55,6 +55,8 @@ type Load struct {
 	failed  atomic.Bool
 	aborted atomic.Bool
 
+	metrics *Metrics // the run's metrics row, stored with its runs row (SetMetrics)
+
 	finishOnce sync.Once
 	finishErr  error
 	seq        uint64 // names the load's Arrow views (Load.view)
@@ -375,9 +377,18 @@ func (l *Load) finish(run traces.Run) error {
 	if l.ctx.Err() != nil {
 		run.Status = traces.StatusPartial
 	}
+	var merr error
+	if l.metrics != nil {
+		// The runs row's transaction must begin once run_metrics exists, for it to see
+		// the table: the views of a new database are defined on the side (Create).
+		merr = l.db.waitViews()
+	}
 	werr := l.w.WriteRun(run)
 	cerr := l.w.Close()
-	err := errors.Join(werr, cerr, l.drain())
+	if merr == nil && werr == nil && cerr == nil && l.metrics != nil {
+		merr = l.queueMetrics()
+	}
+	err := errors.Join(werr, cerr, merr, l.drain())
 	ReleaseGoMemory() // the Arrow batches are inserted: what follows is DuckDB's
 	if err == nil {
 		err = l.commit()
@@ -387,6 +398,37 @@ func (l *Load) finish(run traces.Run) error {
 	if err != nil {
 		return fmt.Errorf("analysis: loading run %q into %s: %w", l.runID, l.db.name(), err)
 	}
+	return nil
+}
+
+// SetMetrics gives the run's metrics row (computed from its records, by package
+// metric/compute), which Finish stores in run_metrics in the transaction of the runs row.
+// Without it the row is metrics_recomputed's, stored when the metrics are next read or the
+// database next opened for writing. It must not race with Finish.
+func (l *Load) SetMetrics(m Metrics) {
+	m.RunID = l.runID
+	l.metrics = &m
+}
+
+// queueMetrics sends the statement that stores the run's metrics row to the lane of the
+// runs table, so that it commits with the runs row.
+func (l *Load) queueMetrics() error {
+	q, args, err := l.db.storeStatement(*l.metrics)
+	if errors.Is(err, errNoStored) {
+		return nil // the metrics view recomputes: nothing to store
+	}
+	if err != nil {
+		return err
+	}
+	ln, err := l.lane(traces.Runs)
+	if err != nil {
+		return err
+	}
+	named := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	ln.queue <- loadItem{exec: q, args: named}
 	return nil
 }
 

@@ -27,7 +27,9 @@ var ErrLayout = errors.New("another trace layout")
 // dst already holds, or that two sources both hold, is refused with ErrDuplicateRun before
 // anything is copied. It returns the run_ids copied in the order ListRuns gives them:
 // source by source in stored order, sweep runs in grid order, so merging a sweep's shards
-// yields the database the unsharded sweep writes. Either every run is copied or none.
+// yields the database the unsharded sweep writes. Either every run is copied or none. The
+// metrics rows a source stores are not copied: the target computes its own from the trace
+// it copied (metrics_recomputed), so a source's stored rows are never trusted.
 func Merge(ctx context.Context, dst *DB, paths []string) ([]string, error) {
 	return MergeWith(ctx, dst, paths, MergeOptions{})
 }
@@ -65,6 +67,9 @@ func MergeWith(ctx context.Context, dst *DB, paths []string, opts MergeOptions) 
 	if err != nil {
 		return nil, err
 	}
+	if err := dst.fillMetrics(ctx); err != nil {
+		return nil, fmt.Errorf("analysis: merge: %w", err)
+	}
 	return copied, nil
 }
 
@@ -92,6 +97,9 @@ func mergePlan(ctx context.Context, conn *sql.Conn, dstName string, srcs []merge
 		if tables[si], err = runTables(ctx, conn, s.alias); err != nil {
 			return nil, nil, fmt.Errorf("%w (in %s)", err, s.path)
 		}
+		// A source's stored metrics rows are not copied: the target stores its own,
+		// recomputed from the trace it copies (MergeWith).
+		tables[si] = slices.DeleteFunc(tables[si], func(t string) bool { return t == storedMetrics })
 		if err := checkLayout(ctx, conn, dstName, s); err != nil {
 			return nil, nil, err
 		}
@@ -321,6 +329,7 @@ func checkLayout(ctx context.Context, conn *sql.Conn, dstName string, s mergeSou
 			coalesce((SELECT any_value(version) FROM `+qualified(s.alias, "runs")+`), 'unknown')
 		FROM duckdb_columns() c
 		WHERE c.database_name = `+literal(s.alias)+` AND c.schema_name = 'main'
+		  AND c.table_name <> `+literal(storedMetrics)+`
 		  AND c.table_name IN (SELECT table_name FROM duckdb_tables()
 			WHERE database_name = `+literal(dstName)+` AND schema_name = 'main')
 		  AND NOT EXISTS (SELECT 1 FROM duckdb_columns() d

@@ -14,18 +14,30 @@ import (
 // ErrNoRun reports a run id that is not in the database.
 var ErrNoRun = errors.New("analysis: no such run")
 
-// metricsQuery reads the metrics view's scalar columns in MetricNames order, then the
+// metricsQuery reads view's (metrics' or metrics_recomputed's) scalar columns in MetricNames order, then the
 // currency of the run's prices (NULL when unpriced, or when the run's configuration is not
-// JSON, which has no prices); the termination reasons come from the termination_reasons
-// view (the view's MAP column holds the same counts for SQL users).
-var metricsQuery = "SELECT run_id, " + strings.Join(MetricNames, ", ") +
-	", (SELECT CASE WHEN json_valid(r.config) THEN json_extract_string(r.config, '$.prices.currency') END" +
-	" FROM runs r WHERE r.run_id = metrics.run_id)" +
-	" FROM metrics"
+// JSON, which has no prices), and the termination reasons' names and counts.
+func metricsQuery(view string) string {
+	return "SELECT run_id, " + strings.Join(MetricNames, ", ") +
+		", (SELECT CASE WHEN json_valid(r.config) THEN json_extract_string(r.config, '$.prices.currency') END" +
+		" FROM runs r WHERE r.run_id = m.run_id)" +
+		", map_keys(termination_reasons), map_values(termination_reasons)" +
+		" FROM " + view + " m"
+}
 
 // Metrics returns the metrics row of one run.
 func (db *DB) Metrics(ctx context.Context, runID string) (Metrics, error) {
-	all, err := db.queryMetrics(ctx, " WHERE run_id = ?", runID)
+	return db.runMetrics(ctx, "metrics", runID)
+}
+
+// RecomputeMetrics returns the metrics of one run recomputed from its trace tables
+// (metrics_recomputed, their definition), rather than read from the row stored with it.
+func (db *DB) RecomputeMetrics(ctx context.Context, runID string) (Metrics, error) {
+	return db.runMetrics(ctx, recomputedView, runID)
+}
+
+func (db *DB) runMetrics(ctx context.Context, view, runID string) (Metrics, error) {
+	all, err := db.queryMetrics(ctx, view, " WHERE run_id = ?", runID)
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -37,51 +49,33 @@ func (db *DB) Metrics(ctx context.Context, runID string) (Metrics, error) {
 
 // AllMetrics returns the metrics of every run in the database, ordered by run_id.
 func (db *DB) AllMetrics(ctx context.Context) ([]Metrics, error) {
-	return db.queryMetrics(ctx, "")
+	return db.queryMetrics(ctx, "metrics", "")
 }
 
-func (db *DB) queryMetrics(parent context.Context, where string, args ...any) (_ []Metrics, err error) {
+func (db *DB) queryMetrics(parent context.Context, view, where string, args ...any) (_ []Metrics, err error) {
 	ctx, cancel := db.limit(parent)
 	defer cancel()
 	defer func() { err = db.limitErr(parent, ctx, err) }()
-	rows, err := db.SQL().QueryContext(ctx, metricsQuery+where+" ORDER BY run_id", args...)
+	if !db.sandbox && view == "metrics" {
+		if err := db.ready(ctx); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := db.SQL().QueryContext(ctx, metricsQuery(view)+where+" ORDER BY run_id", args...)
 	if err != nil {
 		return nil, fmt.Errorf("analysis: reading the metrics view: %w", memoryHint(err))
 	}
 	defer rows.Close()
 	var out []Metrics
-	byRun := map[string]int{}
 	for rows.Next() {
 		m, err := scanMetrics(rows)
 		if err != nil {
 			return nil, err
 		}
-		byRun[m.RunID] = len(out)
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("analysis: reading the metrics view: %w", memoryHint(err))
-	}
-	if len(out) == 0 {
-		return out, nil
-	}
-	reasons, err := db.SQL().QueryContext(ctx, "SELECT run_id, reason, investigations FROM termination_reasons"+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("analysis: reading the termination_reasons view: %w", err)
-	}
-	defer reasons.Close()
-	for reasons.Next() {
-		var run, reason string
-		var n int64
-		if err := reasons.Scan(&run, &reason, &n); err != nil {
-			return nil, fmt.Errorf("analysis: reading the termination_reasons view: %w", err)
-		}
-		if i, ok := byRun[run]; ok {
-			out[i].TerminationReasons[reason] = n
-		}
-	}
-	if err := reasons.Err(); err != nil {
-		return nil, fmt.Errorf("analysis: reading the termination_reasons view: %w", err)
 	}
 	return out, nil
 }
@@ -91,12 +85,13 @@ func scanMetrics(rows *sql.Rows) (Metrics, error) {
 	m := Metrics{TerminationReasons: map[string]int64{}}
 	floats := make([]sql.NullFloat64, len(MetricNames))
 	var currency sql.NullString
-	dest := make([]any, 0, len(MetricNames)+2)
+	var reasons, counts any
+	dest := make([]any, 0, len(MetricNames)+4)
 	dest = append(dest, &m.RunID)
 	for i := range floats {
 		dest = append(dest, &floats[i])
 	}
-	dest = append(dest, &currency)
+	dest = append(dest, &currency, &reasons, &counts)
 	if err := rows.Scan(dest...); err != nil {
 		return m, fmt.Errorf("analysis: reading the metrics view: %w", err)
 	}
@@ -111,6 +106,19 @@ func scanMetrics(rows *sql.Rows) (Metrics, error) {
 		return m, err
 	}
 	m.Currency = currency.String
+	names, _ := reasons.([]any)
+	ns, _ := counts.([]any)
+	if len(names) != len(ns) {
+		return m, fmt.Errorf("analysis: reading the metrics view: run %s: %d termination reasons, %d counts", m.RunID, len(names), len(ns))
+	}
+	for i, r := range names {
+		reason, ok := r.(string)
+		n, ok2 := ns[i].(int64)
+		if !ok || !ok2 {
+			return m, fmt.Errorf("analysis: reading the metrics view: run %s: termination reason %v = %v", m.RunID, r, ns[i])
+		}
+		m.TerminationReasons[reason] = n
+	}
 	return m, nil
 }
 

@@ -193,10 +193,10 @@ func (db *DB) mirrorTables(ctx context.Context, path string) error {
 	if !db.tables["runs"] {
 		return fmt.Errorf("analysis: %s: %w: it has no runs table; give a run folder, a sweep folder or the %s inside one", path, ErrNotMayday, DBFile)
 	}
-	known := append(layoutTables(), "sweep_params")
+	known := append(layoutTables(), "sweep_params", storedMetrics)
 	stmts := []string{tablesSQL}
-	for _, t := range known {
-		if db.tables[t] && t != "sweep_params" {
+	for _, t := range layoutTables() {
+		if db.tables[t] {
 			stmts = append(stmts, "DROP TABLE main."+ident(t))
 		}
 	}

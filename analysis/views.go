@@ -78,8 +78,8 @@ func viewName(sql string) string {
 
 // CreateViews defines (or redefines) every view of the database: metrics, incidents,
 // recovery_episodes, tool_stats and the helper views they read. It is idempotent and needs
-// the trace tables to exist; a database opened read-only already holds its views.
-// The metrics view is then redefined as one statement (see composedView).
+// the trace tables to exist. metrics_recomputed is defined as one statement (see
+// composedView), and the metrics view reads the stored rows where it may.
 func (db *DB) CreateViews(ctx context.Context) error {
 	if err := db.waitViews(); err != nil {
 		return err
@@ -87,26 +87,34 @@ func (db *DB) CreateViews(ctx context.Context) error {
 	return db.createViews(ctx)
 }
 
-// createViews is CreateViews without waiting for the views Create defines.
+// createViews is CreateViews without waiting for the views Create defines. The metrics view
+// reads the stored rows (run_metrics, see stored_metrics.go) where it may, else
+// metrics_recomputed.
 func (db *DB) createViews(ctx context.Context) error {
-	files := viewSQL()
-	for i, f := range files {
-		if f.view == "metrics" && i == len(files)-1 {
-			// The composed statement below defines it; no other view reads it.
-			continue
+	for _, f := range viewSQL() {
+		q := f.sql
+		switch f.view {
+		case recomputedView:
+			// One statement over the views it reads (composedView).
+			q = composedRecomputed()
+		case "metrics":
+			stored, err := db.prepareStored(ctx)
+			if err != nil {
+				return err
+			}
+			if !stored {
+				q = "CREATE OR REPLACE VIEW metrics AS SELECT * FROM " + recomputedView
+			}
 		}
-		if _, err := db.db.ExecContext(ctx, f.sql); err != nil {
+		if _, err := db.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("analysis: creating view %s (%s): %w", f.view, f.name, err)
 		}
-	}
-	if _, err := db.db.ExecContext(ctx, composedMetrics()); err != nil {
-		return fmt.Errorf("analysis: creating view metrics as one statement: %w", err)
 	}
 	return nil
 }
 
-// composedMetrics is composedView(viewSQL(), "metrics"), composed once per process.
-var composedMetrics = sync.OnceValue(func() string { return composedView(viewSQL(), "metrics") })
+// composedRecomputed is composedView(viewSQL(), recomputedView), composed once per process.
+var composedRecomputed = sync.OnceValue(func() string { return composedView(viewSQL(), recomputedView) })
 
 // composedView returns the statement that defines view target, one of files' views, as one
 // query: every view of files that target reads, directly or through another, becomes a

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestComposedMetricsEqualsViews: the metrics view as one statement (composedView) gives the
+// TestComposedMetricsEqualsViews: metrics_recomputed as one statement (composedView) gives the
 // rows the view files give read view by view, on the synthetic reference runs and two
 // small simulations (crashes, parks and throttles, a shared outage): the same columns, the
 // same values, floats to within the last bits (a sum may add its terms in another order).
@@ -20,20 +20,20 @@ func TestComposedMetricsEqualsViews(t *testing.T) {
 		c.load(t, db)
 	}
 	files := viewSQL()
-	composed := composedView(files, "metrics")
+	composed := composedView(files, recomputedView)
 	for _, v := range []string{"calls", "disruptions", "incidents", "recovery_episodes", "metrics_measured"} {
 		if !strings.Contains(composed, "\n"+v+" AS (\n") {
-			t.Errorf("the metrics view as one statement does not hold %s", v)
+			t.Errorf("metrics_recomputed as one statement does not hold %s", v)
 		}
 	}
 	for _, v := range []string{"span_attributes", "tool_stats", "lifecycle"} {
 		if strings.Contains(composed, "\n"+v+" AS (\n") || strings.Contains(composed, "WITH "+v+" AS (") {
-			t.Errorf("the metrics view as one statement holds %s, which it does not read", v)
+			t.Errorf("metrics_recomputed as one statement holds %s, which it does not read", v)
 		}
 	}
 	var byName string
 	for _, f := range files {
-		if f.view == "metrics" {
+		if f.view == recomputedView {
 			byName = "CREATE VIEW metrics_by_name AS " + viewQuery(f)
 		}
 	}
@@ -44,7 +44,7 @@ func TestComposedMetricsEqualsViews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gotCols, got, err := db.Query(t.Context(), "SELECT * FROM metrics ORDER BY run_id")
+	gotCols, got, err := db.Query(t.Context(), "SELECT * FROM metrics_recomputed ORDER BY run_id")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestComposedViewReadsByName(t *testing.T) {
 			later = append(later, f)
 		}
 	}
-	got := composedView(later, "metrics")
+	got := composedView(later, recomputedView)
 	if strings.Contains(got, " disruptions AS (") || strings.Contains(got, "\ncalls AS (") {
 		t.Errorf("disruptions or calls inlined although not among the files:\n%.400s", got)
 	}

@@ -166,6 +166,14 @@ func (r *simulated) finish(ctx context.Context) (analysis.Outcome, error) {
 	if phase == nil {
 		phase = func(string) {}
 	}
+	// The sink has every record once the simulation has ended: its row is stored with the
+	// run, in the transaction of the runs row.
+	phase("computing the metrics")
+	metrics, merr := metricsOf(r.sink, out.RunID, res.Events)
+	fallback := errors.Is(merr, compute.ErrOrder) || errors.Is(merr, compute.ErrTooLarge)
+	if merr == nil {
+		r.load.SetMetrics(metrics)
+	}
 	phase("committing the trace")
 	if err := r.load.Finish(run); err != nil {
 		return out, fmt.Errorf("run %s: loading traces: %w", out.RunID, err)
@@ -177,17 +185,15 @@ func (r *simulated) finish(ctx context.Context) (analysis.Outcome, error) {
 		return out, fmt.Errorf("run %s (seed %d): invariant violated: %s", out.RunID, spec.Seed, res.Violations[0])
 	}
 	out.Digest = r.load.Digest()
-	phase("computing the metrics")
-	var err error
-	out.Metrics, err = metricsOf(r.sink, out.RunID, res.Events)
-	if errors.Is(err, compute.ErrOrder) || errors.Is(err, compute.ErrTooLarge) {
+	out.Metrics = metrics
+	if fallback {
 		// Records the sink cannot place (not what the simulator writes), or more open
-		// work than it keeps: the view still measures the stored run.
+		// work than it keeps: the views measure the stored run, and store its row.
 		phase("computing the metrics from the stored trace")
-		out.Metrics, err = r.db.Metrics(context.WithoutCancel(ctx), out.RunID)
+		out.Metrics, merr = r.db.Metrics(context.WithoutCancel(ctx), out.RunID)
 	}
-	if err != nil {
-		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, err)
+	if merr != nil {
+		return out, fmt.Errorf("run %s: metrics: %w", out.RunID, merr)
 	}
 	return out, nil
 }

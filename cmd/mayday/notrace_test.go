@@ -78,7 +78,7 @@ func TestRunProgressShowsEveryPhase(t *testing.T) {
 	}
 	got := errOut.String()
 	last := -1
-	for _, phase := range []string{"investigations", "committing the trace", "computing the metrics"} {
+	for _, phase := range []string{"investigations", "computing the metrics", "committing the trace"} {
 		i := strings.Index(got, phase)
 		if i < 0 || i < last {
 			t.Errorf("progress lacks %q after the phases before it:\n%q", phase, got)

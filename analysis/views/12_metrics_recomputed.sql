@@ -1,10 +1,12 @@
--- metrics: one row per run with every metric of docs/metrics.md (see metrics_measured, which
--- computes them). A run imported from OpenTelemetry traces (mayday import) lists in
+-- metrics_recomputed: one row per run with every metric of docs/metrics.md, recomputed
+-- from the trace tables (see metrics_measured, which computes them): the definition of the
+-- metrics. The metrics view reads the rows stored with each run (run_metrics), which equal
+-- these. A run imported from OpenTelemetry traces (mayday import) lists in
 -- runs.config, under $.import.unknown, the metrics its trace cannot give (tool-side ground
 -- truth, true validity, compute, pending time, ...), each with the reason; those are NULL
 -- here, whatever the views would make of the columns the import left NULL. Every other
 -- metric, and every metric of a simulated run, is metrics_measured's value.
-CREATE OR REPLACE VIEW metrics AS
+CREATE OR REPLACE VIEW metrics_recomputed AS
 WITH unknown AS (
     SELECT run_id,
            CASE WHEN json_valid(config) THEN json_extract(config, '$.import.unknown') END AS unknown
