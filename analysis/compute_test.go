@@ -90,7 +90,7 @@ func sameMetric(got, want float64) bool {
 // compareComputed fails t on every metric where row differs from the view's metrics of runID.
 func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 	t.Helper()
-	want, err := db.Metrics(context.Background(), runID)
+	want, err := db.RecomputeMetrics(context.Background(), runID)
 	if err != nil {
 		t.Fatal(err)
 	}
