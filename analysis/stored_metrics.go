@@ -45,6 +45,9 @@ func (db *DB) prepareStored(ctx context.Context) (bool, error) {
 		db.storedCols = nil
 		return false, nil
 	}
+	if db.readOnly {
+		return db.storedReadable(ctx)
+	}
 	want, err := columnsOf(ctx, db.db, "SELECT * FROM "+recomputedView)
 	if err != nil {
 		return false, err
@@ -60,12 +63,6 @@ func (db *DB) prepareStored(ctx context.Context) (bool, error) {
 		}
 	}
 	same := has && slices.Equal(got, want)
-	if db.readOnly {
-		if !same {
-			return false, nil
-		}
-		return db.storedComplete(ctx)
-	}
 	if has && !same {
 		if _, err := db.db.ExecContext(ctx, "DROP TABLE "+storedMetrics); err != nil {
 			return false, fmt.Errorf("analysis: replacing %s of another layout: %w", storedMetrics, err)
@@ -88,15 +85,29 @@ func (db *DB) prepareStored(ctx context.Context) (bool, error) {
 	return true, db.fillMetrics(ctx)
 }
 
-// hasStoredTable reports whether the database holds a base table run_metrics: in a database
-// opened read-only, the file's.
-func (db *DB) hasStoredTable(ctx context.Context) (bool, error) {
-	where := "database_name = current_database()"
-	if db.sandbox {
-		where = "database_name = " + literal(srcAlias)
+// storedReadable reports whether the metrics view of a database opened read-only may read
+// the file's run_metrics: a table whose columns are run_id, termination_reasons and the
+// metrics of MetricNames (the columns of metrics_recomputed, by name: reading them does
+// not bind that view), with exactly one row per run.
+func (db *DB) storedReadable(ctx context.Context) (bool, error) {
+	got, err := queryStrings(ctx, db.db, "SELECT column_name FROM duckdb_columns() WHERE database_name = "+literal(srcAlias)+
+		" AND schema_name = 'main' AND table_name = "+literal(storedMetrics)+" ORDER BY column_name")
+	if err != nil {
+		return false, fmt.Errorf("analysis: reading the columns of %s: %w", storedMetrics, err)
 	}
+	want := append([]string{"run_id", "termination_reasons"}, MetricNames...)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		return false, nil
+	}
+	return db.storedComplete(ctx)
+}
+
+// hasStoredTable reports whether a database opened for writing holds a base table
+// run_metrics.
+func (db *DB) hasStoredTable(ctx context.Context) (bool, error) {
 	var n int
-	err := db.db.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_tables() WHERE "+where+
+	err := db.db.QueryRowContext(ctx, "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database()"+
 		" AND schema_name = 'main' AND table_name = "+literal(storedMetrics)).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("analysis: looking for %s: %w", storedMetrics, err)
