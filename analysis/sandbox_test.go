@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -224,5 +225,98 @@ func TestOpenLimits(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(elsewhere); len(entries) > 0 {
 		t.Errorf("DuckDB spilled through the run folder's symlink: %v", entries)
+	}
+}
+
+// A handle opened for one statement (Limits.Statement, as mayday query opens one) defines
+// the views that statement names and those they read, with the rows of a full handle; every
+// other view of mayday's fails when read, even through SQL built at run time, and even
+// under a count that reads no column: neither the file's view of that name nor an empty
+// answer stands in for it.
+func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
+	path, _, _ := tamperedDB(t,
+		"CREATE OR REPLACE VIEW incidents AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW tool_stats AS SELECT 42 AS tool",
+	)
+	ctx := context.Background()
+	full, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	for _, q := range []string{
+		"SELECT * FROM metrics ORDER BY run_id",
+		"SELECT * FROM incidents ORDER BY ALL",
+		"SELECT * FROM recovery_episodes ORDER BY ALL",
+		"SELECT run_id, count(*) FROM lifecycle GROUP BY ALL ORDER BY ALL",
+		"select tool, attempts from TOOL_STATS order by all",
+		`SELECT * FROM "metrics_recomputed" ORDER BY run_id`,
+		"SELECT sim_minute(sim_epoch()) AS m",
+	} {
+		db, err := OpenLimited(path, Limits{Statement: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want, err := full.Query(ctx, q)
+		if err != nil {
+			t.Fatalf("%s, full handle: %v", q, err)
+		}
+		_, got, err := db.Query(ctx, q)
+		if err != nil {
+			t.Errorf("%s, its own handle: %v", q, err)
+		} else if fmt.Sprintf("%v", got) != fmt.Sprintf("%v", want) || len(want) == 0 {
+			t.Errorf("%s: %v on its own handle, %v on a full one", q, got, want)
+		}
+		db.Close()
+	}
+	q := "SELECT * FROM metrics"
+	db, err := OpenLimited(path, Limits{Statement: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, other := range []string{
+		"SELECT count(*) FROM query('SELECT * FROM inci' || 'dents')",
+		"SELECT count(*) FROM query('SELECT * FROM tool' || '_stats')",
+		"SELECT * FROM query_table('recovery' || '_episodes')",
+	} {
+		_, rows, err := db.Query(ctx, other)
+		if err == nil || !strings.Contains(err.Error(), "not defined on this handle") {
+			t.Errorf("%s on a handle opened for %q: %v, %v; want the view refused", other, q, rows, err)
+		}
+	}
+}
+
+// neededViews: a statement's views and those they read; metrics needs metrics_recomputed only
+// when the stored rows are not read, and metrics_recomputed (one statement) needs no other.
+func TestNeededViews(t *testing.T) {
+	files := viewSQL()
+	for _, c := range []struct {
+		statement string
+		stored    bool
+		want      []string
+	}{
+		{"SELECT * FROM metrics", true, []string{"metrics"}},
+		{"SELECT * FROM metrics", false, []string{"metrics", "metrics_recomputed"}},
+		{"SELECT * FROM metrics_recomputed", true, []string{"metrics_recomputed"}},
+		{"SELECT 1", true, nil},
+		{"SELECT * FROM Recovery_Curve", true, []string{"recovery_curve", "recovery_episodes", "disruptions", "call_rows", "attempts", "run_clock"}},
+	} {
+		got := neededViews(files, c.statement, c.stored)
+		var names []string
+		for _, f := range files {
+			if got[f.view] {
+				names = append(names, f.view)
+			}
+		}
+		want := slices.Clone(c.want)
+		slices.Sort(want)
+		slices.Sort(names)
+		if !slices.Equal(names, want) {
+			t.Errorf("%q (stored %v): %v, want %v", c.statement, c.stored, names, want)
+		}
+	}
+	if neededViews(files, "", true) != nil {
+		t.Error("no statement: not every view")
 	}
 }

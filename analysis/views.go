@@ -89,18 +89,34 @@ func (db *DB) CreateViews(ctx context.Context) error {
 
 // createViews is CreateViews without waiting for the views Create defines. The metrics view
 // reads the stored rows (run_metrics, see stored_metrics.go) where it may, else
-// metrics_recomputed.
+// metrics_recomputed. A handle opened for one statement (Limits.Statement) defines only
+// the views it reads (neededViews).
 func (db *DB) createViews(ctx context.Context) error {
-	for _, f := range viewSQL() {
+	files := viewSQL()
+	var stored, decided bool
+	if db.readOnly {
+		// A reader's stored rows are judged without the views (storedReadable).
+		var err error
+		if stored, err = db.prepareStored(ctx); err != nil {
+			return err
+		}
+		decided = true
+	}
+	need := neededViews(files, db.limits.Statement, stored)
+	for _, f := range files {
 		q := f.sql
-		switch f.view {
-		case recomputedView:
+		switch {
+		case need != nil && !need[f.view]:
+			q = unprepared(f)
+		case f.view == recomputedView:
 			// One statement over the views it reads (composedView).
 			q = composedRecomputed()
-		case "metrics":
-			stored, err := db.prepareStored(ctx)
-			if err != nil {
-				return err
+		case f.view == "metrics":
+			if !decided {
+				var err error
+				if stored, err = db.prepareStored(ctx); err != nil {
+					return err
+				}
 			}
 			if !stored {
 				q = "CREATE OR REPLACE VIEW metrics AS SELECT * FROM " + recomputedView
@@ -112,6 +128,58 @@ func (db *DB) createViews(ctx context.Context) error {
 	}
 	return nil
 }
+
+// neededViews returns the views that statement reads, directly or through another, among
+// those files define: every view whose name it holds as a word (a mention in a comment or
+// a string counts too, which costs only time), and the views those read. metrics reads
+// metrics_recomputed unless the stored rows are read; metrics_recomputed is one statement
+// that holds the views it reads (composedView) and needs none of them defined. nil (every
+// view) when statement is "".
+func neededViews(files []viewFile, statement string, stored bool) map[string]bool {
+	if statement == "" {
+		return nil
+	}
+	statement = strings.ToLower(statement)
+	need := map[string]bool{}
+	for _, f := range files {
+		if regexp.MustCompile(`\b` + regexp.QuoteMeta(f.view) + `\b`).MatchString(statement) {
+			need[f.view] = true
+		}
+	}
+	if need["metrics"] && !stored {
+		need[recomputedView] = true
+	}
+	for j := len(files) - 1; j >= 0; j-- {
+		f := files[j]
+		if !need[f.view] || f.view == recomputedView || f.view == "metrics" {
+			continue
+		}
+		bare := strings.ToLower(sqlComment.ReplaceAllString(f.sql, ""))
+		for _, g := range files[:j] {
+			if reads(bare, g.view) {
+				need[g.view] = true
+			}
+		}
+	}
+	return need
+}
+
+// unprepared is what a handle opened for one statement defines in place of a view the
+// statement does not read: the file's macros (the simulated clock), which a reader always
+// has, and a view of the same name that fails when read, so that neither the file's own
+// view of that name nor an empty answer stands in for it (a filter that raises the error,
+// which no count can skip).
+func unprepared(f viewFile) string {
+	var b strings.Builder
+	for _, m := range macroStatement.FindAllString(f.sql, -1) {
+		b.WriteString(m + "\n")
+	}
+	msg := "the view " + f.view + " is not defined on this handle: it was opened for a statement that does not name it"
+	b.WriteString("CREATE OR REPLACE VIEW " + f.view + " AS SELECT NULL AS refused FROM range(1) WHERE error(" + literal(msg) + ");")
+	return b.String()
+}
+
+var macroStatement = regexp.MustCompile(`(?m)^CREATE OR REPLACE MACRO [^;]*;`)
 
 // composedRecomputed is composedView(viewSQL(), recomputedView), composed once per process.
 var composedRecomputed = sync.OnceValue(func() string { return composedView(viewSQL(), recomputedView) })

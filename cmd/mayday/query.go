@@ -43,7 +43,10 @@ func newQueryCmd(ios *ioStreams, runF func(*queryOptions) error) *cobra.Command 
 		Short: "Run a read-only SQL query against a run's database",
 		Long: `Open RUN (a run folder, or a mayday.duckdb file) read-only and print the result of SQL
 as a table, CSV or JSON. Tables: runs, investigations, spans, transitions, executions, faults,
-tool_samples, workers; views: metrics, incidents, recovery_episodes, tool_stats, lifecycle.
+tool_samples, workers, run_metrics; views: metrics (the rows stored with the runs),
+metrics_recomputed (the same, recomputed from the trace), incidents, recovery_episodes,
+tool_stats, lifecycle. Only the views SQL names, and those they read, are prepared: a view
+reached only through SQL built at run time (query(), query_table()) is refused.
 
 One statement per call. Only reads run (SELECT, EXPLAIN, PRAGMA, CALL): the database is
 opened read-only and DuckDB is told to refuse every other file (no COPY TO, EXPORT DATABASE,
@@ -101,6 +104,7 @@ var queryGrace = time.Second
 // runQuery runs one statement on a sandboxed handle (analysis.Open) and streams its rows.
 // An interrupt stops it with exit 130, the time limit with exit 2; nothing is ever written.
 func runQuery(ctx context.Context, ios *ioStreams, path, query, format string, lim analysis.Limits) error {
+	lim.Statement = query // only the views it reads are defined
 	db, err := analysis.OpenLimited(path, lim)
 	if err != nil {
 		return badInput(err) // not a mayday database, or one this version cannot read
