@@ -182,6 +182,20 @@ func TestStoredRowsThatDoNotFitAreRecomputed(t *testing.T) {
 				sameMetrics(t, "read-only, "+m.RunID, m, re)
 			}
 			db.Close()
+			// So does a handle opened for a statement that reads metrics (mayday query).
+			q := "SELECT run_id, started, completion_rate FROM metrics ORDER BY run_id"
+			db, err = OpenLimited(path, Limits{Statement: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, rows, err := db.Query(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(rows) != 2 || rows[1][1] != int64(all[1].Get("started")) {
+				t.Errorf("%s on its own handle: %v; want the 2 runs, %v started in %s", q, rows, all[1].Get("started"), specs[1].RunID)
+			}
+			db.Close()
 			// A writer repairs the rows; a reader then reads rows that fit.
 			w, err := OpenWrite(path)
 			if err != nil {
