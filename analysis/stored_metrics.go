@@ -86,22 +86,47 @@ func (db *DB) prepareStored(ctx context.Context) (bool, error) {
 }
 
 // storedReadable reports whether the metrics view of a database opened read-only may read
-// the file's run_metrics: a table whose columns are run_id, termination_reasons and the
-// metrics of MetricNames (the columns of metrics_recomputed, by name: reading them does
-// not bind that view), with exactly one row per run.
+// the file's run_metrics: a table whose columns are run_id (text), termination_reasons (a
+// map of text to counts) and the metrics of MetricNames (numbers): the columns of
+// metrics_recomputed, read from the catalog without binding that view; with exactly one
+// row per run.
 func (db *DB) storedReadable(ctx context.Context) (bool, error) {
-	got, err := queryStrings(ctx, db.db, "SELECT column_name FROM duckdb_columns() WHERE database_name = "+literal(srcAlias)+
-		" AND schema_name = 'main' AND table_name = "+literal(storedMetrics)+" ORDER BY column_name")
+	rows, err := db.db.QueryContext(ctx, "SELECT column_name, data_type FROM duckdb_columns() WHERE database_name = "+
+		literal(srcAlias)+" AND schema_name = 'main' AND table_name = "+literal(storedMetrics)+" ORDER BY column_name")
 	if err != nil {
+		return false, fmt.Errorf("analysis: reading the columns of %s: %w", storedMetrics, err)
+	}
+	defer rows.Close()
+	var got []string
+	fits := true
+	for rows.Next() {
+		var name, typ string
+		if err := rows.Scan(&name, &typ); err != nil {
+			return false, fmt.Errorf("analysis: reading the columns of %s: %w", storedMetrics, err)
+		}
+		got = append(got, name)
+		switch name {
+		case "run_id":
+			fits = fits && typ == "VARCHAR"
+		case "termination_reasons":
+			fits = fits && typ == "MAP(VARCHAR, BIGINT)"
+		default:
+			fits = fits && (slices.Contains(numberTypes, typ) || strings.HasPrefix(typ, "DECIMAL("))
+		}
+	}
+	if err := rows.Err(); err != nil {
 		return false, fmt.Errorf("analysis: reading the columns of %s: %w", storedMetrics, err)
 	}
 	want := append([]string{"run_id", "termination_reasons"}, MetricNames...)
 	slices.Sort(want)
-	if !slices.Equal(got, want) {
+	if !fits || !slices.Equal(got, want) {
 		return false, nil
 	}
 	return db.storedComplete(ctx)
 }
+
+// numberTypes are the DuckDB types a stored metric may have besides DECIMAL(p, s).
+var numberTypes = []string{"DOUBLE", "FLOAT", "BIGINT", "INTEGER", "HUGEINT", "SMALLINT", "TINYINT", "UBIGINT", "UINTEGER"}
 
 // hasStoredTable reports whether a database opened for writing holds a base table
 // run_metrics.

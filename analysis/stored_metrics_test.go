@@ -143,7 +143,8 @@ func TestMetricsViewReadsTheStoredRow(t *testing.T) {
 }
 
 // A reader of a file whose stored rows do not fit (a run without its row, a run with two, a
-// column missing, the table missing: a file an older version wrote, or damaged) reads the
+// column missing or of another type, the table missing: a file an older version wrote, or
+// damaged) reads the
 // metrics recomputed from the trace, of every run; a writer opening it repairs the rows, so
 // that a reader then reads them stored again.
 func TestStoredRowsThatDoNotFitAreRecomputed(t *testing.T) {
@@ -155,6 +156,8 @@ func TestStoredRowsThatDoNotFitAreRecomputed(t *testing.T) {
 		{"a run with two rows", "INSERT INTO run_metrics SELECT * FROM run_metrics WHERE completion_rate = 0.25", false},
 		{"a row of no run", "INSERT INTO run_metrics SELECT * REPLACE ('gone' AS run_id) FROM run_metrics WHERE completion_rate = 0.25", true},
 		{"a column missing", "ALTER TABLE run_metrics DROP COLUMN peak_backlog", false},
+		{"a column of text", "ALTER TABLE run_metrics ALTER started TYPE VARCHAR", false},
+		{"reasons of text", "ALTER TABLE run_metrics ALTER termination_reasons TYPE VARCHAR", false},
 		{"no table", "DROP VIEW metrics; DROP TABLE run_metrics; CREATE VIEW metrics AS SELECT * FROM metrics_recomputed", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
