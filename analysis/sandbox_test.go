@@ -320,3 +320,71 @@ func TestNeededViews(t *testing.T) {
 		t.Error("no statement: not every view")
 	}
 }
+
+// Share keeps views as rows for some runs: each shared view, and each view that reads one,
+// gives those runs the rows it gives on a handle that computes them, and no row of another
+// run; it refuses a database opened for writing, a name that is not a view of mayday's and
+// an order in which a view comes before one it may read.
+func TestShare(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, DBFile)
+	specs := batchSpecs(t)[:2]
+	runsInto(t, path, specs, nil)
+	ctx := context.Background()
+	full, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	db, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	shared := []string{"run_clock", "call_rows", "calls", "disruptions", "tool_minutes", "incidents", "recovery_episodes"}
+	if err := db.Share(ctx, []string{specs[0].RunID}, shared...); err != nil {
+		t.Fatal(err)
+	}
+	nonEmpty := 0
+	for _, v := range append(slices.Clone(shared), "tool_stats", "recovery_curve", "lifecycle", "goodput") {
+		q := "SELECT * FROM " + v + " WHERE run_id = '" + specs[0].RunID + "' ORDER BY ALL"
+		_, want, err := full.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, got, err := db.Query(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %d rows shared, %d computed, or other values", v, len(got), len(want))
+		}
+		if len(want) > 0 {
+			nonEmpty++
+		}
+		_, other, err := db.Query(ctx, "SELECT count(*) FROM "+v+" WHERE run_id = '"+specs[1].RunID+"'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := other[0][0].(int64); n != 0 && slices.Contains(shared, v) {
+			t.Errorf("%s shared for %s holds %d rows of %s", v, specs[0].RunID, n, specs[1].RunID)
+		}
+	}
+	if nonEmpty < 8 {
+		t.Errorf("only %d of the views have rows for %s: the comparison says little", nonEmpty, specs[0].RunID)
+	}
+	if err := db.Share(ctx, nil, "incidents", "calls"); err == nil {
+		t.Error("Share of incidents before calls: no error")
+	}
+	if err := db.Share(ctx, nil, "runs"); err == nil {
+		t.Error("Share of a table: no error")
+	}
+	w, err := Create(filepath.Join(dir, "w.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Share(ctx, nil, "calls"); err == nil {
+		t.Error("Share on a database opened for writing: no error")
+	}
+}

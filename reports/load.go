@@ -90,6 +90,10 @@ type storedRun struct {
 	params                      []string
 }
 
+// sharedViews are the views that more than one of a report's queries read (directly or
+// through another view), in creation order: computed once per source (analysis Share).
+var sharedViews = []string{"run_clock", "call_rows", "calls", "disruptions", "tool_minutes", "incidents", "recovery_episodes"}
+
 func loadSource(ctx context.Context, src string, progress func(what string, done, total int)) ([]*Run, error) {
 	path, err := DBPath(src)
 	if err != nil {
@@ -124,6 +128,16 @@ func loadSource(ctx context.Context, src string, progress func(what string, done
 	var out []*Run
 	groups := groupRuns(stored)
 	labels := pointLabels(groups)
+	// The detail of a configuration is its first seed's: compute the views that several
+	// of its tables read once, for those runs only.
+	firsts := make([]string, len(groups))
+	for i, g := range groups {
+		firsts[i] = g[0].RunID
+	}
+	progress("reading the runs of "+src, 0, len(groups))
+	if err := db.Share(ctx, firsts, sharedViews...); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	for i, group := range groups {
 		progress("reading the runs of "+src, i, len(groups))
 		r, err := loadRun(ctx, db, src, group, metrics)
