@@ -14,9 +14,10 @@ import (
 // ErrNoRun reports a run id that is not in the database.
 var ErrNoRun = errors.New("analysis: no such run")
 
-// metricsQuery reads view's (metrics' or metrics_recomputed's) scalar columns in MetricNames order, then the
-// currency of the run's prices (NULL when unpriced, or when the run's configuration is not
-// JSON, which has no prices), and the termination reasons' names and counts.
+// metricsQuery reads the scalar columns of view (metrics or metrics_recomputed) in
+// MetricNames order, then the currency of the run's prices (NULL when unpriced, or when the
+// run's configuration is not JSON, which has no prices), and the termination reasons' names
+// and counts.
 func metricsQuery(view string) string {
 	return "SELECT run_id, " + strings.Join(MetricNames, ", ") +
 		", (SELECT CASE WHEN json_valid(r.config) THEN json_extract_string(r.config, '$.prices.currency') END" +
