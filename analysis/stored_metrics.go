@@ -156,20 +156,11 @@ func (db *DB) storedComplete(ctx context.Context) (bool, error) {
 
 // columnsOf lists the columns of query's result as "name TYPE".
 func columnsOf(ctx context.Context, q querier, query string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, "SELECT column_name || ' ' || column_type FROM (DESCRIBE "+query+")")
+	cols, err := queryStrings(ctx, q, "SELECT column_name || ' ' || column_type FROM (DESCRIBE "+query+")")
 	if err != nil {
 		return nil, fmt.Errorf("analysis: the columns of %s: %w", query, err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return cols, nil
 }
 
 // fillMetrics stores metrics_recomputed's row for every run of a database opened for writing
