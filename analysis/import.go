@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -22,6 +24,7 @@ type ImportOptions struct {
 	Conventions string        // ConvAuto (per span), ConvGenAI or ConvOpenInference
 	RetryWindow time.Duration // 0 = DefaultRetryWindow
 	RunID       string        // the run of everything that is not a mayday export; "" = "import"
+	Service     string        // keep only the spans of this service.name ("" = every service, a run each)
 	Redact      []string      // extra secret-key patterns, as a scenario's redact
 	Version     string        // the mayday version, for runs.version
 	// Progress, when set, is called after each request read with the file, how many files
@@ -39,6 +42,52 @@ type ImportedRun struct {
 	Investigations int               `json:"investigations"`
 	TimeZero       time.Time         `json:"time_zero"`
 	Unknown        map[string]string `json:"unknown,omitempty"` // metric -> why a trace cannot give it
+	Service        string            `json:"service,omitempty"` // service.name of the run's spans
+	Summary        *ImportStats      `json:"summary,omitempty"` // how its spans were read (runs of plain spans)
+}
+
+// ImportStats says how the spans of a run of plain spans were read: by role, the names of
+// spans of no role, and what the trace was missing. Import prints it and stores it in
+// runs.config ($.import.summary).
+type ImportStats = importStats
+
+type importStats struct {
+	SpansByRole     map[string]int64 `json:"spans_by_role"`
+	Unmapped        map[string]int64 `json:"unmapped_span_names,omitempty"` // spans of no role, by name (at most maxUnmappedNames names)
+	UnmappedOther   int64            `json:"unmapped_other_names,omitempty"` // spans of no role beyond those names
+	Traces          int              `json:"traces"`
+	MissingParents  int              `json:"missing_parents"`  // spans whose parent span is not in the data
+	OrphanFragments int              `json:"orphan_fragments"` // fragments of traces whose root span is missing, grouped by trace
+	MissingRoots    int              `json:"traces_without_root"`
+	CyclesBroken    int              `json:"cycles_broken,omitempty"` // parent links cut because they closed a loop
+	JoinedTraces    int              `json:"joined_traces,omitempty"` // agent runs in their own trace joined to the run that started them
+}
+
+// maxUnmappedNames bounds how many span names of no role the summary lists.
+const maxUnmappedNames = 50
+
+var roleNames = map[spanRole]string{roleOther: "other", roleAgent: "agent", roleModel: "model_turn", roleTool: "tool",
+	roleHuman: "human", roleSupervise: "supervise"}
+
+// count fills the summary's counts of spans by role and of unmapped names.
+func (st *importStats) count(r *inRun, red *traces.Redactor) {
+	st.SpansByRole = map[string]int64{}
+	st.Unmapped = map[string]int64{}
+	tracesSeen := map[string]bool{}
+	for _, s := range r.spans {
+		tracesSeen[s.traceHex] = true
+		st.SpansByRole[roleNames[s.role]]++
+		if s.role != roleOther {
+			continue
+		}
+		name := red.Text(s.name)
+		if _, ok := st.Unmapped[name]; ok || len(st.Unmapped) < maxUnmappedNames {
+			st.Unmapped[name]++
+		} else {
+			st.UnmappedOther++
+		}
+	}
+	st.Traces = len(tracesSeen)
 }
 
 // ImportResult is what Import wrote.
@@ -56,8 +105,8 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	if opts.Conventions == "" {
 		opts.Conventions = ConvAuto
 	}
-	if !slices.Contains([]string{ConvAuto, ConvGenAI, ConvOpenInference}, opts.Conventions) {
-		return nil, fmt.Errorf("--conventions %q: want auto, genai or openinference: %w", opts.Conventions, ErrBadTraceInput)
+	if opts.Conventions != ConvAuto && conventionNamed(opts.Conventions) == nil {
+		return nil, fmt.Errorf("--conventions %q: want auto or one of %s: %w", opts.Conventions, strings.Join(ConventionNames(), ", "), ErrBadTraceInput)
 	}
 	if opts.RetryWindow == 0 {
 		opts.RetryWindow = DefaultRetryWindow
@@ -72,7 +121,7 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	set := newSpanSet(opts.Conventions, opts.RunID)
+	set := newSpanSet(opts.Conventions, opts.RunID, opts.Service)
 	for i, f := range files {
 		err := readTraceFile(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
 			if err := ctx.Err(); err != nil {
@@ -93,6 +142,13 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	if set.spans == 0 {
 		return nil, fmt.Errorf("%w: the input holds no spans", ErrBadTraceInput)
 	}
+	if opts.Service != "" && len(set.runs) == 0 {
+		return nil, fmt.Errorf("%w: --service %q: no spans of that service.name (the input has %s)", ErrBadTraceInput, opts.Service, serviceList(set.skipped))
+	}
+	red := traces.NewRedactor(nil, opts.Redact, nil)
+	if err := set.nameRuns(red); err != nil {
+		return nil, err
+	}
 	res := &ImportResult{Files: files, Spans: set.spans}
 	for _, r := range set.runs {
 		ir, err := importRun(ctx, db, r, files, opts)
@@ -109,12 +165,20 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 	if r.native {
 		return importNative(ctx, db, r, opts)
 	}
-	b := buildGeneric(r, opts.RetryWindow)
-	ir := ImportedRun{RunID: r.id, Scenario: scenarioName(r), Conventions: r.convs, Spans: int64(len(r.spans)), Investigations: len(b.invs),
-		TimeZero: time.Unix(0, b.zero).UTC(), Unknown: maps.Clone(importUnknown)}
+	red := traces.NewRedactor(nil, opts.Redact, nil)
+	st := &importStats{}
+	b := buildGeneric(r, opts.RetryWindow, st)
+	st.count(r, red)
+	ir := ImportedRun{RunID: r.id, Scenario: scenarioName(r, red), Conventions: r.convs, Spans: int64(len(r.spans)), Investigations: len(b.invs),
+		TimeZero: time.Unix(0, b.zero).UTC(), Unknown: maps.Clone(importUnknown), Service: red.Attr("service.name", r.service), Summary: st}
+	resource := map[string]string{}
+	for k, v := range r.resource {
+		resource[k] = red.Attr(k, anyText(v))
+	}
 	config, err := json.Marshal(map[string]any{"import": map[string]any{
 		"files": files, "conventions": r.convs, "time_zero": ir.TimeZero.Format(time.RFC3339Nano),
 		"retry_window_seconds": opts.RetryWindow.Seconds(), "unknown": ir.Unknown,
+		"service": ir.Service, "resource": resource, "summary": st,
 	}})
 	if err != nil {
 		return ir, err
@@ -137,12 +201,27 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 	return ir, forgetUnknowns(ctx, db, r.id)
 }
 
-// scenarioName is the run's service.name, else "import".
-func scenarioName(r *inRun) string {
+// scenarioName is the run's service.name (redacted like any attribute), else "import".
+func scenarioName(r *inRun, red *traces.Redactor) string {
 	if v := r.resource["service.name"].GetStringValue(); v != "" {
-		return v
+		return red.Attr("service.name", v)
 	}
 	return "import"
+}
+
+// serviceList names the services of skipped, for an error.
+func serviceList(skipped map[string]int64) string {
+	if len(skipped) == 0 {
+		return "no spans of any service"
+	}
+	names := slices.Sorted(maps.Keys(skipped))
+	for i, n := range names {
+		names[i] = strconv.Quote(n)
+	}
+	if len(names) > 10 {
+		names = append(names[:10], "...")
+	}
+	return "services " + strings.Join(names, ", ")
 }
 
 // loadRecords loads one run's records through the same path as a simulation (redaction,

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
@@ -30,12 +31,15 @@ type inInv struct {
 	members  []*inSpan // its spans other than agent spans, in start order
 	rec      record.Investigation
 	trans    []record.Transition // its human steps' transitions
+	trace    string              // the trace of its agent span (hex)
+	sessionID *string            // session(), once read
 }
 
 // inOp is one logical tool operation: its attempts in order.
 type inOp struct {
 	step     int32
 	tool     string
+	args     string // the first attempt's arguments, as the trace records them
 	attempts []*inSpan
 }
 
@@ -48,13 +52,15 @@ type built struct {
 	next  uint64 // the last span id given
 }
 
-// buildGeneric maps a GenAI / OpenInference run to records.
-func buildGeneric(r *inRun, window time.Duration) *built {
+// buildGeneric maps a run of plain spans (any convention but mayday's own) to records.
+func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
 	b := &built{zero: timeZero(r.spans)}
-	b.invs = investigations(r)
+	st.CyclesBroken = breakCycles(r)
+	b.invs = investigations(r, st)
 	b.next = spanIDs(b.invs)
+	rules := retryRules{window: window, callIDsMark: callIDsRepeat(r)}
 	for _, inv := range b.invs {
-		b.investigation(inv, window)
+		b.investigation(inv, rules)
 	}
 	slices.SortFunc(b.spans, func(x, y record.Span) int { return cmp.Compare(x.SpanID, y.SpanID) })
 	return b
@@ -71,49 +77,167 @@ func timeZero(spans []*inSpan) int64 {
 	return first - first%int64(time.Minute)
 }
 
-// agentOf returns the investigation span of s: its nearest agent ancestor (itself when it
-// is one), else its topmost ancestor in the data.
-func agentOf(r *inRun, s *inSpan, memo map[*inSpan]*inSpan) *inSpan {
-	if a, ok := memo[s]; ok {
-		return a
+// breakCycles cuts the parent link that closes a loop of parent links (a span that is its
+// own parent, or an ancestor of its parent), so that every walk up the tree ends; it
+// returns how many links it cut. The walk is iterative, so a chain of any depth is safe.
+func breakCycles(r *inRun) int {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := make(map[*inSpan]uint8, len(r.spans))
+	cut := 0
+	var path []*inSpan
+	for _, s := range r.spans {
+		path = path[:0]
+		for cur := s; cur != nil && state[cur] == unseen; {
+			state[cur] = onPath
+			path = append(path, cur)
+			p := r.byKey[cur.parent]
+			if p != nil && state[p] == onPath {
+				cur.parent, cur.cycle = "", true
+				cut++
+				break
+			}
+			cur = p
+		}
+		for _, x := range path {
+			state[x] = done
+		}
 	}
-	var a *inSpan
-	switch p := r.byKey[s.parent]; {
-	case s.role == roleAgent:
-		a = s
-	case p == nil:
-		a = s
-	default:
-		a = agentOf(r, p, memo)
+	return cut
+}
+
+// ancestry finds, for every span, its nearest agent ancestor (itself when it is one; nil
+// when it has none) and the top of its chain (the trace's root, or the top of an orphan
+// fragment whose parent span is missing). Parents are walked iteratively after
+// breakCycles.
+type ancestry struct {
+	agent map[*inSpan]*inSpan
+	top   map[*inSpan]*inSpan
+}
+
+func newAncestry(r *inRun) *ancestry {
+	an := &ancestry{agent: make(map[*inSpan]*inSpan, len(r.spans)), top: make(map[*inSpan]*inSpan, len(r.spans))}
+	var path []*inSpan
+	for _, s := range r.spans {
+		path = path[:0]
+		var agent, top *inSpan
+		cur := s
+		for {
+			if _, ok := an.top[cur]; ok {
+				agent, top = an.agent[cur], an.top[cur]
+				break
+			}
+			path = append(path, cur)
+			p := r.byKey[cur.parent]
+			if p == nil {
+				top = cur
+				break
+			}
+			cur = p
+		}
+		// path runs from s up to the first span already known (exclusive) or the top:
+		// fill it from the top down, so each span's agent is its nearest.
+		for i := len(path) - 1; i >= 0; i-- {
+			x := path[i]
+			if x.role == roleAgent {
+				agent = x
+			}
+			an.agent[x], an.top[x] = agent, top
+		}
 	}
-	memo[s] = a
-	return a
+	return an
 }
 
 // investigations finds every investigation of the run, its parent and members, and numbers
-// them by start.
-func investigations(r *inRun) []*inInv {
-	memo := map[*inSpan]*inSpan{}
+// them by start. Each agent span is an investigation; a span belongs to its nearest agent
+// ancestor. Spans of a trace with no agent ancestor belong to the trace's home
+// investigation: its root agent span when the root is an agent, else the trace itself
+// (its root span standing for the agent, or, when the root span is missing, every orphan
+// fragment of the trace together). An agent span with no agent ancestor is a sub-agent of
+// its trace's home investigation when there is one, else a root, which a link or a shared
+// session id may then join to the run it was started from (joinTraces).
+func investigations(r *inRun, st *importStats) []*inInv {
+	an := newAncestry(r)
 	byAgent := map[*inSpan]*inInv{}
 	var invs []*inInv
+	newInv := func(span *inSpan, implicit bool) *inInv {
+		inv := &inInv{span: span, implicit: implicit, trace: span.traceHex}
+		invs = append(invs, inv)
+		return inv
+	}
 	for _, s := range r.spans {
-		a := agentOf(r, s, memo)
+		if s.role == roleAgent {
+			byAgent[s] = newInv(s, false)
+		}
+	}
+	traces := map[string]*traceInfo{}
+	var order []string
+	for _, s := range r.spans {
+		t := traces[s.traceHex]
+		if t == nil {
+			t = &traceInfo{}
+			traces[s.traceHex] = t
+			order = append(order, s.traceHex)
+		}
+		top := an.top[s]
+		if top.parent == "" {
+			t.root = top
+		} else if top == s {
+			t.orphans = append(t.orphans, s)
+		}
+		if an.agent[s] == nil {
+			t.loose = append(t.loose, s)
+			if s.role != roleOther {
+				t.roleSpans++
+			}
+		} else {
+			t.agents++
+		}
+	}
+	st.MissingParents = 0
+	for _, h := range order {
+		t := traces[h]
+		st.MissingParents += len(t.orphans)
+		switch {
+		case t.root != nil && t.root.role == roleAgent:
+			t.home = byAgent[t.root]
+		case t.roleSpans > 0 || t.agents == 0:
+			span := t.root
+			if span == nil {
+				span = syntheticRoot(r, h, t.loose)
+				st.OrphanFragments += len(t.orphans)
+				st.MissingRoots++
+			}
+			t.home = newInv(span, true)
+		}
+		for _, s := range t.loose {
+			if t.home != nil && (s != t.home.span || s.role != roleOther) {
+				s.inv = t.home
+				t.home.members = append(t.home.members, s)
+			}
+		}
+	}
+	for _, s := range r.spans {
+		a := an.agent[s]
+		if a == nil {
+			continue
+		}
 		inv := byAgent[a]
-		if inv == nil {
-			inv = &inInv{span: a, implicit: a.role != roleAgent}
-			byAgent[a] = inv
-			invs = append(invs, inv)
-		}
 		s.inv = inv
-		if s != a || inv.implicit && a.role != roleOther {
+		if s != a {
 			inv.members = append(inv.members, s)
+			continue
+		}
+		if p := r.byKey[s.parent]; p != nil && an.agent[p] != nil {
+			inv.parent = byAgent[an.agent[p]]
+		} else if home := traces[s.traceHex].home; home != nil && home != inv {
+			inv.parent = home
 		}
 	}
-	for _, inv := range invs {
-		if p := r.byKey[inv.span.parent]; p != nil {
-			inv.parent = byAgent[agentOf(r, p, memo)]
-		}
-	}
+	joinTraces(r, invs, an, byAgent, traces, st)
 	slices.SortFunc(invs, func(x, y *inInv) int { return spanOrder(x.span, y.span) })
 	for i, inv := range invs {
 		inv.id = int64(i + 1)
@@ -127,6 +251,117 @@ func investigations(r *inRun) []*inInv {
 		slices.SortFunc(inv.members, spanOrder)
 	}
 	return invs
+}
+
+// traceInfo is what investigations learns of one trace.
+type traceInfo struct {
+	root      *inSpan   // the span without a parent, nil when it is missing
+	orphans   []*inSpan // tops of fragments whose parent span is missing
+	loose     []*inSpan // spans without an agent ancestor
+	roleSpans int       // loose spans of a role
+	agents    int       // spans under (or being) an agent span
+	home      *inInv
+}
+
+// syntheticRoot stands for a trace's missing root span: it spans the trace's loose spans,
+// and it ended in error when the last of them to end did (a run whose top span was never
+// sent is often one that failed).
+func syntheticRoot(r *inRun, trace string, loose []*inSpan) *inSpan {
+	s := &inSpan{run: r, traceHex: trace, key: trace + "/missing-root", name: "missing root span", role: roleOther,
+		status: "ok", missingRoot: true}
+	var last *inSpan
+	for i, x := range loose {
+		if i == 0 || x.start < s.start {
+			s.start = x.start
+		}
+		if x.end == 0 {
+			continue
+		}
+		if x.end > s.end {
+			s.end = x.end
+		}
+		if (x.role == roleTool || x.role == roleModel) && (last == nil || x.end >= last.end) {
+			last = x
+		}
+	}
+	if last != nil && last.status != "ok" {
+		s.status, s.code, s.errType, s.msg = last.status, tracepb.Status_STATUS_CODE_ERROR, last.errType, last.msg
+	}
+	return s
+}
+
+// joinTraces makes a root investigation a sub-agent of the investigation it was started
+// from when its trace says so: a span link from its agent span to a span of another trace,
+// else a session (conversation, thread) id shared with an investigation of another trace
+// that was running when it began (the latest such). A join never makes a loop.
+func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inInv, traces map[string]*traceInfo, st *importStats) {
+	invOf := func(s *inSpan) *inInv {
+		if a := an.agent[s]; a != nil {
+			return byAgent[a]
+		}
+		return traces[s.traceHex].home
+	}
+	sessions := map[string][]*inInv{}
+	for _, inv := range invs {
+		if id := inv.session(); id != "" {
+			sessions[id] = append(sessions[id], inv)
+		}
+	}
+	for _, inv := range invs {
+		if inv.parent != nil {
+			continue
+		}
+		var to *inInv
+		for _, l := range inv.span.links {
+			if len(l.TraceId) != 16 || len(l.SpanId) != 8 {
+				continue
+			}
+			if p := r.byKey[hex.EncodeToString(l.TraceId)+hex.EncodeToString(l.SpanId)]; p != nil && p.traceHex != inv.trace {
+				to = invOf(p)
+				break
+			}
+		}
+		if to == nil {
+			for _, c := range sessions[inv.session()] {
+				if c.trace != inv.trace && c.span.start <= inv.span.start && (c.span.end == 0 || c.span.end >= inv.span.start) &&
+					(to == nil || spanOrder(c.span, to.span) > 0) && !c.descendsFrom(inv) {
+					to = c
+				}
+			}
+		}
+		if to != nil && to != inv && !to.descendsFrom(inv) {
+			inv.parent = to
+			st.JoinedTraces++
+		}
+	}
+}
+
+// descendsFrom reports whether inv is anc or one of its descendants.
+func (inv *inInv) descendsFrom(anc *inInv) bool {
+	for x := inv; x != nil; x = x.parent {
+		if x == anc {
+			return true
+		}
+	}
+	return false
+}
+
+// session is the investigation's session id: its agent span's, else the first member's
+// that names one.
+func (inv *inInv) session() string {
+	if inv.sessionID != nil {
+		return *inv.sessionID
+	}
+	id := ""
+	for _, s := range append([]*inSpan{inv.span}, inv.members...) {
+		if s.cv != nil {
+			if id = s.str(s.cv.Session...); id != "" {
+				break
+			}
+		}
+	}
+	inv.sessionID = &id
+	return id
 }
 
 func spanOrder(x, y *inSpan) int {
@@ -157,87 +392,132 @@ func spanIDs(invs []*inInv) uint64 {
 func (b *built) simTime(unixNano int64) int64 { return unixNano - b.zero }
 
 // investigation emits the spans of inv and fills its record.
-func (b *built) investigation(inv *inInv, window time.Duration) {
+func (b *built) investigation(inv *inInv, rules retryRules) {
 	a := inv.span
 	inv.rec = record.Investigation{InvestigationID: inv.id, RootID: inv.root.id, Depth: inv.depth,
 		ArrivedAt: b.simTime(a.start), Ended: a.end != 0, EndedAt: b.simTime(a.end)}
 	if inv.parent != nil {
 		inv.rec.ParentID = inv.parent.id
 	}
-	if a.id != 0 {
+	if a.id != 0 && (!inv.implicit || a.role == roleOther) {
 		b.spans = append(b.spans, b.span(a, inv, record.OpInvokeAgent))
 	}
-	ops := operations(inv, window)
+	ops := operations(inv, rules)
 	b.memberSpans(inv, ops)
 	inv.rec.Steps = int32(len(ops))
 	b.finish(inv)
 }
 
-// operations groups the tool attempts of inv into logical operations: by tool call id,
-// else by an attempt attribute, else by parent, tool and time (a new span of the tool under
-// the same parent within window of a failed one is its retry).
-func operations(inv *inInv, window time.Duration) map[*inSpan]*inOp {
+// retryRules is what operations needs besides the investigation.
+type retryRules struct {
+	window      time.Duration // how long after a failed call a call of the same tool may be its retry
+	callIDsMark bool          // the run's tool call ids repeat: a new id is a new operation
+}
+
+// callIDsRepeat reports whether some tool call id of the run is on more than one tool
+// span: then the instrumentation marks retries with the call id, and a new id is a new
+// operation. When every id is new (agent libraries give each call, retries included, an
+// id of its own), ids say nothing about retries.
+func callIDsRepeat(r *inRun) bool {
+	seen := map[string]bool{}
+	for _, s := range r.spans {
+		if s.role != roleTool {
+			continue
+		}
+		if id := s.str(s.convention().CallID...); id != "" {
+			if seen[id] {
+				return true
+			}
+			seen[id] = true
+		}
+	}
+	return false
+}
+
+// operations groups the tool attempts of inv into logical operations, the first rule that
+// applies deciding (docs/import.md, "Operations and retries"):
+//  1. spans with the same tool call id are attempts of one operation, and when the run's
+//     call ids repeat anywhere, a new call id is a new operation;
+//  2. an explicit attempt number above 1 continues the tool's latest operation, and 1
+//     starts a new one;
+//  3. otherwise a call of a tool that follows a failed call of the same tool in the same
+//     investigation, under any parent (agent libraries put each retry under a new step
+//     span, with a new tool call id), is its next attempt when it starts after that call
+//     ended and within window of it, and the two record the same arguments (or either
+//     records none). A success closes the operation; so does a call of the tool with other
+//     arguments, which starts a new one.
+func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 	ops := map[*inSpan]*inOp{}
 	byCall := map[string]*inOp{}
-	lastOfTool := map[string]*inOp{}  // tool -> its latest operation
-	lastUnder := map[string]*inSpan{} // parent -> its latest tool attempt
+	lastOfTool := map[string]*inOp{} // tool -> its latest operation
+	open := map[string][]*inOp{}     // tool -> its operations whose last attempt failed
 	n := int32(0)
 	for _, s := range inv.members {
 		if s.role != roleTool {
 			continue
 		}
-		tool := toolName(s)
+		cv := s.convention()
+		tool := cv.toolName(s)
+		args := s.str(cv.Args...)
+		call := s.str(cv.CallID...)
+		attempt, hasAttempt := cv.attempt(s)
 		var op *inOp
-		call := s.str("gen_ai.tool.call.id", "tool_call.id", "tool.call.id")
-		attempt, hasAttempt := attemptAttr(s)
 		switch {
-		case call != "":
+		case call != "" && byCall[call] != nil:
 			op = byCall[call]
+		case call != "" && rules.callIDsMark:
 		case hasAttempt && attempt > 1:
 			op = lastOfTool[tool]
-		case !hasAttempt:
-			if p := lastUnder[s.parent]; p != nil && toolName(p) == tool && p.status != "ok" && p.end != 0 &&
-				s.start >= p.end && time.Duration(s.start-p.end) <= window {
-				op = ops[p]
-			}
+		case hasAttempt:
+		default:
+			op = retryOf(open[tool], s, args, rules.window)
 		}
 		if op == nil {
 			n++
-			op = &inOp{step: n, tool: tool}
-			if call != "" {
-				byCall[call] = op
-			}
+			op = &inOp{step: n, tool: tool, args: args}
+		}
+		if call != "" && byCall[call] == nil {
+			byCall[call] = op
 		}
 		op.attempts = append(op.attempts, s)
 		ops[s] = op
 		lastOfTool[tool] = op
-		lastUnder[s.parent] = s
+		open[tool] = slices.DeleteFunc(open[tool], func(o *inOp) bool { return o == op || (args != "" && o.args == args) })
+		if s.status != "ok" {
+			open[tool] = append(open[tool], op)
+		}
 	}
 	return ops
 }
 
-// attemptAttr reads an attempt number: attempt, retry.attempt (1 = the first try) or
-// http.request.resend_count (0 = the first try).
-func attemptAttr(s *inSpan) (int64, bool) {
-	if n, ok := s.num("attempt", "retry.attempt", "gen_ai.tool.call.attempt"); ok {
-		return n, true
+// retryOf returns the open operation that s retries: the latest whose last attempt failed
+// and ended before s began, within window, with the same recorded arguments (or none
+// recorded on either side); nil when there is none.
+func retryOf(open []*inOp, s *inSpan, args string, window time.Duration) *inOp {
+	for i := len(open) - 1; i >= 0; i-- {
+		o := open[i]
+		last := o.attempts[len(o.attempts)-1]
+		if last.end == 0 || s.start < last.end || time.Duration(s.start-last.end) > window {
+			continue
+		}
+		if args != "" && o.args != "" && args != o.args {
+			continue
+		}
+		return o
 	}
-	if n, ok := s.num("http.request.resend_count"); ok {
-		return n + 1, true
-	}
-	return 0, false
+	return nil
 }
 
-func toolName(s *inSpan) string {
-	if t := s.str("gen_ai.tool.name", "tool.name", "traceloop.entity.name"); t != "" {
-		return t
+// convention is the declaration s is read with (GenAI for a span of a mayday export read
+// as plain spans).
+func (s *inSpan) convention() *convention {
+	if s.cv != nil {
+		return s.cv
 	}
-	return strings.TrimPrefix(s.name, "execute_tool ")
+	return conventionNamed(ConvGenAI)
 }
 
-func modelName(s *inSpan) string {
-	return s.str("gen_ai.response.model", "gen_ai.request.model", "llm.model_name", "llm.response.model", "llm.request.model")
-}
+func modelName(s *inSpan) string { return s.str(s.convention().Model...) }
 
 // memberSpans emits the spans of inv's model turns, tool attempts, human and supervisor
 // steps, and a validate span for each operation whose last attempt succeeded.
@@ -333,11 +613,7 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 		sp.Model = modelName(s)
 	}
 	if op == record.OpPlan || op == record.OpSupervise || op == record.OpInvokeAgent {
-		in, _ := s.num("gen_ai.usage.input_tokens", "llm.token_count.prompt", "gen_ai.usage.prompt_tokens", "llm.usage.prompt_tokens")
-		out, okOut := s.num("gen_ai.usage.output_tokens", "llm.token_count.completion", "gen_ai.usage.completion_tokens", "llm.usage.completion_tokens")
-		if total, ok := s.num("llm.token_count.total"); ok && in == 0 && !okOut {
-			in = total
-		}
+		in, out := s.convention().tokens(s)
 		sp.InputTokens, sp.OutputTokens = in, out
 		if op != record.OpInvokeAgent {
 			inv.rec.Tokens += in + out
@@ -345,6 +621,12 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 	}
 	for _, kv := range s.attrs {
 		sp.Attrs = append(sp.Attrs, record.Attr{Key: kv.Key, Value: anyText(kv.Value)})
+	}
+	if s.missingRoot {
+		sp.Attrs = append(sp.Attrs, record.Attr{Key: "mayday.imported", Value: "missing_root"})
+	}
+	if s.cycle {
+		sp.Attrs = append(sp.Attrs, record.Attr{Key: "mayday.imported", Value: "parent_link_cut"})
 	}
 	if s.errType != "" && s.str("error.type") == "" {
 		sp.Attrs = append(sp.Attrs, record.Attr{Key: "error.type", Value: s.errType})

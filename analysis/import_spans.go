@@ -9,6 +9,8 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // The spans of an import, kept in a compact form until every file is read (a trace's
@@ -19,6 +21,8 @@ const (
 	ConvAuto          = "auto"
 	ConvGenAI         = "genai"
 	ConvOpenInference = "openinference"
+	ConvOpenLLMetry   = "openllmetry"
+	ConvAISDK         = "aisdk"
 	ConvMayday        = "mayday" // a mayday export: gen_ai.* plus mayday.*
 )
 
@@ -50,20 +54,24 @@ type inSpan struct {
 	events       []*tracepb.Span_Event
 	links        []*tracepb.Span_Link
 	traceHex     string
-	conv         string
+	conv         string      // the convention's name (ConvMayday for a mayday export)
+	cv           *convention // the convention (nil for a mayday export)
 	role         spanRole
 	inv          *inInv // the investigation it belongs to
 	id           uint64 // mayday span id
 	errType      string // error.type, else the last exception event's type
 	failureClass string
 	status       string
+	cycle        bool // its parent link closed a loop and was cut
+	missingRoot  bool // it stands for a trace's root span that is not in the data
 }
 
 // inRun collects the spans of one run: every span of a mayday export's run (its resource
-// names mayday.run_id), or of everything else imported.
+// names mayday.run_id), or of one service (service.name) of everything else imported.
 type inRun struct {
 	id       string
 	native   bool
+	service  string // service.name of a run of plain spans ("" when the resource names none)
 	resource map[string]*commonpb.AnyValue
 	spans    []*inSpan
 	byKey    map[string]*inSpan
@@ -76,19 +84,21 @@ type spanSet struct {
 	byID     map[string]*inRun
 	forced   string // --conventions, or ConvAuto
 	defRunID string
+	service  string // --service: keep only this service's spans ("" = every service)
+	skipped  map[string]int64 // spans of other services than --service, by service
 	spans    int64
 }
 
-func newSpanSet(conventions, runID string) *spanSet {
-	return &spanSet{byID: map[string]*inRun{}, forced: conventions, defRunID: runID}
+func newSpanSet(conventions, runID, service string) *spanSet {
+	return &spanSet{byID: map[string]*inRun{}, forced: conventions, defRunID: runID, service: service, skipped: map[string]int64{}}
 }
 
-func (s *spanSet) run(id string, native bool) *inRun {
-	if r, ok := s.byID[id]; ok {
+func (s *spanSet) run(key string, native bool) *inRun {
+	if r, ok := s.byID[key]; ok {
 		return r
 	}
-	r := &inRun{id: id, native: native, resource: map[string]*commonpb.AnyValue{}, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
-	s.byID[id] = r
+	r := &inRun{id: key, native: native, resource: map[string]*commonpb.AnyValue{}, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+	s.byID[key] = r
 	s.runs = append(s.runs, r)
 	return r
 }
@@ -102,11 +112,20 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 				res[kv.Key] = kv.Value
 			}
 		}
-		id, native := s.defRunID, false
-		if v := res["mayday.run_id"].GetStringValue(); v != "" && s.forced != ConvGenAI && s.forced != ConvOpenInference {
-			id, native = v, true
+		service := res["service.name"].GetStringValue()
+		var r *inRun
+		if v := res["mayday.run_id"].GetStringValue(); v != "" && s.forced == ConvAuto {
+			r = s.run(v, true)
+		} else {
+			if s.service != "" && service != s.service {
+				for _, ss := range rs.ScopeSpans {
+					s.skipped[service] += int64(len(ss.Spans))
+				}
+				continue
+			}
+			r = s.run("service:"+service, false)
+			r.service = service
 		}
-		r := s.run(id, native)
 		for k, v := range res {
 			if _, ok := r.resource[k]; !ok || k == "mayday.faults" || k == "mayday.tool_samples" {
 				r.resource[k] = v
@@ -122,6 +141,57 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 		}
 	}
 	return nil
+}
+
+// nameRuns gives the runs of plain spans their ids: --run-id when there is one service,
+// else --run-id and the service's name (letters, digits, '.', '_' and '-'). It returns an
+// error when a name is taken twice.
+func (s *spanSet) nameRuns(red *traces.Redactor) error {
+	var plain []*inRun
+	for _, r := range s.runs {
+		if !r.native {
+			plain = append(plain, r)
+		}
+	}
+	taken := map[string]bool{}
+	for _, r := range s.runs {
+		if r.native {
+			taken[r.id] = true
+		}
+	}
+	for _, r := range plain {
+		r.id = s.defRunID
+		if len(plain) > 1 {
+			r.id = s.defRunID + "-" + slugID(red.Attr("service.name", r.service))
+		}
+		if taken[r.id] {
+			return fmt.Errorf("%w: run id %q is taken twice (services %q); name the run with --run-id or keep one service with --service", ErrBadTraceInput, r.id, r.service)
+		}
+		taken[r.id] = true
+	}
+	return nil
+}
+
+// slugID is text as a run id's part: runs of other characters become one '-'.
+func slugID(text string) string {
+	var b strings.Builder
+	dash := false
+	for _, c := range text {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+		switch {
+		case ok && b.Len() < 60:
+			b.WriteRune(c)
+			dash = false
+		case !ok && !dash && b.Len() > 0 && b.Len() < 60:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.Trim(strings.ReplaceAll(b.String(), "..", "."), "-.")
+	if out == "" {
+		return "unnamed"
+	}
+	return out
 }
 
 func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
@@ -222,18 +292,17 @@ func anyText(v *commonpb.AnyValue) string {
 
 // classify finds the span's conventions and role, and its outcome.
 func (s *inSpan) classify(forced string) {
-	oiKind := strings.ToUpper(s.str("openinference.span.kind"))
-	genOp := s.str("gen_ai.operation.name")
 	mayOp := s.str("mayday.operation")
 	switch {
-	case forced == ConvGenAI || forced == ConvOpenInference:
-		s.conv = forced
+	case forced != ConvAuto:
+		s.cv = conventionNamed(forced)
 	case mayOp != "" && s.run.native:
 		s.conv = ConvMayday
-	case oiKind != "":
-		s.conv = ConvOpenInference
 	default:
-		s.conv = ConvGenAI
+		s.cv = detectConvention(s)
+	}
+	if s.cv != nil {
+		s.conv = s.cv.Name
 	}
 	name := strings.ToLower(s.name)
 	switch {
@@ -243,34 +312,10 @@ func (s *inSpan) classify(forced string) {
 		s.role = roleHuman
 	case strings.Contains(name, "supervis"):
 		s.role = roleSupervise
-	case s.conv == ConvOpenInference:
-		s.role = map[string]spanRole{"AGENT": roleAgent, "LLM": roleModel, "TOOL": roleTool, "RETRIEVER": roleTool}[oiKind]
 	default:
-		s.role = genAIRole(genOp, name)
-		if s.role == roleOther {
-			s.role = s.otherGenAIRole()
-		}
+		s.role = s.cv.role(s)
 	}
 	s.outcome()
-}
-
-// otherGenAIRole recognises spans of instrumentations that name no gen_ai.operation.name:
-// OpenLLMetry's traceloop.span.kind (agent, tool), and a span with model attributes
-// (gen_ai.request.model, gen_ai.system, llm.request.type, token counts) is a model turn.
-func (s *inSpan) otherGenAIRole() spanRole {
-	switch strings.ToLower(s.str("traceloop.span.kind")) {
-	case "agent":
-		return roleAgent
-	case "tool":
-		return roleTool
-	}
-	for _, k := range []string{"gen_ai.request.model", "gen_ai.system", "llm.request.type", "gen_ai.usage.input_tokens",
-		"gen_ai.usage.prompt_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"} {
-		if s.attr(k) != nil {
-			return roleModel
-		}
-	}
-	return roleOther
 }
 
 func maydayRole(op string) spanRole {
@@ -279,56 +324,66 @@ func maydayRole(op string) spanRole {
 		"inspect": roleInspect, "takeover": roleTakeover}[op]
 }
 
-// genAIRole reads gen_ai.operation.name, else the span name's first word (the conventions
-// name spans "<operation> <target>").
-func genAIRole(op, name string) spanRole {
-	if op == "" {
-		op, _, _ = strings.Cut(name, " ")
-	}
-	switch op {
-	case "invoke_agent", "create_agent":
-		return roleAgent
-	case "chat", "text_completion", "generate_content", "embeddings":
-		return roleModel
-	case "execute_tool":
-		return roleTool
-	}
-	return roleOther
-}
-
-// outcome sets the span's status and failure class from its OTLP status, error.type and
-// exception events.
+// outcome sets the span's status and failure class from its OTLP status, its error type
+// (the convention's error.type, else the first exception event's exception.type) and the
+// first line of its messages. A stack trace never decides a class: OpenInference and
+// others put the whole stack in the status message, and the stack names timers, policies
+// and budgets of the code it passed through.
 func (s *inSpan) outcome() {
-	s.errType = s.str("error.type")
+	keys := []string{"error.type"}
+	if s.cv != nil {
+		keys = s.cv.ErrorType
+	}
+	s.errType = s.str(keys...)
+	excMsg, exception := "", false
 	for _, e := range s.events {
 		if e.Name != "exception" {
 			continue
 		}
+		exception = true
 		for _, kv := range e.Attributes {
-			if kv.Key == "exception.type" && anyText(kv.Value) != "" && s.errType == "" {
-				s.errType = anyText(kv.Value)
+			switch kv.Key {
+			case "exception.type":
+				if s.errType == "" {
+					s.errType = firstLine(anyText(kv.Value))
+				}
+			case "exception.message":
+				if excMsg == "" {
+					excMsg = firstLine(anyText(kv.Value))
+				}
 			}
 		}
-		if s.errType == "" {
-			s.errType = "exception"
-		}
+	}
+	if exception && s.errType == "" {
+		s.errType = "exception"
 	}
 	failed := s.code == tracepb.Status_STATUS_CODE_ERROR || (s.code == tracepb.Status_STATUS_CODE_UNSET && s.errType != "")
 	if !failed {
 		s.status = "ok"
 		return
 	}
-	s.status, s.failureClass = "error", classOf(s.errType+" "+s.msg)
+	code, _ := s.num("http.response.status_code", "http.status_code")
+	s.status, s.failureClass = "error", classOf(s.errType+"\n"+firstLine(s.msg)+"\n"+excMsg, code)
 	if s.failureClass == "uncertain_completion" {
 		s.status = "timeout"
 	}
 }
 
-// classOf maps an error's type and message to mayday's failure classes: a timeout is an
-// uncertain completion (the work may have been done), a refusal by policy a policy
-// violation, an exhausted budget or context a resource exhaustion; anything else is
-// transient.
-func classOf(text string) string {
+// firstLine is the first line of text that is not blank, trimmed.
+func firstLine(text string) string {
+	for line := range strings.Lines(text) {
+		if t := strings.TrimSpace(line); t != "" {
+			return t
+		}
+	}
+	return ""
+}
+
+// classOf maps an error's type and the first lines of its messages (and an HTTP status
+// code, 0 when none) to mayday's failure classes: a timeout is an uncertain completion (the
+// work may have been done), a refusal by policy a policy violation, an exhausted budget or
+// context a resource exhaustion; anything else is transient.
+func classOf(text string, httpStatus int64) string {
 	t := strings.ToLower(text)
 	has := func(words ...string) bool {
 		for _, w := range words {
@@ -339,7 +394,7 @@ func classOf(text string) string {
 		return false
 	}
 	switch {
-	case has("timeout", "timed out", "deadline"):
+	case has("timeout", "timed out", "deadline", "etimedout") || httpStatus == 408 || httpStatus == 504:
 		return "uncertain_completion"
 	case has("policy", "forbidden", "permission", "not allowed", "guardrail"):
 		return "policy_violation"

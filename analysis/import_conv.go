@@ -1,0 +1,193 @@
+package analysis
+
+import (
+	"slices"
+	"strings"
+)
+
+// A convention declares how the spans of one instrumentation read as mayday's records:
+// which spans are investigations, model turns and tool attempts, and which attributes name
+// the tool, the call, its arguments, tokens, the model and the session. Each convention is
+// one file (import_conv_*.go) that registers its declaration; docs/import.md and
+// docs/extending.md describe the fields. A convention declares; the rules that use the
+// declarations (roles, retries, failure classes, sub-agents) are written once, in
+// import_spans.go and import_build.go.
+type convention struct {
+	// Name is what --conventions takes and what the import summary counts spans by.
+	Name string
+	// Rank orders detection: the convention of lowest rank whose Detect matches a span
+	// is the span's. The fallback convention (GenAI) has the highest rank.
+	Rank int
+	// DetectAttrs: a span carrying any of these attributes is of this convention.
+	// DetectAttrPrefixes: or an attribute whose key starts with one of these.
+	// DetectNamePrefixes: or whose name starts with one of these.
+	DetectAttrs, DetectAttrPrefixes, DetectNamePrefixes []string
+
+	// KindAttrs name the attribute that says what a span is (its value upper-cased is
+	// looked up in Kinds), e.g. openinference.span.kind.
+	KindAttrs []string
+	Kinds     map[string]spanRole
+	// Operations: the operation attribute's value (OperationAttrs), else the span's whole
+	// name, else its first word, looked up in Names.
+	OperationAttrs []string
+	Names          map[string]spanRole
+	// ModelAttrs: a span of no other role that carries one of these is a model turn.
+	ModelAttrs []string
+
+	// Tool names the tool of a tool span (the first attribute present), else the span
+	// name with ToolNamePrefix cut off.
+	Tool           []string
+	ToolNamePrefix string
+	// CallID: the tool call's id; Args: its arguments as the trace records them; Attempt:
+	// an attempt number counted from 1; Resend: one counted from 0.
+	CallID, Args, Attempt, Resend []string
+	// Tokens: input, output, and a total used only when neither of the others is present.
+	InputTokens, OutputTokens, TotalTokens []string
+	// Model: the model a model turn used.
+	Model []string
+	// Session: a conversation, session or thread id, which joins an agent run in its own
+	// trace to the run it was started from.
+	Session []string
+	// ErrorType: the error's type (before the exception event's exception.type).
+	ErrorType []string
+}
+
+// conventions is every registered convention, in detection order.
+var conventions []*convention
+
+// register adds a convention; each import_conv_*.go file calls it from init.
+func register(c *convention) {
+	conventions = append(conventions, c)
+	slices.SortStableFunc(conventions, func(a, b *convention) int { return a.Rank - b.Rank })
+}
+
+// conventionNamed returns the registered convention of that name, or nil.
+func conventionNamed(name string) *convention {
+	for _, c := range conventions {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// ConventionNames lists the conventions --conventions takes besides auto, in detection
+// order.
+func ConventionNames() []string {
+	names := make([]string, 0, len(conventions))
+	for _, c := range conventions {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// detect reports whether s is of convention c.
+func (c *convention) detect(s *inSpan) bool {
+	for _, p := range c.DetectNamePrefixes {
+		if strings.HasPrefix(s.name, p) {
+			return true
+		}
+	}
+	for _, kv := range s.attrs {
+		if slices.Contains(c.DetectAttrs, kv.Key) {
+			return true
+		}
+		for _, p := range c.DetectAttrPrefixes {
+			if strings.HasPrefix(kv.Key, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// detectConvention is the first registered convention that detects s; the last one (the
+// fallback) when none does.
+func detectConvention(s *inSpan) *convention {
+	for _, c := range conventions[:len(conventions)-1] {
+		if c.detect(s) {
+			return c
+		}
+	}
+	return conventions[len(conventions)-1]
+}
+
+// role reads s's role from the declaration: its kind attribute, its operation, its name,
+// else model attributes. Human and supervisor steps are recognised by name in every
+// convention (roleOf in import_spans.go).
+func (c *convention) role(s *inSpan) spanRole {
+	if k := s.str(c.KindAttrs...); k != "" {
+		if r, ok := c.Kinds[strings.ToUpper(k)]; ok {
+			return r
+		}
+	}
+	if op := s.str(c.OperationAttrs...); op != "" {
+		if r, ok := c.Names[op]; ok {
+			return r
+		}
+		if first, _, _ := strings.Cut(op, " "); first != op {
+			if r, ok := c.Names[first]; ok {
+				return r
+			}
+		}
+	}
+	if r, ok := c.Names[s.name]; ok {
+		return r
+	}
+	if first, _, _ := strings.Cut(s.name, " "); first != s.name {
+		if r, ok := c.Names[first]; ok {
+			return r
+		}
+	}
+	for _, k := range c.ModelAttrs {
+		if s.attr(k) != nil {
+			return roleModel
+		}
+	}
+	return roleOther
+}
+
+// toolName is the tool a tool span called.
+func (c *convention) toolName(s *inSpan) string {
+	if t := s.str(c.Tool...); t != "" {
+		return t
+	}
+	if c.ToolNamePrefix != "" {
+		if t, ok := strings.CutPrefix(s.name, c.ToolNamePrefix); ok && t != "" {
+			return t
+		}
+	}
+	return s.name
+}
+
+// attempt reads an explicit attempt number (1 = the first try).
+func (c *convention) attempt(s *inSpan) (int64, bool) {
+	if n, ok := s.num(c.Attempt...); ok {
+		return n, true
+	}
+	if n, ok := s.num(c.Resend...); ok {
+		return n + 1, true
+	}
+	return 0, false
+}
+
+// tokens reads a span's input and output tokens.
+func (c *convention) tokens(s *inSpan) (in, out int64) {
+	in, okIn := s.num(c.InputTokens...)
+	out, okOut := s.num(c.OutputTokens...)
+	if total, ok := s.num(c.TotalTokens...); ok && !okIn && !okOut {
+		in = total
+	}
+	return in, out
+}
+
+// Attribute lists several conventions share.
+var (
+	genAIInputTokens  = []string{"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"}
+	genAIOutputTokens = []string{"gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"}
+	genAIModel        = []string{"gen_ai.response.model", "gen_ai.request.model"}
+	genAIModelAttrs   = []string{"gen_ai.request.model", "gen_ai.response.model", "gen_ai.system", "gen_ai.provider.name",
+		"gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens"}
+	attemptAttrs = []string{"attempt", "retry.attempt", "gen_ai.tool.call.attempt"}
+	resendAttrs  = []string{"http.request.resend_count"}
+)

@@ -1,0 +1,30 @@
+package analysis
+
+// The OpenTelemetry GenAI semantic conventions: gen_ai.operation.name (invoke_agent, chat,
+// execute_tool, ...), the span named "<operation> <target>", gen_ai.tool.*,
+// gen_ai.usage.*. The fallback: a span no other convention detects is read as GenAI.
+func init() {
+	register(&convention{
+		Name:           ConvGenAI,
+		Rank:           1000,
+		DetectAttrs:    []string{"gen_ai.operation.name"},
+		OperationAttrs: []string{"gen_ai.operation.name"},
+		Names: map[string]spanRole{
+			"invoke_agent": roleAgent, "create_agent": roleAgent,
+			"chat": roleModel, "text_completion": roleModel, "generate_content": roleModel, "embeddings": roleModel,
+			"execute_tool": roleTool,
+		},
+		ModelAttrs:     append([]string{"llm.request.type"}, genAIModelAttrs...),
+		Tool:           []string{"gen_ai.tool.name", "tool.name"},
+		ToolNamePrefix: "execute_tool ",
+		CallID:         []string{"gen_ai.tool.call.id", "tool_call.id", "tool.call.id"},
+		Args:           []string{"gen_ai.tool.call.arguments", "gen_ai.tool.arguments"},
+		Attempt:        attemptAttrs,
+		Resend:         resendAttrs,
+		InputTokens:    genAIInputTokens,
+		OutputTokens:   genAIOutputTokens,
+		Model:          genAIModel,
+		Session:        []string{"gen_ai.conversation.id", "session.id"},
+		ErrorType:      []string{"error.type"},
+	})
+}
