@@ -53,7 +53,7 @@ type ImportStats = importStats
 
 type importStats struct {
 	SpansByRole     map[string]int64 `json:"spans_by_role"`
-	Unmapped        map[string]int64 `json:"unmapped_span_names,omitempty"` // spans of no role, by name (at most maxUnmappedNames names)
+	Unmapped        map[string]int64 `json:"unmapped_span_names,omitempty"`  // spans of no role, by name (at most maxUnmappedNames names)
 	UnmappedOther   int64            `json:"unmapped_other_names,omitempty"` // spans of no role beyond those names
 	Traces          int              `json:"traces"`
 	MissingParents  int              `json:"missing_parents"`  // spans whose parent span is not in the data

@@ -22,17 +22,17 @@ const DefaultRetryWindow = 5 * time.Minute
 
 // inInv is one investigation: an agent span, or the root of a trace without one.
 type inInv struct {
-	span     *inSpan // the agent span (or the trace's root span)
-	implicit bool    // no agent span: the root span stands for the investigation
-	parent   *inInv
-	id       int64
-	root     *inInv
-	depth    int32
-	members  []*inSpan // its spans other than agent spans, in start order
-	rec      record.Investigation
-	trans    []record.Transition // its human steps' transitions
-	trace    string              // the trace of its agent span (hex)
-	sessionID *string            // session(), once read
+	span      *inSpan // the agent span (or the trace's root span)
+	implicit  bool    // no agent span: the root span stands for the investigation
+	parent    *inInv
+	id        int64
+	root      *inInv
+	depth     int32
+	members   []*inSpan // its spans other than agent spans, in start order
+	rec       record.Investigation
+	trans     []record.Transition // its human steps' transitions
+	trace     string              // the trace of its agent span (hex)
+	sessionID *string             // session(), once read
 }
 
 // inOp is one logical tool operation: its attempts in order.

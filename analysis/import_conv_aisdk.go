@@ -19,7 +19,7 @@ func init() {
 			"ai.generateText.doGenerate": roleModel, "ai.streamText.doStream": roleModel,
 			"ai.generateObject.doGenerate": roleModel, "ai.streamObject.doStream": roleModel,
 			"ai.embed.doEmbed": roleModel, "ai.embedMany.doEmbed": roleModel,
-			"ai.toolCall": roleTool,
+			"ai.toolCall":  roleTool,
 			"invoke_agent": roleAgent, "chat": roleModel, "execute_tool": roleTool,
 		},
 		Tool:         []string{"ai.toolCall.name", "gen_ai.tool.name"},

@@ -84,7 +84,7 @@ type spanSet struct {
 	byID     map[string]*inRun
 	forced   string // --conventions, or ConvAuto
 	defRunID string
-	service  string // --service: keep only this service's spans ("" = every service)
+	service  string           // --service: keep only this service's spans ("" = every service)
 	skipped  map[string]int64 // spans of other services than --service, by service
 	spans    int64
 }
