@@ -36,6 +36,9 @@ type Summary struct {
 	// Unknown lists, for a run imported from traces (mayday import), the metrics its trace
 	// cannot give and why; they are left out of Metrics.
 	Unknown map[string]string `json:"unknown,omitempty"`
+	// Import says, for each run an import wrote, how its spans were read (runs, services,
+	// spans by role, unmapped span names, missing parents, orphan fragments).
+	Import []analysis.ImportedRun `json:"import,omitempty"`
 
 	windows int // the scenario's fault windows, so the text can say goodput never came back
 }

@@ -3,10 +3,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,6 +27,7 @@ type importOptions struct {
 	Conventions string
 	RetryWindow time.Duration
 	RunID       string
+	Service     string
 	Redact      []string
 	Format      string
 	Quiet       bool
@@ -68,14 +73,15 @@ docs/import.md.`,
 	f := cmd.Flags()
 	f.StringVarP(&opts.Out, "out", "o", "", "the run folder to create (required)")
 	f.BoolVar(&opts.Force, "force", false, "replace DIR if it is a run folder mayday wrote")
-	f.StringVar(&opts.Conventions, "conventions", analysis.ConvAuto, "auto (per span), genai or openinference")
+	f.StringVar(&opts.Conventions, "conventions", analysis.ConvAuto, "auto (per span) or one of "+strings.Join(analysis.ConventionNames(), ", "))
 	f.DurationVar(&opts.RetryWindow, "retry-window", analysis.DefaultRetryWindow, "a new span of the same tool under the same parent this soon after a failed one is its retry (when no tool call id or attempt attribute says)")
-	f.StringVar(&opts.RunID, "run-id", "import", "the run id of the imported traces (a mayday export keeps its own)")
+	f.StringVar(&opts.RunID, "run-id", "import", "the run id of the imported traces (a mayday export keeps its own; with several services, each run is RUN-ID-SERVICE)")
+	f.StringVar(&opts.Service, "service", "", "import only the spans of this service.name (default: every service, one run each)")
 	f.StringSliceVar(&opts.Redact, "redact", nil, "more secret-key patterns to redact, as a scenario's redact")
 	f.StringVar(&opts.Format, "format", "text", "how to print the summary: text or json")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on a terminal")
 	_ = cmd.RegisterFlagCompletionFunc("conventions", cobra.FixedCompletions(
-		[]string{analysis.ConvAuto, analysis.ConvGenAI, analysis.ConvOpenInference}, cobra.ShellCompDirectiveNoFileComp))
+		append([]string{analysis.ConvAuto}, analysis.ConventionNames()...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -119,7 +125,7 @@ func importInto(ctx context.Context, opts *importOptions, folder *analysis.Folde
 	}
 	bar := newProgress(opts.io, opts.Quiet, "import", 0)
 	res, err := analysis.Import(ctx, db, opts.Inputs, analysis.ImportOptions{
-		Conventions: opts.Conventions, RetryWindow: opts.RetryWindow, RunID: opts.RunID,
+		Conventions: opts.Conventions, RetryWindow: opts.RetryWindow, RunID: opts.RunID, Service: opts.Service,
 		Redact: opts.Redact, Version: version,
 		Progress: func(file string, i, n int, spans int64) {
 			bar.update(fmt.Sprintf("file %d of %d (%s), %s read", i, n, filepath.Base(file), plural(int(spans), "span", "spans")))
@@ -150,9 +156,52 @@ func importInto(ctx context.Context, opts *importOptions, folder *analysis.Folde
 		}
 	}
 	sum := reports.SummarizeImported(res.Runs[0].Scenario, version, outs, unknown)
+	sum.Import = res.Runs
+	if opts.Format == "text" {
+		printImportNotes(opts.io, res)
+	}
 	sum.Database = filepath.Join(opts.Out, analysis.DBFile)
 	if err := sum.WriteFile(folder.Path(analysis.SummaryFile)); err != nil {
 		return reports.Summary{}, internal(err)
 	}
 	return sum, nil
+}
+
+// printImportNotes says on stderr how each run's spans were read: spans by role, names of
+// spans it did not map, missing parents and orphan fragments, so that a span format it
+// does not know never goes unnoticed.
+func printImportNotes(io *ioStreams, res *analysis.ImportResult) {
+	for _, r := range res.Runs {
+		st := r.Summary
+		if st == nil {
+			continue
+		}
+		roles := make([]string, 0, len(st.SpansByRole))
+		for _, k := range slices.Sorted(maps.Keys(st.SpansByRole)) {
+			roles = append(roles, fmt.Sprintf("%s %d", k, st.SpansByRole[k]))
+		}
+		fmt.Fprintf(io.ErrOut, "import: run %s (service %q): %d spans in %d traces: %s; %d investigations\n",
+			r.RunID, r.Service, r.Spans, st.Traces, strings.Join(roles, ", "), r.Investigations)
+		if len(st.Unmapped) > 0 {
+			names := slices.SortedFunc(maps.Keys(st.Unmapped), func(a, b string) int {
+				return cmp.Or(cmp.Compare(st.Unmapped[b], st.Unmapped[a]), strings.Compare(a, b))
+			})
+			var parts []string
+			for i, n := range names {
+				if i == 8 {
+					parts = append(parts, fmt.Sprintf("and %d more names", len(names)-8))
+					break
+				}
+				parts = append(parts, fmt.Sprintf("%q %d", n, st.Unmapped[n]))
+			}
+			fmt.Fprintf(io.ErrOut, "import:   spans of no role (kept only as links): %s\n", strings.Join(parts, ", "))
+		}
+		if st.MissingParents > 0 || st.CyclesBroken > 0 || st.JoinedTraces > 0 {
+			fmt.Fprintf(io.ErrOut, "import:   %d spans whose parent is missing (%d traces without their root span, grouped by trace), %d parent loops cut, %d agent traces joined to the run that started them\n",
+				st.MissingParents, st.MissingRoots, st.CyclesBroken, st.JoinedTraces)
+		}
+		if st.SpansByRole["tool"] == 0 && st.SpansByRole["model_turn"] == 0 {
+			fmt.Fprintf(io.ErrOut, "import:   warning: no span was read as a tool call or a model turn; name the conventions with --conventions (%s)\n", strings.Join(analysis.ConventionNames(), ", "))
+		}
+	}
 }
