@@ -40,6 +40,7 @@ type inOp struct {
 	step     int32
 	tool     string
 	args     string // the first attempt's arguments, as the trace records them
+	lastStep int    // the agent-loop step of its latest attempt
 	attempts []*inSpan
 }
 
@@ -444,13 +445,16 @@ func callIDsRepeat(r *inRun) bool {
 //     investigation, under any parent (agent libraries put each retry under a new step
 //     span, with a new tool call id), is its next attempt when it starts after that call
 //     ended and within window of it, and the two record the same arguments (or either
-//     records none). A success closes the operation; so does a call of the tool with other
-//     arguments, which starts a new one.
+//     records none). A success closes the operation, and so does a refusal by policy (a
+//     refused call is not retried); a call of the tool with other arguments starts a new
+//     one; and the agent moving on closes it: a step (the calls one model turn asked for)
+//     between the two that called other tools and not this one.
 func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 	ops := map[*inSpan]*inOp{}
 	byCall := map[string]*inOp{}
 	lastOfTool := map[string]*inOp{} // tool -> its latest operation
 	open := map[string][]*inOp{}     // tool -> its operations whose last attempt failed
+	st := newSteps(inv)
 	n := int32(0)
 	for _, s := range inv.members {
 		if s.role != roleTool {
@@ -461,6 +465,7 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 		args := s.str(cv.Args...)
 		call := s.str(cv.CallID...)
 		attempt, hasAttempt := cv.attempt(s)
+		step := st.of(s)
 		var op *inOp
 		switch {
 		case call != "" && byCall[call] != nil:
@@ -470,7 +475,7 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 			op = lastOfTool[tool]
 		case hasAttempt:
 		default:
-			op = retryOf(open[tool], s, args, rules.window)
+			op = retryOf(open[tool], s, args, rules.window, st, step)
 		}
 		if op == nil {
 			n++
@@ -480,20 +485,65 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 			byCall[call] = op
 		}
 		op.attempts = append(op.attempts, s)
+		op.lastStep = step
 		ops[s] = op
 		lastOfTool[tool] = op
+		st.called(step, tool)
 		open[tool] = slices.DeleteFunc(open[tool], func(o *inOp) bool { return o == op || (args != "" && o.args == args) })
-		if s.status != "ok" {
+		if s.status != "ok" && s.failureClass != "policy_violation" {
 			open[tool] = append(open[tool], op)
 		}
 	}
 	return ops
 }
 
+// steps numbers an investigation's agent-loop steps: a tool call's step is how many of
+// the investigation's model turns ended before it began, so the calls a model turn asked
+// for share a step whatever span they sit under.
+type steps struct {
+	turnEnds []int64                 // ends of the model turns, in order
+	tools    map[int]map[string]bool // step -> the tools called in it
+}
+
+func newSteps(inv *inInv) *steps {
+	st := &steps{tools: map[int]map[string]bool{}}
+	for _, s := range inv.members {
+		if s.role == roleModel && s.end != 0 {
+			st.turnEnds = append(st.turnEnds, s.end)
+		}
+	}
+	slices.Sort(st.turnEnds)
+	return st
+}
+
+func (st *steps) of(s *inSpan) int {
+	n, _ := slices.BinarySearch(st.turnEnds, s.start+1)
+	return n
+}
+
+func (st *steps) called(step int, tool string) {
+	if st.tools[step] == nil {
+		st.tools[step] = map[string]bool{}
+	}
+	st.tools[step][tool] = true
+}
+
+// movedOn reports whether a step after from and before to called tools, none of them tool:
+// the agent went on to other work instead of calling the tool again.
+func (st *steps) movedOn(tool string, from, to int) bool {
+	for k := from + 1; k < to; k++ {
+		if t := st.tools[k]; len(t) > 0 && !t[tool] {
+			return true
+		}
+	}
+	return false
+}
+
 // retryOf returns the open operation that s retries: the latest whose last attempt failed
 // and ended before s began, within window, with the same recorded arguments (or none
-// recorded on either side); nil when there is none.
-func retryOf(open []*inOp, s *inSpan, args string, window time.Duration) *inOp {
+// recorded on either side), and with no step in between that called only other tools;
+// nil when there is none.
+func retryOf(open []*inOp, s *inSpan, args string, window time.Duration, st *steps, step int) *inOp {
 	for i := len(open) - 1; i >= 0; i-- {
 		o := open[i]
 		last := o.attempts[len(o.attempts)-1]
@@ -501,6 +551,9 @@ func retryOf(open []*inOp, s *inSpan, args string, window time.Duration) *inOp {
 			continue
 		}
 		if args != "" && o.args != "" && args != o.args {
+			continue
+		}
+		if st.movedOn(o.tool, o.lastStep, step) {
 			continue
 		}
 		return o
