@@ -1,0 +1,66 @@
+// Shared driver scaffolding: clock, receiver, providers, the top-span dropper, and the
+// final accounting (spans ended == spans received) and files.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { installClock } from './clock.js';
+import { startReceiver, makeProviders, assemble } from './capture.js';
+
+export const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+export const FIXTURES = path.resolve(HERE, '../../analysis/testdata/libraries');
+
+export function versions(names) {
+  const out = {};
+  for (const n of names) {
+    const [alias, real] = n.split('=');
+    const pkg = JSON.parse(fs.readFileSync(path.join(HERE, 'node_modules', alias, 'package.json'), 'utf8'));
+    out[real ?? alias] = pkg.version;
+  }
+  out.node = process.version;
+  return out;
+}
+
+// setup starts the clock and the receiver and makes the providers. fleet.als carries the
+// current run; the top span (no parent) of a run marked dropTop is ended but never sent.
+export async function setup({ fixture, t0, scale, encoding, services, fleetRef, resourceExtra }) {
+  installClock({ t0Ms: Date.parse(t0), scale });
+  const rawDir = path.join(HERE, 'out', fixture);
+  const receiver = await startReceiver(rawDir);
+  const marked = new WeakSet();
+  const dropper = {
+    onStart(span) {
+      const store = fleetRef.fleet?.als.getStore();
+      if (store?.run?.dropTop && !span.parentSpanContext && !store.run.topMarked) {
+        store.run.topMarked = true;
+        marked.add(span);
+      }
+    },
+    drop: (span) => marked.has(span),
+  };
+  const tel = makeProviders({ url: receiver.url, encoding, services, dropper, resourceExtra });
+  return { receiver, tel, rawDir };
+}
+
+export async function finish({ fixture, fleet, receiver, tel, rawDir, library, file, gzip }) {
+  await tel.shutdown();
+  await new Promise((r) => setTimeout(r, 200));
+  await receiver.close();
+  const spans = {
+    ended: tel.counters.ended,
+    dropped_top_spans: tel.counters.dropped,
+    received: receiver.stats.spans,
+    requests: receiver.stats.requests,
+  };
+  const out = path.join(FIXTURES, fixture);
+  fs.mkdirSync(out, { recursive: true });
+  const written = assemble(rawDir, receiver.stats.files, path.join(out, file), { gzip });
+  const truth = fleet.truth({ library, spans });
+  truth.file = file;
+  fs.writeFileSync(path.join(out, 'truth.json'), JSON.stringify(truth, null, 1) + '\n');
+  const size = fs.statSync(written).size;
+  console.log(JSON.stringify({ fixture, file: written, bytes: size, spans, summary: truth.summary }, null, 1));
+  if (spans.ended !== spans.received) {
+    console.error(`spans ended ${spans.ended} != received ${spans.received}`);
+    process.exit(1);
+  }
+}
