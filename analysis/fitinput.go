@@ -16,8 +16,8 @@ import (
 // time: 0 when the run's first root arrived within a day after the simulated epoch (a
 // simulated run, or an import that kept the epoch), else the first root's arrival (an
 // import in wall-clock time), so fault windows and arrivals are times since the run began.
-const fitOrigin = `(SELECT CASE WHEN min(sim_seconds(arrived_at)) BETWEEN 0 AND 86400 THEN 0
-        ELSE coalesce(min(sim_seconds(arrived_at)), 0) END
+const fitOrigin = `(SELECT CASE WHEN min(sim_seconds($1, arrived_at)) BETWEEN 0 AND 86400 THEN 0
+        ELSE coalesce(min(sim_seconds($1, arrived_at)), 0) END
      FROM investigations WHERE run_id = $1 AND parent_id IS NULL)`
 
 // FitInput reads what package fit needs of one run from its trace tables and views: only
@@ -37,7 +37,7 @@ func (db *DB) FitInput(parent context.Context, runID string) (obs fit.Observed, 
 	}
 	obs.Name = runID
 	q := fitQueries{ctx: ctx, db: db.SQL(), run: runID}
-	q.floats(&obs.Arrivals, `SELECT sim_seconds(arrived_at) - `+fitOrigin+` FROM investigations
+	q.floats(&obs.Arrivals, `SELECT sim_seconds($1, arrived_at) - `+fitOrigin+` FROM investigations
         WHERE run_id = $1 AND parent_id IS NULL ORDER BY arrived_at, investigation_id`)
 	q.floats(&obs.Steps, `SELECT steps FROM investigations WHERE run_id = $1 AND final_state = 'completed'
         AND coalesce(scope, 'full') = 'full' AND steps > 0 ORDER BY investigation_id`)
@@ -133,7 +133,7 @@ func (q *fitQueries) ints(query string, dst ...*int) {
 // investigation (from 0), the step it prepares.
 func (q *fitQueries) turns(obs *fit.Observed) {
 	q.each(`SELECT (row_number() OVER (PARTITION BY investigation_id ORDER BY start, span_id) - 1)::INTEGER,
-            sim_seconds("end") - sim_seconds(start), (coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::DOUBLE
+            sim_seconds($1, "end") - sim_seconds($1, start), (coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::DOUBLE
         FROM spans WHERE run_id = $1 AND operation = 'plan' AND kind = 'model_turn' AND status = 'ok'
         ORDER BY investigation_id, start, span_id`, func(r *sql.Rows) error {
 		var t fit.Turn
@@ -148,9 +148,9 @@ func (q *fitQueries) turns(obs *fit.Observed) {
 // tools reads every sent attempt at a tool (not the model provider), by tool and start,
 // and each tool's lookups.
 func (q *fitQueries) tools(obs *fit.Observed) {
-	q.each(`SELECT tool, sim_seconds(start) - `+fitOrigin+`,
-            sim_seconds("end") - sim_seconds(start) - coalesce(queue_wait, 0),
-            sim_seconds("end") - sim_seconds(start), status, coalesce(failure_class, ''),
+	q.each(`SELECT tool, sim_seconds($1, start) - `+fitOrigin+`,
+            sim_seconds($1, "end") - sim_seconds($1, start) - coalesce(queue_wait, 0),
+            sim_seconds($1, "end") - sim_seconds($1, start), status, coalesce(failure_class, ''),
             coalesce(op_key, ''), coalesce(attempt, 1)
         FROM attempts WHERE run_id = $1 AND tool IS NOT NULL
         ORDER BY tool, start, span_id`, func(r *sql.Rows) error {
@@ -187,7 +187,7 @@ func (q *fitQueries) tools(obs *fit.Observed) {
 }
 
 func (q *fitQueries) incidents(obs *fit.Observed) {
-	q.each(`SELECT tool, sim_seconds(start) - `+fitOrigin+`, sim_seconds("end") - `+fitOrigin+`
+	q.each(`SELECT tool, sim_seconds($1, start) - `+fitOrigin+`, sim_seconds($1, "end") - `+fitOrigin+`
         FROM incidents WHERE run_id = $1 AND tool <> 'model' ORDER BY start, tool`, func(r *sql.Rows) error {
 		var in fit.Incident
 		if err := r.Scan(&in.Tool, &in.Start, &in.End); err != nil {
@@ -201,7 +201,7 @@ func (q *fitQueries) incidents(obs *fit.Observed) {
 // humans reads the human reviews (their approved attribute; a review without one counts
 // as approved only when the investigation went on, which a trace cannot say: false).
 func (q *fitQueries) humans(obs *fit.Observed) {
-	q.each(`SELECT sim_seconds(s.start) - `+fitOrigin+`, sim_seconds(s."end") - sim_seconds(s.start),
+	q.each(`SELECT sim_seconds($1, s.start) - `+fitOrigin+`, sim_seconds($1, s."end") - sim_seconds($1, s.start),
             coalesce(a.value, 'false')
         FROM spans s LEFT JOIN span_attrs a ON a.run_id = s.run_id AND a.span_id = s.span_id AND a.key = 'approved'
         WHERE s.run_id = $1 AND s.operation = 'human_review' ORDER BY s.start, s.span_id`, func(r *sql.Rows) error {

@@ -176,7 +176,7 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 		resource[k] = red.Attr(k, anyText(v))
 	}
 	config, err := json.Marshal(map[string]any{"import": map[string]any{
-		"files": files, "conventions": r.convs, "time_zero": ir.TimeZero.Format(time.RFC3339Nano),
+		"files": files, "conventions": r.convs, "time_zero": ir.TimeZero.Format(time.RFC3339Nano), "time_zero_us": b.zero / 1000,
 		"retry_window_seconds": opts.RetryWindow.Seconds(), "unknown": ir.Unknown,
 		"service": ir.Service, "resource": resource, "summary": st,
 	}})

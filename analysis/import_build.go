@@ -389,8 +389,10 @@ func spanIDs(invs []*inInv) uint64 {
 	return uint64(len(kept))
 }
 
-// simTime turns a Unix time into the record's time: nanoseconds since time 0.
-func (b *built) simTime(unixNano int64) int64 { return unixNano - b.zero }
+// simTime turns a Unix time into the record's time, which the trace tables store as
+// record.Epoch + time: an imported run keeps its timestamps as recorded, and its minutes
+// count from its own time 0 (b.zero, stored in runs.config as $.import.time_zero_us).
+func (b *built) simTime(unixNano int64) int64 { return unixNano - record.Epoch }
 
 // investigation emits the spans of inv and fills its record.
 func (b *built) investigation(inv *inInv, rules retryRules) {

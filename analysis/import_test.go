@@ -137,7 +137,7 @@ func TestImportFixtureFleets(t *testing.T) {
 			// minute, so it may start a minute late and end a minute early.
 			var tool string
 			var startMin, minutes float64
-			err = db.SQL().QueryRow(`SELECT tool, sim_seconds(start) / 60, minutes FROM incidents ORDER BY failed_attempts DESC LIMIT 1`).Scan(&tool, &startMin, &minutes)
+			err = db.SQL().QueryRow(`SELECT tool, sim_seconds(run_id, start) / 60, minutes FROM incidents ORDER BY failed_attempts DESC LIMIT 1`).Scan(&tool, &startMin, &minutes)
 			if err != nil {
 				t.Fatal(err)
 			}

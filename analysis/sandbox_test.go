@@ -251,7 +251,7 @@ func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
 		"SELECT run_id, count(*) FROM lifecycle GROUP BY ALL ORDER BY ALL",
 		"select tool, attempts from TOOL_STATS order by all",
 		`SELECT * FROM "metrics_recomputed" ORDER BY run_id`,
-		"SELECT sim_minute(sim_epoch()) AS m",
+		"SELECT sim_minute('any', sim_epoch()) AS m",
 	} {
 		db, err := OpenLimited(path, Limits{Statement: q})
 		if err != nil {

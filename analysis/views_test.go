@@ -3,6 +3,7 @@
 package analysis
 
 import (
+	"fmt"
 	"context"
 	"math"
 	"reflect"
@@ -447,17 +448,31 @@ func checkLifecycleRows(t testing.TB, db *DB, s *synth, agent string, arrivals m
 }
 
 // TestClockMacros pins the SQL clock to the simulator's: sim_epoch() is record.Epoch, and
-// the macros built on it count seconds and minutes from there.
+// the macros built on it count seconds and minutes from there for a simulated run; an
+// imported run counts them from its own time 0 ($.import.time_zero_us of its config).
 func TestClockMacros(t *testing.T) {
 	db, err := Create("")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	got := query(t, db, `SELECT epoch_us(sim_epoch()), sim_seconds(sim_epoch() + INTERVAL 90 SECOND),
-		sim_minute(sim_epoch() + INTERVAL 179 SECOND), sim_seconds(sim_minute_start(3))`)
+	got := query(t, db, `SELECT epoch_us(sim_epoch()), sim_seconds('sim', sim_epoch() + INTERVAL 90 SECOND),
+		sim_minute('sim', sim_epoch() + INTERVAL 179 SECOND), sim_seconds('sim', sim_minute_start('sim', 3))`)
 	want := []any{record.Epoch / 1000, 90.0, int64(2), 180.0}
 	if !reflect.DeepEqual(got[0], want) {
 		t.Errorf("clock macros = %v, want %v", got[0], want)
+	}
+	// 2026-03-02T10:30:00Z as time 0 of an imported run.
+	const zeroUS = int64(1772447400) * 1e6
+	if _, err := db.SQL().Exec(`INSERT INTO runs (run_id, config) VALUES ('imp', $1)`,
+		fmt.Sprintf(`{"import": {"time_zero_us": %d}}`, zeroUS)); err != nil {
+		t.Fatal(err)
+	}
+	got = query(t, db, `SELECT sim_seconds('imp', make_timestamp(1772447400000000 + 90000000)),
+		sim_minute('imp', make_timestamp(1772447400000000 + 179000000)), epoch_us(sim_minute_start('imp', 3)),
+		sim_seconds('sim', sim_epoch() + INTERVAL 90 SECOND)`)
+	want = []any{90.0, int64(2), zeroUS + 180e6, 90.0}
+	if !reflect.DeepEqual(got[0], want) {
+		t.Errorf("clock macros of an imported run = %v, want %v", got[0], want)
 	}
 }

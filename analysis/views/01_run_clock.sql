@@ -1,14 +1,21 @@
--- The simulated clock, shared by every time-based view and by the report queries.
+-- The run's clock, shared by every time-based view and by the report queries.
 --
 -- sim_epoch(): simulated time 0, 2026-01-01T00:00:00Z (the simulator's record.Epoch); the one
--- place the epoch is written. sim_seconds(t): seconds of simulated time at timestamp t.
--- sim_minute(t): the minute t falls in; minute m of a run is [m, m+1) minutes after time 0.
--- sim_minute_start(m): the timestamp at which minute m starts.
+-- place the epoch is written.
+-- run_origin_us(r): time 0 of run r in microseconds since the Unix epoch: sim_epoch() for a
+-- simulated run; for a run imported from traces, which keeps its timestamps as recorded,
+-- the first span's start rounded down to the minute ($.import.time_zero_us of its config).
+-- sim_seconds(r, t): seconds of run r's time at timestamp t.
+-- sim_minute(r, t): the minute t falls in; minute m of a run is [m, m+1) minutes after its
+-- time 0. sim_minute_start(r, m): the timestamp at which minute m of run r starts.
 CREATE OR REPLACE MACRO sim_epoch() AS TIMESTAMP '2026-01-01 00:00:00';
-CREATE OR REPLACE MACRO sim_us(t) AS epoch_us(t) - epoch_us(sim_epoch());
-CREATE OR REPLACE MACRO sim_seconds(t) AS sim_us(t) / 1e6;
-CREATE OR REPLACE MACRO sim_minute(t) AS sim_us(t) // 60000000;
-CREATE OR REPLACE MACRO sim_minute_start(m) AS sim_epoch() + to_microseconds(m * 60000000);
+CREATE OR REPLACE MACRO run_origin_us(r) AS coalesce(
+    (SELECT max(TRY_CAST(json_extract_string(o.config, '$.import.time_zero_us') AS BIGINT)) FROM runs o WHERE o.run_id = r),
+    epoch_us(sim_epoch()));
+CREATE OR REPLACE MACRO sim_us(r, t) AS epoch_us(t) - run_origin_us(r);
+CREATE OR REPLACE MACRO sim_seconds(r, t) AS sim_us(r, t) / 1e6;
+CREATE OR REPLACE MACRO sim_minute(r, t) AS sim_us(r, t) // 60000000;
+CREATE OR REPLACE MACRO sim_minute_start(r, m) AS make_timestamp(run_origin_us(r) + m * 60000000);
 
 -- run_clock: the simulated extent of each run, shared by every time-based view.
 --
@@ -32,13 +39,13 @@ WITH marks AS (
     SELECT run_id, max("end") FROM executions WHERE outcome <> 'hung' GROUP BY run_id
 ),
 ends AS (
-    SELECT r.run_id, coalesce(max(m."at"), sim_epoch()) AS end_at
+    SELECT r.run_id, coalesce(max(m."at"), make_timestamp(run_origin_us(r.run_id))) AS end_at
     FROM runs r LEFT JOIN marks m USING (run_id)
     GROUP BY r.run_id
 )
 SELECT
     run_id,
     end_at,
-    sim_seconds(end_at) AS makespan,
-    sim_minute(end_at) + 1 AS minutes
+    sim_seconds(run_id, end_at) AS makespan,
+    sim_minute(run_id, end_at) + 1 AS minutes
 FROM ends;

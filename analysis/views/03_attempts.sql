@@ -17,6 +17,6 @@ SELECT run_id, trace_id AS root_id, investigation_id, span_id, tool, op_key, att
        start, "end", queue_wait, status, failure_class, fault_id, compute,
        status IN ('error', 'timeout') AS failed,
        attempt > 1 AS retry,
-       sim_minute(start) AS minute
+       sim_minute(run_id, start) AS minute
 FROM spans
 WHERE operation = 'execute_tool' AND status <> 'blocked';

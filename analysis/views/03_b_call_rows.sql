@@ -15,6 +15,6 @@ SELECT run_id, trace_id AS root_id, investigation_id, span_id, 'model' AS tool, 
        0.0 AS compute,
        status IN ('error', 'timeout') AS failed,
        true AS model_call,
-       sim_minute(start) AS minute
+       sim_minute(run_id, start) AS minute
 FROM spans
 WHERE operation = 'plan' AND kind = 'model_turn';

@@ -106,7 +106,7 @@ op_tools AS (
 SELECT e.run_id, i.root_id, e.investigation_id, e.op_key,
        split_part(e.op_key, '/', 1) || '/' || split_part(e.op_key, '/', 2) AS step_key,
        coalesce(e.tool, o.tool) AS tool, e.kind, e."at", e.known_at,
-       sim_minute(e."at") AS minute
+       sim_minute(e.run_id, e."at") AS minute
 FROM everything e
 LEFT JOIN op_tools o ON o.run_id = e.run_id AND o.op_key = e.op_key
 LEFT JOIN investigations i ON i.run_id = e.run_id AND i.investigation_id = e.investigation_id;

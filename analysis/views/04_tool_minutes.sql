@@ -40,7 +40,7 @@ guards AS (
 ),
 samples AS (
     SELECT run_id, tool,
-           sim_minute("at") - 1 AS minute,
+           sim_minute(run_id, "at") - 1 AS minute,
            bool_or(breaker_state IN ('open', 'half_open') OR parked > 0) AS guarded
     FROM tool_samples
     GROUP BY ALL
@@ -59,7 +59,7 @@ grid AS (
     WHERE coalesce(p.attempts, 0) > 0 OR coalesce(g.parked, 0) + coalesce(g.throttled, 0) > 0 OR coalesce(s.guarded, false)
 ),
 first_window AS (
-    SELECT run_id, sim_minute(min(window_start)) AS minute
+    SELECT run_id, sim_minute(run_id, min(window_start)) AS minute
     FROM faults
     WHERE window_end > window_start
     GROUP BY run_id
@@ -88,7 +88,7 @@ pass2 AS (
     FROM tested1 GROUP BY run_id, tool
 )
 SELECT t.run_id, t.tool, t.minute,
-       sim_minute_start(t.minute) AS start,
+       sim_minute_start(t.run_id, t.minute) AS start,
        t.attempts, t.failed_attempts, t.retries, t.parked, t.throttled, t.guarded,
        b.baseline,
        (CASE WHEN t.failed_attempts < 5 OR b.baseline IS NULL OR t.failed_attempts <= t.attempts * b.baseline THEN false

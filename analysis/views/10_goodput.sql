@@ -25,7 +25,7 @@ WITH grid AS (
     SELECT run_id, unnest(range(minutes)) AS minute FROM run_clock
 ),
 valid AS (
-    SELECT run_id, sim_minute("end") AS minute, count(*) AS n
+    SELECT run_id, sim_minute(run_id, "end") AS minute, count(*) AS n
     FROM spans
     WHERE operation = 'validate' AND status = 'ok'
     GROUP BY ALL
@@ -38,8 +38,8 @@ windows AS (
 ),
 arrivals AS (
     SELECT run_id,
-           sim_minute(min(arrived_at)) AS first_minute,
-           sim_minute(max(arrived_at)) AS last_minute
+           sim_minute(run_id, min(arrived_at)) AS first_minute,
+           sim_minute(run_id, max(arrived_at)) AS last_minute
     FROM roots GROUP BY run_id
 ),
 series AS (
@@ -52,8 +52,8 @@ series AS (
 ),
 steady AS (
     SELECT w.run_id,
-           a.first_minute + (sim_minute(w.first_fault_at) - a.first_minute + 1) // 2 AS from_minute,
-           sim_minute(w.first_fault_at) AS to_minute
+           a.first_minute + (sim_minute(w.run_id, w.first_fault_at) - a.first_minute + 1) // 2 AS from_minute,
+           sim_minute(w.run_id, w.first_fault_at) AS to_minute
     FROM windows w JOIN arrivals a USING (run_id)
 ),
 baseline AS (
@@ -64,7 +64,7 @@ baseline AS (
     HAVING count(*) >= 5
 )
 SELECT s.run_id, s.minute,
-       sim_minute_start(s.minute) AS start,
+       sim_minute_start(s.run_id, s.minute) AS start,
        s.valid_results,
        w.first_fault_at, w.fault_end_at,
        b.baseline, b.baseline_sd,

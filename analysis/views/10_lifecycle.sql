@@ -27,7 +27,7 @@ moves AS (
 ),
 per_minute AS (
     SELECT run_id, agent,
-           sim_minute("at") AS minute,
+           sim_minute(run_id, "at") AS minute,
            sum(delta) FILTER (WHERE state = 'pending') AS pending,
            sum(delta) FILTER (WHERE state = 'running') AS running,
            sum(delta) FILTER (WHERE state = 'waiting') AS waiting,
@@ -43,7 +43,7 @@ grid AS (
     FROM run_clock CROSS JOIN (VALUES ('root'), ('subagent')) a(agent)
 )
 SELECT g.run_id, g.minute, g.agent,
-       sim_minute_start(g.minute + 1) AS "at",
+       sim_minute_start(g.run_id, g.minute + 1) AS "at",
        sum(coalesce(p.pending, 0)) OVER w AS pending,
        sum(coalesce(p.running, 0)) OVER w AS running,
        sum(coalesce(p.waiting, 0)) OVER w AS waiting,

@@ -2,7 +2,7 @@
 -- retries sent since the previous sample, retry-budget tokens (NULL when the budget is off,
 -- read as -1) and the breaker's state.
 SELECT tool,
-       sim_seconds("at") AS at_s,
+       sim_seconds(run_id, "at") AS at_s,
        retries::BIGINT, coalesce(budget_tokens, -1) AS budget_tokens,
        coalesce(breaker_state, 'off') AS breaker_state, failures::BIGINT
 FROM tool_samples

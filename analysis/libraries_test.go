@@ -1,0 +1,149 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// libraryTruth is the part of a fixture's truth.json (analysis/testdata/libraries/README.md)
+// that the import is held to.
+type libraryTruth struct {
+	File       string                  `json:"file"`
+	PerService map[string]serviceTruth `json:"per_service"`
+	Runs       []struct {
+		Service string `json:"service"`
+		Kind    string `json:"kind"`
+		Start   string `json:"start_unix_ns"`
+	} `json:"runs"`
+}
+
+type serviceTruth struct {
+	Investigations     int              `json:"investigations"`
+	Failed             int              `json:"investigations_failed"`
+	Subagents          int              `json:"subagents"`
+	Attempts           int              `json:"attempts"`
+	Operations         int              `json:"operations"`
+	RetryAmplification float64          `json:"retry_amplification"`
+	Episodes           int              `json:"recovery_episodes"`
+	Recovered          int              `json:"episodes_recovered"`
+	FailuresPerClass   map[string]int64 `json:"failures_per_class"`
+}
+
+// libraryFixtures lists the folders of analysis/testdata/libraries that hold a truth.json:
+// traces that real agent libraries sent while running scripted fleets, with what the
+// fleets really did.
+func libraryFixtures(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("testdata", "libraries", "*", "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no fixtures under testdata/libraries")
+	}
+	for i, d := range dirs {
+		dirs[i] = filepath.Dir(d)
+	}
+	return dirs
+}
+
+func readTruth(t *testing.T, dir string) libraryTruth {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var truth libraryTruth
+	if err := json.Unmarshal(b, &truth); err != nil {
+		t.Fatalf("%s: %v", dir, err)
+	}
+	return truth
+}
+
+// Every fixture made by a real agent library imports to what its fleet did, service by
+// service: the investigations and sub-agents, the ones that failed, every tool attempt and
+// its failure class exactly; the logical operations, so retry amplification within 0.03 of
+// the truth (the issue's bound; the retry rule is a heuristic where the library records no
+// attempt); recovered episodes within 10%; and timestamps as recorded.
+func TestImportLibraryFixtures(t *testing.T) {
+	for _, dir := range libraryFixtures(t) {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			truth := readTruth(t, dir)
+			db, res := importInto(t, []string{filepath.Join(dir, truth.File)}, ImportOptions{})
+			if len(res.Runs) != len(truth.PerService) {
+				t.Fatalf("%d runs, want one per service (%d)", len(res.Runs), len(truth.PerService))
+			}
+			for _, run := range res.Runs {
+				want, ok := truth.PerService[run.Service]
+				if !ok {
+					t.Errorf("run %s of service %q, which the truth does not have", run.RunID, run.Service)
+					continue
+				}
+				checkServiceTruth(t, db, run, want)
+			}
+			first := int64(math.MaxInt64)
+			for _, r := range truth.Runs {
+				if n, err := strconv.ParseInt(r.Start, 10, 64); err == nil && r.Kind == "investigation" {
+					first = min(first, n)
+				}
+			}
+			var got time.Time
+			if err := db.SQL().QueryRow("SELECT min(arrived_at) FROM investigations").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			// The first investigation may be one whose top span was never sent (then its
+			// first recorded span starts later); allow the truth's first start and the
+			// next few seconds, but never a shift to the simulated epoch.
+			if d := got.UnixNano() - first; d < -int64(time.Microsecond) || d > int64(30*time.Second) {
+				t.Errorf("first investigation arrives at %s, the fleet's first run began at %s", got.UTC(), time.Unix(0, first).UTC())
+			}
+		})
+	}
+}
+
+func checkServiceTruth(t *testing.T, db *DB, run ImportedRun, want serviceTruth) {
+	t.Helper()
+	id := run.RunID
+	n := func(q string) int64 { return queryInt(t, db, q, id) }
+	if got := n("SELECT count(*) FROM investigations WHERE run_id = $1"); got != int64(want.Investigations+want.Subagents) {
+		t.Errorf("%s: %d investigations, want %d runs and %d sub-agents", id, got, want.Investigations, want.Subagents)
+	}
+	if got := n("SELECT count(*) FROM investigations WHERE run_id = $1 AND parent_id IS NOT NULL"); got != int64(want.Subagents) {
+		t.Errorf("%s: %d sub-agents, want %d", id, got, want.Subagents)
+	}
+	if got := n("SELECT count(*) FROM investigations WHERE run_id = $1 AND final_state = 'terminated'"); got != int64(want.Failed) {
+		t.Errorf("%s: %d investigations terminated, want %d", id, got, want.Failed)
+	}
+	if got := n("SELECT count(*) FROM attempts WHERE run_id = $1"); got != int64(want.Attempts) {
+		t.Errorf("%s: %d tool attempts, want %d", id, got, want.Attempts)
+	}
+	for class, c := range want.FailuresPerClass {
+		if got := queryInt(t, db, "SELECT count(*) FROM attempts WHERE run_id = $1 AND failure_class = $2", id, class); got != c {
+			t.Errorf("%s: %d attempts failed as %s, want %d", id, got, class, c)
+		}
+	}
+	ops := n("SELECT count(DISTINCT op_key) FROM attempts WHERE run_id = $1")
+	amp := float64(n("SELECT count(*) FROM attempts WHERE run_id = $1")) / float64(ops)
+	if math.Abs(amp-want.RetryAmplification) > 0.03 {
+		t.Errorf("%s: retry amplification %.4f (%d operations), want %.4f (%d) within 0.03", id, amp, ops, want.RetryAmplification, want.Operations)
+	}
+	var metricAmp float64
+	if err := db.SQL().QueryRow("SELECT retry_amplification FROM metrics_recomputed WHERE run_id = $1", id).Scan(&metricAmp); err != nil || math.Abs(metricAmp-amp) > 1e-9 {
+		t.Errorf("%s: metrics_recomputed.retry_amplification %v (%v), want the attempts' %v", id, metricAmp, err, amp)
+	}
+	rec := n("SELECT count(*) FROM recovery_episodes WHERE run_id = $1 AND outcome = 'recovered' AND tool <> 'model'")
+	if d := math.Abs(float64(rec - int64(want.Recovered))); d > math.Max(1, 0.1*float64(want.Recovered)) {
+		t.Errorf("%s: %d episodes recovered, want %d within 10%%", id, rec, want.Recovered)
+	}
+	eps := n("SELECT count(*) FROM recovery_episodes WHERE run_id = $1 AND tool <> 'model'")
+	if d := math.Abs(float64(eps - int64(want.Episodes))); d > math.Max(1, 0.1*float64(want.Episodes)) {
+		t.Errorf("%s: %d recovery episodes of tools, want %d within 10%%", id, eps, want.Episodes)
+	}
+}
