@@ -3,8 +3,8 @@
 package analysis
 
 import (
-	"fmt"
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
