@@ -98,7 +98,7 @@ export async function startReceiver(dir) {
 
 // Accounting wraps the batch processor: it counts the spans ended and drops the spans a
 // fleet chose to lose (the top span of a run whose parent never arrives).
-class Accounting {
+export class Accounting {
   constructor(inner, counters, dropper) {
     this.inner = inner;
     this.counters = counters;
@@ -141,9 +141,9 @@ export function makeProviders({ url, encoding, services, dropper = null, resourc
     const exporter = encoding === 'json' ? new JsonExporter(opts) : new ProtoExporter(opts);
     const bsp = new BatchSpanProcessor(exporter, {
       maxQueueSize: 1_000_000,
-      maxExportBatchSize: 512,
+      maxExportBatchSize: 128,
       scheduledDelayMillis: 500,
-      exportTimeoutMillis: 30_000,
+      exportTimeoutMillis: 300_000,
     });
     const provider = new NodeTracerProvider({
       resource: defaultResource().merge(resourceFromAttributes({

@@ -22,20 +22,23 @@ export function versions(names) {
 
 // setup starts the clock and the receiver and makes the providers. fleet.als carries the
 // current run; the top span (no parent) of a run marked dropTop is ended but never sent.
-export async function setup({ fixture, t0, scale, encoding, services, fleetRef, resourceExtra }) {
+// dropAtEnd(span, fleet), when given, decides instead at the span's end (for libraries that
+// start spans outside the run's async context, such as LangChain's callback handlers).
+export async function setup({ fixture, t0, scale, encoding, services, fleetRef, resourceExtra, dropAtEnd }) {
   installClock({ t0Ms: Date.parse(t0), scale });
   const rawDir = path.join(HERE, 'out', fixture);
   const receiver = await startReceiver(rawDir);
   const marked = new WeakSet();
   const dropper = {
     onStart(span) {
+      if (dropAtEnd) return;
       const store = fleetRef.fleet?.als.getStore();
       if (store?.run?.dropTop && !span.parentSpanContext && !store.run.topMarked) {
         store.run.topMarked = true;
         marked.add(span);
       }
     },
-    drop: (span) => marked.has(span),
+    drop: (span) => (dropAtEnd ? dropAtEnd(span, fleetRef.fleet) : marked.has(span)),
   };
   const tel = makeProviders({ url: receiver.url, encoding, services, dropper, resourceExtra });
   return { receiver, tel, rawDir };
