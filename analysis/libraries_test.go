@@ -24,6 +24,13 @@ type libraryTruth struct {
 	} `json:"runs"`
 }
 
+// failedSpansLost names the fixtures whose library never sends the span of a call that
+// throws: OpenLLMetry JS 0.27's withTool and withAgent leave it open, so failed tool
+// attempts and failed runs are missing from the trace (docs/import.md, "What a trace
+// cannot know"). Their import is held to what the spans carry: the successful attempts,
+// no failure, and every run that ended as completed.
+var failedSpansLost = map[string]bool{"openllmetry": true}
+
 type serviceTruth struct {
 	Investigations     int              `json:"investigations"`
 	Failed             int              `json:"investigations_failed"`
@@ -86,6 +93,9 @@ func TestImportLibraryFixtures(t *testing.T) {
 					t.Errorf("run %s of service %q, which the truth does not have", run.RunID, run.Service)
 					continue
 				}
+				if failedSpansLost[filepath.Base(dir)] {
+					want = carried(t, dir, run.Service, want)
+				}
 				checkServiceTruth(t, db, run, want)
 			}
 			first := int64(math.MaxInt64)
@@ -106,6 +116,34 @@ func TestImportLibraryFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// carried is the truth of a service as a trace that loses every failed span carries it: the
+// successful attempts, each its own operation unless a failed attempt of it was lost in
+// between (then it still counts once), no failures, no episodes, no failed run.
+func carried(t *testing.T, dir, service string, want serviceTruth) serviceTruth {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full struct {
+		Attempts []struct {
+			Service string `json:"service"`
+			Status  string `json:"status"`
+		} `json:"attempts"`
+	}
+	if err := json.Unmarshal(b, &full); err != nil {
+		t.Fatal(err)
+	}
+	ok := 0
+	for _, a := range full.Attempts {
+		if a.Service == service && a.Status == "ok" {
+			ok++
+		}
+	}
+	return serviceTruth{Investigations: want.Investigations, Subagents: want.Subagents, Attempts: ok, Operations: ok,
+		RetryAmplification: 1, FailuresPerClass: map[string]int64{"transient": 0, "uncertain_completion": 0, "policy_violation": 0}}
 }
 
 func checkServiceTruth(t *testing.T, db *DB, run ImportedRun, want serviceTruth) {
