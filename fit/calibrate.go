@@ -12,7 +12,7 @@ import (
 // Check is one metric of a calibration: the observed run's value, the simulated runs'
 // mean, the band the observed value must fall in, and the verdict.
 type Check struct {
-	Metric    string  // latency_ks, failure_share, incidents, incident_minutes, completion_rate, retry_amplification, episode_recovery_rate, recovery_ks
+	Metric    string  // latency_ks, failure_share, incidents, incident_minutes, completion_rate, retry_amplification, episode_recovery_rate, makespan, model_turn_ks, recovery_ks
 	Tool      string  // "" for a fleet-wide metric
 	Observed  float64 // NaN when undefined
 	Simulated float64 // the mean over the simulated runs (NaN when undefined in all)
@@ -80,11 +80,12 @@ const (
 	tolIncidents    = 0.5  // incidents per tool: half an incident (so the counts must agree)
 	tolIncidentMins = 2.0  // incident minutes per tool: 2 minutes plus 10%
 	tolIncidentRel  = 0.10
+	tolMakespanRel  = 0.10 // makespan: 10%
 	// Latency: the two-sample KS distance between the observed and the pooled simulated
 	// successes may exceed c(α)·√((n+m)/(n·m)) (its critical value at α = 0.001,
 	// c = √(−ln(α/2)/2) = 1.95, what sampling alone explains) by at most 0.05; recovery
 	// times (of the episodes that recovered) by at most 0.10, since they add the policy's
-	// waits to the tools' latencies.
+	// waits to the tools' latencies. Model-turn times are held to latency's 0.05.
 	tolKS         = 0.05
 	tolRecoveryKS = 0.10
 )
@@ -92,6 +93,12 @@ const (
 // Calibrate compares the observed run with the simulated runs of a scenario.
 func Calibrate(obs Observed, sims []Observed) Calibration {
 	c := Calibration{Run: obs.Name, Seeds: len(sims)}
+	// Incidents are counted as fit reads them: one outage, one incident.
+	obs.Incidents = MergeIncidents(obs)
+	sims = slices.Clone(sims)
+	for i := range sims {
+		sims[i].Incidents = MergeIncidents(sims[i])
+	}
 	for _, t := range obs.Tools {
 		c.toolChecks(obs, t, sims)
 	}
@@ -105,12 +112,27 @@ func Calibrate(obs Observed, sims []Observed) Calibration {
 	metric("completion_rate", tolCompletion, 0, "±0.02")
 	metric("retry_amplification", 0, tolAmplifyRel, "±5%")
 	metric("episode_recovery_rate", tolEpisodes, 0, "±0.05")
+	metric("makespan", 0, tolMakespanRel, "±10%")
+	var simTurns []float64
+	for _, s := range sims {
+		simTurns = append(simTurns, turnSeconds(s)...)
+	}
+	c.Checks = append(c.Checks, ksCheck("model_turn_ks", "", sorted(turnSeconds(obs)), sorted(simTurns), tolKS))
 	var simRec []float64
 	for _, s := range sims {
 		simRec = append(simRec, s.Recoveries...)
 	}
 	c.Checks = append(c.Checks, ksCheck("recovery_ks", "", sorted(obs.Recoveries), sorted(simRec), tolRecoveryKS))
 	return c
+}
+
+// turnSeconds are the lengths of o's successful model turns.
+func turnSeconds(o Observed) []float64 {
+	out := make([]float64, len(o.Turns))
+	for i, t := range o.Turns {
+		out[i] = t.Seconds
+	}
+	return out
 }
 
 func metricOf(o Observed, name string) float64 {
