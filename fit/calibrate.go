@@ -107,7 +107,7 @@ func Calibrate(obs Observed, sims []Observed) Calibration {
 		for i, s := range sims {
 			vals[i] = metricOf(s, name)
 		}
-		c.Checks = append(c.Checks, band(Check{Metric: name, Observed: metricOf(obs, name), Tolerance: tol}, vals, absTol, relTol))
+		c.Checks = append(c.Checks, within(band(Check{Metric: name, Observed: metricOf(obs, name), Tolerance: tol}, vals, absTol, relTol)))
 	}
 	metric("completion_rate", tolCompletion, 0, "±0.02")
 	metric("retry_amplification", 0, tolAmplifyRel, "±5%")
@@ -165,11 +165,11 @@ func (c *Calibration) toolChecks(obs Observed, t ToolObs, sims []Observed) {
 	slices.Sort(simLat)
 	c.Latency = append(c.Latency, LatencyPair{Tool: t.Name, Observed: obsLat, Simulated: simLat})
 	c.Checks = append(c.Checks, ksCheck("latency_ks", t.Name, obsLat, simLat, tolKS))
-	c.Checks = append(c.Checks, band(Check{Metric: "failure_share", Tool: t.Name, Observed: failureShare(t), Tolerance: "±0.01 + 10%"}, shares, tolFailureAbs, tolFailureRel))
+	c.Checks = append(c.Checks, within(band(Check{Metric: "failure_share", Tool: t.Name, Observed: failureShare(t), Tolerance: "±0.01 + 10%"}, shares, tolFailureAbs, tolFailureRel)))
 	oc, om := incidentsOf(obs, t.Name)
 	c.Checks = append(c.Checks,
-		band(Check{Metric: "incidents", Tool: t.Name, Observed: oc, Tolerance: "±0.5"}, counts, tolIncidents, 0),
-		band(Check{Metric: "incident_minutes", Tool: t.Name, Observed: om, Tolerance: "±2 + 10%"}, mins, tolIncidentMins, tolIncidentRel))
+		within(band(Check{Metric: "incidents", Tool: t.Name, Observed: oc, Tolerance: "±0.5"}, counts, tolIncidents, 0)),
+		within(band(Check{Metric: "incident_minutes", Tool: t.Name, Observed: om, Tolerance: "±2 + 10%"}, mins, tolIncidentMins, tolIncidentRel)))
 }
 
 // ksCheck compares two sorted samples by their two-sample Kolmogorov–Smirnov distance
@@ -223,6 +223,19 @@ func incidentsOf(o Observed, tool string) (n, minutes float64) {
 		}
 	}
 	return n, minutes
+}
+
+// within clips a check's band to the values its metric can take (shares in [0, 1], counts,
+// minutes and seconds at least 0), so the band shows both its bounds as values; the
+// verdict is unchanged, since the observed value is one of them.
+func within(c Check) Check {
+	switch c.Metric {
+	case "failure_share", "completion_rate", "episode_recovery_rate":
+		c.Lo, c.Hi = math.Max(c.Lo, 0), math.Min(c.Hi, 1)
+	case "incidents", "incident_minutes", "makespan", "retry_amplification":
+		c.Lo = math.Max(c.Lo, 0)
+	}
+	return c
 }
 
 // band fills a check's simulated mean, its band and its verdict from the simulated values.

@@ -500,19 +500,36 @@ func refine(atts []Attempt, in Incident, status string) (at, dur float64, ok boo
 			first, last = math.Min(first, a.Start), math.Max(last, a.Start)
 		}
 	}
-	// The neighbouring successes, looked for up to 5 minutes away.
-	before, after := first, last
-	for _, a := range atts {
-		switch {
-		case a.Status != StatusOK:
-		case a.Start < first && a.Start >= first-300 && (before == first || a.Start > before):
-			before = a.Start
-		case a.Start > last && a.Start <= last+300 && (after == last || a.Start < after):
-			after = a.Start
-		}
-	}
 	if math.IsInf(first, 1) {
 		return 0, 0, false
+	}
+	// The neighbouring successes, looked for up to 5 minutes away (else the window ends
+	// at its failures).
+	before, after := math.Inf(-1), math.Inf(1)
+	for _, a := range atts {
+		if a.Status != StatusOK {
+			continue
+		}
+		if a.Start < first && a.Start >= first-300 {
+			before = math.Max(before, a.Start)
+		}
+		if a.Start > last && a.Start <= last+300 {
+			after = math.Min(after, a.Start)
+		}
+	}
+	// Failures of the kind that no success separates from the incident's belong to its
+	// window, though the incidents view's minutes left them out.
+	lo, hi := math.Max(before, first-300), math.Min(after, last+300)
+	for _, a := range atts {
+		if a.Status == status && a.Start > lo && a.Start < hi {
+			first, last = math.Min(first, a.Start), math.Max(last, a.Start)
+		}
+	}
+	if math.IsInf(before, -1) {
+		before = first
+	}
+	if math.IsInf(after, 1) {
+		after = last
 	}
 	start, end := (before+first)/2, (last+after)/2
 	return start, end - start, true

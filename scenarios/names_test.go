@@ -78,7 +78,7 @@ func TestQuotedPathErrors(t *testing.T) {
 		// A tool that does not exist is named quoted, with the tools that do.
 		`tools."mcp.github.close_issue".timeout=1s`: `no tool "mcp.github.close_issue" in the file (did you mean mcp.github.create_issue?); want one of Bash, WebSearch, "mcp.github.create_issue", "web search/v2", "検索"`,
 		// Unquoted, the dotted name is three keys: mcp is no tool.
-		`tools.mcp.github.create_issue.timeout=1s`: `no tool "mcp" in the file`,
+		`tools.mcp.github.create_issue.timeout=1s`: `no tool "mcp" in the file (a name with dots is written in double quotes: tools."mcp.github.create_issue")`,
 		// An unterminated quote is not a path.
 		`tools."Bash.timeout=1s`:         `is not a path`,
 		`tools.web search/v2.timeout=1s`: `is not a path`,

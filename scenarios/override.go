@@ -260,6 +260,13 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 					return fail(at, "no %s %q: %s defines none", sch.entity, sg.key, walked)
 				}
 				hint := didYouMean(sg.key, existing)
+				for _, k := range existing {
+					if strings.HasPrefix(k, sg.key+".") && !plainKey(k) {
+						// The name holds dots: the path split it.
+						hint = fmt.Sprintf(" (a name with dots is written in double quotes: %s)", join(walked, k))
+						break
+					}
+				}
 				spelt := make([]string, len(existing))
 				for i, k := range existing {
 					spelt[i] = PathKey(k) // as a path writes them
