@@ -59,7 +59,11 @@ func (db *DB) FitInput(parent context.Context, runID string) (obs fit.Observed, 
 	q.tools(&obs)
 	q.incidents(&obs)
 	q.humans(&obs)
-	q.floats(&obs.Recoveries, `SELECT seconds FROM recovery_episodes WHERE run_id = $1 AND outcome = 'recovered' ORDER BY seconds`)
+	// Only the episodes a tool's failure began (failed, timed out): those are what a
+	// fitted scenario's faults make. Invalid outputs, crashes and the breaker's refusals
+	// come from what fit leaves at its defaults.
+	q.floats(&obs.Recoveries, `SELECT seconds FROM recovery_episodes WHERE run_id = $1 AND outcome = 'recovered'
+        AND first_kind IN ('failed', 'timed_out') ORDER BY seconds`)
 	if q.err != nil {
 		return obs, fmt.Errorf("analysis: reading run %s for fitting: %w", runID, memoryHint(q.err))
 	}

@@ -12,7 +12,7 @@ import (
 // Check is one metric of a calibration: the observed run's value, the simulated runs'
 // mean, the band the observed value must fall in, and the verdict.
 type Check struct {
-	Metric    string  // latency_ks, failure_share, incidents, incident_minutes, completion_rate, retry_amplification, episode_recovery_rate, recovery_ks
+	Metric    string  // latency_ks, failure_share, incidents, incident_minutes, completion_rate, retry_amplification, episode_recovery_rate, makespan, model_turn_ks, recovery_ks
 	Tool      string  // "" for a fleet-wide metric
 	Observed  float64 // NaN when undefined
 	Simulated float64 // the mean over the simulated runs (NaN when undefined in all)
@@ -80,11 +80,12 @@ const (
 	tolIncidents    = 0.5  // incidents per tool: half an incident (so the counts must agree)
 	tolIncidentMins = 2.0  // incident minutes per tool: 2 minutes plus 10%
 	tolIncidentRel  = 0.10
+	tolMakespanRel  = 0.10 // makespan: 10%
 	// Latency: the two-sample KS distance between the observed and the pooled simulated
 	// successes may exceed c(α)·√((n+m)/(n·m)) (its critical value at α = 0.001,
 	// c = √(−ln(α/2)/2) = 1.95, what sampling alone explains) by at most 0.05; recovery
 	// times (of the episodes that recovered) by at most 0.10, since they add the policy's
-	// waits to the tools' latencies.
+	// waits to the tools' latencies. Model-turn times are held to latency's 0.05.
 	tolKS         = 0.05
 	tolRecoveryKS = 0.10
 )
@@ -92,6 +93,12 @@ const (
 // Calibrate compares the observed run with the simulated runs of a scenario.
 func Calibrate(obs Observed, sims []Observed) Calibration {
 	c := Calibration{Run: obs.Name, Seeds: len(sims)}
+	// Incidents are counted as fit reads them: one outage, one incident.
+	obs.Incidents = MergeIncidents(obs)
+	sims = slices.Clone(sims)
+	for i := range sims {
+		sims[i].Incidents = MergeIncidents(sims[i])
+	}
 	for _, t := range obs.Tools {
 		c.toolChecks(obs, t, sims)
 	}
@@ -100,17 +107,32 @@ func Calibrate(obs Observed, sims []Observed) Calibration {
 		for i, s := range sims {
 			vals[i] = metricOf(s, name)
 		}
-		c.Checks = append(c.Checks, band(Check{Metric: name, Observed: metricOf(obs, name), Tolerance: tol}, vals, absTol, relTol))
+		c.Checks = append(c.Checks, within(band(Check{Metric: name, Observed: metricOf(obs, name), Tolerance: tol}, vals, absTol, relTol)))
 	}
 	metric("completion_rate", tolCompletion, 0, "±0.02")
 	metric("retry_amplification", 0, tolAmplifyRel, "±5%")
 	metric("episode_recovery_rate", tolEpisodes, 0, "±0.05")
+	metric("makespan", 0, tolMakespanRel, "±10%")
+	var simTurns []float64
+	for _, s := range sims {
+		simTurns = append(simTurns, turnSeconds(s)...)
+	}
+	c.Checks = append(c.Checks, ksCheck("model_turn_ks", "", sorted(turnSeconds(obs)), sorted(simTurns), tolKS))
 	var simRec []float64
 	for _, s := range sims {
 		simRec = append(simRec, s.Recoveries...)
 	}
 	c.Checks = append(c.Checks, ksCheck("recovery_ks", "", sorted(obs.Recoveries), sorted(simRec), tolRecoveryKS))
 	return c
+}
+
+// turnSeconds are the lengths of o's successful model turns.
+func turnSeconds(o Observed) []float64 {
+	out := make([]float64, len(o.Turns))
+	for i, t := range o.Turns {
+		out[i] = t.Seconds
+	}
+	return out
 }
 
 func metricOf(o Observed, name string) float64 {
@@ -143,11 +165,11 @@ func (c *Calibration) toolChecks(obs Observed, t ToolObs, sims []Observed) {
 	slices.Sort(simLat)
 	c.Latency = append(c.Latency, LatencyPair{Tool: t.Name, Observed: obsLat, Simulated: simLat})
 	c.Checks = append(c.Checks, ksCheck("latency_ks", t.Name, obsLat, simLat, tolKS))
-	c.Checks = append(c.Checks, band(Check{Metric: "failure_share", Tool: t.Name, Observed: failureShare(t), Tolerance: "±0.01 + 10%"}, shares, tolFailureAbs, tolFailureRel))
+	c.Checks = append(c.Checks, within(band(Check{Metric: "failure_share", Tool: t.Name, Observed: failureShare(t), Tolerance: "±0.01 + 10%"}, shares, tolFailureAbs, tolFailureRel)))
 	oc, om := incidentsOf(obs, t.Name)
 	c.Checks = append(c.Checks,
-		band(Check{Metric: "incidents", Tool: t.Name, Observed: oc, Tolerance: "±0.5"}, counts, tolIncidents, 0),
-		band(Check{Metric: "incident_minutes", Tool: t.Name, Observed: om, Tolerance: "±2 + 10%"}, mins, tolIncidentMins, tolIncidentRel))
+		within(band(Check{Metric: "incidents", Tool: t.Name, Observed: oc, Tolerance: "±0.5"}, counts, tolIncidents, 0)),
+		within(band(Check{Metric: "incident_minutes", Tool: t.Name, Observed: om, Tolerance: "±2 + 10%"}, mins, tolIncidentMins, tolIncidentRel)))
 }
 
 // ksCheck compares two sorted samples by their two-sample Kolmogorov–Smirnov distance
@@ -201,6 +223,19 @@ func incidentsOf(o Observed, tool string) (n, minutes float64) {
 		}
 	}
 	return n, minutes
+}
+
+// within clips a check's band to the values its metric can take (shares in [0, 1], counts,
+// minutes and seconds at least 0), so the band shows both its bounds as values; the
+// verdict is unchanged, since the observed value is one of them.
+func within(c Check) Check {
+	switch c.Metric {
+	case "failure_share", "completion_rate", "episode_recovery_rate":
+		c.Lo, c.Hi = math.Max(c.Lo, 0), math.Min(c.Hi, 1)
+	case "incidents", "incident_minutes", "makespan", "retry_amplification":
+		c.Lo = math.Max(c.Lo, 0)
+	}
+	return c
 }
 
 // band fills a check's simulated mean, its band and its verdict from the simulated values.

@@ -45,6 +45,9 @@ type Dist struct {
 	N      int     // observations fitted
 	// Others lists the AIC of each other family tried, for the comment.
 	Others []Candidate
+	// Refused says which families of lower AIC were passed over, and why (a pareto of
+	// alpha <= 1, whose mean is infinite; a fit whose KS distance is not a number).
+	Refused []string
 }
 
 // Candidate is a family that was tried and its AIC.
@@ -153,15 +156,41 @@ func Durations(xs []float64, truncate float64) (Dist, error) {
 	return choose(cands, x, truncate), nil
 }
 
-// choose keeps the candidate of least AIC and records the others and the KS distance.
+// choose keeps the candidate of least AIC that a scenario can use, and records the others
+// and the KS distance. Refused are a pareto of alpha <= 1 (its mean is infinite: a
+// simulated run's mean latency, and every metric built on it, would not settle) and a fit
+// whose KS distance is infinite or not a number (the fit does not describe the data); the
+// next family by AIC is chosen, and Refused says which were passed over and why. When
+// every family is refused the least AIC is kept, and Refused says so.
 func choose(cands []Dist, x []float64, truncate float64) Dist {
-	best := -1
+	type refusal struct {
+		i   int
+		why string
+	}
+	best, fallback := -1, -1
+	var refused []refusal
 	for i, c := range cands {
-		if !math.IsNaN(c.AIC) && !math.IsInf(c.AIC, 0) && (best < 0 || c.AIC < cands[best].AIC) {
+		if math.IsNaN(c.AIC) || math.IsInf(c.AIC, 0) {
+			continue
+		}
+		if fallback < 0 || c.AIC < cands[fallback].AIC {
+			fallback = i
+		}
+		switch ks := ksOne(x, c, truncate); {
+		case c.Family == Pareto && !(c.Alpha > 1):
+			refused = append(refused, refusal{i, fmt.Sprintf("alpha %.3g <= 1, an infinite mean", c.Alpha)})
+		case math.IsNaN(ks) || math.IsInf(ks, 0):
+			refused = append(refused, refusal{i, "an undefined KS distance"})
+		case best < 0 || c.AIC < cands[best].AIC:
 			best = i
 		}
 	}
-	if best < 0 {
+	var note []string
+	switch {
+	case best < 0 && fallback >= 0:
+		best = fallback
+		note = append(note, "no family was usable; the least AIC is kept")
+	case best < 0:
 		best = 0
 	}
 	d := cands[best]
@@ -170,6 +199,13 @@ func choose(cands []Dist, x []float64, truncate float64) Dist {
 			d.Others = append(d.Others, Candidate{c.Family, c.AIC})
 		}
 	}
+	// Only a family that would have won is worth a word.
+	for _, r := range refused {
+		if c := cands[r.i]; r.i != best && c.AIC < d.AIC {
+			d.Refused = append(d.Refused, fmt.Sprintf("%s (AIC %.1f) refused: %s", c.Family, c.AIC, r.why))
+		}
+	}
+	d.Refused = append(d.Refused, note...)
 	d.N = len(x)
 	d.KS = ksOne(x, d, truncate)
 	return d

@@ -17,6 +17,8 @@ type Scenario struct {
 	Arrival        ArrivalFit
 	Steps          *Dist // nil: no completed investigation to fit
 	Think          *Dist
+	ThinkMedian    [3]float64 // the turns' think time median and its 95% interval
+	Model          *ModelFit  // nil: a turn's time does not grow with its tokens
 	Tokens         *Dist
 	Growth         Growth
 	Mix            []Share
@@ -27,6 +29,13 @@ type Scenario struct {
 	Inspect        bool
 	Humans         *HumanFit
 	Notes          []string // what could not be fitted, and why
+}
+
+// ModelFit is the model provider's latency per 1000 tokens of a turn: the slope of a
+// turn's time on its tokens, by least squares, with its 95% interval.
+type ModelFit struct {
+	Per1k, Lo, Hi float64 // seconds per 1000 tokens
+	N             int     // turns
 }
 
 // Growth is the tokens' growth per step: ln tokens = a + s·ln growth, by least squares.
@@ -54,6 +63,8 @@ type ToolFit struct {
 	Latency     *Dist // nil: no success outside incidents
 	Median      [3]float64
 	Timeout     float64 // seconds; 0 = none seen
+	TimedOut    float64 // the timed-out attempts' median length, when Timeout was raised above it
+	Slowest     float64 // the slowest success (end − start), which Timeout is never below
 	Transient   Proportion
 	Lost        Proportion // lost replies among the attempts that did not fail fast
 	Idempotency string     // "" = not shown by the trace
@@ -106,8 +117,20 @@ func Fit(obs Observed) (Scenario, error) {
 	}
 	s.fitTurns(obs.Turns)
 	s.fitSubagents(obs)
+	// One outage reads as one window: incidents of a tool with no success between them are
+	// one. The shares are then fitted outside the fault windows, so the failures of an
+	// outage do not count as independent ones.
+	obs.Incidents = MergeIncidents(obs)
 	for _, t := range obs.Tools {
-		s.Tools = append(s.Tools, fitTool(t, obs.Incidents))
+		tf := fitTool(t, faultSpans(t, obs.Incidents))
+		s.Tools = append(s.Tools, tf)
+		if tf.TimedOut > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("tool %s: its timed-out attempts last %s (median), less than its slowest success, %s: the timeout is raised to %s, since a timeout below a success cannot be",
+				t.Name, dur(tf.TimedOut), dur(tf.Slowest), dur(tf.Timeout)))
+		}
+		if tf.Latency != nil {
+			s.refusedNote("tool "+t.Name+" latency", *tf.Latency)
+		}
 		ops := 0
 		for _, a := range t.Attempts {
 			if a.Attempt == 1 {
@@ -128,7 +151,25 @@ func Fit(obs Observed) (Scenario, error) {
 	s.Faults = faults(obs, s.Tools)
 	s.Retry = fitRetry(obs)
 	s.Humans = fitHumans(obs.Humans)
+	for _, d := range []struct {
+		what string
+		d    *Dist
+	}{{"workload.steps", s.Steps}, {"workload.think", s.Think}, {"workload.tokens", s.Tokens}} {
+		if d.d != nil {
+			s.refusedNote(d.what, *d.d)
+		}
+	}
+	if s.Humans != nil {
+		s.refusedNote("recovery.humans.review_time", s.Humans.ReviewTime)
+	}
 	return s, nil
+}
+
+// refusedNote notes the families passed over for what (Dist.Refused).
+func (s *Scenario) refusedNote(what string, d Dist) {
+	for _, r := range d.Refused {
+		s.Notes = append(s.Notes, fmt.Sprintf("%s: %s; %s chosen", what, r, d.Family))
+	}
 }
 
 // fitTurns fits think time, tokens and their growth: ln tokens = a + s·ln g by least
@@ -138,16 +179,29 @@ func (s *Scenario) fitTurns(turns []Turn) {
 	if len(turns) == 0 {
 		return
 	}
-	var secs, idx, logs []float64
+	var secs, idx, logs, ktok, tsec []float64
 	for _, t := range turns {
 		secs = append(secs, t.Seconds)
 		if t.Tokens > 0 {
 			idx = append(idx, float64(t.Index))
 			logs = append(logs, math.Log(t.Tokens))
+			ktok = append(ktok, t.Tokens/1000)
+			tsec = append(tsec, t.Seconds)
+		}
+	}
+	// A turn takes its think time plus the provider's latency per 1000 tokens: the slope
+	// of time on tokens by least squares, kept when its 95% interval lies above 0. Think
+	// time is then fitted to each turn's time less its tokens' latency.
+	if m := tokenLatency(ktok, tsec); m != nil {
+		s.Model = m
+		secs = secs[:0]
+		for i := range ktok {
+			secs = append(secs, tsec[i]-m.Per1k*ktok[i])
 		}
 	}
 	if d, err := Durations(secs, 0); err == nil {
 		s.Think = &d
+		s.ThinkMedian[0], s.ThinkMedian[1], s.ThinkMedian[2] = MedianInterval(positive(secs))
 	}
 	if len(logs) < 3 {
 		return
@@ -176,6 +230,27 @@ func (s *Scenario) fitTurns(turns []Turn) {
 	}
 }
 
+// tokenLatency is the slope of seconds on thousands of tokens (gonum's
+// stat.LinearRegression) when its 95% interval, ± z·se with se = √(RSS/(n−2) / Σ(x−x̄)²),
+// lies above 0; else nil.
+func tokenLatency(k, secs []float64) *ModelFit {
+	n := len(k)
+	if n < 10 || stat.Variance(k, nil) <= 0 {
+		return nil
+	}
+	a, b := stat.LinearRegression(k, secs, nil, false)
+	var rss float64
+	for i := range k {
+		r := secs[i] - a - b*k[i]
+		rss += r * r
+	}
+	se := math.Sqrt(rss / float64(n-2) / (stat.Variance(k, nil) * float64(n-1)))
+	if lo := b - z95*se; !(lo > 0) {
+		return nil
+	}
+	return &ModelFit{Per1k: b, Lo: b - z95*se, Hi: b + z95*se, N: n}
+}
+
 func (s *Scenario) fitSubagents(obs Observed) {
 	if len(obs.Spawns) == 0 || obs.StepsTried == 0 {
 		return
@@ -187,29 +262,100 @@ func (s *Scenario) fitSubagents(obs Observed) {
 	s.Subagents = &SubagentFit{Probability: Wilson(len(obs.Spawns), obs.StepsTried), Count: c, MaxDepth: max(1, obs.MaxDepth)}
 }
 
-// inIncident says whether time t at tool falls in one of its incidents.
-func inIncident(incs []Incident, tool string, t float64) bool {
-	for _, in := range incs {
-		if in.Tool == tool && t >= in.Start && t < in.End {
+// span is a stretch [From, To) of time at one tool.
+type span struct{ From, To float64 }
+
+func inSpans(ss []span, t float64) bool {
+	for _, s := range ss {
+		if t >= s.From && t < s.To {
 			return true
 		}
 	}
 	return false
 }
 
-// fitTool fits a tool from its attempts outside incidents: the latency of its successes
+// MergeIncidents is obs's incidents with those of one tool that no success separates
+// merged into one: an outage the incidents view splits (a quiet minute inside it) reads
+// as one. A success is an attempt at the tool sent between the two that succeeded. The
+// result is in the order of start, then tool.
+func MergeIncidents(obs Observed) []Incident {
+	byTool := map[string][]Incident{}
+	var names []string
+	for _, in := range obs.Incidents {
+		if byTool[in.Tool] == nil {
+			names = append(names, in.Tool)
+		}
+		byTool[in.Tool] = append(byTool[in.Tool], in)
+	}
+	var out []Incident
+	for _, name := range names {
+		incs := byTool[name]
+		slices.SortFunc(incs, func(a, b Incident) int { return cmp.Compare(a.Start, b.Start) })
+		var atts []Attempt
+		if i := slices.IndexFunc(obs.Tools, func(t ToolObs) bool { return t.Name == name }); i >= 0 {
+			atts = obs.Tools[i].Attempts
+		}
+		cur := incs[0]
+		for _, next := range incs[1:] {
+			if next.Start <= cur.End || !succeeded(atts, cur.End, next.Start) {
+				cur.End = math.Max(cur.End, next.End)
+				continue
+			}
+			out = append(out, cur)
+			cur = next
+		}
+		out = append(out, cur)
+	}
+	slices.SortStableFunc(out, func(a, b Incident) int { return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Tool, b.Tool)) })
+	return out
+}
+
+// succeeded says whether an attempt sent in [from, to) succeeded.
+func succeeded(atts []Attempt, from, to float64) bool {
+	for _, a := range atts {
+		if a.Status == StatusOK && a.Start >= from && a.Start < to {
+			return true
+		}
+	}
+	return false
+}
+
+// faultSpans are the stretches of tool t that its fault windows cover: each incident, and
+// around it the windows refined from its timeouts and fast failures (faults), which may
+// begin before the incident's first minute or end after its last.
+func faultSpans(t ToolObs, incs []Incident) []span {
+	var out []span
+	for _, in := range incs {
+		if in.Tool != t.Name {
+			continue
+		}
+		sp := span{in.Start, in.End}
+		for _, st := range []string{StatusTimeout, StatusError} {
+			if at, d, ok := refine(t.Attempts, in, st); ok {
+				sp.From, sp.To = math.Min(sp.From, at), math.Max(sp.To, at+d)
+			}
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// fitTool fits a tool from its attempts outside its fault windows: the latency of its successes
 // (truncated at the timeout, since only a success that beat it is seen as one), the share
 // of fast failures (transient), the timeout and the lost replies. A timed-out attempt's
 // reply may have been lost or its service slow; the fitted latency already predicts the
 // share S(timeout) of slow ones, so the lost share is q = (τ − S)/(1 − S) with τ the
 // share of timeouts among the attempts that did not fail fast, and its interval is
 // Wilson's interval of τ mapped through the same increasing function.
-func fitTool(t ToolObs, incs []Incident) ToolFit {
+func fitTool(t ToolObs, windows []span) ToolFit {
 	f := ToolFit{Name: t.Name}
 	var lat, timeouts []float64
 	n, errs := 0, 0
 	for _, a := range t.Attempts {
-		if inIncident(incs, t.Name, a.Start) {
+		if a.Status == StatusOK {
+			f.Slowest = math.Max(f.Slowest, a.Wall)
+		}
+		if inSpans(windows, a.Start) {
 			continue
 		}
 		n++
@@ -229,6 +375,12 @@ func fitTool(t ToolObs, incs []Incident) ToolFit {
 		if a.Status == StatusTimeout && f.Timeout == 0 {
 			f.Timeout = a.Wall
 		}
+	}
+	// A timeout below a success cannot be: the success would have timed out. The timed-out
+	// attempts were then misread (an error taken for a timeout) or the timeout changed
+	// during the run; the slowest success is the least timeout the run allows.
+	if f.Timeout > 0 && f.Timeout < f.Slowest {
+		f.TimedOut, f.Timeout = f.Timeout, f.Slowest
 	}
 	if d, err := Durations(lat, f.Timeout); err == nil {
 		f.Latency = &d
@@ -312,14 +464,14 @@ func incidentFault(in Incident, t ToolObs, tf ToolFit) (FaultFit, bool) {
 	}
 	// The window of each kind of failure, and the share of it among the attempts sent then.
 	if tos > 0 {
-		at, d := refine(t.Attempts, in, StatusTimeout)
+		at, d, _ := refine(t.Attempts, in, StatusTimeout)
 		if m, _, k, _ := count(at, at+d+1e-9); float64(k) >= 0.5*float64(m) && float64(tos) >= 0.5*float64(tos+errs) {
 			f.Kind, f.At, f.For, f.Attempts, f.Failed = "hang", at, d, m, k
 			return f, d > 0
 		}
 	}
 	if errs > 0 {
-		at, d := refine(t.Attempts, in, StatusError)
+		at, d, _ := refine(t.Attempts, in, StatusError)
 		if m, k, _, _ := count(at, at+d+1e-9); float64(k) >= 0.9*float64(m) {
 			f.Kind, f.At, f.For, f.Attempts, f.Failed = "outage", at, d, m, k
 			return f, d > 0
@@ -339,31 +491,52 @@ func incidentFault(in Incident, t ToolObs, tf ToolFit) (FaultFit, bool) {
 	return f, f.For > 0 && (f.Probability > 0 || f.Slowdown > 1)
 }
 
-// refine finds the window of the failures of status within the incident (see faults).
-func refine(atts []Attempt, in Incident, status string) (at, dur float64) {
+// refine finds the window of the failures of status within the incident (see faults); ok
+// is false when the incident holds none.
+func refine(atts []Attempt, in Incident, status string) (at, dur float64, ok bool) {
 	first, last := math.Inf(1), math.Inf(-1)
 	for _, a := range atts {
 		if a.Status == status && a.Start >= in.Start && a.Start < in.End {
 			first, last = math.Min(first, a.Start), math.Max(last, a.Start)
 		}
 	}
-	// The neighbouring successes, looked for up to 5 minutes away.
-	before, after := first, last
+	if math.IsInf(first, 1) {
+		return 0, 0, false
+	}
+	// The neighbouring successes, looked for up to 5 minutes away (else the window ends
+	// at its failures).
+	before, after := math.Inf(-1), math.Inf(1)
 	for _, a := range atts {
-		switch {
-		case a.Status != StatusOK:
-		case a.Start < first && a.Start >= first-300 && (before == first || a.Start > before):
-			before = a.Start
-		case a.Start > last && a.Start <= last+300 && (after == last || a.Start < after):
-			after = a.Start
+		if a.Status != StatusOK {
+			continue
+		}
+		if a.Start < first && a.Start >= first-300 {
+			before = math.Max(before, a.Start)
+		}
+		if a.Start > last && a.Start <= last+300 {
+			after = math.Min(after, a.Start)
 		}
 	}
+	// Failures of the kind that no success separates from the incident's belong to its
+	// window, though the incidents view's minutes left them out.
+	lo, hi := math.Max(before, first-300), math.Min(after, last+300)
+	for _, a := range atts {
+		if a.Status == status && a.Start > lo && a.Start < hi {
+			first, last = math.Min(first, a.Start), math.Max(last, a.Start)
+		}
+	}
+	if math.IsInf(before, -1) {
+		before = first
+	}
+	if math.IsInf(after, 1) {
+		after = last
+	}
 	start, end := (before+first)/2, (last+after)/2
-	return start, end - start
+	return start, end - start, true
 }
 
 // fitRetry reads the retry policy from the backoffs between a failed attempt's end and the
-// next attempt of the same operation, outside incidents (where breakers and budgets add
+// next attempt of the same operation, outside fault windows (where breakers and budgets add
 // waits of their own). The jitter is read from the spread of the first backoffs: equal
 // gaps (5%/95% quantile ratio > 0.9) are none, a spread down to about half (> 0.4) equal,
 // else full. See backoff for the initial backoff and the multiplier.
@@ -371,6 +544,7 @@ func fitRetry(obs Observed) RetryFit {
 	r := RetryFit{MaxAttempts: 1, Jitter: "full", Multiplier: 2}
 	var gaps []gap
 	for _, t := range obs.Tools {
+		windows := faultSpans(t, obs.Incidents)
 		byOp := map[string]map[int]Attempt{}
 		for _, a := range t.Attempts {
 			r.MaxAttempts = max(r.MaxAttempts, a.Attempt)
@@ -385,7 +559,7 @@ func fitRetry(obs Observed) RetryFit {
 		for _, atts := range byOp {
 			for n, a := range atts {
 				b, ok := atts[n+1]
-				if !ok || a.Status != StatusError || inIncident(obs.Incidents, t.Name, a.Start) {
+				if !ok || a.Status != StatusError || inSpans(windows, a.Start) {
 					continue
 				}
 				gaps = append(gaps, gap{n, math.Max(0, b.Start-(a.Start+a.Wall))})

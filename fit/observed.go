@@ -33,7 +33,8 @@ type Observed struct {
 	Escalations int
 	// Metrics are the run's metrics, for calibration (NaN when undefined).
 	Metrics map[string]float64
-	// Recoveries are the recovery episodes' lengths (seconds) that ended recovered.
+	// Recoveries are the lengths (seconds) of the recovery episodes that a tool's failure
+	// began (failed or timed out) and that ended recovered.
 	Recoveries []float64
 }
 

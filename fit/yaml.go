@@ -27,6 +27,10 @@ func (s Scenario) WriteYAML(w io.Writer, src Source) error {
 	fmt.Fprintf(b, "name: %s\n", s.Name)
 	fmt.Fprintf(b, "description: fitted to run %s\n", strconv.Quote(src.Run))
 	s.writeWorkload(b)
+	if m := s.Model; m != nil {
+		fmt.Fprintf(b, "model: {latency_per_1k_tokens: %s}   # a turn's time on its tokens, least squares over %d turns; 95%% [%s, %s]\n",
+			dur(m.Per1k), m.N, dur(m.Lo), dur(m.Hi))
+	}
 	s.writeTools(b)
 	s.writeFaults(b)
 	s.writeRecovery(b)
@@ -68,7 +72,12 @@ func (s Scenario) writeWorkload(b *strings.Builder) {
 		fmt.Fprintf(b, "  steps: %s   # %s\n", distYAML(*s.Steps, false, ""), quality(*s.Steps))
 	}
 	if s.Think != nil {
-		fmt.Fprintf(b, "  think: %s   # model turns; %s\n", distYAML(*s.Think, true, ""), quality(*s.Think))
+		less := ""
+		if s.Model != nil {
+			less = ", less their tokens' latency (model.latency_per_1k_tokens)"
+		}
+		fmt.Fprintf(b, "  think: %s   # model turns%s; %s; median %s [%s, %s]\n", distYAML(*s.Think, true, ""), less, quality(*s.Think),
+			dur(s.ThinkMedian[0]), dur(s.ThinkMedian[1]), dur(s.ThinkMedian[2]))
 	}
 	if s.Tokens != nil {
 		g := ""
@@ -81,8 +90,8 @@ func (s Scenario) writeWorkload(b *strings.Builder) {
 	if len(s.Mix) > 0 {
 		var parts, notes []string
 		for _, m := range s.Mix {
-			parts = append(parts, fmt.Sprintf("%s: %s", m.Tool, num(m.P.P)))
-			notes = append(notes, fmt.Sprintf("%s [%s, %s]", m.Tool, num(m.P.Lo), num(m.P.Hi)))
+			parts = append(parts, fmt.Sprintf("%s: %s", yamlText(m.Tool), num(m.P.P)))
+			notes = append(notes, fmt.Sprintf("%s [%s, %s]", yamlText(m.Tool), num(m.P.Lo), num(m.P.Hi)))
 		}
 		fmt.Fprintf(b, "  tools: {%s}   # shares of operations: %s\n", strings.Join(parts, ", "), strings.Join(notes, ", "))
 	}
@@ -97,15 +106,18 @@ func (s Scenario) writeWorkload(b *strings.Builder) {
 func (s Scenario) writeTools(b *strings.Builder) {
 	b.WriteString("tools:\n")
 	for _, t := range s.Tools {
-		fmt.Fprintf(b, "  %s:\n", t.Name)
+		fmt.Fprintf(b, "  %s:\n", yamlText(t.Name))
 		if t.Latency != nil {
 			fmt.Fprintf(b, "    latency: %s   # %s; median %s [%s, %s]\n", distYAML(*t.Latency, true, ""), quality(*t.Latency),
 				dur(t.Median[0]), dur(t.Median[1]), dur(t.Median[2]))
 		} else {
 			b.WriteString("    # latency: no success outside incidents to fit\n")
 		}
-		if t.Timeout > 0 {
-			fmt.Fprintf(b, "    timeout: %s   # the median length of its timed-out attempts\n", dur(t.Timeout))
+		switch {
+		case t.TimedOut > 0:
+			fmt.Fprintf(b, "    timeout: %s   # its slowest success: the timed-out attempts' median length, %s, is below it (see the notes)\n", dur(t.Timeout), dur(t.TimedOut))
+		case t.Timeout > 0:
+			fmt.Fprintf(b, "    timeout: %s   # the median length of its timed-out attempts; the slowest success took %s\n", dur(t.Timeout), dur(t.Slowest))
 		}
 		switch t.Idempotency {
 		case "keyed":
@@ -118,27 +130,28 @@ func (s Scenario) writeTools(b *strings.Builder) {
 
 func (s Scenario) writeFaults(b *strings.Builder) {
 	var lines []string
+	ids := faultIDs{}
 	n := map[string]int{}
 	for _, f := range s.Faults {
-		n[f.Tool+f.Kind]++
-		id := fmt.Sprintf("%s-%s-%d", f.Tool, f.Kind, n[f.Tool+f.Kind])
+		n[f.Tool+"\x00"+f.Kind]++
+		id := ids.make(fmt.Sprintf("%s-%s-%d", f.Tool, f.Kind, n[f.Tool+"\x00"+f.Kind]))
 		extra := ""
 		if f.Kind == "brownout" {
 			extra = fmt.Sprintf(", probability: %s, slowdown: %s", num(min(1, f.Probability)), num(f.Slowdown))
 		}
 		lines = append(lines, fmt.Sprintf("  - {id: %s, kind: %s, tool: %s, at: %s, for: %s%s}   # incident %s to %s: %d of %d attempts failed",
-			id, f.Kind, f.Tool, dur(f.At), dur(f.For), extra, dur(f.Incident.Start), dur(f.Incident.End), f.Failed, f.Attempts))
+			id, f.Kind, yamlText(f.Tool), dur(f.At), dur(f.For), extra, dur(f.Incident.Start), dur(f.Incident.End), f.Failed, f.Attempts))
 	}
 	for _, t := range s.Tools {
 		if p := t.Transient; p.K > 0 {
-			lines = append(lines, fmt.Sprintf("  - {id: %s-transient, kind: transient, tool: %s, probability: %s}   # %d of %d attempts outside incidents failed fast; 95%% [%s, %s]",
-				t.Name, t.Name, num(p.P), p.K, p.N, num(p.Lo), num(p.Hi)))
+			lines = append(lines, fmt.Sprintf("  - {id: %s, kind: transient, tool: %s, probability: %s}   # %d of %d attempts outside fault windows failed fast; 95%% [%s, %s]",
+				ids.make(t.Name+"-transient"), yamlText(t.Name), num(p.P), p.K, p.N, num(p.Lo), num(p.Hi)))
 		}
 	}
 	for _, t := range s.Tools {
 		if p := t.Lost; p.P > 0 && t.Timeout > 0 {
-			lines = append(lines, fmt.Sprintf("  - {id: %s-lost, kind: lost_response, tool: %s, probability: %s}   # %d of %d timed out, less the slow share the latency predicts; 95%% [%s, %s]",
-				t.Name, t.Name, num(p.P), p.K, p.N, num(p.Lo), num(p.Hi)))
+			lines = append(lines, fmt.Sprintf("  - {id: %s, kind: lost_response, tool: %s, probability: %s}   # %d of %d timed out outside fault windows, less the slow share the latency predicts; 95%% [%s, %s]",
+				ids.make(t.Name+"-lost"), yamlText(t.Name), num(p.P), p.K, p.N, num(p.Lo), num(p.Hi)))
 		}
 	}
 	if len(lines) == 0 {
@@ -185,7 +198,67 @@ func quality(d Dist) string {
 			others = append(others, fmt.Sprintf("%s %.1f", o.Family, o.AIC))
 		}
 	}
-	return fmt.Sprintf("AIC %.1f (%s); KS %.3f; n=%d", d.AIC, strings.Join(others, ", "), d.KS, d.N)
+	q := fmt.Sprintf("AIC %.1f (%s); KS %.3f; n=%d", d.AIC, strings.Join(others, ", "), d.KS, d.N)
+	for _, r := range d.Refused {
+		q += "; " + r
+	}
+	return q
+}
+
+// yamlText writes a name (a tool's) as YAML text: bare when it is a plain word YAML reads
+// as text, else double-quoted. Go's quoting escapes are a subset of YAML's double-quoted
+// escapes, and a tool name holds no control character (scenarios.CheckToolName).
+func yamlText(name string) string {
+	if plainYAML(name) {
+		return name
+	}
+	return strconv.Quote(name)
+}
+
+// plainYAML says whether name is letters, digits, _, - and dots, starts with a letter or _,
+// and is none of the words YAML reads as a boolean or null.
+func plainYAML(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r == '_':
+		case i > 0 && (r >= '0' && r <= '9' || r == '-' || r == '.'):
+		default:
+			return false
+		}
+	}
+	switch strings.ToLower(name) {
+	case "true", "false", "null", "yes", "no", "on", "off", "y", "n":
+		return false
+	}
+	return true
+}
+
+// faultIDs makes fault ids of the scenario format ([A-Za-z0-9_.-]+) from text: each other
+// character becomes -, and an id already made gets -2, -3 … so ids stay unique.
+type faultIDs map[string]bool
+
+func (ids faultIDs) make(text string) string {
+	var b strings.Builder
+	for _, r := range text {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '.' || r == '-') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
+		}
+	}
+	base := b.String()
+	if len(base) > 100 {
+		base = base[:100]
+	}
+	id := base
+	for k := 2; ids[id]; k++ {
+		id = fmt.Sprintf("%s-%d", base, k)
+	}
+	ids[id] = true
+	return id
 }
 
 // distYAML writes d in the scenario format; durations are seconds written with units.

@@ -26,9 +26,9 @@ func (d *decoder) tools(n *yaml.Node, root *yaml.Node) []Tool {
 	var tools []Tool
 	for _, name := range f.order {
 		key := f.key(name)
-		if !entityName.MatchString(name) {
+		if err := CheckToolName(name); err != nil {
 			// Still decoded, so references to it do not add errors of their own.
-			d.fail(f.keys[name], key, "%q is not a valid tool name; want lowercase letters, digits, _ and - ([a-z0-9_-]+)", name)
+			d.fail(f.keys[name], key, "%v", err)
 		}
 		t := defaultTool(name)
 		tf, bad := d.decodeBlock(key, f.vals[name], toolSchema, reflect.ValueOf(&t).Elem())

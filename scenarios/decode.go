@@ -72,11 +72,12 @@ func describe(n *yaml.Node) string {
 	return "nothing"
 }
 
+// join is the path of key inside path; a key that is not a plain word is quoted (PathKey).
 func join(path, key string) string {
 	if path == "" {
-		return key
+		return PathKey(key)
 	}
-	return path + "." + key
+	return path + "." + PathKey(key)
 }
 
 // fields is one mapping of the file, checked against its schema: duplicate and unknown keys
@@ -88,6 +89,9 @@ type fields struct {
 	vals  map[string]*yaml.Node
 	keys  map[string]*yaml.Node
 	order []string // keys in file order
+	// paths says the keys are paths themselves (sweep, tune.vary): a key's own path is
+	// the mapping's and the key, unquoted, as the file writes it.
+	paths bool
 }
 
 // fields reads the mapping n at path. sch lists the valid keys (nil: any key); want says
@@ -112,7 +116,7 @@ func (d *decoder) fields(path string, n *yaml.Node, sch *schema, want string) *f
 		k := kn.Value
 		kp := join(path, k)
 		if k == "<<" {
-			d.fail(kn, kp, "merge keys (<<) are not supported; write the keys out")
+			d.fail(kn, path+".<<", "merge keys (<<) are not supported; write the keys out")
 			continue
 		}
 		if first, dup := f.keys[k]; dup {
@@ -140,7 +144,12 @@ func (f *fields) get(k string) *yaml.Node {
 	return n
 }
 
-func (f *fields) key(k string) string { return join(f.path, k) }
+func (f *fields) key(k string) string {
+	if f.paths {
+		return f.path + "." + k
+	}
+	return join(f.path, k)
+}
 
 // at is the node to blame for a problem with the mapping as a whole.
 func (f *fields) at() *yaml.Node { return f.node }

@@ -63,8 +63,9 @@
 //
 // # Names and faults
 //
-// A scenario name is [a-z0-9-]+; tool names are [a-z0-9_-]+ (they appear in paths such as
-// tools.fetch_data.timeout). Each fault kind registers its own rule (RegisterFault) from
+// A scenario name is [a-z0-9-]+. A tool name is any UTF-8 text of at most MaxNameLen bytes
+// without control characters (CheckToolName); in a path (tools.fetch_data.timeout) a key
+// that is not a plain word is written in double quotes: tools."mcp.github.create_issue".timeout. Each fault kind registers its own rule (RegisterFault) from
 // its file in package sim, sim/fault_<kind>.go: the shared keys it takes besides id and
 // kind, its own parameters (FaultRule.Params, a struct whose fields carry key tags; a
 // fault holds them in Fault.Params), those it requires, whether it is a window, whether it

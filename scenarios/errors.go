@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -289,28 +288,28 @@ func (l ErrorList) place(root *yaml.Node) {
 	}
 }
 
-var keyIndex = regexp.MustCompile(`^(.*)\[(\d+)\]$`)
-
-// keyLine is the line and column of the dotted key (faults[2].id, tools.fetch.version) in
-// the mapping root, or of its deepest written ancestor; 1, 1 when none is written.
+// keyLine is the line and column of the dotted key (faults[2].id, tools.fetch.version,
+// tools."web search".timeout) in the mapping root, or of its deepest written ancestor; 1, 1
+// when none is written.
 func keyLine(root *yaml.Node, key string) (int, int) {
 	line, col := 1, 1
 	n := deref(root)
 	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
 		n = deref(n.Content[0])
 	}
-	for _, part := range strings.Split(key, ".") {
-		idx := -1
-		if m := keyIndex.FindStringSubmatch(part); m != nil {
-			part = m[1]
-			idx, _ = strconv.Atoi(m[2])
+	segs, ok := splitPath(key)
+	if !ok {
+		for _, part := range strings.Split(key, ".") {
+			segs = append(segs, pathSeg{key: part})
 		}
+	}
+	for _, sg := range segs {
 		if n == nil || n.Kind != yaml.MappingNode {
 			break
 		}
 		var val *yaml.Node
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == part {
+			if n.Content[i].Value == sg.key {
 				if n.Content[i].Line > 0 {
 					line, col = n.Content[i].Line, n.Content[i].Column
 				}
@@ -321,8 +320,9 @@ func keyLine(root *yaml.Node, key string) (int, int) {
 			break
 		}
 		n = val
-		if idx >= 0 {
+		for _, idx := range sg.idx {
 			if n.Kind != yaml.SequenceNode || idx >= len(n.Content) {
+				n = nil
 				break
 			}
 			n = deref(n.Content[idx])

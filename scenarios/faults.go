@@ -353,7 +353,7 @@ func waitsForever(f *Fault, tools []Tool, skip map[string]bool) []string {
 	var msgs []string
 	for _, t := range tools {
 		if (f.Tool == "" || f.Tool == t.Name) && t.Timeout <= 0 && !skip[t.Name] {
-			msgs = append(msgs, fmt.Sprintf("%s on tool %s, which has no timeout: the caller would wait forever; set tools.%s.timeout (such as 1h)", f.Kind, t.Name, t.Name))
+			msgs = append(msgs, fmt.Sprintf("%s on tool %s, which has no timeout: the caller would wait forever; set %s (such as 1h)", f.Kind, t.Name, join(join("tools", t.Name), "timeout")))
 		}
 	}
 	return msgs

@@ -135,7 +135,11 @@ func mapNode(sch *schema) object {
 		if sch.keyEnum != nil {
 			o["propertyNames"] = object{"enum": sch.keyEnum}
 		} else if sch.keyPat != "" {
-			o["propertyNames"] = object{"pattern": sch.keyPat}
+			pn := object{"pattern": sch.keyPat}
+			if sch.keyMax > 0 {
+				pn["minLength"], pn["maxLength"] = 1, sch.keyMax
+			}
+			o["propertyNames"] = pn
 		}
 		return o
 	}

@@ -16,7 +16,7 @@ import (
 func KeyTable(path string) (string, error) {
 	sch := rootSchema
 	if path != "" {
-		sch = resolve(rootSchema, strings.Split(path, "."))
+		sch = resolve(rootSchema, keySegments(path))
 	}
 	if sch != nil && sch.seq {
 		sch = sch.elem // a list's table is its items' keys (faults)

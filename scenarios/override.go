@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -134,49 +133,13 @@ type pathSeg struct {
 	idx []int
 }
 
-var pathKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
-
 func badPath(p string) string {
-	return fmt.Sprintf("%q is not a path; want keys separated by dots, with [N] for list items, such as recovery.retry.max_attempts or faults[2].for", p)
+	return fmt.Sprintf("%q is not a path; want keys separated by dots, with [N] for list items and a key that is not a plain word in double quotes, such as recovery.retry.max_attempts, faults[2].for or tools.\"mcp.github.create_issue\".timeout", p)
 }
 
-// parsePath splits `faults[2].for` into {faults [2]} {for}.
-func parsePath(p string) ([]pathSeg, bool) {
-	if p == "" {
-		return nil, false
-	}
-	var segs []pathSeg
-	for _, part := range strings.Split(p, ".") {
-		key, rest := part, ""
-		if i := strings.IndexByte(part, '['); i >= 0 {
-			key, rest = part[:i], part[i:]
-		}
-		if !pathKey.MatchString(key) {
-			return nil, false
-		}
-		var idx []int
-		for rest != "" {
-			j := strings.IndexByte(rest, ']')
-			if rest[0] != '[' || j < 2 || j > 10 {
-				return nil, false
-			}
-			digits := rest[1:j]
-			for k := 0; k < len(digits); k++ {
-				if digits[k] < '0' || digits[k] > '9' {
-					return nil, false
-				}
-			}
-			n, err := strconv.Atoi(digits)
-			if err != nil {
-				return nil, false
-			}
-			idx = append(idx, n)
-			rest = rest[j+1:]
-		}
-		segs = append(segs, pathSeg{key: key, idx: idx})
-	}
-	return segs, true
-}
+// parsePath splits `faults[2].for` into {faults [2]} {for}, and `tools."a.b".timeout` into
+// {tools} {a.b} {timeout}.
+func parsePath(p string) ([]pathSeg, bool) { return splitPath(p) }
 
 // parseValue reads the YAML text of an override value; empty text is null.
 func parseValue(text string) (n *yaml.Node, err error) {
@@ -297,7 +260,18 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 					return fail(at, "no %s %q: %s defines none", sch.entity, sg.key, walked)
 				}
 				hint := didYouMean(sg.key, existing)
-				e := fail(at, "no %s %q in the file%s; want one of %s", sch.entity, sg.key, hint, strings.Join(existing, ", "))
+				for _, k := range existing {
+					if strings.HasPrefix(k, sg.key+".") && !plainKey(k) {
+						// The name holds dots: the path split it.
+						hint = fmt.Sprintf(" (a name with dots is written in double quotes: %s)", join(walked, k))
+						break
+					}
+				}
+				spelt := make([]string, len(existing))
+				for i, k := range existing {
+					spelt[i] = PathKey(k) // as a path writes them
+				}
+				e := fail(at, "no %s %q in the file%s; want one of %s", sch.entity, sg.key, hint, strings.Join(spelt, ", "))
 				e.Suggestion = closest(sg.key, existing)
 				return e
 			}

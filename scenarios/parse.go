@@ -632,6 +632,7 @@ type valueSource struct {
 
 func (d *decoder) sweep(n *yaml.Node) ([]SweepAxis, []valueSource) {
 	f := d.fields("sweep", n, nil, "a mapping of paths to lists of values, such as {recovery.retry.max_attempts: [1, 3, 5]}")
+	f.paths = true
 	var axes []SweepAxis
 	var srcs []valueSource
 	for _, p := range f.order {

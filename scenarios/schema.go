@@ -34,6 +34,7 @@ type schema struct {
 	pattern string   // kindText: a regular expression the text must match
 	keyEnum []string // a map with free keys: the valid keys, when they are a fixed set
 	keyPat  string   // a map with free keys: a pattern the keys must match
+	keyMax  int      // and their most bytes (0: any)
 	one     bool     // a mapping that holds exactly one of its keys
 	// need: the key must be given whenever its mapping is (the generator of fuzzed files
 	// always writes it).
@@ -294,7 +295,7 @@ var (
 					"call", number(0, false, "per attempt sent"),
 					"compute_second", number(0, false, "per compute-unit second")), false, "prices per tool")),
 		)
-		s.sub["tools"].keyPat = entityName.String()
+		s.sub["tools"].keyPat, s.sub["tools"].keyMax = toolNamePattern, MaxNameLen
 		s.sub["expect"].keyEnum = Metrics
 		s.sub["tolerances"].keyEnum = Metrics
 		return s

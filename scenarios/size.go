@@ -49,7 +49,7 @@ func (v *validator) checkSize(s *Scenario) {
 	v.check(w.Investigations <= MaxInvestigations, "workload.investigations", "%d; want at most %d", w.Investigations, MaxInvestigations)
 	v.check(len(s.Tools) <= MaxTools, "tools", "%d tools; want at most %d", len(s.Tools), MaxTools)
 	for _, t := range s.Tools {
-		key := "tools." + t.Name
+		key := join("tools", t.Name)
 		v.check(len(t.Name) <= MaxNameLen, key, "the name is %d characters long; want at most %d", len(t.Name), MaxNameLen)
 		v.check(len(t.Version) <= MaxNameLen, key+".version", "%d characters long; want at most %d", len(t.Version), MaxNameLen)
 		v.check(!(t.Compute > MaxCompute), key+".compute", "%v; want at most %v compute units per second", t.Compute, MaxCompute)

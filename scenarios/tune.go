@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -194,6 +195,7 @@ func (d *decoder) tune(root *yaml.Node, priced bool) (*Tune, []valueSource) {
 // tuneVary decodes vary: each path to {min, max} or to a list of choices.
 func (d *decoder) tuneVary(root *yaml.Node, f *fields, t *Tune) []valueSource {
 	vf := d.fields("tune.vary", f.get("vary"), nil, "a mapping of paths to {min: A, max: B} or to lists of values")
+	vf.paths = true
 	if vf.node == nil {
 		d.fail(f.at(), "tune.vary", "missing; want at least one key to vary, such as {recovery.retry.max_attempts: {min: 1, max: 10}}")
 		return nil
@@ -205,7 +207,7 @@ func (d *decoder) tuneVary(root *yaml.Node, f *fields, t *Tune) []valueSource {
 			d.fail(vf.keys[p], key, "%s", badPath(p))
 			continue
 		}
-		if contains(tuneFixed, strings.SplitN(p, ".", 2)[0]) || p == "seed" {
+		if segs, _ := parsePath(p); contains(tuneFixed, segs[0].key) || p == "seed" {
 			d.fail(vf.keys[p], key, "%s cannot be tuned; want a key of the fleet or its recovery policy", p)
 			continue
 		}
@@ -458,16 +460,16 @@ func RoundPrefix(t Tune) (string, bool) {
 	if len(t.Vary) == 0 {
 		return "", false
 	}
-	common := strings.Split(t.Vary[0].Path, ".")
+	common, _ := parsePath(t.Vary[0].Path)
 	for _, p := range t.Vary[1:] {
-		segs := strings.Split(p.Path, ".")
+		segs, _ := parsePath(p.Path)
 		n := 0
-		for n < len(common) && n < len(segs) && common[n] == segs[n] {
+		for n < len(common) && n < len(segs) && common[n].key == segs[n].key && slices.Equal(common[n].idx, segs[n].idx) {
 			n++
 		}
 		common = common[:n]
 	}
-	return strings.Join(common, "."), len(common) > 0
+	return pathString(common), len(common) > 0
 }
 
 // RoundFile is a scenario file that runs candidates as the points of a sweep, for `mayday

@@ -111,8 +111,10 @@ func (v *validator) tools(s *Scenario) {
 	seen := map[string]bool{}
 	for i := range s.Tools {
 		t := &s.Tools[i]
-		key := "tools." + t.Name
-		v.check(entityName.MatchString(t.Name), key, "%q is not a valid tool name; want [a-z0-9_-]+", t.Name)
+		key := join("tools", t.Name)
+		if err := CheckToolName(t.Name); err != nil {
+			v.check(false, key, "%v", err)
+		}
 		v.check(!seen[t.Name], key, "tool %q defined twice", t.Name)
 		seen[t.Name] = true
 		v.block(toolSchema, reflect.ValueOf(t).Elem(), key)
@@ -280,7 +282,7 @@ func bounds(key string) (lo, hi int64) {
 // Validate reports separately; a key the tree lacks gets leaf, no rule (TestRuleKeys checks
 // that every key this package asks for is in the tree).
 func ruleAt(key string) *schema {
-	if sch := resolve(rootSchema, strings.Split(key, ".")); sch != nil {
+	if sch := resolve(rootSchema, keySegments(key)); sch != nil {
 		return sch
 	}
 	return leaf

@@ -112,16 +112,21 @@ func TestRuleKeys(t *testing.T) {
 	}
 }
 
-// TestValidateDottedToolName: a tool built in Go with a name the format refuses is an
-// error, not a panic, however its keys are spelt.
+// TestValidateDottedToolName: a tool whose name holds dots is valid, and its keys are
+// spelt with the name quoted; a name the format refuses (a line break) is an error, not a
+// panic.
 func TestValidateDottedToolName(t *testing.T) {
 	s := Defaults()
 	s.Name = "v"
 	s.Tools = []Tool{{Name: "a.b", Latency: Dist{Kind: DistConstant}, Idempotency: None, Timeout: -time.Second}}
 	s.Workload.Mix = []Weight{{Tool: "a.b", Weight: 1}}
 	err := s.Validate()
-	if err == nil || !strings.Contains(err.Error(), "tools.a.b.timeout") || !strings.Contains(err.Error(), "not a valid tool name") {
-		t.Errorf("Validate = %v; want the bad name and the negative timeout", err)
+	if err == nil || !strings.Contains(err.Error(), `tools."a.b".timeout: -1s`) || strings.Contains(err.Error(), "tool name") {
+		t.Errorf("Validate = %v; want the negative timeout alone, at tools.\"a.b\".timeout", err)
+	}
+	s.Tools[0].Name, s.Workload.Mix[0].Tool, s.Tools[0].Timeout = "a\nb", "a\nb", 0
+	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), `tools."a\nb": the tool name "a\nb" holds the control character U+000A`) {
+		t.Errorf("Validate = %v; want the line break refused", err)
 	}
 }
 

@@ -26,6 +26,7 @@ type fitOptions struct {
 	Out   string
 	Name  string
 	Force bool
+	Quiet bool
 }
 
 func newFitCmd(io *ioStreams, runF func(*fitOptions) error) *cobra.Command {
@@ -59,6 +60,7 @@ See docs/fit.md.`,
 	f.StringVar(&opts.RunID, "run", "", "the run to fit, when the database holds several")
 	f.StringVar(&opts.Name, "name", "", "the fitted scenario's name (default: the run's scenario name and -fit)")
 	f.BoolVar(&opts.Force, "force", false, "replace an existing --out file")
+	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors (no progress line, no summary)")
 	return cmd
 }
 
@@ -71,7 +73,10 @@ func fitRun(ctx context.Context, opts *fitOptions) error {
 			return badInputf("--out %s: the file exists; choose another or add --force", opts.Out)
 		}
 	}
+	bar := newProgress(opts.io, opts.Quiet, "fit", 0)
+	bar.phase("reading the run")
 	sc, src, err := fitScenario(ctx, opts.Run, opts.RunID, opts.Name)
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -80,13 +85,27 @@ func fitRun(ctx context.Context, opts *fitOptions) error {
 		return internal(err)
 	}
 	if _, err := scenarios.Parse(or(opts.Out, "fitted.yaml"), buf.Bytes(), nil); err != nil {
-		return internal(fmt.Errorf("the fitted scenario does not load (a bug in mayday fit): %w\n%s", err, buf.String()))
+		// The run's names were checked (fitScenario): a file that does not load is a bug
+		// of mayday fit. Its problems name their keys and lines; the text itself is not
+		// shown (it may be long, and nothing was written).
+		return internal(fmt.Errorf("the fitted scenario does not load, so nothing was written (a bug in mayday fit; please report it with the run): %w", err))
 	}
 	if opts.Out == "" {
 		_, err := opts.io.Out.Write(buf.Bytes())
 		return err
 	}
-	return writeFileAtomic(opts.Out, buf.Bytes())
+	if err := writeFileAtomic(opts.Out, buf.Bytes()); err != nil {
+		return err
+	}
+	if !opts.Quiet {
+		notes := ""
+		if n := len(sc.Notes); n > 0 {
+			notes = fmt.Sprintf("; %s at the end of the file", plural(n, "note", "notes"))
+		}
+		fmt.Fprintf(opts.io.Out, "wrote %s: %s, %s fitted to run %s%s\n", opts.Out,
+			plural(len(sc.Tools), "tool", "tools"), plural(len(sc.Faults), "fault window", "fault windows"), src.Run, notes)
+	}
+	return nil
 }
 
 var scenarioName = regexp.MustCompile(`^[a-z0-9-]+$`)
@@ -96,6 +115,13 @@ func fitScenario(ctx context.Context, ref, runID, name string) (fit.Scenario, fi
 	obs, err := observe(ctx, ref, runID)
 	if err != nil {
 		return fit.Scenario{}, fit.Source{}, err
+	}
+	// A name the scenario format cannot hold (a control character, over 128 bytes) is the
+	// run's, not fit's: say which, before anything is fitted.
+	for _, t := range obs.Tools {
+		if err := scenarios.CheckToolName(t.Name); err != nil {
+			return fit.Scenario{}, fit.Source{}, badInputf("%s: run %s: a tool cannot be written to a scenario: %w", ref, obs.Name, err)
+		}
 	}
 	sc, err := fit.Fit(obs)
 	if err != nil {

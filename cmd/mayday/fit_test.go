@@ -168,3 +168,43 @@ func TestFitBadInput(t *testing.T) {
 		t.Errorf("bad --name: exit %d, %q; want 2 naming --name", code, stderr)
 	}
 }
+
+// TestFitRealToolNames: a run whose tools are named as real fleets name them (capitals,
+// dots, a slash and a space) fits to a file that loads back naming the same tools, that
+// --set addresses with a quoted name, and that calibrate passes against the run. With --out
+// fit prints one line; -q prints nothing.
+func TestFitRealToolNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	dir := t.TempDir()
+	run := filepath.Join(dir, "names")
+	if _, stderr, code := execMayday(t, "run", "testdata/fit-names.yaml", "--out", run, "-q"); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "fitted.yaml")
+	stdout, stderr, code := execMayday(t, "fit", run, "--out", out)
+	if code != 0 || !strings.HasPrefix(stdout, "wrote "+out) {
+		t.Fatalf("fit: exit %d, stdout %q: %s", code, stdout, stderr)
+	}
+	if stdout, _, code := execMayday(t, "fit", run, "--out", out, "--force", "-q"); code != 0 || stdout != "" {
+		t.Errorf("fit -q: exit %d, stdout %q; want nothing", code, stdout)
+	}
+	sc, err := scenarios.Load(out, []string{`tools."mcp.github.create_issue".timeout=45s`})
+	if err != nil {
+		t.Fatalf("the fitted scenario does not load: %v", err)
+	}
+	var names []string
+	for _, tl := range sc.Tools {
+		names = append(names, tl.Name)
+	}
+	if want := []string{"Bash", "WebSearch", "mcp.github.create_issue", "web search/v2"}; strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("tools %q, want %q", names, want)
+	}
+	if got := sc.Tools[sc.Tool("mcp.github.create_issue")].Timeout.Seconds(); got != 45 {
+		t.Errorf("--set of the quoted name: timeout %vs, want 45s", got)
+	}
+	if stdout, stderr, code := execMayday(t, "calibrate", run, out, "--seeds", "3"); code != 0 {
+		t.Errorf("calibrate: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
