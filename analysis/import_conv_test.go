@@ -1,0 +1,335 @@
+package analysis
+
+// Tests of the import's mapping that need no database: each convention's declaration read
+// off a span as its library writes it, and the rules that build operations, investigations
+// and failure classes (go test -tags duckdb_arrow -run 'Convention|Mapping|FailureClass'
+// ./analysis/ runs them in seconds).
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// mkSpan is a span of trace tr with id and parent (0 = none), starting and ending at the
+// given seconds after 10:00 on 1 May 2026, with attributes of any OTLP value type.
+func mkSpan(tr, id, parent byte, name string, start, end float64, attrs map[string]any) *tracepb.Span {
+	t0 := uint64(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).UnixNano())
+	s := &tracepb.Span{TraceId: []byte{tr, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1}, SpanId: []byte{0, 0, 0, 0, 0, 0, tr, id}, Name: name,
+		StartTimeUnixNano: t0 + uint64(start*1e9), EndTimeUnixNano: t0 + uint64(end*1e9)}
+	if parent != 0 {
+		s.ParentSpanId = []byte{0, 0, 0, 0, 0, 0, tr, parent}
+	}
+	keys := make([]string, 0, len(attrs))
+	for k := range attrs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		var v *commonpb.AnyValue
+		switch x := attrs[k].(type) {
+		case string:
+			v = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: x}}
+		case int:
+			v = &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: int64(x)}}
+		default:
+			panic(fmt.Sprintf("attribute %s: %T", k, x))
+		}
+		s.Attributes = append(s.Attributes, &commonpb.KeyValue{Key: k, Value: v})
+	}
+	return s
+}
+
+func failWith(s *tracepb.Span, msg string, exceptionType string) *tracepb.Span {
+	s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+	if exceptionType != "" {
+		s.Events = append(s.Events, &tracepb.Span_Event{Name: "exception", Attributes: []*commonpb.KeyValue{
+			{Key: "exception.type", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: exceptionType}}},
+			{Key: "exception.message", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: msg}}}}})
+	}
+	return s
+}
+
+// mapped reads spans as one run of plain spans (conventions auto) and builds its records.
+func mapped(t *testing.T, spans ...*tracepb.Span) (*inRun, *built, *importStats) {
+	t.Helper()
+	set := newSpanSet(ConvAuto, "test", "")
+	r := set.run("service:", false)
+	for _, sp := range spans {
+		if err := r.addSpan(sp, ConvAuto); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := &importStats{}
+	return r, buildGeneric(r, DefaultRetryWindow, st), st
+}
+
+func spanNamed(r *inRun, name string) *inSpan {
+	for _, s := range r.spans {
+		if s.name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Each convention's declaration, read off a span as its library writes it: the convention
+// detected, the role, the tool, call id and arguments, the tokens, the model and the session.
+func TestConventionDeclarations(t *testing.T) {
+	cases := []struct {
+		conv, name string
+		attrs      map[string]any
+		role       spanRole
+		tool       string
+		call, args string
+		in, out    int64
+		model      string
+		session    string
+	}{
+		{conv: ConvGenAI, name: "execute_tool mcp.github.create_issue", attrs: map[string]any{"gen_ai.operation.name": "execute_tool",
+			"gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": `{"repo":"a"}`, "gen_ai.conversation.id": "conv-1"},
+			role: roleTool, tool: "mcp.github.create_issue", call: "call_1", args: `{"repo":"a"}`, session: "conv-1"},
+		{conv: ConvGenAI, name: "chat claude", attrs: map[string]any{"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100,
+			"gen_ai.usage.output_tokens": 7, "gen_ai.request.model": "claude", "gen_ai.response.model": "claude-2"},
+			role: roleModel, in: 100, out: 7, model: "claude-2"},
+		{conv: ConvGenAI, name: "invoke_agent researcher", attrs: map[string]any{"gen_ai.operation.name": "invoke_agent"}, role: roleAgent},
+		{conv: ConvGenAI, name: "step 2", attrs: map[string]any{"gen_ai.operation.name": "agent_step"}, role: roleOther},
+		{conv: ConvGenAI, name: "legacy model", attrs: map[string]any{"gen_ai.system": "openai", "gen_ai.usage.prompt_tokens": 30,
+			"gen_ai.usage.completion_tokens": 4}, role: roleModel, in: 30, out: 4},
+		{conv: ConvAISDK, name: "ai.toolCall", attrs: map[string]any{"ai.operationId": "ai.toolCall", "ai.toolCall.name": "Bash",
+			"ai.toolCall.id": "call_9", "ai.toolCall.args": `{"command":"ls"}`}, role: roleTool, tool: "Bash", call: "call_9", args: `{"command":"ls"}`},
+		{conv: ConvAISDK, name: "ai.generateText.doGenerate", attrs: map[string]any{"ai.usage.promptTokens": 50, "ai.usage.completionTokens": 5,
+			"ai.model.id": "mock"}, role: roleModel, in: 50, out: 5, model: "mock"},
+		{conv: ConvAISDK, name: "ai.generateText", attrs: map[string]any{"ai.telemetry.metadata.sessionId": "s-4"}, role: roleAgent, session: "s-4"},
+		{conv: ConvAISDK, name: "ai.streamText.doStream", attrs: map[string]any{"ai.usage.inputTokens": 9, "ai.usage.outputTokens": 2}, role: roleModel, in: 9, out: 2},
+		{conv: ConvOpenInference, name: "WebSearch", attrs: map[string]any{"openinference.span.kind": "TOOL", "tool.name": "WebSearch",
+			"input.value": `{"query":"x"}`, "session.id": "inv-7"}, role: roleTool, tool: "WebSearch", args: `{"query":"x"}`, session: "inv-7"},
+		{conv: ConvOpenInference, name: "ScriptedChatModel", attrs: map[string]any{"openinference.span.kind": "LLM", "llm.token_count.prompt": 120,
+			"llm.token_count.completion": 12, "llm.model_name": "scripted"}, role: roleModel, in: 120, out: 12, model: "scripted"},
+		{conv: ConvOpenInference, name: "total only", attrs: map[string]any{"openinference.span.kind": "llm", "llm.token_count.total": 40}, role: roleModel, in: 40},
+		{conv: ConvOpenInference, name: "tools", attrs: map[string]any{"openinference.span.kind": "CHAIN"}, role: roleOther},
+		{conv: ConvOpenInference, name: "agent", attrs: map[string]any{"openinference.span.kind": "AGENT"}, role: roleAgent},
+		{conv: ConvOpenLLMetry, name: "WebSearch.tool", attrs: map[string]any{"traceloop.span.kind": "tool", "traceloop.entity.name": "WebSearch",
+			"traceloop.entity.input": `{"q":1}`, "traceloop.association.properties.session_id": "s-9"}, role: roleTool, tool: "WebSearch", args: `{"q":1}`, session: "s-9"},
+		{conv: ConvOpenLLMetry, name: "ops.agent", attrs: map[string]any{"traceloop.span.kind": "agent"}, role: roleAgent},
+		{conv: ConvOpenLLMetry, name: "openai.chat", attrs: map[string]any{"llm.request.type": "chat", "llm.usage.prompt_tokens": 11,
+			"llm.usage.completion_tokens": 3, "llm.response.model": "gpt"}, role: roleModel, in: 11, out: 3, model: "gpt"},
+		{conv: ConvOpenLLMetry, name: "ops.workflow", attrs: map[string]any{"traceloop.span.kind": "workflow"}, role: roleOther},
+	}
+	for i, c := range cases {
+		t.Run(c.conv+"/"+c.name, func(t *testing.T) {
+			r, _, _ := mapped(t, mkSpan(byte(i+1), 1, 0, c.name, 0, 1, c.attrs))
+			s := r.spans[0]
+			if s.conv != c.conv || s.role != c.role {
+				t.Fatalf("read as %s, role %d; want %s, role %d", s.conv, s.role, c.conv, c.role)
+			}
+			cv := s.convention()
+			if c.role == roleTool {
+				if got := cv.toolName(s); got != c.tool {
+					t.Errorf("tool %q, want %q", got, c.tool)
+				}
+			}
+			if got := s.str(cv.CallID...); got != c.call {
+				t.Errorf("call id %q, want %q", got, c.call)
+			}
+			if got := s.str(cv.Args...); got != c.args {
+				t.Errorf("arguments %q, want %q", got, c.args)
+			}
+			if in, out := cv.tokens(s); in != c.in || out != c.out {
+				t.Errorf("tokens %d in, %d out; want %d, %d", in, out, c.in, c.out)
+			}
+			if c.role == roleModel {
+				if got := modelName(s); got != c.model {
+					t.Errorf("model %q, want %q", got, c.model)
+				}
+			}
+			if got := s.str(cv.Session...); got != c.session {
+				t.Errorf("session %q, want %q", got, c.session)
+			}
+		})
+	}
+}
+
+// A failure's class comes from its type and the first line of its messages, never from the
+// stack that follows.
+func TestFailureClassFromFirstLine(t *testing.T) {
+	stack := "\n\nError: 503 Service Unavailable\n    at Timeout.setTimeout (node:timers:594:17)\n    at checkPolicy (policy.js:3)\n    at spendBudget (budget.js:9)"
+	cases := []struct {
+		msg, excType string
+		status       string
+		class        string
+	}{
+		{"503 Service Unavailable" + stack, "", "error", "transient"},
+		{"503 Service Unavailable" + stack, "Error", "error", "transient"},
+		{"WebSearch timed out after 30000 ms\n    at policy (x.js:1)", "TimeoutError", "timeout", "uncertain_completion"},
+		{"connect ETIMEDOUT 10.0.0.1:443", "", "timeout", "uncertain_completion"},
+		{"refused: not allowed to push to main\n    at timeout (t.js:1)", "PolicyViolationError", "error", "policy_violation"},
+		{"context length exceeded", "", "error", "resource_exhaustion"},
+		{"gave up: Bash failed 3 times\n    at Object.policy (agent.js:10)\n    at budget", "AgentGaveUpError", "error", "transient"},
+	}
+	for i, c := range cases {
+		s := failWith(mkSpan(byte(i+1), 1, 0, "execute_tool Bash", 0, 1, map[string]any{"gen_ai.operation.name": "execute_tool"}), c.msg, c.excType)
+		r, _, _ := mapped(t, s)
+		if got := r.spans[0]; got.status != c.status || got.failureClass != c.class {
+			t.Errorf("%q (%s): %s %s, want %s %s", firstLine(c.msg), c.excType, got.status, got.failureClass, c.status, c.class)
+		}
+	}
+	// An HTTP status code of a gateway timeout says timeout whatever the message.
+	s := failWith(mkSpan(9, 1, 0, "execute_tool Bash", 0, 1, map[string]any{"gen_ai.operation.name": "execute_tool", "http.response.status_code": 504}), "upstream", "")
+	if r, _, _ := mapped(t, s); r.spans[0].failureClass != "uncertain_completion" {
+		t.Errorf("a 504: class %s, want uncertain_completion", r.spans[0].failureClass)
+	}
+}
+
+// opsOf lists the tool attempts of a built run as "tool step#attempt", in start order.
+func opsOf(b *built) string {
+	var out []string
+	for _, s := range b.spans {
+		if s.Operation == record.OpExecuteTool {
+			out = append(out, fmt.Sprintf("%s %d#%d", s.Tool, s.OpKey.Step, s.Attempt))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// Retries as agent libraries make them: the failed tool called again at a later step,
+// under a new step span, with a new call id, is the next attempt of one operation, until it
+// succeeds; a refusal by policy, other arguments, a step of other tools in between, or the
+// window closes the operation.
+func TestMappingRetriesAcrossSteps(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	step := map[string]any{"gen_ai.operation.name": "agent_step"}
+	chat := map[string]any{"gen_ai.operation.name": "chat"}
+	tool := func(name, call, args string) map[string]any {
+		a := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name, "gen_ai.tool.call.id": call}
+		if args != "" {
+			a["gen_ai.tool.call.arguments"] = args
+		}
+		return a
+	}
+	// Each step: a step span, a model turn, then the step's tool calls.
+	spans := []*tracepb.Span{mkSpan(1, 1, 0, "invoke_agent a", 0, 1000, agent)}
+	id := byte(1)
+	at := 0.0
+	stepOf := func(calls ...func(parent byte, at float64) *tracepb.Span) {
+		id++
+		stepID := id
+		spans = append(spans, mkSpan(1, stepID, 1, "step", at, at+9, step))
+		id++
+		spans = append(spans, mkSpan(1, id, stepID, "chat m", at, at+1, chat))
+		for _, c := range calls {
+			id++
+			spans = append(spans, c(stepID, at+1.5))
+		}
+		at += 10
+	}
+	call := func(name, callID, args string, fail, refused bool) func(byte, float64) *tracepb.Span {
+		return func(parent byte, at float64) *tracepb.Span {
+			s := mkSpan(1, id, parent, "execute_tool "+name, at, at+1, tool(name, callID, args))
+			switch {
+			case refused:
+				failWith(s, "forbidden by policy", "PolicyViolationError")
+			case fail:
+				failWith(s, "503 Service Unavailable", "Error")
+			}
+			return s
+		}
+	}
+	stepOf(call("WebSearch", "c1", `{"q":"a"}`, true, false), call("Bash", "c2", "", false, false)) // search fails; Bash alongside
+	stepOf(call("WebSearch", "c3", `{"q":"a"}`, true, false))                                      // its retry, fails again
+	stepOf(call("WebSearch", "c4", `{"q":"a"}`, false, false))                                     // third attempt succeeds
+	stepOf(call("Bash", "c5", "", true, false))                                                    // Bash fails
+	stepOf(call("docs", "c6", "", false, false))                                                   // the agent moves on
+	stepOf(call("Bash", "c7", "", false, false))                                                   // a new Bash operation
+	stepOf(call("Bash", "c8", "", false, true))                                                    // refused by policy
+	stepOf(call("Bash", "c9", "", false, false))                                                   // not a retry of a refusal
+	stepOf(call("WebSearch", "c10", `{"q":"b"}`, true, false))                                     // fails
+	stepOf(call("WebSearch", "c11", `{"q":"c"}`, false, false))                                    // other arguments: new
+	_, b, _ := mapped(t, spans...)
+	want := "WebSearch 1#1, Bash 2#1, WebSearch 1#2, WebSearch 1#3, Bash 3#1, docs 4#1, Bash 5#1, Bash 6#1, Bash 7#1, WebSearch 8#1, WebSearch 9#1"
+	if got := opsOf(b); got != want {
+		t.Errorf("operations\n got %s\nwant %s", got, want)
+	}
+}
+
+// When a run's call ids repeat (an instrumentation that marks retries with them), a new id
+// is a new operation even after a failure; past the window, a call is never a retry.
+func TestMappingCallIDsAndWindow(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	tool := func(call string) map[string]any {
+		return map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "gen_ai.tool.call.id": call}
+	}
+	_, b, _ := mapped(t,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 2000, agent),
+		failWith(mkSpan(1, 2, 1, "execute_tool search", 1, 2, tool("a")), "503", ""),
+		mkSpan(1, 3, 1, "execute_tool search", 3, 4, tool("b")),
+		mkSpan(1, 4, 1, "execute_tool search", 5, 6, tool("a")))
+	if got, want := opsOf(b), "search 1#1, search 2#1, search 1#2"; got != want {
+		t.Errorf("repeating ids: %s, want %s", got, want)
+	}
+	_, b, _ = mapped(t,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 2000, agent),
+		failWith(mkSpan(1, 2, 1, "execute_tool search", 1, 2, tool("x1")), "503", ""),
+		mkSpan(1, 3, 1, "execute_tool search", 2+DefaultRetryWindow.Seconds()+1, 2+DefaultRetryWindow.Seconds()+2, tool("x2")))
+	if got, want := opsOf(b), "search 1#1, search 2#1"; got != want {
+		t.Errorf("past the window: %s, want %s", got, want)
+	}
+}
+
+// Traces as they are: a trace whose root span is missing is one investigation of all its
+// fragments, failed when its last call failed; a loop of parent links is cut; an agent run
+// in its own trace joins the run that started it through its session id.
+func TestMappingInvestigations(t *testing.T) {
+	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"}
+	chat := map[string]any{"gen_ai.operation.name": "chat"}
+	root := map[string]any{"openinference.span.kind": "CHAIN", "session.id": "inv-1"}
+	llm := map[string]any{"openinference.span.kind": "LLM", "session.id": "inv-1"}
+	_, b, st := mapped(t,
+		// trace 1: the root span (id 1) was never sent; three fragments under it
+		mkSpan(1, 2, 1, "step 1", 0, 10, map[string]any{"gen_ai.operation.name": "agent_step"}),
+		mkSpan(1, 3, 2, "chat m", 0, 1, chat),
+		mkSpan(1, 4, 1, "execute_tool Bash", 20, 21, tool),
+		failWith(mkSpan(1, 5, 1, "execute_tool Bash", 30, 31, tool), "503", ""),
+		// trace 2: a span that is its own parent
+		mkSpan(2, 1, 1, "execute_tool Bash", 0, 1, tool),
+		// trace 3: a graph run, and trace 4: its sub-agent in a trace of its own, same session
+		mkSpan(3, 1, 0, "incident-graph", 100, 200, root),
+		mkSpan(3, 2, 1, "ScriptedChatModel", 100, 101, llm),
+		mkSpan(4, 1, 0, "researcher", 120, 150, root),
+		mkSpan(4, 2, 1, "ScriptedChatModel", 120, 121, llm),
+	)
+	if len(b.invs) != 4 {
+		t.Fatalf("%d investigations, want 4 (one per trace)", len(b.invs))
+	}
+	var frag *inInv
+	for _, inv := range b.invs {
+		if inv.span.missingRoot {
+			frag = inv
+		}
+	}
+	if frag == nil || frag.span.traceHex != spanNamed(frag.span.run, "step 1").traceHex || frag.rec.FinalState != "terminated" || len(frag.members) != 4 {
+		t.Fatalf("the trace without its root is not one failed investigation of its 4 fragments")
+	}
+	if st.MissingRoots != 1 || st.CyclesBroken != 1 || st.JoinedTraces != 1 {
+		t.Errorf("summary %+v: want 1 missing root, 1 loop cut, 1 trace joined", st)
+	}
+	var graph, sub *inInv
+	for _, inv := range b.invs {
+		switch inv.span.name {
+		case "incident-graph":
+			graph = inv
+		case "researcher":
+			sub = inv
+		}
+	}
+	if graph == nil || sub == nil || sub.parent != graph || sub.depth != 1 || graph.parent != nil {
+		t.Errorf("the sub-agent's trace is not joined to the graph run that started it")
+	}
+}
