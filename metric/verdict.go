@@ -1,6 +1,9 @@
 package metric
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Dominance verdicts of a comparison of two sides, A and B, over the metrics with a
 // direction: one side is better on some metric and worse on none, each side is better on
@@ -87,18 +90,44 @@ func Judge(effects []Effect) Verdict {
 			betterB++
 		}
 	}
-	for i, e := range effects {
+	// A side held back by its root outcomes trades every gain for the outcome it is worse
+	// on; then, in priority order, a gain made while the side is significantly worse on a
+	// metric of smaller priority is traded for the first such metric, whose own loss must
+	// not be traded itself (a loss on terminated_rate paid for by fewer unfinished roots is
+	// no loss).
+	for _, s := range []string{"a", "b"} {
+		if on := outcomesWorse(effects, s); on >= 0 {
+			v.Held, v.HeldOn = s, effects[on].Metric
+			for i, e := range effects {
+				if side(e) == s {
+					v.TradedFor[i] = on
+				}
+			}
+			break // both sides cannot be held at once
+		}
+	}
+	order := make([]int, len(effects))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int { return Priority(effects[i].Metric) - Priority(effects[j].Metric) })
+	for _, i := range order {
+		e := effects[i]
 		s := side(e)
-		if s == "" {
+		if s == "" || v.TradedFor[i] >= 0 {
 			continue
 		}
-		p, lost := Priority(e.Metric), -1
-		for j, l := range effects {
-			if q := Priority(l.Metric); side(l) == other(s) && q < p && (lost < 0 || q < Priority(effects[lost].Metric)) {
-				lost = j
+		p := Priority(e.Metric)
+		for _, j := range order {
+			l := effects[j]
+			if Priority(l.Metric) >= p {
+				break
+			}
+			if side(l) == other(s) && v.TradedFor[j] < 0 {
+				v.TradedFor[i] = j
+				break
 			}
 		}
-		v.TradedFor[i] = lost
 	}
 	switch {
 	case betterA == 0 && betterB == 0:
@@ -116,21 +145,8 @@ func Judge(effects []Effect) Verdict {
 			}
 		}
 	}
-	for _, s := range []string{"a", "b"} {
-		on := outcomesWorse(effects, s)
-		if on < 0 {
-			continue
-		}
-		v.Held, v.HeldOn = s, effects[on].Metric
-		for i, e := range effects {
-			if side(e) == s && v.TradedFor[i] < 0 {
-				v.TradedFor[i] = on
-			}
-		}
-		if v.Leader == s {
-			v.Dominance, v.Leader = DominanceTrade, other(s)
-		}
-		break // both sides cannot be held at once
+	if v.Held != "" && v.Leader == v.Held {
+		v.Dominance, v.Leader = DominanceTrade, other(v.Held)
 	}
 	return v
 }
