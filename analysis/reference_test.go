@@ -148,7 +148,7 @@ func reference(run refRun, c *record.Collector) refResult {
 		switch inv.FinalState {
 		case "completed":
 			m.Set("completed", m.Get("completed")+1)
-			if inv.TrulyValid && !treeWrong[inv.InvestigationID] {
+			if inv.TrulyValid && !treeWrong[inv.InvestigationID] && !treeReduced[inv.InvestigationID] {
 				correct++
 			}
 			if inv.Validated {
@@ -176,6 +176,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.Set("full_scope_completion_rate", ratio(float64(full), started))
 	m.Set("human_intervention_rate", ratio(float64(escalated), started))
 	m.Set("terminated_rate", ratio(float64(m.Get("terminated")), started))
+	m.Set("unfinished_rate", ratio(started-completed-float64(m.Get("terminated")), started))
 	m.Set("tokens_per_completion", ratio(float64(tokens), completed))
 
 	// Tool attempts: execute_tool spans that were sent.

@@ -2,7 +2,10 @@ package hunt
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -13,7 +16,12 @@ type Coverage struct {
 	Trials  int             `json:"trials"`
 	Entries []EntryCoverage `json:"entries"`
 	Share   float64         `json:"share"` // tenths of every range drawn / all tenths (an entry without ranges: drawn or not)
-	Text    string          `json:"text"`
+	// Refused counts the search trials the scenario refused (not run, not in Trials);
+	// NotMeasured, per metric of an expectation, the trials that ran but could not measure
+	// it (no fault window for goodput): those trials say nothing of it, pass or fail.
+	Refused     int            `json:"refused"`
+	NotMeasured map[string]int `json:"not_measured,omitempty"`
+	Text        string         `json:"text"`
 }
 
 // EntryCoverage is one entry's part of Coverage.
@@ -52,10 +60,19 @@ func (s *search) coverage() Coverage {
 		}
 	}
 	for _, t := range s.res.Trials[:s.searched] {
+		if t.Refused != "" {
+			c.Refused++
+		}
 		if !t.Ran {
 			continue
 		}
 		c.Trials++
+		for _, m := range t.NotMeasured {
+			if c.NotMeasured == nil {
+				c.NotMeasured = map[string]int{}
+			}
+			c.NotMeasured[m]++
+		}
 		seen := map[int]bool{}
 		for _, d := range t.state.draws {
 			if !seen[d.entry] {
@@ -95,5 +112,40 @@ func (s *search) coverage() Coverage {
 		c.Share = float64(got) / float64(cells)
 	}
 	c.Text = fmt.Sprintf("%d trials drew %d of %d kinds of the envelope and %.0f%% of the tenths of its ranges", c.Trials, kinds, len(c.Entries), 100*c.Share)
+	if c.Refused > 0 {
+		c.Text += fmt.Sprintf("; %d trials were refused and did not run", c.Refused)
+	}
+	for _, m := range slices.Sorted(maps.Keys(c.NotMeasured)) {
+		c.Text += fmt.Sprintf("; %s was not measured in %d of them (not a violation)", m, c.NotMeasured[m])
+	}
 	return c
+}
+
+// uncovered says why the search did not cover the envelope, "" when it did: a kind that
+// no trial that ran drew, or more refused trials than trials that ran. The first refusal
+// says why the scenario refused.
+func (s *search) uncovered() string {
+	c := s.res.Coverage
+	var never []string
+	for _, e := range c.Entries {
+		if e.Trials == 0 {
+			never = append(never, e.Kind)
+		}
+	}
+	why := ""
+	for _, t := range s.res.Trials[:s.searched] {
+		if t.Refused != "" {
+			why = fmt.Sprintf(" (the first refusal: %s)", t.Refused)
+			break
+		}
+	}
+	switch {
+	case !s.res.Complete || s.searched == 0:
+		return ""
+	case c.Refused > c.Trials:
+		return fmt.Sprintf("%d of %d trials were refused by the scenario and did not run%s", c.Refused, c.Refused+c.Trials, why)
+	case len(never) > 0:
+		return fmt.Sprintf("no trial that ran drew %s%s", strings.Join(never, ", "), why)
+	}
+	return ""
 }

@@ -71,7 +71,10 @@ type Outcome struct {
 	Ran        bool
 	Violations []Violation
 	Closeness  float64
-	Refused    string // the scenario refused the trial's values: why (the run shows nothing)
+	Refused    string // the scenario refused the trial's values: why (it did not run)
+	// NotMeasured lists the metrics of expectations the run could not measure (undefined
+	// for it: goodput without a fault window): not a violation.
+	NotMeasured []string
 }
 
 // Evaluator runs runs and returns their outcomes in order.
@@ -113,6 +116,7 @@ type Trial struct {
 	Closeness      float64     `json:"closeness"`
 	Reproduced     bool        `json:"reproduced,omitempty"` // a shrink step that kept the violation
 	Refused        string      `json:"refused,omitempty"`
+	NotMeasured    []string    `json:"not_measured,omitempty"`
 	state          *state
 }
 
@@ -138,18 +142,22 @@ type Size struct {
 
 // Result is what a hunt did.
 type Result struct {
-	Seed       uint64    `json:"seed"`
-	Budget     int       `json:"budget,omitempty"`
-	BudgetTime string    `json:"budget_time,omitempty"`
-	Runs       int       `json:"runs"`        // runs of the search
-	ShrinkRuns int       `json:"shrink_runs"` // runs of the shrinking
-	Complete   bool      `json:"complete"`    // false: interrupted
-	Trials     []Trial   `json:"trials"`      // the search's, then the shrinking's
-	Found      *Found    `json:"found,omitempty"`
-	Coverage   Coverage  `json:"coverage"`
-	Liveness   string    `json:"liveness,omitempty"`
-	Checks     []string  `json:"checks"` // what a violation is, in words
-	started    time.Time // for the time budget
+	Seed       uint64   `json:"seed"`
+	Budget     int      `json:"budget,omitempty"`
+	BudgetTime string   `json:"budget_time,omitempty"`
+	Runs       int      `json:"runs"`        // runs of the search
+	Refused    int      `json:"refused"`     // search trials the scenario refused: not run
+	ShrinkRuns int      `json:"shrink_runs"` // runs of the shrinking
+	Complete   bool     `json:"complete"`    // false: interrupted
+	Trials     []Trial  `json:"trials"`      // the search's, then the shrinking's
+	Found      *Found   `json:"found,omitempty"`
+	Coverage   Coverage `json:"coverage"`
+	// Uncovered says why the search could not cover the envelope (a kind never ran, or
+	// most trials were refused): without a violation that is an error, not an all-clear.
+	Uncovered string    `json:"uncovered,omitempty"`
+	Liveness  string    `json:"liveness,omitempty"`
+	Checks    []string  `json:"checks"` // what a violation is, in words
+	started   time.Time // for the time budget
 }
 
 // fmtDur writes a duration as a scenario file does.
@@ -213,5 +221,6 @@ func Hunt(ctx context.Context, cfg Config, eval Evaluator) (*Result, error) {
 	}
 	s.res.Complete = ctx.Err() == nil
 	s.res.Coverage = s.coverage()
+	s.res.Uncovered = s.uncovered()
 	return s.res, nil
 }

@@ -282,3 +282,64 @@ func TestHuntKindParameters(t *testing.T) {
 		t.Errorf("hunt_peak %v; want within an eighth of the way from 20", x)
 	}
 }
+
+// TestRefusedTrialsAreNotAnAllClear: an envelope whose draws the scenario refuses at run
+// time (here every brownout) is not covered: the refused trials count as not run, and a
+// hunt that finds nothing says it could not cover the envelope instead of an all-clear.
+func TestRefusedTrialsAreNotAnAllClear(t *testing.T) {
+	s := load(t)
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}}
+			if strings.Contains(r.Overrides[0].Value, "brownout") {
+				out[i] = Outcome{Refused: "slowdown out of range"}
+			}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), Config{Hunt: *s.Hunt, Scenario: s, Seed: 1}, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found != nil || r.Refused == 0 || r.Coverage.Refused != r.Refused {
+		t.Fatalf("found %v, refused %d, coverage refused %d: want nothing found and the refusals counted", r.Found, r.Refused, r.Coverage.Refused)
+	}
+	if r.Runs+r.Refused != s.Hunt.Budget {
+		t.Errorf("%d runs and %d refused trials, want the budget of %d spent", r.Runs, r.Refused, s.Hunt.Budget)
+	}
+	for _, e := range r.Coverage.Entries {
+		if e.Kind == "brownout" && e.Trials != 0 {
+			t.Errorf("brownout counted in %d trials that ran, though every one was refused", e.Trials)
+		}
+	}
+	if !strings.Contains(r.Uncovered, "brownout") {
+		t.Errorf("uncovered %q: want it to name the kind no trial ran", r.Uncovered)
+	}
+	// Refusing nothing covers the envelope.
+	var n int
+	r, err = Hunt(context.Background(), Config{Hunt: *s.Hunt, Scenario: s, Seed: 1}, never(&n))
+	if err != nil || r.Uncovered != "" {
+		t.Errorf("nothing refused: uncovered %q, err %v", r.Uncovered, err)
+	}
+}
+
+// TestNotMeasuredIsCountedNotViolated: trials that cannot measure an expectation's metric
+// show in the coverage, and are no violation.
+func TestNotMeasuredIsCountedNotViolated(t *testing.T) {
+	s := load(t)
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i := range runs {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}, NotMeasured: []string{LivenessMetric}}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), Config{Hunt: *s.Hunt, Scenario: s, Seed: 1}, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found != nil || r.Coverage.NotMeasured[LivenessMetric] != r.Coverage.Trials || !strings.Contains(r.Coverage.Text, "not measured") {
+		t.Errorf("found %v, not measured %v of %d trials, text %q", r.Found, r.Coverage.NotMeasured, r.Coverage.Trials, r.Coverage.Text)
+	}
+}

@@ -101,7 +101,7 @@ func (s *search) out() bool {
 	if s.h.BudgetTime > 0 {
 		return s.cfg.Now().Sub(s.res.started) >= s.h.BudgetTime
 	}
-	return s.res.Runs >= s.h.Budget
+	return s.res.Runs+s.res.Refused >= s.h.Budget
 }
 
 // search runs rounds of trials until a violation, the budget's end or an interrupt.
@@ -109,7 +109,7 @@ func (s *search) search(ctx context.Context) error {
 	for !s.out() && ctx.Err() == nil && s.firstViolation() == nil {
 		n := RoundSize
 		if s.h.BudgetTime <= 0 {
-			n = min(n, s.h.Budget-s.res.Runs)
+			n = min(n, s.h.Budget-s.res.Runs-s.res.Refused)
 		}
 		round := make([]*state, n)
 		trials := make([]Trial, n)
@@ -139,8 +139,12 @@ func (s *search) run(ctx context.Context, trials []Trial) error {
 	for i := range trials {
 		o := outs[i]
 		trials[i].Ran, trials[i].Violations, trials[i].Closeness, trials[i].Refused = o.Ran, o.Violations, o.Closeness, o.Refused
+		trials[i].NotMeasured = o.NotMeasured
 		if trials[i].Violations == nil {
 			trials[i].Violations = []Violation{}
+		}
+		if o.Refused != "" && (trials[i].Phase == "swarm" || trials[i].Phase == "escalate") {
+			s.res.Refused++ // spends the budget, but did not run
 		}
 		if !o.Ran {
 			continue

@@ -30,8 +30,8 @@ func Simulate(base *scenarios.Scenario, liveness time.Duration, version string, 
 			s, err := base.With(r.Overrides...)
 			if err != nil {
 				// A draw the scenario refuses (a rule across keys the envelope's bounds do not
-				// see) is a run that shows nothing.
-				outs[i] = Outcome{Ran: true, Refused: err.Error()}
+				// see) did not run: it shows nothing, and counts as not run in the coverage.
+				outs[i] = Outcome{Refused: err.Error()}
 				continue
 			}
 			specs = append(specs, pipeline.Spec{Scenario: s, Seed: r.Seed, RunID: base.Name + "-hunt-" + r.Name, Version: version})
@@ -74,6 +74,11 @@ func judge(spec pipeline.Spec, liveness time.Duration, version string, res *pipe
 	sc, _ := reports.CheckRuns(spec.Scenario, version, spec.Seed, res, []int{k})
 	o := Outcome{Ran: true, Violations: []Violation{}}
 	for _, r := range sc.Expectations {
+		if math.IsNaN(r.Value) {
+			// Not measured (goodput without a fault window, a rate of nothing): no breach.
+			o.NotMeasured = append(o.NotMeasured, r.Expectation.Metric)
+			continue
+		}
 		if !r.Pass {
 			o.Violations = append(o.Violations, Violation{Kind: Expect, Metric: r.Expectation.Metric, Message: r.Message()})
 			continue

@@ -41,9 +41,10 @@ type Metric struct {
 	// everywhere but not compared or gated by default.
 	Count bool
 	// Rank orders what a policy must get right first, for verdicts that see trade-offs:
-	// completion (1), correctness (2), recovery (3), cost (4), capacity (5); 0 for a metric
-	// without a direction. A policy is not called better on a metric when it is
-	// significantly worse on one of a smaller rank.
+	// the outcome of each root (1: correct complete work first, see Outcomes), correctness
+	// (2), recovery (3), cost (4), capacity (5); 0 for a metric without a direction. A
+	// policy is not called better on a metric when it is significantly worse on one that
+	// ranks before it (Priority, Judge).
 	Rank int
 	// NeverUnless names a companion metric: when the companion is defined for a run and this
 	// metric is not, this one reads "never" (the worst value), not "not measured". The
@@ -58,8 +59,8 @@ var inf = math.Inf(1)
 // All is the table, in the order every output lists the metrics: the metrics of
 // docs/metrics.md, then the counts behind the rates.
 var All = []Metric{
-	{Name: "completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCompletion, Help: "completed root investigations / started"},
-	{Name: "correct_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCorrectness, Help: "completed and truly valid / started"},
+	{Name: "completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankOutcome, Help: "completed root investigations / started"},
+	{Name: "correct_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankOutcome, Help: "completed in full with a truly valid result, the whole tree too / started (a reduced-scope finish is not a correct one)"},
 	{Name: "validation_pass_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCorrectness, Help: "completed results that pass independent validation / completed"},
 	{Name: "retry_amplification", Unit: Factor, Better: Lower, Min: 1, Max: inf, Rank: RankCost, Help: "tool attempts sent / logical tool operations"},
 	{Name: "duplicate_side_effects", Unit: Count, Better: Lower, Max: inf, Rank: RankCorrectness, Help: "executions beyond the first of one operation at tools with side effects"},
@@ -69,9 +70,10 @@ var All = []Metric{
 	{Name: "episode_recovery_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankRecovery, Help: "recovery episodes that recovered (a valid result for the step) / episodes"},
 	{Name: "goodput_recovery_time", Unit: Seconds, Better: Lower, Max: inf, Rank: RankRecovery, NeverUnless: "goodput_recovered", Help: "time from the last fault window's end until valid results per minute are back to 90% of their pre-fault level for 5 minutes; never when they did not come back, n/a without a fault window"},
 	{Name: "goodput_recovered", Unit: Ratio, Better: Higher, Max: 1, Rank: RankRecovery, Help: "1 when goodput came back after the last fault window, 0 when it never did while arrivals continued; n/a without a fault window (over seeds: the share of seeds it came back in)"},
-	{Name: "full_scope_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankCorrectness, Help: "completed at full scope / started (a reduced-scope finish is not a full completion)"},
+	{Name: "full_scope_completion_rate", Unit: Ratio, Better: Higher, Max: 1, Rank: RankOutcome, Help: "completed at full scope / started (a reduced-scope finish is not a full completion)"},
 	{Name: "human_intervention_rate", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "root investigations with an escalation / started"},
-	{Name: "terminated_rate", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCompletion, Help: "terminated / started"},
+	{Name: "terminated_rate", Unit: Ratio, Better: Lower, Max: 1, Rank: RankOutcome, Help: "terminated / started"},
+	{Name: "unfinished_rate", Unit: Ratio, Better: Lower, Max: 1, Rank: RankOutcome, Help: "root investigations neither completed nor terminated at the horizon (running, parked, waiting for a human) / started"},
 	{Name: "tokens_per_completion", Unit: Tokens, Better: Lower, Max: inf, Rank: RankCost, Help: "tokens of every investigation / completed"},
 	{Name: "compute_per_completion", Unit: ComputeSeconds, Better: Lower, Max: inf, Rank: RankCost, Help: "compute-unit seconds of every execution / completed"},
 	{Name: "wasted_compute_ratio", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "compute on duplicates, discarded results and incomplete investigations / all compute"},
@@ -86,13 +88,13 @@ var All = []Metric{
 	{Name: "cost_per_completion", Unit: Money, Better: Lower, Max: inf, Rank: RankCost, Help: "money spent (prices) / completed, in the scenario's currency"},
 	{Name: "wasted_cost_ratio", Unit: Ratio, Better: Lower, Max: 1, Rank: RankCost, Help: "money spent on wasted work (failed paid attempts included) / all money spent"},
 	{Name: "started", Unit: Count, Better: Neither, Max: inf, Count: true, Help: "root investigations that arrived"},
-	{Name: "completed", Unit: Count, Better: Higher, Max: inf, Count: true, Rank: RankCompletion, Help: "root investigations completed"},
-	{Name: "terminated", Unit: Count, Better: Lower, Max: inf, Count: true, Rank: RankCompletion, Help: "root investigations terminated"},
+	{Name: "completed", Unit: Count, Better: Higher, Max: inf, Count: true, Rank: RankOutcome, Help: "root investigations completed"},
+	{Name: "terminated", Unit: Count, Better: Lower, Max: inf, Count: true, Rank: RankOutcome, Help: "root investigations terminated"},
 }
 
 // The ranks of Metric.Rank, most important first.
 const (
-	RankCompletion  = 1
+	RankOutcome     = 1
 	RankCorrectness = 2
 	RankRecovery    = 3
 	RankCost        = 4
@@ -102,8 +104,8 @@ const (
 // RankName names a rank for people ("completion", "correctness", ...).
 func RankName(rank int) string {
 	switch rank {
-	case RankCompletion:
-		return "completion"
+	case RankOutcome:
+		return "outcome"
 	case RankCorrectness:
 		return "correctness"
 	case RankRecovery:
@@ -146,7 +148,7 @@ func Lookup(name string) (Metric, bool) {
 		return All[i], true
 	}
 	if reason, ok := strings.CutPrefix(name, ReasonPrefix); ok && reason != "" {
-		return Metric{Name: name, Unit: Count, Better: Lower, Max: inf, Count: true, Rank: RankCompletion,
+		return Metric{Name: name, Unit: Count, Better: Lower, Max: inf, Count: true, Rank: RankOutcome,
 			Help: "root investigations terminated for " + reason}, true
 	}
 	return Metric{}, false

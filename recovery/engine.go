@@ -654,7 +654,12 @@ func (e *Engine) throttleDelay(wait int64, r *rand.Rand) int64 {
 	d := max(nominalDelay(&e.p.Retry, int(e.attempt-e.base)), wait)
 	// A budget without a floor refills only from other callers' first attempts, which may
 	// never come: polling it at a backoff of microseconds would flood the run with events
-	// until the horizon, so it is polled no faster than defaultThrottleDelay.
+	// until the horizon, so it is polled no faster than defaultThrottleDelay. A budget that
+	// nothing can refill (no floor, no ratio) never lets the retry through: it parks for
+	// good, with no event until the horizon, instead of polling.
+	if wait == waitNever {
+		return noCap
+	}
 	if wait < 0 {
 		d = max(d, defaultThrottleDelay)
 	}

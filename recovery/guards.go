@@ -125,18 +125,26 @@ func (b *budget) refill(now int64) {
 	b.tokens, b.last = b.at(now), max(b.last, now)
 }
 
-// wait is how long until the floor refills one token, or -1 if it never will by itself; a
-// floor so slow that the wait passes noCap (tokens fewer than one in 36 years) waits noCap.
+// wait is how long until the floor refills one token, or -1 if it never will by itself
+// (only first attempts can earn it), or waitNever when nothing can ever refill it (no floor
+// and no ratio); a floor so slow that the wait passes noCap (tokens fewer than one in 36
+// years) waits noCap.
 func (b *budget) wait(now int64) int64 {
 	t := b.at(now)
 	if t >= 1 {
 		return 0
+	}
+	if b.perNs <= 0 && b.ratio <= 0 {
+		return waitNever
 	}
 	if b.perNs <= 0 {
 		return -1
 	}
 	return int64(min(math.Ceil((1-t)/b.perNs), float64(noCap)))
 }
+
+// waitNever is the wait of a budget nothing can refill: a retry it refuses parks for good.
+const waitNever = -2
 
 // retryWait reports whether a retry on tool may go now, and if not how long until the floor
 // would let one through (-1: only new first attempts can earn it).

@@ -184,7 +184,13 @@ type BaselineCheck struct {
 	// Dominance compares the run (B) with its baseline (A) over the metrics, a change beyond
 	// the tolerance counting as significant: "b dominates" (better on some, worse on none),
 	// "a dominates", "trade-off" or "no significant difference".
-	Dominance string           `json:"dominance,omitempty"`
+	Dominance string `json:"dominance,omitempty"`
+	// Leader is the side that ranks ahead ("b" the run, "a" the baseline, "" neither); Held
+	// a side better on no root outcome and worse on HeldOn, which never ranks ahead
+	// (metric.Verdict).
+	Leader    string           `json:"leader,omitempty"`
+	Held      string           `json:"held,omitempty"`
+	HeldOn    string           `json:"held_on,omitempty"`
 	Metrics   []BaselineResult `json:"metrics,omitempty"`
 }
 
@@ -332,7 +338,7 @@ func CheckBaseline(cur, base Summary, relative float64, tols []scenarios.Toleran
 		}
 		out = append(out, r)
 	}
-	tradeBaseline(out)
+	baselineVerdict(out)
 	return out
 }
 
@@ -351,47 +357,45 @@ func summaryValue(s Summary, name string) float64 {
 	return neverValue(name, v, comp)
 }
 
-// tradeBaseline withdraws "better" from a metric that improved beyond its tolerance while
-// a metric of a higher rank got worse beyond its own, and names what was traded.
-func tradeBaseline(rs []BaselineResult) {
+// baselineVerdict ranks the run (B) against its baseline (A) with metric.Judge, the
+// verdict compare and tune use: a change beyond the tolerance counts as significant either
+// way. It withdraws "better" from a metric that improved while the run is worse beyond the
+// tolerance on a metric that ranks before it, or while the run is better on no root outcome
+// and worse on one, and names what was traded.
+func baselineVerdict(rs []BaselineResult) metric.Verdict {
+	v := metric.Judge(baselineEffects(rs))
 	for i := range rs {
 		r := &rs[i]
-		if !r.Improved() {
+		j := v.TradedFor[i]
+		if j < 0 || !r.Improved() {
 			continue
 		}
-		var lost *BaselineResult
-		for j := range rs {
-			l := &rs[j]
-			if !l.Pass && rankOf(l.Metric) > 0 && rankOf(l.Metric) < rankOf(r.Metric) &&
-				(lost == nil || rankOf(l.Metric) < rankOf(lost.Metric)) {
-				lost = l
-			}
-		}
-		if lost != nil {
-			r.TradedFor = lost.Metric
-			r.Note = fmt.Sprintf("%s only because it %s", gainWord(r.Metric), lossPhrase("b", lost.Metric, lost.Baseline, lost.Value))
-		}
+		lost := rs[j]
+		r.TradedFor = lost.Metric
+		r.Note = fmt.Sprintf("%s only because it %s", gainWord(r.Metric), lossPhrase("b", lost.Metric, lost.Baseline, lost.Value))
 	}
+	return v
 }
 
 // BaselineDominance is the dominance verdict of a baseline check: the run against its
-// baseline, a change beyond the tolerance counting as significant either way ("b" is the
-// run, "a" the baseline).
+// baseline ("b" is the run, "a" the baseline), by metric.Judge.
 func BaselineDominance(rs []BaselineResult) string {
-	var better, worse bool
-	for _, r := range rs {
-		better = better || r.Improved()
-		worse = worse || !r.Pass
+	return metric.Judge(baselineEffects(rs)).Dominance
+}
+
+func baselineEffects(rs []BaselineResult) []metric.Effect {
+	effects := make([]metric.Effect, len(rs))
+	for i, r := range rs {
+		e := metric.Effect{Metric: r.Metric, A: r.Baseline, B: r.Value}
+		switch {
+		case !r.Pass:
+			e.Better = "a"
+		case r.Improved():
+			e.Better = "b"
+		}
+		effects[i] = e
 	}
-	switch {
-	case better && worse:
-		return DominanceTrade
-	case better:
-		return DominanceB
-	case worse:
-		return DominanceA
-	}
-	return DominanceNoDiff
+	return effects
 }
 
 // NewBaselineCheck compares cur with base and notes what makes the comparison weaker: a
@@ -411,7 +415,8 @@ func NewBaselineCheck(file string, cur, base Summary, relative float64, tols []s
 			nounCount(bc.Seeds, "seed", "seeds"), base.Seed, nounCount(curSeeds, "seed", "seeds"), cur.Seed))
 	}
 	bc.Metrics = CheckBaseline(cur, base, relative, tols)
-	bc.Dominance = BaselineDominance(bc.Metrics)
+	v := metric.Judge(baselineEffects(bc.Metrics))
+	bc.Dominance, bc.Leader, bc.Held, bc.HeldOn = v.Dominance, v.Leader, v.Held, v.HeldOn
 	return bc
 }
 
@@ -533,7 +538,7 @@ func (r CheckReport) WriteText(w io.Writer, failuresOnly bool) error {
 					for _, n := range b.Notes {
 						fmt.Fprintf(w, "  note: %s\n", n)
 					}
-					fmt.Fprintf(w, "  verdict against the baseline: %s\n", baselineVerdictText(b.Dominance))
+					fmt.Fprintf(w, "  verdict against the baseline: %s\n", b.VerdictText())
 				}
 				if !failuresOnly && bad == 0 {
 					fmt.Fprintf(w, "  PASS %s  baseline: %s within tolerance of %s\n", s.Scenario,
@@ -581,17 +586,31 @@ func (r CheckReport) WriteJSON(w io.Writer) error {
 	}{failures+errors == 0, tests, failures, errors, r.Scenarios})
 }
 
-// baselineVerdictText says a baseline check's dominance verdict with the run as B.
-func baselineVerdictText(d string) string {
-	switch d {
+// VerdictText says a baseline check's verdict with the run as B: its dominance, which side
+// ranks ahead, and a side held back by its root outcomes (metric.Verdict.Held).
+func (b *BaselineCheck) VerdictText() string {
+	var out string
+	switch b.Dominance {
 	case DominanceB:
-		return "this run dominates its baseline (better beyond the tolerance on some metric, worse on none)"
+		out = "this run dominates its baseline (better beyond the tolerance on some metric, worse on none)"
 	case DominanceA:
-		return "the baseline dominates this run (worse beyond the tolerance on some metric, better on none)"
+		out = "the baseline dominates this run (worse beyond the tolerance on some metric, better on none)"
 	case DominanceTrade:
-		return "trade-off (better beyond the tolerance on some metrics, worse on others)"
+		who := "the baseline ranks ahead"
+		if b.Leader == "b" {
+			who = "this run ranks ahead"
+		}
+		out = "trade-off (better beyond the tolerance on some metrics, worse on others); " + who + " (" + RankingOrder + ")"
+	default:
+		out = "no change beyond the tolerance"
 	}
-	return "no change beyond the tolerance"
+	switch b.Held {
+	case "b":
+		out += fmt.Sprintf("; this run is better than its baseline on no root outcome and worse on %s, so none of its gains counts", b.HeldOn)
+	case "a":
+		out += fmt.Sprintf("; the baseline is better on no root outcome and worse on %s", b.HeldOn)
+	}
+	return out
 }
 
 // neverWhy says why a metric reads "never".

@@ -180,6 +180,10 @@ type Comparison struct {
 	// metric that differs ("" when none does).
 	Dominance string
 	Leader    string
+	// Held is a side better on no root outcome and worse on HeldOn (metric.Verdict.Held):
+	// it never ranks ahead.
+	Held   string
+	HeldOn string
 }
 
 // Compare compares every metric of b against a: the difference of means B − A and its
@@ -446,11 +450,13 @@ func (c Comparison) WriteJSON(w io.Writer) error {
 		Method     string   `json:"method"`
 		Dominance  string   `json:"dominance"`
 		Leader     string   `json:"leader,omitempty"`
+		Held       string   `json:"held,omitempty"`
+		HeldOn     string   `json:"held_on,omitempty"`
 		Verdict    string   `json:"verdict"`
 		Metrics    []metric `json:"metrics"`
 	}{A: c.A, B: c.B, Paired: c.Paired, Family: c.Family, Each: c.Each, M: c.M,
 		Correction: "bonferroni", Resamples: c.Resamples, Method: c.Method(),
-		Dominance: c.Dominance, Leader: c.Leader, Verdict: c.DominanceText()}
+		Dominance: c.Dominance, Leader: c.Leader, Held: c.Held, HeldOn: c.HeldOn, Verdict: c.DominanceText()}
 	for _, d := range c.Metrics {
 		out.Metrics = append(out.Metrics, metric{
 			Metric: d.Metric, A: jsonFloat(d.A), B: jsonFloat(d.B), NA: d.NA, NB: d.NB,

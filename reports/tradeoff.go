@@ -10,13 +10,12 @@ import (
 	"github.com/mayday-sim/mayday/metric"
 )
 
-// Dominance verdicts of a comparison over the metrics with a direction: one side is better
-// on some metric and worse on none, each side is better on something, or nothing differs.
+// Dominance verdicts of a comparison over the metrics with a direction (metric.Judge).
 const (
-	DominanceA      = "a dominates"
-	DominanceB      = "b dominates"
-	DominanceTrade  = "trade-off"
-	DominanceNoDiff = "no significant difference"
+	DominanceA      = metric.DominanceA
+	DominanceB      = metric.DominanceB
+	DominanceTrade  = metric.DominanceTrade
+	DominanceNoDiff = metric.DominanceNoDiff
 )
 
 // never returns the worst value of a metric that reads "never" (metric.Metric.NeverUnless):
@@ -87,81 +86,35 @@ func (d *MetricDiff) neverVerdict(xa, xb []float64) {
 	}
 }
 
-// applyTradeoffs withdraws "better" from a metric on which a side improved while it is
-// significantly worse on a metric that ranks above it (metric.Metric.Rank: completion,
-// correctness, recovery, cost, capacity), names the metric it traded, and sets the
-// dominance verdict.
+// applyTradeoffs ranks the two sides with metric.Judge, the verdict compare, check
+// --baseline and tune share: it withdraws "better" from a metric on which a side improved
+// while it is significantly worse on a metric that ranks before it (metric.Priority: the
+// outcome of each root, then correctness, recovery, cost, capacity), or while it is no
+// better on any root outcome and worse on one (metric.Verdict.Held); names what was traded
+// and sets the dominance verdict and the leader.
 func (c *Comparison) applyTradeoffs() {
-	var betterA, betterB []string
-	sides := make([]string, len(c.Metrics)) // before any is withdrawn
+	effects := make([]metric.Effect, len(c.Metrics))
 	for i, d := range c.Metrics {
-		sides[i] = d.Better
-		switch d.Better {
-		case "a":
-			betterA = append(betterA, d.Metric)
-		case "b":
-			betterB = append(betterB, d.Metric)
-		}
+		effects[i] = metric.Effect{Metric: d.Metric, Better: d.Better, A: d.A, B: d.B}
 	}
+	v := metric.Judge(effects)
 	for i := range c.Metrics {
 		d := &c.Metrics[i]
-		if d.Better == "" {
+		j := v.TradedFor[i]
+		if d.Better == "" || j < 0 {
 			continue
 		}
-		if lost := c.mostImportantLoss(sides, d.Better, rankOf(d.Metric)); lost != nil {
-			d.TradedSide, d.TradedFor = d.Better, lost.Metric
-			d.Note = tradeNote(d.Better, d.Metric, lost.Metric, lost.A, lost.B)
-			d.Better = ""
-		}
+		lost := c.Metrics[j]
+		d.TradedSide, d.TradedFor = d.Better, lost.Metric
+		d.Note = tradeNote(d.Better, d.Metric, lost.Metric, lost.A, lost.B)
+		d.Better = ""
 	}
-	c.Dominance, c.Leader = dominance(betterA, betterB, c.Metrics)
-}
-
-// mostImportantLoss is the metric of the smallest rank below rank on which side is
-// significantly worse (the other side is better by sides), or nil.
-func (c *Comparison) mostImportantLoss(sides []string, side string, rank int) *MetricDiff {
-	var best *MetricDiff
-	for i := range c.Metrics {
-		d := &c.Metrics[i]
-		r := rankOf(d.Metric)
-		if sides[i] == "" || sides[i] == side || r == 0 || r >= rank {
-			continue
-		}
-		if best == nil || r < rankOf(best.Metric) {
-			best = d
-		}
-	}
-	return best
+	c.Dominance, c.Leader, c.Held, c.HeldOn = v.Dominance, v.Leader, v.Held, v.HeldOn
 }
 
 func rankOf(name string) int {
 	m, _ := metric.Lookup(name)
 	return m.Rank
-}
-
-// dominance is the verdict over the metrics that differ with a direction, and the side
-// better on the most important of them ("" when nothing differs).
-func dominance(betterA, betterB []string, diffs []MetricDiff) (verdict, leader string) {
-	switch {
-	case len(betterA) == 0 && len(betterB) == 0:
-		return DominanceNoDiff, ""
-	case len(betterB) == 0:
-		return DominanceA, "a"
-	case len(betterA) == 0:
-		return DominanceB, "b"
-	}
-	top, side := math.MaxInt, ""
-	for _, d := range diffs {
-		r := rankOf(d.Metric)
-		s := d.Better
-		if s == "" {
-			s = d.TradedSide
-		}
-		if s != "" && r > 0 && r < top {
-			top, side = r, s
-		}
-	}
-	return DominanceTrade, side
 }
 
 // DominanceText says the dominance verdict in a sentence.
@@ -179,17 +132,31 @@ func (c Comparison) DominanceText() string {
 			b = append(b, name)
 		}
 	}
+	held := ""
+	if c.Held != "" {
+		held = fmt.Sprintf("; %s is better on no root outcome and worse on %s, so none of its gains counts", strings.ToUpper(c.Held), c.HeldOn)
+	}
 	switch c.Dominance {
 	case DominanceA:
-		return "A dominates: better on " + strings.Join(a, ", ") + ", worse on none"
+		return "A dominates: better on " + strings.Join(a, ", ") + ", worse on none" + held
 	case DominanceB:
-		return "B dominates: better on " + strings.Join(b, ", ") + ", worse on none"
+		return "B dominates: better on " + strings.Join(b, ", ") + ", worse on none" + held
 	case DominanceTrade:
 		lead := strings.ToUpper(c.Leader)
-		return fmt.Sprintf("trade-off: A better on %s; B better on %s; %s ranks ahead (completion, then correctness, recovery, cost, capacity)",
-			strings.Join(a, ", "), strings.Join(b, ", "), lead)
+		return fmt.Sprintf("trade-off: A better on %s; B better on %s; %s ranks ahead (%s)%s",
+			orNone(a), orNone(b), lead, RankingOrder, held)
 	}
-	return "no significant difference on any metric with a direction"
+	return "no significant difference on any metric with a direction" + held
+}
+
+// RankingOrder says in words what a verdict looks at first (metric.Priority).
+const RankingOrder = "root outcomes first: correct complete work, complete work, any completion, then ended over unfinished; then correctness, recovery, cost, capacity"
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "nothing"
+	}
+	return strings.Join(xs, ", ")
 }
 
 // tradeNote says what a side's improvement on metric cost it, e.g. "B faster only because
@@ -239,6 +206,8 @@ func lossPhrase(side, lost string, a, b float64) string {
 		return "completes " + rel + " less at full scope"
 	case "terminated_rate", "terminated":
 		return "terminates " + rel + " more"
+	case "unfinished_rate":
+		return "leaves " + rel + " more roots unfinished"
 	case "episode_recovery_rate":
 		return "recovers " + rel + " fewer episodes"
 	}

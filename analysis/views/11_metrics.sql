@@ -8,7 +8,9 @@
 --                         flight at the horizon is neither.
 -- completion_rate         completed / started.
 -- correct_completion_rate completed roots with truly_valid whose tree has no completed
---                         investigation with a wrong result (roots.tree_wrong = 0) / started.
+--                         investigation with a wrong result (roots.tree_wrong = 0) and none
+--                         with a reduced scope (roots.tree_reduced = 0) / started: only whole
+--                         trees that are correct.
 -- validation_pass_rate    completed roots with validated (independent validation) / completed.
 -- retry_amplification     attempts sent / distinct op_keys among them (see attempts).
 -- duplicate_side_effects  executions with execution > 1 and side_effects (keyed or none).
@@ -39,6 +41,9 @@
 --                         (roots.tree_reduced = 0) / started.
 -- human_intervention_rate roots whose tree (root or a subagent) has escalations > 0 / started.
 -- terminated_rate         terminated / started.
+-- unfinished_rate         roots neither completed nor terminated at the horizon (running,
+--                         parked, waiting for a human) / started: (started - completed -
+--                         terminated) / started.
 -- termination_reasons     MAP reason -> terminated roots (see termination_reasons).
 -- tokens_per_completion   tokens of every investigation (roots and subagents, completed or
 --                         not) / completed.
@@ -74,7 +79,7 @@ WITH inv AS (
     SELECT run_id,
            count(*) AS started,
            count(*) FILTER (WHERE final_state = 'completed') AS completed,
-           count(*) FILTER (WHERE final_state = 'completed' AND truly_valid AND tree_wrong = 0) AS completed_valid,
+           count(*) FILTER (WHERE final_state = 'completed' AND truly_valid AND tree_wrong = 0 AND tree_reduced = 0) AS completed_valid,
            count(*) FILTER (WHERE final_state = 'completed' AND validated) AS completed_validated,
            count(*) FILTER (WHERE final_state = 'completed' AND tree_reduced = 0) AS completed_full,
            count(*) FILTER (WHERE final_state = 'terminated') AS terminated,
@@ -203,6 +208,7 @@ SELECT r.run_id,
        coalesce(inv.completed_full, 0) / nullif(coalesce(inv.started, 0), 0) AS full_scope_completion_rate,
        coalesce(inv.escalated, 0) / nullif(coalesce(inv.started, 0), 0) AS human_intervention_rate,
        coalesce(inv.terminated, 0) / nullif(coalesce(inv.started, 0), 0) AS terminated_rate,
+       (coalesce(inv.started, 0) - coalesce(inv.completed, 0) - coalesce(inv.terminated, 0)) / nullif(coalesce(inv.started, 0), 0) AS unfinished_rate,
        coalesce(tok.tokens, 0) / nullif(coalesce(inv.completed, 0), 0) AS tokens_per_completion,
        coalesce(ex.compute, 0) / nullif(coalesce(inv.completed, 0), 0) AS compute_per_completion,
        coalesce(ex.wasted_compute, 0) / nullif(coalesce(ex.compute, 0), 0) AS wasted_compute_ratio,

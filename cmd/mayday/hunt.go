@@ -218,6 +218,8 @@ func huntReport(opts *huntOptions, rec *huntRecord) error {
 		return interrupted("%d runs without a violation; %s holds their trials", r.Runs, filepath.Join(opts.Out, HuntFile))
 	case r.Found != nil:
 		return &expectationError{fmt.Sprintf("hunt found a violation (%s): %s", r.Found.Violation.ID(), filepath.Join(opts.Out, rec.File))}
+	case r.Uncovered != "":
+		return badInputf("the hunt could not cover its envelope, so finding no violation means nothing: %s; narrow the envelope's ranges to values its kinds accept", r.Uncovered)
 	}
 	return nil
 }
@@ -236,7 +238,11 @@ func writeHuntText(w io.Writer, rec *huntRecord, dir string) {
 		fmt.Fprintf(w, "scenario: %s (mayday check %s fails with it)\n", filepath.Join(dir, rec.File), filepath.Join(dir, rec.File))
 		return
 	}
-	fmt.Fprintf(w, "no violation: %s\n", r.Coverage.Text)
+	if r.Uncovered != "" {
+		fmt.Fprintf(w, "no verdict: the envelope was not covered (%s): %s\n", r.Uncovered, r.Coverage.Text)
+	} else {
+		fmt.Fprintf(w, "no violation: %s\n", r.Coverage.Text)
+	}
 	for _, e := range r.Coverage.Entries {
 		var rs []string
 		for _, c := range e.Ranges {

@@ -294,7 +294,7 @@ func (s *Sink) roots(r Row) float64 {
 		started++
 		if st&stCompleted != 0 {
 			completed++
-			if st&stTrulyValid != 0 && st&stTreeWrong == 0 {
+			if st&stTrulyValid != 0 && st&stTreeWrong == 0 && st&stTreeReduced == 0 {
 				correct++
 			}
 			if st&stValidated != 0 {
@@ -320,6 +320,7 @@ func (s *Sink) roots(r Row) float64 {
 	r.set("full_scope_completion_rate", ratio(full, started))
 	r.set("human_intervention_rate", ratio(escalated, started))
 	r.set("terminated_rate", ratio(terminated, started))
+	r.set("unfinished_rate", ratio(started-completed-terminated, started))
 	return completed
 }
 
