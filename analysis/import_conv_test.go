@@ -243,15 +243,15 @@ func TestMappingRetriesAcrossSteps(t *testing.T) {
 		}
 	}
 	stepOf(call("WebSearch", "c1", `{"q":"a"}`, true, false), call("Bash", "c2", "", false, false)) // search fails; Bash alongside
-	stepOf(call("WebSearch", "c3", `{"q":"a"}`, true, false))                                      // its retry, fails again
-	stepOf(call("WebSearch", "c4", `{"q":"a"}`, false, false))                                     // third attempt succeeds
-	stepOf(call("Bash", "c5", "", true, false))                                                    // Bash fails
-	stepOf(call("docs", "c6", "", false, false))                                                   // the agent moves on
-	stepOf(call("Bash", "c7", "", false, false))                                                   // a new Bash operation
-	stepOf(call("Bash", "c8", "", false, true))                                                    // refused by policy
-	stepOf(call("Bash", "c9", "", false, false))                                                   // not a retry of a refusal
-	stepOf(call("WebSearch", "c10", `{"q":"b"}`, true, false))                                     // fails
-	stepOf(call("WebSearch", "c11", `{"q":"c"}`, false, false))                                    // other arguments: new
+	stepOf(call("WebSearch", "c3", `{"q":"a"}`, true, false))                                       // its retry, fails again
+	stepOf(call("WebSearch", "c4", `{"q":"a"}`, false, false))                                      // third attempt succeeds
+	stepOf(call("Bash", "c5", "", true, false))                                                     // Bash fails
+	stepOf(call("docs", "c6", "", false, false))                                                    // the agent moves on
+	stepOf(call("Bash", "c7", "", false, false))                                                    // a new Bash operation
+	stepOf(call("Bash", "c8", "", false, true))                                                     // refused by policy
+	stepOf(call("Bash", "c9", "", false, false))                                                    // not a retry of a refusal
+	stepOf(call("WebSearch", "c10", `{"q":"b"}`, true, false))                                      // fails
+	stepOf(call("WebSearch", "c11", `{"q":"c"}`, false, false))                                     // other arguments: new
 	_, b, _ := mapped(t, spans...)
 	want := "WebSearch 1#1, Bash 2#1, WebSearch 1#2, WebSearch 1#3, Bash 3#1, docs 4#1, Bash 5#1, Bash 6#1, Bash 7#1, WebSearch 8#1, WebSearch 9#1"
 	if got := opsOf(b); got != want {
