@@ -175,6 +175,9 @@ func jsonErrLine(b []byte, err error) int {
 // decodeOTLPJSON decodes one OTLP/JSON request (or a file exporter line, TracesData, which
 // has the same shape). Ids are hex in OTLP/JSON; unknown fields are an error.
 func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	if req, ok := fastOTLPJSON(b); ok {
+		return req, nil
+	}
 	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
 		return nil, err
 	}

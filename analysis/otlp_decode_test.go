@@ -1,0 +1,161 @@
+package analysis
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+// slowOTLPJSON is the reference decoding: the ids rewritten to base64, then protojson.
+func slowOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	b, err := base64IDs(b)
+	if err != nil {
+		return nil, err
+	}
+	var req coltracepb.ExportTraceServiceRequest
+	return &req, protojson.Unmarshal(b, &req)
+}
+
+// jsonRequests reads every OTLP/JSON request of the JSON fixtures (real libraries' and
+// the Go SDK's): one per line of a .jsonl file, the whole of a .json file.
+func jsonRequests(t *testing.T) [][]byte {
+	t.Helper()
+	var files []string
+	for _, g := range []string{"testdata/otel/*.json*", "testdata/libraries/*/*.json*"} {
+		m, _ := filepath.Glob(g)
+		files = append(files, m...)
+	}
+	var out [][]byte
+	for _, f := range files {
+		if strings.HasSuffix(f, "truth.json") || strings.HasSuffix(f, "params.json") {
+			continue
+		}
+		fh, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r io.Reader = fh
+		if strings.HasSuffix(f, ".gz") {
+			if r, err = gzip.NewReader(fh); err != nil {
+				t.Fatal(err)
+			}
+		}
+		b, err := io.ReadAll(r)
+		fh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(f, ".jsonl") {
+			sc := bufio.NewScanner(bytes.NewReader(b))
+			sc.Buffer(nil, 1<<30)
+			for sc.Scan() {
+				out = append(out, append([]byte(nil), sc.Bytes()...))
+			}
+			continue
+		}
+		out = append(out, b)
+	}
+	if len(out) < 10 {
+		t.Fatalf("%d JSON requests in the fixtures", len(out))
+	}
+	return out
+}
+
+// The fast decoder gives exactly protojson's message on every request of the fixtures.
+func TestFastOTLPJSONMatchesProtojson(t *testing.T) {
+	for i, b := range jsonRequests(t) {
+		want, err := slowOTLPJSON(b)
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		got, ok := fastOTLPJSON(b)
+		if !ok {
+			t.Fatalf("request %d: the fast decoder gave up on a valid request", i)
+		}
+		if !proto.Equal(got, want) {
+			t.Fatalf("request %d: the fast decoder's message differs from protojson's", i)
+		}
+	}
+}
+
+// Every form OTLP/JSON allows decodes as protojson decodes it, and everything protojson
+// refuses the fast decoder gives up on (so the caller's error is protojson's).
+func TestFastOTLPJSONEdges(t *testing.T) {
+	span := func(fields string) string {
+		return `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},"scopeSpans":[{"scope":{"name":"x"},"spans":[{` + fields + `}]}]}]}`
+	}
+	ids := `"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708"`
+	valid := []string{
+		span(ids + `,"name":"a","kind":3,"startTimeUnixNano":"1","endTimeUnixNano":2`),
+		span(ids + `,"kind":"SPAN_KIND_CLIENT","status":{"code":"STATUS_CODE_ERROR","message":"m\n\u00e9\ud83d\ude00"}`),
+		span(ids + `,"attributes":[{"key":"i","value":{"intValue":"-9"}},{"key":"d","value":{"doubleValue":"NaN"}},{"key":"d2","value":{"doubleValue":1.5e3}},` +
+			`{"key":"b","value":{"boolValue":true}},{"key":"y","value":{"bytesValue":"aGk="}},{"key":"a","value":{"arrayValue":{"values":[{"stringValue":"x"},{}]}}},` +
+			`{"key":"k","value":{"kvlistValue":{"values":[{"key":"n","value":{"intValue":1}}]}}},{"key":"e","value":{}},{"key":"n","value":null}]`),
+		span(ids + `,"events":[{"timeUnixNano":"5","name":"exception","attributes":[]}],"links":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","flags":1}]`),
+		span(`"trace_id":"0102030405060708090a0b0c0d0e0f10","span_id":"0102030405060708","parent_span_id":"","start_time_unix_nano":7`),
+		` { "resourceSpans" : [ ] } `,
+		`{}`,
+	}
+	for _, v := range valid {
+		want, err := slowOTLPJSON([]byte(v))
+		if err != nil {
+			t.Fatalf("%s: protojson: %v", v, err)
+		}
+		got, ok := fastOTLPJSON([]byte(v))
+		if !ok || !proto.Equal(got, want) {
+			t.Errorf("%s: fast decoder ok %v, equal %v", v, ok, ok && proto.Equal(got, want))
+		}
+	}
+	refused := []string{
+		span(ids + `,"nmae":"a"`),
+		span(ids + `,"kind":"SPAN_KIND_NOPE"`),
+		span(ids + `,"startTimeUnixNano":"01"`),
+		span(ids + `,"startTimeUnixNano":-1`),
+		span(`"traceId":"zz"`),
+		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x","intValue":1}}]`),
+		span(ids + `,"name":"` + "\xff" + `"`),
+		`{"resourceSpans":[]} x`,
+		`{"resourceSpans":[],}`,
+		`[]`,
+	}
+	for _, v := range refused {
+		if _, err := slowOTLPJSON([]byte(v)); err == nil {
+			t.Fatalf("%s: protojson accepts it", v)
+		}
+		if _, ok := fastOTLPJSON([]byte(v)); ok {
+			t.Errorf("%s: the fast decoder accepts what protojson refuses", v)
+		}
+	}
+}
+
+func BenchmarkOTLPJSONDecode(b *testing.B) {
+	t := &testing.T{}
+	reqs := jsonRequests(t)
+	var size int64
+	for _, r := range reqs {
+		size += int64(len(r))
+	}
+	for _, mode := range []string{"fast", "protojson"} {
+		b.Run(mode, func(b *testing.B) {
+			b.SetBytes(size)
+			for b.Loop() {
+				for _, r := range reqs {
+					if mode == "fast" {
+						fastOTLPJSON(r)
+					} else {
+						slowOTLPJSON(r)
+					}
+				}
+			}
+		})
+	}
+}
