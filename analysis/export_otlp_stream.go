@@ -299,4 +299,3 @@ func unixNano(t sql.NullTime) uint64 {
 	}
 	return uint64(t.Time.UnixNano())
 }
-
