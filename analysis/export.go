@@ -188,6 +188,16 @@ func isExport(dir string) error {
 	return nil
 }
 
+// IsExportManifest says whether path is the manifest of a mayday export (export.json, as
+// mayday writes it), which mayday import skips rather than reading it as trace data.
+func IsExportManifest(path string) bool {
+	if filepath.Base(path) != ManifestFile {
+		return false
+	}
+	_, err := ReadManifest(filepath.Dir(path))
+	return err == nil
+}
+
 // ReadManifest reads the manifest of the export folder dir.
 func ReadManifest(dir string) (*Manifest, error) {
 	b, err := os.ReadFile(filepath.Join(dir, ManifestFile))

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -352,6 +353,31 @@ func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
 // NotRecorded is how a report shows a metric that the run's trace cannot give (an imported
 // run's NULL): unknown, which is not the same as undefined ("n/a", a zero denominator).
 const NotRecorded = "not recorded"
+
+// ImportUnknown reads the metrics the trace of each run in runIDs cannot give (runs
+// imported with mayday import; none for a simulated run), metric -> why, over all of them.
+func ImportUnknown(ctx context.Context, q *sql.DB, runIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range runIDs {
+		var js sql.NullString
+		err := q.QueryRowContext(ctx, "SELECT CASE WHEN json_valid(config) THEN CAST(json_extract(config, '$.import.unknown') AS VARCHAR) END FROM runs WHERE run_id = $1", id).Scan(&js)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", id, err)
+		}
+		if !js.Valid || js.String == "" {
+			continue
+		}
+		var m map[string]string
+		if err := json.Unmarshal([]byte(js.String), &m); err != nil {
+			return nil, fmt.Errorf("run %s: runs.config $.import.unknown: %w", id, err)
+		}
+		maps.Copy(out, m)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
 
 // markUnknown shows the metrics in unknown that have no value as not recorded.
 func markUnknown(ms []Metric, unknown map[string]string) {
