@@ -39,6 +39,8 @@ type ExportOptions struct {
 	Format     string // FormatOTLP or FormatParquet
 	Force      bool   // replace an existing folder, if it is a previous export
 	ChunkSpans int    // OTLP: spans per file at most (whole traces); 0 = DefaultChunkSpans
+	Encoding   string // OTLP: EncodingJSON (the default when "") or EncodingProto
+	Gzip       bool   // OTLP: gzip each file (.json.gz, .pb.gz)
 	Version    string // the mayday version, recorded in the manifest and the OTLP scope
 	Source     string // the database as the user named it, for the manifest
 	// Progress, when set, is called after each file is written with the files and rows
@@ -49,6 +51,8 @@ type ExportOptions struct {
 // Manifest describes an export folder.
 type Manifest struct {
 	Format        string       `json:"format"`
+	Encoding      string       `json:"encoding,omitempty"` // OTLP: json or proto
+	Gzip          bool         `json:"gzip,omitempty"`     // OTLP: the files are gzipped
 	Source        string       `json:"source"`
 	MaydayVersion string       `json:"mayday_version"`
 	Runs          []string     `json:"runs"`
@@ -102,6 +106,15 @@ func Export(parent context.Context, db *DB, out string, opts ExportOptions) (_ *
 	if opts.ChunkSpans == 0 {
 		opts.ChunkSpans = DefaultChunkSpans
 	}
+	if opts.Format == FormatOTLP && opts.Encoding == "" {
+		opts.Encoding = EncodingJSON
+	}
+	if opts.Format == FormatOTLP && opts.Encoding != EncodingJSON && opts.Encoding != EncodingProto {
+		return nil, fmt.Errorf("--encoding %q: want json or proto", opts.Encoding)
+	}
+	if opts.Format != FormatOTLP && (opts.Encoding != "" || opts.Gzip) {
+		return nil, fmt.Errorf("--encoding and --gzip apply to --format otlp only")
+	}
 	if err := checkExportTarget(out, opts.Force); err != nil {
 		return nil, err
 	}
@@ -118,7 +131,7 @@ func Export(parent context.Context, db *DB, out string, opts ExportOptions) (_ *
 	if err != nil {
 		return nil, err
 	}
-	m := &Manifest{Format: opts.Format, Source: opts.Source, MaydayVersion: opts.Version, progress: opts.Progress}
+	m := &Manifest{Format: opts.Format, Encoding: opts.Encoding, Gzip: opts.Gzip, Source: opts.Source, MaydayVersion: opts.Version, progress: opts.Progress}
 	for _, r := range runs {
 		m.Runs = append(m.Runs, r.RunID)
 	}
@@ -173,6 +186,16 @@ func isExport(dir string) error {
 		return fmt.Errorf("it holds no readable %s", ManifestFile)
 	}
 	return nil
+}
+
+// IsExportManifest says whether path is the manifest of a mayday export (export.json, as
+// mayday writes it), which mayday import skips rather than reading it as trace data.
+func IsExportManifest(path string) bool {
+	if filepath.Base(path) != ManifestFile {
+		return false
+	}
+	_, err := ReadManifest(filepath.Dir(path))
+	return err == nil
 }
 
 // ReadManifest reads the manifest of the export folder dir.

@@ -8,17 +8,13 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -59,23 +55,28 @@ type otlpRun struct {
 	status     string
 	idem       map[string]string               // tool -> idempotency, from the resolved scenario
 	model      string                          // the workload's model, for model turns that name none
-	traces     map[int64]int64                 // span id -> trace id, for links
 	args       map[string][]*commonpb.KeyValue // tool -> its recorded arguments (tool_args)
 	config     string                          // runs.config, carried for mayday import
 	events     sql.NullInt64                   // runs.events
-	records    map[int64][]*tracepb.Span_Event // investigation -> its rows as events (export_otlp_records.go)
 	runRecords []*commonpb.KeyValue            // faults and tool samples, on the run's first file
 }
 
 // exportOTLP writes the spans of each run, one resource per run, in files of whole traces.
 func exportOTLP(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, opts ExportOptions, m *Manifest) error {
-	mo := protojson.MarshalOptions{UseEnumNumbers: true} // OTLP/JSON wants enums as integers
+	// The chunks' queries are small: on one DuckDB thread they cost less CPU than spread
+	// over several, and the encoding goroutine has the other core.
+	var threads int64
+	if err := db.SQL().QueryRowContext(ctx, "SELECT current_setting('threads')").Scan(&threads); err == nil && threads > 1 {
+		if _, err := db.SQL().ExecContext(ctx, "SET threads = 1"); err == nil {
+			defer db.SQL().ExecContext(context.Background(), "SET threads = "+strconv.FormatInt(threads, 10))
+		}
+	}
 	for _, r := range runs {
 		run, err := readOTLPRun(ctx, db, r)
 		if err != nil {
 			return err
 		}
-		w := &otlpWriter{folder: folder, m: m, run: run, opts: opts, mo: mo,
+		w := &otlpWriter{folder: folder, m: m, run: run, opts: opts,
 			resource: otlpResource(run),
 			scope:    &commonpb.InstrumentationScope{Name: "mayday", Version: opts.Version}}
 		if err := w.spans(ctx, db); err != nil {
@@ -85,19 +86,19 @@ func exportOTLP(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, opt
 	return nil
 }
 
+// readOTLPRun reads what every span of the run needs: the runs row, the scenario's tools,
+// the recorded tool arguments, and the faults and tool samples (small tables).
 func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
-	run := &otlpRun{info: r, idem: map[string]string{}, traces: map[int64]int64{}, args: map[string][]*commonpb.KeyValue{}}
-	var version, hash, config sql.NullString
+	run := &otlpRun{info: r, idem: map[string]string{}, args: map[string][]*commonpb.KeyValue{}}
+	// An imported run has no configuration hash, digest or version of a simulation (NULL).
+	var version, digest, hash, config, status sql.NullString
 	err := db.SQL().QueryRowContext(ctx,
 		"SELECT version, digest, config_hash, config, status, events FROM runs WHERE run_id = $1", r.RunID).
-		Scan(&version, &run.digest, &hash, &config, &run.status, &run.events)
+		Scan(&version, &digest, &hash, &config, &status, &run.events)
 	if err != nil {
 		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
 	}
-	run.version, run.configHash, run.config = version.String, hash.String, config.String
-	if run.records, err = readRecordEvents(ctx, db, r.RunID); err != nil {
-		return nil, err
-	}
+	run.version, run.digest, run.configHash, run.config, run.status = version.String, digest.String, hash.String, config.String, status.String
 	if run.runRecords, err = readRunRecords(ctx, db, r.RunID); err != nil {
 		return nil, err
 	}
@@ -110,19 +111,7 @@ func readOTLPRun(ctx context.Context, db *DB, r RunInfo) (*otlpRun, error) {
 	if err := readToolArgs(ctx, db, run); err != nil {
 		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
 	}
-	rows, err := db.SQL().QueryContext(ctx, "SELECT span_id, trace_id FROM spans WHERE run_id = $1", r.RunID)
-	if err != nil {
-		return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var span, trace int64
-		if err := rows.Scan(&span, &trace); err != nil {
-			return nil, fmt.Errorf("export: run %s: %w", r.RunID, err)
-		}
-		run.traces[span] = trace
-	}
-	return run, rows.Err()
+	return run, nil
 }
 
 // readToolArgs reads the run's tool_args, in the order recorded: the attributes of every
@@ -152,7 +141,9 @@ func otlpResource(run *otlpRun) *resourcepb.Resource {
 		kvSeed("mayday.seed", run.info.Seed),
 		kvString("mayday.run.status", run.status),
 		kvString("mayday.digest", run.digest),
-		kvString("mayday.config_hash", run.configHash),
+	}
+	if run.configHash != "" { // NULL in an imported run: left out
+		attrs = append(attrs, kvString("mayday.config_hash", run.configHash))
 	}
 	if run.config != "" {
 		attrs = append(attrs, kvString("mayday.config", run.config))
@@ -175,152 +166,11 @@ type otlpWriter struct {
 	m        *Manifest
 	run      *otlpRun
 	opts     ExportOptions
-	mo       protojson.MarshalOptions
 	resource *resourcepb.Resource
 	scope    *commonpb.InstrumentationScope
-	files    int // written so far; owned by the encoding goroutine
-}
-
-// otlpSpanQuery reads the spans of a run with their span_attrs rows as two lists, in the
-// order the span recorded them, and the zone of the worker each ran on.
-const otlpSpanQuery = `SELECT s.trace_id, s.span_id, s.parent_span_id, s.investigation_id, s.agent_id, s.operation,
- s.tool, s.tool_version, s.model, s.op_key, s.attempt, s.start, s."end", s.queue_wait, s.status, s.failure_class,
- s.fault_id, s.input_tokens, s.output_tokens, s.compute, s.input_ref, s.output_ref, s.caused_by, s.kind,
- a.keys, a."values", s.worker, wk.zone, s.rowid
- FROM spans s LEFT JOIN (
-   SELECT span_id, list(key ORDER BY rowid) AS keys, list(value ORDER BY rowid) AS "values"
-   FROM span_attrs WHERE run_id = $1 GROUP BY span_id) a ON a.span_id = s.span_id
- LEFT JOIN workers wk ON wk.run_id = s.run_id AND wk.worker = s.worker
- WHERE s.run_id = $1 ORDER BY s.trace_id, s.rowid`
-
-// spanRow is one row of otlpSpanQuery.
-type spanRow struct {
-	trace, span, inv, agent          int64
-	parent                           sql.NullInt64
-	operation, status                string
-	tool, toolVersion, model, opKey  sql.NullString
-	failure, fault, inputRef, outRef sql.NullString
-	attempt                          sql.NullInt32
-	start, end                       time.Time
-	queueWait, compute               float64
-	inTokens, outTokens              int64
-	causedBy                         any
-	kind                             sql.NullString
-	keys, values                     any // lists of the span's span_attrs rows; nil when none
-	worker                           sql.NullInt64
-	zone                             sql.NullString
-	row                              int64 // the row's place in spans (rowid), for mayday import
-}
-
-// spans reads the run's spans trace by trace and hands each full chunk to a second
-// goroutine, which encodes and writes it while the next chunk is read: encoding is most of
-// the work, and the two halves then use two cores. Files are numbered in reading order, so
-// the output does not depend on timing.
-func (w *otlpWriter) spans(ctx context.Context, db *DB) error {
-	chunks := make(chan []*tracepb.Span, 1)
-	done := make(chan error, 1)
-	go func() {
-		var err error
-		for c := range chunks {
-			if err == nil {
-				err = w.flush(ctx, c)
-			}
-		}
-		done <- err
-	}()
-	err := w.read(ctx, db, chunks)
-	close(chunks)
-	if werr := <-done; err == nil {
-		err = werr
-	}
-	return err
-}
-
-func (w *otlpWriter) read(ctx context.Context, db *DB, chunks chan<- []*tracepb.Span) error {
-	rows, err := db.SQL().QueryContext(ctx, otlpSpanQuery, w.run.info.RunID)
-	if err != nil {
-		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
-	}
-	defer rows.Close()
-	var r spanRow
-	var chunk, trace []*tracepb.Span // the file being filled; the trace being read
-	current := int64(-1)
-	var traceID []byte
-	// endTrace adds the trace just read to the chunk, first sending the chunk off when the
-	// trace would take it past the limit: a file holds whole traces and at most ChunkSpans
-	// spans, unless one trace alone is larger.
-	endTrace := func() error {
-		if len(chunk) > 0 && len(chunk)+len(trace) > w.opts.ChunkSpans {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			chunks <- chunk
-			chunk = nil
-		}
-		chunk = append(chunk, trace...)
-		trace = trace[:0]
-		return nil
-	}
-	for rows.Next() {
-		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
-			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
-			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
-			&r.outRef, &r.causedBy, &r.kind, &r.keys, &r.values, &r.worker, &r.zone, &r.row); err != nil {
-			return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
-		}
-		if r.trace != current {
-			if err := endTrace(); err != nil {
-				return err
-			}
-			current, traceID = r.trace, OTLPTraceID(w.run.info.RunID, r.trace)
-		}
-		trace = append(trace, w.span(&r, traceID))
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export: spans of %s: %w", w.run.info.RunID, err)
-	}
-	if err := endTrace(); err != nil {
-		return err
-	}
-	if len(chunk) > 0 {
-		chunks <- chunk
-	}
-	return nil
-}
-
-// flush writes one chunk of spans as an ExportTraceServiceRequest file.
-func (w *otlpWriter) flush(ctx context.Context, chunk []*tracepb.Span) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	w.files++
-	res := w.resource
-	if w.files == 1 && len(w.run.runRecords) > 0 {
-		res = &resourcepb.Resource{Attributes: append(slices.Clone(res.Attributes), w.run.runRecords...)}
-	}
-	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{
-		Resource:   res,
-		ScopeSpans: []*tracepb.ScopeSpans{{Scope: w.scope, Spans: chunk}},
-	}}}
-	b, err := w.mo.Marshal(req)
-	if err != nil {
-		return fmt.Errorf("export: encoding spans of %s: %w", w.run.info.RunID, err)
-	}
-	b, err = hexIDs(b)
-	if err != nil {
-		return fmt.Errorf("export: encoding spans of %s: %w", w.run.info.RunID, err)
-	}
-	rel := fmt.Sprintf("%s-%04d.json", w.run.info.RunID, w.files)
-	if err := os.WriteFile(w.folder.Path(rel), b, 0o644); err != nil {
-		return fmt.Errorf("export: %w", err)
-	}
-	if err := w.m.addFile(w.folder, rel, "spans", w.run.info.RunID, int64(len(chunk))); err != nil {
-		return err
-	}
-	if exportFileWritten != nil {
-		exportFileWritten(rel)
-	}
-	return nil
+	files    int       // begun so far; owned by the encoding goroutine
+	file     *otlpFile // the file being written
+	rel      string    // its path in the folder
 }
 
 // exportFileWritten, when set (by tests), is called after each data file is written.
@@ -356,8 +206,9 @@ func (w *otlpWriter) spanModel(r *spanRow) string {
 	return w.run.model
 }
 
-// span maps one row to an OTLP span.
-func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
+// span maps one row to an OTLP span; records are the carried rows of the chunk's
+// investigations, by investigation.
+func (w *otlpWriter) span(r *spanRow, traceID []byte, records map[int64][]*tracepb.Span_Event) *tracepb.Span {
 	run := w.run
 	op := genAIOperation(r)
 	s := &tracepb.Span{
@@ -365,30 +216,33 @@ func (w *otlpWriter) span(r *spanRow, traceID []byte) *tracepb.Span {
 		SpanId:            OTLPSpanID(run.info.RunID, r.span),
 		Name:              spanName(r, op, w.spanModel(r), run.info.Scenario),
 		Kind:              tracepb.Span_SPAN_KIND_INTERNAL,
-		StartTimeUnixNano: uint64(r.start.UnixNano()),
-		EndTimeUnixNano:   uint64(r.end.UnixNano()),
+		StartTimeUnixNano: unixNano(r.start),
+		EndTimeUnixNano:   unixNano(r.end),
 		Attributes:        w.attributes(r, op),
 		Status:            spanStatus(r),
 	}
 	if r.operation == "inspect" {
 		s.Kind = tracepb.Span_SPAN_KIND_CLIENT // a lookup in a service outside the agent
 	}
-	if ev, ok := run.records[r.inv]; ok && r.operation == "invoke_agent" {
+	if ev, ok := records[r.inv.Int64]; ok && r.inv.Valid && r.operation == "invoke_agent" {
 		s.Events = ev
-		delete(run.records, r.inv) // on the investigation's first invoke_agent span only
+		delete(records, r.inv.Int64) // on the investigation's first invoke_agent span only
 	}
 	if r.parent.Valid {
 		s.ParentSpanId = OTLPSpanID(run.info.RunID, r.parent.Int64)
 	}
 	causes, _ := r.causedBy.([]any)
-	for _, c := range causes {
+	causeTraces, _ := r.causeTraces.([]any)
+	for i, c := range causes {
 		id, ok := c.(int64)
 		if !ok {
 			continue
 		}
-		trace := r.trace
-		if t, ok := run.traces[id]; ok {
-			trace = t
+		trace := r.trace // a cause not in the run: linked in the span's own trace
+		if i < len(causeTraces) {
+			if t, ok := causeTraces[i].(int64); ok {
+				trace = t
+			}
 		}
 		s.Links = append(s.Links, &tracepb.Span_Link{
 			TraceId:    OTLPTraceID(run.info.RunID, trace),
@@ -441,16 +295,21 @@ func (w *otlpWriter) attributes(r *spanRow, op string) []*commonpb.KeyValue {
 	a = append(a,
 		kvString("mayday.operation", r.operation),
 		kvString("mayday.status", r.status),
-		kvInt("mayday.span_id", r.span),
-		kvInt("mayday.investigation_id", r.inv),
-		kvInt("mayday.agent_id", r.agent),
-		kvInt("mayday.row", r.row))
-	// Zero is the common value of both (absent means 0), and a span's bytes count at scale.
-	if r.compute != 0 {
-		a = append(a, kvDouble("mayday.compute", r.compute))
+		kvInt("mayday.span_id", r.span))
+	if r.inv.Valid {
+		a = append(a, kvInt("mayday.investigation_id", r.inv.Int64))
 	}
-	if r.queueWait != 0 {
-		a = append(a, kvDouble("mayday.queue_wait", r.queueWait))
+	if r.agent.Valid {
+		a = append(a, kvInt("mayday.agent_id", r.agent.Int64))
+	}
+	a = append(a, kvInt("mayday.row", r.row))
+	// Zero is the common value of both (absent means 0), and a span's bytes count at scale.
+	// NULL (an imported run: a trace does not record them) is left out too.
+	if r.compute.Valid && r.compute.Float64 != 0 {
+		a = append(a, kvDouble("mayday.compute", r.compute.Float64))
+	}
+	if r.queueWait.Valid && r.queueWait.Float64 != 0 {
+		a = append(a, kvDouble("mayday.queue_wait", r.queueWait.Float64))
 	}
 	if op == "" && (r.inTokens != 0 || r.outTokens != 0) {
 		a = append(a, kvInt("mayday.input_tokens", r.inTokens), kvInt("mayday.output_tokens", r.outTokens))
@@ -490,8 +349,10 @@ func (w *otlpWriter) genAIAttributes(r *spanRow, op string) []*commonpb.KeyValue
 	}
 	a = append(a, kvString("gen_ai.provider.name", GenAIProvider))
 	if op == "invoke_agent" {
-		a = append(a, kvString("gen_ai.agent.id", strconv.FormatInt(r.agent, 10)),
-			kvString("gen_ai.agent.name", w.run.info.Scenario))
+		if r.agent.Valid {
+			a = append(a, kvString("gen_ai.agent.id", strconv.FormatInt(r.agent.Int64, 10)))
+		}
+		a = append(a, kvString("gen_ai.agent.name", w.run.info.Scenario))
 	}
 	if m := w.spanModel(r); m != "" {
 		a = append(a, kvString("gen_ai.request.model", m))

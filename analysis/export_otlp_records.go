@@ -18,8 +18,8 @@ import (
 // mayday.execution), and the run's faults and tool samples as resource attributes of the
 // run's first file (mayday.faults, mayday.tool_samples: arrays of key-value lists). Each
 // row is the table's columns under their names; a timestamp is an int of Unix nanoseconds,
-// a NULL is left out; mayday.row is the row's place in its table, so that an import stores
-// the rows in the same order (sums of doubles depend on it).
+// a NULL is left out; mayday.row is the row's place in its table (its rowid), so that an
+// import stores the rows in the same order (sums of doubles depend on it).
 
 // otlpRecordTables are the tables carried as events, with their event name and the column
 // that places the event in time.
@@ -29,16 +29,25 @@ var otlpRecordTables = []struct{ table, event, at string }{
 	{"executions", "mayday.execution", "start"},
 }
 
-// readRecordEvents reads the rows of the run's investigations, transitions and executions
-// as span events, by investigation, in the order they were stored.
-func readRecordEvents(ctx context.Context, db *DB, runID string) (map[int64][]*tracepb.Span_Event, error) {
+// readRecordEvents reads the rows of the investigations, transitions and executions of the
+// chunk's investigations (those with a span in it) as span events, by investigation, in the
+// order they were stored.
+func readRecordEvents(ctx context.Context, db *DB, runID string, c traceChunk) (map[int64][]*tracepb.Span_Event, error) {
 	out := map[int64][]*tracepb.Span_Event{}
+	if !c.invLo.Valid {
+		return out, nil
+	}
 	for _, t := range otlpRecordTables {
-		err := eachRow(ctx, db, t.table, runID, func(kvs []*commonpb.KeyValue, vals map[string]any) {
-			inv, _ := vals["investigation_id"].(int64)
-			at, _ := vals[t.at].(time.Time)
-			out[inv] = append(out[inv], &tracepb.Span_Event{Name: t.event, TimeUnixNano: uint64(at.UnixNano()), Attributes: kvs})
-		})
+		q := "SELECT rowid, * EXCLUDE (run_id) FROM " + ident(t.table) +
+			" WHERE run_id = $1 AND investigation_id BETWEEN $4 AND $5" +
+			" AND investigation_id IN (SELECT investigation_id FROM spans WHERE run_id = $1 AND " + c.filter("") + ")" +
+			" ORDER BY rowid"
+		err := eachRow(ctx, db, t.table, runID, q, []any{runID, c.lo, c.hi, c.invLo.Int64, c.invHi.Int64},
+			func(kvs []*commonpb.KeyValue, vals map[string]any) {
+				inv, _ := vals["investigation_id"].(int64)
+				at, _ := vals[t.at].(time.Time)
+				out[inv] = append(out[inv], &tracepb.Span_Event{Name: t.event, TimeUnixNano: uint64(at.UnixNano()), Attributes: kvs})
+			})
 		if err != nil {
 			return nil, err
 		}
@@ -51,7 +60,8 @@ func readRunRecords(ctx context.Context, db *DB, runID string) ([]*commonpb.KeyV
 	var attrs []*commonpb.KeyValue
 	for _, t := range []struct{ table, key string }{{"faults", "mayday.faults"}, {"tool_samples", "mayday.tool_samples"}} {
 		var rows []*commonpb.AnyValue
-		err := eachRow(ctx, db, t.table, runID, func(kvs []*commonpb.KeyValue, _ map[string]any) {
+		q := "SELECT rowid, * EXCLUDE (run_id) FROM " + ident(t.table) + " WHERE run_id = $1 ORDER BY rowid"
+		err := eachRow(ctx, db, t.table, runID, q, []any{runID}, func(kvs []*commonpb.KeyValue, _ map[string]any) {
 			rows = append(rows, &commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: kvs}}})
 		})
 		if err != nil {
@@ -63,10 +73,10 @@ func readRunRecords(ctx context.Context, db *DB, runID string) ([]*commonpb.KeyV
 	return attrs, nil
 }
 
-// eachRow calls fn with each row of table in run runID (in stored order) as attributes,
-// and as column -> value.
-func eachRow(ctx context.Context, db *DB, table, runID string, fn func([]*commonpb.KeyValue, map[string]any)) error {
-	rows, err := db.SQL().QueryContext(ctx, "SELECT * EXCLUDE (run_id) FROM "+ident(table)+" WHERE run_id = $1 ORDER BY rowid", runID)
+// eachRow calls fn with each row of q (its rowid, then the table's columns) as attributes,
+// mayday.row being the rowid, and as column -> value.
+func eachRow(ctx context.Context, db *DB, table, runID, q string, args []any, fn func([]*commonpb.KeyValue, map[string]any)) error {
+	rows, err := db.SQL().QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("export: %s of %s: %w", table, runID, err)
 	}
@@ -80,16 +90,18 @@ func eachRow(ctx context.Context, db *DB, table, runID string, fn func([]*common
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
-	for row := int64(0); rows.Next(); row++ {
+	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("export: %s of %s: %w", table, runID, err)
 		}
 		byName := make(map[string]any, len(cols))
-		kvs := make([]*commonpb.KeyValue, 0, len(cols)+1)
+		kvs := make([]*commonpb.KeyValue, 0, len(cols))
+		row, _ := vals[0].(int64)
 		kvs = append(kvs, kvInt("mayday.row", row))
-		for i, c := range cols {
-			byName[c] = vals[i]
-			if kv := columnKV(c, vals[i]); kv != nil {
+		for i, c := range cols[1:] {
+			v := vals[i+1]
+			byName[c] = v
+			if kv := columnKV(c, v); kv != nil {
 				kvs = append(kvs, kv)
 			}
 		}

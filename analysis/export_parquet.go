@@ -30,7 +30,9 @@ const parquetRowGroup = 122_880
 // Parquet writer, zstd-compressed. A database of one run, or of several runs that are not a
 // sweep, gives one file per table (<table>.parquet); a sweep gives a hive layout,
 // <table>/point=<p>/seed=<s>/<run_id>.parquet, one file per run, so that readers can prune
-// by grid point and seed. Rows keep the database's order (rowid).
+// by grid point and seed. Rows keep the database's order (rowid): DuckDB returns a scan in
+// insertion order (preserve_insertion_order, on by default), so the queries need no ORDER
+// BY, which would have DuckDB sort (and hold) a whole table before the first batch came out.
 func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, m *Manifest) error {
 	tables := make([]string, 0, len(traces.Tables())+1)
 	for _, t := range traces.Tables() {
@@ -65,7 +67,7 @@ func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, 
 		}
 		for _, table := range tables {
 			if !sweep {
-				q := "SELECT * FROM " + ident(table) + " ORDER BY rowid"
+				q := "SELECT * FROM " + ident(table)
 				if err := writeParquet(ctx, ar, folder, m, table+".parquet", table, "", q); err != nil {
 					return err
 				}
@@ -74,7 +76,7 @@ func exportParquet(ctx context.Context, db *DB, folder *Folder, runs []RunInfo, 
 			cols := selects[table]
 			for _, r := range runs {
 				rel := filepath.Join(table, "point="+hivePoint(r.Point), "seed="+strconv.FormatUint(r.Seed, 10), r.RunID+".parquet")
-				q := "SELECT " + cols + " FROM " + ident(table) + " WHERE run_id = " + literal(r.RunID) + " ORDER BY rowid"
+				q := "SELECT " + cols + " FROM " + ident(table) + " WHERE run_id = " + literal(r.RunID)
 				if err := writeParquet(ctx, ar, folder, m, rel, table, r.RunID, q); err != nil {
 					return err
 				}

@@ -32,7 +32,8 @@ var ErrBadTraceInput = errors.New("not OTLP trace data")
 // traceExts are the file names ImportFiles reads from a folder.
 var traceExts = []string{".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp"}
 
-// TraceInputs expands the arguments of mayday import: a file is itself, a folder its trace
+// TraceInputs expands the arguments of mayday import: a file is itself (but mayday's own
+// export.json manifest is skipped), a folder its trace
 // files (by extension, also with .gz, in name order, recursively; an export folder's
 // export.json is not one). A missing path is an error.
 func TraceInputs(args []string) ([]string, error) {
@@ -43,7 +44,9 @@ func TraceInputs(args []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", a, errors.Join(ErrBadTraceInput, err))
 		}
 		if !st.IsDir() {
-			out = append(out, a)
+			if !IsExportManifest(a) { // export.json of DIR/*.json: not trace data
+				out = append(out, a)
+			}
 			continue
 		}
 		var found []string

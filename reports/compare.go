@@ -112,6 +112,9 @@ type Sample struct {
 	Values map[string][]float64 `json:"-"`
 	// Currency is the currency of the money metrics ("" when unpriced), for text output.
 	Currency string `json:"-"`
+	// Unknown lists the metrics the side's trace cannot give, when its runs were imported
+	// from traces (mayday import), with the reason; they read "not recorded".
+	Unknown map[string]string `json:"unknown,omitempty"`
 }
 
 // CompareOptions tunes Compare; the zero value compares metric.Compared() at
@@ -131,6 +134,7 @@ const (
 	VerdictNoDifference   = "no difference"   // constant and equal in every run of both sides
 	VerdictTooFewSeeds    = "too few seeds"   // fewer than two runs on a side: no interval
 	VerdictNotMeasured    = "not measured"    // undefined on at least one side
+	VerdictNotRecorded    = "not recorded"    // a side imported from traces that cannot give it
 )
 
 // MetricDiff is one metric of a comparison.
@@ -232,6 +236,9 @@ func (c *Comparison) metric(name string, av, bv []float64, seed uint64) MetricDi
 		d.B = stat.Mean(xb, nil)
 	}
 	switch {
+	case len(xa) == 0 && c.A.unknown(name), len(xb) == 0 && c.B.unknown(name):
+		d.Verdict = VerdictNotRecorded
+		return d
 	case len(xa) == 0 || len(xb) == 0:
 		d.Verdict = VerdictNotMeasured
 		return d
@@ -349,7 +356,7 @@ func (c Comparison) WriteText(w io.Writer) error {
 	for _, d := range c.Metrics {
 		iv := ""
 		switch d.Verdict {
-		case VerdictNotMeasured, VerdictTooFewSeeds, VerdictNoDifference:
+		case VerdictNotMeasured, VerdictNotRecorded, VerdictTooFewSeeds, VerdictNoDifference:
 			iv = d.Verdict
 		default:
 			iv = fmt.Sprintf("[%s, %s]", c.signed(d.Metric, d.Lo), c.signed(d.Metric, d.Hi))
@@ -374,10 +381,10 @@ func (c Comparison) WriteText(w io.Writer) error {
 			iv = "A never, B in every run"
 		}
 		diff := c.signed(d.Metric, d.Diff)
-		if d.Verdict == VerdictNotMeasured || math.IsNaN(d.Diff) || math.IsInf(d.Diff, 0) {
+		if d.Verdict == VerdictNotMeasured || d.Verdict == VerdictNotRecorded || math.IsNaN(d.Diff) || math.IsInf(d.Diff, 0) {
 			diff = "n/a"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, c.format(d.Metric, d.A), c.format(d.Metric, d.B), diff, iv, mark)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.Metric, c.side(c.A, d.Metric, d.A), c.side(c.B, d.Metric, d.B), diff, iv, mark)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -483,6 +490,20 @@ func (c Comparison) format(name string, v float64) string {
 		cur = ""
 	}
 	return metric.FormatMoney(name, v, cur)
+}
+
+// side formats one side's value: "not recorded" when its trace cannot give the metric.
+func (c Comparison) side(s Sample, name string, v float64) string {
+	if math.IsNaN(v) && s.unknown(name) {
+		return NotRecorded
+	}
+	return c.format(name, v)
+}
+
+// unknown says whether the sample's trace cannot give the metric.
+func (s Sample) unknown(name string) bool {
+	_, ok := s.Unknown[name]
+	return ok
 }
 
 // signed formats a difference with its sign.

@@ -16,6 +16,9 @@ type Run struct {
 	Description string
 	Seeds       []SeedInfo
 	Metrics     []Metric // analysis.MetricNames order, then terminated_<reason> counts
+	// Unknown lists, for a run imported from traces, the metrics its trace cannot give,
+	// with the reason (runs.config $.import.unknown); they read "not recorded".
+	Unknown map[string]string
 
 	Makespan  float64 // seconds, of the charted seed
 	States    StateSeries

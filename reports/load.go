@@ -7,8 +7,10 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -88,6 +90,7 @@ type storedRun struct {
 	scenario, hash, description string
 	point                       int // sweep grid point, -1 outside a sweep
 	params                      []string
+	unknown                     map[string]string // imported run: metric -> why its trace cannot give it
 }
 
 // sharedViews are the views that more than one of a report's queries read (directly or
@@ -199,8 +202,14 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 	err = each(ctx, q, "runs", nil, func(rows *sql.Rows) error {
 		var s storedRun
 		s.point = -1
-		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
+		var unknown string
+		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description, &unknown); err != nil {
 			return err
+		}
+		if unknown != "" {
+			if err := json.Unmarshal([]byte(unknown), &s.unknown); err != nil {
+				return fmt.Errorf("run %s: runs.config $.import.unknown: %w", s.RunID, err)
+			}
 		}
 		if err := analysis.CheckRunID(s.RunID); err != nil {
 			return err
@@ -273,7 +282,7 @@ func groupRuns(runs []storedRun) [][]storedRun {
 // loadRun reads one configuration: every seed's metrics, and the first seed's details.
 func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun, metrics map[string]analysis.Metrics) (*Run, error) {
 	first := group[0]
-	r := &Run{Source: src, Scenario: first.scenario, Description: first.description}
+	r := &Run{Source: src, Scenario: first.scenario, Description: first.description, Unknown: first.unknown}
 	ms := make([]analysis.Metrics, len(group))
 	for i, s := range group {
 		r.Seeds = append(r.Seeds, s.SeedInfo)
@@ -301,6 +310,7 @@ func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun
 		}
 	}
 	r.Metrics = metricRows(ms, first.Seed)
+	markUnknown(r.Metrics, r.Unknown)
 	for _, k := range sortedKeys(reasons) {
 		r.Terminations = append(r.Terminations, Count{Key: k, N: reasons[k]})
 	}
@@ -338,6 +348,44 @@ func metricRows(ms []analysis.Metrics, seed uint64) []Metric {
 		out = append(out, m)
 	}
 	return out
+}
+
+// NotRecorded is how a report shows a metric that the run's trace cannot give (an imported
+// run's NULL): unknown, which is not the same as undefined ("n/a", a zero denominator).
+const NotRecorded = "not recorded"
+
+// ImportUnknown reads the metrics the trace of each run in runIDs cannot give (runs
+// imported with mayday import; none for a simulated run), metric -> why, over all of them.
+func ImportUnknown(ctx context.Context, q *sql.DB, runIDs []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range runIDs {
+		var js sql.NullString
+		err := q.QueryRowContext(ctx, "SELECT CASE WHEN json_valid(config) THEN CAST(json_extract(config, '$.import.unknown') AS VARCHAR) END FROM runs WHERE run_id = $1", id).Scan(&js)
+		if err != nil {
+			return nil, fmt.Errorf("run %s: %w", id, err)
+		}
+		if !js.Valid || js.String == "" {
+			continue
+		}
+		var m map[string]string
+		if err := json.Unmarshal([]byte(js.String), &m); err != nil {
+			return nil, fmt.Errorf("run %s: runs.config $.import.unknown: %w", id, err)
+		}
+		maps.Copy(out, m)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// markUnknown shows the metrics in unknown that have no value as not recorded.
+func markUnknown(ms []Metric, unknown map[string]string) {
+	for i, m := range ms {
+		if _, ok := unknown[m.Name]; ok && m.N == 0 {
+			ms[i].Text = NotRecorded
+		}
+	}
 }
 
 func loadStates(ctx context.Context, q *sql.DB, id string, r *Run) error {

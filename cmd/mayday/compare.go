@@ -162,6 +162,9 @@ func loadSample(ctx context.Context, db *analysis.DB, label string, point int, f
 		s.RunIDs = append(s.RunIDs, r.RunID)
 		s.Seeds = append(s.Seeds, r.Seed)
 	}
+	if s.Unknown, err = reports.ImportUnknown(ctx, db.SQL(), s.RunIDs); err != nil {
+		return reports.Sample{}, internal(err)
+	}
 	for _, name := range slices.Concat(analysis.MetricNames, extra) {
 		vals := make([]float64, len(runs))
 		for i, r := range runs {

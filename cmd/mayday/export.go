@@ -19,6 +19,8 @@ type exportOptions struct {
 	Out        string
 	Force      bool
 	ChunkSpans int
+	Encoding   string
+	Gzip       bool
 	Quiet      bool
 }
 
@@ -32,10 +34,12 @@ func newExportCmd(io *ioStreams, runF func(*exportOptions) error) *cobra.Command
 		Long: `Export every run in RUN (a run folder, a sweep folder or a .duckdb file) into the new
 folder DIR, for tools that read OpenTelemetry traces or Parquet.
 
-  otlp     ExportTraceServiceRequest JSON files, one trace per root investigation, at most
-           --chunk-spans spans per file (whole traces), ready to POST to an OTLP/HTTP
-           JSON endpoint (/v1/traces): Jaeger's, or an OpenTelemetry Collector's, which
-           forwards them to Phoenix, Tempo and backends that take protobuf only.
+  otlp     ExportTraceServiceRequest files, one trace per root investigation, at most
+           --chunk-spans spans per file (whole traces), each ready to POST to an OTLP/HTTP
+           endpoint (/v1/traces): OTLP/JSON (.json, the default) or, with --encoding
+           proto, the protobuf body (.pb, less than half the size), which Phoenix, Tempo
+           and the OpenTelemetry Collector take; --gzip compresses each file (.gz).
+           mayday import reads either back.
   parquet  one zstd-compressed Parquet file per trace table; a sweep in a hive layout
            <table>/point=P/seed=S/<run_id>.parquet.
 
@@ -43,6 +47,7 @@ DIR is written in a hidden folder beside it and renamed into place when whole; a
 DIR is refused unless --force and it is a previous export (it holds export.json). The
 mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
 		Example: `  mayday export runs/research-fleet-s42 --format otlp --out exports/otlp
+  mayday export runs/research-fleet-s42 --format otlp --encoding proto --gzip --out exports/otlp-pb
   mayday export runs/fleet-sweep --format parquet --out exports/sweep-parquet`,
 		Args:              cobra.ExactArgs(1),
 		ValidArgsFunction: completeRunDirs,
@@ -60,6 +65,10 @@ mapping of columns to OpenTelemetry attributes is in docs/export.md.`,
 	f.BoolVar(&opts.Force, "force", false, "replace DIR if it holds a previous export")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on a terminal")
 	f.IntVar(&opts.ChunkSpans, "chunk-spans", analysis.DefaultChunkSpans, "otlp: spans per file at most (a file ends between traces)")
+	f.StringVar(&opts.Encoding, "encoding", analysis.EncodingJSON, "otlp: json (OTLP/JSON) or proto (the OTLP/HTTP protobuf body)")
+	f.BoolVar(&opts.Gzip, "gzip", false, "otlp: gzip each file")
+	_ = cmd.RegisterFlagCompletionFunc("encoding", cobra.FixedCompletions(
+		[]string{analysis.EncodingJSON, analysis.EncodingProto}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
 		[]string{analysis.FormatOTLP, analysis.FormatParquet}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -71,6 +80,16 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 	}
 	if opts.Out == "" {
 		return badInputf("--out: name the export folder to create, e.g. --out exports/%s", opts.Format)
+	}
+	if opts.Encoding != analysis.EncodingJSON && opts.Encoding != analysis.EncodingProto {
+		return badInputf("--encoding %q: want json or proto", opts.Encoding)
+	}
+	encoding := opts.Encoding
+	if opts.Format != analysis.FormatOTLP {
+		if opts.Gzip || opts.Encoding != analysis.EncodingJSON {
+			return badInputf("--encoding and --gzip apply to --format otlp only (Parquet files are zstd-compressed)")
+		}
+		encoding = ""
 	}
 	if opts.ChunkSpans < 1 {
 		return badInputf("--chunk-spans %d: want at least 1 span per file", opts.ChunkSpans)
@@ -87,7 +106,7 @@ func exportRun(ctx context.Context, opts *exportOptions) error {
 	bar := newProgress(opts.io, opts.Quiet, "export", 0)
 	bar.phase("reading " + opts.Run)
 	m, err := analysis.Export(ctx, db, opts.Out, analysis.ExportOptions{
-		Format: opts.Format, Force: opts.Force, ChunkSpans: opts.ChunkSpans,
+		Format: opts.Format, Force: opts.Force, ChunkSpans: opts.ChunkSpans, Encoding: encoding, Gzip: opts.Gzip,
 		Version: version, Source: opts.Run,
 		Progress: func(files int, rows int64) {
 			bar.update(fmt.Sprintf("%s written, %s", plural(files, "file", "files"),

@@ -98,6 +98,11 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	if _, err := analysis.TraceInputs(opts.Inputs); err != nil {
 		return badInput(err)
 	}
+	for _, in := range opts.Inputs {
+		if analysis.IsExportManifest(in) {
+			fmt.Fprintf(opts.io.ErrOut, "note: skipping %s: the manifest of a mayday export, not trace data\n", in)
+		}
+	}
 	var sum reports.Summary
 	tx := folderTx{io: opts.io, Dir: opts.Out, Force: opts.Force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		var err error

@@ -1,0 +1,107 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/mayday-sim/mayday/scenarios"
+)
+
+// The protobuf export, gzipped, imported back gives every metric of every example exactly,
+// as the JSON export does (TestImportRoundTripsExport).
+func TestExportRoundTripProto(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	ctx := context.Background()
+	for _, info := range scenarios.List() {
+		t.Run(info.Name, func(t *testing.T) {
+			db, err := Create("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			runID, _ := simulateExample(t, db, info.Name, 7, "workload.investigations=60")
+			out := filepath.Join(t.TempDir(), "otlp")
+			m, err := Export(ctx, db, out, ExportOptions{Format: FormatOTLP, ChunkSpans: 2000, Encoding: EncodingProto, Gzip: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range m.Files {
+				if !strings.HasSuffix(f.Path, ".pb.gz") {
+					t.Errorf("%s: want a .pb.gz file", f.Path)
+				}
+			}
+			back, res := importInto(t, []string{out}, ImportOptions{})
+			if len(res.Runs) != 1 || res.Runs[0].RunID != runID || !res.Runs[0].Native {
+				t.Fatalf("imported %+v, want run %s back", res.Runs, runID)
+			}
+			want, err := db.Metrics(ctx, runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := back.Metrics(ctx, runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range MetricNames {
+				w, wok := want.Value(name)
+				g, gok := got.Value(name)
+				if wok != gok || !(w == g || math.IsNaN(w) && math.IsNaN(g)) {
+					t.Errorf("%s: %v (%v) after the round trip, %v (%v) before", name, g, gok, w, wok)
+				}
+			}
+			for _, table := range []string{"investigations", "spans", "transitions", "executions", "faults", "tool_samples"} {
+				q := "SELECT count(*) FROM " + table
+				if a, b := queryInt(t, db, q), queryInt(t, back, q); a != b {
+					t.Errorf("%s: %d rows after the round trip, %d before", table, b, a)
+				}
+			}
+		})
+	}
+}
+
+// The two encodings carry the same request: each protobuf file, decoded, equals the JSON
+// file of the same number decoded by protojson (ReadOTLP), field for field.
+func TestExportEncodingsAgree(t *testing.T) {
+	db := openTestDB(t)
+	handRun(t, db, "hand-s7")
+	dir := t.TempDir()
+	js, err := Export(context.Background(), db, filepath.Join(dir, "json"), ExportOptions{Format: FormatOTLP, ChunkSpans: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := Export(context.Background(), db, filepath.Join(dir, "pb"), ExportOptions{Format: FormatOTLP, ChunkSpans: 3, Encoding: EncodingProto})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(js.Files) != len(pb.Files) || len(js.Files) < 2 {
+		t.Fatalf("%d JSON files, %d protobuf files; want the same, at least 2", len(js.Files), len(pb.Files))
+	}
+	for i := range js.Files {
+		a, err := ReadOTLP(filepath.Join(dir, "json", js.Files[i].Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, "pb", pb.Files[i].Path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b coltracepb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(raw, &b); err != nil {
+			t.Fatalf("%s: %v", pb.Files[i].Path, err)
+		}
+		if !proto.Equal(a, &b) {
+			t.Errorf("%s and %s differ", js.Files[i].Path, pb.Files[i].Path)
+		}
+	}
+}
