@@ -345,6 +345,11 @@ func (w *otlpWriter) genAIAttributes(r *spanRow, op string) []*commonpb.KeyValue
 		if r.tool.Valid {
 			a = append(a, kvString("gen_ai.tool.name", r.tool.String))
 		}
+		// The call the agent asked for: every attempt of one logical operation (the
+		// recovery engine's retries) carries its id, as the GenAI conventions mean it.
+		if r.opKey.Valid {
+			a = append(a, kvString("gen_ai.tool.call.id", r.opKey.String))
+		}
 		return a
 	}
 	a = append(a, kvString("gen_ai.provider.name", GenAIProvider))
