@@ -1,0 +1,185 @@
+package compute
+
+import (
+	"math"
+	"testing"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// These tests build runs by hand around one rule each, at the values where the rule's
+// boundary decides the result, so that a rule off by one (a window of four minutes, a
+// comparison that lets equality through) changes a metric.
+
+const minute = 60 * sec
+
+// same reports whether got is want, NaN for NaN.
+func same(got, want float64) bool { return got == want || math.IsNaN(got) && math.IsNaN(want) }
+
+// hand builds records for a Sink, numbering spans.
+type hand struct {
+	s    *Sink
+	span uint64
+}
+
+func newHand(opts Options) *hand { return &hand{s: New(opts)} }
+
+func (h *hand) next() uint64 { h.span++; return h.span }
+
+// failed is a failed attempt at tool t of step step of investigation inv, sent at at.
+func (h *hand) failed(inv, step, at int64) {
+	h.s.Span(&record.Span{InvestigationID: inv, SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", HasKey: true,
+		OpKey: record.OpKey{Investigation: inv, Step: int32(step)}, Attempt: 1, Start: at, End: at, Status: record.StatusError})
+}
+
+// valid is a valid result of step step (0: of no step) of investigation inv at at.
+func (h *hand) valid(inv, step, at int64) {
+	h.s.Span(&record.Span{InvestigationID: inv, SpanID: h.next(), Operation: record.OpValidate, HasKey: step > 0,
+		OpKey: record.OpKey{Investigation: inv, Step: int32(step)}, Start: at, End: at, Status: record.StatusOK})
+}
+
+// row is the row of root inv, arrived at arrived, ended at ended (-1: still open).
+func (h *hand) row(inv, arrived, ended int64) {
+	r := &record.Investigation{InvestigationID: inv, RootID: inv, ArrivedAt: arrived, FinalState: "running"}
+	if ended >= 0 {
+		r.Ended, r.EndedAt, r.FinalState = true, ended, "completed"
+	}
+	h.s.Investigation(r)
+}
+
+func (h *hand) finish(t *testing.T) Row {
+	t.Helper()
+	r, err := h.s.Finish(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// An episode runs from its step's first sign to the step's first valid result at or after
+// it, else to its investigation's end (never recovered), else to the run's end (censored:
+// neither recovered nor never).
+func TestEpisodeOutcomes(t *testing.T) {
+	h := newHand(Options{})
+	// Investigation 1: step 1 fails at 10 s and is valid at 40 s (recovered, 30 s); step 2's
+	// first sign is an invalid result at 45 s before its failure at 50 s, valid at 100 s
+	// (55 s); step 3 was valid at 5 s, fails at 20 s, is valid at 90 s and 80 s (the first
+	// valid result after the sign counts: 60 s); step 4 fails at 60 s and never recovers
+	// before the investigation ends at 200 s (never, 140 s).
+	h.failed(1, 1, 10*sec)
+	h.valid(1, 1, 40*sec)
+	h.s.Span(&record.Span{InvestigationID: 1, SpanID: h.next(), Operation: record.OpValidate, HasKey: true,
+		OpKey: record.OpKey{Investigation: 1, Step: 2}, Start: 45 * sec, End: 45 * sec, Status: record.StatusInvalid})
+	h.failed(1, 2, 50*sec)
+	h.valid(1, 2, 100*sec)
+	h.valid(1, 3, 5*sec)
+	h.failed(1, 3, 20*sec)
+	h.valid(1, 3, 90*sec)
+	h.valid(1, 3, 80*sec)
+	h.failed(1, 4, 60*sec)
+	h.row(1, 0, 200*sec)
+	// Investigation 2 fails at 100 s and is still open when the run ends at 200 s: censored
+	// at 100 s.
+	h.failed(2, 1, 100*sec)
+	h.row(2, 0, -1)
+	r := h.finish(t)
+	// 3 recovered of 5 episodes.
+	if g := r.Get("episode_recovery_rate"); g != 3.0/5 {
+		t.Errorf("episode_recovery_rate = %v, want 3/5 (the censored episode is not recovered)", g)
+	}
+	// Kaplan-Meier over 30 (r), 55 (r), 60 (r), 100 (c), 140 (n): the recovered share is
+	// 1/5, then + 4/5·1/4, then + 3/5·1/3 = 0.6 at 60 s; nothing more recovers.
+	if g := r.Get("median_recovery_time"); g != 60 {
+		t.Errorf("median_recovery_time = %v, want 60", g)
+	}
+	if g := r.Get("p95_recovery_time"); !math.IsNaN(g) {
+		t.Errorf("p95_recovery_time = %v, want NaN (only 60%% ever recover)", g)
+	}
+}
+
+// A censored episode leaves the set at risk without recovering or failing to: over 10 (r),
+// 20 (c), 30 (r), 40 (r) the recovered share is 1/4 at 10 s, 1/4 + 3/4·1/2 = 5/8 at 30 s
+// and 1 at 40 s. Counted as recovered the median would be 20 s; as never recovered, the
+// share would stop at 3/4 and p95 be undefined.
+func TestCensoredEpisodeLeavesTheRiskSet(t *testing.T) {
+	h := newHand(Options{})
+	for i, c := range []struct {
+		length int64
+		open   bool
+	}{{10, false}, {20, true}, {30, false}, {40, false}} {
+		inv := int64(i + 1)
+		if !c.open {
+			h.failed(inv, 1, 0)
+			h.valid(inv, 1, c.length*sec)
+			h.row(inv, 0, c.length*sec)
+		} else {
+			// The run ends at 40 s (the last row): an episode open from 20 s is censored at 20 s.
+			h.failed(inv, 1, 20*sec)
+			h.row(inv, 0, -1)
+		}
+	}
+	r := h.finish(t)
+	for name, want := range map[string]float64{"median_recovery_time": 30, "p95_recovery_time": 40, "episode_recovery_rate": 3.0 / 4} {
+		if g := r.Get(name); g != want {
+			t.Errorf("%s = %v, want %v", name, g, want)
+		}
+	}
+}
+
+// goodputRun is a run of one root arriving at the start of each minute up to lastArrival,
+// valid[m] valid results in minute m, and a fault window over minutes [from, to).
+func goodputRun(t *testing.T, valid []int64, from, to, lastArrival int64) Row {
+	t.Helper()
+	h := newHand(Options{})
+	for m := int64(0); m <= lastArrival; m++ {
+		h.row(m+1, m*minute, m*minute+sec)
+	}
+	for m, n := range valid {
+		for range n {
+			h.valid(0, 0, int64(m)*minute+30*sec)
+		}
+	}
+	h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: from * minute, End: to * minute})
+	return h.finish(t)
+}
+
+// Goodput is back at the first minute whose window of five minutes holds 0.9·5 times the
+// steady state's mean less 2.326·√5 of its deviation, with the window's last minute no later
+// than the last arrival.
+func TestGoodputWindow(t *testing.T) {
+	// Warm-up (minutes 0-4, the first half before the window at 10) at 2, steady state
+	// (5-9) at 10: threshold 45. After the window (10-12): 0 in minute 12, 5 in 13, 10 after.
+	// From 12 the window holds 35, from 13 exactly 45: back at 13, 60 s after the window.
+	// Arrivals until minute 17, so 13 is the last minute tested.
+	steady := []int64{2, 2, 2, 2, 2, 10, 10, 10, 10, 10, 0, 0, 0, 5, 10, 10, 10, 10, 10, 10, 10}
+	for _, c := range []struct {
+		name                string
+		valid               []int64
+		from, to, last      int64
+		wantTime, recovered float64
+	}{
+		{"back at 13", steady, 10, 12, 17, 60, 1},
+		// One minute less of arrivals: only minute 12 is tested, and it is not back.
+		{"arrivals end", steady, 10, 12, 16, math.NaN(), 0},
+		// Arrivals end within 5 minutes of the window: nothing to test.
+		{"nothing to test", steady, 10, 12, 15, math.NaN(), math.NaN()},
+		// The window starts at 9: the steady state is minutes 5-8, fewer than five.
+		{"short steady state", steady, 9, 12, 17, math.NaN(), math.NaN()},
+		// Back in the window's own minute: 0 s.
+		{"back at once", []int64{2, 2, 2, 2, 2, 10, 10, 10, 10, 10, 0, 0, 9, 9, 9, 9, 9}, 10, 12, 17, 0, 1},
+		// Steady state at 0: no baseline.
+		{"no baseline", []int64{2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9}, 10, 12, 17, math.NaN(), math.NaN()},
+		// Steady state 8, 12, 8, 12, 10: mean 10, sample deviation 2 (squares 16 over n-1 = 4),
+		// threshold 45 − 2.326·√5·2 ≈ 34.60. From 12 the window holds 34, from 13 it holds 35:
+		// back at 13. (With the deviation over n, 1.79, the threshold would be 35.70.)
+		{"deviation", []int64{2, 2, 2, 2, 2, 8, 12, 8, 12, 10, 0, 0, 0, 4, 10, 10, 10, 1}, 10, 12, 17, 60, 1},
+	} {
+		r := goodputRun(t, c.valid, c.from, c.to, c.last)
+		if g := r.Get("goodput_recovery_time"); !same(g, c.wantTime) {
+			t.Errorf("%s: goodput_recovery_time = %v, want %v", c.name, g, c.wantTime)
+		}
+		if g := r.Get("goodput_recovered"); !same(g, c.recovered) {
+			t.Errorf("%s: goodput_recovered = %v, want %v", c.name, g, c.recovered)
+		}
+	}
+}
