@@ -183,3 +183,97 @@ func TestGoodputWindow(t *testing.T) {
 		}
 	}
 }
+
+// start is investigation inv leaving pending at at.
+func (h *hand) start(inv, at int64) {
+	h.s.Transition(&record.Transition{InvestigationID: inv, At: at, From: "pending", To: "running"})
+}
+
+// sub is the row of subagent inv of root 1, arrived at arrived, still open.
+func (h *hand) sub(inv, arrived int64) {
+	h.s.Investigation(&record.Investigation{InvestigationID: inv, ParentID: 1, RootID: 1, ArrivedAt: arrived, FinalState: "running"})
+}
+
+// An investigation waits from its arrival to its first start; one that never started waits
+// until the run's end. Roots and subagents are counted apart.
+func TestPendingTimes(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		build           func(h *hand)
+		root, subagents float64
+	}{
+		// Waits 10 s and 160 s (arrived at 40 s, never started, the run ends at 200 s): 85.
+		{"never started", func(h *hand) {
+			h.start(1, 10*sec)
+			h.row(1, 0, 200*sec)
+			h.row(2, 40*sec, -1)
+		}, 85, math.NaN()},
+		// The first start counts, whatever order the transitions come in: 50 s, not 60 s;
+		// a transition into pending or out of running is no start. Waits 10 s and 50 s: 30.
+		{"first start", func(h *hand) {
+			h.start(1, 10*sec)
+			h.row(1, 0, 200*sec)
+			h.start(2, 60*sec)
+			h.start(2, 50*sec)
+			h.s.Transition(&record.Transition{InvestigationID: 2, At: 20 * sec, From: "running", To: "pending"})
+			h.s.Transition(&record.Transition{InvestigationID: 2, At: 30 * sec, From: "pending", To: "pending"})
+			h.row(2, 0, 200*sec)
+		}, 30, math.NaN()},
+		// Subagents: 5 s, and 140 s for one arrived at 60 s that never started: 72.5.
+		{"subagents", func(h *hand) {
+			h.start(1, 0)
+			h.start(4, 35*sec)
+			h.sub(4, 30*sec)
+			h.sub(5, 60*sec)
+			h.row(1, 0, 200*sec)
+		}, 0, 72.5},
+	} {
+		h := newHand(Options{})
+		c.build(h)
+		r := h.finish(t)
+		if g := r.Get("median_pending_time"); !same(g, c.root) {
+			t.Errorf("%s: median_pending_time = %v, want %v", c.name, g, c.root)
+		}
+		if g := r.Get("median_subagent_pending_time"); !same(g, c.subagents) {
+			t.Errorf("%s: median_subagent_pending_time = %v, want %v", c.name, g, c.subagents)
+		}
+	}
+}
+
+// backlog_growth is the roots arrived less those ended by the last arrival, per hour from
+// the first arrival to the last; peak_backlog the most roots open after any instant, the
+// ends of an instant counted with its arrivals.
+func TestBacklog(t *testing.T) {
+	h := newHand(Options{})
+	// Arrivals at 0, 0, 10 min, 30 min; ends at 10 min (counted at once: the backlog after
+	// 10 min is 2, never 3), 30 min (ended by the last arrival, inclusive) and 40 min; one
+	// still open. 4 arrived, 2 ended by 30 min: 2 per half hour, 4 per hour. Peak: 2 after
+	// 0, 2 after 10 min, 2 after 30 min.
+	h.row(1, 0, 10*minute)
+	h.row(2, 0, 30*minute)
+	h.row(3, 10*minute, 40*minute)
+	h.row(4, 30*minute, -1)
+	r := h.finish(t)
+	if g := r.Get("backlog_growth"); g != 4 {
+		t.Errorf("backlog_growth = %v, want 4", g)
+	}
+	if g := r.Get("peak_backlog"); g != 2 {
+		t.Errorf("peak_backlog = %v, want 2", g)
+	}
+	// Subagents are not roots: a run of subagents alone has no backlog.
+	h = newHand(Options{})
+	h.sub(2, 0)
+	r = h.finish(t)
+	if g := r.Get("backlog_growth"); !math.IsNaN(g) || r.Get("peak_backlog") != 0 || r.Get("started") != 0 {
+		t.Errorf("subagents alone: backlog_growth %v, peak %v, started %v; want NaN, 0, 0", g, r.Get("peak_backlog"), r.Get("started"))
+	}
+}
+
+func TestQuantileContEdges(t *testing.T) {
+	x := []int64{10, 20, 30, 40, 50}
+	for _, c := range []struct{ p, w float64 }{{0, 10}, {1, 50}, {0.5, 30}, {0.95, 48}, {0.1, 14}, {0.9, 46}} {
+		if g := quantileCont(x, c.p); math.Abs(g-c.w) > 1e-9 {
+			t.Errorf("quantileCont(%v, %v) = %v, want %v", x, c.p, g, c.w)
+		}
+	}
+}
