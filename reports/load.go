@@ -86,6 +86,7 @@ func DBPath(source string) (string, error) {
 type storedRun struct {
 	SeedInfo
 	scenario, hash, description string
+	config                      string // runs.config, JSON
 	point                       int // sweep grid point, -1 outside a sweep
 	params                      []string
 }
@@ -199,7 +200,7 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 	err = each(ctx, q, "runs", nil, func(rows *sql.Rows) error {
 		var s storedRun
 		s.point = -1
-		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description); err != nil {
+		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description, &s.config); err != nil {
 			return err
 		}
 		if err := analysis.CheckRunID(s.RunID); err != nil {
@@ -273,7 +274,7 @@ func groupRuns(runs []storedRun) [][]storedRun {
 // loadRun reads one configuration: every seed's metrics, and the first seed's details.
 func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun, metrics map[string]analysis.Metrics) (*Run, error) {
 	first := group[0]
-	r := &Run{Source: src, Scenario: first.scenario, Description: first.description}
+	r := &Run{Source: src, Scenario: first.scenario, Description: honestDescription(first.scenario, first.description, first.config)}
 	ms := make([]analysis.Metrics, len(group))
 	for i, s := range group {
 		r.Seeds = append(r.Seeds, s.SeedInfo)
