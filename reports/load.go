@@ -87,7 +87,7 @@ type storedRun struct {
 	SeedInfo
 	scenario, hash, description string
 	config                      string // runs.config, JSON
-	point                       int // sweep grid point, -1 outside a sweep
+	point                       int    // sweep grid point, -1 outside a sweep
 	params                      []string
 }
 

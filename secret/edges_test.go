@@ -15,7 +15,7 @@ func TestOnlyToken(t *testing.T) {
 		"tokens": true, "max_tokens": true, "TOKEN": true, "Input-Tokens": true,
 		"token_password": false, "password_token": false, "api_token_key": false, "tokenSecret": false,
 		"token_count": false, // an extra pattern counts as much as the built-in ones
-		"api_key": false, "strategy": false, "": false,
+		"api_key":     false, "strategy": false, "": false,
 	} {
 		if got := k.OnlyToken(name); got != want {
 			t.Errorf("OnlyToken(%q) = %v, want %v", name, got, want)
@@ -60,12 +60,12 @@ func TestGenAICountExemption(t *testing.T) {
 	}{
 		{Keys{}, "gen_ai.usage.input_tokens", false},
 		{usage, "gen_ai.usage.input_tokens", true},
-		{Keys{}, "gen_ai.token_id", true},         // not a count: no _tokens suffix
-		{Keys{}, "x.gen_ai.input_tokens", true},   // not under gen_ai.
-		{Keys{}, "GEN_AI.input_tokens", true},     // the prefix is lower case
-		{Keys{}, "gen_ai.tokens_tokens", true},    // the middle holds token again
-		{Keys{}, "gen_ai.password_tokens", true},  // the middle names a secret
-		{Keys{}, "gen_ai.x_tokens.key", true},     // no _tokens suffix
+		{Keys{}, "gen_ai.token_id", true},        // not a count: no _tokens suffix
+		{Keys{}, "x.gen_ai.input_tokens", true},  // not under gen_ai.
+		{Keys{}, "GEN_AI.input_tokens", true},    // the prefix is lower case
+		{Keys{}, "gen_ai.tokens_tokens", true},   // the middle holds token again
+		{Keys{}, "gen_ai.password_tokens", true}, // the middle names a secret
+		{Keys{}, "gen_ai.x_tokens.key", true},    // no _tokens suffix
 		{Keys{}, "gen_ai.output_tokens", false},
 	} {
 		if got := c.k.Secret(c.name); got != c.want {
@@ -103,6 +103,13 @@ func TestFindOrderAndOverlap(t *testing.T) {
 	}
 	if m := Mask("https://u:pw@h AKIAIOSFODNN7EXAMPLE"); m != "https://u:"+Masked+"@h "+Masked {
 		t.Errorf("Mask = %q", m)
+	}
+	// Every match of each kind, not the first only.
+	s = "ghp_" + strings.Repeat("a", 30) + " AKIAIOSFODNN7EXAMPLE https://u:one@h https://v:two@h"
+	got = got[:0]
+	Find(s, func(start, end int) { got = append(got, s[start:end]) })
+	if want := []string{"ghp_" + strings.Repeat("a", 30), "AKIAIOSFODNN7EXAMPLE", "one", "two"}; !slices.Equal(got, want) {
+		t.Errorf("Find found %q, want %q", got, want)
 	}
 	// An empty password is not a secret.
 	for _, s := range []string{"postgres://admin:@db/x", "redis://:@cache:6379"} {
