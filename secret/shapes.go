@@ -1,7 +1,9 @@
 package secret
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -66,11 +68,7 @@ func merge(spans [][2]int) [][2]int {
 	if len(spans) < 2 {
 		return spans
 	}
-	for i := 1; i < len(spans); i++ { // insertion sort: a handful of spans
-		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
-	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
 	out := spans[:1]
 	for _, sp := range spans[1:] {
 		last := &out[len(out)-1]
