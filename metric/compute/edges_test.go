@@ -277,3 +277,100 @@ func TestQuantileContEdges(t *testing.T) {
 		}
 	}
 }
+
+// hot is the incident test of one minute: at least 5 failures, above the expected share,
+// and a log-likelihood ratio of at least ln 10⁴ against the baseline p. The values below
+// sit on either side of each condition: with p = 0.1 and 10 calls, 6 failures give
+// 6 ln 6 + 4 ln(4/9) ≈ 7.51 and 7 give 7 ln 7 + 3 ln(3/9) ≈ 10.33, against ln 10⁴ ≈ 9.21;
+// 5 failures of 5 give 5 ln(1/p): 9.16 at p = 0.16, 9.49 at p = 0.15.
+func TestHot(t *testing.T) {
+	for _, c := range []struct {
+		f, n    int64
+		p       float64
+		defined bool
+		want    bool
+	}{
+		{4, 4, 0, true, false}, {5, 5, 0, true, true}, {5, 5, 0, false, false},
+		{5, 10, 0.5, true, false}, {6, 10, 0.5, true, false},
+		{6, 10, 0.1, true, false}, {7, 10, 0.1, true, true},
+		{5, 5, 0.16, true, false}, {5, 5, 0.15, true, true}, {5, 5, 0.1, true, true},
+		{6, 5, 1, true, false},
+	} {
+		if got := hot(c.f, c.n, c.p, c.defined); got != c.want {
+			t.Errorf("hot(%d, %d, %v, %v) = %v, want %v", c.f, c.n, c.p, c.defined, got, c.want)
+		}
+	}
+}
+
+// An incident runs over an island of hot or guarded minutes of one tool, split where two
+// such minutes are more than 3 minutes apart, and counts every failed call from its first
+// minute to its last; an island with no hot minute is none.
+func TestIncidentIslands(t *testing.T) {
+	h := newHand(Options{})
+	calls := func(m int64, n, failed int) {
+		for i := range n {
+			st := record.StatusOK
+			if i < failed {
+				st = record.StatusError
+			}
+			at := m*minute + int64(i)*sec
+			h.s.Span(&record.Span{SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", Start: at, End: at, Status: st})
+		}
+	}
+	guard := func(m int64) { h.s.Sample(&record.Sample{Tool: "t", At: (m + 1) * minute, BreakerState: "open"}) }
+	// The steady state before the window at minute 10: 1 failure in 10 calls a minute.
+	for m := range int64(10) {
+		calls(m, 10, 1)
+	}
+	h.s.Fault(&record.Fault{Kind: "outage", Tool: "t", Window: true, Start: 10 * minute, End: 11 * minute})
+	calls(10, 10, 10) // hot
+	calls(11, 10, 10) // hot
+	calls(12, 10, 1)
+	guard(13) // 2 minutes after 11: the same island
+	calls(14, 10, 1)
+	calls(15, 10, 1)
+	calls(16, 10, 10) // hot, 3 minutes after 13: the same island
+	calls(17, 10, 1)
+	calls(18, 10, 1)
+	calls(19, 10, 1)
+	calls(20, 10, 10) // hot, 4 minutes after 16: an island of its own
+	guard(25)         // guarded alone: no incident
+	calls(26, 10, 1)
+	r := h.finish(t)
+	// Inside: minutes 10-16 (10+10+1+0+1+1+10 = 33) and 20 (10): 43 of the 57 failures
+	// (10 before, 20, 1, 1, 1, 10, 1, 1, 1, 10, 1).
+	if g := r.Get("correlated_failure_share"); g != 43.0/57 {
+		t.Errorf("correlated_failure_share = %v (%v of 57), want 43/57", g, g*57)
+	}
+}
+
+// A park or throttle becomes a sign of the operation of the keyed span at its instant (the
+// last by span id), else of the first one after it, else of the last one before.
+func TestMarksFindTheirOperation(t *testing.T) {
+	h := newHand(Options{Guards: true})
+	keyed := func(step int32, id uint64, at int64) {
+		h.s.Span(&record.Span{InvestigationID: 1, SpanID: id, Operation: record.OpExecuteTool, Tool: "t", HasKey: true,
+			OpKey: record.OpKey{Investigation: 1, Step: step}, Start: at, End: at, Status: record.StatusOK})
+	}
+	park := func(at int64, reason string) {
+		h.s.Transition(&record.Transition{InvestigationID: 1, At: at, Action: "park", Reason: reason})
+	}
+	keyed(1, 10, 10*sec)
+	keyed(3, 31, 30*sec) // at 30 s, the later span id: a mark at 30 s is step 3's
+	keyed(2, 30, 30*sec)
+	park(20*sec, "breaker_open")    // the first span after: step 2 (30 s, id 30)
+	park(30*sec, "retry_throttled") // the same instant: step 3
+	park(50*sec, "breaker_open")    // none after: the last before, step 3
+	park(5*sec, "other")            // not a park of a guard: no sign
+	for step := int32(1); step <= 3; step++ {
+		h.valid(1, int64(step), 100*sec)
+	}
+	h.row(1, 0, 100*sec)
+	r := h.finish(t)
+	// Step 2 from 20 s, step 3 from 30 s, both valid at 100 s: 80 s and 70 s; step 1 has none.
+	for name, want := range map[string]float64{"median_recovery_time": 70, "p95_recovery_time": 80, "episode_recovery_rate": 1} {
+		if g := r.Get(name); g != want {
+			t.Errorf("%s = %v, want %v", name, g, want)
+		}
+	}
+}
