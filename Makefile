@@ -127,7 +127,7 @@ fuzz:
 # for one package. Slow (the simulator takes many minutes): not part of `make test`.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
-PKG ?= ./recovery ./scenarios ./traces ./sim
+PKG ?= ./recovery ./scenarios ./traces ./sim ./secret ./metric/compute
 # No --test-cpu: gremlins v0.6.0 passes it to go test as the single argument "-cpu N", which
 # every test binary refuses, so every mutant would be reported killed.
 MUTATE_FLAGS ?= --workers 2 --timeout-coefficient 60

@@ -127,8 +127,10 @@ func TestCensoredEpisodeLeavesTheRiskSet(t *testing.T) {
 }
 
 // goodputRun is a run of one root arriving at the start of each minute up to lastArrival,
-// valid[m] valid results in minute m, and a fault window over minutes [from, to).
-func goodputRun(t *testing.T, valid []int64, from, to, lastArrival int64) Row {
+// valid[m] valid results in minute m, and fault windows covering minutes [from, to): two
+// overlapping ones, [from, to-1) and [from+1, to), and with extraWindows more inside them,
+// a fault that is no window and a window of no length before them.
+func goodputRun(t *testing.T, valid []int64, from, to, lastArrival int64, extraWindows ...bool) Row {
 	t.Helper()
 	h := newHand(Options{})
 	for m := int64(0); m <= lastArrival; m++ {
@@ -139,7 +141,17 @@ func goodputRun(t *testing.T, valid []int64, from, to, lastArrival int64) Row {
 			h.valid(0, 0, int64(m)*minute+30*sec)
 		}
 	}
-	h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: from * minute, End: to * minute})
+	if len(extraWindows) > 0 {
+		// Inside [from, to): windows that neither start earlier nor end later.
+		h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: (from + 1) * minute, End: to * minute})
+		h.s.Fault(&record.Fault{Kind: "transient", Start: 0, End: 40 * minute})
+		h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: 3 * minute, End: 3 * minute})
+	}
+	h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: from * minute, End: (to - 1) * minute})
+	h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: (from + 1) * minute, End: to * minute})
+	if len(extraWindows) > 0 {
+		h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: from * minute, End: (from + 1) * minute})
+	}
 	return h.finish(t)
 }
 
@@ -167,6 +179,10 @@ func TestGoodputWindow(t *testing.T) {
 		{"short steady state", steady, 9, 12, 17, math.NaN(), math.NaN()},
 		// Back in the window's own minute: 0 s.
 		{"back at once", []int64{2, 2, 2, 2, 2, 10, 10, 10, 10, 10, 0, 0, 9, 9, 9, 9, 9}, 10, 12, 17, 0, 1},
+		// Several windows, in any order, with a fault of no window and one of no length:
+		// the steady state ends where the first window starts, the test begins where the
+		// last one ends.
+		{"several windows", steady, 10, 12, 17, 60, 1},
 		// Steady state at 0: no baseline.
 		{"no baseline", []int64{2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9}, 10, 12, 17, math.NaN(), math.NaN()},
 		// Steady state 8, 12, 8, 12, 10: mean 10, sample deviation 2 (squares 16 over n-1 = 4),
@@ -174,7 +190,7 @@ func TestGoodputWindow(t *testing.T) {
 		// back at 13. (With the deviation over n, 1.79, the threshold would be 35.70.)
 		{"deviation", []int64{2, 2, 2, 2, 2, 8, 12, 8, 12, 10, 0, 0, 0, 4, 10, 10, 10, 1}, 10, 12, 17, 60, 1},
 	} {
-		r := goodputRun(t, c.valid, c.from, c.to, c.last)
+		r := goodputRun(t, c.valid, c.from, c.to, c.last, c.name == "several windows")
 		if g := r.Get("goodput_recovery_time"); !same(g, c.wantTime) {
 			t.Errorf("%s: goodput_recovery_time = %v, want %v", c.name, g, c.wantTime)
 		}
@@ -336,6 +352,11 @@ func TestIncidentIslands(t *testing.T) {
 	calls(20, 10, 10) // hot, 4 minutes after 16: an island of its own
 	guard(25)         // guarded alone: no incident
 	calls(26, 10, 1)
+	// A breaker half open guards its minute as one open does, parked operations too; a
+	// closed breaker with nothing parked does not (minute 18 would join 16 and 20).
+	h.s.Sample(&record.Sample{Tool: "t", At: 19 * minute, BreakerState: "closed"})
+	h.s.Sample(&record.Sample{Tool: "t", At: 31 * minute, BreakerState: "half_open"})
+	h.s.Sample(&record.Sample{Tool: "t", At: 33 * minute, BreakerState: "closed", Parked: 1})
 	r := h.finish(t)
 	// Inside: minutes 10-16 (10+10+1+0+1+1+10 = 33) and 20 (10): 43 of the 57 failures
 	// (10 before, 20, 1, 1, 1, 10, 1, 1, 1, 10, 1).
@@ -372,5 +393,36 @@ func TestMarksFindTheirOperation(t *testing.T) {
 		if g := r.Get(name); g != want {
 			t.Errorf("%s = %v, want %v", name, g, want)
 		}
+	}
+}
+
+// Investigation ids need not be small or dense: an id far past the states the Sink made
+// room for, one past the dense range, and a negative one all count.
+func TestSparseInvestigationIDs(t *testing.T) {
+	h := newHand(Options{})
+	ids := []int64{1, 5000, maxDense, maxDense + 7, -3}
+	for _, id := range ids {
+		h.start(id, sec)
+		h.row(id, 0, 2*sec)
+	}
+	r := h.finish(t)
+	if g := r.Get("started"); g != float64(len(ids)) {
+		t.Errorf("started = %v, want %d", g, len(ids))
+	}
+	if g := r.Get("completed"); g != float64(len(ids)) {
+		t.Errorf("completed = %v, want %d", g, len(ids))
+	}
+	if g := r.Get("median_pending_time"); g != 1 {
+		t.Errorf("median_pending_time = %v, want 1", g)
+	}
+}
+
+// A transition from nowhere ("") into a state is a start, as one out of pending is.
+func TestStartFromNowhere(t *testing.T) {
+	h := newHand(Options{})
+	h.s.Transition(&record.Transition{InvestigationID: 1, At: 4 * sec, To: "running"})
+	h.row(1, sec, 9*sec)
+	if g := h.finish(t).Get("median_pending_time"); g != 3 {
+		t.Errorf("median_pending_time = %v, want 3", g)
 	}
 }
