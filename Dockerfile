@@ -16,8 +16,9 @@
 # Base images are pinned by digest, so a rebuild gets the bytes that were reviewed; the tag
 # beside each digest says what it is. `make image-pins` prints the digests the tags point at
 # today (it pulls them), for a deliberate bump; GO_IMAGE and RUNTIME_IMAGE override a pin
-# (make image GO_IMAGE=golang:1.26-bookworm for the tag as it moves).
-ARG GO_IMAGE=golang:1.26-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d
+# (make image GO_IMAGE=docker.io/library/golang:1.26-bookworm for the tag as it moves). Names are
+# written in full, as Podman wants them (it does not guess a registry for a short name).
+ARG GO_IMAGE=docker.io/library/golang:1.26-bookworm@sha256:a688600ca24f8a4d3ca77f95b0dd40704a9fc787c826660eb7ba0b641b8b175d
 ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot@sha256:9dac0a79194e45a7da0158a9c6da57b217585af0786db3845d1f0ec1a0dd182f
 
 FROM ${GO_IMAGE} AS build

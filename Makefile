@@ -32,7 +32,7 @@ IMAGE_REF  = $(IMAGE):$(VERSION)
 CONTAINER ?= $(notdir $(firstword $(shell command -v docker 2>/dev/null) $(shell command -v podman 2>/dev/null)))
 GO_IMAGE      ?=
 RUNTIME_IMAGE ?=
-BASE_TAGS      = golang:1.26-bookworm gcr.io/distroless/cc-debian12:nonroot
+BASE_TAGS      = docker.io/library/golang:1.26-bookworm gcr.io/distroless/cc-debian12:nonroot
 IMAGE_ARGS     = --build-arg VERSION=$(VERSION) $(if $(GO_IMAGE),--build-arg GO_IMAGE=$(GO_IMAGE)) \
                  $(if $(RUNTIME_IMAGE),--build-arg RUNTIME_IMAGE=$(RUNTIME_IMAGE))
 
