@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,8 +48,13 @@ func honestDescription(name, desc, config string) string {
 	return fmt.Sprintf("%s (description as written; overridden: %s%s)", desc, strings.Join(shown, ", "), more)
 }
 
+// redactedValue is a value the trace writer replaced by its keyed hash (a secret, such as a
+// tool argument named api_key): the stored configuration hides it, so whether the run
+// changed it cannot be told, and the report does not claim it did.
+var redactedValue = regexp.MustCompile(`^redacted:hmac-sha256:[0-9a-f]{16}$`)
+
 // configDiff lists the leaves where config differs from example, as path=value (the value
-// in config; "(none)" where config has none), in path order.
+// in config; "(none)" where config has none), in path order; redacted values are left out.
 func configDiff(example, config []byte) ([]string, error) {
 	var a, b any
 	if err := json.Unmarshal(example, &a); err != nil {
@@ -77,6 +83,9 @@ func configDiff(example, config []byte) ([]string, error) {
 		v, ok := now[p]
 		if !ok {
 			v = "(none)"
+		}
+		if redactedValue.MatchString(v) {
+			continue
 		}
 		if v != was[p] || !ok {
 			out = append(out, p+"="+v)

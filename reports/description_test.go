@@ -7,22 +7,35 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/traces"
 )
+
+// stored is a scenario as a run stores it: its JSON is runs.config, redacted by the trace
+// writer (research-fleet's tool arguments hold an api_key).
+type stored struct{ *scenarios.Scenario }
+
+func (s *stored) JSON() []byte {
+	opts := traces.ScenarioOptions(s.Scenario)
+	return []byte(traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets).JSON(string(s.Scenario.JSON())))
+}
 
 // A description written for an example's values says what a run changed in them; one the
 // run did not change, or the user's own, is shown as it is.
 func TestHonestDescription(t *testing.T) {
-	load := func(name string, sets ...string) *scenarios.Scenario {
+	load := func(name string, sets ...string) *stored {
 		t.Helper()
 		s, err := scenarios.Load(name, sets)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return &stored{s}
 	}
 	plain := load("research-fleet")
 	if !strings.Contains(plain.Description, "10,000") {
 		t.Fatalf("the example's description no longer quotes its size: %q", plain.Description)
+	}
+	if string(plain.JSON()) == string(plain.Scenario.JSON()) {
+		t.Fatal("research-fleet's stored config redacts nothing: the test no longer checks that a redacted value is no override")
 	}
 	if got := honestDescription(plain.Name, plain.Description, string(plain.JSON())); got != plain.Description {
 		t.Errorf("unchanged example: %q, want its description as it is", got)
