@@ -3,6 +3,7 @@ package reports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
 	"slices"
@@ -95,7 +96,7 @@ func configDiff(example, config []byte) ([]string, error) {
 }
 
 // flatten adds every leaf of v under path to leaves: objects by key (a.b), lists by index
-// (a[2]), strings unquoted, durations as written in a scenario (2h, 90s; JSON holds
+// (a[2]) or, for entries with a name, by name (tools.search, as the file writes them), strings unquoted, durations as written in a scenario (2h, 90s; JSON holds
 // nanoseconds), other values as JSON. t is the Go type v was encoded from, nil when unknown.
 func flatten(path string, v any, t reflect.Type, leaves map[string]string) {
 	for t != nil && t.Kind() == reflect.Pointer {
@@ -116,6 +117,15 @@ func flatten(path string, v any, t reflect.Type, leaves map[string]string) {
 			elem = t.Elem()
 		}
 		for i, c := range x {
+			// A list of named entries (tools) is a mapping by name in the file: tools.search.
+			if m, ok := c.(map[string]any); ok {
+				if name, ok := m["name"].(string); ok && name != "" {
+					named := maps.Clone(m)
+					delete(named, "name")
+					flatten(path+"."+name, named, elem, leaves)
+					continue
+				}
+			}
 			flatten(fmt.Sprintf("%s[%d]", path, i), c, elem, leaves)
 		}
 	case string:

@@ -47,9 +47,9 @@ func TestHonestDescription(t *testing.T) {
 	}
 	// Several overrides, listed by path, at most maxOverridesShown of them.
 	many := load("research-fleet", "workload.investigations=300", "horizon=2h", "seed=7",
-		"recovery.retry.max_attempts=7", "workload.workers=3")
+		"recovery.retry.max_attempts=7", "workload.workers=3", "tools.backtest.compute=2")
 	got = honestDescription(many.Name, many.Description, string(many.JSON()))
-	for _, want := range []string{"horizon=2h", "recovery.retry.max_attempts=7", "seed=7", "workload.investigations=300", "and 1 more"} {
+	for _, want := range []string{"horizon=2h", "recovery.retry.max_attempts=7", "seed=7", "tools.backtest.compute=2", "and 2 more"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q does not say %s", got, want)
 		}
