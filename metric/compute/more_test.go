@@ -24,8 +24,8 @@ func TestRecoveredAtTheSignsInstant(t *testing.T) {
 }
 
 // Every root rate counts roots only, and reads its tree: a subagent completed with a wrong
-// result makes its root's completion incorrect, one that escalated puts its root among those
-// that needed a human.
+// result makes its root's completion incorrect, as a reduced scope does, and one that
+// escalated puts its root among those that needed a human.
 func TestRootRates(t *testing.T) {
 	s := New(Options{Redact: strings.ToUpper})
 	inv := func(r record.Investigation) { s.Investigation(&r) }
@@ -40,14 +40,17 @@ func TestRootRates(t *testing.T) {
 	inv(record.Investigation{InvestigationID: 5, RootID: 5, Ended: true, EndedAt: sec, FinalState: "terminated", Escalations: 2})
 	inv(record.Investigation{InvestigationID: 6, RootID: 6, Ended: true, EndedAt: sec, FinalState: "terminated", TerminationReason: "budget"})
 	inv(record.Investigation{InvestigationID: 7, RootID: 7, FinalState: "running"})
+	// Root 8 completed, valid, full scope: the one correct completion.
+	inv(record.Investigation{InvestigationID: 8, RootID: 8, Ended: true, EndedAt: sec, FinalState: "completed", TrulyValid: true})
 	r, err := s.Finish(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]float64{
-		"started": 5, "completed": 2, "terminated": 2,
-		"completion_rate": 2.0 / 5, "correct_completion_rate": 1.0 / 5, "validation_pass_rate": 1.0 / 2,
-		"full_scope_completion_rate": 1.0 / 5, "human_intervention_rate": 2.0 / 5, "terminated_rate": 2.0 / 5,
+		"started": 6, "completed": 3, "terminated": 2,
+		"completion_rate": 3.0 / 6, "correct_completion_rate": 1.0 / 6, "validation_pass_rate": 1.0 / 3,
+		"full_scope_completion_rate": 2.0 / 6, "human_intervention_rate": 2.0 / 6, "terminated_rate": 2.0 / 6,
+		"unfinished_rate": 1.0 / 6,
 	} {
 		if g := r.Get(name); g != want {
 			t.Errorf("%s = %v, want %v", name, g, want)
