@@ -10,7 +10,7 @@ PURE    := . ./recovery/... ./sim/... ./scenarios/... ./traces/... ./metric/... 
 CGO_ENABLED := 1
 export CGO_ENABLED
 
-.PHONY: build run image image-push test vet bench bench-commands bench-simpy simpy-note bench-memory fuzz mutate mutate-sql check clean
+.PHONY: build run image image-push image-pins container-check test vet bench bench-commands bench-simpy simpy-note bench-memory fuzz mutate mutate-sql check clean
 
 build:
 	$(GO) build -tags $(TAGS) -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/mayday
@@ -22,29 +22,56 @@ run: build
 # The container image (see docs/scale-out.md), tagged with the same version the binary is
 # stamped with, so a pinned reference names one build. IMAGE is the repository to tag
 # (ghcr.io/you/mayday to push there); PLATFORMS=linux/amd64,linux/arm64 builds several
-# platforms with buildx, which must then push (image-push), as a local image store holds one.
+# platforms (docker buildx, or a podman manifest), which must then push (image-push), as a
+# local image store holds one. CONTAINER is the engine: docker when it is on the PATH, else
+# podman (CONTAINER=podman make image to choose). GO_IMAGE and RUNTIME_IMAGE replace the base
+# images the Dockerfile pins by digest; image-pins prints the digests their tags have today.
 IMAGE     ?= mayday
 PLATFORMS ?=
 IMAGE_REF  = $(IMAGE):$(VERSION)
+CONTAINER ?= $(notdir $(firstword $(shell command -v docker 2>/dev/null) $(shell command -v podman 2>/dev/null)))
+GO_IMAGE      ?=
+RUNTIME_IMAGE ?=
+BASE_TAGS      = docker.io/library/golang:1.26-bookworm gcr.io/distroless/cc-debian12:nonroot
+IMAGE_ARGS     = --build-arg VERSION=$(VERSION) $(if $(GO_IMAGE),--build-arg GO_IMAGE=$(GO_IMAGE)) \
+                 $(if $(RUNTIME_IMAGE),--build-arg RUNTIME_IMAGE=$(RUNTIME_IMAGE))
 
-image:
-	docker $(if $(PLATFORMS),buildx build --platform $(PLATFORMS),build) \
-		--build-arg VERSION=$(VERSION) -t $(IMAGE_REF) .
-	@echo "built $(IMAGE_REF)"
+container-check:
+	@[ -n "$(CONTAINER)" ] || { echo "image: neither docker nor podman is on the PATH (CONTAINER=... names another)" >&2; exit 2; }
+
+image: container-check
+ifeq ($(PLATFORMS),)
+	$(CONTAINER) build $(IMAGE_ARGS) -t $(IMAGE_REF) .
+else ifeq ($(CONTAINER),podman)
+	podman build --platform $(PLATFORMS) $(IMAGE_ARGS) --manifest $(IMAGE_REF) .
+else
+	$(CONTAINER) buildx build --platform $(PLATFORMS) $(IMAGE_ARGS) -t $(IMAGE_REF) .
+endif
+	@echo "built $(IMAGE_REF) with $(CONTAINER)"
 
 # A -dirty version names no one build, so it is not pushed.
+image-push: container-check
+	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
 ifeq ($(PLATFORMS),)
-image-push: image
-	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
-	docker push $(IMAGE_REF)
+	$(MAKE) image
+	$(CONTAINER) push $(IMAGE_REF)
+else ifeq ($(CONTAINER),podman)
+	$(MAKE) image
+	podman manifest push --all $(IMAGE_REF) docker://$(IMAGE_REF)
 else
-image-push:
-	@case "$(VERSION)" in *dirty*) echo "image-push: version $(VERSION) has uncommitted changes; commit first" >&2; exit 2;; esac
-	docker buildx build --platform $(PLATFORMS) --build-arg VERSION=$(VERSION) -t $(IMAGE_REF) --push .
+	$(CONTAINER) buildx build --platform $(PLATFORMS) $(IMAGE_ARGS) -t $(IMAGE_REF) --push .
 endif
 	@echo "pushed $(IMAGE_REF); pin it in deploy/kubernetes/kustomization.yaml:"
 	@echo "    newName: $(IMAGE)"
 	@echo "    newTag: $(VERSION)"
+
+# The digests the base images' tags point at today (pulls them; needs the network), to
+# paste into the Dockerfile's ARG lines as a reviewed bump.
+image-pins: container-check
+	@for t in $(BASE_TAGS); do \
+	  $(CONTAINER) pull -q $$t >/dev/null || exit 1; \
+	  echo "$$t -> $$($(CONTAINER) image inspect --format '{{index .RepoDigests 0}}' $$t)"; \
+	done
 
 test: vet
 	$(GO) test -race -count=1 -timeout 30m $(PURE)
@@ -100,7 +127,7 @@ fuzz:
 # for one package. Slow (the simulator takes many minutes): not part of `make test`.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
-PKG ?= ./recovery ./scenarios ./traces ./sim
+PKG ?= ./recovery ./scenarios ./traces ./sim ./secret ./metric/compute
 # No --test-cpu: gremlins v0.6.0 passes it to go test as the single argument "-cpu N", which
 # every test binary refuses, so every mutant would be reported killed.
 MUTATE_FLAGS ?= --workers 2 --timeout-coefficient 60

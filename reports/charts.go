@@ -245,7 +245,13 @@ func faultWindows(p *Panel, r *Run, tu timeUnit, top float64) {
 	}
 }
 
-// failuresChart draws failed attempts per tool per minute, with the detected incidents shaded.
+// maxOverlaid is the most lines a failed-attempts chart overlays in one panel. Past it (a
+// sweep of 6 points over 3 tools draws 18) the lines cannot be told apart, and the chart
+// becomes small multiples: a panel per run on shared axes.
+const maxOverlaid = 8
+
+// failuresChart draws failed attempts per tool per minute, with the detected incidents shaded:
+// the runs overlaid in one panel, or, past maxOverlaid lines, one panel per run.
 func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 	c := &Chart{
 		ID:    ChartFailures,
@@ -253,24 +259,24 @@ func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		Caption: "Failed attempts (errors and timeouts) per tool in each simulated minute. Shaded: incidents, " +
 			"minutes whose failures are far above the tool's own baseline, with the breaker-open and throttled time around them.",
 	}
-	p := newPanel("", tu.label(), "failed attempts / min")
-	top := 1.0
+	top, lines := 1.0, 0
 	for _, r := range runs {
 		for _, s := range r.Failures {
 			top = max(top, maxOf(s.Values))
 		}
+		lines += len(r.Failures)
 	}
 	top *= 1.05
+	if len(runs) > 1 && lines > maxOverlaid {
+		failuresPanels(c, runs, tu, tools, top)
+		c.Caption += fmt.Sprintf(" One panel per run, on the same axes: %d lines overlaid could not be told apart.", lines)
+		return c
+	}
+	p := newPanel("", tu.label(), "failed attempts / min")
 	for ri, r := range runs {
 		for _, tool := range tools {
-			var ws [][2]float64
-			for _, in := range r.Incidents {
-				if in.Tool == tool {
-					ws = append(ws, [2]float64{in.Start / tu.seconds, in.End / tu.seconds})
-				}
-			}
 			col, _ := toolStyle(runs, ri, tools, tool)
-			p.windows(named(runs, r, "incidents: "+tool), r.Name(), ws, 0, top, translucent(col, 0x30))
+			p.windows(named(runs, r, "incidents: "+tool), r.Name(), incidentWindows(r, tu, tool), 0, top, translucent(col, 0x30))
 		}
 	}
 	for ri, r := range runs {
@@ -287,6 +293,39 @@ func failuresChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		p.label(tu.end/2, top/2, "no failed attempt", 0)
 	}
 	return c
+}
+
+// failuresPanels draws the failed attempts as small multiples: a panel per run, titled with
+// its name, each tool in its own colour in every panel (so the legend names tools only), on
+// one time axis and one y range, so that the panels compare at a glance.
+func failuresPanels(c *Chart, runs []*Run, tu timeUnit, tools []string, top float64) {
+	c.Cols = 3
+	if len(runs) <= 4 {
+		c.Cols = 2
+	}
+	for _, r := range runs {
+		p := newPanel(r.Name(), tu.label(), "failed attempts / min")
+		for _, tool := range tools {
+			p.windows("incidents: "+tool, r.Name(), incidentWindows(r, tu, tool), 0, top, translucent(toolColor(tools, tool), 0x30))
+		}
+		for _, s := range r.Failures {
+			p.line(s.Tool, r.Name(), tu.scale(s.Times), s.Values, toolColor(tools, s.Tool), nil)
+		}
+		p.plot.Y.Min, p.plot.Y.Max = 0, top
+		tu.axis(p)
+		c.Panels = append(c.Panels, p)
+	}
+}
+
+// incidentWindows are the incidents of tool in run r, in the chart's time unit.
+func incidentWindows(r *Run, tu timeUnit, tool string) [][2]float64 {
+	var ws [][2]float64
+	for _, in := range r.Incidents {
+		if in.Tool == tool {
+			ws = append(ws, [2]float64{in.Start / tu.seconds, in.End / tu.seconds})
+		}
+	}
+	return ws
 }
 
 // guardsChart draws, for the tools that failed, the retries sent per minute (with the breaker's

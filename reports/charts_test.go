@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"image/png"
 	"math"
 	"math/rand/v2"
@@ -228,4 +229,61 @@ func TestChartRender(t *testing.T) {
 
 func escapeXML(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+// A sweep's failed attempts overlay at most maxOverlaid lines; past that, each run gets a
+// panel of its own on shared axes, tools in the same colours in every panel, and the legend
+// names the tools once instead of every run's tools.
+func TestFailuresSmallMultiples(t *testing.T) {
+	var runs []*Run
+	for i := range 6 {
+		runs = append(runs, syntheticRun(fmt.Sprintf("p%d", i), uint64(i+1)))
+	}
+	tu, tools := timeUnitFor(runs), toolOrder(runs)
+	// 4 runs of 2 tools: 8 lines, overlaid.
+	if c := failuresChart(runs[:4], tu, tools); len(c.Panels) != 1 {
+		t.Errorf("4 runs: %d panels, want one overlay", len(c.Panels))
+	}
+	c := failuresChart(runs, tu, tools)
+	if len(c.Panels) != len(runs) || c.Cols != 3 {
+		t.Fatalf("6 runs: %d panels in %d columns, want 6 in 3", len(c.Panels), c.Cols)
+	}
+	if !strings.Contains(c.Caption, "One panel per run") {
+		t.Errorf("caption %q does not say how to read the panels", c.Caption)
+	}
+	for i, p := range c.Panels {
+		if p.Title != runs[i].Name() {
+			t.Errorf("panel %d: title %q, want %q", i, p.Title, runs[i].Name())
+		}
+		if p.plot.Y.Max != c.Panels[0].plot.Y.Max || p.plot.X.Max != c.Panels[0].plot.X.Max || p.plot.Y.Min != 0 {
+			t.Errorf("panel %d: axes [0, %v] x [%v, %v], not the first panel's", i, p.plot.X.Max, p.plot.Y.Min, p.plot.Y.Max)
+		}
+		expectSeries(t, p, "backtest", KindLine)
+		expectSeries(t, p, "fetch_data", KindLine)
+		expectSeries(t, p, "incidents: backtest", KindWindow)
+		if got, want := legendColor(p, "backtest"), legendColor(c.Panels[0], "backtest"); got != want || got == "" {
+			t.Errorf("panel %d: backtest drawn in %q, in %q in the first panel", i, got, want)
+		}
+	}
+	for _, row := range c.rows() {
+		if n := legendEntries(row); n > 2*len(tools) {
+			t.Errorf("a row's legend has %d entries, want the tools' lines and incidents only", n)
+		}
+	}
+	if c.LegendRest() != nil {
+		t.Error("small multiples need no table of the legend's rest")
+	}
+	if _, err := c.SVG(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// legendColor is the colour of the legend entry name of p, "" when there is none.
+func legendColor(p *Panel, name string) string {
+	for _, e := range p.legend {
+		if e.name == name {
+			return thumbColor(e.thumb)
+		}
+	}
+	return ""
 }

@@ -88,7 +88,8 @@ func DBPath(source string) (string, error) {
 type storedRun struct {
 	SeedInfo
 	scenario, hash, description string
-	point                       int // sweep grid point, -1 outside a sweep
+	config                      string // runs.config, JSON
+	point                       int    // sweep grid point, -1 outside a sweep
 	params                      []string
 	unknown                     map[string]string // imported run: metric -> why its trace cannot give it
 }
@@ -203,7 +204,7 @@ func readRuns(ctx context.Context, q *sql.DB) ([]storedRun, error) {
 		var s storedRun
 		s.point = -1
 		var unknown string
-		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description, &unknown); err != nil {
+		if err := rows.Scan(&s.RunID, &s.scenario, &s.Seed, &s.hash, &s.Status, &s.Digest, &s.description, &unknown, &s.config); err != nil {
 			return err
 		}
 		if unknown != "" {
@@ -282,7 +283,7 @@ func groupRuns(runs []storedRun) [][]storedRun {
 // loadRun reads one configuration: every seed's metrics, and the first seed's details.
 func loadRun(ctx context.Context, db *analysis.DB, src string, group []storedRun, metrics map[string]analysis.Metrics) (*Run, error) {
 	first := group[0]
-	r := &Run{Source: src, Scenario: first.scenario, Description: first.description, Unknown: first.unknown}
+	r := &Run{Source: src, Scenario: first.scenario, Description: honestDescription(first.scenario, first.description, first.config), Unknown: first.unknown}
 	ms := make([]analysis.Metrics, len(group))
 	for i, s := range group {
 		r.Seeds = append(r.Seeds, s.SeedInfo)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -374,3 +375,40 @@ func (c faultCheck) Number(x float64, key string) { c.v.num(x, key) }
 
 // Finite reports whether x is a finite number, for a kind's Check.
 func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// FailureParams are the parameters of the kinds whose calls fail fast (transient, outage,
+// brownout): how the failed call failed. A real dependency fails in ways a caller tells
+// apart (a refused connection, an HTTP 503, a reset); the simulator still treats every fast
+// failure as transient, and records the fault's error on each call it fails as the span's
+// error.type attribute, the OpenTelemetry name, for traces and fit to read.
+type FailureParams struct {
+	Error string `json:",omitempty" key:"error" want:"an error type such as connection_refused, connection_reset or http_503" doc:"how each call the fault fails, fails: the failed span's error.type (connection_refused, connection_reset, http_503, ...; letters, digits and _ . : / -, at most 64); absent: the span has none"`
+}
+
+// FailureKeys declares FailureParams, for the kinds that take them (FaultRule.Params).
+var FailureKeys = func() *Keys {
+	k := KeysOf[FailureParams]("how a failed call fails")
+	k.sch.sub["error"].pattern = errorTypePattern.String()
+	return k
+}()
+
+// errorTypePattern is what an error type may be: a short word such as an OpenTelemetry
+// error.type (http_503, connection_refused, java.net.ConnectException).
+var errorTypePattern = regexp.MustCompile(`^[A-Za-z0-9_.:/-]{1,64}$`)
+
+// CheckFailure is the Check of a kind that takes FailureParams: the error type's shape.
+func CheckFailure(c FaultChecker, f *Fault, key string) {
+	p, ok := f.Params.(*FailureParams)
+	if !ok || p == nil || p.Error == "" {
+		return
+	}
+	c.Check(errorTypePattern.MatchString(p.Error), key+".error", "%q is not an error type; want a word of letters, digits and _ . : / - (at most 64), such as connection_refused or http_503", p.Error)
+}
+
+// ErrorType is the error type of fault f (FailureParams.Error), "" when it has none.
+func (f *Fault) ErrorType() string {
+	if p, ok := f.Params.(*FailureParams); ok && p != nil {
+		return p.Error
+	}
+	return ""
+}

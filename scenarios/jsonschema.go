@@ -16,13 +16,16 @@ const (
 	decimal         = `([0-9]+\.?[0-9]*|\.[0-9]+)`
 	durationPattern = `^(` + decimal + durationUnits + `)+$`
 	ratePattern     = `^\s*` + decimal + `\s*/\s*(` + decimal + `?` + durationUnits + `)+\s*$`
+	rateAboveZero   = `^\s*[0.]*[1-9]`
 )
 
 // JSONSchema is a JSON Schema (draft 2020-12) of the scenario file format, generated from
 // the key tree the decoder checks files against: every key with its description, the enums
-// the decoder accepts, the keys each fault kind takes. A file the schema refuses is one the
-// decoder refuses; the decoder checks more (cross references such as fault tools, ranges
-// between keys such as max >= initial).
+// the decoder accepts, the keys each fault kind takes, the bounds of every value (those the
+// key declares, and the size model's on single keys: sizeMaximum). A file the schema refuses
+// is one the decoder refuses; the decoder checks more (cross references such as fault tools,
+// ranges between keys such as max >= initial, the size model's limits on products of keys
+// and on the length of a duration).
 func JSONSchema() []byte {
 	s := node(rootSchema)
 	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
@@ -30,8 +33,11 @@ func JSONSchema() []byte {
 	s["title"] = "mayday scenario"
 	s["type"] = "object"
 	s["required"] = []string{"name", "tools"}
-	tools := s["properties"].(map[string]any)["tools"].(map[string]any)
-	tools["type"], tools["minProperties"] = "object", 1
+	props := s["properties"].(map[string]any)
+	tools := props["tools"].(map[string]any)
+	tools["type"], tools["minProperties"], tools["maxProperties"] = "object", 1, MaxTools
+	tools["propertyNames"] = object{"maxLength": MaxNameLen}
+	props["name"].(map[string]any)["maxLength"] = MaxNameLen
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // keep ">= 0.95" readable in descriptions
@@ -68,6 +74,7 @@ func node(sch *schema) object {
 		if sch.max > 0 {
 			o["maximum"] = sch.max
 		}
+		sizeBound(o, sch)
 	case kindNumber:
 		o = object{"type": "number"}
 		if sch.signed {
@@ -81,6 +88,7 @@ func node(sch *schema) object {
 		if sch.max > 0 {
 			o["maximum"] = sch.max
 		}
+		sizeBound(o, sch)
 	case kindProb:
 		o = object{"type": "number", "minimum": 0, "maximum": 1}
 		if sch.above {
@@ -90,8 +98,15 @@ func node(sch *schema) object {
 		o = object{"type": "boolean"}
 	case kindDuration:
 		o = durationNode()
+		if sch.above {
+			o = positiveDurationNode()
+		}
 	case kindRate:
 		o = object{"type": "string", "pattern": ratePattern}
+		if sch.above {
+			// Above zero: its count has a digit other than 0 ("0/s" is refused).
+			o["allOf"] = []any{object{"pattern": rateAboveZero}}
+		}
 	case kindEnum:
 		o = object{"enum": sch.enum}
 	case kindDurDist:
@@ -119,6 +134,28 @@ func node(sch *schema) object {
 
 func durationNode() object {
 	return object{"anyOf": []any{object{"type": "string", "pattern": durationPattern}, object{"const": 0}}}
+}
+
+// positiveDurationNode is a duration above zero (horizon): written with a digit other than 0
+// somewhere ("0s", "0.0m" and 0 are zero, "0.5s" is not).
+func positiveDurationNode() object {
+	return object{"anyOf": []any{object{"type": "string", "pattern": durationPattern, "allOf": []any{object{"pattern": nonZeroDigit}}}}}
+}
+
+// nonZeroDigit: a duration that matches durationPattern is above zero when one of its digits
+// is not 0.
+const nonZeroDigit = "[1-9]"
+
+// sizeBound lowers o's maximum to the size model's bound on sch (sizeMaximum), which
+// Validate applies on top of the key's declared range.
+func sizeBound(o object, sch *schema) {
+	m, ok := sizeMaximum(sch)
+	if !ok {
+		return
+	}
+	if cur, has := o["maximum"].(float64); !has || m < cur {
+		o["maximum"] = m
+	}
 }
 
 func mapNode(sch *schema) object {

@@ -125,9 +125,9 @@ func TestFaultParamsBuiltInGo(t *testing.T) {
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "want a *scenarios.rampParams") {
 		t.Errorf("wrong Params type: %v", err)
 	}
-	s.Faults = []Fault{{ID: "x", Kind: FaultOutage, Tool: "search", For: time.Minute, Params: &rampParams{}}}
+	s.Faults = []Fault{{ID: "x", Kind: FaultHang, Tool: "search", At: time.Minute, For: time.Minute, Params: &rampParams{}}}
 	if err := s.Validate(); err == nil || !strings.Contains(err.Error(), "takes no parameters of its own") {
-		t.Errorf("Params on an outage: %v", err)
+		t.Errorf("Params on a hang: %v", err)
 	}
 }
 

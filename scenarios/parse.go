@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -140,11 +141,17 @@ func (d *decoder) scenario(root *yaml.Node) (*Scenario, []valueSource) {
 		if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!int" && strings.HasPrefix(strings.TrimSpace(n.Value), "-") {
 			d.fail(n, "seed", "%s is negative; want a whole number >= 0", n.Value)
 		} else if d.scalar(n, "seed", "a whole number >= 0") {
+			// A whole number written as a float (1.0, 1e3) is that number, as for every
+			// whole-number key: JSON, and so the JSON Schema, cannot tell 1.0 from 1.
 			var v uint64
-			if n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-				d.fail(n, "seed", "%s is not a whole number >= 0 that fits in 64 bits; want such as 42", describe(n))
-			} else {
+			var f float64
+			switch {
+			case n.ShortTag() == "!!int" && n.Decode(&v) == nil:
 				s.Seed = v
+			case n.ShortTag() == "!!float" && n.Decode(&f) == nil && f == math.Trunc(f) && f >= 0 && f <= 1<<53:
+				s.Seed = uint64(f)
+			default:
+				d.fail(n, "seed", "%s is not a whole number >= 0 that fits in 64 bits; want such as 42", describe(n))
 			}
 		}
 	}
@@ -214,7 +221,7 @@ func (d *decoder) arrival(n *yaml.Node, key string) (Arrival, bool) {
 	}
 	switch k {
 	case "poisson":
-		r, ok := d.rate(v, f.key(k), true)
+		r, ok := d.rate(v, f.key(k), arrivalSchema.sub["poisson"].above)
 		return Arrival{Kind: ArrivalPoisson, Rate: r}, ok
 	case "uniform":
 		dur, ok := d.duration(v, f.key(k))

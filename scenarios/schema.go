@@ -29,7 +29,7 @@ type schema struct {
 	enum    []string // kindEnum: the valid words
 	min     float64  // kindInt, kindNumber: the least valid value
 	max     float64  // kindInt: the largest valid value, when > 0
-	above   bool     // kindNumber: strictly above min; kindDuration: > 0
+	above   bool     // kindNumber: strictly above min; kindDuration, kindRate: > 0
 	signed  bool     // kindNumber: any finite number, min ignored
 	pattern string   // kindText: a regular expression the text must match
 	keyEnum []string // a map with free keys: the valid keys, when they are a fixed set
@@ -208,7 +208,7 @@ var (
 		"value", leaf, "mean", leaf, "min", leaf, "max", leaf, "median", leaf, "p95", leaf, "alpha", leaf)
 	arrivalSchema = func() *schema {
 		s := obj("how root investigations arrive: exactly one of {poisson: RATE} (rate > 0), {at_once: true}, {uniform: DURATION} (> 0) or {piecewise: [{rate: RATE, for: DURATION}, ..., {rate: RATE}]}: a Poisson process, all at time 0, spread uniformly over [0, duration), or a Poisson process whose rate changes (below)",
-			"poisson", val(kindRate, "a Poisson process of this rate > 0, such as 1000/h"),
+			"poisson", &schema{kind: kindRate, above: true, doc: "a Poisson process of this rate > 0, such as 1000/h"},
 			"at_once", val(kindBool, "true: all at time 0"),
 			"uniform", positive("spread uniformly over [0, this duration > 0)"),
 			"piecewise", list(obj("one stretch of the arrival rate",

@@ -52,7 +52,7 @@ func TestFaultJSONParams(t *testing.T) {
 	if !ok || *p != *s.Faults[0].Params.(*rampParams) {
 		t.Fatalf("params back from %s = %#v, want %#v", b, back.Params, s.Faults[0].Params)
 	}
-	for _, in := range []string{`{"kind":"no_such_kind","id":"x"}`, `{"kind":"transient","id":"y","probability":0.5}`} {
+	for _, in := range []string{`{"kind":"no_such_kind","id":"x"}`, `{"kind":"lost_response","id":"y","probability":0.5}`} {
 		var f Fault
 		if err := json.Unmarshal([]byte(in), &f); err != nil || f.Params != nil || f.ID == "" {
 			t.Errorf("Unmarshal(%s) = %+v, %v; want its fields and no params", in, f, err)

@@ -30,6 +30,22 @@ const (
 	MaxPrice = 1e9
 )
 
+// sizeMaximum is the size model's bound on the single key sch, when checkSize bounds it:
+// JSONSchema states it as the key's maximum, so an editor refuses what Validate refuses.
+func sizeMaximum(sch *schema) (float64, bool) {
+	switch sch {
+	case rootSchema.sub["workload"].sub["investigations"]:
+		return MaxInvestigations, true
+	case toolSchema.sub["compute"]:
+		return MaxCompute, true
+	case recoverySchema.sub["budgets"].sub["compute"]:
+		return MaxCompute * 1e9, true
+	case faultSchema.sub["factor"], faultSchema.sub["slowdown"]:
+		return MaxFactor, true
+	}
+	return 0, false
+}
+
 // maxSubagentDepth is workload.subagents.max_depth's bound, as its key declares. The size
 // model sums the subagent tree down to it at most: Validate refuses a deeper tree anyway,
 // and a Go-built depth of 2^31 or more would otherwise keep it summing for seconds, or for

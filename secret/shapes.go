@@ -1,7 +1,9 @@
 package secret
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -22,18 +24,20 @@ var Shapes = []string{
 }
 
 var (
-	tokenShape = regexp.MustCompile(`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)` +
-		`|\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b` +
-		`|\bsk-[A-Za-z0-9_-]{16,}` +
-		`|\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}` +
-		`|\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*` +
-		`|\bgh[pousr]_[A-Za-z0-9]{30,}` +
-		`|\bgithub_pat_[A-Za-z0-9_]{20,}` +
-		`|\bxox[aboprse]-[A-Za-z0-9-]{10,}` +
-		`|\bAIza[0-9A-Za-z_-]{35}` +
-		`|\bglpat-[A-Za-z0-9_-]{20,}` +
-		`|\bnpm_[A-Za-z0-9]{36}` +
-		`|\bhf_[A-Za-z]{30,}`)
+	tokenShape = regexp.MustCompile(strings.Join([]string{
+		`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`,
+		`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b`,
+		`\bsk-[A-Za-z0-9_-]{16,}`,
+		`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`,
+		`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`,
+		`\bgh[pousr]_[A-Za-z0-9]{30,}`,
+		`\bgithub_pat_[A-Za-z0-9_]{20,}`,
+		`\bxox[aboprse]-[A-Za-z0-9-]{10,}`,
+		`\bAIza[0-9A-Za-z_-]{35}`,
+		`\bglpat-[A-Za-z0-9_-]{20,}`,
+		`\bnpm_[A-Za-z0-9]{36}`,
+		`\bhf_[A-Za-z]{30,}`,
+	}, "|"))
 	// urlPassword: group 1 is the password of scheme://user:password@host; the greedy
 	// password stops at the last @ before the path.
 	urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:([^\s/@]*(?:@[^\s/@]*)*)@`)
@@ -54,21 +58,17 @@ func Find(s string, found func(start, end int)) {
 			spans = append(spans, [2]int{m[2], m[3]})
 		}
 	}
-	if len(spans) > 1 {
-		spans = merge(spans)
-	}
-	for _, sp := range spans {
+	for _, sp := range merge(spans) {
 		found(sp[0], sp[1])
 	}
 }
 
 // merge sorts spans and joins the overlapping ones.
 func merge(spans [][2]int) [][2]int {
-	for i := 1; i < len(spans); i++ { // insertion sort: a handful of spans
-		for j := i; j > 0 && spans[j][0] < spans[j-1][0]; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
+	if len(spans) < 2 {
+		return spans
 	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return cmp.Compare(a[0], b[0]) })
 	out := spans[:1]
 	for _, sp := range spans[1:] {
 		last := &out[len(out)-1]

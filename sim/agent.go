@@ -40,6 +40,9 @@ type attempt struct {
 	fault int32 // fault that shaped it (lost reply, hang, brownout), -1 none
 	// overload: the tool refused it because its queue was full (queue_limit).
 	overload bool
+	// failed: a fault failed it fast (w.failFast), so its span carries the fault's
+	// error.type when the fault says one.
+	failed bool
 }
 
 // agent is one investigation (a root or a subagent) and its worker.

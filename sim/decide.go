@@ -140,15 +140,17 @@ func (w *sim) inspect(a *agent) {
 	s.HasKey, s.OpKey, s.Attempt = true, op.key, op.attempts
 	s.Start, s.End = w.now, w.now
 	s.Status = record.StatusOK
+	down := int32(-1) // the fault that kept the tool from answering
 	if l == recovery.LookupFailed {
 		s.Status = record.StatusError
 		s.FailureClass = recovery.UncertainCompletion.String()
-		if fi := w.toolDown(t); fi >= 0 {
-			s.FaultID = w.faults[fi].id
+		if down = w.toolDown(t); down >= 0 {
+			s.FaultID = w.faults[down].id
 		}
 	}
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "lookup", Value: l.String()})
+	s.Attrs = w.errorType(s.Attrs, down)
 	w.sink.Span(s)
 	if l == recovery.LookupCompleted {
 		// The stored result is taken: it reaches the investigation after all.

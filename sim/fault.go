@@ -23,7 +23,8 @@ type fault struct {
 	end   int64
 	key   uint64
 	rng   *rand.Rand
-	x     any // the kind's parameters (a pointer to its own struct), set by its build
+	x     any    // the kind's parameters (a pointer to its own struct), set by its build
+	err   string // how the calls it fails fail (the span's error.type); "" = not said
 }
 
 func (f *fault) active(now int64) bool { return now >= f.start && now < f.end }
@@ -138,6 +139,7 @@ func buildFaults(sc *scenarios.Scenario, seed uint64) ([]fault, error) {
 			f.end = int64(c.At + c.For)
 		}
 		fk.build(&f, c)
+		f.err = c.ErrorType()
 		f.rng = stream(seed, nsFault, f.key)
 		fs[i] = f
 	}
@@ -184,7 +186,7 @@ func (p *params) field(k string, v float64) {
 	p.b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
 }
 
-// text writes a field whose value is a name (letters, digits, _ and -: no escapes).
+// text writes a field whose value is a name (letters, digits and _ . : / -: no escapes).
 func (p *params) text(k, v string) {
 	if p.b.Len() > 1 {
 		p.b.WriteByte(',')
@@ -212,6 +214,9 @@ func (f *fault) record(sc *scenarios.Scenario, r *record.Fault, horizon int64) {
 	p.b.WriteByte('{')
 	if f.fk.params != nil {
 		f.fk.params(f, &p)
+	}
+	if f.err != "" {
+		p.text("error", f.err)
 	}
 	p.b.WriteByte('}')
 	r.Parameters = p.b.String()

@@ -20,8 +20,12 @@ func init() {
 				}
 				return ""
 			},
-			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) { c.Number(f.Slowdown, key+".slowdown") },
-			Size:  scenarios.FaultSize{Slowdown: func(f *scenarios.Fault) float64 { return f.Slowdown }},
+			Params: scenarios.FailureKeys,
+			Check: func(c scenarios.FaultChecker, f *scenarios.Fault, key string) {
+				c.Number(f.Slowdown, key+".slowdown")
+				scenarios.CheckFailure(c, f, key)
+			},
+			Size: scenarios.FaultSize{Slowdown: func(f *scenarios.Fault) float64 { return f.Slowdown }},
 		},
 		build: func(f *fault, c *scenarios.Fault) {
 			f.x = &brownout{p: c.Probability, slowdown: c.Slowdown} // Validate: slowdown >= 1

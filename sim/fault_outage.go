@@ -10,6 +10,7 @@ func init() {
 			Kind: scenarios.FaultOutage,
 			Doc:  "from `at` for `for`, every attempt at the tool fails fast",
 			Keys: []string{"tool", "at", "for"}, Required: []string{"for"},
+			Params: scenarios.FailureKeys, Check: scenarios.CheckFailure,
 			Window: true, Model: true,
 		},
 		unreachable: true,

@@ -12,6 +12,7 @@ func init() {
 			Kind: scenarios.FaultTransient,
 			Doc:  "each attempt at the tool fails fast with this probability",
 			Keys: []string{"tool", "probability"}, Required: []string{"probability"},
+			Params: scenarios.FailureKeys, Check: scenarios.CheckFailure,
 			Model: true,
 		},
 		build:  func(f *fault, c *scenarios.Fault) { f.x = &transient{p: c.Probability} },

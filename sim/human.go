@@ -306,6 +306,7 @@ func (w *sim) noAnswer(a *agent, start int64, why string, fi int32) {
 		record.Attr{Key: "decided_by", Value: recovery.BySupervisor.String()},
 		record.Attr{Key: "point", Value: a.judgement.Point.String()},
 		record.Attr{Key: "error", Value: why})
+	s.Attrs = w.errorType(s.Attrs, fi)
 	w.sink.Span(s)
 }
 

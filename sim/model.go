@@ -164,6 +164,7 @@ func (w *sim) failedCallSpan(a *agent, start int64, why string, fi int32) {
 	}
 	s.CausedBy = append(s.CausedBy[:0], a.cfgSpan)
 	s.Attrs = append(s.Attrs[:0], record.Attr{Key: "kind", Value: "model_turn"}, record.Attr{Key: "error", Value: why})
+	s.Attrs = w.errorType(s.Attrs, fi)
 	w.sink.Span(s)
 }
 

@@ -246,7 +246,7 @@ func (w *sim) armDeadline(a *agent, t *tool, tok, ri int32) {
 }
 
 func (w *sim) failFast(a *agent, tok int32, fi int32) {
-	a.att.fault = fi
+	a.att.fault, a.att.failed = fi, true
 	w.push(w.now, evFastReply, a.slot, tok, -1-fi)
 }
 
@@ -415,6 +415,15 @@ func (w *sim) fastReply(slot, tok, code int32) {
 	w.settled(a, recovery.Event{Kind: recovery.EvFailed, Tool: int(op.tool)})
 }
 
+// errorType adds the error type of fault fi (scenarios.FailureParams), if it says one, to
+// the attributes of the span it failed.
+func (w *sim) errorType(attrs []record.Attr, fi int32) []record.Attr {
+	if fi >= 0 && w.faults[fi].err != "" {
+		attrs = append(attrs, record.Attr{Key: "error.type", Value: w.faults[fi].err})
+	}
+	return attrs
+}
+
 // timedOut is the timeout of an attempt: the caller gives up on it, if it still waits for
 // it; a tool that cancels (cancel_on_timeout) stops the attempt's request ri1-1 (0: the
 // attempt put none in the tool) whether or not its caller still waits: the deadline travels
@@ -494,6 +503,9 @@ func (w *sim) toolSpan(a *agent, t *tool, st record.Status, c recovery.Class, fa
 	}
 	if a.att.overload {
 		s.Attrs = append(s.Attrs, record.Attr{Key: "error", Value: "overloaded"})
+	}
+	if a.att.failed {
+		s.Attrs = w.errorType(s.Attrs, a.att.fault)
 	}
 	s.Tool, s.ToolVersion = t.cfg.Name, t.cfg.Version
 	s.HasKey, s.OpKey, s.Attempt = true, a.op.key, a.att.no

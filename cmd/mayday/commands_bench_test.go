@@ -145,7 +145,7 @@ func commandBenches() []commandBench {
 			return timeProc(b, "", "sh", append([]string{"-c", loop, "sh", bin, out}, names...)...)
 		}},
 		{name: "report", setup: makeSrc, cmd: func(b *testing.B, bin, dir string, i int) proc {
-			return timeProc(b, "", bin, "report", srcRun(dir), "-o", filepath.Join(dir, "report"), "-q")
+			return timeProc(b, "", bin, "report", srcRun(dir), "-o", filepath.Join(dir, "report"), "--force", "-q")
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
 			return timeProc(b, "", bin, "query", srcRun(dir), "SELECT * FROM metrics")
 		}},

@@ -20,6 +20,7 @@ type reportOptions struct {
 	Runs   []string
 	Out    string
 	Format string
+	Force  bool
 	Quiet  bool
 }
 
@@ -47,11 +48,14 @@ investigation ids.
 
 Given several runs (both sides of a comparison, the points of a sweep), the charts overlay
 them and the metrics table has a column per run. The default folder is report/ inside the
-first RUN. The report is written to a hidden folder beside it and moved into place whole,
-replacing an earlier report: only a folder whose contents match the manifest mayday wrote
-into it (.mayday-manifest.json); a folder holding anything else is refused, naming it.`,
+first RUN, where a new report replaces the last one; a folder given with --out that exists
+is refused unless --force, as every command's folder is. The report is written to a hidden
+folder beside it and moved into place whole. Either way, only a report folder whose
+contents match the manifest mayday wrote into it (.mayday-manifest.json) is replaced; a
+folder holding anything else is refused, naming it.`,
 		Example: `  mayday report runs/research-fleet-s42
   mayday report runs/before runs/after --out review/
+  mayday report runs/before runs/after --out review/ --force   # again, over the first
   mayday report runs/fleet-sweep --format json`,
 		Args:              cobra.MinimumNArgs(1),
 		ValidArgsFunction: completeRunDirs,
@@ -66,6 +70,7 @@ into it (.mayday-manifest.json); a folder holding anything else is refused, nami
 	f := cmd.Flags()
 	f.StringVarP(&opts.Out, "out", "o", "", "folder to write the report into (default: report/ inside the first RUN)")
 	addFormatFlag(cmd, &opts.Format)
+	f.BoolVar(&opts.Force, "force", false, "replace the --out folder when it holds a report mayday wrote (report/ inside the first RUN is always replaced)")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "print nothing but errors")
 	return cmd
 }
@@ -105,7 +110,10 @@ func reportRun(ctx context.Context, opts *reportOptions) error {
 	}
 	bar.phase("drawing the charts and writing " + dir)
 	var files reports.Files
-	tx := folderTx{io: opts.io, Dir: dir, Force: true, What: "report folder", Recognise: isReportFolder,
+	// report/ inside the run is the report's own place, so a new report replaces the last
+	// one there; a folder the user named with --out is theirs until --force says otherwise.
+	force := opts.Force || opts.Out == ""
+	tx := folderTx{io: opts.io, Dir: dir, Force: force, What: "report folder", Recognise: isReportFolder,
 		Fill: func(f *analysis.Folder) (bool, error) {
 			staged, err := reports.New(runs, version).Write(f.Path(""))
 			if err != nil {

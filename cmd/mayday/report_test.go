@@ -79,10 +79,16 @@ func TestReportCommand(t *testing.T) {
 		t.Errorf("text output %q does not name the files in %s", stdout, out)
 	}
 
-	// --quiet prints nothing.
-	stdout, _, code = reportCLI(t, "report", dir, "--quiet", "--out", out)
+	// --out over an existing folder: refused without --force, as every command's folder is.
+	_, stderr, code = reportCLI(t, "report", dir, "--out", out)
+	if code != 2 || !strings.Contains(stderr, out) || !strings.Contains(stderr, "--force") {
+		t.Errorf("a second report to --out without --force: exit %d, %q; want 2 naming the folder and --force", code, stderr)
+	}
+
+	// --force replaces it; --quiet prints nothing.
+	stdout, stderr, code = reportCLI(t, "report", dir, "--quiet", "--out", out, "--force")
 	if code != 0 || stdout != "" {
-		t.Errorf("--quiet: exit %d, printed %q", code, stdout)
+		t.Errorf("--force --quiet: exit %d, printed %q, %s", code, stdout, stderr)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/mayday-sim/mayday/analysis"
 )
@@ -58,13 +59,80 @@ Scenarios are YAML files, or the names of the embedded examples ('mayday scenari
 }
 
 // flagError names the subcommand once: exitCode already prints the "mayday:" prefix, so
-// `mayday run --bad` says "mayday: run: unknown flag: --bad (see 'mayday run --help')".
+// `mayday run --bad` says "mayday: run: unknown flag: --bad (see 'mayday run --help')". An
+// unknown flag close to one the command has gets it suggested, as an unknown command does:
+// `mayday run --sed 3` says "...; did you mean --seed?".
 func flagError(c *cobra.Command, err error) error {
+	hint := ""
+	if s := suggestFlag(c, err); s != "" {
+		hint = "; did you mean " + s + "?"
+	}
 	if !c.HasParent() {
-		return badInputf("%w (see '%s --help')", err, c.CommandPath())
+		return badInputf("%w (see '%s --help')%s", err, c.CommandPath(), hint)
 	}
 	name := strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")
-	return badInputf("%s: %w (see '%s --help')", name, err, c.CommandPath())
+	return badInputf("%s: %w (see '%s --help')%s", name, err, c.CommandPath(), hint)
+}
+
+// suggestFlag returns the flag of c closest to the unknown long flag err names ("--name"),
+// when its edit distance is within the command's SuggestionsMinimumDistance (cobra's rule
+// for commands, 2 by default) or the unknown name (3 letters or more) is a prefix of it; ""
+// otherwise. Ties go to the first flag by name (VisitAll's order), so the suggestion does
+// not depend on the order the flags were declared in.
+func suggestFlag(c *cobra.Command, err error) string {
+	const prefix = "unknown flag: --"
+	msg := err.Error()
+	if !strings.HasPrefix(msg, prefix) {
+		return ""
+	}
+	typed, _, _ := strings.Cut(strings.TrimPrefix(msg, prefix), "=")
+	if typed == "" {
+		return ""
+	}
+	limit := c.SuggestionsMinimumDistance
+	if limit <= 0 {
+		limit = 2
+	}
+	best, bestD := "", limit+1
+	visit := func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := levenshtein(strings.ToLower(typed), f.Name)
+		if len(typed) >= 3 && strings.HasPrefix(f.Name, typed) && d > limit {
+			d = limit // a prefix such as --memo for --memory-limit is a near miss however short
+		}
+		if d < bestD {
+			best, bestD = f.Name, d
+		}
+	}
+	c.Flags().VisitAll(visit) // local, persistent and inherited flags, sorted by name
+	if best == "" {
+		return ""
+	}
+	return "--" + best
+}
+
+// levenshtein is the edit distance between a and b (insertions, deletions, substitutions),
+// by bytes: flag names are ASCII.
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // runRoot executes the command line. An error cobra returns before a command's RunE ran

@@ -157,7 +157,7 @@ func TestReplaceOnlyWhatMaydayWrote(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "testdata/sweep.yaml", "--out", run, "--force", "-q"},
 		{"report", run, "-q"},
-		{"report", run, "--out", pictures, "-q"},
+		{"report", run, "--out", pictures, "--force", "-q"},
 		{"merge", userDB, run, "--force", "-q"},
 	} {
 		before := snapshot(t, root)

@@ -47,6 +47,52 @@ func TestFlagErrorHasOnePrefix(t *testing.T) {
 	}
 }
 
+// An unknown flag close to one the command has is suggested, as an unknown command is; one
+// close to none gets no guess. Exit 2 either way.
+func TestUnknownFlagSuggestsTheClosest(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		suggest string // "" for no suggestion
+	}{
+		{[]string{"run", "research-fleet", "--sed", "3"}, "--seed"},
+		{[]string{"run", "research-fleet", "--seedss", "3"}, "--seeds"},
+		{[]string{"run", "research-fleet", "--forse"}, "--force"},
+		{[]string{"report", "runs/x", "--forc"}, "--force"},
+		{[]string{"sweep", "research-fleet", "--memo=1GiB"}, "--memory-limit"},
+		{[]string{"check", "--al"}, "--all"},
+		{[]string{"run", "research-fleet", "--colour"}, ""},
+		{[]string{"run", "research-fleet", "--xyzzy"}, ""},
+	} {
+		_, errOut, code := execMayday(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, "unknown flag") {
+			t.Errorf("%v: exit %d, %q; want 2 and unknown flag", c.args, code, errOut)
+			continue
+		}
+		if c.suggest == "" {
+			if strings.Contains(errOut, "did you mean") {
+				t.Errorf("%v: %q suggests a flag; want none", c.args, errOut)
+			}
+		} else if !strings.Contains(errOut, "did you mean "+c.suggest+"?") {
+			t.Errorf("%v: %q; want it to suggest %s", c.args, errOut, c.suggest)
+		}
+	}
+}
+
+func TestLevenshtein(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"", "abc", 3}, {"seed", "seed", 0}, {"sed", "seed", 1}, {"seeds", "seed", 1},
+		{"forse", "force", 1}, {"kitten", "sitting", 3}, {"ab", "ba", 2}} {
+		if got := levenshtein(c.a, c.b); got != c.d {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
+		}
+		if got := levenshtein(c.b, c.a); got != c.d {
+			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
+		}
+	}
+}
+
 // `-o json` (a kubectl habit) would create a folder named json: refused with a hint, before
 // anything is written; ./json is a folder.
 func TestOutThatIsAFormatIsRefused(t *testing.T) {

@@ -6,7 +6,8 @@ import (
 )
 
 // quantileCont is DuckDB's quantile_cont of sorted integers: linear interpolation between
-// the values around position (n-1)·p; NaN when there are none.
+// the values around position (n-1)·p, for p in [0, 1]; NaN when there are none. Position
+// n-1 (p = 1) is a whole number, so the last value never needs a neighbour.
 func quantileCont(sorted []int64, p float64) float64 {
 	if len(sorted) == 0 {
 		return math.NaN()
@@ -14,7 +15,7 @@ func quantileCont(sorted []int64, p float64) float64 {
 	h := float64(len(sorted)-1) * p
 	lo := math.Floor(h)
 	i := int(lo)
-	if h == lo || i+1 >= len(sorted) {
+	if h == lo {
 		return float64(sorted[i])
 	}
 	a, b := float64(sorted[i]), float64(sorted[i+1])

@@ -469,8 +469,11 @@ func (s *Sink) Transition(r *record.Transition) {
 	if e == nil {
 		return
 	}
-	if start && (!e.hasStart || r.At < e.started) {
+	switch {
+	case start && !e.hasStart:
 		e.hasStart, e.started = true, r.At
+	case start:
+		e.started = min(e.started, r.At) // the first start, whatever order they come in
 	}
 	if park {
 		s.unplaced = s.unplaced || !s.opts.Guards

@@ -1,0 +1,165 @@
+package secret
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// OnlyToken is decided by every pattern a name holds, not by the first: token_password is a
+// password whatever comes first in KeyPatterns, so the number after it in free text is a
+// secret.
+func TestOnlyToken(t *testing.T) {
+	k := NewKeys([]string{"count"})
+	for name, want := range map[string]bool{
+		"tokens": true, "max_tokens": true, "TOKEN": true, "Input-Tokens": true,
+		"token_password": false, "password_token": false, "api_token_key": false, "tokenSecret": false,
+		"token_count": false, // an extra pattern counts as much as the built-in ones
+		"api_key":     false, "strategy": false, "": false,
+	} {
+		if got := k.OnlyToken(name); got != want {
+			t.Errorf("OnlyToken(%q) = %v, want %v", name, got, want)
+		}
+	}
+	var zero Keys
+	if !zero.OnlyToken("tokens") || zero.OnlyToken("token_password") || zero.OnlyToken("momentum") {
+		t.Error("the zero Keys must decide OnlyToken by KeyPatterns")
+	}
+	// The first pattern a name holds is "key", the second "token": neither order may let it pass.
+	if NewKeys(nil).OnlyToken("key_token") || NewKeys(nil).OnlyToken("token_key") {
+		t.Error("a name with key and token must not count as a token count")
+	}
+}
+
+// ContainsFold folds exactly the 26 capitals: the characters on either side of A-Z ('@',
+// '[') are not letters and stay as they are.
+func TestContainsFold(t *testing.T) {
+	for _, c := range []struct {
+		s, p string
+		want bool
+	}{
+		{"PASSWORD", "password", true}, {"pAsSwOrD", "password", true}, {"A", "a", true}, {"Z", "z", true},
+		{"ZONE", "zone", true}, {"@", "`", false}, {"[", "{", false}, {"a", "A", false},
+		{"xkey", "key", true}, {"keyx", "key", true}, {"ke", "key", false}, {"kez", "key", false},
+		{"kkey", "key", true}, {"", "", true}, {"abc", "", true}, {"", "a", false}, {"keY", "key", true},
+	} {
+		if got := ContainsFold(c.s, []byte(c.p)); got != c.want {
+			t.Errorf("ContainsFold(%q, %q) = %v, want %v", c.s, c.p, got, c.want)
+		}
+	}
+}
+
+// The GenAI token-count exemption covers gen_ai.<words>_tokens only, and only the word
+// token: a pattern anywhere else in the name, built in or extra, still makes it secret.
+func TestGenAICountExemption(t *testing.T) {
+	usage := NewKeys([]string{"usage"})
+	for _, c := range []struct {
+		k    Keys
+		name string
+		want bool
+	}{
+		{Keys{}, "gen_ai.usage.input_tokens", false},
+		{usage, "gen_ai.usage.input_tokens", true},
+		{Keys{}, "gen_ai.token_id", true},        // not a count: no _tokens suffix
+		{Keys{}, "x.gen_ai.input_tokens", true},  // not under gen_ai.
+		{Keys{}, "GEN_AI.input_tokens", true},    // the prefix is lower case
+		{Keys{}, "gen_ai.tokens_tokens", true},   // the middle holds token again
+		{Keys{}, "gen_ai.password_tokens", true}, // the middle names a secret
+		{Keys{}, "gen_ai.x_tokens.key", true},    // no _tokens suffix
+		{Keys{}, "gen_ai.output_tokens", false},
+	} {
+		if got := c.k.Secret(c.name); got != c.want {
+			t.Errorf("Secret(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// merge sorts the spans and joins those that overlap; spans that only touch stay apart.
+func TestMerge(t *testing.T) {
+	for _, c := range []struct{ in, want [][2]int }{
+		{nil, nil},
+		{[][2]int{{3, 4}}, [][2]int{{3, 4}}},
+		{[][2]int{{5, 8}, {0, 2}}, [][2]int{{0, 2}, {5, 8}}},
+		{[][2]int{{5, 8}, {0, 6}}, [][2]int{{0, 8}}},
+		{[][2]int{{0, 9}, {2, 3}}, [][2]int{{0, 9}}},
+		{[][2]int{{0, 5}, {5, 8}}, [][2]int{{0, 5}, {5, 8}}},
+		{[][2]int{{9, 12}, {4, 6}, {0, 5}, {11, 15}}, [][2]int{{0, 6}, {9, 15}}},
+	} {
+		if got := merge(slices.Clone(c.in)); !slices.Equal(got, c.want) {
+			t.Errorf("merge(%v) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
+
+// Find reports every secret once, in order, even when a URL's password (found second)
+// comes before a token or holds one.
+func TestFindOrderAndOverlap(t *testing.T) {
+	s := "AKIAIOSFODNN7EXAMPLE then https://u:pw@h then postgres://u:sk-abcdefghijklmnopqrstu@db"
+	var got []string
+	Find(s, func(start, end int) { got = append(got, s[start:end]) })
+	want := []string{"AKIAIOSFODNN7EXAMPLE", "pw", "sk-abcdefghijklmnopqrstu"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Find found %q, want %q", got, want)
+	}
+	if m := Mask("https://u:pw@h AKIAIOSFODNN7EXAMPLE"); m != "https://u:"+Masked+"@h "+Masked {
+		t.Errorf("Mask = %q", m)
+	}
+	// Every match of each kind, not the first only.
+	s = "ghp_" + strings.Repeat("a", 30) + " AKIAIOSFODNN7EXAMPLE https://u:one@h https://v:two@h"
+	got = got[:0]
+	Find(s, func(start, end int) { got = append(got, s[start:end]) })
+	if want := []string{"ghp_" + strings.Repeat("a", 30), "AKIAIOSFODNN7EXAMPLE", "one", "two"}; !slices.Equal(got, want) {
+		t.Errorf("Find found %q, want %q", got, want)
+	}
+	// An empty password is not a secret.
+	for _, s := range []string{"postgres://admin:@db/x", "redis://:@cache:6379"} {
+		if Contains(s) || Mask(s) != s {
+			t.Errorf("%q: an empty password was found", s)
+		}
+	}
+}
+
+// A shape is found wherever it sits, at the very end of the text too, and not one
+// character short of its length.
+func TestShapeLengths(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"AKIAIOSFODNN7EXAMPLE", true}, {"AKIAIOSFODNN7EXAMPL", false}, {"xAKIAIOSFODNN7EXAMPLE", false},
+		{"ghp_" + strings.Repeat("a", 30), true}, {"ghp_" + strings.Repeat("a", 29), false},
+		{"sk-" + strings.Repeat("b", 16), true}, {"sk-" + strings.Repeat("b", 15), false},
+		{"hf_" + strings.Repeat("c", 30), true}, {"npm_" + strings.Repeat("d", 36), true},
+		{"xoxb-" + strings.Repeat("1", 10), true}, {"glpat-" + strings.Repeat("e", 20), true},
+		{"github_pat_" + strings.Repeat("f", 20), true}, {"AIza" + strings.Repeat("g", 35), true},
+		{"rk_live_" + strings.Repeat("h", 16), true}, {"-----BEGIN PRIVATE KEY-----x", true},
+		{"eyJhbGciOiJIUzI1.ab.", true}, {"a://u:p@h", true},
+	} {
+		if got := Contains(c.s); got != c.want {
+			t.Errorf("Contains(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
+
+// candidate is true from each shape's fixed prefix on, and false on text that holds none:
+// it lets ordinary text through without running the expressions, never a secret.
+func TestCandidate(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		want bool
+	}{
+		{"", false}, {"plain words", false},
+		{"-----BEGIN", true}, {"----BEGIN", false},
+		{"A" + strings.Repeat("x", 19), true}, {"A" + strings.Repeat("x", 18), false},
+		{"sk-", true}, {"sk_", true}, {"rk_", true}, {"rk-", true}, {"s", false}, {"sx-", false},
+		{"eyJ", true}, {"ey", false},
+		{"ghp_x", true}, {"ghp_", false}, {"gxp_x", false}, {"ghpxx", false},
+		{"github_pat_", true}, {"glpat-", true}, {"glpat", false},
+		{"xox", true}, {"xo", false}, {"npm_", true}, {"npm", false}, {"hf_", true}, {"hf", false},
+		{"://", true}, {":/", false},
+	} {
+		if got := candidate(c.s); got != c.want {
+			t.Errorf("candidate(%q) = %v, want %v", c.s, got, c.want)
+		}
+	}
+}
