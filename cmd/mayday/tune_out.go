@@ -254,5 +254,5 @@ func paths(t scenarios.Tune) []string {
 }
 
 func rankStatus(s string) int {
-	return slices.Index([]string{tune.StatusRecommended, tune.StatusTied, tune.StatusFeasible, tune.StatusUnsure, tune.StatusInfeasible, tune.StatusDropped}, s)
+	return slices.Index([]string{tune.StatusRecommended, tune.StatusTied, tune.StatusFeasible, tune.StatusHeld, tune.StatusUnsure, tune.StatusInfeasible, tune.StatusDropped}, s)
 }
