@@ -134,11 +134,12 @@ func WriteCalibrationJSON(w io.Writer, c fit.Calibration) error {
 // and the chart, linked as png (a file the caller writes beside it).
 func WriteCalibrationMarkdown(w io.Writer, c fit.Calibration, png string) error {
 	b := &strings.Builder{}
-	fmt.Fprintf(b, "## Calibration\n\nRun `%s` beside %d simulated runs of the scenario: **%s**.\n\n", c.Run, c.Seeds, strings.ToLower(verdict(c.Pass())))
+	fmt.Fprintf(b, "## Calibration\n\nRun %s beside %d simulated runs of the scenario: **%s**.\n\n", MarkdownCode(c.Run), c.Seeds, strings.ToLower(verdict(c.Pass())))
 	b.WriteString("| metric | observed | simulated | passes in | tolerance | verdict |\n|---|---|---|---|---|---|\n")
 	for _, ch := range c.Checks {
-		fmt.Fprintf(b, "| %s | %s | %s | [%s, %s] | %s | %s |\n", ch.Name(), calFmt(ch.Observed), calFmt(ch.Simulated),
-			calFmt(ch.Lo), calFmt(ch.Hi), ch.Tolerance, verdict(ch.Pass))
+		// The tool name is the imported trace's: text, never markup.
+		fmt.Fprintf(b, "| %s | %s | %s | [%s, %s] | %s | %s |\n", MarkdownText(ch.Name()), calFmt(ch.Observed), calFmt(ch.Simulated),
+			calFmt(ch.Lo), calFmt(ch.Hi), MarkdownText(ch.Tolerance), verdict(ch.Pass))
 	}
 	if png != "" {
 		fmt.Fprintf(b, "\n![Success latency: observed and simulated](%s)\n", png)

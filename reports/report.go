@@ -168,6 +168,7 @@ func (r *Report) WriteMarkdown(w io.Writer, images map[string]string) error {
 		"image": func(c *Chart) string { return images[c.ID] },
 		"cell":  mdCell,
 		"code":  mdCode,
+		"fence": mdFence,
 	}
 	for k, v := range commonFuncs {
 		funcs[k] = v
@@ -364,6 +365,48 @@ var mdEscaper = strings.NewReplacer(
 	"[", `\[`, "]", `\]`, "(", `\(`, ")", `\)`, "!", `\!`, "*", `\*`, "_", `\_`, "`", "\\`",
 	"#", `\#`, "~", `\~`,
 )
+
+// MarkdownText is mdCell for the other packages that write Markdown (tune's report.md):
+// text mayday did not write (a tool name, a choice of a tune block) prints as the text it is,
+// in or out of a table cell.
+func MarkdownText(s string) string { return mdCell(s) }
+
+// MarkdownCode is s as an inline code span that shows s as it is, on one line: the span's
+// fence is one backtick longer than the longest run of backticks in s (CommonMark), a pipe
+// is escaped so a table cell holds it, and line breaks become spaces.
+func MarkdownCode(s string) string {
+	s = strings.NewReplacer("\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if longest > 0 || strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// mdFence is s as a fenced code block: the fence is longer than any run of backticks in s,
+// so nothing in s can close it.
+func mdFence(s string) string {
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	return fence + "\n" + s + "\n" + fence
+}
 
 // mdCode makes a value safe inside a Markdown code span (`...`) in a table cell: a code
 // span shows backslashes as they are, so a backtick, which would end it, becomes a quote.

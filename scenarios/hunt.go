@@ -322,3 +322,77 @@ func Found(name string, data []byte, ovs []Override) ([]byte, error) {
 	}
 	return out, nil
 }
+
+// huntProbes checks each entry of the envelope as a trial holds it: with every range at its
+// min, and again at its max, as one more fault of the scenario, through the checks any fault
+// meets (its kind's own bounds, the size model, the event model). A range a kind refuses at
+// run time (a slowdown up to 1e300) is refused here, naming the entry's key, instead of
+// refusing most of the hunt's trials. Only the problems the probe adds are reported: the
+// scenario's own are reported once, by its own checks.
+func (v *validator) huntProbes(s *Scenario) {
+	h := s.Hunt
+	if h == nil {
+		return
+	}
+	base := &validator{file: v.file}
+	base.checkSize(s)
+	known := map[string]bool{}
+	for _, e := range base.errs {
+		known[e.Key+"\x00"+e.Msg] = true
+	}
+	for i, f := range h.Faults {
+		if ruleOf(f.Kind) == nil {
+			continue
+		}
+		key := fmt.Sprintf("hunt.faults[%d]", i)
+		seen := map[string]bool{}
+		for _, end := range []struct {
+			u    float64
+			at   time.Duration
+			name string
+		}{{0, h.At.Min, "min"}, {1, h.At.Max, "max"}} {
+			u := make([]float64, len(f.Params))
+			for j := range u {
+				u[j] = end.u
+			}
+			var n yaml.Node
+			if err := yaml.Unmarshal([]byte("["+f.Entry(u, fmtDuration(end.at))+"]"), &n); err != nil || len(n.Content) == 0 {
+				continue // a Go-built entry whose values are not YAML: its own checks say so
+			}
+			d := newDecoder(v.file)
+			fs := d.faults(n.Content[0], s.Tools)
+			probe := fmt.Sprintf("faults[%d]", len(s.Faults))
+			report := func(k, msg string) {
+				k = key + strings.TrimPrefix(strings.TrimPrefix(k, "faults[0]"), probe)
+				if !seen[k+msg] { // once, at the first end that shows it
+					seen[k+msg] = true
+					v.check(false, k, "%s (with every range of the entry at its %s; narrow the range to what the kind accepts)", msg, end.name)
+				}
+			}
+			if len(d.errs) > 0 || len(fs) != 1 {
+				for _, e := range d.errs {
+					report(e.Key, e.Msg)
+				}
+				continue
+			}
+			trial := *s
+			trial.Hunt, trial.Tune, trial.Sweep = nil, nil, nil
+			fs[0].Index, fs[0].ID = len(s.Faults), "hunt-probe"
+			trial.Faults = append(append([]Fault(nil), s.Faults...), fs[0])
+			tv := &validator{file: v.file}
+			tv.faults(&trial)
+			tv.checkSize(&trial)
+			for _, e := range tv.errs {
+				own := strings.HasPrefix(e.Key, "faults[") && !strings.HasPrefix(e.Key, probe)
+				if own || known[e.Key+"\x00"+e.Msg] {
+					continue
+				}
+				if !strings.HasPrefix(e.Key, probe) {
+					e.Msg = e.Key + ": " + e.Msg
+					e.Key = ""
+				}
+				report(e.Key, e.Msg)
+			}
+		}
+	}
+}

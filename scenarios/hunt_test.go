@@ -116,3 +116,25 @@ func TestHuntAtOneInstant(t *testing.T) {
 		t.Errorf("Validate of at {min: 30m, max: 29m}: %v; want hunt.at: min 30m above max 29m", err)
 	}
 }
+
+// An envelope range that passes the decoder's checks of each value but that the kind or the
+// size model refuses in a trial (a brownout's slowdown up to 1e300, beyond MaxFactor) is
+// refused by validation, naming the entry's key and its line, not at run time trial by
+// trial. A range within the bounds passes.
+func TestHuntEnvelopeWithinKindBounds(t *testing.T) {
+	withRampKind(t)
+	const brownout = "{kind: transient, tool: search, probability: {min: 0.01, max: 0.2}}"
+	for _, c := range []struct{ to, want string }{
+		{"{kind: brownout, tool: search, for: {min: 30s, max: 3m}, slowdown: {min: 1.2, max: 1e300}}", "t.yaml:7: hunt.faults[1].slowdown: 1e+300; want at most 1e+06"},
+		{"{kind: brownout, tool: search, for: {min: 30s, max: 3m}, slowdown: {min: 1.2, max: 2e6}}", "hunt.faults[1].slowdown: 2e+06; want at most"},
+	} {
+		_, err := Parse("t.yaml", []byte(strings.Replace(huntFile, brownout, c.to, 1)), nil)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "at its max") {
+			t.Errorf("%s: got %v; want %s", c.to, err, c.want)
+		}
+	}
+	ok := strings.Replace(huntFile, brownout, "{kind: brownout, tool: search, for: {min: 30s, max: 3m}, slowdown: {min: 1.2, max: 1e6}}", 1)
+	if _, err := Parse("t.yaml", []byte(ok), nil); err != nil {
+		t.Errorf("slowdown up to MaxFactor: %v", err)
+	}
+}

@@ -43,6 +43,9 @@ func (s *Scenario) validate(file string, root *yaml.Node) error {
 	v.hunt(s.Hunt)
 	v.checkSize(s)
 	if len(v.errs) == 0 {
+		v.huntProbes(s)
+	}
+	if len(v.errs) == 0 {
 		// What the checks above read is finite by now; a Go-built scenario may still hold
 		// NaN or an infinity in a field its kinds leave unused (a fault's factor, a tune
 		// block), which would make JSON() fail.

@@ -60,7 +60,7 @@ func (s *search) cut(cs []*Candidate, k int) []*Candidate {
 		in = append(in, c)
 	}
 	s.rank(in, k)
-	lead := s.leader(in)
+	lead, held := s.pick(in)
 	if lead == nil {
 		return in // none feasible yet: nothing to compare against
 	}
@@ -68,6 +68,8 @@ func (s *search) cut(cs []*Candidate, k int) []*Candidate {
 	for _, c := range in {
 		switch {
 		case c == lead:
+		case held[c.ID] != "":
+			c.Status, c.Reason = StatusHeld, held[c.ID]
 		case c.feas == holds && s.identical(lead, c, k):
 			c.Status = StatusTied
 			s.twins[lead.ID] = append(s.twins[lead.ID], c.ID)
@@ -87,14 +89,11 @@ func statusWorse(c *Candidate) string {
 	return StatusUnsure
 }
 
-// leader is the best feasible candidate of ranked cs, or nil.
+// leader is the best feasible candidate of ranked cs that no other feasible one holds back
+// on root outcomes (pick), or nil.
 func (s *search) leader(cs []*Candidate) *Candidate {
-	for _, c := range cs {
-		if c.feas == holds {
-			return c
-		}
-	}
-	return nil
+	c, _ := s.pick(cs)
+	return c
 }
 
 // halve keeps the better half of ranked cs (by mean) and the leader.

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"slices"
 
@@ -34,7 +35,82 @@ func (s *search) best() *Candidate {
 		}
 		return a.ID - b.ID
 	})
-	return feasible[0]
+	rec, held := s.pick(feasible)
+	s.heldAhead = held
+	return rec
+}
+
+// pick returns the first feasible candidate of cs (ranked best first) that no other
+// feasible one of cs holds back on root outcomes (heldBy), and the reason each feasible
+// candidate ranked ahead of it is held back, by id. metric.Judge lets a held side never
+// rank ahead, whatever its other gains; a held candidate ranked behind the pick changes
+// nothing (its goal is no better), so the race treats it as any other. When every one is
+// held (a cycle only float noise within 1e-9 could make) the first is the pick.
+func (s *search) pick(cs []*Candidate) (*Candidate, map[int]string) {
+	var feasible []*Candidate
+	for _, c := range cs {
+		if c.feas == holds {
+			feasible = append(feasible, c)
+		}
+	}
+	if len(feasible) == 0 {
+		return nil, nil
+	}
+	held := map[int]string{}
+	for _, c := range feasible {
+		reason := ""
+		for _, d := range feasible {
+			if d == c {
+				continue
+			}
+			if on := s.heldBy(c, d); on != "" {
+				reason = fmt.Sprintf("better than #%d on no root outcome and worse on %s", d.ID, on)
+				break
+			}
+		}
+		if reason == "" {
+			return c, held
+		}
+		held[c.ID] = reason
+	}
+	return feasible[0], nil
+}
+
+// heldBy returns the root outcome (metric.Outcomes) on which metric.Judge holds a back
+// against b, by their means over their common seeds: a is better than b on no outcome and
+// worse on the one returned. "" when it is not held, or they share no seed.
+//
+// When the goal is itself a root outcome (terminated_rate, completion_rate, …) any such
+// outcome holds a back, as in compare and check --baseline: a better terminated_rate bought
+// by leaving roots unfinished is no improvement. For any other goal (cost, recovery,
+// capacity) the constraints say which outcomes the user accepts to trade for it, so only
+// unfinished_rate holds a back: a candidate that leaves more roots unanswered, with no
+// better outcome to show for it, is never recommended, whatever it saves.
+func (s *search) heldBy(a, b *Candidate) string {
+	k := min(len(a.Runs), len(b.Runs))
+	if k == 0 {
+		return ""
+	}
+	effects := make([]metric.Effect, len(metric.Outcomes))
+	for i, m := range metric.Outcomes {
+		effects[i] = metric.Effect{Metric: m,
+			A: meanCI(values(b, m, k), s.t.Confidence).Mean,
+			B: meanCI(values(a, m, k), s.t.Confidence).Mean}
+	}
+	v := metric.Judge(effects)
+	if v.Held != "b" {
+		return ""
+	}
+	if g, _ := metric.Lookup(s.goal); g.Rank == metric.RankOutcome {
+		return v.HeldOn
+	}
+	for _, e := range effects {
+		noise := 1e-9 * math.Max(1, math.Max(math.Abs(e.A), math.Abs(e.B)))
+		if e.Metric == "unfinished_rate" && e.B-e.A > noise {
+			return e.Metric
+		}
+	}
+	return ""
 }
 
 func (s *search) isTwin(c *Candidate) bool {
@@ -51,7 +127,7 @@ func (s *search) isTwin(c *Candidate) bool {
 func (s *search) contenders(rec *Candidate) []*Candidate {
 	var out []*Candidate
 	for _, c := range s.cands {
-		if c == rec || len(c.Runs) == 0 || c.feas == violated || s.isTwin(c) {
+		if c == rec || len(c.Runs) == 0 || c.feas == violated || s.isTwin(c) || s.heldAhead[c.ID] != "" {
 			continue
 		}
 		if d := s.diff(rec, c, len(c.Runs)); !(d.Lo > 0) {
@@ -114,6 +190,10 @@ func (s *search) comparisons(r *Result, rec *Candidate) {
 		if c == rec || len(c.Runs) == 0 || c.feas != holds {
 			continue
 		}
+		if why := s.heldAhead[c.ID]; why != "" {
+			c.Status, c.Reason = StatusHeld, why
+			continue
+		}
 		d := s.diff(rec, c, len(c.Runs))
 		if s.isTwin(c) {
 			d = Interval{N: min(len(rec.Runs), len(c.Runs))}
@@ -164,6 +244,9 @@ func (s *search) summarise(c *Candidate) {
 		c.Intervals[m] = iv
 	}
 	s.assess(c, len(c.Runs))
+	if c.Status == StatusHeld && c.feas != holds {
+		c.Status, c.Reason = "", ""
+	}
 	if c.Status == "" || c.Status == StatusTied && !s.isTwin(c) {
 		c.Status = map[int]string{holds: StatusFeasible, unsure: StatusUnsure, violated: StatusInfeasible}[c.feas]
 	}

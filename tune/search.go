@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
@@ -23,7 +24,10 @@ type search struct {
 	deadline time.Time
 	stopped  bool // interrupted, or out of time: no more runs
 	twins    map[int][]int
-	rounds   int
+	// heldAhead holds, by id, why each feasible candidate that ranks ahead of the last
+	// best() is held back on root outcomes (pick).
+	heldAhead map[int]string
+	rounds    int
 }
 
 // Search runs the search the config describes and returns what it found. It stops early,
@@ -226,9 +230,10 @@ func (s *search) diff(a, b *Candidate, k int) Interval {
 }
 
 // identical reports whether a and b measured the same value of every metric the search
-// reads on each of their first k seeds: no number of seeds will tell them apart.
+// reads (the root outcomes included, see heldBy) on each of their first k seeds: no number
+// of seeds will tell them apart.
 func (s *search) identical(a, b *Candidate, k int) bool {
-	for _, m := range Metrics(s.t) {
+	for _, m := range append(Metrics(s.t), metric.Outcomes...) {
 		va, vb := values(a, m, k), values(b, m, k)
 		for j := range va {
 			if va[j] != vb[j] && !(math.IsNaN(va[j]) && math.IsNaN(vb[j])) {

@@ -87,6 +87,11 @@ const (
 	StatusInfeasible  = "infeasible" // a constraint is violated at the confidence level
 	StatusDropped     = "dropped"    // left by successive halving, or for want of budget
 	StatusUnsure      = "unsure"     // its constraints could not be settled
+	// StatusHeld: feasible, but no better than another feasible candidate on any root
+	// outcome and worse on one (metric.Judge holds it back), so however good its goal it is
+	// never recommended: a policy that moves terminated roots into limbo does not win a
+	// minimize: terminated_rate search.
+	StatusHeld = "held"
 )
 
 // Verdicts of a search.

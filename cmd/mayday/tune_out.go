@@ -70,14 +70,24 @@ func recommendedSets(t scenarios.Tune, rec *tuneCandidate) []scenarios.Override 
 
 // writeTuneFolder writes tune.json, the recommendation as --set lines and as a scenario,
 // and the report into the staged folder.
+//
+// f holds the values as they ran; only recommended.yaml (the scenario, which holds what its
+// source holds) keeps them: tune.json, recommended.set, the chart and the report show them
+// redacted (tuneRedactor), a secret's line in recommended.set as a comment.
 func writeTuneFolder(folder *analysis.Folder, in *tuneInputs, f *tuneFile) error {
-	if err := writeTuneJSON(folder.Path(TuneFile), f); err != nil {
+	red := tuneRedactor(in.base)
+	shown := redactTuneFile(f, red)
+	if err := writeTuneJSON(folder.Path(TuneFile), shown); err != nil {
 		return internal(err)
 	}
 	if f.Recommend != nil && f.Complete {
 		ovs := recommendedSets(in.t, f.Recommend)
 		var b strings.Builder
 		for _, o := range ovs {
+			if r := red(o.Path, o.Value); r != o.Value {
+				fmt.Fprintf(&b, "# --set %s=%s: a secret, shown redacted; %s holds its value\n", o.Path, r, tunePatchFile)
+				continue
+			}
 			fmt.Fprintf(&b, "--set %s\n", shellQuote(o.String()))
 		}
 		if err := os.WriteFile(folder.Path(tuneSetFile), []byte(b.String()), 0o644); err != nil {
@@ -91,7 +101,7 @@ func writeTuneFolder(folder *analysis.Folder, in *tuneInputs, f *tuneFile) error
 			return internal(err)
 		}
 	}
-	svg, err := tuneChart(f).SVG()
+	svg, err := tuneChart(shown).SVG()
 	if err != nil {
 		return internal(err)
 	}
@@ -99,7 +109,7 @@ func writeTuneFolder(folder *analysis.Folder, in *tuneInputs, f *tuneFile) error
 		return internal(err)
 	}
 	var b strings.Builder
-	writeTuneReport(&b, f)
+	writeTuneReport(&b, shown)
 	return internal(os.WriteFile(folder.Path(tuneReportFile), []byte(b.String()), 0o644))
 }
 
@@ -217,13 +227,13 @@ func writeTuneText(w io.Writer, f *tuneFile, dir string) {
 // writeTuneReport writes report.md: the goal, the verdict and every candidate.
 func writeTuneReport(w io.Writer, f *tuneFile) {
 	fmt.Fprintf(w, "# tune %s\n\n%s; %d runs, %d candidates, %d rounds, %.0f%% intervals (Student's t over seeds, paired by seed for differences).\n\n",
-		f.Scenario, goalText(f.Tune), f.Runs, len(f.Candidates), f.Rounds, 100*f.Tune.Confidence)
+		reports.MarkdownText(f.Scenario), reports.MarkdownText(goalText(f.Tune)), f.Runs, len(f.Candidates), f.Rounds, 100*f.Tune.Confidence)
 	if !f.Complete {
 		fmt.Fprintf(w, "**Interrupted**: resume with `mayday tune --resume DIR`.\n\n")
 	}
 	fmt.Fprintf(w, "![%s against each varied key](%s)\n\n", func() string { g, _ := f.Tune.Objective(); return g }(), tuneChartFile)
 	if f.Recommend != nil {
-		fmt.Fprintf(w, "**Recommended** (#%d): `%s`, %s.\n\n", f.Recommend.ID, paramsText(f.Tune, f.Recommend.Values), verdictText[f.Verdict])
+		fmt.Fprintf(w, "**Recommended** (#%d): %s, %s.\n\n", f.Recommend.ID, reports.MarkdownCode(paramsText(f.Tune, f.Recommend.Values)), verdictText[f.Verdict])
 	} else {
 		fmt.Fprintf(w, "**No recommendation**: %s.\n\n", verdictText[f.Verdict])
 	}
@@ -236,7 +246,11 @@ func writeTuneReport(w io.Writer, f *tuneFile) {
 	order := slices.Clone(f.Candidates)
 	slices.SortStableFunc(order, func(a, b tuneCandidate) int { return rankStatus(a.Status) - rankStatus(b.Status) })
 	for _, c := range order {
-		cells := append([]string{fmt.Sprint(c.ID)}, c.Values...)
+		// Choice values are the scenario's text, never markup: `a|b` stays in its cell.
+		cells := []string{fmt.Sprint(c.ID)}
+		for _, v := range c.Values {
+			cells = append(cells, reports.MarkdownText(v))
+		}
 		cells = append(cells, fmt.Sprint(c.Seeds), c.Status)
 		for _, m := range metrics {
 			cells = append(cells, ivText(c.Intervals[m]))
@@ -248,11 +262,11 @@ func writeTuneReport(w io.Writer, f *tuneFile) {
 func paths(t scenarios.Tune) []string {
 	out := make([]string, len(t.Vary))
 	for i, p := range t.Vary {
-		out[i] = "`" + p.Path + "`"
+		out[i] = reports.MarkdownCode(p.Path)
 	}
 	return out
 }
 
 func rankStatus(s string) int {
-	return slices.Index([]string{tune.StatusRecommended, tune.StatusTied, tune.StatusFeasible, tune.StatusUnsure, tune.StatusInfeasible, tune.StatusDropped}, s)
+	return slices.Index([]string{tune.StatusRecommended, tune.StatusTied, tune.StatusFeasible, tune.StatusHeld, tune.StatusUnsure, tune.StatusInfeasible, tune.StatusDropped}, s)
 }

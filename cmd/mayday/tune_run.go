@@ -58,7 +58,7 @@ func tuneRun(ctx context.Context, opts *tuneOptions) error {
 	if _, err := tx.run(ctx); err != nil {
 		return err
 	}
-	return tuneReport(opts, in, file)
+	return tuneReport(opts, in, redactTuneFile(file, tuneRedactor(in.base)))
 }
 
 // tuneReport prints what the search found, or the round to run next.
@@ -253,6 +253,11 @@ func tuneResume(opts *tuneOptions) (*tuneInputs, error) {
 			return nil, badInputf("--%s with --resume: a resumed search keeps its settings (only --budget may change)", f)
 		}
 	}
+	// Only a folder mayday wrote, as it wrote it: tune.json names a file to load, and an
+	// edited one could make the search read (and an error show) any file.
+	if err := analysis.VerifyManifest(opts.Resume); err != nil {
+		return nil, badInputf("--resume %s: not a tune folder as mayday wrote it (%v); start a new search", opts.Resume, err)
+	}
 	b, err := os.ReadFile(filepath.Join(opts.Resume, TuneFile))
 	if err != nil {
 		return nil, badInputf("--resume %s: %v", opts.Resume, err)
@@ -267,9 +272,13 @@ func tuneResume(opts *tuneOptions) (*tuneInputs, error) {
 	}
 	base, err := scenarios.Load(ref, prev.Sets)
 	if err != nil {
-		return nil, badInput(err)
+		if opts.Scenario != "" {
+			return nil, badInput(err)
+		}
+		// The reason could quote the file; it is shown only for a file named on the command line.
+		return nil, badInputf("--resume %s: the scenario the search ran, %s, cannot be loaded; check it with mayday validate, or give it: mayday tune SCENARIO --resume %s", opts.Resume, ref, opts.Resume)
 	}
-	if base.Hash() != prev.ConfigHash {
+	if base.Hash() != prev.ConfigHash || base.Tune == nil {
 		return nil, badInputf("--resume %s: the scenario %s changed since the search began (config hash %.12s, was %.12s); start a new search", opts.Resume, ref, base.Hash(), prev.ConfigHash)
 	}
 	if opts.Out != "" && filepath.Clean(opts.Out) != filepath.Clean(opts.Resume) {
@@ -283,15 +292,11 @@ func tuneResume(opts *tuneOptions) (*tuneInputs, error) {
 		}
 		in.t.Budget, in.t.BudgetTime = bud.Budget, bud.BudgetTime
 	}
-	in.known = map[string]map[uint64]map[string]float64{}
-	for _, c := range prev.Candidates {
-		k := tune.Key(c.Values)
-		for _, r := range c.Runs {
-			if in.known[k] == nil {
-				in.known[k] = map[uint64]map[string]float64{}
-			}
-			in.known[k][r.Seed] = r.Metrics
-		}
+	// tune.json stores the varied values redacted: the keys come from the scenario, whose
+	// hash is the one the search ran, and each stored value maps back to one of them.
+	in.t.Vary = base.Tune.Vary
+	if err := unredactKnown(in, &prev, tuneRedactor(base)); err != nil {
+		return nil, badInputf("--resume %s: %s: %v", opts.Resume, TuneFile, err)
 	}
 	return in, nil
 }
