@@ -188,10 +188,10 @@ type BaselineCheck struct {
 	// Leader is the side that ranks ahead ("b" the run, "a" the baseline, "" neither); Held
 	// a side better on no root outcome and worse on HeldOn, which never ranks ahead
 	// (metric.Verdict).
-	Leader    string           `json:"leader,omitempty"`
-	Held      string           `json:"held,omitempty"`
-	HeldOn    string           `json:"held_on,omitempty"`
-	Metrics   []BaselineResult `json:"metrics,omitempty"`
+	Leader  string           `json:"leader,omitempty"`
+	Held    string           `json:"held,omitempty"`
+	HeldOn  string           `json:"held_on,omitempty"`
+	Metrics []BaselineResult `json:"metrics,omitempty"`
 }
 
 // BaselineResult is one metric against its baseline value.

@@ -256,24 +256,7 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 		}
 		if idx < 0 {
 			if sch.named {
-				if len(existing) == 0 {
-					return fail(at, "no %s %q: %s defines none", sch.entity, sg.key, walked)
-				}
-				hint := didYouMean(sg.key, existing)
-				for _, k := range existing {
-					if strings.HasPrefix(k, sg.key+".") && !plainKey(k) {
-						// The name holds dots: the path split it.
-						hint = fmt.Sprintf(" (a name with dots is written in double quotes: %s)", join(walked, k))
-						break
-					}
-				}
-				spelt := make([]string, len(existing))
-				for i, k := range existing {
-					spelt[i] = PathKey(k) // as a path writes them
-				}
-				e := fail(at, "no %s %q in the file%s; want one of %s", sch.entity, sg.key, hint, strings.Join(spelt, ", "))
-				e.Suggestion = closest(sg.key, existing)
-				return e
+				return noNamed(fail, sch, sg.key, at, walked, existing)
 			}
 			cur.Content = append(cur.Content,
 				added(&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: sg.key}),
@@ -290,6 +273,30 @@ func (d *decoder) apply(root **yaml.Node, o Override, value *yaml.Node) *Error {
 	}
 	*slot = value
 	return nil
+}
+
+// noNamed is the error for a path naming a tool (or other named entry) the file does not
+// define: the names it does, as a path writes them, and a hint when the name held dots the
+// path split.
+func noNamed(fail func(key, format string, args ...any) *Error, sch *schema, key, at, walked string, existing []string) *Error {
+	if len(existing) == 0 {
+		return fail(at, "no %s %q: %s defines none", sch.entity, key, walked)
+	}
+	hint := didYouMean(key, existing)
+	for _, k := range existing {
+		if strings.HasPrefix(k, key+".") && !plainKey(k) {
+			// The name holds dots: the path split it.
+			hint = fmt.Sprintf(" (a name with dots is written in double quotes: %s)", join(walked, k))
+			break
+		}
+	}
+	spelt := make([]string, len(existing))
+	for i, k := range existing {
+		spelt[i] = PathKey(k) // as a path writes them
+	}
+	e := fail(at, "no %s %q in the file%s; want one of %s", sch.entity, key, hint, strings.Join(spelt, ", "))
+	e.Suggestion = closest(key, existing)
+	return e
 }
 
 // checkSweep decodes the scenario once per sweep value, with that value alone, and reports
