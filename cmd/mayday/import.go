@@ -119,6 +119,10 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	if !res.Stored {
 		return internal(errors.New("import: the run folder was not stored"))
 	}
+	if opts.Format == "text" && len(sum.Import) > 1 && !sum.Import[0].Native {
+		// One run per service: each has its own metrics, which are no seeds of one another.
+		return printPerRun(opts.io, sum)
+	}
 	return printSummary(opts.io, opts.Format, sum)
 }
 
@@ -209,4 +213,22 @@ func printImportNotes(io *ioStreams, res *analysis.ImportResult) {
 			fmt.Fprintf(io.ErrOut, "import:   warning: no span was read as a tool call or a model turn; name the conventions with --conventions (%s)\n", strings.Join(analysis.ConventionNames(), ", "))
 		}
 	}
+}
+
+// printPerRun prints the summary of each run of an import of several services, each with
+// its own metrics (summary.json lists them under seeds, each with its run id).
+func printPerRun(io *ioStreams, sum reports.Summary) error {
+	for i, r := range sum.Import {
+		if i >= len(sum.Seeds) {
+			break
+		}
+		one := sum
+		one.Scenario, one.Seeds, one.Intervals = r.Scenario, nil, nil
+		one.Seed, one.Digest, one.Status, one.Metrics = sum.Seeds[i].Seed, sum.Seeds[i].Digest, sum.Seeds[i].Status, sum.Seeds[i].Metrics
+		fmt.Fprintf(io.Out, "run %s:\n", r.RunID)
+		if err := one.WriteText(io.Out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
