@@ -61,22 +61,22 @@ var nameAttrs = map[string]bool{
 type valueKind int
 
 const (
-	kindText    valueKind = iota // any string (redacted as any string is)
-	kindCount                    // a whole number from 0 to maxCount
-	kindCount32                  // a whole number from 0 to 2^31-1 (an INTEGER column)
-	kindSeconds                  // a finite number of seconds from 0 to maxCount
-	kindNumber                   // a finite number
-	kindTime                     // Unix nanoseconds within the trace years
-	kindRunID                    // a run id, as --run-id takes
-	kindSeed                     // a seed: a whole number from 0 to 2^64-1
-	kindName                     // a name: printable, at most 200 bytes
-	kindHex                      // a digest: hex digits
-	kindJSON                     // a JSON object
-	kindOpKey                    // <investigation>/<step>/<revision>
-	kindOperation                // one of mayday's operations
-	kindStatus                   // one of mayday's span statuses
-	kindRunStatus                // complete or partial
-	kindID                       // a fault id
+	kindText      valueKind = iota // any string (redacted as any string is)
+	kindCount                      // a whole number from 0 to maxCount
+	kindCount32                    // a whole number from 0 to 2^31-1 (an INTEGER column)
+	kindSeconds                    // a finite number of seconds from 0 to maxCount
+	kindNumber                     // a finite number
+	kindTime                       // Unix nanoseconds within the trace years
+	kindRunID                      // a run id, as --run-id takes
+	kindSeed                       // a seed: a whole number from 0 to 2^64-1
+	kindName                       // a name: printable, at most 200 bytes
+	kindHex                        // a digest: hex digits
+	kindJSON                       // a JSON object
+	kindOpKey                      // <investigation>/<step>/<revision>
+	kindOperation                  // one of mayday's operations
+	kindStatus                     // one of mayday's span statuses
+	kindRunStatus                  // complete or partial
+	kindID                         // a fault id
 )
 
 // maydayAttrs are the mayday.* attributes of an export's resource and spans, checked as the

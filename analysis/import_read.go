@@ -79,7 +79,10 @@ func (e *inputError) Is(target error) bool { return target == ErrBadTraceInput }
 func refuse(format string, args ...any) error { return &inputError{fmt.Sprintf(format, args...)} }
 
 // limitError is input past one of the ReadLimits; the message names the limit and its flag.
-type limitError struct{ what, flag string; limit int64 }
+type limitError struct {
+	what, flag string
+	limit      int64
+}
 
 func (e *limitError) Error() string {
 	return fmt.Sprintf("%s is larger than %s (--%s; raise it to read this input)", e.what, sizeText(e.limit), e.flag)
