@@ -240,7 +240,7 @@ func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceR
 // read decodes every request of the file path and calls fn with each, and where it came
 // from ("file:line" or "file: message n").
 func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
-	r, closeFile, err := rd.open(path)
+	r, closeFile, err := rd.open(path, true)
 	if err != nil {
 		return err
 	}
@@ -260,8 +260,9 @@ func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServ
 }
 
 // open opens path, a regular file (a named pipe put in its place since the folder was
-// listed is refused, not waited on), gunzipped when it is .gz, counted against the limits.
-func (rd *traceReader) open(path string) (io.Reader, func(), error) {
+// listed is refused, not waited on), gunzipped when it is .gz, counted against the limits
+// (against the input's total too when total: a file read again is not more input).
+func (rd *traceReader) open(path string, total bool) (io.Reader, func(), error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, errors.Join(ErrBadTraceInput, err))
@@ -284,20 +285,23 @@ func (rd *traceReader) open(path string) (io.Reader, func(), error) {
 		}
 		r, closeFile = gz, func() { gz.Close(); f.Close() }
 	}
-	return &countingReader{r: r, rd: rd}, closeFile, nil
+	return &countingReader{r: r, rd: rd, total: total}, closeFile, nil
 }
 
 // countingReader counts the bytes of one file against ReadLimits.File and Total.
 type countingReader struct {
-	r  io.Reader
-	rd *traceReader
-	n  int64
+	r     io.Reader
+	rd    *traceReader
+	n     int64
+	total bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	k, err := c.r.Read(p)
 	c.n += int64(k)
-	c.rd.total += int64(k)
+	if c.total {
+		c.rd.total += int64(k)
+	}
 	switch {
 	case c.n > c.rd.lim.File:
 		return k, &limitError{"the file, decompressed,", "max-file", c.rd.lim.File}
@@ -362,12 +366,19 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 	}
 }
 
-// readLine reads one line into buf (reused), refusing one longer than max.
-func readLine(br *bufio.Reader, buf []byte, max int64) ([]byte, error) {
+// readLine reads one line into buf (reused), refusing one longer than limit. The buffer
+// doubles as it grows, up to limit, so refusing a line allocates less than twice limit.
+func readLine(br *bufio.Reader, buf []byte, limit int64) ([]byte, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
-		if int64(len(buf)+len(frag)) > max {
-			return buf[:0], &limitError{"the line", "max-message", max}
+		need := len(buf) + len(frag)
+		if int64(need) > limit {
+			return buf[:0], &limitError{"the line", "max-message", limit}
+		}
+		if need > cap(buf) {
+			grown := make([]byte, len(buf), min(int64(max(2*cap(buf), need)), limit))
+			copy(grown, buf)
+			buf = grown
 		}
 		buf = append(buf, frag...)
 		if err != bufio.ErrBufferFull {
@@ -524,7 +535,7 @@ func asLimit(err error) *limitError {
 
 // reread reads the whole file again (gunzipped when it is .gz), as one message.
 func (rd *traceReader) reread(path string) ([]byte, error) {
-	r, closeFile, err := rd.open(path)
+	r, closeFile, err := rd.open(path, false)
 	if err != nil {
 		return nil, err
 	}
