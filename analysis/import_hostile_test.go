@@ -106,7 +106,10 @@ func TestHostileTimes(t *testing.T) {
 		{"epoch.pb", func(s *tracepb.Span) { s.StartTimeUnixNano = 1 }, []string{"epoch.pb", `"execute_tool lookup"`, "1970-01-01", "from 2000 to 2199"}},
 		{"past-int64.pb", func(s *tracepb.Span) { s.StartTimeUnixNano = 1 << 63; s.EndTimeUnixNano = 1<<63 + 5 }, []string{"past-int64.pb", "past the year 2262"}},
 		{"backwards.pb", func(s *tracepb.Span) { s.EndTimeUnixNano = s.StartTimeUnixNano - 1 }, []string{"backwards.pb", "before it starts"}},
-		{"far.pb", func(s *tracepb.Span) { s.StartTimeUnixNano += uint64(40 * 24 * time.Hour); s.EndTimeUnixNano += uint64(40 * 24 * time.Hour) }, []string{"far.pb", "--max-spread", "split the files"}},
+		{"far.pb", func(s *tracepb.Span) {
+			s.StartTimeUnixNano += uint64(40 * 24 * time.Hour)
+			s.EndTimeUnixNano += uint64(40 * 24 * time.Hour)
+		}, []string{"far.pb", "--max-spread", "split the files"}},
 	}
 	for _, c := range cases {
 		spans := agentAndTool()
