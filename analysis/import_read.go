@@ -217,6 +217,8 @@ func fileKind(m fs.FileMode) string {
 		return "a device"
 	case m&fs.ModeSymlink != 0:
 		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
 	}
 	return "not a file"
 }
