@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -38,23 +39,34 @@ var (
 // integer a double (JSON, DuckDB's sums of doubles) holds exactly; far above any real one.
 const maxCount = 1 << 53
 
-// countAttrs are the attributes of a trace from elsewhere read as numbers (tokens,
-// attempts): each must be a whole count from 0 to maxCount.
-var countAttrs = map[string]bool{
-	"gen_ai.usage.input_tokens": true, "gen_ai.usage.output_tokens": true, "gen_ai.usage.prompt_tokens": true,
-	"gen_ai.usage.completion_tokens": true, "llm.token_count.prompt": true, "llm.token_count.completion": true,
-	"llm.token_count.total": true, "llm.usage.prompt_tokens": true, "llm.usage.completion_tokens": true,
-	"attempt": true, "retry.attempt": true, "gen_ai.tool.call.attempt": true, "http.request.resend_count": true,
-}
+// countAttrs are the attributes read as numbers (tokens, attempts) by any convention: each
+// must be a whole count from 0 to maxCount. nameAttrs become columns or names printed
+// (runs.scenario, spans.tool, spans.model, a termination reason, summary.json, a fitted
+// scenario): they are redacted by shape, as any string is, before anything reads them.
+// Both are taken from the registered conventions, once they have registered.
+var (
+	attrSets              sync.Once
+	countAttrs, nameAttrs map[string]bool
+)
 
-// nameAttrs become columns or names printed (runs.scenario, spans.tool, spans.model, a
-// termination reason, summary.json, a fitted scenario): they are redacted by shape as any
-// string is, before anything reads them.
-var nameAttrs = map[string]bool{
-	"service.name": true, "mayday.scenario": true, "gen_ai.tool.name": true, "tool.name": true,
-	"traceloop.entity.name": true, "mayday.tool": true, "gen_ai.request.model": true, "gen_ai.response.model": true,
-	"llm.model_name": true, "llm.request.model": true, "llm.response.model": true, "mayday.model": true,
-	"error.type": true, "exception.type": true,
+func attrKinds() {
+	attrSets.Do(func() {
+		countAttrs = map[string]bool{}
+		nameAttrs = map[string]bool{"service.name": true, "mayday.scenario": true, "mayday.tool": true,
+			"mayday.model": true, "error.type": true, "exception.type": true}
+		for _, c := range conventions {
+			for _, list := range [][]string{c.Attempt, c.Resend, c.InputTokens, c.OutputTokens, c.TotalTokens} {
+				for _, k := range list {
+					countAttrs[k] = true
+				}
+			}
+			for _, list := range [][]string{c.Tool, c.Model, c.ErrorType} {
+				for _, k := range list {
+					nameAttrs[k] = true
+				}
+			}
+		}
+	})
 }
 
 // valueKind is what a mayday.* attribute of an export must hold.
@@ -124,33 +136,38 @@ type timeBounds struct {
 
 // accept checks and redacts one request in place before it is kept; where names it.
 func (rd *traceReader) accept(req *coltracepb.ExportTraceServiceRequest, where string) error {
+	attrKinds()
 	maxText := rd.lim.Message
 	for _, rs := range req.ResourceSpans {
 		var attrs []*commonpb.KeyValue
 		if rs.Resource != nil {
 			attrs = rs.Resource.Attributes
 		}
-		runID := ""
+		runID, service := "", ""
 		for _, kv := range attrs {
-			if kv.Key == "mayday.run_id" {
+			switch kv.Key {
+			case "mayday.run_id":
 				runID = kv.Value.GetStringValue()
+			case "service.name":
+				service = kv.Value.GetStringValue()
 			}
 		}
 		native := runID != "" && !rd.forced
-		if !native {
-			runID = ""
-		}
 		rd.redact(attrs)
 		if err := checkResource(attrs, native, maxText); err != nil {
 			return refuse("%s: the resource: %v", where, err)
 		}
-		b := rd.bounds[runID]
+		key := "run:" + runID // the run the spans go to, as spanSet.add picks it
+		if !native {
+			key = "service:" + rd.red.Text(service)
+		}
+		b := rd.bounds[key]
 		if b == nil {
 			b = &timeBounds{}
 			if native { // an export's time 0 is the simulated epoch: its buckets count from there
 				b.lo, b.hi, b.set = record.Epoch, record.Epoch, true
 			}
-			rd.bounds[runID] = b
+			rd.bounds[key] = b
 		}
 		if native {
 			if err := rd.resourceTimes(attrs, b); err != nil {
@@ -202,6 +219,7 @@ func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
 // checkResource checks a resource's attributes; an export's (native) mayday.* ones as the
 // flags that set them.
 func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error {
+	attrKinds()
 	for _, kv := range attrs {
 		if err := checkValue(kv.Key, kv.Value, native, maxText); err != nil {
 			return err
@@ -226,6 +244,7 @@ func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error
 // checkSpan checks one span: its ids, its times, and the attributes an import reads as
 // numbers (and, in an export, its mayday.* attributes and the rows its events carry).
 func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
+	attrKinds()
 	if len(sp.TraceId) != 16 || len(sp.SpanId) != 8 {
 		return fmt.Errorf("trace id of %d bytes and span id of %d bytes (want 16 and 8)", len(sp.TraceId), len(sp.SpanId))
 	}

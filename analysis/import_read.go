@@ -228,14 +228,14 @@ func fileKind(m fs.FileMode) string {
 // request on.
 type traceReader struct {
 	lim    ReadLimits
-	forced bool // --conventions genai or openinference: no mayday export is read as one
+	forced bool // --conventions names one: no mayday export is read as one
 	red    *traces.Redactor
 	total  int64                  // bytes read so far, decompressed, every file
-	bounds map[string]*timeBounds // by run: "" for the traces of elsewhere, else the export's run id
+	bounds map[string]*timeBounds // by run: an export's run id, else the service
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
-	return &traceReader{lim: lim.withDefaults(), forced: conventions == ConvGenAI || conventions == ConvOpenInference,
+	return &traceReader{lim: lim.withDefaults(), forced: conventions != ConvAuto && conventions != "",
 		red: traces.NewRedactor(nil, redact, nil), bounds: map[string]*timeBounds{}}
 }
 
