@@ -437,3 +437,24 @@ func TestHostileJSONLine(t *testing.T) {
 	os.WriteFile(p, append(b, '\n'), 0o644)
 	refused(t, []string{p}, ImportOptions{}, "tokens.jsonl:1", "gen_ai.usage.input_tokens")
 }
+
+// A JSON line of AnyValues nested two million deep (56 MB, under the message limit) is
+// refused, not a stack overflow: the fast decoder hands a value nested past maxFastDepth
+// to the standard decoders, which bound their recursion.
+func TestHostileDeepJSON(t *testing.T) {
+	nest := func(n int) string {
+		return strings.Repeat(`{"arrayValue":{"values":[`, n) + `{"stringValue":"x"}` + strings.Repeat(`]}}`, n)
+	}
+	line := func(v string) string {
+		return `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"x","attributes":[{"key":"k","value":` + v + `}]}]}]}]}`
+	}
+	if _, ok := fastOTLPJSON([]byte(line(nest(maxFastDepth)))); ok {
+		t.Errorf("the fast decoder read a value nested %d deep", maxFastDepth)
+	}
+	if _, ok := fastOTLPJSON([]byte(line(nest(maxFastDepth - 2)))); !ok {
+		t.Errorf("the fast decoder gave up on a value nested %d deep", maxFastDepth-2)
+	}
+	p := filepath.Join(t.TempDir(), "deep.jsonl")
+	os.WriteFile(p, []byte(line(nest(2_000_000))+"\n"), 0o644)
+	refused(t, []string{p}, ImportOptions{}, "deep.jsonl:1", "depth")
+}
