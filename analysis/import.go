@@ -27,6 +27,7 @@ type ImportOptions struct {
 	Service     string        // keep only the spans of this service.name ("" = every service, a run each)
 	Redact      []string      // extra secret-key patterns, as a scenario's redact
 	Version     string        // the mayday version, for runs.version
+	Limits      ReadLimits    // what is read at most (import_read.go); zero = the defaults
 	// Progress, when set, is called after each request read with the file, how many files
 	// of how many were begun, and the spans read so far.
 	Progress func(file string, file1, files int, spans int64)
@@ -121,9 +122,9 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	set := newSpanSet(opts.Conventions, opts.RunID, opts.Service)
+	set, rd := newSpanSet(opts.Conventions, opts.RunID, opts.Service), newTraceReader(opts.Limits, opts.Conventions, opts.Redact)
 	for i, f := range files {
-		err := readTraceFile(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
+		err := rd.read(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

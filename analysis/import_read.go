@@ -3,6 +3,7 @@ package analysis
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
@@ -13,17 +14,26 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/mayday-sim/mayday/traces"
 )
 
 // Reading OTLP trace data for mayday import: the OpenTelemetry Collector file exporter's
 // JSON lines, OTLP/JSON request bodies and OTLP protobuf (one request, or requests each
 // after its length as a varint), optionally gzipped. Every request is handed on as soon as
-// it is decoded, so a file of any size is read in pieces of one request.
+// it is decoded, so a file of any size is read in pieces of one request. The files are the
+// attacker's: every read is bounded (ReadLimits), only regular files are opened, and an
+// error quotes at most a short, escaped excerpt of what a file holds.
 
 // ErrBadTraceInput marks input that is not OTLP trace data; its message names the file and
 // the line (JSON) or message (protobuf).
@@ -32,10 +42,94 @@ var ErrBadTraceInput = errors.New("not OTLP trace data")
 // traceExts are the file names ImportFiles reads from a folder.
 var traceExts = []string{".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp"}
 
+// ReadLimits bound what an import reads, so that a hostile file is refused in bounded time
+// and memory rather than read without end. A zero field takes its default.
+type ReadLimits struct {
+	Message int64         // one JSON line, JSON request body or protobuf message, decompressed
+	File    int64         // one file, decompressed
+	Total   int64         // every file of the import together, decompressed
+	Spread  time.Duration // from the earliest start to the latest end of one run's spans
+}
+
+// The default limits: far above what a collector writes (an OTLP request is a few MiB; a
+// file exporter rotates its files at 100 MiB by default), far below what would exhaust a
+// machine.
+const (
+	DefaultMaxMessage = 64 << 20
+	DefaultMaxFile    = 16 << 30
+	DefaultMaxTotal   = 64 << 30
+	DefaultMaxSpread  = 31 * 24 * time.Hour
+)
+
+func (l ReadLimits) withDefaults() ReadLimits {
+	l.Message = cmp.Or(l.Message, DefaultMaxMessage)
+	l.File = cmp.Or(l.File, DefaultMaxFile)
+	l.Total = cmp.Or(l.Total, DefaultMaxTotal)
+	l.Spread = cmp.Or(l.Spread, DefaultMaxSpread)
+	return l
+}
+
+// inputError is refused input: its message names the file (and line, message or span) and
+// what is wrong; it is an ErrBadTraceInput.
+type inputError struct{ msg string }
+
+func (e *inputError) Error() string        { return e.msg }
+func (e *inputError) Is(target error) bool { return target == ErrBadTraceInput }
+
+func refuse(format string, args ...any) error { return &inputError{fmt.Sprintf(format, args...)} }
+
+// limitError is input past one of the ReadLimits; the message names the limit and its flag.
+type limitError struct {
+	what, flag string
+	limit      int64
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("%s is larger than %s (--%s; raise it to read this input)", e.what, sizeText(e.limit), e.flag)
+}
+func (e *limitError) Is(target error) bool { return target == ErrBadTraceInput }
+
+// sizeText prints a byte count in the unit it is a whole number of.
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// excerpt is a short, escaped piece of untrusted text for an error message: never more
+// than 60 characters of it, quoted, control characters and invalid UTF-8 escaped.
+func excerpt(s string) string {
+	const max = 60
+	cut := ""
+	if utf8.RuneCountInString(s) > max {
+		r := []rune(s)
+		s, cut = string(r[:max]), "…"
+	}
+	return strconv.Quote(s) + cut
+}
+
+// clipError is a decoder's message cut short: decoders quote the input they stumble on,
+// and that input is the attacker's.
+func clipError(err error) string {
+	msg := err.Error()
+	if len(msg) <= 160 && utf8.ValidString(msg) && !strings.ContainsFunc(msg, unicode.IsControl) {
+		return msg
+	}
+	q := excerpt(msg)
+	return q[1 : len(q)-1]
+}
+
 // TraceInputs expands the arguments of mayday import: a file is itself (but mayday's own
 // export.json manifest is skipped), a folder its trace
 // files (by extension, also with .gz, in name order, recursively; an export folder's
-// export.json is not one). A missing path is an error.
+// export.json is not one). A missing path, and anything but a regular file (a named pipe,
+// a device, a socket), is an error; in a folder, so is a symbolic link to a file outside it.
 func TraceInputs(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
@@ -44,69 +138,188 @@ func TraceInputs(args []string) ([]string, error) {
 			return nil, fmt.Errorf("%s: %w", a, errors.Join(ErrBadTraceInput, err))
 		}
 		if !st.IsDir() {
+			if !st.Mode().IsRegular() {
+				return nil, refuse("%s: %s, not a regular file: mayday import reads regular files only", a, fileKind(st.Mode()))
+			}
 			if !IsExportManifest(a) { // export.json of DIR/*.json: not trace data
 				out = append(out, a)
 			}
 			continue
 		}
-		var found []string
-		err = filepath.WalkDir(a, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() || d.Name() == ManifestFile || strings.HasPrefix(d.Name(), ".") {
-				return nil
-			}
-			if slices.Contains(traceExts, filepath.Ext(strings.TrimSuffix(d.Name(), ".gz"))) {
-				found = append(found, p)
-			}
-			return nil
-		})
+		found, err := folderInputs(a)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", a, err)
+			return nil, err
 		}
 		if len(found) == 0 {
 			return nil, fmt.Errorf("%s: %w: the folder holds no .json, .jsonl or .pb file", a, ErrBadTraceInput)
 		}
-		slices.Sort(found)
 		out = append(out, found...)
 	}
 	return out, nil
 }
 
-// readTraceFile decodes every request of the file path and calls fn with each, and where
-// it came from ("file:line" or "file: message n").
-func readTraceFile(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
-	f, err := os.Open(path)
+// folderInputs lists the trace files of folder dir. Symbolic links to folders are not
+// followed (filepath.WalkDir); a link to a file is read when the file is inside dir.
+func folderInputs(dir string) ([]string, error) {
+	root, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, errors.Join(ErrBadTraceInput, err))
+		return nil, fmt.Errorf("%s: %w", dir, errors.Join(ErrBadTraceInput, err))
 	}
-	defer f.Close()
+	var found []string
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || d.Name() == ManifestFile || strings.HasPrefix(d.Name(), ".") {
+			return nil
+		}
+		if !slices.Contains(traceExts, filepath.Ext(strings.TrimSuffix(d.Name(), ".gz"))) {
+			return nil
+		}
+		mode := d.Type()
+		if mode&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(p)
+			if err != nil {
+				return refuse("%s: a symbolic link to nothing readable", p)
+			}
+			if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+				return refuse("%s: a symbolic link to a file outside %s: mayday import follows no link out of the folder it reads (name the file itself to read it)", p, dir)
+			}
+			st, err := os.Stat(target)
+			if err != nil {
+				return fmt.Errorf("%s: %w", p, errors.Join(ErrBadTraceInput, err))
+			}
+			mode = st.Mode()
+		}
+		if !mode.IsRegular() {
+			return refuse("%s: %s, not a regular file: mayday import reads regular files only", p, fileKind(mode))
+		}
+		found = append(found, p)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrBadTraceInput) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", dir, errors.Join(ErrBadTraceInput, err))
+	}
+	slices.Sort(found)
+	return found, nil
+}
+
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a file"
+}
+
+// traceReader reads the files of one import within its limits, checks every resource and
+// span (import_check.go) and redacts the names that become columns before handing each
+// request on.
+type traceReader struct {
+	lim    ReadLimits
+	forced bool // --conventions names one: no mayday export is read as one
+	red    *traces.Redactor
+	total  int64                  // bytes read so far, decompressed, every file
+	bounds map[string]*timeBounds // by run: an export's run id, else the service
+}
+
+func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
+	return &traceReader{lim: lim.withDefaults(), forced: conventions != ConvAuto && conventions != "",
+		red: traces.NewRedactor(nil, redact, nil), bounds: map[string]*timeBounds{}}
+}
+
+// read decodes every request of the file path and calls fn with each, and where it came
+// from ("file:line" or "file: message n").
+func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
+	r, closeFile, err := rd.open(path, true)
+	if err != nil {
+		return err
+	}
+	defer closeFile()
+	br := bufio.NewReaderSize(r, 1<<20)
+	handle := func(req *coltracepb.ExportTraceServiceRequest, where string) error {
+		if err := rd.accept(req, where); err != nil {
+			return err
+		}
+		return fn(req, where)
+	}
+	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
+	case ".pb", ".binpb", ".protobuf", ".otlp":
+		return rd.readProto(path, br, handle)
+	}
+	return rd.readJSON(path, br, handle)
+}
+
+// open opens path, a regular file (a named pipe put in its place since the folder was
+// listed is refused, not waited on), gunzipped when it is .gz, counted against the limits
+// (against the input's total too when total: a file read again is not more input).
+func (rd *traceReader) open(path string, total bool) (io.Reader, func(), error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, errors.Join(ErrBadTraceInput, err))
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", path, errors.Join(ErrBadTraceInput, err))
+		}
+		return nil, nil, refuse("%s: %s, not a regular file: mayday import reads regular files only", path, fileKind(st.Mode()))
+	}
 	var r io.Reader = f
-	name := path
-	if strings.HasSuffix(name, ".gz") {
+	closeFile := func() { f.Close() }
+	if strings.HasSuffix(path, ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
-			return fmt.Errorf("%s: %w: %v", path, ErrBadTraceInput, err)
+			f.Close()
+			return nil, nil, refuse("%s: not gzip data: %s", path, clipError(err))
 		}
-		defer gz.Close()
-		r, name = gz, strings.TrimSuffix(name, ".gz")
+		r, closeFile = gz, func() { gz.Close(); f.Close() }
 	}
-	br := bufio.NewReaderSize(r, 1<<20)
-	switch filepath.Ext(name) {
-	case ".pb", ".binpb", ".protobuf", ".otlp":
-		return readProto(path, br, fn)
+	return &countingReader{r: r, rd: rd, total: total}, closeFile, nil
+}
+
+// countingReader counts the bytes of one file against ReadLimits.File and Total.
+type countingReader struct {
+	r     io.Reader
+	rd    *traceReader
+	n     int64
+	total bool
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	k, err := c.r.Read(p)
+	c.n += int64(k)
+	if c.total {
+		c.rd.total += int64(k)
 	}
-	return readJSON(path, br, fn)
+	switch {
+	case c.n > c.rd.lim.File:
+		return k, &limitError{"the file, decompressed,", "max-file", c.rd.lim.File}
+	case c.rd.total > c.rd.lim.Total:
+		return k, &limitError{"the input, every file decompressed,", "max-input", c.rd.lim.Total}
+	}
+	return k, err
 }
 
 // readJSON reads JSON lines, or, when the first line is not a whole JSON value, one
 // (pretty-printed) request body. A .jsonl or .ndjson file, and a file whose first line is
 // longer than the read buffer (a compact request body is one line too), are read as lines.
-func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
 	first, whole, err := peekLine(br)
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return fmt.Errorf("%s: %w", path, readFailure(err))
 	}
 	if len(bytes.TrimSpace(first)) == 0 && whole {
 		if rest, _ := br.Peek(len(first) + 1); len(bytes.TrimSpace(rest)) == 0 {
@@ -115,24 +328,29 @@ func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServ
 	}
 	ext := filepath.Ext(strings.TrimSuffix(path, ".gz"))
 	if ext != ".jsonl" && ext != ".ndjson" && whole && !json.Valid(first) {
-		b, err := io.ReadAll(br)
+		b, err := io.ReadAll(io.LimitReader(br, rd.lim.Message+1))
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return fmt.Errorf("%s: %w", path, readFailure(err))
+		}
+		if int64(len(b)) > rd.lim.Message {
+			return fmt.Errorf("%s: %w", path, &limitError{"the request body", "max-message", rd.lim.Message})
 		}
 		req, err := decodeOTLPJSON(b)
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w: %v", path, jsonErrLine(b, err), ErrBadTraceInput, err)
+			return fmt.Errorf("%s:%d: %w: %s", path, jsonErrLine(b, err), ErrBadTraceInput, clipError(err))
 		}
 		return fn(req, path)
 	}
 	lines := 0
+	var buf []byte
 	for line := 1; ; line++ {
-		b, err := br.ReadBytes('\n')
-		if len(bytes.TrimSpace(b)) > 0 {
+		var err error
+		buf, err = readLine(br, buf[:0], rd.lim.Message)
+		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
-			req, derr := decodeOTLPJSON(b)
+			req, derr := decodeOTLPJSON(buf)
 			if derr != nil {
-				return fmt.Errorf("%s:%d: %w: %v", path, line, ErrBadTraceInput, derr)
+				return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
 			}
 			if ferr := fn(req, fmt.Sprintf("%s:%d", path, line)); ferr != nil {
 				return ferr
@@ -145,7 +363,28 @@ func readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServ
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("%s:%d: %w", path, line, err)
+			return fmt.Errorf("%s:%d: %w", path, line, readFailure(err))
+		}
+	}
+}
+
+// readLine reads one line into buf (reused), refusing one longer than limit. The buffer
+// doubles as it grows, up to limit, so refusing a line allocates less than twice limit.
+func readLine(br *bufio.Reader, buf []byte, limit int64) ([]byte, error) {
+	for {
+		frag, err := br.ReadSlice('\n')
+		need := len(buf) + len(frag)
+		if int64(need) > limit {
+			return buf[:0], &limitError{"the line", "max-message", limit}
+		}
+		if need > cap(buf) {
+			grown := make([]byte, len(buf), min(int64(max(2*cap(buf), need)), limit))
+			copy(grown, buf)
+			buf = grown
+		}
+		buf = append(buf, frag...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
 		}
 	}
 }
@@ -200,17 +439,24 @@ func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 // length-delimited after its first message (cut short, or corrupt) is read once more as
 // one request, and when that fails too the error names the message that broke (a span
 // handed on twice is kept once).
-func readProto(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
-	n, err := streamDelimited(br, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
+func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+	n, err := streamDelimited(br, rd.lim.Message, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
 		return fn(req, fmt.Sprintf("%s: message %d", path, i))
 	})
 	var bad *delimitedError
 	if err == nil || !errors.As(err, &bad) {
+		var lim *limitError
+		if errors.As(err, &lim) {
+			return fmt.Errorf("%s: message %d: %w", path, n+1, err)
+		}
 		return err
 	}
-	whole, rerr := reread(path)
+	whole, rerr := rd.reread(path)
 	if rerr != nil {
-		return fmt.Errorf("%s: %w", path, rerr)
+		if n > 0 {
+			return fmt.Errorf("%s: message %d: %w: %s", path, n+1, ErrBadTraceInput, bad.msg)
+		}
+		return fmt.Errorf("%s: %w", path, readFailure(rerr))
 	}
 	if len(whole) == 0 {
 		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
@@ -231,8 +477,9 @@ type delimitedError struct{ msg string }
 func (e *delimitedError) Error() string { return e.msg }
 
 // streamDelimited reads requests each after its length as a varint, calling fn with each
-// and its number, and returns how many it read.
-func streamDelimited(br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, int) error) (int, error) {
+// and its number, and returns how many it read. A length above max is not read: the file
+// is then not length-delimited (or, when it is one request, read whole within max).
+func streamDelimited(br *bufio.Reader, max int64, fn func(*coltracepb.ExportTraceServiceRequest, int) error) (int, error) {
 	n := 0
 	for {
 		if _, err := br.Peek(1); err == io.EOF {
@@ -240,14 +487,25 @@ func streamDelimited(br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceReq
 				return 0, &delimitedError{"the file is empty"}
 			}
 			return n, nil
+		} else if lim := asLimit(err); lim != nil {
+			return n, lim
 		}
 		size, err := binary.ReadUvarint(br)
-		if err != nil || size == 0 || size > 1<<31 {
+		if lim := asLimit(err); lim != nil {
+			return n, lim
+		}
+		if err != nil || size == 0 {
 			return n, &delimitedError{"no message length"}
 		}
-		buf := make([]byte, size)
-		if k, err := io.ReadFull(br, buf); err != nil {
-			return n, &delimitedError{fmt.Sprintf("truncated (it declares %d bytes, %d remain)", size, k)}
+		if size > uint64(max) {
+			return n, &delimitedError{fmt.Sprintf("it declares %d bytes, more than %s (--max-message)", size, sizeText(max))}
+		}
+		buf, err := io.ReadAll(io.LimitReader(br, int64(size)))
+		if lim := asLimit(err); lim != nil {
+			return n, lim
+		}
+		if uint64(len(buf)) < size {
+			return n, &delimitedError{fmt.Sprintf("truncated (it declares %d bytes, %d remain)", size, len(buf))}
 		}
 		var req coltracepb.ExportTraceServiceRequest
 		if err := proto.Unmarshal(buf, &req); err != nil || len(req.ResourceSpans) == 0 {
@@ -260,21 +518,36 @@ func streamDelimited(br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceReq
 	}
 }
 
-// reread reads the whole file again (gunzipped when it is .gz).
-func reread(path string) ([]byte, error) {
-	f, err := os.Open(path)
+// readFailure is an error reading a file (a corrupt gzip stream, an I/O error) as refused
+// input; a limit passed stays as it is.
+func readFailure(err error) error {
+	if errors.Is(err, ErrBadTraceInput) {
+		return err
+	}
+	return refuse("cannot be read: %s", clipError(err))
+}
+
+func asLimit(err error) *limitError {
+	var lim *limitError
+	if errors.As(err, &lim) {
+		return lim
+	}
+	return nil
+}
+
+// reread reads the whole file again (gunzipped when it is .gz), as one message.
+func (rd *traceReader) reread(path string) ([]byte, error) {
+	r, closeFile, err := rd.open(path, false)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	var r io.Reader = f
-	if strings.HasSuffix(path, ".gz") {
-		gz, err := gzip.NewReader(f)
-		if err != nil {
-			return nil, err
-		}
-		defer gz.Close()
-		r = gz
+	defer closeFile()
+	b, err := io.ReadAll(io.LimitReader(r, rd.lim.Message+1))
+	if err != nil {
+		return nil, err
 	}
-	return io.ReadAll(r)
+	if int64(len(b)) > rd.lim.Message {
+		return nil, &limitError{"the file, read as one request,", "max-message", rd.lim.Message}
+	}
+	return b, nil
 }

@@ -273,7 +273,7 @@ func anyText(v *commonpb.AnyValue) string {
 	case *commonpb.AnyValue_BoolValue:
 		return strconv.FormatBool(x.BoolValue)
 	case *commonpb.AnyValue_BytesValue:
-		return hex.EncodeToString(x.BytesValue)
+		return bytesText(x.BytesValue) // import_check.go
 	case *commonpb.AnyValue_ArrayValue:
 		parts := make([]string, 0, len(x.ArrayValue.GetValues()))
 		for _, e := range x.ArrayValue.GetValues() {

@@ -45,10 +45,15 @@ func fastOTLPJSON(b []byte) (req *coltracepb.ExportTraceServiceRequest, ok bool)
 
 // jdec is a cursor over one JSON value.
 type jdec struct {
-	b   []byte
-	i   int
-	buf []byte
+	b     []byte
+	i     int
+	buf   []byte
+	depth int // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
 }
+
+// maxFastDepth bounds the recursion of anyValue: a hostile line of AnyValues nested
+// millions deep would otherwise overflow the stack.
+const maxFastDepth = 64
 
 func (d *jdec) ws() {
 	for d.i < len(d.b) {
@@ -622,6 +627,10 @@ func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
 
 // anyValue reads an AnyValue: one of its kinds, or none ({}).
 func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
+	if d.depth++; d.depth > maxFastDepth {
+		return false
+	}
+	defer func() { d.depth-- }()
 	return d.objectB(func(key []byte) bool {
 		if v.Value != nil {
 			return false // two kinds in one value: protojson refuses it

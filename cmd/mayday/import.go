@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,6 +32,10 @@ type importOptions struct {
 	Redact      []string
 	Format      string
 	Quiet       bool
+	MaxMessage  string
+	MaxFile     string
+	MaxInput    string
+	MaxSpread   time.Duration
 }
 
 // newImportCmd builds 'mayday import'; runF, when not nil, gets the parsed options instead
@@ -57,7 +62,13 @@ tokens. A mayday export (mayday export --format otlp) is read back run by run, w
 What a trace cannot know (tool-side executions, true validity, compute, pending time)
 stays NULL; the metrics that need it are NULL, and summary.json says why under "unknown".
 Secret-looking attribute values are redacted as in a simulated run. The mapping is in
-docs/import.md.`,
+docs/import.md.
+
+The files are read as untrusted: a line, request body or protobuf message larger than
+--max-message, a file larger than --max-file or input larger than --max-input (all
+decompressed), a run whose spans cover more than --max-spread, times outside the years
+2000-2199, and counts outside 0..2^53 are refused (exit 2); a folder is read for its
+regular files only, and a link in it to a file outside it is refused.`,
 		Example: `  mayday import otel-collector/traces.jsonl --out runs/prod-2026-03-02
   mayday import exports/otlp --out runs/roundtrip
   mayday import spans.pb --conventions openinference --retry-window 2m --out runs/phoenix`,
@@ -80,6 +91,10 @@ docs/import.md.`,
 	f.StringSliceVar(&opts.Redact, "redact", nil, "more secret-key patterns to redact, as a scenario's redact")
 	f.StringVar(&opts.Format, "format", "text", "how to print the summary: text or json")
 	f.BoolVarP(&opts.Quiet, "quiet", "q", false, "no progress line on a terminal")
+	f.StringVar(&opts.MaxMessage, "max-message", fmt.Sprintf("%dMiB", analysis.DefaultMaxMessage>>20), "refuse a JSON line, JSON request body or protobuf message larger than this, decompressed")
+	f.StringVar(&opts.MaxFile, "max-file", fmt.Sprintf("%dGiB", analysis.DefaultMaxFile>>30), "refuse a file larger than this, decompressed")
+	f.StringVar(&opts.MaxInput, "max-input", fmt.Sprintf("%dGiB", analysis.DefaultMaxTotal>>30), "refuse input larger than this, every file decompressed")
+	f.DurationVar(&opts.MaxSpread, "max-spread", analysis.DefaultMaxSpread, "refuse a run whose spans cover more than this, from the first start to the last end")
 	_ = cmd.RegisterFlagCompletionFunc("conventions", cobra.FixedCompletions(
 		append([]string{analysis.ConvAuto}, analysis.ConventionNames()...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -95,6 +110,10 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	if opts.RetryWindow <= 0 {
 		return badInputf("--retry-window %s: want a positive duration", opts.RetryWindow)
 	}
+	limits, err := importLimits(opts)
+	if err != nil {
+		return err
+	}
 	if _, err := analysis.TraceInputs(opts.Inputs); err != nil {
 		return badInput(err)
 	}
@@ -106,7 +125,7 @@ func importRun(ctx context.Context, opts *importOptions) error {
 	var sum reports.Summary
 	tx := folderTx{io: opts.io, Dir: opts.Out, Force: opts.Force, What: "run folder", Fill: func(folder *analysis.Folder) (bool, error) {
 		var err error
-		sum, err = importInto(ctx, opts, folder)
+		sum, err = importInto(ctx, opts, limits, folder)
 		return err == nil, err
 	}}
 	res, err := tx.run(ctx)
@@ -127,7 +146,7 @@ func importRun(ctx context.Context, opts *importOptions) error {
 }
 
 // importInto imports into the staged folder and writes its summary.
-func importInto(ctx context.Context, opts *importOptions, folder *analysis.Folder) (reports.Summary, error) {
+func importInto(ctx context.Context, opts *importOptions, limits analysis.ReadLimits, folder *analysis.Folder) (reports.Summary, error) {
 	db, err := analysis.Create(folder.DBPath())
 	if err != nil {
 		return reports.Summary{}, internal(err)
@@ -135,7 +154,7 @@ func importInto(ctx context.Context, opts *importOptions, folder *analysis.Folde
 	bar := newProgress(opts.io, opts.Quiet, "import", 0)
 	res, err := analysis.Import(ctx, db, opts.Inputs, analysis.ImportOptions{
 		Conventions: opts.Conventions, RetryWindow: opts.RetryWindow, RunID: opts.RunID, Service: opts.Service,
-		Redact: opts.Redact, Version: version,
+		Redact: opts.Redact, Version: version, Limits: limits,
 		Progress: func(file string, i, n int, spans int64) {
 			bar.update(fmt.Sprintf("file %d of %d (%s), %s read", i, n, filepath.Base(file), plural(int(spans), "span", "spans")))
 		},
@@ -231,4 +250,24 @@ func printPerRun(io *ioStreams, sum reports.Summary) error {
 		}
 	}
 	return nil
+}
+
+// importLimits reads --max-message, --max-file, --max-input and --max-spread.
+func importLimits(opts *importOptions) (analysis.ReadLimits, error) {
+	var l analysis.ReadLimits
+	for _, f := range []struct {
+		flag, value string
+		into        *int64
+	}{{"max-message", opts.MaxMessage, &l.Message}, {"max-file", opts.MaxFile, &l.File}, {"max-input", opts.MaxInput, &l.Total}} {
+		n, err := parseBytes(f.value)
+		if err != nil || n > math.MaxInt64 {
+			return l, badInputf("--%s %q: want a size such as 64MiB or 16GiB", f.flag, f.value)
+		}
+		*f.into = int64(n)
+	}
+	if opts.MaxSpread <= 0 {
+		return l, badInputf("--max-spread %s: want a positive duration such as 744h (31 days)", opts.MaxSpread)
+	}
+	l.Spread = opts.MaxSpread
+	return l, nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -94,5 +95,57 @@ func TestImportBadInputLeavesNothing(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(existing); len(entries) != 0 {
 		t.Errorf("the existing folder was written into: %v", entries)
+	}
+}
+
+// Hostile files through the command: exit 2, a message naming the file and what is wrong
+// (never the content of a file a link points to), and neither the run folder nor its
+// staging folder left behind.
+func TestImportHostileFiles(t *testing.T) {
+	tmp := t.TempDir()
+	js, err := os.ReadFile(filepath.Join(otelFixtures, "genai-tiny.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := strings.ReplaceAll(string(js), "\n", "")
+	// a token count of int64's largest
+	tokens := filepath.Join(tmp, "tokens.jsonl")
+	huge := strings.Replace(line, `"intValue":"1200"`, `"intValue":"9223372036854775807"`, 1)
+	if huge == line {
+		t.Fatal("the fixture has no attributes to add to")
+	}
+	os.WriteFile(tokens, []byte(huge+"\n"), 0o644)
+	// a line longer than --max-message
+	long := filepath.Join(tmp, "long.jsonl")
+	os.WriteFile(long, []byte(line+"\n"+line+strings.Repeat(" ", 2<<10)+"\n"), 0o644)
+	maxLine := strconv.Itoa(len(line) + 1<<10)
+	// a folder holding a link to a file outside it
+	secret := filepath.Join(tmp, "secret.txt")
+	os.WriteFile(secret, []byte("SECRET-CONTENT\n"), 0o600)
+	linked := filepath.Join(tmp, "linked")
+	os.Mkdir(linked, 0o755)
+	if err := os.Symlink(secret, filepath.Join(linked, "a.json")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	before, _ := os.ReadDir(tmp)
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{tokens}, `tokens.jsonl:1: span "chat gpt-4o" (000009c700000003): attribute gen_ai.usage.input_tokens: 9223372036854775807: want a whole count`},
+		{[]string{long, "--max-message", maxLine}, "long.jsonl:2: the line is larger than " + maxLine + " bytes (--max-message"},
+		{[]string{linked}, "a.json: a symbolic link to a file outside"},
+		{[]string{tokens, "--max-message", "lots"}, "--max-message"},
+		{[]string{tokens, "--max-spread", "-1h"}, "--max-spread"},
+	} {
+		out := filepath.Join(tmp, "out")
+		args := append(append([]string{"import"}, c.args...), "--out", out)
+		_, errOut, code := execMayday(t, args...)
+		if code != 2 || !strings.Contains(errOut, c.msg) || strings.Contains(errOut, "SECRET") {
+			t.Errorf("%v: exit %d, %q; want exit 2 naming %q", c.args, code, errOut, c.msg)
+		}
+		if after, _ := os.ReadDir(tmp); len(after) != len(before) {
+			t.Errorf("%v left %d entries behind", c.args, len(after)-len(before))
+		}
 	}
 }

@@ -1,0 +1,594 @@
+package analysis
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// Checking what an import reads before it is kept: the files are the attacker's, so every
+// value that becomes a column, a bucket count or a sum is checked here, and refused with
+// the file, the span and the attribute named, rather than overflowing, looping or
+// exhausting memory further on. docs/import.md ("Untrusted input") lists the rules.
+
+// The instants a span may carry: a trace recorded between these years. Minute buckets are
+// counted from a run's first span, so one span far from the others would cost a bucket
+// per minute between them.
+var (
+	minTraceTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxTraceTime = time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// maxCount is the largest count (tokens, attempts, ids) an import takes: 2^53, the largest
+// integer a double (JSON, DuckDB's sums of doubles) holds exactly; far above any real one.
+const maxCount = 1 << 53
+
+// countAttrs are the attributes read as numbers (tokens, attempts) by any convention: each
+// must be a whole count from 0 to maxCount. nameAttrs become columns or names printed
+// (runs.scenario, spans.tool, spans.model, a termination reason, summary.json, a fitted
+// scenario): they are redacted by shape, as any string is, before anything reads them.
+// Both are taken from the registered conventions, once they have registered.
+var (
+	attrSets              sync.Once
+	countAttrs, nameAttrs map[string]bool
+)
+
+func attrKinds() {
+	attrSets.Do(func() {
+		countAttrs = map[string]bool{}
+		nameAttrs = map[string]bool{"service.name": true, "mayday.scenario": true, "mayday.tool": true,
+			"mayday.model": true, "error.type": true, "exception.type": true}
+		for _, c := range conventions {
+			for _, list := range [][]string{c.Attempt, c.Resend, c.InputTokens, c.OutputTokens, c.TotalTokens} {
+				for _, k := range list {
+					countAttrs[k] = true
+				}
+			}
+			for _, list := range [][]string{c.Tool, c.Model, c.ErrorType} {
+				for _, k := range list {
+					nameAttrs[k] = true
+				}
+			}
+		}
+	})
+}
+
+// valueKind is what a mayday.* attribute of an export must hold.
+type valueKind int
+
+const (
+	kindText      valueKind = iota // any string (redacted as any string is)
+	kindCount                      // a whole number from 0 to maxCount
+	kindCount32                    // a whole number from 0 to 2^31-1 (an INTEGER column)
+	kindSeconds                    // a finite number of seconds from 0 to maxCount
+	kindNumber                     // a finite number
+	kindTime                       // Unix nanoseconds within the trace years
+	kindRunID                      // a run id, as --run-id takes
+	kindSeed                       // a seed: a whole number from 0 to 2^64-1
+	kindName                       // a name: printable, at most 200 bytes
+	kindHex                        // a digest: hex digits
+	kindJSON                       // a JSON object
+	kindOpKey                      // <investigation>/<step>/<revision>
+	kindOperation                  // one of mayday's operations
+	kindStatus                     // one of mayday's span statuses
+	kindRunStatus                  // complete or partial
+	kindID                         // a fault id
+)
+
+// maydayAttrs are the mayday.* attributes of an export's resource and spans, checked as the
+// flags and columns that set them are.
+var maydayAttrs = map[string]valueKind{
+	"mayday.run_id": kindRunID, "mayday.scenario": kindName, "mayday.seed": kindSeed,
+	"mayday.run.status": kindRunStatus, "mayday.digest": kindHex, "mayday.config_hash": kindHex,
+	"mayday.config": kindJSON, "mayday.events": kindCount, "mayday.sweep.point": kindCount,
+	"mayday.operation": kindOperation, "mayday.status": kindStatus, "mayday.span_id": kindCount,
+	"mayday.investigation_id": kindCount, "mayday.agent_id": kindCount, "mayday.row": kindCount,
+	"mayday.compute": kindSeconds, "mayday.queue_wait": kindSeconds, "mayday.input_tokens": kindCount,
+	"mayday.output_tokens": kindCount, "mayday.tool": kindName, "mayday.failure_class": kindName,
+	"mayday.fault_id": kindID, "mayday.op_key": kindOpKey, "mayday.attempt": kindCount32,
+	"mayday.idempotency": kindName, "mayday.tool_version": kindName, "mayday.model": kindName,
+	"mayday.worker": kindCount, "mayday.zone": kindName, "mayday.link": kindName,
+}
+
+// recordColumns are the columns of the rows an export carries as events (investigations,
+// transitions, executions) and resource lists (faults, tool samples), by kind; the others
+// are text.
+var recordColumns = map[string]valueKind{
+	"mayday.row": kindCount, "investigation_id": kindCount, "parent_id": kindCount, "root_id": kindCount,
+	"tokens": kindCount, "depth": kindCount32, "steps": kindCount32, "attempts": kindCount32,
+	"revisions": kindCount32, "escalations": kindCount32, "crashes": kindCount32, "execution": kindCount32,
+	"attempt": kindCount32, "queued": kindCount32, "in_service": kindCount32, "parked": kindCount32,
+	"failures": kindCount32, "retries": kindCount32, "compute": kindSeconds, "budget_tokens": kindNumber,
+	"arrived_at": kindTime, "ended_at": kindTime, "at": kindTime, "start": kindTime, "end": kindTime,
+	"window_start": kindTime, "window_end": kindTime, "fault_id": kindID,
+}
+
+// recordEvents are the span events of an export that carry rows.
+var recordEvents = []string{"mayday.investigation", "mayday.transition", "mayday.execution"}
+
+var (
+	hexShape     = regexp.MustCompile(`^[0-9a-f]{0,128}$`)
+	faultIDShape = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,200}$`)
+	opKeyShape   = regexp.MustCompile(`^[0-9]{1,16}/[0-9]{1,9}/[0-9]{1,9}$`)
+)
+
+// timeBounds is the earliest and latest instant of one run's spans so far.
+type timeBounds struct {
+	lo, hi int64
+	set    bool
+}
+
+// accept checks and redacts one request in place before it is kept; where names it.
+func (rd *traceReader) accept(req *coltracepb.ExportTraceServiceRequest, where string) error {
+	attrKinds()
+	maxText := rd.lim.Message
+	for _, rs := range req.ResourceSpans {
+		var attrs []*commonpb.KeyValue
+		if rs.Resource != nil {
+			attrs = rs.Resource.Attributes
+		}
+		runID, service := "", ""
+		for _, kv := range attrs {
+			switch kv.Key {
+			case "mayday.run_id":
+				runID = kv.Value.GetStringValue()
+			case "service.name":
+				service = kv.Value.GetStringValue()
+			}
+		}
+		native := runID != "" && !rd.forced
+		rd.redact(attrs)
+		if err := checkResource(attrs, native, maxText); err != nil {
+			return refuse("%s: the resource: %v", where, err)
+		}
+		key := "run:" + runID // the run the spans go to, as spanSet.add picks it
+		if !native {
+			key = "service:" + rd.red.Text(service)
+		}
+		b := rd.bounds[key]
+		if b == nil {
+			b = &timeBounds{}
+			if native { // an export's time 0 is the simulated epoch: its buckets count from there
+				b.lo, b.hi, b.set = record.Epoch, record.Epoch, true
+			}
+			rd.bounds[key] = b
+		}
+		if native {
+			if err := rd.resourceTimes(attrs, b); err != nil {
+				return refuse("%s: the resource: %v", where, err)
+			}
+		}
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				sp.Name = rd.red.Text(sp.Name)
+				if sp.Status != nil {
+					sp.Status.Message = rd.red.Text(sp.Status.Message)
+				}
+				rd.redact(sp.Attributes)
+				for _, e := range sp.Events {
+					rd.redact(e.Attributes)
+				}
+				if err := checkSpan(sp, native, maxText); err != nil {
+					return refuse("%s: span %s: %v", where, spanRef(sp), err)
+				}
+				if err := rd.spanTimes(sp, native, b); err != nil {
+					return refuse("%s: span %s: %v", where, spanRef(sp), err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func spanRef(sp *tracepb.Span) string {
+	return fmt.Sprintf("%s (%x)", excerpt(sp.Name), sp.SpanId)
+}
+
+// redact replaces the values of nameAttrs by their redacted text (a bytes value as its
+// text, bytesText).
+func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
+	for _, kv := range attrs {
+		if !nameAttrs[kv.Key] {
+			continue
+		}
+		switch x := kv.Value.GetValue().(type) {
+		case *commonpb.AnyValue_StringValue:
+			x.StringValue = rd.red.Text(x.StringValue)
+		case *commonpb.AnyValue_BytesValue:
+			kv.Value.Value = &commonpb.AnyValue_StringValue{StringValue: rd.red.Text(bytesText(x.BytesValue))}
+		}
+	}
+}
+
+// checkResource checks a resource's attributes; an export's (native) mayday.* ones as the
+// flags that set them.
+func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error {
+	attrKinds()
+	for _, kv := range attrs {
+		if err := checkValue(kv.Key, kv.Value, native, maxText); err != nil {
+			return err
+		}
+		if !native {
+			continue
+		}
+		switch kv.Key {
+		case "mayday.faults", "mayday.tool_samples":
+			for i, row := range kv.Value.GetArrayValue().GetValues() {
+				for _, c := range row.GetKvlistValue().GetValues() {
+					if err := checkColumn(c.Key, c.Value); err != nil {
+						return fmt.Errorf("%s row %d: %w", kv.Key, i+1, err)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkSpan checks one span: its ids, its times, and the attributes an import reads as
+// numbers (and, in an export, its mayday.* attributes and the rows its events carry).
+func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
+	attrKinds()
+	if len(sp.TraceId) != 16 || len(sp.SpanId) != 8 {
+		return fmt.Errorf("trace id of %d bytes and span id of %d bytes (want 16 and 8)", len(sp.TraceId), len(sp.SpanId))
+	}
+	if n := len(sp.ParentSpanId); n != 0 && n != 8 {
+		return fmt.Errorf("parent span id of %d bytes (want 8, or none for a root)", n)
+	}
+	if err := checkTime("starts", sp.StartTimeUnixNano); err != nil {
+		return err
+	}
+	if sp.EndTimeUnixNano != 0 { // 0: the span never ended
+		if err := checkTime("ends", sp.EndTimeUnixNano); err != nil {
+			return err
+		}
+		if sp.EndTimeUnixNano < sp.StartTimeUnixNano {
+			return fmt.Errorf("ends at %s, before it starts at %s", instant(sp.EndTimeUnixNano), instant(sp.StartTimeUnixNano))
+		}
+	}
+	for _, kv := range sp.Attributes {
+		if err := checkValue(kv.Key, kv.Value, native, maxText); err != nil {
+			return err
+		}
+	}
+	for _, e := range sp.Events {
+		rows := native && slices.Contains(recordEvents, e.Name)
+		for _, kv := range e.Attributes {
+			err := checkValue(kv.Key, kv.Value, false, maxText)
+			if err == nil && rows {
+				err = checkColumn(kv.Key, kv.Value)
+			}
+			if err != nil {
+				return fmt.Errorf("event %s: %w", excerpt(e.Name), err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTime refuses an instant outside the trace years (which includes every one past
+// 2262, where Unix nanoseconds leave int64).
+func checkTime(what string, ns uint64) error {
+	if ns < uint64(minTraceTime.UnixNano()) || ns >= uint64(maxTraceTime.UnixNano()) {
+		return fmt.Errorf("%s at %s: want a time from %d to %d", what, instant(ns), minTraceTime.Year(), maxTraceTime.Year()-1)
+	}
+	return nil
+}
+
+// instant prints Unix nanoseconds as a UTC time, or as a number past int64.
+func instant(ns uint64) string {
+	if ns > math.MaxInt64 {
+		return strconv.FormatUint(ns, 10) + " ns (past the year 2262)"
+	}
+	return time.Unix(0, int64(ns)).UTC().Format(time.RFC3339Nano)
+}
+
+// spanTimes widens the run's bounds by the span (and, in an export, by the rows its events
+// carry), refusing a run that would cover more than ReadLimits.Spread.
+func (rd *traceReader) spanTimes(sp *tracepb.Span, native bool, b *timeBounds) error {
+	if err := rd.widen(b, "starts", int64(sp.StartTimeUnixNano)); err != nil {
+		return err
+	}
+	if sp.EndTimeUnixNano != 0 {
+		if err := rd.widen(b, "ends", int64(sp.EndTimeUnixNano)); err != nil {
+			return err
+		}
+	}
+	if !native {
+		return nil
+	}
+	for _, e := range sp.Events {
+		if !slices.Contains(recordEvents, e.Name) {
+			continue
+		}
+		for _, kv := range e.Attributes {
+			if recordColumns[kv.Key] == kindTime {
+				if err := rd.widen(b, "event "+e.Name+" has "+kv.Key, kv.Value.GetIntValue()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// resourceTimes widens an export run's bounds by its tool samples (faults may name windows
+// past the run's end, which no bucket counts).
+func (rd *traceReader) resourceTimes(attrs []*commonpb.KeyValue, b *timeBounds) error {
+	for _, kv := range attrs {
+		if kv.Key != "mayday.tool_samples" {
+			continue
+		}
+		for _, row := range kv.Value.GetArrayValue().GetValues() {
+			for _, c := range row.GetKvlistValue().GetValues() {
+				if c.Key == "at" {
+					if err := rd.widen(b, "a tool sample is", c.Value.GetIntValue()); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// widen adds the instant t to b; what says what is at t.
+func (rd *traceReader) widen(b *timeBounds, what string, t int64) error {
+	if !b.set {
+		b.lo, b.hi, b.set = t, t, true
+		return nil
+	}
+	lo, hi := min(b.lo, t), max(b.hi, t)
+	if time.Duration(hi-lo) > rd.lim.Spread || hi-lo < 0 {
+		return fmt.Errorf("%s %s, which makes its run cover %s (from %s to %s), more than %s (--max-spread): "+
+			"import a shorter capture (split the files by time) or raise --max-spread",
+			what, instant(uint64(t)), days(hi-lo), instant(uint64(lo)), instant(uint64(hi)), days(int64(rd.lim.Spread)))
+	}
+	b.lo, b.hi = lo, hi
+	return nil
+}
+
+func days(ns int64) string {
+	d := time.Duration(ns)
+	if d < 48*time.Hour {
+		return d.String()
+	}
+	return strconv.FormatFloat(d.Hours()/24, 'f', 1, 64) + " days"
+}
+
+// checkValue checks one attribute: its text stays within maxText, a count is a count,
+// and, in an export, a mayday.* attribute holds what its kind says.
+func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) error {
+	if n := textSize(v); n > float64(maxText) {
+		return fmt.Errorf("attribute %s: its value, as text, is longer than %s (--max-message)", excerpt(key), sizeText(maxText))
+	}
+	if countAttrs[key] {
+		if err := checkKind(v, kindCount); err != nil {
+			return fmt.Errorf("attribute %s: %w", key, err)
+		}
+	}
+	if k, ok := maydayAttrs[key]; ok && native {
+		if err := checkKind(v, k); err != nil {
+			return fmt.Errorf("attribute %s: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// checkColumn checks one column of a row an export carries.
+func checkColumn(key string, v *commonpb.AnyValue) error {
+	if k, ok := recordColumns[key]; ok {
+		if err := checkKind(v, k); err != nil {
+			return fmt.Errorf("%s: %w", excerpt(key), err)
+		}
+	}
+	return nil
+}
+
+// checkKind checks v against kind k. A value of another type than the kind's is left to
+// the import, which reads it as zero or empty: only a value that would be read wrongly is
+// refused.
+func checkKind(v *commonpb.AnyValue, k valueKind) error {
+	switch k {
+	case kindCount, kindCount32, kindSeconds, kindNumber, kindTime:
+		return checkNumber(v, k)
+	case kindSeed:
+		switch x := v.GetValue().(type) {
+		case *commonpb.AnyValue_IntValue:
+			if x.IntValue < 0 {
+				return fmt.Errorf("%d: want a seed from 0 to 18446744073709551615", x.IntValue)
+			}
+		case *commonpb.AnyValue_StringValue:
+			if _, err := strconv.ParseUint(x.StringValue, 10, 64); err != nil {
+				return fmt.Errorf("%s: want a seed from 0 to 18446744073709551615", excerpt(x.StringValue))
+			}
+		}
+		return nil
+	}
+	s, ok := v.GetValue().(*commonpb.AnyValue_StringValue)
+	if !ok {
+		return nil
+	}
+	t := s.StringValue
+	var bad string
+	switch k {
+	case kindRunID:
+		if err := CheckRunID(t); err != nil {
+			return fmt.Errorf("%s: a run id must be letters, digits, '.', '_' and '-', starting with a letter or digit (as --run-id)", excerpt(t))
+		}
+	case kindName:
+		if len(t) > 200 || !utf8.ValidString(t) || strings.ContainsFunc(t, unicode.IsControl) {
+			bad = "printable text of at most 200 bytes"
+		}
+	case kindHex:
+		if !hexShape.MatchString(t) {
+			bad = "lower-case hex digits"
+		}
+	case kindJSON:
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(t), &obj) != nil {
+			bad = "a JSON object"
+		}
+	case kindOpKey:
+		if !opKeyShape.MatchString(t) {
+			bad = "<investigation>/<step>/<revision>"
+		}
+	case kindOperation:
+		if maydayRole(t) == roleOther {
+			bad = "one of mayday's operations (invoke_agent, plan, execute_tool, human_review, supervise, validate, inspect, takeover)"
+		}
+	case kindStatus:
+		if !slices.Contains([]record.Status{record.StatusOK, record.StatusError, record.StatusTimeout, record.StatusBlocked,
+			record.StatusInvalid, record.StatusUnset}, record.Status(t)) {
+			bad = "ok, error, timeout, blocked, invalid or unset"
+		}
+	case kindRunStatus:
+		if t != "complete" && t != "partial" {
+			bad = "complete or partial"
+		}
+	case kindID:
+		if !faultIDShape.MatchString(t) {
+			bad = "letters, digits, '.', '_' and '-'"
+		}
+	}
+	if bad != "" {
+		return fmt.Errorf("%s: want %s", excerpt(t), bad)
+	}
+	return nil
+}
+
+// checkNumber checks a numeric value of kind k: finite, and for a count a whole number in
+// range. A string is checked when it reads as a number (the import reads "120" as 120).
+func checkNumber(v *commonpb.AnyValue, k valueKind) error {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_IntValue:
+		return checkInt(x.IntValue, strconv.FormatInt(x.IntValue, 10), k)
+	case *commonpb.AnyValue_DoubleValue:
+		return checkFloat(x.DoubleValue, strconv.FormatFloat(x.DoubleValue, 'g', -1, 64), k)
+	case *commonpb.AnyValue_StringValue:
+		t := strings.TrimSpace(x.StringValue)
+		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
+			return checkInt(i, excerpt(x.StringValue), k)
+		}
+		if f, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+			return checkFloat(f, excerpt(x.StringValue), k)
+		}
+		if _, err := strconv.ParseInt(t, 10, 64); errors.Is(err, strconv.ErrRange) {
+			return checkFloat(math.Inf(1), excerpt(x.StringValue), k)
+		}
+	}
+	return nil // not a number: the import does not read it as one
+}
+
+// wantOf says what a number of kind k must be.
+func wantOf(k valueKind) string {
+	switch k {
+	case kindCount:
+		return "a whole count from 0 to 2^53"
+	case kindCount32:
+		return "a whole number from 0 to 2^31-1"
+	case kindSeconds:
+		return "a finite number of seconds from 0 to 2^53"
+	case kindTime:
+		return fmt.Sprintf("Unix nanoseconds from %d to %d", minTraceTime.Year(), maxTraceTime.Year()-1)
+	}
+	return "a finite number"
+}
+
+func checkInt(i int64, text string, k valueKind) error {
+	ok := true
+	switch k {
+	case kindCount, kindSeconds:
+		ok = i >= 0 && i <= maxCount
+	case kindCount32:
+		ok = i >= 0 && i <= math.MaxInt32
+	case kindTime:
+		ok = i >= minTraceTime.UnixNano() && i < maxTraceTime.UnixNano()
+	}
+	if !ok {
+		return fmt.Errorf("%s: want %s", text, wantOf(k))
+	}
+	return nil
+}
+
+func checkFloat(f float64, text string, k valueKind) error {
+	ok := !math.IsNaN(f) && !math.IsInf(f, 0)
+	switch k {
+	case kindCount:
+		ok = ok && f >= 0 && f <= maxCount && f == math.Trunc(f)
+	case kindCount32:
+		ok = ok && f >= 0 && f <= math.MaxInt32 && f == math.Trunc(f)
+	case kindSeconds:
+		ok = ok && f >= 0 && f <= maxCount
+	case kindTime:
+		ok = ok && f >= float64(minTraceTime.UnixNano()) && f < float64(maxTraceTime.UnixNano())
+	}
+	if !ok {
+		return fmt.Errorf("%s: want %s", text, wantOf(k))
+	}
+	return nil
+}
+
+// textSize bounds from above the length of the value as the import stores it (anyText):
+// a string is itself; an array or map quotes each element (strconv.Quote: at most 4 bytes
+// for one, \xNN, and 2 for the quotes), and quoting text that was quoted before at most
+// doubles it (only '"' and '\' are escaped again), so a value nested n deep grows up to
+// 2^n times: that is what the bound catches.
+func textSize(v *commonpb.AnyValue) float64 {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return float64(len(x.StringValue))
+	case *commonpb.AnyValue_BytesValue:
+		return float64(len(x.BytesValue)*4/3 + 4)
+	case *commonpb.AnyValue_ArrayValue:
+		n := 2.0
+		for _, e := range x.ArrayValue.GetValues() {
+			n += quotedSize(e) + 1
+		}
+		return n
+	case *commonpb.AnyValue_KvlistValue:
+		n := 2.0
+		for _, kv := range x.KvlistValue.GetValues() {
+			n += float64(4*len(kv.Key)+2) + 1 + quotedSize(kv.Value) + 1
+		}
+		return n
+	}
+	return 32 // a number or a bool
+}
+
+// quotedSize bounds the length of strconv.Quote(anyText(v)).
+func quotedSize(v *commonpb.AnyValue) float64 {
+	switch v.GetValue().(type) {
+	case *commonpb.AnyValue_ArrayValue, *commonpb.AnyValue_KvlistValue:
+		return 2*textSize(v) + 2
+	}
+	return 4*textSize(v) + 2
+}
+
+// bytesText is a bytes attribute as text: the bytes themselves when they are UTF-8 text
+// without control characters other than tab and line breaks (so that a key held as bytes
+// is text the redactor recognises), else their standard base64.
+func bytesText(b []byte) string {
+	if utf8.Valid(b) && !slices.ContainsFunc([]rune(string(b)), func(r rune) bool {
+		return unicode.IsControl(r) && r != '\t' && r != '\n' && r != '\r'
+	}) {
+		return string(b)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
