@@ -164,8 +164,9 @@ func (rd *traceReader) accept(req *coltracepb.ExportTraceServiceRequest, where s
 		b := rd.bounds[key]
 		if b == nil {
 			b = &timeBounds{}
-			if native { // an export's time 0 is the simulated epoch: its buckets count from there
-				b.lo, b.hi, b.set = record.Epoch, record.Epoch, true
+			if native { // an export run's buckets count from its time 0
+				zero := exportTimeZero(attrs)
+				b.lo, b.hi, b.set = zero, zero, true
 			}
 			rd.bounds[key] = b
 		}
@@ -326,6 +327,28 @@ func (rd *traceReader) spanTimes(sp *tracepb.Span, native bool, b *timeBounds) e
 		}
 	}
 	return nil
+}
+
+// exportTimeZero is time 0 of an export's run, as the views count it: the simulated epoch,
+// or, for a run imported from traces and exported, its $.import.time_zero_us (checked to be
+// in the trace years, else the epoch stands).
+func exportTimeZero(attrs []*commonpb.KeyValue) int64 {
+	for _, kv := range attrs {
+		if kv.Key != "mayday.config" {
+			continue
+		}
+		var cfg struct {
+			Import struct {
+				TimeZeroUS *int64 `json:"time_zero_us"`
+			} `json:"import"`
+		}
+		if json.Unmarshal([]byte(kv.Value.GetStringValue()), &cfg) == nil && cfg.Import.TimeZeroUS != nil {
+			if us := *cfg.Import.TimeZeroUS; us > minTraceTime.UnixMicro() && us < maxTraceTime.UnixMicro() {
+				return us * 1000
+			}
+		}
+	}
+	return record.Epoch
 }
 
 // resourceTimes widens an export run's bounds by its tool samples (faults may name windows
