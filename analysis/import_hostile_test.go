@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -411,6 +412,14 @@ func TestHostileMaydayAttributes(t *testing.T) {
 	p = filepath.Join(tmp, "late.pb")
 	writeResource(t, p, res, span)
 	refused(t, []string{p}, ImportOptions{}, "late.pb", "--max-spread")
+
+	// an export of imported traces counts from its own time 0, as the views do
+	later := uint64(record.Epoch) + uint64(365*24*time.Hour)
+	res, span = nativeRequest([]*commonpb.KeyValue{strAttr("mayday.config", fmt.Sprintf(`{"import":{"time_zero_us":%d}}`, later/1000))}, nil)
+	span.StartTimeUnixNano, span.EndTimeUnixNano = later, later+uint64(time.Minute)
+	p = filepath.Join(tmp, "imported.pb")
+	writeResource(t, p, res, span)
+	importInto(t, []string{p}, ImportOptions{})
 
 	res, span = nativeRequest(nil, nil)
 	p = filepath.Join(tmp, "good.pb")
