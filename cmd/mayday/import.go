@@ -50,14 +50,16 @@ exporter's JSON lines, OTLP/JSON request bodies and OTLP protobuf (.pb: one requ
 requests each after its length as a varint); .gz files are read too, and a folder is read
 for its .json, .jsonl, .ndjson and .pb files.
 
-Spans in the GenAI conventions (invoke_agent, chat, execute_tool, gen_ai.usage.*,
-error.type) and in the OpenInference conventions (openinference.span.kind AGENT, LLM,
-TOOL, llm.token_count.*, exception events) are recognised span by span, or all as one
-with --conventions. Agent spans become investigations (a subagent's parent is its nearest
-agent ancestor), tool spans attempts of logical operations (a retry is a new span of the
-same tool call: the same tool call id, else an attempt attribute, else the same parent and
-tool within --retry-window of a failed attempt), model spans model turns with their
-tokens. A mayday export (mayday export --format otlp) is read back run by run, whole.
+Spans of the GenAI conventions, the Vercel AI SDK (ai.*), OpenInference and OpenLLMetry
+are recognised span by span, or all as one with --conventions. Each service.name is a run
+of its own (--service keeps one). Agent spans become investigations (a subagent's parent is
+its nearest agent ancestor, or the run that started it, by link or session id; fragments of
+a trace whose root is missing are one investigation), tool spans attempts of logical
+operations (a retry: the same repeating tool call id, else an attempt attribute, else the
+agent calling a failed tool again at a later step within --retry-window), model spans model
+turns with their tokens. Timestamps are kept as recorded. Every import says on stderr how
+its spans were read. A mayday export (mayday export --format otlp) is read back run by
+run, whole.
 
 What a trace cannot know (tool-side executions, true validity, compute, pending time)
 stays NULL; the metrics that need it are NULL, and summary.json says why under "unknown".
@@ -85,7 +87,7 @@ regular files only, and a link in it to a file outside it is refused.`,
 	f.StringVarP(&opts.Out, "out", "o", "", "the run folder to create (required)")
 	f.BoolVar(&opts.Force, "force", false, "replace DIR if it is a run folder mayday wrote")
 	f.StringVar(&opts.Conventions, "conventions", analysis.ConvAuto, "auto (per span) or one of "+strings.Join(analysis.ConventionNames(), ", "))
-	f.DurationVar(&opts.RetryWindow, "retry-window", analysis.DefaultRetryWindow, "a new span of the same tool under the same parent this soon after a failed one is its retry (when no tool call id or attempt attribute says)")
+	f.DurationVar(&opts.RetryWindow, "retry-window", analysis.DefaultRetryWindow, "a call of a tool this soon after a failed call of it, at a later step of the same investigation, is its retry (when no repeating tool call id or attempt attribute says)")
 	f.StringVar(&opts.RunID, "run-id", "import", "the run id of the imported traces (a mayday export keeps its own; with several services, each run is RUN-ID-SERVICE)")
 	f.StringVar(&opts.Service, "service", "", "import only the spans of this service.name (default: every service, one run each)")
 	f.StringSliceVar(&opts.Redact, "redact", nil, "more secret-key patterns to redact, as a scenario's redact")
