@@ -7,12 +7,16 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-// FoundFile is the shrunk scenario of r.Found: the scenario base with the found trial's
-// faults, workload, horizon and seed, without its hunt block, under a name of its own, with
-// the liveness expectation when the violation is one; a comment at its top says what was
-// found and what shrinking removed. The file is checked like any scenario.
+// FoundFile is the shrunk scenario of r.Found (FoundFileOf).
 func FoundFile(base *scenarios.Scenario, r *Result) ([]byte, error) {
-	f := r.Found
+	return FoundFileOf(base, r, r.Found)
+}
+
+// FoundFileOf is the shrunk scenario of f, one of r's findings: the scenario base with the
+// found trial's faults, workload, horizon and seed, without its hunt block, under a name of
+// its own, with the liveness expectation when the violation is one; a comment at its top
+// says what was found and what shrinking removed. The file is checked like any scenario.
+func FoundFileOf(base *scenarios.Scenario, r *Result, f *Found) ([]byte, error) {
 	if f == nil {
 		return nil, fmt.Errorf("hunt: nothing was found")
 	}

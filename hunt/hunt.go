@@ -8,10 +8,11 @@
 // round escalate instead: they perturb the trial that came closest to a violation without
 // one (a near miss), and may add a fault. A violation is a failed expectation of the
 // scenario, an invariant the simulator found broken, or a liveness failure (goodput not
-// back within hunt.liveness of the last fault window's end). The first violation found is
-// shrunk in the manner of delta debugging: faults dropped, windows shortened, parameters
-// moved toward the mild end of their ranges, then fewer investigations and a shorter
-// horizon, each step kept only when the same violation still happens.
+// back within hunt.liveness of the last fault window's end). Every distinct violation the
+// search found is shrunk, from the first trial that showed it, in the manner of delta
+// debugging: faults dropped, windows shortened, parameters moved toward the mild end of
+// their ranges, then fewer investigations and a shorter horizon, each step kept only when
+// the same violation (the same expectation, the same invariant) still happens.
 //
 // Every decision is a function of the hunt seed and the results alone: trials run in
 // rounds of fixed size and a round's results are read in trial order, so the same scenario,
@@ -44,17 +45,48 @@ const LivenessMetric = "goodput_recovery_time"
 
 // Violation is one way a run broke the scenario.
 type Violation struct {
-	Kind    string `json:"kind"`
-	Metric  string `json:"metric,omitempty"`
+	Kind   string `json:"kind"`
+	Metric string `json:"metric,omitempty"`
+	// Check names the invariant an invariant violation broke: its message with the run's
+	// own numbers (investigations, times, counts) masked, so that the same broken invariant
+	// has the same Check in every run and another invariant has another.
+	Check   string `json:"check,omitempty"`
 	Message string `json:"message"`
 }
 
-// ID identifies a violation across runs: the same ID is the same violation.
+// ID identifies a violation across runs: the same ID is the same violation (the same
+// expectation breached, the same invariant broken, liveness).
 func (v Violation) ID() string {
-	if v.Metric == "" {
-		return v.Kind
+	id := v.Kind
+	if v.Metric != "" {
+		id += ":" + v.Metric
 	}
-	return v.Kind + ":" + v.Metric
+	if v.Check != "" {
+		id += ":" + v.Check
+	}
+	return id
+}
+
+// InvariantCheck is the Check of an invariant violation with message msg: what follows
+// "invariant violated: " (the run's name and seed go), with every run of digits masked.
+func InvariantCheck(msg string) string {
+	if _, after, ok := strings.Cut(msg, "invariant violated: "); ok {
+		msg = after
+	}
+	var b strings.Builder
+	digits := false
+	for _, r := range msg {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Run is one simulation a hunt asks for: the overrides of a trial on the scenario, and the
@@ -142,22 +174,33 @@ type Size struct {
 
 // Result is what a hunt did.
 type Result struct {
-	Seed       uint64   `json:"seed"`
-	Budget     int      `json:"budget,omitempty"`
-	BudgetTime string   `json:"budget_time,omitempty"`
-	Runs       int      `json:"runs"`        // runs of the search
-	Refused    int      `json:"refused"`     // search trials the scenario refused: not run
-	ShrinkRuns int      `json:"shrink_runs"` // runs of the shrinking
-	Complete   bool     `json:"complete"`    // false: interrupted
-	Trials     []Trial  `json:"trials"`      // the search's, then the shrinking's
-	Found      *Found   `json:"found,omitempty"`
-	Coverage   Coverage `json:"coverage"`
+	Seed       uint64  `json:"seed"`
+	Budget     int     `json:"budget,omitempty"`
+	BudgetTime string  `json:"budget_time,omitempty"`
+	Runs       int     `json:"runs"`        // runs of the search
+	Refused    int     `json:"refused"`     // search trials the scenario refused: not run
+	ShrinkRuns int     `json:"shrink_runs"` // runs of the shrinking
+	Complete   bool    `json:"complete"`    // false: interrupted
+	Trials     []Trial `json:"trials"`      // the search's, then the shrinking's
+	// Found is the first distinct violation the search found, shrunk; Others the other
+	// distinct violations, in the order the search first showed them, each shrunk too.
+	Found    *Found   `json:"found,omitempty"`
+	Others   []*Found `json:"others,omitempty"`
+	Coverage Coverage `json:"coverage"`
 	// Uncovered says why the search could not cover the envelope (a kind never ran, or
 	// most trials were refused): without a violation that is an error, not an all-clear.
 	Uncovered string    `json:"uncovered,omitempty"`
 	Liveness  string    `json:"liveness,omitempty"`
 	Checks    []string  `json:"checks"` // what a violation is, in words
 	started   time.Time // for the time budget
+}
+
+// All is every violation found, shrunk: Found, then Others.
+func (r *Result) All() []*Found {
+	if r.Found == nil {
+		return nil
+	}
+	return append([]*Found{r.Found}, r.Others...)
 }
 
 // fmtDur writes a duration as a scenario file does.
@@ -214,9 +257,18 @@ func Hunt(ctx context.Context, cfg Config, eval Evaluator) (*Result, error) {
 	if err := s.search(ctx); err != nil {
 		return nil, err
 	}
-	if first := s.firstViolation(); first != nil && ctx.Err() == nil {
-		if err := s.shrink(ctx, first); err != nil {
+	for _, v := range s.distinctViolations() {
+		if ctx.Err() != nil {
+			break
+		}
+		f, err := s.shrink(ctx, s.res.Trials[v.trial], v.violation)
+		if err != nil {
 			return nil, err
+		}
+		if s.res.Found == nil {
+			s.res.Found = f
+		} else {
+			s.res.Others = append(s.res.Others, f)
 		}
 	}
 	s.res.Complete = ctx.Err() == nil

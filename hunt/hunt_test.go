@@ -343,3 +343,108 @@ func TestNotMeasuredIsCountedNotViolated(t *testing.T) {
 		t.Errorf("found %v, not measured %v of %d trials, text %q", r.Found, r.Coverage.NotMeasured, r.Coverage.Trials, r.Coverage.Text)
 	}
 }
+
+// distinctEval shows two violations at once, as a simulation can: a brownout (any) breaks
+// completion_rate, an outage (any) breaks liveness.
+func distinctEval(_ context.Context, runs []Run) ([]Outcome, error) {
+	out := make([]Outcome, len(runs))
+	for i, r := range runs {
+		out[i] = Outcome{Ran: true, Violations: []Violation{}}
+		if strings.Contains(r.Overrides[0].Value, "kind: brownout") {
+			out[i].Violations = append(out[i].Violations, Violation{Kind: Expect, Metric: "completion_rate", Message: "too few completed"})
+		}
+		if strings.Contains(r.Overrides[0].Value, "kind: outage") {
+			out[i].Violations = append(out[i].Violations, Violation{Kind: Liveness, Metric: LivenessMetric, Message: "goodput never came back"})
+		}
+	}
+	return out, nil
+}
+
+// TestHuntShrinksEveryDistinctViolation: a search that shows two distinct violations
+// reports both, each shrunk on its own to the one fault that causes it, under names of
+// their own.
+func TestHuntShrinksEveryDistinctViolation(t *testing.T) {
+	s := load(t)
+	r, err := Hunt(context.Background(), config(s, 1), distinctEval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := r.All()
+	if len(all) != 2 {
+		t.Fatalf("found %d violations; want the two distinct ones", len(all))
+	}
+	want := map[string]string{"expect:completion_rate": "kind: brownout", "liveness:" + LivenessMetric: "kind: outage"}
+	names := map[string]bool{}
+	for _, f := range all {
+		kind, ok := want[f.Violation.ID()]
+		if !ok {
+			t.Fatalf("found %s; want one of %v", f.Violation.ID(), want)
+		}
+		delete(want, f.Violation.ID())
+		final := r.Trials[f.Final]
+		if len(final.Faults) != 1 || !strings.Contains(final.Faults[0], kind) || !final.has(f.Violation.ID()) {
+			t.Errorf("%s shrunk to %v; want the one %s fault", f.Violation.ID(), final.Faults, kind)
+		}
+		if names[f.Name] {
+			t.Errorf("two findings are named %s", f.Name)
+		}
+		names[f.Name] = true
+		data, err := FoundFileOf(s, r, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := scenarios.Parse(f.Name+".yaml", data, nil); err != nil {
+			t.Errorf("the shrunk scenario of %s does not parse: %v", f.Violation.ID(), err)
+		}
+	}
+	// Each shrinking spends its own hunt.shrink runs at most.
+	if r.ShrinkRuns > 2*s.Hunt.Shrink {
+		t.Errorf("%d shrink runs; want at most %d per violation", r.ShrinkRuns, s.Hunt.Shrink)
+	}
+}
+
+// TestShrinkKeepsTheSameInvariant: a brownout breaks one invariant, a run without one
+// another. Shrinking the first must not drop the brownout and keep "an invariant" broken:
+// the step trades the violation for another, and is refused.
+func TestShrinkKeepsTheSameInvariant(t *testing.T) {
+	s := load(t)
+	a := "run fleet-hunt-t3 (seed 9): invariant violated: investigation 12 at 4000: illegal transition running→completed on reply (done)"
+	b := "run fleet-hunt-t5 (seed 11): invariant violated: keyed tool search executed key {3 1} 2 times"
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			msg := b
+			if strings.Contains(r.Overrides[0].Value, "kind: brownout") {
+				// The same invariant in another run: other numbers, the same Check.
+				msg = strings.Replace(a, "12 at 4000", strconv.Itoa(i+1)+" at "+strconv.Itoa(100*i+7), 1)
+			}
+			out[i] = Outcome{Ran: true, Violations: []Violation{{Kind: Invariant, Check: InvariantCheck(msg), Message: msg}}, Closeness: 1}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), config(s, 1), eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if InvariantCheck(a) == InvariantCheck(b) || InvariantCheck(a) != InvariantCheck(strings.Replace(a, "12", "7", 1)) {
+		t.Fatalf("checks %q and %q", InvariantCheck(a), InvariantCheck(b))
+	}
+	var withBrownout *Found
+	for _, f := range r.All() {
+		if f.Violation.Check == InvariantCheck(a) {
+			withBrownout = f
+		}
+	}
+	if withBrownout == nil || len(r.All()) != 2 {
+		t.Fatalf("found %d violations, the brownout's %v; want both invariants", len(r.All()), withBrownout)
+	}
+	final := r.Trials[withBrownout.Final]
+	if len(final.Faults) != 1 || !strings.Contains(final.Faults[0], "kind: brownout") {
+		t.Errorf("the brownout's invariant shrunk to %v; want the brownout kept", final.Faults)
+	}
+	for _, tr := range r.Trials {
+		if tr.Reproduced && !strings.Contains(strings.Join(tr.Faults, " "), "kind: brownout") && r.Trials[tr.From].has(withBrownout.Violation.ID()) {
+			t.Errorf("shrink step %d (%s) was kept on another invariant", tr.N, tr.Change)
+		}
+	}
+}

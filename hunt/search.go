@@ -63,6 +63,11 @@ type search struct {
 	base state
 	// trials of the search proper (not the shrinking), in order
 	searched int
+	// The shrinking under way: its violation, the shrink runs spent before it, and the
+	// names of the scenarios written so far.
+	target     Violation
+	shrinkFrom int
+	names      map[string]bool
 }
 
 func newSearch(cfg Config, eval Evaluator) *search {
@@ -173,6 +178,32 @@ func (s *search) firstViolation() *Trial {
 		}
 	}
 	return nil
+}
+
+// found is a violation to shrink and the first search trial that showed it.
+type found struct {
+	trial     int // its index in the result's trials
+	violation Violation
+}
+
+// distinctViolations are the search trials' distinct violations (by ID), each with the
+// first trial, in order, that showed it, in the order the trials showed them.
+func (s *search) distinctViolations() []found {
+	var out []found
+	seen := map[string]bool{}
+	for i := range s.res.Trials[:s.searched] {
+		t := &s.res.Trials[i]
+		if !t.Ran {
+			continue
+		}
+		for _, v := range t.Violations {
+			if !seen[v.ID()] {
+				seen[v.ID()] = true
+				out = append(out, found{i, v})
+			}
+		}
+	}
+	return out
 }
 
 // nearMiss is the search trial closest to a violation, or nil when none came near.

@@ -27,21 +27,22 @@ func (s *search) phases() []func(*state) []candidate {
 	return []func(*state) []candidate{s.drops, s.shortens, s.weakens, s.workloads}
 }
 
-// shrink minimises the trial first while its first violation still happens. Unless the
-// violation happens without any fault (a control run: the trial's workload and seed, no
-// faults), a step that changes the workload is kept only when its own control still does
-// not show the violation, so that shrinking never keeps a violation the faults no longer
-// cause (too short a horizon fails completion_rate by itself).
-func (s *search) shrink(ctx context.Context, first *Trial) error {
-	target := first.Violations[0]
-	cur := *first
+// shrink minimises the trial first while the violation target still happens: a step is
+// kept only when its trial shows the same violation (the same ID), never another one.
+// Unless the violation happens without any fault (a control run: the trial's workload and
+// seed, no faults), a step that changes the workload is kept only when its own control
+// still does not show the violation, so that shrinking never keeps a violation the faults
+// no longer cause (too short a horizon fails completion_rate by itself). Each violation's
+// shrinking spends at most hunt.shrink runs.
+func (s *search) shrink(ctx context.Context, first Trial, target Violation) (*Found, error) {
+	cur := first
 	f := &Found{Trial: first.N, Violation: target, Before: first.size(), Removed: []string{}}
-	s.res.Found = f
+	s.target, s.shrinkFrom = target, s.res.ShrinkRuns
 	control := false
 	if s.h.Shrink > 0 {
 		ctl, err := s.controls(ctx, []*state{cur.state}, cur.N)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		control = len(ctl) == 1 && ctl[0].Ran && !ctl[0].has(target.ID())
 	}
@@ -54,10 +55,10 @@ func (s *search) shrink(ctx context.Context, first *Trial) error {
 			}
 			next, err := s.step(ctx, &cur, cands, target.ID(), control && cands[0].phase == "workload")
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if next == nil {
-				complete = ctx.Err() == nil && s.res.ShrinkRuns < s.h.Shrink
+				complete = ctx.Err() == nil && s.shrinkSpent() < s.h.Shrink
 				break
 			}
 			cur = *next
@@ -66,14 +67,17 @@ func (s *search) shrink(ctx context.Context, first *Trial) error {
 	}
 	f.Complete = complete
 	f.Final, f.After = cur.N, cur.size()
-	f.Name = foundName(s.cfg.Scenario.Name, target)
+	f.Name = s.foundName(target)
 	f.Overrides = append(cur.Overrides(), scenarios.Override{Path: "name", Value: f.Name, From: scenarios.FromHunt})
 	if target.Kind == Liveness {
 		f.Overrides = append(f.Overrides, scenarios.Override{Path: "expect." + LivenessMetric,
 			Value: strconv.Quote("<= " + fmtDur(s.h.Liveness)), From: scenarios.FromHunt})
 	}
-	return nil
+	return f, nil
 }
+
+// shrinkSpent is the runs the shrinking under way has spent.
+func (s *search) shrinkSpent() int { return s.res.ShrinkRuns - s.shrinkFrom }
 
 // step runs the candidates of one shrink step (with their controls when control is set) and
 // returns the first that keeps the violation id, or nil.
@@ -82,7 +86,7 @@ func (s *search) step(ctx context.Context, cur *Trial, cands []candidate, id str
 	if control {
 		per = 2
 	}
-	left := (s.h.Shrink - s.res.ShrinkRuns) / per
+	left := (s.h.Shrink - s.shrinkSpent()) / per
 	if ctx.Err() != nil || left <= 0 {
 		return nil, nil
 	}
@@ -137,9 +141,23 @@ func (s *search) controls(ctx context.Context, sts []*state, from int) ([]Trial,
 	return s.res.Trials[len(s.res.Trials)-len(trials):], nil
 }
 
-// foundName names the shrunk scenario after the scenario and the violation.
-func foundName(name string, v Violation) string {
-	return strings.ReplaceAll(name+"-"+v.Kind+"-"+v.Metric, "_", "-")
+// foundName names the shrunk scenario after the scenario and the violation; a second
+// violation of the same kind and metric (another invariant) gets a number after it.
+func (s *search) foundName(v Violation) string {
+	name := s.cfg.Scenario.Name + "-" + v.Kind
+	if v.Metric != "" {
+		name += "-" + v.Metric
+	}
+	name = strings.ReplaceAll(name, "_", "-")
+	if s.names == nil {
+		s.names = map[string]bool{}
+	}
+	out := name
+	for k := 2; s.names[out]; k++ {
+		out = name + "-" + strconv.Itoa(k)
+	}
+	s.names[out] = true
+	return out
 }
 
 // faultLabel names fault i of a state for a change's text.
@@ -231,7 +249,7 @@ func (s *search) weakens(st *state) []candidate {
 func (s *search) workloads(st *state) []candidate {
 	var out []candidate
 	need := time.Duration(0)
-	if s.res.Found != nil && s.res.Found.Violation.Kind == Liveness {
+	if s.target.Kind == Liveness {
 		need = s.windowEnd(st) + s.h.Liveness + 5*time.Minute
 	}
 	inv := st.inv / 2

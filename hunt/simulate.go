@@ -64,7 +64,7 @@ func Simulate(base *scenarios.Scenario, liveness time.Duration, version string, 
 func judge(spec pipeline.Spec, liveness time.Duration, version string, res *pipeline.BatchResult, k int) (Outcome, error) {
 	if err := res.Errs[k]; err != nil {
 		if strings.Contains(err.Error(), "invariant violated") {
-			return Outcome{Ran: true, Violations: []Violation{{Kind: Invariant, Message: err.Error()}}, Closeness: 1}, nil
+			return Outcome{Ran: true, Violations: []Violation{{Kind: Invariant, Check: InvariantCheck(err.Error()), Message: err.Error()}}, Closeness: 1}, nil
 		}
 		return Outcome{}, fmt.Errorf("run %s: %w", spec.RunID, err)
 	}

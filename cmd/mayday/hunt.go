@@ -94,7 +94,8 @@ type huntRecord struct {
 	Sets     []string       `json:"sets,omitempty"`
 	Version  string         `json:"version"`
 	Hunt     scenarios.Hunt `json:"hunt"`
-	File     string         `json:"file,omitempty"` // found/<name>.yaml, when a violation was found
+	File     string         `json:"file,omitempty"`  // found/<name>.yaml, when a violation was found
+	Files    []string       `json:"files,omitempty"` // the file of every violation found: File's, then the others'
 	*hunt.Result
 }
 
@@ -115,18 +116,22 @@ func huntRun(ctx context.Context, opts *huntOptions) error {
 				return false, err
 			}
 			rec = &huntRecord{Scenario: base.Name, Source: opts.Scenario, Sets: opts.Sets, Version: version, Hunt: h, Result: r}
-			if r.Found != nil {
-				data, err := hunt.FoundFile(base, r)
+			for _, f := range r.All() {
+				data, err := hunt.FoundFileOf(base, r, f)
 				if err != nil {
 					return false, internal(fmt.Errorf("the shrunk scenario: %w", err))
 				}
-				rec.File = filepath.Join(huntFoundDir, r.Found.Name+".yaml")
+				file := filepath.Join(huntFoundDir, f.Name+".yaml")
+				rec.Files = append(rec.Files, file)
 				if err := os.MkdirAll(folder.Path(huntFoundDir), 0o755); err != nil {
 					return false, internal(err)
 				}
-				if err := os.WriteFile(folder.Path(rec.File), data, 0o644); err != nil {
+				if err := os.WriteFile(folder.Path(file), data, 0o644); err != nil {
 					return false, internal(err)
 				}
+			}
+			if len(rec.Files) > 0 {
+				rec.File = rec.Files[0]
 			}
 			// Whole even when interrupted: it holds every trial that ran and what they found.
 			return true, writeTuneJSON(folder.Path(HuntFile), rec)
@@ -217,7 +222,14 @@ func huntReport(opts *huntOptions, rec *huntRecord) error {
 	case !r.Complete:
 		return interrupted("%d runs without a violation; %s holds their trials", r.Runs, filepath.Join(opts.Out, HuntFile))
 	case r.Found != nil:
-		return &expectationError{fmt.Sprintf("hunt found a violation (%s): %s", r.Found.Violation.ID(), filepath.Join(opts.Out, rec.File))}
+		var what []string
+		for i, f := range r.All() {
+			what = append(what, fmt.Sprintf("%s: %s", f.Violation.ID(), filepath.Join(opts.Out, rec.Files[i])))
+		}
+		if len(what) == 1 {
+			return &expectationError{"hunt found a violation (" + strings.Replace(what[0], ": ", "): ", 1)}
+		}
+		return &expectationError{fmt.Sprintf("hunt found %d distinct violations: %s", len(what), strings.Join(what, "; "))}
 	case r.Uncovered != "":
 		return badInputf("the hunt could not cover its envelope, so finding no violation means nothing: %s; narrow the envelope's ranges to values its kinds accept", r.Uncovered)
 	}
@@ -228,14 +240,17 @@ func writeHuntText(w io.Writer, rec *huntRecord, dir string) {
 	r := rec.Result
 	fmt.Fprintf(w, "hunt %s: seed %d, %d runs searched, %d runs shrinking\n", rec.Scenario, r.Seed, r.Runs, r.ShrinkRuns)
 	fmt.Fprintf(w, "violations: %s\n", strings.Join(r.Checks, "; "))
-	if f := r.Found; f != nil {
-		fmt.Fprintf(w, "found in trial %d: %s\n", f.Trial, f.Violation.Message)
-		fmt.Fprintf(w, "shrunk from %d faults, %d investigations, horizon %s to %d, %d, %s:\n", f.Before.Faults, f.Before.Investigations, f.Before.Horizon,
-			f.After.Faults, f.After.Investigations, f.After.Horizon)
-		for _, step := range f.Removed {
-			fmt.Fprintf(w, "  - %s\n", step)
+	if r.Found != nil {
+		for i, f := range r.All() {
+			fmt.Fprintf(w, "found in trial %d: %s\n", f.Trial, f.Violation.Message)
+			fmt.Fprintf(w, "shrunk from %d faults, %d investigations, horizon %s to %d, %d, %s:\n", f.Before.Faults, f.Before.Investigations, f.Before.Horizon,
+				f.After.Faults, f.After.Investigations, f.After.Horizon)
+			for _, step := range f.Removed {
+				fmt.Fprintf(w, "  - %s\n", step)
+			}
+			file := filepath.Join(dir, rec.Files[i])
+			fmt.Fprintf(w, "scenario: %s (mayday check %s fails with it)\n", file, file)
 		}
-		fmt.Fprintf(w, "scenario: %s (mayday check %s fails with it)\n", filepath.Join(dir, rec.File), filepath.Join(dir, rec.File))
 		return
 	}
 	if r.Uncovered != "" {
