@@ -111,7 +111,20 @@ type budget struct {
 	// throttled, so that a crowd of them does not wake together, find one token, and park
 	// again (which costs work quadratic in the crowd).
 	next int64
+	// Without a floor only first attempts refill the bucket (earns counts them), and
+	// nothing says when the next will come: throttled retries then take successive slots
+	// gap apart, a gap that starts at defaultThrottleDelay after a first attempt earned
+	// tokens and doubles, up to MaxThrottleGap, with every slot handed out while none did
+	// (slotEarns is earns when the last slot was handed out). A crowd parked on a bucket
+	// that nothing refills wakes a few times an hour in all, not each of it every second.
+	earns, slotEarns uint64
+	gap              int64
 }
+
+// MaxThrottleGap bounds the gap between two throttled retries' slots on a budget without a
+// floor: a bucket that no first attempt refills is tried once an hour at least, and at
+// most a few times an hour.
+const MaxThrottleGap = int64(time.Hour)
 
 func (b *budget) at(now int64) float64 {
 	if now <= b.last {
@@ -157,10 +170,23 @@ func (g *Guards) retryWait(tool int32, now int64) (ok bool, wait int64) {
 }
 
 // throttleSlot reserves when a retry throttled at now comes back: no earlier than at, and no
-// earlier than one floor-refill (at most noCap) after the retry throttled before it.
+// earlier than one floor-refill (at most noCap) after the retry throttled before it. Without
+// a floor, the slots are a gap apart that doubles while no first attempt earns a token
+// (budget.gap), so that retries parked on a bucket nothing refills do not poll it.
 func (g *Guards) throttleSlot(tool int32, at int64) int64 {
 	b := &g.budgets[tool]
 	if b.perNs <= 0 {
+		if b.ratio <= 0 || at >= noCap {
+			return at // parked for good: nothing can refill it
+		}
+		if b.gap == 0 || b.earns != b.slotEarns {
+			b.gap = defaultThrottleDelay
+		} else {
+			b.gap = min(2*b.gap, MaxThrottleGap)
+		}
+		b.slotEarns = b.earns
+		at = max(at, b.next)
+		b.next = at + b.gap
 		return at
 	}
 	at = max(at, b.next)
@@ -181,6 +207,7 @@ func (g *Guards) earn(tool int32, now int64) {
 		b := &g.budgets[tool]
 		b.refill(now)
 		b.tokens = math.Min(b.max, b.tokens+b.ratio)
+		b.earns++
 	}
 }
 

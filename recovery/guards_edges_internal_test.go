@@ -148,16 +148,34 @@ func TestBreakerWindowBounds(t *testing.T) {
 	}
 }
 
-// A budget without a floor reserves no come-back slots: each throttled retry keeps the time
-// it asked for, and nothing is left reserved.
+// A budget without a floor hands throttled retries slots a gap apart that starts at
+// defaultThrottleDelay and doubles, up to MaxThrottleGap, while no first attempt earns a
+// token, and starts again after one does: a crowd parked on a bucket nothing refills tries
+// it ever more rarely instead of every second. A budget nothing refills (no ratio either)
+// reserves nothing: its retries park for good.
 func TestThrottleSlotWithoutAFloor(t *testing.T) {
 	g := NewGuards(1, &BudgetConfig{Ratio: 0.1, MaxTokens: 1}, nil)
-	for _, at := range []int64{5, 3, 10, 10} {
-		if got := g.throttleSlot(0, at); got != at {
-			t.Errorf("throttled retry asking for %d: %d", at, got)
+	at, gap := int64(5), defaultThrottleDelay
+	for i := range 20 {
+		got := g.throttleSlot(0, 5)
+		if got != at {
+			t.Fatalf("throttled retry %d: slot %d, want %d", i, got, at)
 		}
-		if next := g.budgets[0].next; next != 0 {
-			t.Fatalf("after a throttled retry at %d: next slot %d reserved, want none", at, next)
+		at += gap
+		gap = min(2*gap, MaxThrottleGap)
+	}
+	if g.budgets[0].gap != MaxThrottleGap {
+		t.Errorf("after 20 slots with no first attempt: gap %v, want the cap %v", time.Duration(g.budgets[0].gap), time.Duration(MaxThrottleGap))
+	}
+	g.earn(0, 6)
+	next := g.budgets[0].next
+	if got := g.throttleSlot(0, 5); got != next || g.budgets[0].next != next+defaultThrottleDelay {
+		t.Errorf("after a first attempt: slot %d, next %d; want %d and a gap of %v again", got, g.budgets[0].next, next, time.Duration(defaultThrottleDelay))
+	}
+	never := NewGuards(1, &BudgetConfig{MaxTokens: 1}, nil)
+	for _, at := range []int64{5, 3, noCap} {
+		if got := never.throttleSlot(0, at); got != at || never.budgets[0].next != 0 {
+			t.Errorf("a budget nothing refills: slot %d for %d, next %d; want the time asked and nothing reserved", got, at, never.budgets[0].next)
 		}
 	}
 }

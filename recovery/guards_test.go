@@ -240,10 +240,11 @@ func TestThrottledRetriesGetSuccessiveSlots(t *testing.T) {
 	if at := g.throttleSlot(1, sec); at != sec {
 		t.Fatalf("tool 1 queued behind tool 0: %s", time.Duration(at))
 	}
-	// Without a floor there is no refill to queue for: the time asked is kept.
+	// Without a floor the slots are a growing gap apart while no first attempt earns a
+	// token: 1s, then 1s later, then 2s after that.
 	g = NewGuards(1, &BudgetConfig{Ratio: 0.1, MaxTokens: 1}, nil)
-	if a, b := g.throttleSlot(0, sec), g.throttleSlot(0, sec); a != sec || b != sec {
-		t.Fatalf("no floor: slots %s, %s, want 1s twice", time.Duration(a), time.Duration(b))
+	if a, b, c := g.throttleSlot(0, sec), g.throttleSlot(0, sec), g.throttleSlot(0, sec); a != sec || b != 2*sec || c != 4*sec {
+		t.Fatalf("no floor: slots %s, %s, %s, want 1s, 2s, 4s", time.Duration(a), time.Duration(b), time.Duration(c))
 	}
 }
 

@@ -3,6 +3,8 @@ package scenarios
 import (
 	"math"
 	"time"
+
+	"github.com/mayday-sim/mayday/recovery"
 )
 
 // MaxEvents bounds the simulation events a scenario may need, by EstimateEvents' Floor (a
@@ -35,6 +37,7 @@ type Events struct {
 	Pauses   float64 // wake-ups of paused investigations
 	Crashes  float64 // worker crashes and the events each causes
 	Reviews  float64 // human reviews, each of which may approve a fresh round of attempts
+	Waits    float64 // wake-ups of retries parked on a retry budget (throttled)
 	Floor    float64 // a run of mean size with no retry but every lookup: what is refused
 }
 
@@ -53,7 +56,7 @@ type Events struct {
 func EstimateEvents(s *Scenario) Events {
 	w, r := &s.Workload, &s.Recovery
 	var e Events
-	e.Agents = float64(w.Investigations) * subagentTree(w, distTop)
+	e.Agents = float64(w.Investigations) * subagentTree(s, distTop)
 	steps := max(1, min(distTop(w.Steps), MaxSteps))
 	// Each try of a step makes a model turn and a tool call, each retried up to
 	// max_attempts times; a revision or a revised plan (non_progress) tries the step again.
@@ -90,13 +93,38 @@ func EstimateEvents(s *Scenario) Events {
 	}
 	e.Crashes = timed(e.Agents) - e.Samples - e.Pauses - 4*float64(len(s.Faults)) - 1000
 	e.Reviews = reviews(s)
-	e.Total = float64(w.Investigations) + (e.Agents*steps+e.Reviews)*e.Attempts*(per+e.Lookups) + e.Hangs + timed(e.Agents)
+	e.Waits = budgetWaits(s, e.Agents*steps*e.Attempts)
+	e.Total = float64(w.Investigations) + (e.Agents*steps+e.Reviews)*e.Attempts*(per+e.Lookups) + e.Hangs + timed(e.Agents) + e.Waits
 
-	agents := float64(w.Investigations) * subagentTree(w, distMean)
+	agents := float64(w.Investigations) * subagentTree(s, distMean)
 	mean := max(1, min(distMean(w.Steps), MaxSteps))
 	look, hangs := lookups(s, agents, mean, 2)
 	e.Floor = agents*mean*2*(per+look) + hangs + timed(agents)
 	return e
+}
+
+// budgetWaits bounds the events of retries parked on a retry budget, for runs of attempts
+// attempts. The budget hands throttled retries come-back slots in turn, per tool: one
+// floor refill apart (min_per_second), or without a floor a gap that starts at a second
+// after a first attempt earned tokens and doubles up to recovery.MaxThrottleGap while none
+// does (so about log2(MaxThrottleGap / 1s) short gaps per first attempt, then one slot per
+// MaxThrottleGap). Each slot wakes one retry, which goes or parks again (two events), and
+// each attempt may be parked once more beyond the slots.
+func budgetWaits(s *Scenario, attempts float64) float64 {
+	b := s.Recovery.RetryBudget
+	if b == nil {
+		return 0
+	}
+	horizon := float64(s.Horizon)
+	var slots float64
+	switch {
+	case b.MinPerSecond > 0:
+		slots = horizon/1e9*b.MinPerSecond + 1
+	case b.Ratio > 0:
+		short := math.Log2(float64(recovery.MaxThrottleGap)/float64(time.Second)) + 1
+		slots = horizon/float64(recovery.MaxThrottleGap) + 1 + short*attempts
+	}
+	return 2 * (float64(len(s.Tools)+1)*slots + attempts)
 }
 
 // reviews bounds the human reviews of a run. An approved escalation resends with a fresh
@@ -120,13 +148,29 @@ func reviews(s *Scenario) float64 {
 
 // subagentTree is the size of one investigation's tree of agents when each agent spawns,
 // per step, with the subagent probability, count(subagents.count) children, down to
-// max_depth levels.
-func subagentTree(w *Workload, count func(Dist) float64) float64 {
+// max_depth levels, and (recovery.subagents.on_failure: respawn) each agent that spawns
+// replaces failed children up to max times, each replacement a tree of its own.
+func subagentTree(s *Scenario, count func(Dist) float64) float64 {
+	w := &s.Workload
 	sub := w.Subagents
 	if sub.Probability <= 0 {
 		return 1
 	}
-	return treeSum(sub.Probability*min(count(w.Steps), MaxSteps)*min(count(sub.Count), MaxSubagentCount), sub.MaxDepth)
+	steps := min(count(w.Steps), MaxSteps)
+	children := sub.Probability * steps * min(count(sub.Count), MaxSubagentCount)
+	return treeSum(children+respawns(s, sub.Probability*steps), sub.MaxDepth)
+}
+
+// respawns is the replacement subagents one agent may start on average, when it spawns
+// subagents with probability spawn (at most 1): none unless failed subagents are respawned,
+// else recovery.subagents.on_failure.max (every child failing, and every replacement too,
+// until the allotment is spent).
+func respawns(s *Scenario, spawn float64) float64 {
+	f := s.Recovery.Subagents.OnFailure
+	if f.Action != SubagentRespawn || f.Max <= 0 {
+		return 0
+	}
+	return min(spawn, 1) * float64(f.Max)
 }
 
 // treeSum is 1 + pc + pc² + ... + pc^depth, the agents of a tree in which each agent has pc
@@ -182,11 +226,12 @@ func runningFor(s *Scenario) float64 {
 	return min(longest, float64(s.Horizon))
 }
 
-// checkEvents refuses a scenario whose estimate passes MaxEvents, naming the term to lower.
-func (v *validator) checkEvents(s *Scenario) {
+// checkEvents refuses a scenario whose estimate passes MaxEvents, naming the term to lower,
+// and reports whether it did.
+func (v *validator) checkEvents(s *Scenario) bool {
 	e := EstimateEvents(s)
 	if e.Floor <= MaxEvents {
-		return
+		return false
 	}
 	key, what := "workload", "lower workload.investigations, workload.steps or workload.subagents"
 	switch {
@@ -201,4 +246,5 @@ func (v *validator) checkEvents(s *Scenario) {
 	}
 	v.check(false, key, "the run would take at least about %s simulation events (%s agents, %s lookups per attempt); the limit is %s: %s",
 		approx(e.Floor), approx(e.Agents), approx(e.Lookups), approx(MaxEvents), what)
+	return true
 }

@@ -84,13 +84,20 @@ func (v *validator) checkSize(s *Scenario) {
 	count := distTop(sub.Count)
 	v.check(sub.Probability == 0 || count <= MaxSubagentCount, "workload.subagents.count", "up to %s subagents per spawn; want at most %d", approx(count), MaxSubagentCount)
 	// The expected tree of one investigation: each agent spawns with probability p a mean of
-	// c children, down to max_depth levels: sum over k of (p*c)^k.
-	tree := 1.0
+	// c children, down to max_depth levels: sum over k of (p*c)^k; with failed subagents
+	// respawned, an agent that spawns may start up to on_failure.max replacements besides.
+	tree, respawned := 1.0, 0.0
 	if sub.Probability > 0 {
-		tree = treeSum(sub.Probability*distMean(sub.Count), sub.MaxDepth)
+		respawned = respawns(s, sub.Probability*min(distMean(w.Steps), MaxSteps))
+		tree = treeSum(sub.Probability*distMean(sub.Count)+respawned, sub.MaxDepth)
 	}
 	agents := float64(w.Investigations) * tree
 	if agents > MaxAgents {
+		if respawned > sub.Probability*distMean(sub.Count) {
+			v.check(false, "recovery.subagents.on_failure.max", "%d investigations whose failed subagents are respawned up to %d times each could run about %s agents (each investigation a tree of about %s); the limit is %s: lower recovery.subagents.on_failure.max or workload.investigations",
+				w.Investigations, s.Recovery.Subagents.OnFailure.Max, approx(agents), approx(tree), approx(MaxAgents))
+			return
+		}
 		v.check(false, "workload.subagents", "%d investigations would run about %s agents (each investigation a tree of about %s); the limit is %s: lower workload.investigations, workload.subagents.probability, .count or .max_depth",
 			w.Investigations, approx(agents), approx(tree), approx(MaxAgents))
 		return
@@ -100,8 +107,19 @@ func (v *validator) checkSize(s *Scenario) {
 	if n := SweepPoints(s.Sweep); n > MaxSweepPoints {
 		v.check(false, "sweep", "the grid has %s points; want at most %d: drop an axis or some values", approx(n), MaxSweepPoints)
 	}
-	if total <= MaxTotalSteps {
-		v.checkEvents(s)
+	if total <= MaxTotalSteps && v.checkEvents(s) {
+		return
+	}
+	// Each lookup of an operation still running (inspect_before_retry) is a span too: as
+	// many per tool call as the inspection can make while the slowest call runs on after
+	// its timeout, and inspection.max for a call a hang never answers.
+	mean := max(1, min(distMean(w.Steps), MaxSteps))
+	look, hangs := lookups(s, agents, mean, 1)
+	lookupSpans := agents*mean*look/2 + hangs/2
+	if total <= MaxTotalSteps && total+lookupSpans > MaxTotalSteps {
+		v.check(false, "recovery.inspection", "the run would write about %s spans of lookups besides %s of steps (%s agents x %s steps x up to %s lookups of a call still running, one every %v), about %s of traces; the limit is %s spans: raise recovery.inspection.interval, lower recovery.inspection.max or workload.investigations",
+			approx(lookupSpans), approx(total), approx(agents), approx(mean), approx(look/2), s.Recovery.Inspection.Interval, fmtBytes((total+lookupSpans)*bytesPerStep), approx(MaxTotalSteps))
+		return
 	}
 	v.check(total <= MaxTotalSteps, "workload", "the run would simulate about %s steps (%s agents x %s steps), about %s of traces; the limit is %s steps: lower workload.investigations or workload.steps",
 		approx(total), approx(agents), approx(min(distMean(w.Steps), MaxSteps)), fmtBytes(total*bytesPerStep), approx(MaxTotalSteps))

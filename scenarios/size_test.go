@@ -156,10 +156,15 @@ func TestSizeModelTerms(t *testing.T) {
 		t.Errorf("crashes at 1/4h %v, at 1/2h %v; want more at the faster rate, both above 0", slow, fast)
 	}
 
-	w := &Workload{Steps: Dist{Kind: DistConstant, Value: 4},
-		Subagents: Subagents{Probability: 0.5, Count: Dist{Kind: DistConstant, Value: 2}, MaxDepth: 1}}
-	if got := subagentTree(w, distMean); got != 1+0.5*4*2 {
+	tree := &Scenario{Workload: Workload{Steps: Dist{Kind: DistConstant, Value: 4},
+		Subagents: Subagents{Probability: 0.5, Count: Dist{Kind: DistConstant, Value: 2}, MaxDepth: 1}}}
+	if got := subagentTree(tree, distMean); got != 1+0.5*4*2 {
 		t.Errorf("one level of subagents, p 0.5, 4 steps, 2 a spawn: %v agents; want 5", got)
+	}
+	// Respawning: an agent that spawns (p x steps = 2, so surely) may start max replacements.
+	tree.Recovery.Subagents.OnFailure = SubagentFailure{Action: SubagentRespawn, Max: 7, Then: SubagentFail}
+	if got := subagentTree(tree, distMean); got != 1+0.5*4*2+7 {
+		t.Errorf("the same with up to 7 respawns: %v agents; want 12", got)
 	}
 
 	s := &Scenario{}
