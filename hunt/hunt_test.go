@@ -446,5 +446,53 @@ func TestShrinkKeepsTheSameInvariant(t *testing.T) {
 		if tr.Reproduced && !strings.Contains(strings.Join(tr.Faults, " "), "kind: brownout") && r.Trials[tr.From].has(withBrownout.Violation.ID()) {
 			t.Errorf("shrink step %d (%s) was kept on another invariant", tr.N, tr.Change)
 		}
+
+// decoyed is metastable, but once a violation has been found every later run also breaks
+// an invariant, whatever its faults: shrinking must keep only the steps that still show
+// the violation it shrinks, not any violation.
+func decoyed(counts *int) Evaluator {
+	inner, found := metastable(counts), false
+	return func(ctx context.Context, runs []Run) ([]Outcome, error) {
+		out, err := inner(ctx, runs)
+		if err != nil {
+			return nil, err
+		}
+		for i := range out {
+			if found {
+				out[i].Violations = append(out[i].Violations, Violation{Kind: Invariant, Message: "decoy"})
+			}
+			found = found || len(out[i].Violations) > 0
+		}
+		return out, nil
+	}
+}
+
+// TestShrinkKeepsItsOwnViolation: with another violation in every shrink run, the hunt
+// still shrinks to the brownout that causes the liveness violation, and every step it
+// kept shows that violation.
+func TestShrinkKeepsItsOwnViolation(t *testing.T) {
+	s := load(t)
+	runs := 0
+	r, err := Hunt(context.Background(), config(s, 1), decoyed(&runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := r.Found
+	if f == nil || f.Violation.ID() != "liveness:goodput_recovery_time" {
+		t.Fatalf("found %+v", f)
+	}
+	id := f.Violation.ID()
+	kept := 0
+	for i := range r.Trials {
+		if tr := &r.Trials[i]; tr.Reproduced {
+			kept++
+			if !tr.has(id) {
+				t.Errorf("shrink step %d (%s) kept without %s: %+v", tr.N, tr.Change, id, tr.Violations)
+			}
+		}
+	}
+	final := r.Trials[f.Final]
+	if kept == 0 || !final.has(id) || len(final.Faults) != 1 || !strings.Contains(final.Faults[0], "kind: brownout") {
+		t.Errorf("%d steps kept; shrunk to %v with %+v; want the one brownout and %s", kept, final.Faults, final.Violations, id)
 	}
 }
