@@ -142,3 +142,37 @@ func TestLostResponseNeedsATimeout(t *testing.T) {
 		}
 	}
 }
+
+// TestFaultIDs: the characters next to each allowed range ('@' '[' before and after A–Z,
+// '`' '{' around a–z, '/' ':' around 0–9) become -, an id made twice gets -2 then -3, and
+// an id is cut at 100 characters before its suffix.
+func TestFaultIDs(t *testing.T) {
+	ids := faultIDs{}
+	for _, want := range []string{"-AZ--az--09-_.--", "-AZ--az--09-_.---2", "-AZ--az--09-_.---3"} {
+		if got := ids.make("@AZ[`az{/09:_.-é"); got != want {
+			t.Errorf("id %q, want %q", got, want)
+		}
+	}
+	long := strings.Repeat("x", 150)
+	if a, b := ids.make(long), ids.make(long); a != long[:100] || b != long[:100]+"-2" {
+		t.Errorf("long ids %q and %q, want 100 characters, then with -2", a, b)
+	}
+}
+
+// TestPlainYAML: bare words start with a letter or _, hold letters, digits, _, - and dots,
+// and are not YAML's booleans or null.
+func TestPlainYAML(t *testing.T) {
+	for name, want := range map[string]bool{
+		"Az_az-09.": true, "_x": true, "Z": true, "z9": true,
+		"": false, "9a": false, "-a": false, ".a": false, "a@": false, "a[": false, "a`": false,
+		"a{": false, "a/": false, "a:": false, "@a": false, "[a": false, "`a": false, "{a": false,
+		"Yes": false, "off": false, "NULL": false, "n": false, "a b": false,
+	} {
+		if got := plainYAML(name); got != want {
+			t.Errorf("plainYAML(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if got := yamlText("a b"); got != `"a b"` {
+		t.Errorf("yamlText(%q) = %s, want it quoted", "a b", got)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -494,5 +495,26 @@ func TestShrinkKeepsItsOwnViolation(t *testing.T) {
 	final := r.Trials[f.Final]
 	if kept == 0 || !final.has(id) || len(final.Faults) != 1 || !strings.Contains(final.Faults[0], "kind: brownout") {
 		t.Errorf("%d steps kept; shrunk to %v with %+v; want the one brownout and %s", kept, final.Faults, final.Violations, id)
+	}
+}
+
+// TestWindowEnd: a drawn window ends at its start plus its length; the latest of them and
+// of the scenario's own windows is the state's.
+func TestWindowEnd(t *testing.T) {
+	s := load(t)
+	sr := newSearch(config(s, 1), never(new(int)))
+	entry := slices.IndexFunc(s.Hunt.Faults, func(f scenarios.HuntFault) bool { return f.Kind == "outage" })
+	f := s.Hunt.Faults[entry]
+	vals := make([]string, len(f.Params))
+	for k, p := range f.Params {
+		vals[k] = "1m"
+		if p.Path == "for" {
+			vals[k] = "3m"
+		}
+	}
+	st := sr.base.clone()
+	st.draws = []draw{{entry: entry, vals: vals, at: "20m"}, {entry: entry, vals: vals, at: "10m"}}
+	if got := sr.windowEnd(st); got != 23*time.Minute {
+		t.Errorf("window end %v, want 20m + 3m", got)
 	}
 }
