@@ -2,8 +2,11 @@ package fit
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // TestLostShareAmongAttemptsNotFailedFast: the lost share is counted among the attempts
@@ -174,5 +177,130 @@ func TestPlainYAML(t *testing.T) {
 	}
 	if got := yamlText("a b"); got != `"a b"` {
 		t.Errorf("yamlText(%q) = %s, want it quoted", "a b", got)
+	}
+}
+
+// TestLostShareLessTheSlowShare: when the fitted latency puts a share S of successes past
+// the timeout, the lost share is (τ − S)/(1 − S); with no success to fit a latency, it is
+// τ itself. Successes spread up to the timeout make S clearly above 0.
+func TestLostShareLessTheSlowShare(t *testing.T) {
+	var atts []Attempt
+	ln := distuv.LogNormal{Mu: math.Log(10), Sigma: 1}
+	for i := range 40 { // the quantiles of a lognormal of median 10 s, those below 30 s
+		if s := ln.Quantile((float64(i) + 0.5) / 40); s < 30 {
+			atts = append(atts, Attempt{Start: float64(i), Seconds: s, Wall: s, Status: StatusOK})
+		}
+	}
+	oks := len(atts)
+	for i := range 10 {
+		atts = append(atts, Attempt{Start: float64(100 + i), Seconds: 30, Wall: 30, Status: StatusTimeout})
+	}
+	f := fitTool(ToolObs{Name: "slow", Attempts: atts}, nil)
+	if f.Latency == nil || f.Timeout != 30 {
+		t.Fatalf("latency %v, timeout %v", f.Latency, f.Timeout)
+	}
+	slow := 1 - f.Latency.CDF(30)
+	if slow < 0.01 {
+		t.Fatalf("the fitted latency %v puts only %v past the timeout: the test needs more", f.Latency, slow)
+	}
+	tau := 10.0 / float64(oks+10)
+	if want := (tau - slow) / (1 - slow); math.Abs(f.Lost.P-want) > 1e-12 || f.Lost.P >= tau {
+		t.Errorf("lost share %v, want (τ − S)/(1 − S) = %v (τ %v, S %v)", f.Lost.P, want, tau, slow)
+	}
+	g := fitTool(ToolObs{Name: "dead", Attempts: atts[oks:]}, nil)
+	if g.Latency != nil || g.Lost.P != 1 || g.Lost.N != 10 {
+		t.Errorf("only timeouts: latency %v, lost %+v; want none and all 10 lost", g.Latency, g.Lost)
+	}
+}
+
+// TestTokenLatencyOfAnExactLine: 10 turns whose time is exactly 2 s + 0.5 s per 1000
+// tokens give the slope 0.5 with no spread; 9 turns are too few; tokens all equal give
+// no slope.
+func TestTokenLatencyOfAnExactLine(t *testing.T) {
+	var k, secs []float64
+	for i := range 10 {
+		k = append(k, float64(i+1))
+		secs = append(secs, 2+0.5*float64(i+1))
+	}
+	m := tokenLatency(k, secs)
+	if m == nil || math.Abs(m.Per1k-0.5) > 1e-9 || math.Abs(m.Lo-0.5) > 1e-6 || math.Abs(m.Hi-0.5) > 1e-6 || m.N != 10 {
+		t.Errorf("model %+v, want 0.5 s per 1000 tokens, no spread, 10 turns", m)
+	}
+	if m := tokenLatency(k[:9], secs[:9]); m != nil {
+		t.Errorf("9 turns: %+v, want none", m)
+	}
+	if m := tokenLatency([]float64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, secs); m != nil {
+		t.Errorf("equal tokens: %+v, want none", m)
+	}
+}
+
+// TestGrowthFromThreeTurns: three turns with tokens are enough for a growth; two are not.
+func TestGrowthFromThreeTurns(t *testing.T) {
+	turns := []Turn{{1, 5, 1100}, {2, 5.5, 1210}, {3, 6, 1331}}
+	var s Scenario
+	s.fitTurns(turns)
+	if math.Abs(s.Growth.Factor-1.1) > 1e-9 || s.Tokens == nil {
+		t.Errorf("three turns: growth %+v, tokens %v; want 1.1 and a fit", s.Growth, s.Tokens)
+	}
+	s = Scenario{}
+	s.fitTurns(turns[:2])
+	if s.Growth != (Growth{}) || s.Tokens != nil {
+		t.Errorf("two turns: growth %+v, tokens %v; want neither", s.Growth, s.Tokens)
+	}
+}
+
+// TestCountsUniformClosedForm: counts 1, 2, 2, 3, 3, 3, 4 (c_lo = c_hi = 1 of n = 7, two
+// inner counts) give W = 2/(1 − 2/7) = 2.8 and u = v = 2.8/7 = 0.4: [1.1, 3.9).
+func TestCountsUniformClosedForm(t *testing.T) {
+	d := countUniform([]float64{1, 2, 2, 3, 3, 3, 4}, 0)
+	if math.Abs(d.Min-1.1) > 1e-12 || math.Abs(d.Max-3.9) > 1e-12 {
+		t.Errorf("uniform [%v, %v), want [1.1, 3.9)", d.Min, d.Max)
+	}
+}
+
+// TestRefineWithoutNeighbours: a window with no success before its failures starts at the
+// first failure; one with no success after ends at the last; else each end is halfway to
+// the neighbouring success.
+func TestRefineWithoutNeighbours(t *testing.T) {
+	fails := []Attempt{{Start: 100, Status: StatusTimeout}, {Start: 110, Status: StatusTimeout}, {Start: 120, Status: StatusTimeout}}
+	in := Incident{Tool: "t", Start: 60, End: 180}
+	for _, c := range []struct {
+		ok       []float64
+		at, till float64
+	}{{nil, 100, 120}, {[]float64{200}, 100, 160}, {[]float64{40}, 70, 120}, {[]float64{40, 200}, 70, 160}} {
+		atts := slices.Clone(fails)
+		for _, s := range c.ok {
+			atts = append(atts, Attempt{Start: s, Status: StatusOK})
+		}
+		at, d, ok := refine(atts, in, StatusTimeout)
+		if !ok || at != c.at || at+d != c.till {
+			t.Errorf("successes at %v: window %v to %v, want %v to %v", c.ok, at, at+d, c.at, c.till)
+		}
+	}
+	if _, _, ok := refine(fails, in, StatusError); ok {
+		t.Errorf("no failure of the kind: a window")
+	}
+}
+
+// TestChooseWhenEveryFamilyIsRefused: every candidate a pareto of infinite mean: the least
+// AIC is kept, and the note says so.
+func TestChooseWhenEveryFamilyIsRefused(t *testing.T) {
+	x := []float64{1, 2, 3, 5, 8}
+	cands := []Dist{{Family: Pareto, Min: 1, Alpha: 0.9, AIC: 12}, {Family: Pareto, Min: 1, Alpha: 0.5, AIC: 10}, {Family: Pareto, Min: 1, Alpha: 0.7, AIC: 11}}
+	d := choose(cands, x, 0)
+	if d.AIC != 10 || len(d.Refused) == 0 || !strings.Contains(d.Refused[len(d.Refused)-1], "least AIC") {
+		t.Errorf("chose %+v, want the AIC 10 one with a note", d)
+	}
+}
+
+// TestRetryLineNeedsFiveBackoffs: five first backoffs are enough to write the policy,
+// four are not.
+func TestRetryLineNeedsFiveBackoffs(t *testing.T) {
+	for gaps, want := range map[int]bool{4: false, 5: true} {
+		var b strings.Builder
+		Scenario{Retry: RetryFit{MaxAttempts: 3, Jitter: "full", Initial: 1, Multiplier: 2, Max: 10, Gaps: gaps}}.writeRecovery(&b)
+		if got := strings.Contains(b.String(), "initial:"); got != want {
+			t.Errorf("%d backoffs: policy written %v, want %v:\n%s", gaps, got, want, b.String())
+		}
 	}
 }
