@@ -1,0 +1,226 @@
+package analysis
+
+// Edge tests of the import's mapping, written against what each library writes (its own
+// documentation), not against the declarations: every span kind and operation name each
+// convention knows, each alternative attribute for tokens, attempts and models, the
+// detection rules, and the retry rule at its boundaries. Fast: they need no database.
+
+import "testing"
+
+// Every kind and operation each convention declares, with the role its library means.
+func TestMappingRolesOfEveryKind(t *testing.T) {
+	cases := []struct {
+		conv, name string
+		attrs      map[string]any
+		role       spanRole
+	}{
+		// OpenInference: openinference.span.kind, in any case.
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "AGENT"}, roleAgent},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "LLM"}, roleModel},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "EMBEDDING"}, roleModel},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "TOOL"}, roleTool},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "retriever"}, roleTool},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "RERANKER"}, roleTool},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "CHAIN"}, roleOther},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "GUARDRAIL"}, roleOther},
+		// GenAI: gen_ai.operation.name, else the span's name or its first word, else model
+		// attributes.
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "invoke_agent"}, roleAgent},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "create_agent"}, roleAgent},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "chat"}, roleModel},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "text_completion"}, roleModel},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "generate_content"}, roleModel},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "embeddings"}, roleModel},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "execute_tool"}, roleTool},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "execute_tool extra"}, roleTool},
+		{ConvGenAI, "execute_tool", nil, roleTool},
+		{ConvGenAI, "invoke_agent planner", nil, roleAgent},
+		{ConvGenAI, "chat", nil, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.request.model": "m"}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.response.model": "m"}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.system": "openai"}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.provider.name": "openai"}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.usage.input_tokens": 1}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.usage.prompt_tokens": 1}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.usage.output_tokens": 1}, roleModel},
+		{ConvGenAI, "call", map[string]any{"gen_ai.usage.completion_tokens": 1}, roleModel},
+		{ConvGenAI, "call", nil, roleOther},
+		// OpenLLMetry: traceloop.span.kind, gen_ai.operation.name, model attributes.
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.span.kind": "agent"}, roleAgent},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.span.kind": "tool"}, roleTool},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.span.kind": "task"}, roleOther},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "gen_ai.operation.name": "chat"}, roleModel},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "gen_ai.operation.name": "text_completion"}, roleModel},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "gen_ai.operation.name": "execute_tool"}, roleTool},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "gen_ai.operation.name": "invoke_agent"}, roleAgent},
+		{ConvOpenLLMetry, "a", map[string]any{"llm.request.type": "chat"}, roleModel},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "llm.request.model": "m"}, roleModel},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "llm.response.model": "m"}, roleModel},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w", "gen_ai.system": "openai"}, roleModel},
+		{ConvOpenLLMetry, "a", map[string]any{"traceloop.workflow.name": "w"}, roleOther},
+		// Vercel AI SDK: ai.operationId, else the span's name.
+		{ConvAISDK, "ai.generateText", nil, roleAgent},
+		{ConvAISDK, "ai.streamText", nil, roleAgent},
+		{ConvAISDK, "ai.generateObject", nil, roleAgent},
+		{ConvAISDK, "ai.streamObject", nil, roleAgent},
+		{ConvAISDK, "ai.generateText.doGenerate", nil, roleModel},
+		{ConvAISDK, "ai.streamText.doStream", nil, roleModel},
+		{ConvAISDK, "ai.generateObject.doGenerate", nil, roleModel},
+		{ConvAISDK, "ai.streamObject.doStream", nil, roleModel},
+		{ConvAISDK, "ai.embed.doEmbed", nil, roleModel},
+		{ConvAISDK, "ai.embedMany.doEmbed", nil, roleModel},
+		{ConvAISDK, "ai.toolCall", nil, roleTool},
+		{ConvAISDK, "ai.embed", nil, roleOther},
+		{ConvAISDK, "step", map[string]any{"ai.operationId": "ai.toolCall"}, roleTool},
+		{ConvAISDK, "step", map[string]any{"ai.toolCall.name": "Bash", "ai.operationId": "ai.streamText"}, roleAgent},
+		{ConvAISDK, "ai.x", map[string]any{"ai.operationId": "invoke_agent"}, roleAgent},
+		{ConvAISDK, "ai.x", map[string]any{"ai.operationId": "chat"}, roleModel},
+		{ConvAISDK, "ai.x", map[string]any{"ai.operationId": "execute_tool"}, roleTool},
+	}
+	for i, c := range cases {
+		r, _, _ := mapped(t, mkSpan(byte(i+1), 1, 0, c.name, 0, 1, c.attrs))
+		if s := r.spans[0]; s.conv != c.conv || s.role != c.role {
+			t.Errorf("%q %v: read as %s, role %d; want %s, role %d", c.name, c.attrs, s.conv, s.role, c.conv, c.role)
+		}
+	}
+}
+
+// Each alternative attribute a library writes tokens, attempts, models, tools and call ids
+// under; a total is the input only when neither input nor output is given.
+func TestMappingAlternativeAttributes(t *testing.T) {
+	type want struct {
+		in, out, attempt int64
+		model, tool      string
+	}
+	cases := []struct {
+		name  string
+		attrs map[string]any
+		want  want
+	}{
+		{"chat", map[string]any{"gen_ai.operation.name": "chat", "gen_ai.usage.prompt_tokens": 8, "gen_ai.usage.completion_tokens": 3,
+			"gen_ai.request.model": "asked"}, want{in: 8, out: 3, model: "asked"}},
+		{"chat", map[string]any{"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 8, "gen_ai.usage.prompt_tokens": 9,
+			"gen_ai.usage.output_tokens": 3, "gen_ai.usage.completion_tokens": 4}, want{in: 8, out: 3}},
+		{"LLM", map[string]any{"openinference.span.kind": "LLM", "llm.token_count.prompt": 70, "llm.token_count.completion": 9,
+			"llm.token_count.total": 79}, want{in: 70, out: 9}},
+		{"LLM", map[string]any{"openinference.span.kind": "LLM", "llm.token_count.completion": 9, "llm.token_count.total": 79}, want{out: 9}},
+		{"LLM", map[string]any{"openinference.span.kind": "LLM", "llm.token_count.prompt": "70"}, want{in: 70}},
+		{"ai.streamText.doStream", map[string]any{"ai.usage.promptTokens": 5, "ai.usage.completionTokens": 2, "ai.model.id": "id",
+			"ai.response.model": "resp"}, want{in: 5, out: 2, model: "resp"}},
+		{"ai.streamText.doStream", map[string]any{"gen_ai.usage.input_tokens": 5, "gen_ai.usage.output_tokens": 2,
+			"gen_ai.response.model": "g"}, want{in: 5, out: 2, model: "g"}},
+		{"ai.streamText.doStream", map[string]any{"ai.usage.totalTokens": 7}, want{in: 7}},
+		{"ai.streamText.doStream", map[string]any{"ai.usage.totalTokens": 7, "ai.usage.outputTokens": 2}, want{out: 2}},
+		{"openai.chat", map[string]any{"llm.request.type": "chat", "gen_ai.usage.input_tokens": 6, "gen_ai.usage.output_tokens": 1,
+			"llm.request.model": "req"}, want{in: 6, out: 1, model: "req"}},
+		{"openai.chat", map[string]any{"llm.request.type": "chat", "llm.usage.total_tokens": 12}, want{in: 12}},
+		{"openai.chat", map[string]any{"llm.request.type": "chat", "gen_ai.request.model": "g", "llm.response.model": "r"}, want{model: "g"}},
+		{"execute_tool x", map[string]any{"gen_ai.operation.name": "execute_tool", "tool.name": "T", "retry.attempt": 2}, want{attempt: 2, tool: "T"}},
+		{"execute_tool x", map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.call.attempt": 4}, want{attempt: 4, tool: "x"}},
+		{"execute_tool x", map[string]any{"gen_ai.operation.name": "execute_tool", "attempt": 3, "http.request.resend_count": 5}, want{attempt: 3, tool: "x"}},
+		{"execute_tool x", map[string]any{"gen_ai.operation.name": "execute_tool", "http.request.resend_count": 2}, want{attempt: 3, tool: "x"}},
+		{"execute_tool", map[string]any{"gen_ai.operation.name": "execute_tool"}, want{tool: "execute_tool"}},
+		{"ai.toolCall", map[string]any{"gen_ai.tool.name": "G", "http.request.resend_count": 0}, want{attempt: 1, tool: "G"}},
+		{"T.tool", map[string]any{"traceloop.span.kind": "tool", "gen_ai.tool.name": "G", "attempt": 2}, want{attempt: 2, tool: "G"}},
+		{"T", map[string]any{"openinference.span.kind": "TOOL", "retry.attempt": 6}, want{attempt: 6, tool: "T"}},
+	}
+	for i, c := range cases {
+		r, _, _ := mapped(t, mkSpan(byte(i+1), 1, 0, c.name, 0, 1, c.attrs))
+		s := r.spans[0]
+		cv := s.convention()
+		var got want
+		got.in, got.out = cv.tokens(s)
+		if n, ok := cv.attempt(s); ok {
+			got.attempt = n
+		}
+		if s.role == roleModel {
+			got.model = modelName(s)
+		}
+		if s.role == roleTool {
+			got.tool = cv.toolName(s)
+		}
+		if got != c.want {
+			t.Errorf("%q %v (%s): read %+v, want %+v", c.name, c.attrs, s.conv, got, c.want)
+		}
+	}
+}
+
+// Call ids and sessions under each name a library uses.
+func TestMappingCallIDsAndSessions(t *testing.T) {
+	cases := []struct {
+		name          string
+		attrs         map[string]any
+		call, session string
+	}{
+		{"T", map[string]any{"openinference.span.kind": "TOOL", "tool.call.id": "c1", "metadata.thread_id": "th"}, "c1", "th"},
+		{"T", map[string]any{"openinference.span.kind": "TOOL", "gen_ai.tool.call.id": "c2", "metadata.session_id": "se"}, "c2", "se"},
+		{"T", map[string]any{"openinference.span.kind": "TOOL", "tool_call.id": "c3", "metadata.conversation_id": "co"}, "c3", "co"},
+		{"execute_tool x", map[string]any{"gen_ai.operation.name": "execute_tool", "tool_call.id": "c4", "session.id": "s"}, "c4", "s"},
+		{"execute_tool x", map[string]any{"gen_ai.operation.name": "execute_tool", "tool.call.id": "c5"}, "c5", ""},
+		{"T.tool", map[string]any{"traceloop.span.kind": "tool", "tool_call.id": "c6", "traceloop.association.properties.thread_id": "t"}, "c6", "t"},
+		{"T.tool", map[string]any{"traceloop.span.kind": "tool", "gen_ai.conversation.id": "g"}, "", "g"},
+		{"T.tool", map[string]any{"traceloop.span.kind": "tool", "traceloop.association.properties.conversation_id": "c"}, "", "c"},
+		{"ai.toolCall", map[string]any{"gen_ai.tool.call.id": "c7", "ai.telemetry.metadata.threadId": "t2"}, "c7", "t2"},
+		{"ai.toolCall", map[string]any{"ai.telemetry.metadata.session_id": "s2"}, "", "s2"},
+		{"ai.toolCall", map[string]any{"ai.telemetry.metadata.conversationId": "c2"}, "", "c2"},
+		{"ai.toolCall", map[string]any{"session.id": "s3"}, "", "s3"},
+	}
+	for i, c := range cases {
+		r, _, _ := mapped(t, mkSpan(byte(i+1), 1, 0, c.name, 0, 1, c.attrs))
+		s := r.spans[0]
+		cv := s.convention()
+		if call, session := s.str(cv.CallID...), s.str(cv.Session...); call != c.call || session != c.session {
+			t.Errorf("%q %v (%s): call %q, session %q; want %q, %q", c.name, c.attrs, s.conv, call, session, c.call, c.session)
+		}
+	}
+}
+
+// The retry rule at its boundaries: a call that starts exactly when the failed attempt
+// ended, or exactly the window after, retries it; one a millisecond past the window does
+// not; neither does one that starts before the failed attempt ended.
+func TestMappingRetryWindowEdges(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search"}
+	w := DefaultRetryWindow.Seconds()
+	for _, c := range []struct {
+		gap  float64 // from the failed attempt's end to the next call's start
+		want string
+	}{{0, "search 1#1, search 1#2"}, {w, "search 1#1, search 1#2"}, {w + 0.001, "search 1#1, search 2#1"}, {-0.5, "search 1#1, search 2#1"}} {
+		_, b, _ := mapped(t,
+			mkSpan(1, 1, 0, "invoke_agent a", 0, 4000, agent),
+			failWith(mkSpan(1, 2, 1, "execute_tool search", 1, 2, tool), "503", ""),
+			mkSpan(1, 3, 1, "execute_tool search", 2+c.gap, 3+c.gap, tool))
+		if got := opsOf(b); got != c.want {
+			t.Errorf("next call %v s after the failure: %s, want %s", c.gap, got, c.want)
+		}
+	}
+}
+
+// Detection: the first convention, in rank order, that a span's attributes or name match;
+// GenAI when none does, even for a span that carries GenAI's attributes beside another's.
+func TestMappingDetection(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		attrs map[string]any
+		conv  string
+	}{
+		{"x", map[string]any{"openinference.span.kind": "TOOL", "traceloop.span.kind": "tool"}, ConvOpenInference},
+		{"ai.toolCall", map[string]any{"traceloop.entity.name": "e"}, ConvOpenLLMetry},
+		{"x", map[string]any{"traceloop.anything": "v"}, ConvOpenLLMetry},
+		{"x", map[string]any{"llm.request.type": "chat", "gen_ai.operation.name": "chat"}, ConvOpenLLMetry},
+		{"ai.anything", nil, ConvAISDK},
+		{"x", map[string]any{"ai.operationId": "ai.generateText"}, ConvAISDK},
+		{"x", map[string]any{"ai.toolCall.name": "Bash"}, ConvAISDK},
+		{"xai.generate", nil, ConvGenAI},
+		{"x", map[string]any{"gen_ai.operation.name": "chat"}, ConvGenAI},
+		{"x", map[string]any{"ai.other": "v"}, ConvGenAI},
+	} {
+		r, _, _ := mapped(t, mkSpan(1, 1, 0, c.name, 0, 1, c.attrs))
+		if got := r.spans[0].conv; got != c.conv {
+			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
+		}
+	}
+	if names := ConventionNames(); len(names) != 4 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+		t.Errorf("conventions in detection order: %v", names)
+	}
+}
