@@ -127,7 +127,14 @@ fuzz:
 # for one package. Slow (the simulator takes many minutes): not part of `make test`.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
-PKG ?= ./recovery ./scenarios ./traces ./sim ./secret ./metric/compute
+PKG ?= ./recovery ./scenarios ./traces ./sim ./secret ./metric/compute ./fit ./hunt ./analysis
+# Packages that link DuckDB, built with -tags $(TAGS).
+MUTATE_DUCKDB := ./hunt ./analysis
+# In ./analysis only the import mapping is mutated (the files matching this regexp, every
+# other file and subfolder excluded), against its own fast tests (MUTATE_ANALYSIS_RUN,
+# passed to go test through GOFLAGS): the whole analysis suite takes many minutes a mutant.
+MUTATE_ANALYSIS_FILES ?= ^(import_conv.*|import_spans|import_build)\.go$$
+MUTATE_ANALYSIS_RUN ?= ^Test(Convention|Mapping|FailureClass|ImportLibraryFixtures)
 # No --test-cpu: gremlins v0.6.0 passes it to go test as the single argument "-cpu N", which
 # every test binary refuses, so every mutant would be reported killed.
 MUTATE_FLAGS ?= --workers 2 --timeout-coefficient 60
@@ -147,8 +154,13 @@ mutate: $(GREMLINS)
 	@for p in $(PKG); do \
 	  n=$$(echo $$p | sed 's|^\./||; s|/\.\.\.$$||; s|/|-|g'); \
 	  echo "== gremlins on $$p (bin/mutate/$$n.txt)"; \
-	  start=$$(date +%s); \
-	  GOFLAGS=-vet=off nice -n 19 ./$(GREMLINS) unleash $(MUTATE_FLAGS) --exclude-files '$(MUTATE_EXCLUDE)' -o bin/mutate/$$n.json $$p > bin/mutate/$$n.txt 2>&1 || exit 1; \
+	  start=$$(date +%s); goflags=-vet=off; extra=; \
+	  case " $(MUTATE_DUCKDB) " in *" $$p "*) extra="--tags $(TAGS)";; esac; \
+	  if [ "$$p" = ./analysis ]; then \
+	    others=$$(ls analysis/*.go | sed 's|.*/||' | grep -v '_test\.go$$' | grep -Ev '$(MUTATE_ANALYSIS_FILES)' | sed 's/\.go$$//' | paste -sd'|'); \
+	    extra="$$extra -E / -E ^($$others)\.go$$"; goflags="$$goflags -run=$(MUTATE_ANALYSIS_RUN)"; \
+	  fi; \
+	  GOFLAGS="$$goflags" nice -n 19 ./$(GREMLINS) unleash $(MUTATE_FLAGS) --exclude-files '$(MUTATE_EXCLUDE)' $$extra -o bin/mutate/$$n.json $$p > bin/mutate/$$n.txt 2>&1 || exit 1; \
 	  { echo "$$p ($$(( $$(date +%s) - start )) s, $(GREMLINS_VERSION) $(MUTATE_FLAGS))"; \
 	    grep -E 'Killed:|Timed out:|Test efficacy:|Mutator coverage:' bin/mutate/$$n.txt | sed 's/^ */  /'; } | tee bin/mutate/$$n.summary; \
 	done; cat bin/mutate/*.summary > bin/mutate/summary.txt
