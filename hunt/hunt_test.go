@@ -3,6 +3,7 @@ package hunt
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -516,5 +517,83 @@ func TestWindowEnd(t *testing.T) {
 	st.draws = []draw{{entry: entry, vals: vals, at: "20m"}, {entry: entry, vals: vals, at: "10m"}}
 	if got := sr.windowEnd(st); got != 23*time.Minute {
 		t.Errorf("window end %v, want 20m + 3m", got)
+	}
+}
+
+// TestHuntBudgets: a budget that is not a whole number of rounds is spent exactly; no
+// budget at all is the default one; shrink: 0 runs no control and no shrink step.
+func TestHuntBudgets(t *testing.T) {
+	s := load(t)
+	cfg := config(s, 1)
+	cfg.Hunt.Budget = 21
+	runs := 0
+	r, err := Hunt(context.Background(), cfg, never(&runs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Runs != 21 || runs != 21 || r.Budget != 21 {
+		t.Errorf("budget 21: %d runs (%d evaluated), budget %d", r.Runs, runs, r.Budget)
+	}
+	cfg.Hunt.Budget, cfg.Hunt.BudgetTime = 0, 0
+	runs = 0
+	if r, err = Hunt(context.Background(), cfg, never(&runs)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Runs != scenarios.DefaultHuntBudget || r.Budget != scenarios.DefaultHuntBudget {
+		t.Errorf("no budget: %d runs, budget %d; want the default %d", r.Runs, r.Budget, scenarios.DefaultHuntBudget)
+	}
+	cfg = config(s, 1)
+	cfg.Hunt.Shrink = 0
+	runs = 0
+	if r, err = Hunt(context.Background(), cfg, metastable(&runs)); err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil || r.ShrinkRuns != 0 || runs != r.Runs || len(r.Found.Removed) != 0 || r.Found.Final != r.Found.Trial {
+		t.Errorf("shrink 0: found %+v, %d shrink runs, %d evaluated of %d", r.Found, r.ShrinkRuns, runs, r.Runs)
+	}
+	data, err := FoundFile(s, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "nothing could be removed") || strings.Contains(string(data), " by:\n") {
+		t.Errorf("nothing removed, the found file says:\n%s", data)
+	}
+}
+
+// TestHuntSaysWhatItChecks: the liveness bound is reported, and with none set it is left
+// out of the result and of its checks.
+func TestHuntSaysWhatItChecks(t *testing.T) {
+	s := load(t)
+	cfg := config(s, 1)
+	cfg.Hunt.Budget = 8
+	r, err := Hunt(context.Background(), cfg, never(new(int)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Liveness != "15m" || !slices.ContainsFunc(r.Checks, func(c string) bool { return strings.HasPrefix(c, "liveness:") }) {
+		t.Errorf("liveness %q, checks %q", r.Liveness, r.Checks)
+	}
+	cfg.Hunt.Liveness = 0
+	if r, err = Hunt(context.Background(), cfg, never(new(int))); err != nil {
+		t.Fatal(err)
+	}
+	if r.Liveness != "" || slices.ContainsFunc(r.Checks, func(c string) bool { return strings.HasPrefix(c, "liveness:") }) {
+		t.Errorf("no liveness: liveness %q, checks %q", r.Liveness, r.Checks)
+	}
+}
+
+// TestShrinkKeepsArrivalsForLiveness: under Poisson arrivals (120/h), cutting the
+// investigations for a liveness violation stops at the arrivals that reach past the last
+// window by liveness + 5 minutes.
+func TestShrinkKeepsArrivalsForLiveness(t *testing.T) {
+	s := load(t)
+	r, err := Hunt(context.Background(), config(s, 1), metastable(new(int)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := r.Trials[r.Found.Final]
+	need := newSearch(config(s, 1), nil).windowEnd(final.state) + 15*time.Minute + 5*time.Minute
+	if min := int(math.Ceil(120.0 / 3600 * need.Seconds())); final.Investigations < min || final.Investigations >= s.Workload.Investigations {
+		t.Errorf("shrunk to %d investigations; want at least %d (arrivals past %s) and fewer than %d", final.Investigations, min, need, s.Workload.Investigations)
 	}
 }
