@@ -5,7 +5,15 @@ package analysis
 // convention knows, each alternative attribute for tokens, attempts and models, the
 // detection rules, and the retry rule at its boundaries. Fast: they need no database.
 
-import "testing"
+import (
+	"slices"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+)
 
 // Every kind and operation each convention declares, with the role its library means.
 func TestMappingRolesOfEveryKind(t *testing.T) {
@@ -222,5 +230,66 @@ func TestMappingDetection(t *testing.T) {
 	}
 	if names := ConventionNames(); len(names) != 4 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
+	}
+}
+
+// request is one OTLP request of one resource holding spans.
+func request(res map[string]string, spans ...*tracepb.Span) *coltracepb.ExportTraceServiceRequest {
+	r := &resourcepb.Resource{}
+	for _, k := range []string{"service.name", "mayday.run_id", "mayday.faults", "host.name"} {
+		if v, ok := res[k]; ok {
+			r.Attributes = append(r.Attributes, &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}})
+		}
+	}
+	return &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{Resource: r,
+		ScopeSpans: []*tracepb.ScopeSpans{{Spans: spans}}}}}
+}
+
+// Requests are sorted into runs: a resource naming mayday.run_id is a native run of that
+// id unless --conventions forces a convention (then it is read as plain spans of its
+// service); --service keeps one service and counts the spans of the others; a resource
+// met again keeps its first attributes but for mayday.faults, which the last one gives.
+func TestMappingRequestsIntoRuns(t *testing.T) {
+	chat := map[string]any{"gen_ai.operation.name": "chat"}
+	for _, c := range []struct {
+		forced, service string
+		runs            []string // run keys, in order
+		native          bool
+		skipped         int64
+	}{
+		{ConvAuto, "", []string{"r1", "service:plain"}, true, 0},
+		{ConvGenAI, "", []string{"service:mayday", "service:plain"}, false, 0},
+		{ConvAuto, "plain", []string{"r1", "service:plain"}, true, 0},
+		{ConvGenAI, "plain", []string{"service:plain"}, false, 2},
+	} {
+		set := newSpanSet(c.forced, "test", c.service)
+		reqs := []*coltracepb.ExportTraceServiceRequest{
+			request(map[string]string{"service.name": "mayday", "mayday.run_id": "r1", "mayday.faults": "a", "host.name": "h1"},
+				mkSpan(1, 1, 0, "chat m", 0, 1, chat)),
+			request(map[string]string{"service.name": "mayday", "mayday.run_id": "r1", "mayday.faults": "b", "host.name": "h2"},
+				mkSpan(1, 2, 0, "chat m", 1, 2, chat)),
+			request(map[string]string{"service.name": "plain"}, mkSpan(2, 1, 0, "chat m", 0, 1, chat)),
+		}
+		for i, req := range reqs {
+			if err := set.add(req, "req"); err != nil {
+				t.Fatalf("request %d: %v", i, err)
+			}
+		}
+		var keys []string
+		for _, r := range set.runs {
+			keys = append(keys, r.id)
+		}
+		if !slices.Equal(keys, c.runs) || set.runs[0].native != c.native || set.skipped["mayday"] != c.skipped {
+			t.Errorf("forced %s, service %q: runs %v (first native %v), skipped %v; want %v, %v, %d",
+				c.forced, c.service, keys, set.runs[0].native, set.skipped, c.runs, c.native, c.skipped)
+		}
+		if want := int64(3) - c.skipped; set.spans != want {
+			t.Errorf("forced %s, service %q: %d spans taken, want %d", c.forced, c.service, set.spans, want)
+		}
+		if r := set.runs[0]; r.id != "service:plain" {
+			if h, f := r.resource["host.name"].GetStringValue(), r.resource["mayday.faults"].GetStringValue(); h != "h1" || f != "b" {
+				t.Errorf("forced %s: resource host %q, faults %q; want the first host and the last faults", c.forced, h, f)
+			}
+		}
 	}
 }
