@@ -304,3 +304,28 @@ func TestRetryLineNeedsFiveBackoffs(t *testing.T) {
 		}
 	}
 }
+
+// TestNoTimeoutWithoutTimeouts: a tool whose attempts all succeeded has no timeout, however
+// slow its slowest success.
+func TestNoTimeoutWithoutTimeouts(t *testing.T) {
+	var atts []Attempt
+	for i := range 5 {
+		s := 1 + float64(i)
+		atts = append(atts, Attempt{Start: float64(i), Seconds: s, Wall: s, Status: StatusOK})
+	}
+	f := fitTool(ToolObs{Name: "ok", Attempts: atts}, nil)
+	if f.Timeout != 0 || f.TimedOut != 0 || f.Slowest != 5 {
+		t.Errorf("timeout %v (timed out %v, slowest %v), want none", f.Timeout, f.TimedOut, f.Slowest)
+	}
+}
+
+// TestOnePieceIsNotPiecewise: an arrival of one piece is written as a plain rate.
+func TestOnePieceIsNotPiecewise(t *testing.T) {
+	r := PoissonRate(100, 3600)
+	r.To = 3600
+	var b strings.Builder
+	Scenario{Investigations: 100, Arrival: ArrivalFit{Rate: r, Piecewise: []Rate{r}}}.writeWorkload(&b)
+	if strings.Contains(b.String(), "piecewise") || !strings.Contains(b.String(), "100/h") {
+		t.Errorf("one piece written as:\n%s", b.String())
+	}
+}
