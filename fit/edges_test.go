@@ -329,3 +329,102 @@ func TestOnePieceIsNotPiecewise(t *testing.T) {
 		t.Errorf("one piece written as:\n%s", b.String())
 	}
 }
+
+// TestIncidentKinds: an incident of timeouts between two successes is a hang from halfway
+// between the last success and the first timeout to halfway between the last timeout and
+// the next success; the same with fast failures is an outage; a few fast failures among
+// slow successes a brownout whose probability is the share of failures above the transient
+// base, (3/10 − 0.1)/(1 − 0.1), and whose slowdown is the successes' median over the
+// tool's (4 s over 1 s); an incident without attempts is no fault.
+func TestIncidentKinds(t *testing.T) {
+	in := Incident{Tool: "t", Start: 60, End: 180}
+	window := func(status string) []Attempt {
+		atts := []Attempt{{Start: 40, Seconds: 1, Status: StatusOK}, {Start: 220, Seconds: 1, Status: StatusOK}}
+		for s := 100.0; s <= 160; s += 10 {
+			atts = append(atts, Attempt{Start: s, Seconds: 30, Status: status})
+		}
+		return atts
+	}
+	for status, kind := range map[string]string{StatusTimeout: "hang", StatusError: "outage"} {
+		f, ok := incidentFault(in, ToolObs{Name: "t", Attempts: window(status)}, ToolFit{})
+		if !ok || f.Kind != kind || f.At != 70 || f.For != 120 || f.Attempts != 7 || f.Failed != 7 {
+			t.Errorf("%s: %+v (%v), want a %s from 70 s for 120 s, 7 of 7 failed", status, f, ok, kind)
+		}
+	}
+	var atts []Attempt
+	for i := range 10 {
+		a := Attempt{Start: 100 + 5*float64(i), Seconds: 4, Status: StatusOK}
+		if i%3 == 0 && i < 9 {
+			a.Status = StatusError
+		}
+		atts = append(atts, a)
+	}
+	lat := Dist{Family: Constant, Value: 1}
+	tf := ToolFit{Transient: Proportion{P: 0.1}, Latency: &lat, Median: [3]float64{1, 1, 1}}
+	f, ok := incidentFault(in, ToolObs{Name: "t", Attempts: atts}, tf)
+	if !ok || f.Kind != "brownout" || f.At != 60 || f.For != 120 || f.Attempts != 10 || f.Failed != 3 ||
+		math.Abs(f.Probability-(0.3-0.1)/0.9) > 1e-12 || f.Slowdown != 4 {
+		t.Errorf("brownout %+v (%v), want 3 of 10 failed, probability %v, slowdown 4", f, ok, (0.3-0.1)/0.9)
+	}
+	tf.Transient.P = math.NaN()
+	if f, _ := incidentFault(in, ToolObs{Name: "t", Attempts: atts}, tf); math.Abs(f.Probability-0.3) > 1e-12 {
+		t.Errorf("no transient base: probability %v, want 0.3", f.Probability)
+	}
+	if _, ok := incidentFault(Incident{Tool: "t", Start: 500, End: 560}, ToolObs{Name: "t", Attempts: atts}, tf); ok {
+		t.Errorf("an incident without attempts made a fault")
+	}
+}
+
+// TestFitRetryJitter: backoffs read from attempts n and n+1 of one operation after a fast
+// failure: all equal is no jitter, spread down to about half equal jitter, spread to 0
+// full; fewer than five first backoffs keep the defaults. The highest attempt number is
+// the policy's max_attempts.
+func TestFitRetryJitter(t *testing.T) {
+	obs := func(first func(i int) float64) Observed {
+		var atts []Attempt
+		for i := range 20 {
+			op := string(rune('a' + i))
+			start := 1000 * float64(i)
+			atts = append(atts, Attempt{Start: start, Wall: 1, Status: StatusError, Op: op, Attempt: 1},
+				Attempt{Start: start + 1 + first(i), Wall: 1, Status: StatusError, Op: op, Attempt: 2},
+				Attempt{Start: start + 2 + 4*first(i), Wall: 1, Status: StatusOK, Op: op, Attempt: 3})
+		}
+		return Observed{Tools: []ToolObs{{Name: "t", Attempts: atts}}}
+	}
+	for _, c := range []struct {
+		first  func(int) float64
+		jitter string
+	}{
+		{func(int) float64 { return 2 }, "none"},
+		{func(i int) float64 { return 1 + float64(i)/19 }, "equal"},
+		{func(i int) float64 { return 2 * float64(i) / 19 }, "full"},
+	} {
+		r := fitRetry(obs(c.first))
+		if r.Jitter != c.jitter || r.Gaps != 20 || r.MaxAttempts != 3 {
+			t.Errorf("jitter %s, %d backoffs, max attempts %d; want %s, 20, 3", r.Jitter, r.Gaps, r.MaxAttempts, c.jitter)
+		}
+		if want := r.Initial * r.Multiplier; math.Abs(r.Max-want) > 1e-9 {
+			t.Errorf("%s: max %v, want initial × multiplier = %v", c.jitter, r.Max, want)
+		}
+	}
+	if r := fitRetry(obs(func(int) float64 { return 2 })); r.Initial != 2 || r.Multiplier != 3 {
+		t.Errorf("no jitter: initial %v, multiplier %v; want 2 and 3", r.Initial, r.Multiplier)
+	}
+	o := obs(func(int) float64 { return 2 })
+	o.Tools[0].Attempts = o.Tools[0].Attempts[:12]
+	if r := fitRetry(o); r.Gaps != 4 || r.Jitter != "full" || r.Multiplier != 2 || r.Initial != 0 {
+		t.Errorf("4 backoffs: %+v, want the defaults", r)
+	}
+}
+
+// TestFitHumans: the most reviews at once (two overlap, a third ends as another starts),
+// their time and the approval share.
+func TestFitHumans(t *testing.T) {
+	h := fitHumans([]Review{{0, 10, true}, {5, 10, false}, {15, 10, true}, {25, 10, true}})
+	if h == nil || h.Reviewers != 2 || h.Approve.K != 3 || h.Approve.N != 4 || h.ReviewTime.Family != Constant || h.ReviewTime.Value != 10 {
+		t.Errorf("humans %+v, want 2 reviewers, 3 of 4 approved, a constant 10 s", h)
+	}
+	if h := fitHumans(nil); h != nil {
+		t.Errorf("no review: %+v", h)
+	}
+}
