@@ -597,3 +597,73 @@ func TestShrinkKeepsArrivalsForLiveness(t *testing.T) {
 		t.Errorf("shrunk to %d investigations; want at least %d (arrivals past %s) and fewer than %d", final.Investigations, min, need, s.Workload.Investigations)
 	}
 }
+
+// TestHuntTimeBudget: under a time budget the hunt runs whole rounds until the clock (here
+// one that moves a second a reading) has passed it, and reports its progress to the end.
+func TestHuntTimeBudget(t *testing.T) {
+	s := load(t)
+	cfg := config(s, 1)
+	cfg.Hunt.Budget, cfg.Hunt.BudgetTime = 0, 10*time.Second
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	cfg.Now = func() time.Time { now = now.Add(time.Second); return now }
+	var last [2]int
+	calls := 0
+	cfg.Progress = func(spent, budget int, _ string) { calls++; last = [2]int{spent, budget} }
+	r, err := Hunt(context.Background(), cfg, never(new(int)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Budget != 0 || r.BudgetTime != "10s" || r.Runs == 0 || r.Runs%RoundSize != 0 {
+		t.Errorf("time budget: %d runs, budget %d, time %q", r.Runs, r.Budget, r.BudgetTime)
+	}
+	if calls == 0 || last != [2]int{r.Runs, 0} {
+		t.Errorf("progress told %d times, last %v; want the %d runs and budget 0", calls, last, r.Runs)
+	}
+}
+
+// TestEscalateStaysInRange: escalating a near miss keeps each drawn fault's entry, moves
+// its values within [0, 1], and adds at most one fault.
+func TestEscalateStaysInRange(t *testing.T) {
+	s := load(t)
+	sr := newSearch(config(s, 3), nil)
+	near := sr.base.clone()
+	for e := range s.Hunt.Faults {
+		near.draws = append(near.draws, sr.drawEntry(e))
+	}
+	added, moved := 0, 0
+	for range 30 {
+		out := sr.escalate(near)
+		if len(out) < len(near.draws) || len(out) > len(near.draws)+1 {
+			t.Fatalf("escalated %d faults into %d", len(near.draws), len(out))
+		}
+		added += len(out) - len(near.draws)
+		for i, d := range near.draws {
+			if out[i].entry != d.entry {
+				t.Errorf("fault %d changed entry %d to %d", i, d.entry, out[i].entry)
+			}
+			for k, u := range out[i].u {
+				if u < 0 || u > 1 {
+					t.Errorf("fault %d value %d at %v, outside [0, 1]", i, k, u)
+				}
+				if u != d.u[k] {
+					moved++
+				}
+			}
+		}
+	}
+	// A fault joins with probability 1/3 a time: 30 tries add none with probability
+	// (2/3)^30 < 10^-5, and all 30 with probability 3^-30.
+	if added == 0 || added == 30 || moved == 0 {
+		t.Errorf("30 escalations added %d faults and moved %d values", added, moved)
+	}
+}
+
+// TestWindowEndOfTheScenario: the scenario's own windows count, even when its drawn ones
+// end earlier.
+func TestWindowEndOfTheScenario(t *testing.T) {
+	s := load(t, "faults=[{kind: outage, tool: search, at: 50m, for: 5m}]")
+	sr := newSearch(config(s, 1), nil)
+	if got := sr.windowEnd(sr.base.clone()); got != 55*time.Minute {
+		t.Errorf("window end %v, want 55m", got)
+	}
+}
