@@ -428,3 +428,39 @@ func TestFitHumans(t *testing.T) {
 		t.Errorf("no review: %+v", h)
 	}
 }
+
+// TestKSOneBothSides: the KS distance is the larger of the gaps above and below the
+// empirical function. Under a uniform law on [0, 4), 0.5, 3, 3.5, 4 (F = 1/8, 3/4, 7/8, 1)
+// lie at most 1/8 below the steps and 3/4 − 1/4 = 1/2 above them (at the second); truncated
+// at 2, the law puts all its weight below every point but the first.
+func TestKSOneBothSides(t *testing.T) {
+	x := []float64{0.5, 3, 3.5, 4}
+	u := Dist{Family: Uniform, Min: 0, Max: 4}
+	if ks := ksOne(x, u, 0); math.Abs(ks-0.5) > 1e-12 {
+		t.Errorf("KS %v, want 0.5", ks)
+	}
+	if ks := ksOne([]float64{1, 2, 3, 4}, u, 0); math.Abs(ks-0.25) > 1e-12 {
+		t.Errorf("KS %v, want 0.25", ks)
+	}
+	if ks := ksOne(x, Dist{Family: Uniform, Min: 10, Max: 11}, 5); ks != 1 {
+		t.Errorf("a truncation the law never reaches: KS %v, want 1", ks)
+	}
+}
+
+// TestFitSteps: the steps of completed investigations are fitted as counts; without any,
+// a note says they were left at 1.
+func TestFitSteps(t *testing.T) {
+	obs := synthetic()
+	s, err := Fit(obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Counts(obs.Steps, 1)
+	if s.Steps == nil || s.Steps.Family != want.Family || s.Steps.N != len(obs.Steps) {
+		t.Errorf("steps %v, want %v", s.Steps, want)
+	}
+	obs.Steps = nil
+	if s, _ = Fit(obs); s.Steps != nil || !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, "steps left at 1") }) {
+		t.Errorf("no steps: %v, notes %q", s.Steps, s.Notes)
+	}
+}
