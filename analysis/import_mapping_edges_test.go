@@ -7,6 +7,7 @@ package analysis
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -291,5 +292,96 @@ func TestMappingRequestsIntoRuns(t *testing.T) {
 				t.Errorf("forced %s: resource host %q, faults %q; want the first host and the last faults", c.forced, h, f)
 			}
 		}
+	}
+}
+
+// Run names from services: letters, digits, dots and underscores kept, each run of other
+// characters one dash, dashes and dots trimmed at the ends, at most 60 characters.
+func TestMappingSlugs(t *testing.T) {
+	long := strings.Repeat("a", 70)
+	for in, want := range map[string]string{
+		"Agent Fleet/v2": "Agent-Fleet-v2", "  -x..y-- ": "x.y", "@@@": "unnamed", "": "unnamed",
+		"a:b": "a-b", "AZaz09._": "AZaz09._", "é-z": "z", long: long[:60], long[:59] + " b": long[:59],
+	} {
+		if got := slugID(in); got != want {
+			t.Errorf("slugID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Attribute values of every OTLP type read as text; 408 and 504 are timeouts.
+func TestMappingAttributeText(t *testing.T) {
+	str := func(s string) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}}
+	}
+	for _, c := range []struct {
+		v    *commonpb.AnyValue
+		want string
+	}{
+		{str("x"), "x"},
+		{&commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: -3}}, "-3"},
+		{&commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: true}}, "true"},
+		{&commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: []*commonpb.AnyValue{str("a"), str("b")}}}}, `["a","b"]`},
+		{&commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: []*commonpb.KeyValue{{Key: "k", Value: str("v")}, {Key: "n", Value: str("1")}}}}}, `{"k":"v","n":"1"}`},
+		{nil, ""},
+	} {
+		if got := anyText(c.v); got != c.want {
+			t.Errorf("anyText(%v) = %q, want %q", c.v, got, c.want)
+		}
+	}
+	for status, want := range map[int64]string{408: "uncertain_completion", 504: "uncertain_completion"} {
+		if got := classOf("", status); got != want {
+			t.Errorf("HTTP %d: class %q, want %q", status, got, want)
+		}
+	}
+}
+
+// Explicit attempt numbers decide: attempt 2 continues the tool's last operation whatever
+// its call id, attempt 1 starts a new one even right after a failure.
+func TestMappingExplicitAttempts(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	tool := func(call string, attempt int) map[string]any {
+		return map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "search", "gen_ai.tool.call.id": call, "attempt": attempt}
+	}
+	_, b, _ := mapped(t,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
+		failWith(mkSpan(1, 2, 1, "execute_tool search", 1, 2, tool("c1", 1)), "503", ""),
+		mkSpan(1, 3, 1, "execute_tool search", 3, 4, tool("c2", 2)),
+		failWith(mkSpan(1, 4, 1, "execute_tool search", 5, 6, tool("c3", 1)), "503", ""),
+		mkSpan(1, 5, 1, "execute_tool search", 7, 8, tool("c4", 1)))
+	if got, want := opsOf(b), "search 1#1, search 1#2, search 2#1, search 3#1"; got != want {
+		t.Errorf("explicit attempts: %s, want %s", got, want)
+	}
+}
+
+// A human review is an escalation: awaiting_human from its start, back to running at its
+// end when approved, to recovering when rejected or failed; supervisor spans are read as
+// such in every convention, and a forced convention reads every span with it.
+func TestMappingHumanAndForced(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	for decision, to := range map[string]string{"approved": "running", "rejected": "recovering"} {
+		_, b, _ := mapped(t,
+			mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
+			mkSpan(1, 2, 1, "Human review", 10, 40, map[string]any{"review.decision": decision}),
+			mkSpan(1, 3, 1, "supervisor check", 50, 51, nil))
+		if len(b.invs) != 1 {
+			t.Fatalf("%d investigations", len(b.invs))
+		}
+		inv := b.invs[0]
+		if inv.rec.Escalations != 1 || len(inv.trans) != 2 || inv.trans[0].To != "awaiting_human" || inv.trans[1].To != to {
+			t.Errorf("%s: %d escalations, transitions %+v; want one, to awaiting_human then %s", decision, inv.rec.Escalations, inv.trans, to)
+		}
+	}
+	r, _, _ := mapped(t, mkSpan(1, 1, 0, "supervisor check", 0, 1, nil))
+	if r.spans[0].role != roleSupervise {
+		t.Errorf("supervisor span: role %d", r.spans[0].role)
+	}
+	set := newSpanSet(ConvOpenInference, "test", "")
+	run := set.run("service:x", false)
+	if err := run.addSpan(mkSpan(1, 1, 0, "chat m", 0, 1, map[string]any{"gen_ai.operation.name": "chat"}), ConvOpenInference); err != nil {
+		t.Fatal(err)
+	}
+	if s := run.spans[0]; s.conv != ConvOpenInference || s.role != roleOther {
+		t.Errorf("forced OpenInference: %s, role %d; want OpenInference, other", s.conv, s.role)
 	}
 }
