@@ -464,3 +464,20 @@ func TestFitSteps(t *testing.T) {
 		t.Errorf("no steps: %v, notes %q", s.Steps, s.Notes)
 	}
 }
+
+// TestMaximiseFromAnUndefinedStart: a start whose likelihood is 0 is returned as is, with
+// its −∞, rather than searched from; a defined one is improved to the maximum.
+func TestMaximiseFromAnUndefinedStart(t *testing.T) {
+	ll := func(p []float64) float64 {
+		if p[0] <= 0 {
+			return math.Inf(-1)
+		}
+		return -(p[0] - 3) * (p[0] - 3)
+	}
+	if p, v := maximise(ll, []float64{-1}); p[0] != -1 || !math.IsInf(v, -1) {
+		t.Errorf("undefined start: %v, %v; want it back with −∞", p, v)
+	}
+	if p, v := maximise(ll, []float64{1}); math.Abs(p[0]-3) > 1e-3 || v < -1e-6 {
+		t.Errorf("from 1: %v, %v; want 3 and 0", p, v)
+	}
+}
