@@ -667,3 +667,90 @@ func TestWindowEndOfTheScenario(t *testing.T) {
 		t.Errorf("window end %v, want 55m", got)
 	}
 }
+
+// TestRefusalsWhileShrinkingSpendNoBudget: only search trials a scenario refuses count as
+// refused; a refused shrink step is just not kept.
+func TestRefusalsWhileShrinkingSpendNoBudget(t *testing.T) {
+	s := load(t)
+	inner, found := metastable(new(int)), false
+	eval := func(ctx context.Context, runs []Run) ([]Outcome, error) {
+		out, err := inner(ctx, runs)
+		was := found // a batch after the one that found the violation
+		for i := range out {
+			if was {
+				out[i] = Outcome{Refused: "refused while shrinking"}
+			}
+			found = found || len(out[i].Violations) > 0
+		}
+		return out, err
+	}
+	r, err := Hunt(context.Background(), config(s, 1), eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Found == nil || r.Refused != 0 || len(r.Found.Removed) != 0 {
+		t.Errorf("found %+v, %d refused; want a finding, nothing refused in the search, nothing removed", r.Found, r.Refused)
+	}
+}
+
+// TestNearMissesAreEscalated: a search that only comes near a violation escalates its
+// nearest miss (a trial with drawn faults) in later rounds.
+func TestNearMissesAreEscalated(t *testing.T) {
+	s := load(t)
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}}
+			if strings.Contains(r.Overrides[0].Value, "kind: outage") {
+				out[i].Closeness = 0.5
+			}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), config(s, 1), eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	esc := 0
+	for _, tr := range r.Trials {
+		if tr.Phase == "escalate" {
+			esc++
+			if tr.N < RoundSize {
+				t.Errorf("trial %d escalated in the first round", tr.N)
+			}
+		}
+	}
+	if esc == 0 {
+		t.Errorf("no trial escalated a near miss in %d trials", len(r.Trials))
+	}
+}
+
+// TestWeakenStopsNearTheMild: when every brownout keeps the violation, weakening halves the
+// distance of its slowdown to the mild end (1.2) until it is within 2% of the range
+// (0.176): the last value lies within [0.088, 0.176) of it.
+func TestWeakenStopsNearTheMild(t *testing.T) {
+	s := load(t)
+	eval := func(_ context.Context, runs []Run) ([]Outcome, error) {
+		out := make([]Outcome, len(runs))
+		for i, r := range runs {
+			out[i] = Outcome{Ran: true, Violations: []Violation{}}
+			if strings.Contains(r.Overrides[0].Value, "kind: brownout") {
+				out[i].Violations = []Violation{{Kind: Liveness, Metric: LivenessMetric, Message: "x"}}
+			}
+		}
+		return out, nil
+	}
+	r, err := Hunt(context.Background(), config(s, 1), eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := r.Trials[r.Found.Final]
+	if len(final.Faults) != 1 {
+		t.Fatalf("shrunk to %v", final.Faults)
+	}
+	x, _ := strconv.ParseFloat(slowdownRe.FindStringSubmatch(final.Faults[0])[1], 64)
+	// The written value has 4 significant digits: allow their rounding.
+	if d := x - 1.2; d < 0.088-0.001 || d >= 0.176 {
+		t.Errorf("slowdown %v, %v above the mild end; want within [0.088, 0.176)", x, d)
+	}
+}
