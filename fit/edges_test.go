@@ -466,10 +466,11 @@ func TestFitSteps(t *testing.T) {
 }
 
 // TestMaximiseFromAnUndefinedStart: a start whose likelihood is 0 is returned as is, with
-// its −∞, rather than searched from; a defined one is improved to the maximum.
+// its −∞, rather than searched from (here the likelihood is defined everywhere else, so a
+// search would find the maximum at 3); a defined start is improved to the maximum.
 func TestMaximiseFromAnUndefinedStart(t *testing.T) {
 	ll := func(p []float64) float64 {
-		if p[0] <= 0 {
+		if p[0] == -1 {
 			return math.Inf(-1)
 		}
 		return -(p[0] - 3) * (p[0] - 3)
