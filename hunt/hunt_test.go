@@ -754,3 +754,31 @@ func TestWeakenStopsNearTheMild(t *testing.T) {
 		t.Errorf("slowdown %v, %v above the mild end; want within [0.088, 0.176)", x, d)
 	}
 }
+
+// TestShrinkBudgetHoldsWithControls: workload steps run with their controls, two runs a
+// candidate; a small shrink budget is still never overspent, and every kept step makes the
+// trial strictly smaller.
+func TestShrinkBudgetHoldsWithControls(t *testing.T) {
+	s := load(t)
+	for _, budget := range []int{5, 7, 12, 60} {
+		cfg := config(s, 1)
+		cfg.Hunt.Shrink = budget
+		runs := 0
+		r, err := Hunt(context.Background(), cfg, metastable(&runs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Found == nil || r.ShrinkRuns > budget || runs != r.Runs+r.ShrinkRuns {
+			t.Errorf("shrink budget %d: %d shrink runs, %d evaluated of %d", budget, r.ShrinkRuns, runs, r.Runs+r.ShrinkRuns)
+		}
+		for _, tr := range r.Trials {
+			if !tr.Reproduced {
+				continue
+			}
+			from := r.Trials[tr.From]
+			if tr.Phase == "workload" && tr.Investigations >= from.Investigations && durOf(t, tr.Horizon) >= durOf(t, from.Horizon) {
+				t.Errorf("shrink budget %d: step %d (%s) kept without cutting the workload", budget, tr.N, tr.Change)
+			}
+		}
+	}
+}
