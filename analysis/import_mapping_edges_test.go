@@ -385,3 +385,31 @@ func TestMappingHumanAndForced(t *testing.T) {
 		t.Errorf("forced OpenInference: %s, role %d; want OpenInference, other", s.conv, s.role)
 	}
 }
+
+// An agent run in its own trace joins the run whose span it links to (OTLP span links):
+// malformed links and links within its own trace are passed over.
+func TestMappingTraceLinks(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delegate"}
+	top := mkSpan(1, 1, 0, "invoke_agent top", 0, 100, agent)
+	call := mkSpan(1, 2, 1, "execute_tool delegate", 10, 50, tool)
+	sub := mkSpan(2, 1, 0, "invoke_agent sub", 12, 40, agent)
+	sub.Links = []*tracepb.Span_Link{
+		{TraceId: call.TraceId[:8], SpanId: call.SpanId},               // malformed
+		{TraceId: sub.TraceId, SpanId: []byte{0, 0, 0, 0, 0, 0, 2, 9}}, // its own trace
+		{TraceId: call.TraceId, SpanId: call.SpanId},
+	}
+	lone := mkSpan(3, 1, 0, "invoke_agent lone", 12, 40, agent)
+	lone.Links = []*tracepb.Span_Link{{TraceId: lone.TraceId, SpanId: lone.SpanId}}
+	_, b, st := mapped(t, top, call, sub, lone)
+	byName := map[string]*inInv{}
+	for _, inv := range b.invs {
+		byName[inv.span.name] = inv
+	}
+	if s, p := byName["invoke_agent sub"], byName["invoke_agent top"]; s == nil || p == nil || s.parent != p || s.depth != 1 {
+		t.Errorf("the linked run is not joined under the run it links to")
+	}
+	if l := byName["invoke_agent lone"]; l == nil || l.parent != nil || st.JoinedTraces != 1 {
+		t.Errorf("a run linking only into its own trace was joined (%d joins)", st.JoinedTraces)
+	}
+}
