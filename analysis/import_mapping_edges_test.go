@@ -413,3 +413,20 @@ func TestMappingTraceLinks(t *testing.T) {
 		t.Errorf("a run linking only into its own trace was joined (%d joins)", st.JoinedTraces)
 	}
 }
+
+// An investigation ended when its agent span has an end; one still open (no end time in
+// the trace) has not.
+func TestMappingInvestigationEnded(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	open := mkSpan(2, 1, 0, "invoke_agent open", 0, 10, agent)
+	open.EndTimeUnixNano = 0
+	_, b, _ := mapped(t, mkSpan(1, 1, 0, "invoke_agent done", 0, 10, agent), open)
+	for _, inv := range b.invs {
+		if want := inv.span.name == "invoke_agent done"; inv.rec.Ended != want {
+			t.Errorf("%s: ended %v, want %v", inv.span.name, inv.rec.Ended, want)
+		}
+	}
+	if len(b.invs) != 2 {
+		t.Errorf("%d investigations, want 2", len(b.invs))
+	}
+}
