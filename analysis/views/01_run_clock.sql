@@ -4,13 +4,15 @@
 -- place the epoch is written.
 -- run_origin_us(r): time 0 of run r in microseconds since the Unix epoch: sim_epoch() for a
 -- simulated run; for a run imported from traces, which keeps its timestamps as recorded,
--- the first span's start rounded down to the minute ($.import.time_zero_us of its config).
+-- the first span's start rounded down to the minute ($.import.time_zero_us of its config;
+-- a config that is no JSON reads as a simulated run's).
 -- sim_seconds(r, t): seconds of run r's time at timestamp t.
 -- sim_minute(r, t): the minute t falls in; minute m of a run is [m, m+1) minutes after its
 -- time 0. sim_minute_start(r, m): the timestamp at which minute m of run r starts.
 CREATE OR REPLACE MACRO sim_epoch() AS TIMESTAMP '2026-01-01 00:00:00';
 CREATE OR REPLACE MACRO run_origin_us(r) AS coalesce(
-    (SELECT max(TRY_CAST(json_extract_string(o.config, '$.import.time_zero_us') AS BIGINT)) FROM runs o WHERE o.run_id = r),
+    (SELECT max(CASE WHEN json_valid(o.config) THEN TRY_CAST(json_extract_string(o.config, '$.import.time_zero_us') AS BIGINT) END)
+     FROM runs o WHERE o.run_id = r),
     epoch_us(sim_epoch()));
 CREATE OR REPLACE MACRO sim_us(r, t) AS epoch_us(t) - run_origin_us(r);
 CREATE OR REPLACE MACRO sim_seconds(r, t) AS sim_us(r, t) / 1e6;
