@@ -1,11 +1,11 @@
 package analysis
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"math"
 	"strconv"
-	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -395,8 +395,8 @@ func (d *jdec) strv(dst *string) bool {
 
 // id reads a trace or span id: hex under its OTLP/JSON name, base64 (protojson's bytes)
 // under its protobuf name, as the protojson path reads them.
-func (d *jdec) idAs(key string, dst *[]byte) bool {
-	if strings.Contains(key, "_") {
+func (d *jdec) idAs(key []byte, dst *[]byte) bool {
+	if bytes.IndexByte(key, '_') >= 0 {
 		if d.null() {
 			return true
 		}
@@ -506,11 +506,11 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 		var ok bool
 		switch string(key) {
 		case "traceId", "trace_id":
-			return d.idAs(string(key), &sp.TraceId)
+			return d.idAs(key, &sp.TraceId)
 		case "spanId", "span_id":
-			return d.idAs(string(key), &sp.SpanId)
+			return d.idAs(key, &sp.SpanId)
 		case "parentSpanId", "parent_span_id":
-			return d.idAs(string(key), &sp.ParentSpanId)
+			return d.idAs(key, &sp.ParentSpanId)
 		case "traceState", "trace_state":
 			return d.strv(&sp.TraceState)
 		case "flags":
@@ -585,9 +585,9 @@ func (d *jdec) link(l *tracepb.Span_Link) bool {
 		var ok bool
 		switch string(key) {
 		case "traceId", "trace_id":
-			return d.idAs(string(key), &l.TraceId)
+			return d.idAs(key, &l.TraceId)
 		case "spanId", "span_id":
-			return d.idAs(string(key), &l.SpanId)
+			return d.idAs(key, &l.SpanId)
 		case "traceState", "trace_state":
 			return d.strv(&l.TraceState)
 		case "attributes":
@@ -635,47 +635,32 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 		if v.Value != nil {
 			return false // two kinds in one value: protojson refuses it
 		}
+		if d.null() {
+			return true // a kind set to null is no kind
+		}
 		switch string(key) {
 		case "stringValue", "string_value":
-			if d.null() {
-				return true
-			}
 			s, ok := d.str()
 			v.Value = &commonpb.AnyValue_StringValue{StringValue: s}
 			return ok
 		case "boolValue", "bool_value":
-			if d.null() {
-				return true
-			}
 			b, ok := d.boolv()
 			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: b}
 			return ok
 		case "intValue", "int_value":
-			if d.null() {
-				return true
-			}
 			n, ok := d.int64v()
 			v.Value = &commonpb.AnyValue_IntValue{IntValue: n}
 			return ok
 		case "doubleValue", "double_value":
-			if d.null() {
-				return true
-			}
 			f, ok := d.float64v()
 			v.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: f}
 			return ok
 		case "bytesValue", "bytes_value":
-			if d.null() {
-				return true
-			}
 			s, ok := d.str()
 			b, err := decodeBase64(s)
 			v.Value = &commonpb.AnyValue_BytesValue{BytesValue: b}
 			return ok && err == nil
 		case "arrayValue", "array_value":
-			if d.null() {
-				return true
-			}
 			arr := &commonpb.ArrayValue{}
 			v.Value = &commonpb.AnyValue_ArrayValue{ArrayValue: arr}
 			return d.objectB(func(key []byte) bool {
@@ -689,9 +674,6 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 				})
 			})
 		case "kvlistValue", "kvlist_value":
-			if d.null() {
-				return true
-			}
 			kvl := &commonpb.KeyValueList{}
 			v.Value = &commonpb.AnyValue_KvlistValue{KvlistValue: kvl}
 			return d.objectB(func(key []byte) bool {
