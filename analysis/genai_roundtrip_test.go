@@ -42,12 +42,7 @@ func TestImportExportAsGenAI(t *testing.T) {
 	ctx := context.Background()
 	for _, info := range scenarios.List() {
 		t.Run(info.Name, func(t *testing.T) {
-			db, err := Create("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			runID, _ := simulateExample(t, db, info.Name, 7, "workload.investigations=120")
+			db, runID := exampleDB(t, info.Name, 120)
 			out := filepath.Join(t.TempDir(), "otlp")
 			if _, err := Export(ctx, db, out, ExportOptions{Format: FormatOTLP}); err != nil {
 				t.Fatal(err)

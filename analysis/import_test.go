@@ -373,12 +373,7 @@ func TestImportRoundTripsExport(t *testing.T) {
 	ctx := context.Background()
 	for _, info := range scenarios.List() {
 		t.Run(info.Name, func(t *testing.T) {
-			db, err := Create("")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			runID, _ := simulateExample(t, db, info.Name, 7, "workload.investigations=60")
+			db, runID := exampleDB(t, info.Name, 60)
 			out := filepath.Join(t.TempDir(), "otlp")
 			if _, err := Export(ctx, db, out, ExportOptions{Format: FormatOTLP, ChunkSpans: 2000}); err != nil {
 				t.Fatal(err)

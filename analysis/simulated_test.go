@@ -5,6 +5,7 @@ package analysis
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -14,6 +15,19 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
 )
+
+// exampleDB is a new in-memory database, closed with the test, holding one run (seed 7) of
+// example name cut to the given number of investigations; it returns the run's id.
+func exampleDB(t *testing.T, name string, investigations int) (*DB, string) {
+	t.Helper()
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	runID, _ := simulateExample(t, db, name, 7, fmt.Sprintf("workload.investigations=%d", investigations))
+	return db, runID
+}
 
 // simulateExample runs example scenario name with sets and seed through the simulator
 // (invariants checked) and loads its records into db under the returned run id.
