@@ -118,7 +118,7 @@ func closest(s string, candidates []string) string {
 		if len(c) > longest {
 			continue
 		}
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		d := EditDistance(strings.ToLower(s), strings.ToLower(c))
 		if bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
@@ -136,8 +136,10 @@ func closest(s string, candidates []string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b, on bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b (insertions, deletions,
+// substitutions), on bytes; the closest key of a scenario and the closest flag of a command
+// are found with it.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

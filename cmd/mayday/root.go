@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/mayday-sim/mayday/analysis"
+	"github.com/mayday-sim/mayday/scenarios"
 )
 
 func newRootCmd(io *ioStreams) *cobra.Command {
@@ -98,7 +99,7 @@ func suggestFlag(c *cobra.Command, err error) string {
 		if f.Hidden {
 			return
 		}
-		d := levenshtein(strings.ToLower(typed), f.Name)
+		d := scenarios.EditDistance(strings.ToLower(typed), f.Name)
 		if len(typed) >= 3 && strings.HasPrefix(f.Name, typed) && d > limit {
 			d = limit // a prefix such as --memo for --memory-limit is a near miss however short
 		}
@@ -111,28 +112,6 @@ func suggestFlag(c *cobra.Command, err error) string {
 		return ""
 	}
 	return "--" + best
-}
-
-// levenshtein is the edit distance between a and b (insertions, deletions, substitutions),
-// by bytes: flag names are ASCII.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // runRoot executes the command line. An error cobra returns before a command's RunE ran

@@ -84,10 +84,10 @@ func TestLevenshtein(t *testing.T) {
 		d    int
 	}{{"", "", 0}, {"", "abc", 3}, {"seed", "seed", 0}, {"sed", "seed", 1}, {"seeds", "seed", 1},
 		{"forse", "force", 1}, {"kitten", "sitting", 3}, {"ab", "ba", 2}} {
-		if got := levenshtein(c.a, c.b); got != c.d {
+		if got := scenarios.EditDistance(c.a, c.b); got != c.d {
 			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
-		if got := levenshtein(c.b, c.a); got != c.d {
+		if got := scenarios.EditDistance(c.b, c.a); got != c.d {
 			t.Errorf("levenshtein(%q, %q) = %d, want %d", c.b, c.a, got, c.d)
 		}
 	}
