@@ -1,0 +1,97 @@
+package compute
+
+// The derived tables of a run: every quantity mayday derives from a run's records, beyond
+// its metrics row, as rows of a table (docs/tables.md). A Sink computes them with the row
+// (Sink.Tables), so each is written once, here, and computed once, when the run is stored;
+// package analysis stores the rows in tables of the same names and columns.
+//
+// A row type is a struct whose fields are the table's columns, in order, each tagged
+// `db:"<column>"`. Field types map to SQL types: int64 BIGINT, int32 INTEGER, float64
+// DOUBLE, string VARCHAR, bool BOOLEAN, Time TIMESTAMP, []string VARCHAR[], and the Null*
+// types the same, NULL when not Valid.
+
+// Time is an instant as a TIMESTAMP stores it: microseconds since the Unix epoch, UTC.
+type Time int64
+
+// TimeOf is the TIMESTAMP of a record's instant (nanoseconds since record.Epoch), truncated
+// to the microsecond as DuckDB stores it.
+func TimeOf(ns int64) Time { return Time((epochNs + ns) / 1000) }
+
+// epochNs is record.Epoch (simulated time 0, as Unix nanoseconds).
+const epochNs int64 = 1767225600 * 1e9
+
+// NullFloat is a DOUBLE that may be NULL.
+type NullFloat struct {
+	V     float64
+	Valid bool
+}
+
+// NullInt is a BIGINT that may be NULL.
+type NullInt struct {
+	V     int64
+	Valid bool
+}
+
+// NullString is a VARCHAR that may be NULL.
+type NullString struct {
+	V     string
+	Valid bool
+}
+
+// NullTime is a TIMESTAMP that may be NULL.
+type NullTime struct {
+	V     Time
+	Valid bool
+}
+
+// NullBool is a BOOLEAN that may be NULL.
+type NullBool struct {
+	V     bool
+	Valid bool
+}
+
+// Float, Int, String, TimeAt and Bool are valid values of the Null types.
+func Float(v float64) NullFloat  { return NullFloat{v, true} }
+func Int(v int64) NullInt        { return NullInt{v, true} }
+func String(v string) NullString { return NullString{v, true} }
+func TimeAt(v Time) NullTime     { return NullTime{v, true} }
+func Bool(v bool) NullBool       { return NullBool{v, true} }
+
+// Incident is a row of incidents (docs/metrics.md, incidents).
+type Incident struct {
+	RunID                  string   `db:"run_id"`
+	Incident               int64    `db:"incident"`
+	Tool                   string   `db:"tool"`
+	Start                  Time     `db:"start"`
+	End                    Time     `db:"end"`
+	Minutes                int64    `db:"minutes"`
+	HotMinutes             int64    `db:"hot_minutes"`
+	GuardedMinutes         int64    `db:"guarded_minutes"`
+	FailedAttempts         int64    `db:"failed_attempts"`
+	AffectedInvestigations int64    `db:"affected_investigations"`
+	Parked                 int64    `db:"parked"`
+	Throttled              int64    `db:"throttled"`
+	RetriesSent            int64    `db:"retries_sent"`
+	FaultIDs               []string `db:"fault_ids"`
+}
+
+// Episode is a row of recovery_episodes (docs/metrics.md, recovery episodes).
+type Episode struct {
+	RunID            string     `db:"run_id"`
+	RootID           NullInt    `db:"root_id"`
+	InvestigationID  NullInt    `db:"investigation_id"`
+	Tool             NullString `db:"tool"`
+	OpKey            NullString `db:"op_key"`
+	StepKey          string     `db:"step_key"`
+	FirstKind        NullString `db:"first_kind"`
+	Signs            int64      `db:"signs"`
+	FailedAttempts   int64      `db:"failed_attempts"`
+	Start            Time       `db:"start"`
+	DetectedAt       NullTime   `db:"detected_at"`
+	End              Time       `db:"end"`
+	Outcome          string     `db:"outcome"`
+	EndedAs          NullString `db:"ended_as"`
+	Seconds          float64    `db:"seconds"`
+	DetectionSeconds NullFloat  `db:"detection_seconds"`
+	RepairSeconds    NullFloat  `db:"repair_seconds"`
+}
