@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"context"
+	"sync"
 	"fmt"
 	"maps"
 	"math"
@@ -60,6 +61,12 @@ func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID st
 	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s)})
 	dig := traces.NewDigester(opts)
 	res, simErr := sim.Run(context.Background(), s, seed, record.Tee{load, sink, dig}, sim.Options{Check: true})
+	row, rowErr := sink.Finish(res.Events)
+	if rowErr == nil {
+		tables := sink.Tables(runID)
+		load.SetTables(tables)
+		liveTables.Store(runID, tables)
+	}
 	if err := load.Finish(traces.Run{RunID: runID, Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
 		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
 		t.Fatal(err)
@@ -71,9 +78,8 @@ func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID st
 	if got, want := dig.Sum(), load.Digest(); got != want {
 		t.Errorf("run %s: digest %s without a trace, %s with one", runID, got, want)
 	}
-	row, err := sink.Finish(res.Events)
-	if err != nil {
-		t.Fatalf("run %s: %v", runID, err)
+	if rowErr != nil {
+		t.Fatalf("run %s: %v", runID, rowErr)
 	}
 	return row
 }
@@ -87,9 +93,31 @@ func sameMetric(got, want float64) bool {
 	return math.Abs(got-want) <= computeRelTol*math.Max(1, math.Max(math.Abs(got), math.Abs(want)))
 }
 
-// compareComputed fails t on every metric where row differs from the view's metrics of runID.
+// liveTables holds the derived tables each simulateBoth run computed while it ran, by run id.
+var liveTables sync.Map
+
+// oracleDefined marks the databases whose oracle views are defined.
+var oracleDefined sync.Map
+
+// compareComputed fails t on every metric where row differs from the view's metrics of runID,
+// and on every difference of its stored derived tables from the oracle's (derived_oracle_test.go)
+// and of the tables a replay of its stored records computes from those computed live.
 func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 	t.Helper()
+	if tb, ok := t.(testing.TB); ok {
+		if _, done := oracleDefined.LoadOrStore(db, true); !done {
+			defineOracle(tb, db)
+		}
+		names, _ := oracleSQL(tb)
+		compareDerived(tb, db, runID, names)
+		if live, ok := liveTables.Load(runID); ok {
+			replayed, err := db.deriveRun(context.Background(), runID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameTables(tb, runID, live.(compute.Tables), replayed)
+		}
+	}
 	want, err := db.RecomputeMetrics(context.Background(), runID)
 	if err != nil {
 		t.Fatal(err)

@@ -63,6 +63,7 @@ type DB struct {
 	// storing one run twice. recompute, set by tests, keeps the metrics view recomputing.
 	storedCols []string
 	fillMu     sync.Mutex
+	deriveMu   sync.Mutex // keeps two fills of the derived tables from storing one run twice
 	recompute  bool
 }
 
@@ -97,7 +98,13 @@ func Create(path string) (*DB, error) {
 		return nil, err
 	}
 	ctx := context.Background()
-	if _, err := db.db.ExecContext(ctx, tablesSQL); err != nil {
+	_, err = db.db.ExecContext(ctx, tablesSQL)
+	for _, q := range derivedDDL() {
+		if err == nil {
+			_, err = db.db.ExecContext(ctx, q)
+		}
+	}
+	if err != nil {
 		db.Close()
 		if path != "" {
 			os.Remove(path)

@@ -14,7 +14,7 @@ import (
 )
 
 // refGoodputRow is one row of the goodput view, computed from the records by the
-// definitions at the top of views/10_goodput.sql.
+// definitions at the top of testdata/oracle/10_goodput.sql.
 type refGoodputRow struct {
 	minute, start, valid int64
 	firstFault, faultEnd int64 // µs; -1 without a window

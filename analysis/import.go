@@ -158,6 +158,10 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 		}
 		res.Runs = append(res.Runs, ir)
 	}
+	// The derived tables of the runs, computed from the records as stored.
+	if err := db.fillDerived(ctx); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 

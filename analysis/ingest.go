@@ -8,6 +8,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/mayday-sim/mayday/metric/compute"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,7 +56,8 @@ type Load struct {
 	failed  atomic.Bool
 	aborted atomic.Bool
 
-	metrics *Metrics // the run's metrics row, stored with its runs row (SetMetrics)
+	metrics *Metrics        // the run's metrics row, stored with its runs row (SetMetrics)
+	tables  *compute.Tables // the run's derived tables, stored once it is committed (SetTables)
 
 	finishOnce sync.Once
 	finishErr  error
@@ -290,22 +292,28 @@ func insert(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t tr
 
 // insertVia is insert through the view of the given name.
 func insertVia(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, t traces.Table, view string, rec arrow.RecordBatch) error {
+	return insertInto(ar, exec, t.String(), view, rec)
+}
+
+// insertInto copies one batch into table through a registered Arrow view of the given name,
+// and releases it.
+func insertInto(ar *duckdb.Arrow, exec func(string, []driver.NamedValue) error, table, view string, rec arrow.RecordBatch) error {
 	naive := naiveTimes(rec)
 	rec.Release()
 	rr, err := array.NewRecordReader(naive.Schema(), []arrow.RecordBatch{naive})
 	naive.Release() // the reader holds its own reference
 	if err != nil {
-		return fmt.Errorf("%s batch: %w", t, err)
+		return fmt.Errorf("%s batch: %w", table, err)
 	}
 	release, err := ar.RegisterView(rr, view)
 	rr.Release() // the exported stream holds its own reference
 	if err != nil {
-		return fmt.Errorf("%s batch: registering the Arrow view: %w", t, err)
+		return fmt.Errorf("%s batch: registering the Arrow view: %w", table, err)
 	}
-	err = exec("INSERT INTO "+t.String()+" BY NAME SELECT * FROM "+view, nil)
+	err = exec("INSERT INTO "+table+" BY NAME SELECT * FROM "+view, nil)
 	release()
 	if err != nil {
-		return fmt.Errorf("inserting a %s batch: %w", t, err)
+		return fmt.Errorf("inserting a %s batch: %w", table, err)
 	}
 	return nil
 }
@@ -398,6 +406,10 @@ func (l *Load) finish(run traces.Run) error {
 	if err != nil {
 		return fmt.Errorf("analysis: loading run %q into %s: %w", l.runID, l.db.name(), err)
 	}
+	if l.tables != nil && l.ctx.Err() == nil {
+		// A run stopped early (partial) has them computed from what was stored.
+		return l.db.storeDerived(context.Background(), l.runID, *l.tables)
+	}
 	return nil
 }
 
@@ -409,6 +421,12 @@ func (l *Load) SetMetrics(m Metrics) {
 	m.RunID = l.runID
 	l.metrics = &m
 }
+
+// SetTables gives the run's derived tables (computed from its records by package
+// metric/compute), which Finish stores once the run is committed. Without them they are
+// computed from the stored records when the database is next opened or its metrics read.
+// It must not race with Finish.
+func (l *Load) SetTables(t compute.Tables) { l.tables = &t }
 
 // queueMetrics sends the statement that stores the run's metrics row to the lane of the
 // runs table, so that it commits with the runs row.

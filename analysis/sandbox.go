@@ -153,6 +153,9 @@ func (db *DB) lockDown(ctx context.Context, path string) error {
 	if err := db.CreateViews(ctx); err != nil {
 		return fmt.Errorf("analysis: %s: %w: mayday's views do not fit its tables (written by another version?): %w", path, ErrNotMayday, err)
 	}
+	if err := db.readerDerived(ctx); err != nil {
+		return fmt.Errorf("analysis: %s: %w", path, err)
+	}
 	return run(append(shadowedFunctions(),
 		"SET enable_external_access = false",
 		"SET lock_configuration = true")...)
@@ -197,11 +200,18 @@ func (db *DB) mirrorTables(ctx context.Context, path string) error {
 	if !db.tables["runs"] {
 		return fmt.Errorf("analysis: %s: %w: it has no runs table; give a run folder, a sweep folder or the %s inside one", path, ErrNotMayday, DBFile)
 	}
-	known := append(layoutTables(), "sweep_params", storedMetrics)
+	known := append(append(layoutTables(), "sweep_params", storedMetrics), derivedNames()...)
 	stmts := []string{tablesSQL}
 	for _, t := range layoutTables() {
 		if db.tables[t] {
 			stmts = append(stmts, "DROP TABLE main."+ident(t))
+		}
+	}
+	// A derived table the file lacks (an older version's) is an empty one here until
+	// readerDerived computes its rows.
+	for i, n := range derivedNames() {
+		if !db.tables[n] {
+			stmts = append(stmts, derivedDDL()[i])
 		}
 	}
 	for _, v := range views {
@@ -220,6 +230,25 @@ func (db *DB) mirrorTables(ctx context.Context, path string) error {
 		}
 	}
 	return nil
+}
+
+// readerDerived has a reader's derived tables read the file's when they are this version's
+// and complete; otherwise they are computed, for every run, from the file's records, into
+// tables of the private catalog that stand in for the file's (the file is not touched).
+func (db *DB) readerDerived(ctx context.Context) error {
+	current, err := db.derivedCurrent(ctx)
+	if err != nil || current {
+		return err
+	}
+	for i, n := range derivedNames() {
+		if _, err := db.db.ExecContext(ctx, "DROP TABLE IF EXISTS memory.main."+ident(n)); err != nil {
+			return err
+		}
+		if _, err := db.db.ExecContext(ctx, strings.Replace(derivedDDL()[i], "CREATE TABLE ", "CREATE TABLE memory.main.", 1)); err != nil {
+			return err
+		}
+	}
+	return db.fillDerived(ctx)
 }
 
 // layoutTables lists the tables tables.sql creates.

@@ -300,7 +300,7 @@ func TestNeededViews(t *testing.T) {
 		{"SELECT * FROM metrics", false, []string{"metrics", "metrics_recomputed"}},
 		{"SELECT * FROM metrics_recomputed", true, []string{"metrics_recomputed"}},
 		{"SELECT 1", true, nil},
-		{"SELECT * FROM Recovery_Curve", true, []string{"recovery_curve", "recovery_episodes", "disruptions", "call_rows", "attempts", "run_clock"}},
+		{"SELECT * FROM Incidents", true, []string{"incidents", "tool_minutes", "disruptions", "calls", "call_rows", "attempts"}},
 	} {
 		got := neededViews(files, c.statement, c.stored)
 		var names []string
@@ -341,7 +341,7 @@ func TestShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	shared := []string{"run_clock", "call_rows", "calls", "disruptions", "tool_minutes", "incidents", "recovery_episodes"}
+	shared := []string{"run_clock", "call_rows", "calls", "disruptions", "tool_minutes", "incidents"}
 	if err := db.Share(ctx, []string{specs[0].RunID}, shared...); err != nil {
 		t.Fatal(err)
 	}

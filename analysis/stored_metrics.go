@@ -41,6 +41,12 @@ const (
 // created again when an older version left another layout) and a row for every run that
 // lacks one; a database opened read-only only has its table checked.
 func (db *DB) prepareStored(ctx context.Context) (bool, error) {
+	if !db.readOnly {
+		// metrics_recomputed reads the derived tables: they come first.
+		if err := db.prepareDerived(ctx); err != nil {
+			return false, err
+		}
+	}
 	if db.recompute {
 		db.storedCols = nil
 		return false, nil
@@ -167,7 +173,13 @@ func columnsOf(ctx context.Context, q querier, query string) ([]string, error) {
 // that has none. It does nothing when every run has its row, or when the metrics view
 // recomputes (a read-only database, a test's).
 func (db *DB) fillMetrics(ctx context.Context) error {
-	if db.readOnly || db.storedCols == nil {
+	if db.readOnly {
+		return nil
+	}
+	if err := db.fillDerived(ctx); err != nil {
+		return err
+	}
+	if db.storedCols == nil {
 		return nil
 	}
 	db.fillMu.Lock()

@@ -21,7 +21,7 @@ func TestComposedMetricsEqualsViews(t *testing.T) {
 	}
 	files := viewSQL()
 	composed := composedView(files, recomputedView)
-	for _, v := range []string{"calls", "disruptions", "incidents", "recovery_episodes", "metrics_measured"} {
+	for _, v := range []string{"calls", "disruptions", "incidents", "metrics_measured"} {
 		if !strings.Contains(composed, "\n"+v+" AS (\n") {
 			t.Errorf("metrics_recomputed as one statement does not hold %s", v)
 		}
@@ -83,7 +83,7 @@ func TestComposedViewReadsByName(t *testing.T) {
 	if strings.Contains(got, " disruptions AS (") || strings.Contains(got, "\ncalls AS (") {
 		t.Errorf("disruptions or calls inlined although not among the files:\n%.400s", got)
 	}
-	if !strings.Contains(got, "WITH recovery_episodes AS (") {
-		t.Errorf("recovery_episodes not the first view inlined:\n%.400s", got)
+	if !strings.Contains(got, "WITH execution_costs AS ") {
+		t.Errorf("execution_costs not the first view inlined:\n%.400s", got)
 	}
 }

@@ -327,9 +327,14 @@ func TestViewsIdempotent(t *testing.T) {
 			t.Errorf("view %s: %v", v, err)
 		}
 	}
-	for _, want := range []string{"metrics", "incidents", "recovery_episodes", "tool_stats", "lifecycle"} {
+	for _, want := range []string{"metrics", "incidents", "tool_stats", "lifecycle"} {
 		if !slices.Contains(Views, want) {
 			t.Errorf("no view %s in %v", want, Views)
+		}
+	}
+	for _, d := range derivedTables {
+		if slices.Contains(Views, d.name) {
+			t.Errorf("%s is a stored table and a view", d.name)
 		}
 	}
 }

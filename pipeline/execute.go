@@ -173,6 +173,7 @@ func (r *simulated) finish(ctx context.Context) (analysis.Outcome, error) {
 	fallback := errors.Is(merr, compute.ErrOrder) || errors.Is(merr, compute.ErrTooLarge)
 	if merr == nil {
 		r.load.SetMetrics(metrics)
+		r.load.SetTables(r.sink.Tables(out.RunID))
 	}
 	phase("committing the trace")
 	if err := r.load.Finish(run); err != nil {

@@ -266,10 +266,29 @@ func (s *Sink) Finish(events int64) (Row, error) {
 	}
 	r.set("retry_amplification", ratio(float64(s.attempts), float64(s.operations)))
 	r.set("correlated_failure_share", ratio(float64(s.incidentFailures()), float64(s.failedCalls)))
+	for _, i := range s.openEpisodes {
+		s.endEpisode(&s.episodeRows[i], end)
+	}
 	s.recovery(r, end)
 	s.goodput(r, end)
 	s.capacity(r, end)
 	return r, nil
+}
+
+// Tables returns the derived tables of the run, for run id runID, once Finish has
+// succeeded.
+func (s *Sink) Tables(runID string) Tables {
+	t := Tables{Episodes: s.episodeRows, Curve: s.curveRows, Goodput: s.goodputRows}
+	for i := range t.Episodes {
+		t.Episodes[i].RunID = runID
+	}
+	for i := range t.Curve {
+		t.Curve[i].RunID = runID
+	}
+	for i := range t.Goodput {
+		t.Goodput[i].RunID = runID
+	}
+	return t
 }
 
 // eachState calls f on the state of every settled investigation.

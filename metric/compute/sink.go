@@ -33,6 +33,10 @@ type Options struct {
 	// fleet) would otherwise keep its whole trace here. The count depends only on the
 	// records, so the same run always takes the same path.
 	MaxHeld int64
+	// Origin is the Unix time in microseconds of the records' time 0, which the tables'
+	// TIMESTAMPs add back: 0 is simulated time 0 (record.Epoch); an imported run replayed
+	// from its stored trace counts from its own first instant (see run_origin_us).
+	Origin int64
 }
 
 // GuardsOf reports whether scenario s has a guard that can park operations (Options.Guards).
@@ -96,6 +100,7 @@ type inv struct {
 	escalations                   int64
 	tokens                        int64
 	reason                        string
+	finalState                    string
 	execCompute, execWasteCompute float64 // compute of its executions; of those duplicate or discarded
 	spent, spentFailed            float64 // money of its spans; of its failed attempts' calls
 	execSpent, execSpentWaste     float64 // money of its executions' compute; of those duplicate or discarded
@@ -254,6 +259,10 @@ type Sink struct {
 	pend                                      map[int64]*pending
 	pendingRoot                               map[int64]int64 // member -> root, while pending
 	cost                                      float64
+	episodeRows                               []Episode // every recovery episode, in the order they settle
+	openEpisodes                              []int     // those in flight at the end: their end is the run's
+	curveRows                                 []CurvePoint
+	goodputRows                               []GoodputMinute
 	episodesDone                              []int64 // length (µs)<<2 | outcome (0 recovered, 1 never)
 	censored                                  []int64 // starts (µs) of episodes still open at the end
 	pendWait, subPendWait                     []int64 // µs
@@ -450,6 +459,7 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	e.reduced = r.Scope != "" && r.Scope != record.ScopeFull
 	e.escalations, e.tokens = int64(r.Escalations), r.Tokens
 	e.reason = r.TerminationReason
+	e.finalState = r.FinalState
 	s.settle(e)
 }
 

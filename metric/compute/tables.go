@@ -95,3 +95,40 @@ type Episode struct {
 	DetectionSeconds NullFloat  `db:"detection_seconds"`
 	RepairSeconds    NullFloat  `db:"repair_seconds"`
 }
+
+// CurvePoint is a row of recovery_curve: the Kaplan–Meier estimate of the share of
+// recovery episodes recovered within each episode length (docs/metrics.md).
+type CurvePoint struct {
+	RunID          string  `db:"run_id"`
+	Seconds        float64 `db:"seconds"`
+	AtRisk         int64   `db:"at_risk"`
+	Recovered      int64   `db:"recovered"`
+	NeverRecovered int64   `db:"never_recovered"`
+	Censored       int64   `db:"censored"`
+	OpenBefore     float64 `db:"open_before"`
+	RecoveredShare float64 `db:"recovered_share"`
+}
+
+// GoodputMinute is a row of goodput: valid results per minute of the run, and the test of
+// goodput's recovery after the fault windows (docs/metrics.md, goodput_recovery_time).
+type GoodputMinute struct {
+	RunID            string    `db:"run_id"`
+	Minute           int64     `db:"minute"`
+	Start            Time      `db:"start"`
+	ValidResults     int64     `db:"valid_results"`
+	FirstFaultAt     NullTime  `db:"first_fault_at"`
+	FaultEndAt       NullTime  `db:"fault_end_at"`
+	Baseline         NullFloat `db:"baseline"`
+	BaselineSD       NullFloat `db:"baseline_sd"`
+	WindowResults    NullInt   `db:"window_results"`
+	Threshold        NullFloat `db:"threshold"`
+	Recovered        NullBool  `db:"recovered"`
+	ArrivalsContinue bool      `db:"arrivals_continue"`
+}
+
+// Tables are the derived tables of one run, each a slice of its rows.
+type Tables struct {
+	Episodes []Episode
+	Curve    []CurvePoint
+	Goodput  []GoodputMinute
+}
