@@ -1,6 +1,9 @@
 package compute
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -184,7 +187,7 @@ func (c *Costs) Rows(runID string) []Cost {
 	if c.opts.Prices == nil {
 		return nil
 	}
-	for id := range c.pending {
+	for _, id := range slices.Sorted(maps.Keys(c.pending)) { // in one order: the sums' last bits depend on it
 		c.resolved(id, false)
 	}
 	return []Cost{{RunID: runID, Currency: String(c.opts.Prices.Currency),

@@ -2,6 +2,7 @@ package compute
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 
 	"github.com/mayday-sim/mayday/sim/record"
@@ -309,8 +310,8 @@ func (t *ToolStats) Rows(runID string, incidents []Incident, episodes []Episode)
 		e.calls = nil
 	}
 	// Executions whose completeness never resolved are incomplete.
-	for id, held := range t.pending {
-		for _, h := range held {
+	for _, id := range slices.Sorted(maps.Keys(t.pending)) { // in one order: the sums' last bits depend on it
+		for _, h := range t.pending[id] {
 			h.tool.wasted += h.compute
 		}
 		delete(t.pending, id)
