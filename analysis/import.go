@@ -229,6 +229,10 @@ func serviceList(skipped map[string]int64) string {
 	return "services " + strings.Join(names, ", ")
 }
 
+// importTee, set only by tests, returns a sink that also receives the records of run runID
+// as an import loads them.
+var importTee func(runID string) record.Sink
+
 // loadRecords loads one run's records through the same path as a simulation (redaction,
 // digest, lanes) and commits it.
 func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, run traces.Run, send func(record.Sink)) error {
@@ -236,7 +240,11 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 	if err != nil {
 		return err
 	}
-	send(l)
+	var sink record.Sink = l
+	if importTee != nil {
+		sink = record.Tee{l, importTee(runID)}
+	}
+	send(sink)
 	if err := ctx.Err(); err != nil {
 		l.abort()
 		return err
