@@ -33,6 +33,8 @@ var derivedTables = []derivedTable{
 	{"recovery_episodes", reflect.TypeFor[compute.Episode](), func(t *compute.Tables) any { return t.Episodes }},
 	{"recovery_curve", reflect.TypeFor[compute.CurvePoint](), func(t *compute.Tables) any { return t.Curve }},
 	{"goodput", reflect.TypeFor[compute.GoodputMinute](), func(t *compute.Tables) any { return t.Goodput }},
+	{"lifecycle", reflect.TypeFor[compute.LifecycleRow](), func(t *compute.Tables) any { return t.Lifecycle }},
+	{"costs", reflect.TypeFor[compute.Cost](), func(t *compute.Tables) any { return t.Costs }},
 }
 
 // derivedColumn is one column of a derived table.

@@ -59,10 +59,15 @@ func simulateDerived(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID
 	return d
 }
 
-// compareDerived fails t on every row and column where the accumulators' rows differ from
+// compareDerivedMore fails t on every row and column where the accumulators' rows differ from
 // the views' for runID, and returns how many rows of each it compared.
-func compareDerived(t failer, db *DB, runID string, d derivedMore) (stats, life, costs int) {
+func compareDerivedMore(t failer, db *DB, runID string, d derivedMore) (stats, life, costs int) {
 	t.Helper()
+	if tb, ok := t.(testing.TB); ok {
+		if _, done := oracleDefined.LoadOrStore(db, true); !done {
+			defineOracle(tb, db)
+		}
+	}
 	incidents := queryRows[compute.Incident](t, db, "SELECT * FROM incidents WHERE run_id = $1 ORDER BY incident", runID)
 	episodes := queryRows[compute.Episode](t, db, "SELECT * FROM recovery_episodes WHERE run_id = $1", runID)
 	ts := d.stats.Rows(runID, incidents, episodes)
@@ -70,10 +75,10 @@ func compareDerived(t failer, db *DB, runID string, d derivedMore) (stats, life,
 		queryRows[compute.ToolStat](t, db, "SELECT * FROM tool_stats WHERE run_id = $1 ORDER BY tool NULLS LAST", runID))
 	lc := d.life.Rows(runID)
 	compareTable(t, runID, "lifecycle", lc,
-		queryRows[compute.LifecycleRow](t, db, "SELECT * FROM lifecycle WHERE run_id = $1 ORDER BY minute, agent", runID))
+		queryRows[compute.LifecycleRow](t, db, "SELECT * FROM oracle_lifecycle WHERE run_id = $1 ORDER BY minute, agent", runID))
 	co := d.costs.Rows(runID)
 	compareTable(t, runID, "costs", co,
-		queryRows[compute.Cost](t, db, "SELECT * FROM costs WHERE run_id = $1", runID))
+		queryRows[compute.Cost](t, db, "SELECT * FROM oracle_costs WHERE run_id = $1", runID))
 	return len(ts), len(lc), len(co)
 }
 
@@ -253,7 +258,7 @@ func TestDerivedMoreEqualViewsOnExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		runID := fmt.Sprintf("%s-%d", r.name, i)
-		a, b, c := compareDerived(t, db, runID, simulateDerived(t, db, s, s.Seed+uint64(i), runID))
+		a, b, c := compareDerivedMore(t, db, runID, simulateDerived(t, db, s, s.Seed+uint64(i), runID))
 		stats, life, priced = stats+a, life+b, priced+c
 	}
 	// The comparison must have compared something of each table.
@@ -285,7 +290,7 @@ func TestDerivedMoreEqualViewsOnImports(t *testing.T) {
 				d := derivedMore{compute.NewToolStats(compute.ToolStatsOptions{UnknownQueueWait: !run.Native}),
 					compute.NewLifecycle(compute.Time(run.TimeZero.UnixMicro())), compute.NewCosts(compute.CostsOptions{})}
 				c.Replay(d.sink())
-				stats, life, _ := compareDerived(t, db, run.RunID, d)
+				stats, life, _ := compareDerivedMore(t, db, run.RunID, d)
 				if stats == 0 || life == 0 {
 					t.Errorf("run %s: compared %d tool_stats and %d lifecycle rows", run.RunID, stats, life)
 				}

@@ -8,7 +8,7 @@ import (
 
 // completion tells which investigations are complete: they completed and so did their root
 // (`coalesce(i.final_state = 'completed' AND r.final_state = 'completed', false)` of
-// views/07_execution_costs.sql and 07b_money.sql, i the investigation's row and r its
+// views/07_execution_costs.sql and the oracle testdata/oracle/07b_money.sql of package analysis, i the investigation's row and r its
 // root's). Work of an investigation whose completeness is not known yet is held by the
 // caller; resolved is called once for each investigation when it becomes known, and the
 // caller lets go of what it held. An investigation whose row, or whose root's row, never

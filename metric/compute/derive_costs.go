@@ -8,7 +8,7 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// Cost is the row of costs of a priced run (views/07b_money.sql): the money it spent at its
+// Cost is the row of costs of a priced run (docs/tables.md; its test-only SQL is analysis/testdata/oracle/07b_money.sql): the money it spent at its
 // scenario's prices, in its currency, and how much of it was wasted.
 type Cost struct {
 	RunID      string     `db:"run_id"`

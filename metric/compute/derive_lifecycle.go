@@ -2,7 +2,7 @@ package compute
 
 import "github.com/mayday-sim/mayday/sim/record"
 
-// LifecycleRow is a row of lifecycle (views/10_lifecycle.sql): how many investigations of
+// LifecycleRow is a row of lifecycle (docs/tables.md; its test-only SQL is analysis/testdata/oracle/10_lifecycle.sql): how many investigations of
 // one kind (agent 'root' or 'subagent') are in each lifecycle state at the end of minute
 // Minute of the run (At, the start of the next minute).
 type LifecycleRow struct {

@@ -278,7 +278,8 @@ func (s *Sink) Finish(events int64) (Row, error) {
 // Tables returns the derived tables of the run, for run id runID, once Finish has
 // succeeded.
 func (s *Sink) Tables(runID string) Tables {
-	t := Tables{Episodes: s.episodeRows, Curve: s.curveRows, Goodput: s.goodputRows}
+	t := Tables{Episodes: s.episodeRows, Curve: s.curveRows, Goodput: s.goodputRows,
+		Lifecycle: s.life.Rows(runID), Costs: s.costs.Rows(runID)}
 	for i := range t.Episodes {
 		t.Episodes[i].RunID = runID
 	}

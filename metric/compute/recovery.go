@@ -2,9 +2,9 @@ package compute
 
 import (
 	"cmp"
-	"strconv"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -236,7 +236,6 @@ func (s *Sink) goodput(r Row, end int64) {
 		window += valid(m+5) - valid(m)
 	}
 }
-
 
 // arrivalMinutes returns the minutes of the first and the last root arrival; ok false
 // without a root.

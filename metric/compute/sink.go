@@ -263,11 +263,13 @@ type Sink struct {
 	openEpisodes                              []int     // those in flight at the end: their end is the run's
 	curveRows                                 []CurvePoint
 	goodputRows                               []GoodputMinute
-	episodesDone                              []int64 // length (µs)<<2 | outcome (0 recovered, 1 never)
-	censored                                  []int64 // starts (µs) of episodes still open at the end
-	pendWait, subPendWait                     []int64 // µs
-	pendArrived, subPendArrived               []int64 // arrivals (µs) of investigations that never started
-	rootArrived, rootEnded                    []int64 // µs
+	life                                      *Lifecycle // the lifecycle table
+	costs                                     *Costs     // the costs table
+	episodesDone                              []int64    // length (µs)<<2 | outcome (0 recovered, 1 never)
+	censored                                  []int64    // starts (µs) of episodes still open at the end
+	pendWait, subPendWait                     []int64    // µs
+	pendArrived, subPendArrived               []int64    // arrivals (µs) of investigations that never started
+	rootArrived, rootEnded                    []int64    // µs
 	turnBuf                                   []*plan
 	idBuf                                     []uint64
 
@@ -288,7 +290,7 @@ var _ record.Sink = (*Sink)(nil)
 
 // New returns an empty Sink.
 func New(opts Options) *Sink {
-	return &Sink{
+	s := &Sink{
 		opts:        opts,
 		live:        map[int64]*inv{},
 		sparse:      map[int64]uint16{},
@@ -301,6 +303,9 @@ func New(opts Options) *Sink {
 		pendingRoot: map[int64]int64{},
 		states:      make([]uint16, min(max(opts.Investigations+1, 1024), maxDense)),
 	}
+	s.life = NewLifecycle(s.at(0))
+	s.costs = NewCosts(CostsOptions{Prices: opts.Prices, Redact: opts.Redact})
+	return s
 }
 
 // maxDense bounds the investigation ids whose state is kept in a slice; the simulator
@@ -442,6 +447,8 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	if s.over {
 		return
 	}
+	s.life.Investigation(r)
+	s.costs.Investigation(r)
 	s.end = max(s.end, r.ArrivedAt)
 	if r.Ended {
 		s.end = max(s.end, r.EndedAt)
@@ -468,6 +475,7 @@ func (s *Sink) Transition(r *record.Transition) {
 	if s.over {
 		return
 	}
+	s.life.Transition(r)
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.At)
 	start := (r.From == "" || r.From == "pending") && r.To != "pending"
@@ -501,6 +509,8 @@ func (s *Sink) Execution(r *record.Execution) {
 	if s.over {
 		return
 	}
+	s.life.Execution(r)
+	s.costs.Execution(r)
 	if r.Outcome != "hung" {
 		s.end = max(s.end, r.End)
 	}

@@ -27,6 +27,8 @@ func (s *Sink) Span(r *record.Span) {
 	if s.over {
 		return
 	}
+	s.life.Span(r)
+	s.costs.Span(r)
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.End)
 	if r.HasKey && r.OpKey.Investigation != r.InvestigationID {

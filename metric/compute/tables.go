@@ -128,7 +128,9 @@ type GoodputMinute struct {
 
 // Tables are the derived tables of one run, each a slice of its rows.
 type Tables struct {
-	Episodes []Episode
-	Curve    []CurvePoint
-	Goodput  []GoodputMinute
+	Episodes  []Episode
+	Curve     []CurvePoint
+	Goodput   []GoodputMinute
+	Lifecycle []LifecycleRow
+	Costs     []Cost
 }
