@@ -57,20 +57,20 @@ func GoodputRecovery(valid []int64, firstArrival, lastArrival int64, windows []W
 		}
 	}
 	var g Goodput
-	any := false
+	have := false
 	for _, w := range windows {
 		if w.End <= w.Start {
 			continue
 		}
-		if !any || w.Start < g.FaultStart {
+		if !have || w.Start < g.FaultStart {
 			g.FaultStart = w.Start
 		}
-		if !any || w.End > g.FaultEnd {
+		if !have || w.End > g.FaultEnd {
 			g.FaultEnd = w.End
 		}
-		any = true
+		have = true
 	}
-	if !any || g.FaultStart <= firstArrival {
+	if !have || g.FaultStart <= firstArrival {
 		return g, nil
 	}
 	const k = GoodputWindow
