@@ -4,10 +4,10 @@ package analysis
 
 import (
 	"context"
-	"sync"
 	"fmt"
 	"maps"
 	"math"
+	"sync"
 	"testing"
 
 	"pgregory.net/rapid"

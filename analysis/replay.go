@@ -138,6 +138,15 @@ func replayInvestigations(ctx context.Context, q *sql.DB, runID string, origin i
 
 // replayRange replays the investigations whose ids are in [from, to).
 func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to int64, sink record.Sink) error {
+	spans, err := readSpans(ctx, q, runID, origin, from, to)
+	if err != nil {
+		return err
+	}
+	return replayRest(ctx, q, runID, origin, from, to, spans, sink)
+}
+
+// readSpans reads the spans of the investigations whose ids are in [from, to).
+func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to int64) ([]record.Span, error) {
 	var spans []record.Span
 	rows, err := q.QueryContext(ctx, `SELECT investigation_id,
 		coalesce(trace_id, 0), span_id, coalesce(parent_span_id, 0), coalesce(agent_id, 0), coalesce(operation, ''),
@@ -149,7 +158,7 @@ func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to 
 		FROM spans WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id < $4
 		ORDER BY investigation_id, "end", span_id`, runID, origin, from, to)
 	if err != nil {
-		return fmt.Errorf("reading the spans: %w", err)
+		return nil, fmt.Errorf("reading the spans: %w", err)
 	}
 	for rows.Next() {
 		var sp record.Span
@@ -160,7 +169,7 @@ func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to 
 			&sp.FailureClass, &sp.FaultID, &sp.InputTokens, &sp.OutputTokens, &sp.Compute, &sp.InputRef,
 			&sp.OutputRef, &causedBy, &sp.Worker); err != nil {
 			rows.Close()
-			return fmt.Errorf("reading the spans: %w", err)
+			return nil, fmt.Errorf("reading the spans: %w", err)
 		}
 		if kind.Valid {
 			sp.Attrs = []record.Attr{{Key: "kind", Value: kind.String}}
@@ -178,10 +187,16 @@ func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to 
 		spans = append(spans, sp)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return fmt.Errorf("reading the spans: %w", err)
+		return nil, fmt.Errorf("reading the spans: %w", err)
 	}
+	return spans, nil
+}
+
+// replayRest reads the transitions and rows of the investigations whose ids are in
+// [from, to) and sends them, with their spans, investigation by investigation.
+func replayRest(ctx context.Context, q *sql.DB, runID string, origin, from, to int64, spans []record.Span, sink record.Sink) error {
 	var trans []record.Transition
-	rows, err = q.QueryContext(ctx, `SELECT investigation_id, `+ns(`"at"`)+`,
+	rows, err := q.QueryContext(ctx, `SELECT investigation_id, `+ns(`"at"`)+`,
 		coalesce(from_state, ''), coalesce(to_state, ''), coalesce(event, ''), coalesce(failure_class, ''),
 		coalesce(action, ''), coalesce(decided_by, ''), coalesce(reason, ''), coalesce(attempt, 0)
 		FROM transitions WHERE run_id = $1 AND "at" IS NOT NULL AND investigation_id >= $3 AND investigation_id < $4
