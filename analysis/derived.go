@@ -35,6 +35,9 @@ var derivedTables = []derivedTable{
 	{"goodput", reflect.TypeFor[compute.GoodputMinute](), func(t *compute.Tables) any { return t.Goodput }},
 	{"lifecycle", reflect.TypeFor[compute.LifecycleRow](), func(t *compute.Tables) any { return t.Lifecycle }},
 	{"costs", reflect.TypeFor[compute.Cost](), func(t *compute.Tables) any { return t.Costs }},
+	{"incidents", reflect.TypeFor[compute.Incident](), func(t *compute.Tables) any { return t.Incidents }},
+	{"saturation", reflect.TypeFor[compute.Saturation](), func(t *compute.Tables) any { return t.Saturation }},
+	{"tool_minutes", reflect.TypeFor[compute.ToolMinute](), func(t *compute.Tables) any { return t.ToolMinutes }},
 }
 
 // derivedColumn is one column of a derived table.

@@ -154,25 +154,36 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 		coalesce(`+ns(`"start"`)+`, 0), coalesce(`+ns(`"end"`)+`, 0), CAST(round(coalesce(queue_wait, 0) * 1e9) AS BIGINT),
 		coalesce(status, ''), coalesce(failure_class, ''), coalesce(fault_id, ''),
 		coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(compute, 0), coalesce(input_ref, ''),
-		coalesce(output_ref, ''), coalesce(array_to_string(caused_by, ','), ''), coalesce(worker, 0)
-		FROM spans WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id < $4
+		coalesce(output_ref, ''), coalesce(array_to_string(caused_by, ','), ''), coalesce(worker, 0),
+		CASE WHEN status IN ('error', 'timeout') THEN (SELECT string_agg(a.key || '=' || a.value, chr(10) ORDER BY a.key)
+			FROM span_attrs a WHERE a.run_id = $1 AND a.span_id = s.span_id
+			AND a.key IN ('error', 'error.type', 'http.response.status_code', 'http.status_code')) END
+		FROM spans s WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id < $4
 		ORDER BY investigation_id, "end", span_id`, runID, origin, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("reading the spans: %w", err)
 	}
 	for rows.Next() {
 		var sp record.Span
-		var kind, key sql.NullString
+		var kind, key, errAttrs sql.NullString
 		var causedBy string
 		if err := rows.Scan(&sp.InvestigationID, &sp.TraceID, &sp.SpanID, &sp.ParentSpanID, &sp.AgentID, &sp.Operation, &kind,
 			&sp.Tool, &sp.ToolVersion, &sp.Model, &key, &sp.Attempt, &sp.Start, &sp.End, &sp.QueueWait, &sp.Status,
 			&sp.FailureClass, &sp.FaultID, &sp.InputTokens, &sp.OutputTokens, &sp.Compute, &sp.InputRef,
-			&sp.OutputRef, &causedBy, &sp.Worker); err != nil {
+			&sp.OutputRef, &causedBy, &sp.Worker, &errAttrs); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading the spans: %w", err)
 		}
 		if kind.Valid {
 			sp.Attrs = []record.Attr{{Key: "kind", Value: kind.String}}
+		}
+		if errAttrs.Valid {
+			// The attributes that say a failure was a refusal for capacity.
+			for _, kv := range strings.Split(errAttrs.String, "\n") {
+				if k, v, ok := strings.Cut(kv, "="); ok {
+					sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: v})
+				}
+			}
 		}
 		if key.Valid {
 			sp.OpKey, sp.HasKey = parseOpKey(key.String)

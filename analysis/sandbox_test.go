@@ -300,7 +300,7 @@ func TestNeededViews(t *testing.T) {
 		{"SELECT * FROM metrics", false, []string{"metrics", "metrics_recomputed"}},
 		{"SELECT * FROM metrics_recomputed", true, []string{"metrics_recomputed"}},
 		{"SELECT 1", true, nil},
-		{"SELECT * FROM Incidents", true, []string{"incidents", "tool_minutes", "disruptions", "calls", "call_rows", "attempts"}},
+		{"SELECT * FROM Disruptions", true, []string{"disruptions", "call_rows", "attempts"}},
 	} {
 		got := neededViews(files, c.statement, c.stored)
 		var names []string
@@ -341,12 +341,12 @@ func TestShare(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	shared := []string{"run_clock", "call_rows", "calls", "disruptions", "tool_minutes", "incidents"}
+	shared := []string{"run_clock", "call_rows", "calls", "disruptions"}
 	if err := db.Share(ctx, []string{specs[0].RunID}, shared...); err != nil {
 		t.Fatal(err)
 	}
 	nonEmpty := 0
-	for _, v := range append(slices.Clone(shared), "tool_stats", "recovery_curve", "lifecycle", "goodput") {
+	for _, v := range append(slices.Clone(shared), "tool_stats", "incidents", "tool_minutes", "recovery_curve", "lifecycle", "goodput") {
 		q := "SELECT * FROM " + v + " WHERE run_id = '" + specs[0].RunID + "' ORDER BY ALL"
 		_, want, err := full.Query(ctx, q)
 		if err != nil {

@@ -327,7 +327,7 @@ func TestViewsIdempotent(t *testing.T) {
 			t.Errorf("view %s: %v", v, err)
 		}
 	}
-	for _, want := range []string{"metrics", "incidents", "tool_stats"} {
+	for _, want := range []string{"metrics", "tool_stats"} {
 		if !slices.Contains(Views, want) {
 			t.Errorf("no view %s in %v", want, Views)
 		}

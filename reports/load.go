@@ -96,7 +96,7 @@ type storedRun struct {
 
 // sharedViews are the views that more than one of a report's queries read (directly or
 // through another view), in creation order: computed once per source (analysis Share).
-var sharedViews = []string{"run_clock", "call_rows", "calls", "disruptions", "tool_minutes", "incidents"}
+var sharedViews = []string{"run_clock", "call_rows", "calls", "disruptions"}
 
 func loadSource(ctx context.Context, src string, progress func(what string, done, total int)) ([]*Run, error) {
 	path, err := DBPath(src)

@@ -33,7 +33,7 @@ type ToolStat struct {
 	DiscardedResults       int64      `db:"discarded_results"`
 	Compute                float64    `db:"compute"`
 	WastedCompute          float64    `db:"wasted_compute"`
-	IncidentMinutes        int64      `db:"incident_minutes"`
+	IncidentMinutes        float64    `db:"incident_minutes"`
 	Incidents              int64      `db:"incidents"`
 	IncidentFailedAttempts int64      `db:"incident_failed_attempts"`
 	RecoveryEpisodes       int64      `db:"recovery_episodes"`

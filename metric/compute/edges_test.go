@@ -2,6 +2,7 @@ package compute
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/mayday-sim/mayday/sim/record"
@@ -294,74 +295,70 @@ func TestQuantileContEdges(t *testing.T) {
 	}
 }
 
-// hot is the incident test of one minute: at least 5 failures, above the expected share,
-// and a log-likelihood ratio of at least ln 10⁴ against the baseline p. The values below
-// sit on either side of each condition: with p = 0.1 and 10 calls, 6 failures give
-// 6 ln 6 + 4 ln(4/9) ≈ 7.51 and 7 give 7 ln 7 + 3 ln(3/9) ≈ 10.33, against ln 10⁴ ≈ 9.21;
-// 5 failures of 5 give 5 ln(1/p): 9.16 at p = 0.16, 9.49 at p = 0.15.
-func TestHot(t *testing.T) {
-	for _, c := range []struct {
-		f, n    int64
-		p       float64
-		defined bool
-		want    bool
-	}{
-		{4, 4, 0, true, false}, {5, 5, 0, true, true}, {5, 5, 0, false, false},
-		{5, 10, 0.5, true, false}, {6, 10, 0.5, true, false},
-		{6, 10, 0.1, true, false}, {7, 10, 0.1, true, true},
-		{5, 5, 0.16, true, false}, {5, 5, 0.15, true, true}, {5, 5, 0.1, true, true},
-		{6, 5, 1, true, false},
-	} {
-		if got := hot(c.f, c.n, c.p, c.defined); got != c.want {
-			t.Errorf("hot(%d, %d, %v, %v) = %v, want %v", c.f, c.n, c.p, c.defined, got, c.want)
+// An outage of a tool called about three times a minute, every call failing for 30 minutes
+// and none outside it, is one incident from its first failed call to the first call after
+// its last that succeeded; every failure is inside it. The rule itself is tested in package
+// metric/detect; this holds the Sink to feeding it a tool's calls in order and adding up the
+// incident's span.
+func TestOutageIsOneIncident(t *testing.T) {
+	h := newHand(Options{})
+	call := func(at int64, st record.Status) {
+		h.s.Span(&record.Span{SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", Start: at, End: at, Status: st,
+			FaultID: map[bool]string{true: "outage-t", false: ""}[st == record.StatusError]})
+	}
+	h.s.Fault(&record.Fault{FaultID: "outage-t", Kind: "outage", Tool: "t", Window: true, Start: 60 * minute, End: 90 * minute})
+	for at := int64(0); at < 150*minute; at += 20 * sec {
+		st := record.StatusOK
+		if at >= 60*minute && at < 90*minute {
+			st = record.StatusError
 		}
+		call(at, st)
+	}
+	r := h.finish(t)
+	if g := r.Get("correlated_failure_share"); g != 1 {
+		t.Errorf("correlated_failure_share = %v, want 1", g)
+	}
+	tb := h.s.Tables("r")
+	if len(tb.Incidents) != 1 {
+		t.Fatalf("%d incidents, want 1: %+v", len(tb.Incidents), tb.Incidents)
+	}
+	in := tb.Incidents[0]
+	if in.Start != TimeOf(60*minute) || in.End != TimeOf(90*minute) || in.FailedAttempts != 90 || in.Calls != 90 {
+		t.Errorf("incident %+v, want [60m, 90m) with 90 failed calls of 90", in)
+	}
+	if !slices.Equal(in.FaultIDs, []string{"outage-t"}) {
+		t.Errorf("fault ids %v", in.FaultIDs)
+	}
+	var inside int
+	for _, m := range tb.ToolMinutes {
+		if m.InIncident {
+			inside++
+		}
+	}
+	if inside != 30 {
+		t.Errorf("%d minutes in the incident, want 30", inside)
 	}
 }
 
-// An incident runs over an island of hot or guarded minutes of one tool, split where two
-// such minutes are more than 3 minutes apart, and counts every failed call from its first
-// minute to its last; an island with no hot minute is none.
-func TestIncidentIslands(t *testing.T) {
+// A rate limit's refusals, with no fault, are saturation, not an incident.
+func TestRefusalsAreSaturation(t *testing.T) {
 	h := newHand(Options{})
-	calls := func(m int64, n, failed int) {
-		for i := range n {
-			st := record.StatusOK
-			if i < failed {
-				st = record.StatusError
-			}
-			at := m*minute + int64(i)*sec
-			h.s.Span(&record.Span{SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", Start: at, End: at, Status: st})
+	for i := range int64(600) {
+		at := i * 6 * sec
+		sp := &record.Span{SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", Start: at, End: at, Status: record.StatusOK}
+		if at >= 20*minute && at < 30*minute && i%2 == 0 {
+			sp.Status = record.StatusError
+			sp.Attrs = []record.Attr{{Key: "error", Value: "overloaded"}}
 		}
+		h.s.Span(sp)
 	}
-	guard := func(m int64) { h.s.Sample(&record.Sample{Tool: "t", At: (m + 1) * minute, BreakerState: "open"}) }
-	// The steady state before the window at minute 10: 1 failure in 10 calls a minute.
-	for m := range int64(10) {
-		calls(m, 10, 1)
+	h.finish(t)
+	tb := h.s.Tables("r")
+	if len(tb.Incidents) != 0 || len(tb.Saturation) != 1 {
+		t.Fatalf("%d incidents, %d saturation spans, want 0 and 1", len(tb.Incidents), len(tb.Saturation))
 	}
-	h.s.Fault(&record.Fault{Kind: "outage", Tool: "t", Window: true, Start: 10 * minute, End: 11 * minute})
-	calls(10, 10, 10) // hot
-	calls(11, 10, 10) // hot
-	calls(12, 10, 1)
-	guard(13) // 2 minutes after 11: the same island
-	calls(14, 10, 1)
-	calls(15, 10, 1)
-	calls(16, 10, 10) // hot, 3 minutes after 13: the same island
-	calls(17, 10, 1)
-	calls(18, 10, 1)
-	calls(19, 10, 1)
-	calls(20, 10, 10) // hot, 4 minutes after 16: an island of its own
-	guard(25)         // guarded alone: no incident
-	calls(26, 10, 1)
-	// A breaker half open guards its minute as one open does, parked operations too; a
-	// closed breaker with nothing parked does not (minute 18 would join 16 and 20).
-	h.s.Sample(&record.Sample{Tool: "t", At: 19 * minute, BreakerState: "closed"})
-	h.s.Sample(&record.Sample{Tool: "t", At: 31 * minute, BreakerState: "half_open"})
-	h.s.Sample(&record.Sample{Tool: "t", At: 33 * minute, BreakerState: "closed", Parked: 1})
-	r := h.finish(t)
-	// Inside: minutes 10-16 (10+10+1+0+1+1+10 = 33) and 20 (10): 43 of the 57 failures
-	// (10 before, 20, 1, 1, 1, 10, 1, 1, 1, 10, 1).
-	if g := r.Get("correlated_failure_share"); g != 43.0/57 {
-		t.Errorf("correlated_failure_share = %v (%v of 57), want 43/57", g, g*57)
+	if s := tb.Saturation[0]; s.Refused != 50 {
+		t.Errorf("saturation %+v, want 50 refusals", s)
 	}
 }
 

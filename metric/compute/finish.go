@@ -64,6 +64,7 @@ var ErrTooLarge = errors.New("compute: more records of open investigations than 
 func (s *Sink) settle(e *inv) {
 	s.markWastedTurns(e)
 	s.placeMarks(e)
+	s.settleCalls(e)
 	s.episodes(e)
 
 	st := stSettled
@@ -265,7 +266,11 @@ func (s *Sink) Finish(events int64) (Row, error) {
 		r.Currency = s.opts.Prices.Currency
 	}
 	r.set("retry_amplification", ratio(float64(s.attempts), float64(s.operations)))
-	r.set("correlated_failure_share", ratio(float64(s.incidentFailures()), float64(s.failedCalls)))
+	inside, err := s.findIncidents(end)
+	if err != nil {
+		return Row{}, err
+	}
+	r.set("correlated_failure_share", ratio(float64(inside), float64(s.failedCalls)))
 	for _, i := range s.openEpisodes {
 		s.endEpisode(&s.episodeRows[i], end)
 	}
@@ -279,7 +284,17 @@ func (s *Sink) Finish(events int64) (Row, error) {
 // succeeded.
 func (s *Sink) Tables(runID string) Tables {
 	t := Tables{Episodes: s.episodeRows, Curve: s.curveRows, Goodput: s.goodputRows,
-		Lifecycle: s.life.Rows(runID), Costs: s.costs.Rows(runID)}
+		Lifecycle: s.life.Rows(runID), Costs: s.costs.Rows(runID),
+		Incidents: s.incidentRows, Saturation: s.saturationRows, ToolMinutes: s.minuteRows}
+	for i := range t.Incidents {
+		t.Incidents[i].RunID = runID
+	}
+	for i := range t.Saturation {
+		t.Saturation[i].RunID = runID
+	}
+	for i := range t.ToolMinutes {
+		t.ToolMinutes[i].RunID = runID
+	}
 	for i := range t.Episodes {
 		t.Episodes[i].RunID = runID
 	}

@@ -112,12 +112,13 @@ type inv struct {
 	marks  []mark
 	keyed  []keyed
 	valids []valid
+	calls  []callRef
 }
 
 // reset empties e for another investigation, keeping its slices' memory.
 func (e *inv) reset(id int64) {
 	*e = inv{id: id, ops: e.ops[:0], plans: e.plans[:0], signs: e.signs[:0], marks: e.marks[:0],
-		keyed: e.keyed[:0], valids: e.valids[:0]}
+		keyed: e.keyed[:0], valids: e.valids[:0], calls: e.calls[:0]}
 }
 
 // op is what the metrics need of one operation (op_key).
@@ -141,8 +142,8 @@ type tm struct {
 }
 
 type tmCount struct {
-	attempts, failed int64
-	guarded          bool
+	attempts, failed, retries, refused, parked, throttled int64
+	guarded                                               bool
 }
 
 // sign is a sign of trouble with an operation (views/03_disruptions.sql).
@@ -263,6 +264,14 @@ type Sink struct {
 	openEpisodes                              []int     // those in flight at the end: their end is the run's
 	curveRows                                 []CurvePoint
 	goodputRows                               []GoodputMinute
+	calls                                     [][]uint64 // every tool's calls (packCall), by tool
+	hits                                      [][]hit    // every tool's hits, by tool
+	retried                                   [][]int64  // every tool's starts of calls a retry followed
+	faultNames                                []string
+	faultIdx                                  map[string]int32
+	incidentRows                              []Incident
+	saturationRows                            []Saturation
+	minuteRows                                []ToolMinute
 	life                                      *Lifecycle // the lifecycle table
 	costs                                     *Costs     // the costs table
 	episodesDone                              []int64    // length (µs)<<2 | outcome (0 recovered, 1 never)
@@ -301,6 +310,7 @@ func New(opts Options) *Sink {
 		minutes:     map[tm]*tmCount{},
 		pend:        map[int64]*pending{},
 		pendingRoot: map[int64]int64{},
+		faultIdx:    map[string]int32{},
 		states:      make([]uint16, min(max(opts.Investigations+1, 1024), maxDense)),
 	}
 	s.life = NewLifecycle(s.at(0))

@@ -113,10 +113,30 @@ func (s *Sink) keyedSpan(e *inv, r *record.Span, tool int32) *op {
 	return o
 }
 
-// call counts a call to a dependency in its tool's minute, and its sign when it failed.
+// call counts a call to a dependency in its tool's minute and its tool's calls, keeps it
+// with its investigation, and its sign when it failed.
 func (s *Sink) call(tool int32, r *record.Span, bad bool) {
+	model := r.Operation == record.OpPlan
+	start := us(r.Start)
 	c := s.minute(tool, minuteOf(r.Start))
 	c.attempts++
+	if !model && r.Attempt > 1 {
+		c.retries++
+	}
+	refused := bad && capacityRefusal(r)
+	if refused {
+		c.refused++
+	}
+	if tool != noTool {
+		for int(tool) >= len(s.calls) {
+			s.calls = append(s.calls, nil)
+		}
+		s.calls[tool] = append(s.calls[tool], packCall(start, bad, refused))
+	}
+	if e := s.invOf(r.InvestigationID); e != nil {
+		e.calls = append(e.calls, callRef{key: r.OpKey, hasKey: r.HasKey, model: model, failed: bad, tool: tool,
+			attempt: r.Attempt, start: start, span: r.SpanID, kind: failKind(r.Status), fault: s.faultIndex(r.FaultID)})
+	}
 	if !bad {
 		return
 	}

@@ -57,22 +57,57 @@ func String(v string) NullString { return NullString{v, true} }
 func TimeAt(v Time) NullTime     { return NullTime{v, true} }
 func Bool(v bool) NullBool       { return NullBool{v, true} }
 
-// Incident is a row of incidents (docs/metrics.md, incidents).
+// Incident is a row of incidents (docs/metrics.md, incidents): a span of one tool's calls
+// whose failures the incident rule (package metric/detect) found far above the tool's
+// baseline, from its first failed call to the first call after its last one that did not
+// fail (or the run's end).
 type Incident struct {
 	RunID                  string   `db:"run_id"`
 	Incident               int64    `db:"incident"`
 	Tool                   string   `db:"tool"`
 	Start                  Time     `db:"start"`
 	End                    Time     `db:"end"`
-	Minutes                int64    `db:"minutes"`
-	HotMinutes             int64    `db:"hot_minutes"`
-	GuardedMinutes         int64    `db:"guarded_minutes"`
+	Minutes                float64  `db:"minutes"`
+	DetectedAt             Time     `db:"detected_at"`
+	Calls                  int64    `db:"calls"`
 	FailedAttempts         int64    `db:"failed_attempts"`
 	AffectedInvestigations int64    `db:"affected_investigations"`
 	Parked                 int64    `db:"parked"`
 	Throttled              int64    `db:"throttled"`
 	RetriesSent            int64    `db:"retries_sent"`
+	Baseline               float64  `db:"baseline"`
 	FaultIDs               []string `db:"fault_ids"`
+}
+
+// Saturation is a row of saturation: a span of one tool's calls whose capacity refusals (a
+// rate limit, a queue limit, load shedding) were far above the tool's baseline, found by the
+// same rule as incidents; a refusal is never evidence of an incident.
+type Saturation struct {
+	RunID   string  `db:"run_id"`
+	Episode int64   `db:"episode"`
+	Tool    string  `db:"tool"`
+	Start   Time    `db:"start"`
+	End     Time    `db:"end"`
+	Minutes float64 `db:"minutes"`
+	Calls   int64   `db:"calls"`
+	Refused int64   `db:"refused"`
+}
+
+// ToolMinute is a row of tool_minutes: a tool's calls in one minute of the run, and whether
+// an incident of the tool covered part of it.
+type ToolMinute struct {
+	RunID          string `db:"run_id"`
+	Tool           string `db:"tool"`
+	Minute         int64  `db:"minute"`
+	Start          Time   `db:"start"`
+	Attempts       int64  `db:"attempts"`
+	FailedAttempts int64  `db:"failed_attempts"`
+	Retries        int64  `db:"retries"`
+	Refused        int64  `db:"refused"`
+	Parked         int64  `db:"parked"`
+	Throttled      int64  `db:"throttled"`
+	Guarded        bool   `db:"guarded"`
+	InIncident     bool   `db:"in_incident"`
 }
 
 // Episode is a row of recovery_episodes (docs/metrics.md, recovery episodes).
@@ -128,9 +163,12 @@ type GoodputMinute struct {
 
 // Tables are the derived tables of one run, each a slice of its rows.
 type Tables struct {
-	Episodes  []Episode
-	Curve     []CurvePoint
-	Goodput   []GoodputMinute
-	Lifecycle []LifecycleRow
-	Costs     []Cost
+	Episodes    []Episode
+	Curve       []CurvePoint
+	Goodput     []GoodputMinute
+	Lifecycle   []LifecycleRow
+	Costs       []Cost
+	Incidents   []Incident
+	Saturation  []Saturation
+	ToolMinutes []ToolMinute
 }
