@@ -58,7 +58,7 @@ func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID st
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s)})
+	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Tables: true})
 	dig := traces.NewDigester(opts)
 	res, simErr := sim.Run(context.Background(), s, seed, record.Tee{load, sink, dig}, sim.Options{Check: true})
 	row, rowErr := sink.Finish(res.Events)

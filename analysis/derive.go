@@ -134,6 +134,7 @@ func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, erro
 	}
 	var opts compute.Options
 	opts.Guards = true // parks are placed wherever they are stored
+	opts.Tables = true
 	opts.Origin = origin
 	if prices, err := compute.StoredPrices(config); err == nil {
 		opts.Prices = prices

@@ -204,7 +204,8 @@ func (r *simulated) finish(ctx context.Context) (analysis.Outcome, error) {
 // redacts termination reasons and model names as the trace does, so that its row is the
 // metrics view's row of that trace. The redactor is its own, as the sink reads on a
 // goroutine of its own. held is its compute.Options.MaxHeld: maxHeld for a traced run,
-// which can ask the views instead, 0 (no bound) for a run without a trace.
+// which can ask the views instead, 0 (no bound) for a run without a trace. A traced run's
+// sink computes the derived tables too (compute.Options.Tables), which the run stores.
 func newSink(s *scenarios.Scenario, opts traces.Options, held int64) (*compute.Sink, error) {
 	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
 	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
@@ -212,7 +213,7 @@ func newSink(s *scenarios.Scenario, opts traces.Options, held int64) (*compute.S
 		return nil, err
 	}
 	return compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
-		Investigations: s.Workload.Investigations, MaxHeld: held}), nil
+		Investigations: s.Workload.Investigations, MaxHeld: held, Tables: held > 0}), nil
 }
 
 // maxHeld bounds the records a traced run's sink holds for investigations still open

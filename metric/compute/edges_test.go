@@ -301,7 +301,7 @@ func TestQuantileContEdges(t *testing.T) {
 // metric/detect; this holds the Sink to feeding it a tool's calls in order and adding up the
 // incident's span.
 func TestOutageIsOneIncident(t *testing.T) {
-	h := newHand(Options{})
+	h := newHand(Options{Tables: true})
 	call := func(at int64, st record.Status) {
 		h.s.Span(&record.Span{SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", Start: at, End: at, Status: st,
 			FaultID: map[bool]string{true: "outage-t", false: ""}[st == record.StatusError]})
@@ -342,7 +342,7 @@ func TestOutageIsOneIncident(t *testing.T) {
 
 // A rate limit's refusals, with no fault, are saturation, not an incident.
 func TestRefusalsAreSaturation(t *testing.T) {
-	h := newHand(Options{})
+	h := newHand(Options{Tables: true})
 	for i := range int64(600) {
 		at := i * 6 * sec
 		sp := &record.Span{SpanID: h.next(), Operation: record.OpExecuteTool, Tool: "t", Start: at, End: at, Status: record.StatusOK}

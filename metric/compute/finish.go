@@ -284,8 +284,10 @@ func (s *Sink) Finish(events int64) (Row, error) {
 // succeeded.
 func (s *Sink) Tables(runID string) Tables {
 	t := Tables{Episodes: s.episodeRows, Curve: s.curveRows, Goodput: s.goodputRows,
-		Lifecycle: s.life.Rows(runID), Costs: s.costs.Rows(runID),
 		Incidents: s.incidentRows, Saturation: s.saturationRows, ToolMinutes: s.minuteRows}
+	if s.life != nil {
+		t.Lifecycle, t.Costs = s.life.Rows(runID), s.costs.Rows(runID)
+	}
 	for i := range t.Incidents {
 		t.Incidents[i].RunID = runID
 	}

@@ -274,7 +274,9 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 	for i := range s.saturationRows {
 		s.saturationRows[i].Episode = int64(i + 1)
 	}
-	s.toolMinuteRows(windows)
+	if s.opts.Tables {
+		s.toolMinuteRows(windows)
+	}
 	return inside, nil
 }
 

@@ -57,6 +57,17 @@ func (s *Sink) episodes(e *inv) {
 				recovered, validAt = true, end
 			}
 		}
+		if !s.opts.Tables {
+			switch {
+			case recovered:
+				s.episodesDone = append(s.episodesDone, (validAt-start)<<2)
+			case e.seen && e.ended:
+				s.episodesDone = append(s.episodesDone, (us(e.endedAt)-start)<<2|1)
+			default:
+				s.censored = append(s.censored, start)
+			}
+			continue
+		}
 		row := Episode{InvestigationID: Int(e.id), OpKey: String(opKeyText(k)),
 			StepKey: stepKeyText(k), FirstKind: String(kindNames[first.kind]),
 			Signs: signs, FailedAttempts: failedAttempts, Start: s.at(start), DetectedAt: TimeAt(s.at(first.known)),
@@ -222,7 +233,9 @@ func (s *Sink) goodput(r Row, end int64) {
 		} else if !full {
 			row.Recovered = Bool(false)
 		}
-		s.goodputRows = append(s.goodputRows, row)
+		if s.opts.Tables {
+			s.goodputRows = append(s.goodputRows, row)
+		}
 		// The first full window after the last fault window, while roots still arrive,
 		// whose results reach the threshold.
 		if haveBase && base > 0 && !found && m >= max(s.lastWindow/usPerMinute, 0) && full && m+4 <= lastArrival {

@@ -37,6 +37,10 @@ type Options struct {
 	// TIMESTAMPs add back: 0 is simulated time 0 (record.Epoch); an imported run replayed
 	// from its stored trace counts from its own first instant (see run_origin_us).
 	Origin int64
+	// Tables: the run's derived tables are wanted (Sink.Tables), as they are for a run that
+	// is stored; without it the Sink computes only the metrics row, and keeps nothing only
+	// the tables need.
+	Tables bool
 }
 
 // GuardsOf reports whether scenario s has a guard that can park operations (Options.Guards).
@@ -313,8 +317,10 @@ func New(opts Options) *Sink {
 		faultIdx:    map[string]int32{},
 		states:      make([]uint16, min(max(opts.Investigations+1, 1024), maxDense)),
 	}
-	s.life = NewLifecycle(s.at(0))
-	s.costs = NewCosts(CostsOptions{Prices: opts.Prices, Redact: opts.Redact})
+	if opts.Tables {
+		s.life = NewLifecycle(s.at(0))
+		s.costs = NewCosts(CostsOptions{Prices: opts.Prices, Redact: opts.Redact})
+	}
 	return s
 }
 
@@ -457,8 +463,10 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	if s.over {
 		return
 	}
-	s.life.Investigation(r)
-	s.costs.Investigation(r)
+	if s.life != nil {
+		s.life.Investigation(r)
+		s.costs.Investigation(r)
+	}
 	s.end = max(s.end, r.ArrivedAt)
 	if r.Ended {
 		s.end = max(s.end, r.EndedAt)
@@ -485,7 +493,9 @@ func (s *Sink) Transition(r *record.Transition) {
 	if s.over {
 		return
 	}
-	s.life.Transition(r)
+	if s.life != nil {
+		s.life.Transition(r)
+	}
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.At)
 	start := (r.From == "" || r.From == "pending") && r.To != "pending"
@@ -519,8 +529,10 @@ func (s *Sink) Execution(r *record.Execution) {
 	if s.over {
 		return
 	}
-	s.life.Execution(r)
-	s.costs.Execution(r)
+	if s.life != nil {
+		s.life.Execution(r)
+		s.costs.Execution(r)
+	}
 	if r.Outcome != "hung" {
 		s.end = max(s.end, r.End)
 	}

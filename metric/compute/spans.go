@@ -27,8 +27,10 @@ func (s *Sink) Span(r *record.Span) {
 	if s.over {
 		return
 	}
-	s.life.Span(r)
-	s.costs.Span(r)
+	if s.life != nil {
+		s.life.Span(r)
+		s.costs.Span(r)
+	}
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.End)
 	if r.HasKey && r.OpKey.Investigation != r.InvestigationID {
@@ -133,7 +135,9 @@ func (s *Sink) call(tool int32, r *record.Span, bad bool) {
 		}
 		s.calls[tool] = append(s.calls[tool], packCall(start, bad, refused))
 	}
-	if e := s.invOf(r.InvestigationID); e != nil {
+	if !s.opts.Tables {
+		// only the tables need the investigation's calls
+	} else if e := s.invOf(r.InvestigationID); e != nil {
 		e.calls = append(e.calls, callRef{key: r.OpKey, hasKey: r.HasKey, model: model, failed: bad, tool: tool,
 			attempt: r.Attempt, start: start, span: r.SpanID, kind: failKind(r.Status), fault: s.faultIndex(r.FaultID)})
 	}
