@@ -157,7 +157,7 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 		coalesce(output_ref, ''), coalesce(array_to_string(caused_by, ','), ''), coalesce(worker, 0),
 		CASE WHEN status IN ('error', 'timeout') THEN (SELECT string_agg(a.key || '=' || a.value, chr(10) ORDER BY a.key)
 			FROM span_attrs a WHERE a.run_id = $1 AND a.span_id = s.span_id
-			AND a.key IN ('error', 'error.type', 'http.response.status_code', 'http.status_code')) END
+			AND a.key IN ('error', 'mayday.attr.error', 'error.type', 'http.response.status_code', 'http.status_code')) END
 		FROM spans s WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id < $4
 		ORDER BY investigation_id, "end", span_id`, runID, origin, from, to)
 	if err != nil {

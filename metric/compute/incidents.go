@@ -128,12 +128,12 @@ func (s *Sink) faultIndex(id string) int32 {
 
 // capacityRefusal reports whether a failed call was refused for capacity (a rate limit, a
 // queue limit, load shedding) rather than failed: the simulator marks it with the attribute
-// error = rate_limited or overloaded; an imported span with an error.type naming a rate
-// limit or an overload, or an HTTP status of 429.
+// error = rate_limited or overloaded (mayday.attr.error in its OTLP export); an imported
+// span with an error.type naming a rate limit or an overload, or an HTTP status of 429.
 func capacityRefusal(r *record.Span) bool {
 	for _, a := range r.Attrs {
 		switch a.Key {
-		case "error":
+		case "error", "mayday.attr.error": // the second: mayday's own export, read as plain spans
 			if a.Value == "rate_limited" || a.Value == "overloaded" {
 				return true
 			}

@@ -5,7 +5,7 @@
 CREATE OR REPLACE VIEW tool_minutes AS
 WITH refusals AS (
     SELECT DISTINCT run_id, span_id FROM span_attrs
-    WHERE (key = 'error' AND value IN ('rate_limited', 'overloaded'))
+    WHERE (key IN ('error', 'mayday.attr.error') AND value IN ('rate_limited', 'overloaded'))
        OR (key = 'error.type' AND regexp_matches(lower(value), 'ratelimit|rate_limit|too_many_requests|toomanyrequests|overloaded|429'))
        OR (key IN ('http.response.status_code', 'http.status_code') AND value = '429')
 ),
