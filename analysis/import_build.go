@@ -674,8 +674,9 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 			inv.rec.Tokens += in + out
 		}
 	}
+	sp.Attrs = slices.Grow(sp.Attrs, len(s.attrs)+1)
 	for _, kv := range s.attrs {
-		sp.Attrs = append(sp.Attrs, record.Attr{Key: kv.Key, Value: anyText(kv.Value)})
+		sp.Attrs = append(sp.Attrs, record.Attr{Key: kv.key, Value: kv.val.text()})
 	}
 	if s.missingRoot {
 		sp.Attrs = append(sp.Attrs, record.Attr{Key: "mayday.imported", Value: "missing_root"})

@@ -27,6 +27,7 @@ import (
 // native is one mayday export run being rebuilt.
 type native struct {
 	r      *inRun
+	byKey  spanAttrs         // the attributes of the span being rebuilt, reused span to span
 	ids    map[string]uint64 // trace id + span id (hex) -> mayday span id
 	rootOf map[int64]int64   // investigation -> its root
 	c      record.Collector
@@ -135,7 +136,14 @@ func (n *native) runRecords() {
 
 // span rebuilds one row of spans.
 func (n *native) span(s *inSpan) record.Span {
-	v := kvMap(s.attrs)
+	if n.byKey == nil {
+		n.byKey = spanAttrs{}
+	}
+	clear(n.byKey)
+	for i := range s.attrs {
+		n.byKey[s.attrs[i].key] = &s.attrs[i].val
+	}
+	v := n.byKey
 	inv := v.int("mayday.investigation_id")
 	sp := record.Span{TraceID: inv, SpanID: n.ids[s.key], ParentSpanID: n.ids[s.parent], InvestigationID: inv,
 		AgentID: v.int("mayday.agent_id"), Operation: record.Operation(v.str("mayday.operation")),
@@ -159,8 +167,8 @@ func (n *native) span(s *inSpan) record.Span {
 		}
 	}
 	for _, kv := range s.attrs {
-		if k, ok := strings.CutPrefix(kv.Key, "mayday.attr."); ok {
-			sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: anyText(kv.Value)})
+		if k, ok := strings.CutPrefix(kv.key, "mayday.attr."); ok {
+			sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: kv.val.text()})
 		}
 	}
 	return sp
@@ -235,3 +243,27 @@ func (m kvs) int(k string) int64 { return m[k].GetIntValue() }
 
 // time is a timestamp column (Unix nanoseconds) as simulated time.
 func (m kvs) time(k string) int64 { return m[k].GetIntValue() - record.Epoch }
+
+// spanAttrs is a span's attributes by key, read as kvs reads protobuf values.
+type spanAttrs map[string]*attrValue
+
+func (m spanAttrs) str(k string) string {
+	if v := m[k]; v != nil {
+		return v.str()
+	}
+	return ""
+}
+
+func (m spanAttrs) int(k string) int64 {
+	if v := m[k]; v != nil {
+		return v.int()
+	}
+	return 0
+}
+
+func (m spanAttrs) float(k string) float64 {
+	if v := m[k]; v != nil {
+		return v.float()
+	}
+	return 0
+}
