@@ -5,7 +5,6 @@ package analysis
 import (
 	"cmp"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -77,10 +76,11 @@ func (n *native) events() {
 		sortByRow(n.c.Transitions, transRows)
 		sortByRow(n.c.Executions, execRows)
 	}()
+	var v spanAttrs // reused event to event
 	for _, s := range n.r.spans {
 		for _, e := range s.events {
-			v := kvMap(e.Attributes)
-			switch e.Name {
+			v = attrsByKeyIn(v, e.attrs)
+			switch e.name {
 			case "mayday.investigation":
 				inv := record.Investigation{InvestigationID: v.int("investigation_id"), ParentID: v.int("parent_id"),
 					RootID: v.int("root_id"), Depth: int32(v.int("depth")), ArrivedAt: v.time("arrived_at"),
@@ -136,13 +136,7 @@ func (n *native) runRecords() {
 
 // span rebuilds one row of spans.
 func (n *native) span(s *inSpan) record.Span {
-	if n.byKey == nil {
-		n.byKey = spanAttrs{}
-	}
-	clear(n.byKey)
-	for i := range s.attrs {
-		n.byKey[s.attrs[i].key] = &s.attrs[i].val
-	}
+	n.byKey = attrsByKeyIn(n.byKey, s.attrs)
 	v := n.byKey
 	inv := v.int("mayday.investigation_id")
 	sp := record.Span{TraceID: inv, SpanID: n.ids[s.key], ParentSpanID: n.ids[s.parent], InvestigationID: inv,
@@ -162,7 +156,7 @@ func (n *native) span(s *inSpan) record.Span {
 		sp.HasKey, sp.OpKey = true, key
 	}
 	for _, l := range s.links {
-		if id, ok := n.ids[hex.EncodeToString(l.TraceId)+hex.EncodeToString(l.SpanId)]; ok {
+		if id, ok := n.ids[l.key]; ok {
 			sp.CausedBy = append(sp.CausedBy, id)
 		}
 	}
@@ -244,8 +238,31 @@ func (m kvs) int(k string) int64 { return m[k].GetIntValue() }
 // time is a timestamp column (Unix nanoseconds) as simulated time.
 func (m kvs) time(k string) int64 { return m[k].GetIntValue() - record.Epoch }
 
-// spanAttrs is a span's attributes by key, read as kvs reads protobuf values.
+// spanAttrs is a span's attributes by key (the last of a key), read as kvs reads
+// protobuf values.
 type spanAttrs map[string]*attrValue
+
+// attrsByKeyIn is attrsByKey reusing m.
+func attrsByKeyIn(m spanAttrs, list []spanAttr) spanAttrs {
+	if m == nil {
+		m = spanAttrs{}
+	}
+	clear(m)
+	for i := range list {
+		m[list[i].key] = &list[i].val
+	}
+	return m
+}
+
+func (m spanAttrs) bool(k string) bool {
+	if v := m[k]; v != nil {
+		return v.bool()
+	}
+	return false
+}
+
+// time is a timestamp column (Unix nanoseconds) as simulated time.
+func (m spanAttrs) time(k string) int64 { return m.int(k) - record.Epoch }
 
 func (m spanAttrs) str(k string) string {
 	if v := m[k]; v != nil {

@@ -52,8 +52,8 @@ type inSpan struct {
 	code         tracepb.Status_StatusCode
 	msg          string
 	attrs        []spanAttr
-	events       []*tracepb.Span_Event
-	links        []*tracepb.Span_Link
+	events       []spanEvent // every event of a mayday export's span; only exceptions otherwise
+	links        []spanLink
 	traceHex     string
 	conv         string      // the convention's name (ConvMayday for a mayday export)
 	cv           *convention // the convention (nil for a mayday export)
@@ -76,7 +76,7 @@ type inRun struct {
 	resource map[string]*commonpb.AnyValue
 	spans    []*inSpan
 	byKey    map[string]*inSpan
-	convs    map[string]int64 // spans by conventions
+	convs    map[string]int64  // spans by conventions
 	interned map[string]string // attribute keys and short string values, each held once
 }
 
@@ -229,11 +229,11 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if sp.EndTimeUnixNano != 0 && sp.EndTimeUnixNano < sp.StartTimeUnixNano {
 		return fmt.Errorf("span %q (%x) ends before it starts", sp.Name, sp.SpanId)
 	}
-	th := hex.EncodeToString(sp.TraceId)
-	s := &inSpan{run: r, traceHex: th, otlpID: hex.EncodeToString(sp.SpanId), name: sp.Name,
+	key := hex.EncodeToString(append(sp.TraceId[:16:16], sp.SpanId...)) // one string: the trace id and span id share it
+	th := key[:32]
+	s := &inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: sp.Name,
 		start: int64(sp.StartTimeUnixNano), end: int64(sp.EndTimeUnixNano),
-		events: sp.Events, links: sp.Links}
-	s.key = th + s.otlpID
+	}
 	if len(sp.ParentSpanId) == 8 {
 		s.parent = th + hex.EncodeToString(sp.ParentSpanId)
 	}
@@ -243,9 +243,17 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if _, dup := r.byKey[s.key]; dup {
 		return nil // the same span sent twice (an exporter's retry): keep the first
 	}
-	s.attrs = make([]spanAttr, len(sp.Attributes))
-	for i, kv := range sp.Attributes {
-		s.attrs[i] = spanAttr{key: r.intern(kv.Key), val: compactValue(kv.Value, r.intern)}
+	s.attrs = r.compactAttrs(sp.Attributes)
+	for _, e := range sp.Events {
+		if r.native || e.Name == "exception" {
+			s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
+		}
+	}
+	if len(sp.Links) > 0 {
+		s.links = make([]spanLink, len(sp.Links))
+		for i, l := range sp.Links {
+			s.links[i] = spanLink{key: hex.EncodeToString(l.TraceId) + hex.EncodeToString(l.SpanId), ok: len(l.TraceId) == 16 && len(l.SpanId) == 8}
+		}
 	}
 	s.classify(forced)
 	r.convs[s.conv]++
@@ -262,11 +270,36 @@ type spanAttr struct {
 	val attrValue
 }
 
+// spanEvent is an event of a kept span: its name and attributes.
+type spanEvent struct {
+	name  string
+	attrs []spanAttr
+}
+
+// spanLink is a link of a kept span: the linked span's trace id and span id (hex), and
+// whether they have the lengths of ids (16 and 8 bytes).
+type spanLink struct {
+	key string
+	ok  bool
+}
+
+// compactAttrs is attributes in the compact form.
+func (r *inRun) compactAttrs(kvs []*commonpb.KeyValue) []spanAttr {
+	if len(kvs) == 0 {
+		return nil
+	}
+	out := make([]spanAttr, len(kvs))
+	for i, kv := range kvs {
+		out[i] = spanAttr{key: r.intern(kv.Key), val: compactValue(kv.Value, r.intern)}
+	}
+	return out
+}
+
 // attrValue is an attribute's value: a string, an integer, a double or a boolean held as
 // itself, any other kind (bytes, arrays, maps) as its protobuf value.
 type attrValue struct {
 	s    string
-	n    uint64            // an integer, a double's bits, a boolean (1)
+	n    uint64             // an integer, a double's bits, a boolean (1)
 	v    *commonpb.AnyValue // bytes, arrays and maps
 	kind attrKind
 }
@@ -472,19 +505,19 @@ func (s *inSpan) outcome() {
 	s.errType = s.str(keys...)
 	excMsg, exception := "", false
 	for _, e := range s.events {
-		if e.Name != "exception" {
+		if e.name != "exception" {
 			continue
 		}
 		exception = true
-		for _, kv := range e.Attributes {
-			switch kv.Key {
+		for _, kv := range e.attrs {
+			switch kv.key {
 			case "exception.type":
 				if s.errType == "" {
-					s.errType = firstLine(anyText(kv.Value))
+					s.errType = firstLine(kv.val.text())
 				}
 			case "exception.message":
 				if excMsg == "" {
-					excMsg = firstLine(anyText(kv.Value))
+					excMsg = firstLine(kv.val.text())
 				}
 			}
 		}
