@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"cmp"
-	"encoding/hex"
 	"slices"
 	"strings"
 	"time"
@@ -314,10 +313,10 @@ func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inIn
 		}
 		var to *inInv
 		for _, l := range inv.span.links {
-			if len(l.TraceId) != 16 || len(l.SpanId) != 8 {
+			if !l.ok {
 				continue
 			}
-			if p := r.byKey[hex.EncodeToString(l.TraceId)+hex.EncodeToString(l.SpanId)]; p != nil && p.traceHex != inv.trace {
+			if p := r.byKey[l.key]; p != nil && p.traceHex != inv.trace {
 				to = invOf(p)
 				break
 			}
@@ -674,8 +673,9 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 			inv.rec.Tokens += in + out
 		}
 	}
+	sp.Attrs = slices.Grow(sp.Attrs, len(s.attrs)+1)
 	for _, kv := range s.attrs {
-		sp.Attrs = append(sp.Attrs, record.Attr{Key: kv.Key, Value: anyText(kv.Value)})
+		sp.Attrs = append(sp.Attrs, record.Attr{Key: kv.key, Value: kv.val.text()})
 	}
 	if s.missingRoot {
 		sp.Attrs = append(sp.Attrs, record.Attr{Key: "mayday.imported", Value: "missing_root"})

@@ -89,11 +89,11 @@ func (c *convention) detect(s *inSpan) bool {
 		}
 	}
 	for _, kv := range s.attrs {
-		if slices.Contains(c.DetectAttrs, kv.Key) {
+		if slices.Contains(c.DetectAttrs, kv.key) {
 			return true
 		}
 		for _, p := range c.DetectAttrPrefixes {
-			if strings.HasPrefix(kv.Key, p) {
+			if strings.HasPrefix(kv.key, p) {
 				return true
 			}
 		}

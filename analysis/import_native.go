@@ -5,7 +5,6 @@ package analysis
 import (
 	"cmp"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"math"
 	"slices"
@@ -27,6 +26,7 @@ import (
 // native is one mayday export run being rebuilt.
 type native struct {
 	r      *inRun
+	byKey  spanAttrs         // the attributes of the span being rebuilt, reused span to span
 	ids    map[string]uint64 // trace id + span id (hex) -> mayday span id
 	rootOf map[int64]int64   // investigation -> its root
 	c      record.Collector
@@ -76,10 +76,11 @@ func (n *native) events() {
 		sortByRow(n.c.Transitions, transRows)
 		sortByRow(n.c.Executions, execRows)
 	}()
+	var v spanAttrs // reused event to event
 	for _, s := range n.r.spans {
 		for _, e := range s.events {
-			v := kvMap(e.Attributes)
-			switch e.Name {
+			v = attrsByKeyIn(v, e.attrs)
+			switch e.name {
 			case "mayday.investigation":
 				inv := record.Investigation{InvestigationID: v.int("investigation_id"), ParentID: v.int("parent_id"),
 					RootID: v.int("root_id"), Depth: int32(v.int("depth")), ArrivedAt: v.time("arrived_at"),
@@ -135,7 +136,8 @@ func (n *native) runRecords() {
 
 // span rebuilds one row of spans.
 func (n *native) span(s *inSpan) record.Span {
-	v := kvMap(s.attrs)
+	n.byKey = attrsByKeyIn(n.byKey, s.attrs)
+	v := n.byKey
 	inv := v.int("mayday.investigation_id")
 	sp := record.Span{TraceID: inv, SpanID: n.ids[s.key], ParentSpanID: n.ids[s.parent], InvestigationID: inv,
 		AgentID: v.int("mayday.agent_id"), Operation: record.Operation(v.str("mayday.operation")),
@@ -154,13 +156,13 @@ func (n *native) span(s *inSpan) record.Span {
 		sp.HasKey, sp.OpKey = true, key
 	}
 	for _, l := range s.links {
-		if id, ok := n.ids[hex.EncodeToString(l.TraceId)+hex.EncodeToString(l.SpanId)]; ok {
+		if id, ok := n.ids[l.key]; ok {
 			sp.CausedBy = append(sp.CausedBy, id)
 		}
 	}
 	for _, kv := range s.attrs {
-		if k, ok := strings.CutPrefix(kv.Key, "mayday.attr."); ok {
-			sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: anyText(kv.Value)})
+		if k, ok := strings.CutPrefix(kv.key, "mayday.attr."); ok {
+			sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: kv.val.text()})
 		}
 	}
 	return sp
@@ -235,3 +237,50 @@ func (m kvs) int(k string) int64 { return m[k].GetIntValue() }
 
 // time is a timestamp column (Unix nanoseconds) as simulated time.
 func (m kvs) time(k string) int64 { return m[k].GetIntValue() - record.Epoch }
+
+// spanAttrs is a span's attributes by key (the last of a key), read as kvs reads
+// protobuf values.
+type spanAttrs map[string]*attrValue
+
+// attrsByKeyIn is attrsByKey reusing m.
+func attrsByKeyIn(m spanAttrs, list []spanAttr) spanAttrs {
+	if m == nil {
+		m = spanAttrs{}
+	}
+	clear(m)
+	for i := range list {
+		m[list[i].key] = &list[i].val
+	}
+	return m
+}
+
+func (m spanAttrs) bool(k string) bool {
+	if v := m[k]; v != nil {
+		return v.bool()
+	}
+	return false
+}
+
+// time is a timestamp column (Unix nanoseconds) as simulated time.
+func (m spanAttrs) time(k string) int64 { return m.int(k) - record.Epoch }
+
+func (m spanAttrs) str(k string) string {
+	if v := m[k]; v != nil {
+		return v.str()
+	}
+	return ""
+}
+
+func (m spanAttrs) int(k string) int64 {
+	if v := m[k]; v != nil {
+		return v.int()
+	}
+	return 0
+}
+
+func (m spanAttrs) float(k string) float64 {
+	if v := m[k]; v != nil {
+		return v.float()
+	}
+	return 0
+}

@@ -232,6 +232,7 @@ type traceReader struct {
 	red    *traces.Redactor
 	total  int64                  // bytes read so far, decompressed, every file
 	bounds map[string]*timeBounds // by run: an export's run id, else the service
+	line   []byte                 // the JSON line buffer, kept from file to file (a decoded request holds no part of it)
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
@@ -342,7 +343,8 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		return fn(req, path)
 	}
 	lines := 0
-	var buf []byte
+	buf := rd.line
+	defer func() { rd.line = buf[:0] }()
 	for line := 1; ; line++ {
 		var err error
 		buf, err = readLine(br, buf[:0], rd.lim.Message)

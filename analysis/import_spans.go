@@ -3,6 +3,7 @@ package analysis
 import (
 	"encoding/hex"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -50,9 +51,9 @@ type inSpan struct {
 	start, end   int64 // Unix nanoseconds
 	code         tracepb.Status_StatusCode
 	msg          string
-	attrs        []*commonpb.KeyValue
-	events       []*tracepb.Span_Event
-	links        []*tracepb.Span_Link
+	attrs        []spanAttr
+	events       []spanEvent // every event of a mayday export's span; only exceptions otherwise
+	links        []spanLink
 	traceHex     string
 	conv         string      // the convention's name (ConvMayday for a mayday export)
 	cv           *convention // the convention (nil for a mayday export)
@@ -75,7 +76,34 @@ type inRun struct {
 	resource map[string]*commonpb.AnyValue
 	spans    []*inSpan
 	byKey    map[string]*inSpan
-	convs    map[string]int64 // spans by conventions
+	convs    map[string]int64  // spans by conventions
+	interned map[string]string // attribute keys and short string values, each held once
+}
+
+// maxInterned bounds the strings a run shares (what passes it is held as it came), and
+// maxInternLen the length of a value shared: keys and values such as tool, model and
+// status names repeat on span after span, ids and messages do not.
+const (
+	maxInterned  = 1 << 16
+	maxInternLen = 64
+)
+
+// intern returns the run's copy of text, so that the spans of a run share one copy of
+// each attribute key and short value and the request they came in is let go.
+func (r *inRun) intern(text string) string {
+	if len(text) > maxInternLen {
+		return text
+	}
+	if t, ok := r.interned[text]; ok {
+		return t
+	}
+	if r.interned == nil {
+		r.interned = map[string]string{}
+	}
+	if len(r.interned) < maxInterned {
+		r.interned[text] = text
+	}
+	return text
 }
 
 // spanSet is every span read so far, by run.
@@ -201,11 +229,11 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if sp.EndTimeUnixNano != 0 && sp.EndTimeUnixNano < sp.StartTimeUnixNano {
 		return fmt.Errorf("span %q (%x) ends before it starts", sp.Name, sp.SpanId)
 	}
-	th := hex.EncodeToString(sp.TraceId)
-	s := &inSpan{run: r, traceHex: th, otlpID: hex.EncodeToString(sp.SpanId), name: sp.Name,
+	key := hex.EncodeToString(append(sp.TraceId[:16:16], sp.SpanId...)) // one string: the trace id and span id share it
+	th := key[:32]
+	s := &inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: sp.Name,
 		start: int64(sp.StartTimeUnixNano), end: int64(sp.EndTimeUnixNano),
-		attrs: sp.Attributes, events: sp.Events, links: sp.Links}
-	s.key = th + s.otlpID
+	}
 	if len(sp.ParentSpanId) == 8 {
 		s.parent = th + hex.EncodeToString(sp.ParentSpanId)
 	}
@@ -215,6 +243,18 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if _, dup := r.byKey[s.key]; dup {
 		return nil // the same span sent twice (an exporter's retry): keep the first
 	}
+	s.attrs = r.compactAttrs(sp.Attributes)
+	for _, e := range sp.Events {
+		if r.native || e.Name == "exception" {
+			s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
+		}
+	}
+	if len(sp.Links) > 0 {
+		s.links = make([]spanLink, len(sp.Links))
+		for i, l := range sp.Links {
+			s.links[i] = spanLink{key: hex.EncodeToString(l.TraceId) + hex.EncodeToString(l.SpanId), ok: len(l.TraceId) == 16 && len(l.SpanId) == 8}
+		}
+	}
 	s.classify(forced)
 	r.convs[s.conv]++
 	r.byKey[s.key] = s
@@ -222,11 +262,136 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	return nil
 }
 
-// attr returns the value of attribute key, or nil.
-func (s *inSpan) attr(key string) *commonpb.AnyValue {
-	for _, kv := range s.attrs {
-		if kv.Key == key {
-			return kv.Value
+// spanAttr is one attribute of a kept span, in a compact form: a request's protobuf
+// objects for one attribute (a KeyValue, an AnyValue and its kind) cost about 200 bytes,
+// this 56 and a key shared by every span that has it (spanSet.intern).
+type spanAttr struct {
+	key string
+	val attrValue
+}
+
+// spanEvent is an event of a kept span: its name and attributes.
+type spanEvent struct {
+	name  string
+	attrs []spanAttr
+}
+
+// spanLink is a link of a kept span: the linked span's trace id and span id (hex), and
+// whether they have the lengths of ids (16 and 8 bytes).
+type spanLink struct {
+	key string
+	ok  bool
+}
+
+// compactAttrs is attributes in the compact form.
+func (r *inRun) compactAttrs(kvs []*commonpb.KeyValue) []spanAttr {
+	if len(kvs) == 0 {
+		return nil
+	}
+	out := make([]spanAttr, len(kvs))
+	for i, kv := range kvs {
+		out[i] = spanAttr{key: r.intern(kv.Key), val: compactValue(kv.Value, r.intern)}
+	}
+	return out
+}
+
+// attrValue is an attribute's value: a string, an integer, a double or a boolean held as
+// itself, any other kind (bytes, arrays, maps) as its protobuf value.
+type attrValue struct {
+	s    string
+	n    uint64             // an integer, a double's bits, a boolean (1)
+	v    *commonpb.AnyValue // bytes, arrays and maps
+	kind attrKind
+}
+
+type attrKind uint8
+
+const (
+	attrNil  attrKind = iota // no value at all (a KeyValue without one): attr reads it as absent
+	attrNone                 // a value of no kind
+	attrString
+	attrInt
+	attrDouble
+	attrBool
+	attrOther // v
+)
+
+// compactValue is v as an attrValue; strings pass through intern.
+func compactValue(v *commonpb.AnyValue, intern func(string) string) attrValue {
+	switch x := v.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		return attrValue{kind: attrString, s: intern(x.StringValue)}
+	case *commonpb.AnyValue_IntValue:
+		return attrValue{kind: attrInt, n: uint64(x.IntValue)}
+	case *commonpb.AnyValue_DoubleValue:
+		return attrValue{kind: attrDouble, n: math.Float64bits(x.DoubleValue)}
+	case *commonpb.AnyValue_BoolValue:
+		var n uint64
+		if x.BoolValue {
+			n = 1
+		}
+		return attrValue{kind: attrBool, n: n}
+	case nil:
+		if v == nil {
+			return attrValue{}
+		}
+		return attrValue{kind: attrNone}
+	}
+	return attrValue{kind: attrOther, v: v}
+}
+
+// text is the value as anyText prints it.
+func (a *attrValue) text() string {
+	switch a.kind {
+	case attrString:
+		return a.s
+	case attrInt:
+		return strconv.FormatInt(int64(a.n), 10)
+	case attrDouble:
+		return strconv.FormatFloat(math.Float64frombits(a.n), 'g', -1, 64)
+	case attrBool:
+		return strconv.FormatBool(a.n == 1)
+	case attrOther:
+		return anyText(a.v)
+	}
+	return ""
+}
+
+func (a *attrValue) str() string {
+	if a.kind == attrString {
+		return a.s
+	}
+	return ""
+}
+
+func (a *attrValue) int() int64 {
+	if a.kind == attrInt {
+		return int64(a.n)
+	}
+	return 0
+}
+
+func (a *attrValue) bool() bool { return a.kind == attrBool && a.n == 1 }
+
+// float is a double, or an integer as one.
+func (a *attrValue) float() float64 {
+	switch a.kind {
+	case attrInt:
+		return float64(int64(a.n))
+	case attrDouble:
+		return math.Float64frombits(a.n)
+	}
+	return 0
+}
+
+// attr returns the value of attribute key (the first of that key), or nil.
+func (s *inSpan) attr(key string) *attrValue {
+	for i := range s.attrs {
+		if s.attrs[i].key == key {
+			if s.attrs[i].val.kind == attrNil {
+				return nil
+			}
+			return &s.attrs[i].val
 		}
 	}
 	return nil
@@ -235,7 +400,7 @@ func (s *inSpan) attr(key string) *commonpb.AnyValue {
 func (s *inSpan) str(keys ...string) string {
 	for _, k := range keys {
 		if v := s.attr(k); v != nil {
-			if t := anyText(v); t != "" {
+			if t := v.text(); t != "" {
 				return t
 			}
 		}
@@ -246,13 +411,16 @@ func (s *inSpan) str(keys ...string) string {
 func (s *inSpan) num(keys ...string) (int64, bool) {
 	for _, k := range keys {
 		v := s.attr(k)
-		switch x := v.GetValue().(type) {
-		case *commonpb.AnyValue_IntValue:
-			return x.IntValue, true
-		case *commonpb.AnyValue_DoubleValue:
-			return int64(x.DoubleValue), true
-		case *commonpb.AnyValue_StringValue:
-			if n, err := strconv.ParseInt(x.StringValue, 10, 64); err == nil {
+		if v == nil {
+			continue
+		}
+		switch v.kind {
+		case attrInt:
+			return int64(v.n), true
+		case attrDouble:
+			return int64(math.Float64frombits(v.n)), true
+		case attrString:
+			if n, err := strconv.ParseInt(v.s, 10, 64); err == nil {
 				return n, true
 			}
 		}
@@ -337,19 +505,19 @@ func (s *inSpan) outcome() {
 	s.errType = s.str(keys...)
 	excMsg, exception := "", false
 	for _, e := range s.events {
-		if e.Name != "exception" {
+		if e.name != "exception" {
 			continue
 		}
 		exception = true
-		for _, kv := range e.Attributes {
-			switch kv.Key {
+		for _, kv := range e.attrs {
+			switch kv.key {
 			case "exception.type":
 				if s.errType == "" {
-					s.errType = firstLine(anyText(kv.Value))
+					s.errType = firstLine(kv.val.text())
 				}
 			case "exception.message":
 				if excMsg == "" {
-					excMsg = firstLine(anyText(kv.Value))
+					excMsg = firstLine(kv.val.text())
 				}
 			}
 		}
