@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
@@ -135,6 +136,7 @@ func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, erro
 	var opts compute.Options
 	opts.Guards = true // parks are placed wherever they are stored
 	opts.Tables = true
+	opts.Replay = true
 	opts.Origin = origin
 	if prices, err := compute.StoredPrices(config); err == nil {
 		opts.Prices = prices
@@ -184,7 +186,9 @@ func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables) 
 				break
 			}
 			if rec := d.batch(d.rows(&t)); rec != nil {
-				view := "mayday_derived_" + d.name
+				// Its own name: runs stored at once into one database (a batch's workers)
+				// would otherwise register the same view (see loadSeq).
+				view := "mayday_derived_" + d.name + "_" + strconv.FormatUint(loadSeq.Add(1), 10)
 				if err = insertInto(ar, exec, d.name, view, rec); err == nil {
 					err = exec("DROP VIEW IF EXISTS "+view, nil)
 				}

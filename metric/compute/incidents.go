@@ -39,7 +39,9 @@ func (s *Sink) placeMarks(e *inv) {
 		}
 		tool := k.tool
 		if tool == noTool {
-			tool = e.ops[s.ops[k.key]].tool
+			if j, ok := s.opIndex(e, k.key); ok {
+				tool = e.ops[j].tool
+			}
 		}
 		e.signs = append(e.signs, sign{k.key, m.at, m.at, tool, m.kind})
 		if tool != noTool {

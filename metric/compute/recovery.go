@@ -74,7 +74,7 @@ func (s *Sink) episodes(e *inv) {
 			DetectionSeconds: Float(float64(first.known-start) / 1e6)}
 		tool := first.tool
 		if tool == noTool {
-			if j, ok := s.ops[first.key]; ok {
+			if j, ok := s.opIndex(e, first.key); ok {
 				tool = e.ops[j].tool
 			}
 		}

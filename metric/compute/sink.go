@@ -37,6 +37,11 @@ type Options struct {
 	// TIMESTAMPs add back: 0 is simulated time 0 (record.Epoch); an imported run replayed
 	// from its stored trace counts from its own first instant (see run_origin_us).
 	Origin int64
+	// Replay: the records come from a stored run, replayed in an order the simulator could
+	// have written them; an operation key that names another investigation (an imported or
+	// hand-made trace may hold one) is then kept with the investigation whose span names it,
+	// instead of failing Finish with ErrOrder.
+	Replay bool
 	// Tables: the run's derived tables are wanted (Sink.Tables), as they are for a run that
 	// is stored; without it the Sink computes only the metrics row, and keeps nothing only
 	// the tables need.
@@ -386,13 +391,35 @@ func (s *Sink) tool(name string) int32 {
 
 // op returns operation k of investigation e (k.Investigation), adding it when new.
 func (s *Sink) op(e *inv, k record.OpKey) *op {
+	if j, ok := s.opIndex(e, k); ok {
+		return &e.ops[j]
+	}
 	i, ok := s.ops[k]
+	if ok {
+		// The key is another live investigation's operation (not what the simulator
+		// writes; s.late says so): this investigation keeps its own entry for it.
+		e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(len(e.ops))})
+		return &e.ops[len(e.ops)-1]
+	}
 	if !ok {
 		i = int32(len(e.ops))
 		e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(len(e.ops))})
 		s.ops[k] = i
 	}
 	return &e.ops[i]
+}
+
+// opIndex returns where investigation e keeps operation k.
+func (s *Sink) opIndex(e *inv, k record.OpKey) (int, bool) {
+	if i, ok := s.ops[k]; ok && int(i) < len(e.ops) && e.ops[i].key == k {
+		return int(i), true
+	}
+	for j := range e.ops {
+		if e.ops[j].key == k {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // opMore returns the spare memory of the i-th operation's extra causers, when an earlier
