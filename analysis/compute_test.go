@@ -108,17 +108,16 @@ func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 		if _, done := oracleDefined.LoadOrStore(db, true); !done {
 			defineOracle(tb, db)
 		}
-		names, _ := oracleSQL(tb)
-		compareDerived(tb, db, runID, names)
+		compareDerived(tb, db, runID, derivedTableNames())
 		if live, ok := liveTables.Load(runID); ok {
-			replayed, err := db.deriveRun(context.Background(), runID)
+			replayed, _, err := db.deriveRun(context.Background(), runID)
 			if err != nil {
 				t.Fatal(err)
 			}
 			sameTables(tb, runID, live.(compute.Tables), replayed)
 		}
 	}
-	want, err := db.RecomputeMetrics(context.Background(), runID)
+	want, err := oracleMetrics(db, runID)
 	if err != nil {
 		t.Fatal(err)
 	}

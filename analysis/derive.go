@@ -7,14 +7,18 @@ import (
 	"crypto/sha256"
 	"database/sql/driver"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
 	duckdb "github.com/duckdb/duckdb-go/v2"
 
+	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/metric/compute"
 )
 
@@ -31,56 +35,71 @@ var derivedLayout = func() string {
 	for _, d := range derivedTables {
 		fmt.Fprintf(h, "%s(%s);", d.name, strings.Join(d.layout(), ","))
 	}
+	fmt.Fprintf(h, "%s(%s);", storedMetrics, strings.Join(runMetricsLayout(), ","))
 	return hex.EncodeToString(h.Sum(nil))[:16]
 }()
 
-// derivedDDL is the statements that create the derived tables and derived_runs.
+// derivedDDL is the statements that create derived_runs, run_metrics and the derived
+// tables, in the order of derivedNames.
 func derivedDDL() []string {
-	stmts := []string{"CREATE TABLE " + derivedRuns + " (run_id VARCHAR NOT NULL, layout VARCHAR NOT NULL)"}
+	stmts := []string{"CREATE TABLE " + derivedRuns + " (run_id VARCHAR NOT NULL, layout VARCHAR NOT NULL)", runMetricsDDL()}
 	for _, d := range derivedTables {
 		stmts = append(stmts, d.createStatement())
 	}
 	return stmts
 }
 
-// derivedNames lists the derived tables and derived_runs.
+// derivedNames lists derived_runs, run_metrics and the derived tables.
 func derivedNames() []string {
-	names := []string{derivedRuns}
+	return append([]string{derivedRuns, storedMetrics}, derivedTableNames()...)
+}
+
+// derivedTableNames lists the derived tables.
+func derivedTableNames() []string {
+	var names []string
 	for _, d := range derivedTables {
 		names = append(names, d.name)
 	}
 	return names
 }
 
+// derivedLayouts are the layouts every derived table must have, by name ("name TYPE" each).
+func derivedLayouts() map[string][]string {
+	out := map[string][]string{storedMetrics: runMetricsLayout()}
+	for _, d := range derivedTables {
+		out[d.name] = d.layout()
+	}
+	return out
+}
+
 // derivedCurrent reports whether every derived table in the catalog q reads (the database's
 // own, or the file's through a reader's search path) has this version's layout and every run
 // is named in derived_runs with it.
 func (db *DB) derivedCurrent(ctx context.Context) (bool, error) {
-	for _, d := range derivedTables {
-		got, err := columnsOf(ctx, db.db, "SELECT * FROM "+d.name)
-		if err != nil {
-			return false, nil // missing, or not a table of rows mayday can read
-		}
-		if !slices.Equal(got, d.layout()) {
-			return false, nil
+	for name, want := range derivedLayouts() {
+		got, err := columnsOf(ctx, db.db, "SELECT * FROM "+name)
+		if err != nil || !slices.Equal(got, want) {
+			return false, nil // missing, not a table of rows mayday can read, or another layout
 		}
 	}
-	var missing int
-	err := db.db.QueryRowContext(ctx, "SELECT count(*) FROM runs r WHERE NOT EXISTS (SELECT 1 FROM "+derivedRuns+
-		" d WHERE d.run_id = r.run_id AND d.layout = ?)", derivedLayout).Scan(&missing)
+	var bad int
+	err := db.db.QueryRowContext(ctx, "SELECT count(*) FROM ("+runsToDerive+")").Scan(&bad)
 	if err != nil {
 		return false, nil
 	}
-	return missing == 0, nil
+	var twice int
+	err = db.db.QueryRowContext(ctx, "SELECT count(*) FROM (SELECT run_id FROM "+storedMetrics+
+		" GROUP BY run_id HAVING count(*) > 1 OR run_id NOT IN (SELECT run_id FROM runs))").Scan(&twice)
+	return err == nil && bad == 0 && twice == 0, nil
 }
 
 // prepareDerived readies the derived tables of a database opened for writing: made again
 // when they are missing or of another layout, and computed for every run that lacks them.
 func (db *DB) prepareDerived(ctx context.Context) error {
 	fits := true
-	for _, d := range derivedTables {
-		got, err := columnsOf(ctx, db.db, "SELECT * FROM "+d.name)
-		if err != nil || !slices.Equal(got, d.layout()) {
+	for name, want := range derivedLayouts() {
+		got, err := columnsOf(ctx, db.db, "SELECT * FROM "+name)
+		if err != nil || !slices.Equal(got, want) {
 			fits = false
 			break
 		}
@@ -107,53 +126,79 @@ func (db *DB) prepareDerived(ctx context.Context) error {
 func (db *DB) fillDerived(ctx context.Context) error {
 	db.deriveMu.Lock()
 	defer db.deriveMu.Unlock()
-	ids, err := queryStrings(ctx, db.db, "SELECT run_id FROM runs r WHERE NOT EXISTS (SELECT 1 FROM "+derivedRuns+
-		" d WHERE d.run_id = r.run_id AND d.layout = "+literal(derivedLayout)+") ORDER BY run_id")
+	ids, err := queryStrings(ctx, db.db, runsToDerive+" ORDER BY run_id")
 	if err != nil {
 		return fmt.Errorf("analysis: looking for runs without derived tables: %w", err)
 	}
 	for _, id := range ids {
-		t, err := db.deriveRun(ctx, id)
+		t, m, err := db.deriveRun(ctx, id)
 		if err != nil {
 			return err
 		}
-		if err := db.storeDerived(ctx, id, t); err != nil {
+		if err := db.storeDerived(ctx, id, t, &m); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// deriveRun computes the derived tables of run runID from its stored records.
-func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, error) {
-	var origin int64
+// runsToDerive selects the runs whose derived tables or metrics row are not stored in this
+// version's layout.
+var runsToDerive = "SELECT run_id FROM runs r WHERE NOT EXISTS (SELECT 1 FROM " + derivedRuns +
+	" d WHERE d.run_id = r.run_id AND d.layout = " + literal(derivedLayout) + ") OR NOT EXISTS (SELECT 1 FROM " +
+	storedMetrics + " m WHERE m.run_id = r.run_id)"
+
+// deriveRun computes the metrics row and the derived tables of run runID from its stored
+// records. The metrics an imported run cannot measure ($.import.unknown of its config) are
+// undefined.
+func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, Metrics, error) {
+	var origin, events int64
 	var config string
-	var events int64
 	if err := db.db.QueryRowContext(ctx, "SELECT run_origin_us(run_id), coalesce(config, ''), coalesce(events, 0) FROM runs WHERE run_id = ?",
 		runID).Scan(&origin, &config, &events); err != nil {
-		return compute.Tables{}, fmt.Errorf("analysis: run %s: reading its clock: %w", runID, err)
+		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: reading its clock: %w", runID, err)
 	}
-	var opts compute.Options
-	opts.Guards = true // parks are placed wherever they are stored
-	opts.Tables = true
-	opts.Replay = true
-	opts.Origin = origin
+	opts := compute.Options{Guards: true, Origin: origin, Tables: true, Replay: true}
 	if prices, err := compute.StoredPrices(config); err == nil {
 		opts.Prices = prices
 	}
 	sink := compute.New(opts)
 	if err := replay(ctx, db.db, runID, origin, sink); err != nil {
-		return compute.Tables{}, fmt.Errorf("analysis: run %s: %w", runID, memoryHint(err))
+		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: %w", runID, memoryHint(err))
 	}
-	if _, err := sink.Finish(events); err != nil {
-		return compute.Tables{}, fmt.Errorf("analysis: run %s: computing its derived tables: %w", runID, err)
+	row, err := sink.Finish(events)
+	if err != nil {
+		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: computing its metrics: %w", runID, err)
 	}
-	return sink.Tables(runID), nil
+	for _, name := range unknownMetrics(config) {
+		if i := metric.Index(name); i >= 0 {
+			row.Values[i] = math.NaN()
+		}
+	}
+	m, err := NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
+	if err != nil {
+		return compute.Tables{}, Metrics{}, err
+	}
+	return sink.Tables(runID), m, nil
+}
+
+// unknownMetrics are the metrics an imported run's config names under $.import.unknown.
+func unknownMetrics(config string) []string {
+	var c struct {
+		Import struct {
+			Unknown map[string]json.RawMessage `json:"unknown"`
+		} `json:"import"`
+	}
+	if json.Unmarshal([]byte(config), &c) != nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(c.Import.Unknown))
 }
 
 // storeDerived stores the derived tables t of run runID, in one transaction, in place of any
 // rows the run had there, and names the run in derived_runs.
-func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables) error {
+// m, when set, is the run's metrics row, stored in run_metrics in the same transaction.
+func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables, m *Metrics) error {
 	conn, err := db.db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("analysis: run %s: storing its derived tables: %w", runID, err)
@@ -191,6 +236,20 @@ func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables) 
 				view := "mayday_derived_" + d.name + "_" + strconv.FormatUint(loadSeq.Add(1), 10)
 				if err = insertInto(ar, exec, d.name, view, rec); err == nil {
 					err = exec("DROP VIEW IF EXISTS "+view, nil)
+				}
+			}
+		}
+		if err == nil && m != nil {
+			err = exec("DELETE FROM "+storedMetrics+" WHERE run_id = ?", arg)
+			if err == nil {
+				var q string
+				var args []any
+				if q, args, err = db.storeStatement(*m); err == nil {
+					named := make([]driver.NamedValue, len(args))
+					for i, a := range args {
+						named[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+					}
+					err = exec(q, named)
 				}
 			}
 		}

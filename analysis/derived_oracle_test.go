@@ -219,3 +219,17 @@ func closeText(a, b string) bool {
 	}
 	return true
 }
+
+// oracleMetrics returns run runID's metrics row as the oracle computes it in SQL
+// (testdata/oracle/11_metrics.sql and 12_metrics_recomputed.sql); the oracle views must be
+// defined on db (defineOracle).
+func oracleMetrics(db *DB, runID string) (Metrics, error) {
+	all, err := db.queryMetrics(context.Background(), "oracle_metrics_recomputed", " WHERE run_id = ?", runID)
+	if err != nil {
+		return Metrics{}, err
+	}
+	if len(all) == 0 {
+		return Metrics{}, fmt.Errorf("no oracle metrics row for %s", runID)
+	}
+	return all[0], nil
+}

@@ -408,7 +408,7 @@ func (l *Load) finish(run traces.Run) error {
 	}
 	if l.tables != nil && l.ctx.Err() == nil {
 		// A run stopped early (partial) has them computed from what was stored.
-		return l.db.storeDerived(context.Background(), l.runID, *l.tables)
+		return l.db.storeDerived(context.Background(), l.runID, *l.tables, nil)
 	}
 	return nil
 }
@@ -432,9 +432,6 @@ func (l *Load) SetTables(t compute.Tables) { l.tables = &t }
 // runs table, so that it commits with the runs row.
 func (l *Load) queueMetrics() error {
 	q, args, err := l.db.storeStatement(*l.metrics)
-	if errors.Is(err, errNoStored) {
-		return nil // the metrics view recomputes: nothing to store
-	}
 	if err != nil {
 		return err
 	}

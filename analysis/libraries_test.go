@@ -3,6 +3,7 @@
 package analysis
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
@@ -97,6 +98,7 @@ func TestImportLibraryFixtures(t *testing.T) {
 					want = carried(t, dir, run.Service, want)
 				}
 				checkServiceTruth(t, db, run, want)
+				checkAgainstOracle(t, db, run.RunID)
 			}
 			first := int64(math.MaxInt64)
 			for _, r := range truth.Runs {
@@ -173,8 +175,8 @@ func checkServiceTruth(t *testing.T, db *DB, run ImportedRun, want serviceTruth)
 		t.Errorf("%s: retry amplification %.4f (%d operations), want %.4f (%d) within 0.03", id, amp, ops, want.RetryAmplification, want.Operations)
 	}
 	var metricAmp float64
-	if err := db.SQL().QueryRow("SELECT retry_amplification FROM metrics_recomputed WHERE run_id = $1", id).Scan(&metricAmp); err != nil || math.Abs(metricAmp-amp) > 1e-9 {
-		t.Errorf("%s: metrics_recomputed.retry_amplification %v (%v), want the attempts' %v", id, metricAmp, err, amp)
+	if err := db.SQL().QueryRow("SELECT retry_amplification FROM metrics WHERE run_id = $1", id).Scan(&metricAmp); err != nil || math.Abs(metricAmp-amp) > 1e-9 {
+		t.Errorf("%s: metrics.retry_amplification %v (%v), want the attempts' %v", id, metricAmp, err, amp)
 	}
 	rec := n("SELECT count(*) FROM recovery_episodes WHERE run_id = $1 AND outcome = 'recovered' AND tool <> 'model'")
 	if d := math.Abs(float64(rec - int64(want.Recovered))); d > math.Max(1, 0.1*float64(want.Recovered)) {
@@ -183,5 +185,31 @@ func checkServiceTruth(t *testing.T, db *DB, run ImportedRun, want serviceTruth)
 	eps := n("SELECT count(*) FROM recovery_episodes WHERE run_id = $1 AND tool <> 'model'")
 	if d := math.Abs(float64(eps - int64(want.Episodes))); d > math.Max(1, 0.1*float64(want.Episodes)) {
 		t.Errorf("%s: %d recovery episodes of tools, want %d within 10%%", id, eps, want.Episodes)
+	}
+}
+
+// checkAgainstOracle holds an imported run's stored metrics row and derived tables, which the
+// import computed by replaying its records through package metric/compute, equal to the
+// oracle's SQL (derived_oracle_test.go).
+func checkAgainstOracle(t *testing.T, db *DB, runID string) {
+	t.Helper()
+	if _, done := oracleDefined.LoadOrStore(db, true); !done {
+		defineOracle(t, db)
+	}
+	compareDerived(t, db, runID, derivedTableNames())
+	want, err := oracleMetrics(db, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Metrics(context.Background(), runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range MetricNames {
+		g, _ := got.Value(name)
+		w, _ := want.Value(name)
+		if !sameMetric(g, w) {
+			t.Errorf("%s: %s = %v stored, %v in the oracle", runID, name, g, w)
+		}
 	}
 }

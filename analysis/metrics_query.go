@@ -14,7 +14,7 @@ import (
 // ErrNoRun reports a run id that is not in the database.
 var ErrNoRun = errors.New("analysis: no such run")
 
-// metricsQuery reads the scalar columns of view (metrics or metrics_recomputed) in
+// metricsQuery reads the scalar columns of view (metrics, or the tests' second computation) in
 // MetricNames order, then the currency of the run's prices (NULL when unpriced, or when the
 // run's configuration is not JSON, which has no prices), and the termination reasons' names
 // and counts.
@@ -31,10 +31,21 @@ func (db *DB) Metrics(ctx context.Context, runID string) (Metrics, error) {
 	return db.runMetrics(ctx, "metrics", runID)
 }
 
-// RecomputeMetrics returns the metrics of one run recomputed from its trace tables
-// (metrics_recomputed, their definition), rather than read from the row stored with it.
+// RecomputeMetrics returns the metrics of one run computed again from its stored records
+// (the same Go computation, replayed), rather than read from the row stored with it.
 func (db *DB) RecomputeMetrics(ctx context.Context, runID string) (Metrics, error) {
-	return db.runMetrics(ctx, recomputedView, runID)
+	if err := db.waitViews(); err != nil {
+		return Metrics{}, err
+	}
+	var n int
+	if err := db.db.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE run_id = ?", runID).Scan(&n); err != nil {
+		return Metrics{}, err
+	}
+	if n == 0 {
+		return Metrics{}, db.noRun(ctx, runID)
+	}
+	_, m, err := db.deriveRun(ctx, runID)
+	return m, err
 }
 
 func (db *DB) runMetrics(ctx context.Context, view, runID string) (Metrics, error) {

@@ -143,6 +143,9 @@ func runCheck(t testing.TB, c viewCase, db *DB) (failure string) {
 	return m.failure
 }
 
+// recomputedView is the oracle's view of the metrics row (testdata/oracle/12_metrics_recomputed.sql).
+const recomputedView = "metrics_recomputed"
+
 // createViews defines the views from files (one of them possibly mutated), metrics_recomputed
 // as one statement over them (composedView) as CreateViews does, and the metrics view over
 // it: the harness's database recomputes its metrics (recomputing).

@@ -293,16 +293,14 @@ func TestNeededViews(t *testing.T) {
 	files := viewSQL()
 	for _, c := range []struct {
 		statement string
-		stored    bool
 		want      []string
 	}{
-		{"SELECT * FROM metrics", true, []string{"metrics"}},
-		{"SELECT * FROM metrics", false, []string{"metrics", "metrics_recomputed"}},
-		{"SELECT * FROM metrics_recomputed", true, []string{"metrics_recomputed"}},
-		{"SELECT 1", true, nil},
-		{"SELECT * FROM Disruptions", true, []string{"disruptions", "call_rows", "attempts"}},
+		{"SELECT * FROM metrics", []string{"metrics"}},
+		{"SELECT 1", nil},
+		{"SELECT * FROM Disruptions", []string{"disruptions", "call_rows", "attempts"}},
+		{"SELECT * FROM tool_stats", []string{"tool_stats", "calls", "call_rows", "attempts", "execution_costs"}},
 	} {
-		got := neededViews(files, c.statement, c.stored)
+		got := neededViews(files, c.statement)
 		var names []string
 		for _, f := range files {
 			if got[f.view] {
@@ -313,10 +311,10 @@ func TestNeededViews(t *testing.T) {
 		slices.Sort(want)
 		slices.Sort(names)
 		if !slices.Equal(names, want) {
-			t.Errorf("%q (stored %v): %v, want %v", c.statement, c.stored, names, want)
+			t.Errorf("%q: %v, want %v", c.statement, names, want)
 		}
 	}
-	if neededViews(files, "", true) != nil {
+	if neededViews(files, "") != nil {
 		t.Error("no statement: not every view")
 	}
 }

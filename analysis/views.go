@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // The views are the definitions of mayday's metrics (docs/metrics.md and docs/traces.md). Each file
@@ -93,49 +92,26 @@ func (db *DB) CreateViews(ctx context.Context) error {
 // the views it reads (neededViews).
 func (db *DB) createViews(ctx context.Context) error {
 	files := viewSQL()
-	var stored, decided bool
-	if db.readOnly {
-		// A reader's stored rows are judged without the views (storedReadable).
-		var err error
-		if stored, err = db.prepareStored(ctx); err != nil {
-			return err
-		}
-		decided = true
-	}
-	need := neededViews(files, db.limits.Statement, stored)
+	need := neededViews(files, db.limits.Statement)
 	for _, f := range files {
 		q := f.sql
-		switch {
-		case need != nil && !need[f.view]:
+		if need != nil && !need[f.view] {
 			q = unprepared(f)
-		case f.view == recomputedView:
-			// One statement over the views it reads (composedView).
-			q = composedRecomputed()
-		case f.view == "metrics":
-			if !decided {
-				var err error
-				if stored, err = db.prepareStored(ctx); err != nil {
-					return err
-				}
-			}
-			if !stored {
-				q = "CREATE OR REPLACE VIEW metrics AS SELECT * FROM " + recomputedView
-			}
 		}
 		if _, err := db.db.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("analysis: creating view %s (%s): %w", f.view, f.name, err)
 		}
 	}
-	return nil
+	// A writer stores the metrics rows and derived tables its runs lack (a reader computes
+	// them in its private catalog: readerDerived).
+	return db.prepareStored(ctx)
 }
 
 // neededViews returns the views that statement reads, directly or through another, among
 // those files define: every view whose name it holds as a word (a mention in a comment or
-// a string counts too, which costs only time), and the views those read. metrics reads
-// metrics_recomputed unless the stored rows are read; metrics_recomputed is one statement
-// that holds the views it reads (composedView) and needs none of them defined. nil (every
-// view) when statement is "".
-func neededViews(files []viewFile, statement string, stored bool) map[string]bool {
+// a string counts too, which costs only time), and the views those read. nil (every view)
+// when statement is "".
+func neededViews(files []viewFile, statement string) map[string]bool {
 	if statement == "" {
 		return nil
 	}
@@ -146,12 +122,9 @@ func neededViews(files []viewFile, statement string, stored bool) map[string]boo
 			need[f.view] = true
 		}
 	}
-	if need["metrics"] && !stored {
-		need[recomputedView] = true
-	}
 	for j := len(files) - 1; j >= 0; j-- {
 		f := files[j]
-		if !need[f.view] || f.view == recomputedView || f.view == "metrics" {
+		if !need[f.view] {
 			continue
 		}
 		bare := strings.ToLower(sqlComment.ReplaceAllString(f.sql, ""))
@@ -181,8 +154,6 @@ func unprepared(f viewFile) string {
 
 var macroStatement = regexp.MustCompile(`(?m)^CREATE OR REPLACE MACRO [^;]*;`)
 
-// composedRecomputed is composedView(viewSQL(), recomputedView), composed once per process.
-var composedRecomputed = sync.OnceValue(func() string { return composedView(viewSQL(), recomputedView) })
 
 // composedView returns the statement that defines view target, one of files' views, as one
 // query: every view of files that target reads, directly or through another, becomes a

@@ -277,7 +277,9 @@ func (s *Sink) Finish(events int64) (Row, error) {
 		s.endEpisode(&s.episodeRows[i], end)
 	}
 	s.recovery(r, end)
-	s.goodput(r, end)
+	if err := s.goodput(r, end); err != nil {
+		return Row{}, err
+	}
 	s.capacity(r, end)
 	return r, nil
 }
@@ -289,6 +291,9 @@ func (s *Sink) Tables(runID string) Tables {
 		Incidents: s.incidentRows, Saturation: s.saturationRows, ToolMinutes: s.minuteRows}
 	if s.life != nil {
 		t.Lifecycle, t.Costs = s.life.Rows(runID), s.costs.Rows(runID)
+		for i := range t.Lifecycle {
+			t.Lifecycle[i].At += s.at(0) - TimeOf(0)
+		}
 	}
 	for i := range t.Incidents {
 		t.Incidents[i].RunID = runID

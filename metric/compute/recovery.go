@@ -2,6 +2,7 @@ package compute
 
 import (
 	"cmp"
+	"github.com/mayday-sim/mayday/metric/detect"
 	"math"
 	"slices"
 	"strconv"
@@ -174,80 +175,46 @@ func (s *Sink) recovery(r Row, end int64) {
 	r.set("p95_recovery_time", p95)
 }
 
-// goodput sets goodput_recovery_time and goodput_recovered, and makes the rows of goodput
-// (docs/metrics.md, goodput_recovery_time).
-func (s *Sink) goodput(r Row, end int64) {
+// goodput sets goodput_recovery_time and goodput_recovered by the goodput rule of package
+// metric/detect (docs/metrics.md, goodput_recovery_time): valid results counted in windows
+// of results, so that it scales with the run's time; and makes the rows of goodput, the
+// valid results of each minute.
+func (s *Sink) goodput(r Row, end int64) error {
 	r.set("goodput_recovery_time", math.NaN())
 	r.set("goodput_recovered", math.NaN())
-	minutes := end/usPerMinute + 1
-	valid := func(m int64) int64 {
-		if m >= 0 && m < int64(len(s.validPerMinute)) {
-			return s.validPerMinute[m]
+	if len(s.rootArrived) > 0 {
+		slices.Sort(s.validAt)
+		g, err := detect.GoodputRecovery(s.validAt, slices.Min(s.rootArrived), slices.Max(s.rootArrived), s.windows)
+		if err != nil {
+			return err
 		}
-		return 0
-	}
-	firstArrival, lastArrival, arrived := s.arrivalMinutes()
-	// The steady state: the second half of [first arrival's minute, first window's minute).
-	var base, sd, threshold float64
-	haveBase := false
-	if s.hasWindow && arrived {
-		faultMinute := s.firstWindow / usPerMinute
-		var n, sum int64
-		var mean, d2 float64 // Welford's running mean and squared deviations, as stddev_samp
-		for m := max(firstArrival+(faultMinute-firstArrival+1)/2, 0); m < faultMinute && m < minutes; m++ {
-			x := float64(valid(m))
-			n, sum = n+1, sum+valid(m)
-			delta := x - mean
-			mean += delta / float64(n)
-			d2 += delta * (x - mean)
+		if g.Tested {
+			r.set("goodput_recovered", 0)
 		}
-		if n >= 5 {
-			haveBase = true
-			base = float64(sum) / float64(n)
-			sd = math.Sqrt(d2 / float64(n-1))
-			threshold = 4.5*base - 2.326*math.Sqrt(5)*sd
+		if g.Recovered {
+			r.set("goodput_recovered", 1)
+			r.set("goodput_recovery_time", float64(g.Time)/1e6)
 		}
 	}
+	if !s.opts.Tables {
+		return nil
+	}
+	_, lastArrival, arrived := s.arrivalMinutes()
 	last := int64(-1)
 	if arrived {
 		last = lastArrival
 	}
-	var window int64 // valid results of minutes m .. m+4
-	for m := int64(0); m < min(5, minutes); m++ {
-		window += valid(m)
-	}
-	found := false
-	for m := int64(0); m < minutes; m++ {
-		row := GoodputMinute{Minute: m, Start: s.at(m * usPerMinute), ValidResults: valid(m),
-			ArrivalsContinue: m <= last}
+	for m := int64(0); m <= end/usPerMinute; m++ {
+		row := GoodputMinute{Minute: m, Start: s.at(m * usPerMinute), ArrivalsContinue: m <= last}
+		if m < int64(len(s.validPerMinute)) {
+			row.ValidResults = s.validPerMinute[m]
+		}
 		if s.hasWindow {
 			row.FirstFaultAt, row.FaultEndAt = TimeAt(s.at(s.firstWindow)), TimeAt(s.at(s.lastWindow))
 		}
-		full := m+4 < minutes
-		if full {
-			row.WindowResults = Int(window)
-		}
-		if haveBase {
-			row.Baseline, row.BaselineSD, row.Threshold = Float(base), Float(sd), Float(threshold)
-			row.Recovered = Bool(full && float64(window) >= threshold)
-		} else if !full {
-			row.Recovered = Bool(false)
-		}
-		if s.opts.Tables {
-			s.goodputRows = append(s.goodputRows, row)
-		}
-		// The first full window after the last fault window, while roots still arrive,
-		// whose results reach the threshold.
-		if haveBase && base > 0 && !found && m >= max(s.lastWindow/usPerMinute, 0) && full && m+4 <= lastArrival {
-			r.set("goodput_recovered", 0)
-			if float64(window) >= threshold {
-				found = true
-				r.set("goodput_recovery_time", max(0, float64(m*usPerMinute-s.lastWindow)/1e6))
-				r.set("goodput_recovered", 1)
-			}
-		}
-		window += valid(m+5) - valid(m)
+		s.goodputRows = append(s.goodputRows, row)
 	}
+	return nil
 }
 
 // arrivalMinutes returns the minutes of the first and the last root arrival; ok false

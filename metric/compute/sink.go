@@ -3,6 +3,7 @@ package compute
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/mayday-sim/mayday/metric/detect"
 	"slices"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -291,6 +292,8 @@ type Sink struct {
 	turnBuf                                   []*plan
 	idBuf                                     []uint64
 
+	validAt                 []int64 // µs: every valid result (goodput)
+	windows                 []detect.Window
 	hasWindow               bool
 	firstWindow, lastWindow int64 // µs
 
@@ -323,7 +326,9 @@ func New(opts Options) *Sink {
 		states:      make([]uint16, min(max(opts.Investigations+1, 1024), maxDense)),
 	}
 	if opts.Tables {
-		s.life = NewLifecycle(s.at(0))
+		// The records count from the Sink's time 0 (TimeOf(0)); Tables moves the rows'
+		// instants to Options.Origin.
+		s.life = NewLifecycle(TimeOf(0))
 		s.costs = NewCosts(CostsOptions{Prices: opts.Prices, Redact: opts.Redact})
 	}
 	return s
@@ -606,6 +611,7 @@ func (s *Sink) Fault(r *record.Fault) {
 		return
 	}
 	start, end := us(r.Start), us(r.End)
+	s.windows = append(s.windows, detect.Window{Start: start, End: end})
 	if !s.hasWindow || start < s.firstWindow {
 		s.firstWindow = start
 	}

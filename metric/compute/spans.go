@@ -174,6 +174,7 @@ func (s *Sink) validate(r *record.Span) {
 			s.validPerMinute = append(s.validPerMinute, 0)
 		}
 		s.validPerMinute[m]++
+		s.validAt = append(s.validAt, us(r.End))
 		if r.HasKey {
 			if e := s.invOf(r.InvestigationID); e != nil {
 				s.op(e, r.OpKey).valid = true

@@ -144,21 +144,17 @@ type CurvePoint struct {
 	RecoveredShare float64 `db:"recovered_share"`
 }
 
-// GoodputMinute is a row of goodput: valid results per minute of the run, and the test of
-// goodput's recovery after the fault windows (docs/metrics.md, goodput_recovery_time).
+// GoodputMinute is a row of goodput: the valid results delivered in each minute of the
+// run, beside the extent of the fault windows (docs/metrics.md, goodput_recovery_time, whose
+// test counts results, not minutes).
 type GoodputMinute struct {
-	RunID            string    `db:"run_id"`
-	Minute           int64     `db:"minute"`
-	Start            Time      `db:"start"`
-	ValidResults     int64     `db:"valid_results"`
-	FirstFaultAt     NullTime  `db:"first_fault_at"`
-	FaultEndAt       NullTime  `db:"fault_end_at"`
-	Baseline         NullFloat `db:"baseline"`
-	BaselineSD       NullFloat `db:"baseline_sd"`
-	WindowResults    NullInt   `db:"window_results"`
-	Threshold        NullFloat `db:"threshold"`
-	Recovered        NullBool  `db:"recovered"`
-	ArrivalsContinue bool      `db:"arrivals_continue"`
+	RunID            string   `db:"run_id"`
+	Minute           int64    `db:"minute"`
+	Start            Time     `db:"start"`
+	ValidResults     int64    `db:"valid_results"`
+	FirstFaultAt     NullTime `db:"first_fault_at"`
+	FaultEndAt       NullTime `db:"fault_end_at"`
+	ArrivalsContinue bool     `db:"arrivals_continue"`
 }
 
 // Tables are the derived tables of one run, each a slice of its rows.

@@ -110,25 +110,61 @@ corr AS (
     FROM incidents
     GROUP BY run_id
 ),
-gp_candidates AS (
-    SELECT run_id, minute, start, fault_end_at, recovered
-    FROM goodput
-    WHERE baseline > 0
-      AND start >= date_trunc('minute', fault_end_at)
-      AND arrivals_continue
-      AND window_results IS NOT NULL
+-- goodput: the rule of docs/metrics.md, in results rather than minutes. gp_res: each valid
+-- result and the 30th from it (itself included); gp_b: the first fault window's start fs,
+-- the last one's end fe, the first and last root arrivals fa, la; the steady state is the
+-- results with 2t >= fa + fs and t < fs; its windows' durations' ceil(0.99 m)-th smallest
+-- is the limit; a window is back when 9 d <= 10 limit.
+gp_res AS (
+    SELECT run_id, epoch_us("end") AS t,
+           lead(epoch_us("end"), 29) OVER (PARTITION BY run_id ORDER BY epoch_us("end")) AS t30
+    FROM spans WHERE operation = 'validate' AND status = 'ok'
 ),
-gp_last AS (
-    SELECT run_id, max(minute) FILTER (WHERE arrivals_continue) AS last_arrival_minute
-    FROM goodput GROUP BY run_id
+gp_b AS (
+    SELECT w.run_id, w.fs, w.fe, a.fa, a.la
+    FROM (SELECT run_id, min(epoch_us(window_start)) AS fs, max(epoch_us(window_end)) AS fe
+          FROM faults WHERE window_end > window_start GROUP BY run_id) w
+    JOIN (SELECT run_id, min(epoch_us(arrived_at)) AS fa, max(epoch_us(arrived_at)) AS la FROM roots GROUP BY run_id) a USING (run_id)
+    WHERE w.fs > a.fa
+),
+gp_steady AS (
+    SELECT b.run_id, count(*) AS steady
+    FROM gp_b b JOIN gp_res r USING (run_id)
+    WHERE 2 * r.t >= b.fa + b.fs AND r.t < b.fs
+    GROUP BY b.run_id
+),
+gp_durs AS (
+    SELECT b.run_id, r.t30 - r.t AS d,
+           row_number() OVER (PARTITION BY b.run_id ORDER BY r.t30 - r.t) AS k,
+           count(*) OVER (PARTITION BY b.run_id) AS m
+    FROM gp_b b JOIN gp_res r USING (run_id)
+    WHERE 2 * r.t >= b.fa + b.fs AND r.t30 < b.fs
+),
+gp_limit AS (
+    SELECT d.run_id, d.d AS lim
+    FROM gp_durs d JOIN gp_steady s USING (run_id)
+    WHERE s.steady >= 60 AND d.k = (99 * d.m + 99) // 100
+),
+gp_after AS (
+    SELECT b.run_id, r.t, r.t30, row_number() OVER (PARTITION BY b.run_id ORDER BY r.t) AS j
+    FROM gp_b b JOIN gp_res r USING (run_id)
+    WHERE r.t >= b.fe
+),
+gp_hit AS (
+    SELECT a.run_id, min(a.t) AS t_back
+    FROM gp_after a JOIN gp_b b USING (run_id) JOIN gp_limit l USING (run_id)
+    WHERE a.t30 IS NOT NULL AND a.t30 <= b.la AND 9 * (a.t30 - a.t) <= 10 * l.lim
+    GROUP BY a.run_id
 ),
 gp AS (
-    SELECT c.run_id,
-           (epoch_us(min(c.start) FILTER (WHERE c.recovered)) - epoch_us(any_value(c.fault_end_at))) / 1e6 AS since_fault_end,
-           CASE WHEN bool_or(c.recovered) THEN 1.0 ELSE 0.0 END AS goodput_recovered
-    FROM gp_candidates c JOIN gp_last l USING (run_id)
-    WHERE c.minute + 4 <= l.last_arrival_minute
-    GROUP BY c.run_id
+    SELECT b.run_id,
+           CASE WHEN 9 * (f.t30 - b.fe) <= 10 * l.lim THEN 0.0 ELSE (h.t_back - b.fe) / 1e6 END AS goodput_recovery_time,
+           CASE WHEN 9 * (f.t30 - b.fe) <= 10 * l.lim OR h.t_back IS NOT NULL THEN 1.0 ELSE 0.0 END AS goodput_recovered
+    FROM gp_b b
+    JOIN gp_limit l USING (run_id)
+    JOIN gp_after f ON f.run_id = b.run_id AND f.j = 1
+    LEFT JOIN gp_hit h USING (run_id)
+    WHERE f.t30 IS NOT NULL AND f.t30 <= b.la
 ),
 ex AS (
     SELECT run_id,
@@ -203,7 +239,7 @@ SELECT r.run_id,
        rec.median_recovery_time,
        rec.p95_recovery_time,
        rec.episode_recovery_rate,
-       CASE WHEN gp.since_fault_end < 0 THEN 0 ELSE gp.since_fault_end END AS goodput_recovery_time,
+       gp.goodput_recovery_time,
        gp.goodput_recovered,
        coalesce(inv.completed_full, 0) / nullif(coalesce(inv.started, 0), 0) AS full_scope_completion_rate,
        coalesce(inv.escalated, 0) / nullif(coalesce(inv.started, 0), 0) AS human_intervention_rate,
