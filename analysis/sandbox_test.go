@@ -55,7 +55,7 @@ func tamperedDB(t *testing.T, tamper ...string) (path, secret string, clean []Me
 func TestOpenIgnoresStoredViews(t *testing.T) {
 	path, _, clean := tamperedDB(t,
 		"CREATE OR REPLACE VIEW metrics AS SELECT content AS run_id, 1e9 AS completion_rate FROM read_text(SECRET)",
-		"CREATE OR REPLACE VIEW incidents AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
 		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
 		"CREATE VIEW old_view AS SELECT content FROM read_text(SECRET)",
 	)
@@ -235,7 +235,7 @@ func TestOpenLimits(t *testing.T) {
 // answer stands in for it.
 func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
 	path, _, _ := tamperedDB(t,
-		"CREATE OR REPLACE VIEW incidents AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
 		"CREATE OR REPLACE VIEW tool_stats AS SELECT 42 AS tool",
 	)
 	ctx := context.Background()
@@ -250,7 +250,7 @@ func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
 		"SELECT * FROM recovery_episodes ORDER BY ALL",
 		"SELECT run_id, count(*) FROM lifecycle GROUP BY ALL ORDER BY ALL",
 		"select tool, attempts from TOOL_STATS order by all",
-		`SELECT * FROM "metrics_recomputed" ORDER BY run_id`,
+		`SELECT * FROM "disruptions" ORDER BY ALL`,
 		"SELECT sim_minute('any', sim_epoch()) AS m",
 	} {
 		db, err := OpenLimited(path, Limits{Statement: q})
@@ -276,9 +276,9 @@ func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
 	}
 	defer db.Close()
 	for _, other := range []string{
-		"SELECT count(*) FROM query('SELECT * FROM inci' || 'dents')",
+		"SELECT count(*) FROM query('SELECT * FROM disrup' || 'tions')",
 		"SELECT count(*) FROM query('SELECT * FROM tool' || '_stats')",
-		"SELECT * FROM query_table('recovery' || '_episodes')",
+		"SELECT * FROM query_table('call' || '_rows')",
 	} {
 		_, rows, err := db.Query(ctx, other)
 		if err == nil || !strings.Contains(err.Error(), "not defined on this handle") {
@@ -371,8 +371,8 @@ func TestShare(t *testing.T) {
 	if nonEmpty < 8 {
 		t.Errorf("only %d of the views have rows for %s: the comparison says little", nonEmpty, specs[0].RunID)
 	}
-	if err := db.Share(ctx, nil, "incidents", "calls"); err == nil {
-		t.Error("Share of incidents before calls: no error")
+	if err := db.Share(ctx, nil, "disruptions", "calls"); err == nil {
+		t.Error("Share of disruptions before calls: no error")
 	}
 	if err := db.Share(ctx, nil, "runs"); err == nil {
 		t.Error("Share of a table: no error")

@@ -66,9 +66,6 @@ func (db *DB) prepareStored(ctx context.Context) error {
 	if db.readOnly {
 		return nil
 	}
-	if err := db.prepareDerived(ctx); err != nil {
-		return err
-	}
 	for _, d := range append([]string{storedMetrics}, derivedTableNames()...) {
 		if _, err := db.db.ExecContext(ctx, "DELETE FROM "+ident(d)+" WHERE run_id IS NULL OR run_id NOT IN (SELECT run_id FROM runs)"); err != nil {
 			return fmt.Errorf("analysis: clearing rows of %s that fit no run: %w", d, err)

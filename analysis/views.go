@@ -75,10 +75,8 @@ func viewName(sql string) string {
 	return name
 }
 
-// CreateViews defines (or redefines) every view of the database: metrics, incidents,
-// recovery_episodes, tool_stats and the helper views they read. It is idempotent and needs
-// the trace tables to exist. metrics_recomputed is defined as one statement (see
-// composedView), and the metrics view reads the stored rows where it may.
+// CreateViews defines (or redefines) every view of the database: metrics (the stored rows),
+// tool_stats and the views they read. It is idempotent and needs the trace tables to exist.
 func (db *DB) CreateViews(ctx context.Context) error {
 	if err := db.waitViews(); err != nil {
 		return err
@@ -91,6 +89,12 @@ func (db *DB) CreateViews(ctx context.Context) error {
 // metrics_recomputed. A handle opened for one statement (Limits.Statement) defines only
 // the views it reads (neededViews).
 func (db *DB) createViews(ctx context.Context) error {
+	if !db.readOnly {
+		// The metrics view reads run_metrics: the stored tables come first.
+		if err := db.prepareDerived(ctx); err != nil {
+			return err
+		}
+	}
 	files := viewSQL()
 	need := neededViews(files, db.limits.Statement)
 	for _, f := range files {
@@ -155,70 +159,6 @@ func unprepared(f viewFile) string {
 var macroStatement = regexp.MustCompile(`(?m)^CREATE OR REPLACE MACRO [^;]*;`)
 
 
-// composedView returns the statement that defines view target, one of files' views, as one
-// query: every view of files that target reads, directly or through another, becomes a
-// common table expression of that name, in file order, with its file's query as it is,
-// and target's own query reads them. DuckDB expands a view wherever it is read, so a view
-// read by several others (calls, disruptions, ...) was computed once per reader; a common
-// table expression read more than once is computed once and its rows shared (DuckDB
-// materializes it). The files stay the definitions: the statement holds their queries
-// unchanged, and each name a query reads resolves to the same rows as before (a view's own
-// common table expressions still come first within it). A view read but not among files
-// (the mutation harness's table standing in for it) is read by name.
-func composedView(files []viewFile, target string) string {
-	i := slices.IndexFunc(files, func(f viewFile) bool { return f.view == target })
-	if i < 0 {
-		panic("analysis: no view file defines " + target)
-	}
-	needed := map[string]bool{target: true}
-	bare := make([]string, i+1) // each file's SQL without comments, in lower case
-	for j := range bare {
-		bare[j] = strings.ToLower(sqlComment.ReplaceAllString(files[j].sql, ""))
-	}
-	for j := i; j >= 0; j-- {
-		if !needed[files[j].view] {
-			continue
-		}
-		for _, g := range files[:j] {
-			if reads(bare[j], g.view) {
-				needed[g.view] = true
-			}
-		}
-	}
-	var b strings.Builder
-	b.WriteString("CREATE OR REPLACE VIEW " + target + " AS\n")
-	sep := "WITH "
-	for _, f := range files[:i] {
-		if needed[f.view] {
-			as := " AS ("
-			if slices.Contains(expandedViews, f.view) {
-				as = " AS NOT MATERIALIZED ("
-			}
-			b.WriteString(sep + f.view + as + "\n" + viewQuery(f) + "\n)")
-			sep = ",\n"
-		}
-	}
-	b.WriteString("\nSELECT * FROM (\n" + viewQuery(files[i]) + "\n)")
-	return b.String()
-}
-
-// expandedViews are the views composedView has each reader compute again, as a view is,
-// rather than share: execution_costs is one join, and the sums of its float compute
-// (compute_per_completion, wasted_compute_ratio, the money) add their terms in the order
-// the join yields them; read from a shared result they would add them in another order and
-// could differ in the last bits from the same sums elsewhere (a report's tables).
-var expandedViews = []string{"execution_costs"}
-
-// viewQuery returns the query of a view file's CREATE OR REPLACE VIEW (the file's last
-// statement), without its closing semicolon.
-func viewQuery(f viewFile) string {
-	marker := "CREATE OR REPLACE VIEW " + f.view + " AS"
-	i := strings.Index(f.sql, marker)
-	if i < 0 {
-		panic("analysis: " + f.name + " does not CREATE OR REPLACE VIEW " + f.view + " AS")
-	}
-	return strings.TrimSuffix(strings.TrimSpace(f.sql[i+len(marker):]), ";")
-}
 
 // reads tells whether a view file's SQL, without its comments and in lower case (bare),
 // reads view (after FROM or JOIN). Most views are not named in most files, so a plain search
