@@ -161,6 +161,9 @@ func checkGuarded(t testing.TB, db *DB) {
 	if err := edgeStep(10, 1000+100+60, 5); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.ready(t.Context()); err != nil { // the derived tables of the run just loaded
+		t.Fatal(err)
+	}
 	var n, failed, affected, parked int64
 	var minutes float64
 	var start, end int64
