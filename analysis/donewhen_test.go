@@ -46,9 +46,10 @@ func count(t *testing.T, db *DB, q string, args ...any) float64 {
 }
 
 // Independent failures only (10%/5% transient errors and 2% lost replies, no fault window):
-// the incident test keeps false incidents rare (each tool-minute is a false positive with
-// probability <= 1e-4 by the Chernoff bound), so three seeds give at most one incident, and
-// correlated_failure_share stays near 0.
+// the incident rule keeps false incidents rare (its threshold, detect.Threshold, is set for a
+// false alarm with probability at most DefaultAlpha = 1% per tool and run), so over three
+// seeds of a few tools the expected number of false incidents is a few hundredths, at most
+// one is all but certain, and correlated_failure_share stays near 0.
 func TestIndependentFailuresMakeNoIncidents(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")

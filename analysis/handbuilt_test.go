@@ -111,8 +111,11 @@ func checkHandEpisodes(t testing.TB, db *DB) {
 }
 
 // An outage of minutes 10-11 followed by 20 minutes of an open breaker is one incident of
-// 22 minutes: guarded time joins the hot minutes; every parked investigation is affected.
-// Before it, 10 minutes of 100 attempts with 1 failure each set the baseline at 1%.
+// 22 minutes: while the breaker is open no call is sent, and an incident ends only at the
+// first call after its last failure that did not fail (the parked callers', sent once the
+// breaker closes at 32:00), so the guarded time is the incident's and every parked
+// investigation is affected. Before it, 10 minutes of 100 calls with 1 failure each set the
+// baseline at 1%; 100 failures in a row are far past the threshold (edgeStep: 5 suffice).
 func TestIncidentIncludesGuardedTime(t *testing.T) { runViewCase(t, guardedCase) }
 
 var guardedCase = viewCase{name: "guarded incident", load: loadGuarded, check: checkGuarded}
@@ -121,34 +124,30 @@ func loadGuarded(t testing.TB, db *DB) {
 	var c record.Collector
 	var span uint64
 	id := int64(0)
-	attempt := func(minute int64, fail bool) {
+	attempt := func(at int64, fail bool) {
 		span++
 		id++
 		st := record.StatusOK
 		if fail {
 			st = record.StatusError
 		}
-		at := minute*minute0 + int64(span%50)*second
 		c.Spans = append(c.Spans, record.Span{TraceID: id, SpanID: span, InvestigationID: id, Operation: record.OpExecuteTool,
 			Tool: "api", HasKey: true, OpKey: record.OpKey{Investigation: id}, Attempt: 1, Start: at, End: at, Status: st})
 		c.Investigations = append(c.Investigations, record.Investigation{InvestigationID: id, RootID: id, Ended: true,
 			EndedAt: 40 * minute0, FinalState: "completed", Tokens: 10})
 	}
 	for m := int64(0); m < 10; m++ {
-		for i := 0; i < 100; i++ {
-			attempt(m, i == 0)
+		for i := int64(0); i < 100; i++ {
+			attempt(m*minute0+i*minute0/100, i == 0)
 		}
 	}
-	for m := int64(10); m < 12; m++ {
-		for i := 0; i < 50; i++ {
-			attempt(m, true)
-		}
+	for i := int64(0); i < 100; i++ { // the outage: minutes 10 and 11
+		attempt(10*minute0+i*minute0/50, true)
 	}
 	for m := int64(12); m < 32; m++ {
-		c.Samples = append(c.Samples, record.Sample{Tool: "api", At: (m + 1) * minute0, BreakerState: "open", Parked: 5})
-		for i := 0; i < 3; i++ { // parked callers: one park each, sent once the breaker closes
-			attempt(m, false)
-			id := c.Spans[len(c.Spans)-1].InvestigationID
+		c.Samples = append(c.Samples, record.Sample{Tool: "api", At: (m + 1) * minute0, BreakerState: "open", Parked: 3})
+		for i := int64(0); i < 3; i++ { // parked callers: one park each, sent once the breaker closes
+			attempt(32*minute0+((m-12)*3+i)*second, false)
 			c.Transitions = append(c.Transitions, record.Transition{InvestigationID: id, At: m*minute0 + second,
 				Action: "park", Reason: "breaker_open", Event: "send"})
 		}
@@ -159,13 +158,29 @@ func loadGuarded(t testing.TB, db *DB) {
 }
 
 func checkGuarded(t testing.TB, db *DB) {
-	var n, minutes, failed, affected, parked int64
-	if err := db.SQL().QueryRow(`SELECT count(*), max(minutes), max(failed_attempts), max(affected_investigations), max(parked)
-		FROM incidents WHERE run_id = 'guarded'`).Scan(&n, &minutes, &failed, &affected, &parked); err != nil {
+	if err := edgeStep(10, 1000+100+60, 5); err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 || minutes != 22 || failed != 100 || affected != 100+60 || parked != 60 {
-		t.Errorf("incidents %d, minutes %d, failed %d, affected %d, parked %d; want 1, 22, 100, 160, 60", n, minutes, failed, affected, parked)
+	if err := db.ready(t.Context()); err != nil { // the derived tables of the run just loaded
+		t.Fatal(err)
+	}
+	var n, failed, affected, parked int64
+	var minutes float64
+	var start, end int64
+	if err := db.SQL().QueryRow(`SELECT count(*), max(minutes), max(failed_attempts), max(affected_investigations), max(parked),
+		max(epoch_us(start)), max(epoch_us("end")) FROM incidents WHERE run_id = 'guarded'`).Scan(&n, &minutes, &failed, &affected, &parked, &start, &end); err != nil {
+		t.Fatal(err)
+	}
+	start, end = start-epochMicros, end-epochMicros
+	if n != 1 || minutes != 22 || start != 10*minute0/1000 || end != 32*minute0/1000 || failed != 100 || affected != 100+60 || parked != 60 {
+		t.Errorf("incidents %d, minutes %v over [%d, %d) µs, failed %d, affected %d, parked %d; want 1, 22 over [10:00, 32:00), 100, 160, 60",
+			n, minutes, start, end, failed, affected, parked)
+	}
+	// Every minute of the incident, the guarded ones included, is in it, and no other.
+	r := query(t, db, `SELECT count(*) FILTER (WHERE in_incident), count(*) FILTER (WHERE in_incident AND (minute < 10 OR minute >= 32)),
+		count(*) FILTER (WHERE guarded AND NOT in_incident) FROM tool_minutes WHERE run_id = 'guarded'`)
+	if r[0][0].(int64) != 22 || r[0][1].(int64) != 0 || r[0][2].(int64) != 0 {
+		t.Errorf("tool_minutes in the incident, outside minutes 10-31, guarded outside it: %v; want 22, 0, 0", r[0])
 	}
 	// The 10 background failures are outside the incident: share = 100 / 110.
 	m, err := db.Metrics(t.Context(), "guarded")

@@ -2,13 +2,16 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/mayday-sim/mayday/metric/detect"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
@@ -147,31 +150,89 @@ func refWindows(c *record.Collector) (first, last int64, ok bool) {
 	return first, last, ok
 }
 
-// hotMinute is the incident test: at least 5 failures of n, and a Chernoff bound on the
-// binomial tail at the baseline p0 of at most 1e-4.
-func hotMinute(f, n int64, p0 float64, defined bool) bool {
-	if f < 5 || !defined || float64(f) <= float64(n)*p0 {
+// refCapacity reports a call refused for capacity (a rate limit, a queue limit, load
+// shedding): a failed call whose span says error = rate_limited or overloaded, whose
+// error.type names a rate limit, too many requests, an overload or 429, or whose HTTP
+// status is 429. A refusal is evidence of saturation, never of an incident.
+func refCapacity(s *record.Span) bool {
+	if !isFailed(s) {
 		return false
 	}
-	if p0 <= 0 {
-		return true
+	for _, a := range s.Attrs {
+		v := strings.ToLower(a.Value)
+		switch a.Key {
+		case "error":
+			if v == "rate_limited" || v == "overloaded" {
+				return true
+			}
+		case "error.type":
+			for _, name := range []string{"rate_limit", "ratelimit", "too_many_requests", "toomanyrequests", "overloaded", "429"} {
+				if strings.Contains(v, name) {
+					return true
+				}
+			}
+		case "http.response.status_code", "http.status_code":
+			if v == "429" {
+				return true
+			}
+		}
 	}
-	if p0 >= 1 {
-		return false
+	return false
+}
+
+// refToolCalls lists each tool's calls (the model's included) for the incident rule, in the
+// order they were sent: by start (µs); at the same instant answered calls first, then failed
+// ones, then refusals (calls at one instant have no order of their own: this is the one the
+// computation takes, by start then by these two flags).
+func refToolCalls(calls []refCall) map[string][]detect.Call {
+	out := map[string][]detect.Call{}
+	for _, cl := range calls {
+		if cl.tool == "" {
+			continue
+		}
+		out[cl.tool] = append(out[cl.tool], detect.Call{At: tsMicros(cl.s.Start), Failed: isFailed(cl.s), Capacity: refCapacity(cl.s)})
 	}
-	q := float64(f) / float64(n)
-	kl := q * math.Log(q/p0)
-	if q < 1 {
-		kl += (1 - q) * math.Log((1-q)/(1-p0))
+	b := func(v bool) int {
+		if v {
+			return 1
+		}
+		return 0
 	}
-	return float64(n)*kl >= math.Log(1e4)
+	for _, cs := range out {
+		slices.SortStableFunc(cs, func(x, y detect.Call) int {
+			return cmp.Or(cmp.Compare(x.At, y.At), cmp.Compare(b(x.Failed), b(y.Failed)), cmp.Compare(b(x.Capacity), b(y.Capacity)))
+		})
+	}
+	return out
+}
+
+// refRuleSpans runs the incident rule (package detect, held to its definition by its own
+// tests) on each tool's calls: the run's end closes a span still open, the first fault
+// window's start is the baseline's reference.
+func refRuleSpans(c *record.Collector, calls []refCall) map[string]refRule {
+	first, _, hasWin := refWindows(c)
+	end := tsMicros(runEnd(c))
+	out := map[string]refRule{}
+	for tool, cs := range refToolCalls(calls) {
+		res, err := detect.Incidents(cs, detect.Options{End: max(end, cs[len(cs)-1].At), Reference: first, HasReference: hasWin})
+		if err != nil {
+			panic(fmt.Sprintf("reference: the incident rule on %s: %v", tool, err))
+		}
+		out[tool] = refRule{cs, res}
+	}
+	return out
+}
+
+// refRule is a tool's calls, in the rule's order, and what the rule found in them.
+type refRule struct {
+	calls []detect.Call
+	detect.Result
 }
 
 type refMinute struct {
-	attempts, failed, retries int64
-	parked, throttled         int64
-	guarded, hot              bool
-	baseline                  float64 // the tool's
+	attempts, failed, retries, refused int64
+	parked, throttled                  int64
+	guarded, inIncident                bool
 }
 
 // tm is a tool's minute.
@@ -180,10 +241,10 @@ type tm struct {
 	m    int64
 }
 
-// refToolMinutes is the incident test of every minute in which a tool received a call or
-// was guarded: its calls, failures, retries, parks and throttles, its tool's baseline, and
-// whether it is hot.
-func refToolMinutes(c *record.Collector, attempts []refCall, signs []refSign) map[tm]*refMinute {
+// refToolMinutes is every minute in which a tool received a call or was guarded: its
+// calls, failures, retries, capacity refusals, parks and throttles, whether it was guarded,
+// and whether one of the tool's incidents covers part of it.
+func refToolMinutes(c *record.Collector, attempts []refCall, signs []refSign, incidents []refIncident) map[tm]*refMinute {
 	mins := map[tm]*refMinute{}
 	get := func(k tm) *refMinute {
 		if mins[k] == nil {
@@ -196,6 +257,9 @@ func refToolMinutes(c *record.Collector, attempts []refCall, signs []refSign) ma
 		r.attempts++
 		if isFailed(cl.s) {
 			r.failed++
+		}
+		if refCapacity(cl.s) {
+			r.refused++
 		}
 		if cl.retry {
 			r.retries++
@@ -217,86 +281,31 @@ func refToolMinutes(c *record.Collector, attempts []refCall, signs []refSign) ma
 			get(tm{sm.Tool, minuteOf(sm.At) - 1}).guarded = true
 		}
 	}
-	firstWin, _, hasWin := refWindows(c)
-	perTool := map[string][]int64{}
-	for k := range mins {
-		perTool[k.tool] = append(perTool[k.tool], k.m)
-	}
-	for tool, ms := range perTool {
-		slices.Sort(ms)
-		var f, n, fPre, nPre int64
-		for _, m := range ms {
-			r := mins[tm{tool, m}]
-			f, n = f+r.failed, n+r.attempts
-			if hasWin && m < firstWin/60_000_000 {
-				fPre, nPre = fPre+r.failed, nPre+r.attempts
+	for k, r := range mins {
+		from, to := k.m*60_000_000, (k.m+1)*60_000_000
+		for _, inc := range incidents {
+			if inc.Tool == k.tool && inc.Start < to && inc.End > from {
+				r.inIncident = true
 			}
-		}
-		pRef, okRef := float64(f)/float64(n), n > 0
-		if nPre > 0 {
-			pRef, okRef = float64(fPre)/float64(nPre), true
-		}
-		var fq, nq int64
-		for _, m := range ms {
-			r := mins[tm{tool, m}]
-			if !hotMinute(r.failed, r.attempts, pRef, okRef) {
-				fq, nq = fq+r.failed, nq+r.attempts
-			}
-		}
-		base := 0.0
-		if nq > 0 {
-			base = float64(fq) / float64(nq)
-		}
-		for _, m := range ms {
-			r := mins[tm{tool, m}]
-			r.baseline, r.hot = base, hotMinute(r.failed, r.attempts, base, true)
 		}
 	}
 	return mins
 }
 
-// refIncidents finds the incidents and the failed attempts inside them.
+// refIncidents finds the incidents and the failed calls inside them. The windows are the
+// rule's (refRuleSpans); every count of a row is recomputed here from the records over its
+// window [start, end): the tool's calls sent in it, failed among them, the roots of the
+// investigations disrupted in it (a failed or timed-out call, a park or a throttle at the
+// tool; an investigation without a record has no known root), its parks and throttles, the
+// calls in it that were retried (the same operation's next attempt at the tool, whenever
+// it went out), and the faults of its failed calls.
 func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]refIncident, int64) {
-	mins := refToolMinutes(c, attempts, signs)
-	perTool := map[string][]int64{}
-	for k := range mins {
-		perTool[k.tool] = append(perTool[k.tool], k.m)
+	rules := refRuleSpans(c, attempts)
+	known := map[int64]bool{}
+	for _, inv := range c.Investigations {
+		known[inv.InvestigationID] = true
 	}
-	var incidents []refIncident
-	var inside int64
-	for tool, ms := range perTool {
-		slices.Sort(ms)
-		var run []int64
-		flush := func() {
-			inc := refIncident{Tool: tool, FirstMinute: run[0], EndMinute: run[len(run)-1] + 1}
-			for _, m := range run {
-				if mins[tm{tool, m}].hot {
-					inc.Hot++
-				}
-				if mins[tm{tool, m}].guarded {
-					inc.Guarded++
-				}
-			}
-			if inc.Hot > 0 {
-				incidents = append(incidents, inc)
-			}
-			run = run[:0]
-		}
-		for _, m := range ms {
-			r := mins[tm{tool, m}]
-			if !r.hot && !r.guarded {
-				continue
-			}
-			if len(run) > 0 && m-run[len(run)-1] > 3 {
-				flush()
-			}
-			run = append(run, m)
-		}
-		if len(run) > 0 {
-			flush()
-		}
-	}
-	// next: whether an attempt has a retry (the same operation's next attempt at the tool).
+	// next: whether a call has a retry (the same operation's next attempt at the tool).
 	type try struct {
 		tool    string
 		key     record.OpKey
@@ -308,52 +317,92 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 			next[try{cl.tool, cl.s.OpKey, cl.s.Attempt - 1}] = true
 		}
 	}
-	for i := range incidents {
-		inc := &incidents[i]
-		roots := map[int64]bool{}
-		faults := map[string]bool{}
-		in := func(tool string, m int64) bool { return tool == inc.Tool && m >= inc.FirstMinute && m < inc.EndMinute }
-		for _, cl := range attempts {
-			s := cl.s
-			if !in(cl.tool, minuteOf(s.Start)) {
-				continue
-			}
-			if isFailed(s) {
-				inc.Failed++
-				if s.FaultID != "" {
-					faults[s.FaultID] = true
+	var incidents []refIncident
+	var inside int64
+	for _, tool := range slices.Sorted(maps.Keys(rules)) {
+		res := rules[tool]
+		for _, w := range res.Incidents {
+			inc := refIncident{Tool: tool, Start: w.Start, End: w.End, DetectedAt: res.calls[w.Alarm].At, Baseline: res.Baseline,
+				FaultIDs: []string{}}
+			in := func(t string, at int64) bool { return t == tool && at >= w.Start && at < w.End }
+			faults := map[string]bool{}
+			roots := map[int64]bool{}
+			for _, cl := range attempts {
+				s := cl.s
+				if !in(cl.tool, tsMicros(s.Start)) {
+					continue
+				}
+				inc.Calls++
+				if isFailed(s) {
+					inc.Failed++
+					if s.FaultID != "" {
+						faults[s.FaultID] = true
+					}
+				}
+				if s.HasKey && next[try{cl.tool, s.OpKey, s.Attempt}] {
+					inc.Retries++
 				}
 			}
-			if s.HasKey && next[try{cl.tool, s.OpKey, s.Attempt}] {
-				inc.Retries++ // its retry, sent whenever: a hang's go out after the timeouts
+			for _, sg := range signs {
+				if !in(sg.tool, sg.at) {
+					continue
+				}
+				switch sg.kind {
+				case "failed", "timed_out", "parked", "throttled":
+					if known[sg.inv] {
+						roots[sg.root] = true
+					}
+				}
+				switch sg.kind {
+				case "parked":
+					inc.Parked++
+				case "throttled":
+					inc.Throttled++
+				}
 			}
+			inc.Affected = int64(len(roots))
+			for f := range faults {
+				inc.FaultIDs = append(inc.FaultIDs, f)
+			}
+			slices.Sort(inc.FaultIDs)
+			inside += inc.Failed
+			incidents = append(incidents, inc)
 		}
-		for _, sg := range signs {
-			if !in(sg.tool, sg.at/60_000_000) {
-				continue
-			}
-			switch sg.kind {
-			case "failed", "timed_out", "parked", "throttled":
-				roots[sg.root] = true
-			}
-			switch sg.kind {
-			case "parked":
-				inc.Parked++
-			case "throttled":
-				inc.Throttled++
-			}
-		}
-		inc.Affected = int64(len(roots))
-		for f := range faults {
-			inc.FaultIDs = append(inc.FaultIDs, f)
-		}
-		slices.Sort(inc.FaultIDs)
-		inside += inc.Failed
 	}
 	slices.SortFunc(incidents, func(a, b refIncident) int {
-		return cmp.Or(cmp.Compare(a.FirstMinute, b.FirstMinute), cmp.Compare(a.Tool, b.Tool))
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Tool, b.Tool))
 	})
 	return incidents, inside
+}
+
+// refSaturation is each saturation span of the rule (refusals far above the tool's
+// baseline) with its calls and refusals counted here over [start, end).
+func refSaturation(c *record.Collector, attempts []refCall) []refSaturationSpan {
+	var out []refSaturationSpan
+	for tool, res := range refRuleSpans(c, attempts) {
+		for _, w := range res.Saturation {
+			sp := refSaturationSpan{Tool: tool, Start: w.Start, End: w.End}
+			for _, cl := range attempts {
+				if at := tsMicros(cl.s.Start); cl.tool == tool && at >= w.Start && at < w.End {
+					sp.Calls++
+					if refCapacity(cl.s) {
+						sp.Refused++
+					}
+				}
+			}
+			out = append(out, sp)
+		}
+	}
+	slices.SortFunc(out, func(a, b refSaturationSpan) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Tool, b.Tool))
+	})
+	return out
+}
+
+type refSaturationSpan struct {
+	Tool           string
+	Start, End     int64 // µs
+	Calls, Refused int64
 }
 
 // refEpisodes builds one episode per disrupted step: from its first sign to its first

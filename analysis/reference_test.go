@@ -27,16 +27,23 @@ type refRun struct {
 	Prices *scenarios.Prices
 }
 
+// refIncident is one incident: its window [Start, End) and the alarm (µs since the epoch of
+// simulated time, from the rule), the tool's baseline, and what the reference counts over
+// the window.
 type refIncident struct {
-	Tool                   string
-	FirstMinute, EndMinute int64 // [first, end)
-	Failed                 int64
-	Affected               int64
-	Retries                int64
-	FaultIDs               []string
-	Hot, Guarded           int64 // minutes of each kind (a minute may be both)
-	Parked, Throttled      int64
+	Tool              string
+	Start, End        int64 // µs, [start, end)
+	DetectedAt        int64 // µs
+	Calls, Failed     int64
+	Affected          int64
+	Retries           int64
+	FaultIDs          []string
+	Parked, Throttled int64
+	Baseline          float64
 }
+
+// Minutes is the incident's length in minutes.
+func (inc refIncident) Minutes() float64 { return float64(inc.End-inc.Start) / 60e6 }
 
 type refEpisode struct {
 	OpKey      string
@@ -56,9 +63,10 @@ type refEpisode struct {
 }
 
 type refResult struct {
-	Metrics   Metrics
-	Incidents []refIncident
-	Episodes  []refEpisode
+	Metrics    Metrics
+	Incidents  []refIncident
+	Saturation []refSaturationSpan
+	Episodes   []refEpisode
 }
 
 // tsMicros is how a simulated instant reaches DuckDB: a TIMESTAMP has microsecond
@@ -247,7 +255,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.Set("makespan", float64(tsMicros(end))/1e6)
 	referenceCapacity(&m, c, end)
 	setMoney(&m, run.Prices, c, invByID)
-	return refResult{Metrics: m, Incidents: incidents, Episodes: episodes}
+	return refResult{Metrics: m, Incidents: incidents, Saturation: refSaturation(c, calls), Episodes: episodes}
 }
 
 // refCall is one call to a dependency: a sent tool attempt, or a model call (a plan span

@@ -40,7 +40,7 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 			func(t *testing.T, want refResult, res sim.Result) {
 				// The breaker parks callers and the budget throttles retries: the outage is
 				// still one incident of at least its 30 minutes.
-				if len(want.Incidents) != 1 || want.Incidents[0].EndMinute-want.Incidents[0].FirstMinute < 30 {
+				if len(want.Incidents) != 1 || want.Incidents[0].Minutes() < 30 {
 					t.Errorf("want one incident of >= 30 minutes: %+v", want.Incidents)
 				}
 			}},
@@ -56,7 +56,7 @@ func TestMetricsMatchReferenceOnSimulation(t *testing.T) {
 				}
 				found := false
 				for _, inc := range want.Incidents {
-					found = found || inc.Tool == "model" && inc.EndMinute-inc.FirstMinute >= 20
+					found = found || inc.Tool == "model" && inc.Minutes() >= 20
 				}
 				if !found || model == 0 {
 					t.Errorf("a model outage: want an incident of >= 20 minutes on the model and model episodes: %+v, %d model episodes", want.Incidents, model)

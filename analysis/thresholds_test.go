@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mayday-sim/mayday/metric/detect"
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -17,15 +18,19 @@ import (
 // and make medians and means differ. Each is checked against the Go reference, which must
 // itself see the edge the dataset was built for.
 func thresholdCases() []viewCase {
-	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase(), edgeRootsCase(), hotMinutesCase(), edgeEpisodesCase()}
+	return []viewCase{edgeIncidentsCase(), edgeGoodputCase(), edgeHangCase(), emptyRunCase(), edgeEmptyWindowCase(), edgeRootsCase(), guardedMinutesCase(), edgeEpisodesCase()}
 }
 
 // edgeEmptyWindowCase: a fault window of zero length (an outage of 0 s at minute 22) is
-// not a window, so the failure baseline of the incident test is the rate over the whole
-// run: 20 minutes of 100 attempts with one failure, 300 attempts with 15 failures in minute
-// 30 and 5 minutes of 20 failed attempts from minute 40, 135 of 2,400 (5.6%). Against it
-// minute 30 is not hot (the likelihood-ratio statistic is about 1.6, below ln 10⁴ = 9.2);
-// against the 1% of the minutes before minute 22 it would be (12.4).
+// not a window, so the incident rule's first pass estimates the baseline from every call,
+// not from those before minute 22: 20 minutes of 100 calls with one failure (1%), then a
+// brownout of 300 calls at minute 30 failing one in five, and 5 minutes of 20 failed calls
+// in a row from minute 40. Against the 1% before minute 22 (p0 about 1.5% with its bound)
+// each five calls of the brownout add about ln(0.5/0.015) + 4·ln(0.5/0.985) = +0.8 nats, an
+// incident; against the ratio outside the burst over every call, 80 of 2300 (p0 about
+// 4.3%), they add about −0.3: its evidence never builds up.
+// The check runs the rule both ways on the dataset's calls and wants them to differ, the
+// reference (and the table) taking the whole-run estimate.
 func edgeEmptyWindowCase() viewCase {
 	var e edgeRecords
 	end := 60 * minute
@@ -35,7 +40,7 @@ func edgeEmptyWindowCase() viewCase {
 		}
 	}
 	for i := 0; i < 300; i++ {
-		e.attempt("api", 30*minute+int64(i)*100_000_000, i < 15, end)
+		e.attempt("api", 30*minute+int64(i)*100_000_000, i%5 == 0, end)
 	}
 	for m := int64(40); m < 45; m++ {
 		for i := 0; i < 20; i++ {
@@ -44,13 +49,46 @@ func edgeEmptyWindowCase() viewCase {
 	}
 	e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "empty", Kind: "outage", Tool: "api", Start: 22 * minute, End: 22 * minute,
 		Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls})
-	return referenceCaseOf("a fault window of zero length", map[string]*record.Collector{"edge-empty-window": &e.c},
+	c := &e.c
+	return referenceCaseOf("a fault window of zero length", map[string]*record.Collector{"edge-empty-window": c},
 		func(id string, want refResult) error {
-			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 40 {
-				return fmt.Errorf("incidents %+v, want one from minute 40", want.Incidents)
+			calls := refToolCalls(refCalls(c))["api"]
+			opts := detect.Options{End: tsMicros(runEnd(c))}
+			whole, err := detect.Incidents(calls, opts)
+			if err != nil {
+				return err
+			}
+			opts.Reference, opts.HasReference = 22*minute/1000, true
+			before, err := detect.Incidents(calls, opts)
+			if err != nil {
+				return err
+			}
+			if got := incidentWindows(want.Incidents, "api"); !slices.Equal(got, spanWindows(whole.Incidents)) ||
+				slices.Equal(got, spanWindows(before.Incidents)) {
+				return fmt.Errorf("incidents %v: want those of the whole run's baseline %v, which differ from those of the calls before minute 22 %v",
+					got, spanWindows(whole.Incidents), spanWindows(before.Incidents))
 			}
 			return nil
 		})
+}
+
+// incidentWindows is the windows [start, end) (µs) of tool's incidents.
+func incidentWindows(incidents []refIncident, tool string) [][2]int64 {
+	var out [][2]int64
+	for _, inc := range incidents {
+		if inc.Tool == tool {
+			out = append(out, [2]int64{inc.Start, inc.End})
+		}
+	}
+	return out
+}
+
+func spanWindows(spans []detect.Span) [][2]int64 {
+	var out [][2]int64
+	for _, s := range spans {
+		out = append(out, [2]int64{s.Start, s.End})
+	}
+	return out
 }
 
 // edgeRootsCase: roots the metrics must tell apart. Root 1 leaves pending, comes back to
@@ -107,9 +145,12 @@ func emptyRunCase() viewCase {
 }
 
 // edgeHangCase: a hang. After a baseline of 1% failures, 6 attempts sent in minute 25 hang
-// until their one-hour timeout (minute 85) and are retried in minute 86, long after the
-// incident (minute 25, where the failed attempts were sent) ended. The incident's
-// retries_sent is 6: the retries of its attempts, whenever they went out.
+// until their one-hour timeout (minute 85) and are retried in minute 86. Nothing else is
+// sent meanwhile, and silence does not end an incident: it spans [25:00, 86:00), from the
+// first failed call to the first call after it that did not fail (a retry). Its
+// retries_sent is 6: the retries of its calls, whenever they went out. Six failures in a row
+// are an incident: MinFailed is 5, and each adds ln(p1/p0) >= ln(1/2 / p0) with p0 the
+// upper bound of the baseline (see edgeStep), past detect.Threshold after 5.
 func edgeHangCase() viewCase {
 	var e edgeRecords
 	end := 120 * minute
@@ -130,11 +171,52 @@ func edgeHangCase() viewCase {
 	}
 	return referenceCaseOf("a hang's retries after the timeouts", map[string]*record.Collector{"edge-hang": &e.c},
 		func(id string, want refResult) error {
-			if len(want.Incidents) != 1 || want.Incidents[0].FirstMinute != 25 || want.Incidents[0].Retries != 6 {
-				return fmt.Errorf("incidents %+v, want one in minute 25 with 6 retries", want.Incidents)
+			if err := edgeStep(20, 2000+12, 5); err != nil {
+				return err
+			}
+			if len(want.Incidents) != 1 || want.Incidents[0].Start != 25*minute/1000 || want.Incidents[0].End != 86*minute/1000 ||
+				want.Incidents[0].Retries != 6 {
+				return fmt.Errorf("incidents %+v, want one over [25:00, 86:00) with 6 retries", want.Incidents)
 			}
 			return nil
 		})
+}
+
+// edgeStep checks that k failed calls in a row reach the incident threshold
+// detect.Threshold(n, DefaultAlpha) for a tool whose n tested calls hold f failures (f of
+// the baseline, the spans' own left out): the rule tests against p0, the upper
+// DefaultAlpha/4 Chernoff bound of f/n of the calls outside the spans (at most f of n−k),
+// and a failure adds ln(p1/p0) with p1 = (1+p0)/2 >= 1/2, so k failures add at least
+// k·ln(1/(2·p0)).
+func edgeStep(f, n, k int) error {
+	p0 := chernoffUpper(f, n-k, detect.DefaultAlpha/4)
+	h := detect.Threshold(n, detect.DefaultAlpha)
+	if got := float64(k) * math.Log(0.5/p0); got < h {
+		return fmt.Errorf("%d failures in a row add %.3g nats against p0 %.4g, below the threshold %.3g", k, got, p0, h)
+	}
+	return nil
+}
+
+// chernoffUpper is the largest q >= f/n with n·KL(f/n ‖ q) <= ln(1/delta) (the upper
+// confidence bound the rule tests a baseline at), by bisection.
+func chernoffUpper(f, n int, delta float64) float64 {
+	p := float64(f) / float64(n)
+	kl := func(q float64) float64 {
+		v := (1 - p) * math.Log((1-p)/(1-q))
+		if p > 0 {
+			v += p * math.Log(p/q)
+		}
+		return v
+	}
+	lo, hi := p, 1.0
+	for range 100 {
+		if mid := (lo + hi) / 2; float64(n)*kl(mid) > math.Log(1/delta) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	return hi
 }
 
 // edgeRecords builds runs by hand: investigations of one step each.
@@ -195,27 +277,36 @@ func referenceCaseOf(name string, runs map[string]*record.Collector, sees func(i
 	}}
 }
 
-// edgeIncidentsCase: a baseline of 1% failures (20 minutes of 100 attempts, one failed),
-// then minutes with exactly 5 failures of 5 (hot: at least 5, far above 1%) and one with 4
-// (not hot: fewer than 5). Hot minutes 25 and 28 are 3 apart (2 inactive minutes between:
-// one incident); 32 is 4 after 28 (a new one); a breaker open during minute 44 (a sample at
-// its end) joins the hot minute 46 ahead of it; one open during minute 55, far from any hot
-// minute, is no incident. Every attempt starts on a whole minute, but
-// one a microsecond before minute 52, which holds 4 failures: a minute computed a microsecond
-// off makes 51 or 52 hot.
+// edgeIncidentsCase: a baseline of 1% failures (20 minutes of 100 calls, one failed), then
+// bursts of failed calls in a row, each followed by 40 answered calls a second apart (enough
+// to bring the evidence back to 0: each adds ln((1−p1)/(1−p0)) <= ln(1/2 / (1−p0)), about
+// −0.68 nats, and the threshold is about 14): 5 failures on the first instant of minute 25
+// (MinFailed, and 5·ln(1/(2·p0)) past detect.Threshold: edgeStep), with an answered call
+// tagged with a fault (not the incident's) and a blocked one (not sent) at the same instant:
+// an incident from 25:00 to the first answered call after (25:01); 4 at minute 38 (below
+// MinFailed: none, whatever the evidence); 4 on the first instant of minute 52 and one a
+// microsecond before it: an incident from that microsecond, in minute 51; and 6 at minute
+// 58 with no call after them: an incident open until the run's end (60:00). A breaker open
+// during minute 44 (a sample at its end) and during minute 55 guard those minutes, and
+// make no incident of their own: silence and guards are no evidence.
 func edgeIncidentsCase() viewCase {
 	c := edgeIncidentsRecords()
 	return referenceCaseOf("incidents on their thresholds", map[string]*record.Collector{"edge-incidents": c},
 		func(id string, want refResult) error {
-			var got [][2]int64
-			for _, inc := range want.Incidents {
-				got = append(got, [2]int64{inc.FirstMinute, inc.EndMinute})
+			if err := edgeStep(24, len(refCalls(c)), 5); err != nil {
+				return err
 			}
-			if w := [][2]int64{{25, 29}, {32, 33}, {44, 47}}; !slices.Equal(got, w) {
+			if got, w := incidentWindows(want.Incidents, "api"), edgeIncidentWindows(); !slices.Equal(got, w) {
 				return fmt.Errorf("incidents %v, want %v", got, w)
 			}
 			return nil
 		})
+}
+
+// edgeIncidentWindows are the incidents of edgeIncidentsRecords (µs).
+func edgeIncidentWindows() [][2]int64 {
+	const m = minute / 1000
+	return [][2]int64{{25 * m, 25*m + 1_000_000}, {52*m - 1, 52*m + 1_000_000}, {58 * m, 60 * m}}
 }
 
 // edgeIncidentsRecords are the records of edgeIncidentsCase (a fresh copy each call).
@@ -227,27 +318,36 @@ func edgeIncidentsRecords() *record.Collector {
 			e.attempt("api", m*minute+int64(i)*100_000_000, i == 0, end)
 		}
 	}
-	for _, hot := range []struct {
-		minute, failed int64
-	}{{25, 5}, {28, 5}, {32, 5}, {38, 4}, {46, 5}} {
-		for i := int64(0); i < hot.failed; i++ {
-			e.attempt("api", hot.minute*minute, true, end)
+	quiet := func(from int64) {
+		for i := int64(1); i <= 40; i++ {
+			e.attempt("api", from+i*second, false, end)
 		}
 	}
-	// In hot minute 25, an answered attempt tagged with a fault (not a failure: its fault is
-	// not the incident's) and a blocked call by another root (no disruption of the tool).
+	for _, burst := range []struct {
+		minute, failed int64
+	}{{25, 5}, {38, 4}} {
+		for i := int64(0); i < burst.failed; i++ {
+			e.attempt("api", burst.minute*minute, true, end)
+		}
+		quiet(burst.minute * minute)
+	}
+	// At the first instant of minute 25, an answered attempt tagged with a fault (not a
+	// failure: its fault is not the incident's) and a blocked call by another root (not sent).
 	e.attempt("api", 25*minute, false, end)
 	e.c.Spans[len(e.c.Spans)-1].FaultID = "slow"
 	e.attempt("api", 25*minute, false, end)
 	e.c.Spans[len(e.c.Spans)-1].Status = record.StatusBlocked
-	// Minute 52: 4 failures on its first instant and one a microsecond before it, in minute
-	// 51: neither minute is hot.
+	// Minute 52: 4 failures on its first instant and one a microsecond before it.
+	e.attempt("api", 52*minute-1000, true, end)
 	for i := 0; i < 4; i++ {
 		e.attempt("api", 52*minute, true, end)
 	}
-	e.attempt("api", 52*minute-1000, true, end)
+	quiet(52 * minute)
+	for i := 0; i < 6; i++ {
+		e.attempt("api", 58*minute, true, end)
+	}
 	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "api", At: 45 * minute, BreakerState: "half_open"},
-		record.Sample{Tool: "api", At: 56 * minute, BreakerState: "open"}) // guarded alone in minute 55: no incident
+		record.Sample{Tool: "api", At: 56 * minute, BreakerState: "open"})
 	return &e.c
 }
 
@@ -389,4 +489,44 @@ func TestThresholdDatasets(t *testing.T) {
 	for _, c := range thresholdCases() {
 		t.Run(c.name, func(t *testing.T) { runViewCase(t, c) })
 	}
+}
+
+// guardedMinutesCase: minutes a tool was guarded without a call are rows of tool_minutes,
+// and no incident. Tool "ghost" has no call: samples at 31:00 (breaker open: minute 30
+// guarded), at 33:00 (closed, nothing parked: minute 32 is no row) and at 35:00 (closed, 1
+// parked: minute 34 guarded). Tool "parked": a park on the open breaker at 40:00 and a
+// throttle at 40:30 before sends at 42:00, and a park at 44:00 before a send at 45:00:
+// minutes 40 (parked 1, throttled 1) and 44 (parked 1) are guarded without a call. A park
+// for another reason (a worker crashed) at 46:00, before a send at 47:00, neither parks on
+// a guard nor makes minute 46 a row.
+func guardedMinutesCase() viewCase {
+	var e edgeRecords
+	end := 60 * minute
+	e.c.Samples = append(e.c.Samples, record.Sample{Tool: "ghost", At: 31 * minute, BreakerState: "open"},
+		record.Sample{Tool: "ghost", At: 33 * minute, BreakerState: "closed"},
+		record.Sample{Tool: "ghost", At: 35 * minute, BreakerState: "closed", Parked: 1})
+	for _, p := range []struct {
+		at, send int64
+		reason   string
+	}{{40 * minute, 42 * minute, "breaker_open"}, {40*minute + 30*second, 42 * minute, "retry_throttled"}, {44 * minute, 45 * minute, "breaker_open"}, {46 * minute, 47 * minute, "worker_crashed"}} {
+		e.attempt("parked", p.send, false, end)
+		e.c.Investigations[len(e.c.Investigations)-1].ArrivedAt = 39 * minute
+		e.c.Transitions = append(e.c.Transitions, record.Transition{InvestigationID: e.inv, At: p.at, From: "running",
+			To: "waiting", Event: "failed", Action: "park", Reason: p.reason})
+	}
+	ref := referenceCaseOf("guarded minutes without a call", map[string]*record.Collector{"guarded-minutes": &e.c},
+		func(string, refResult) error { return nil })
+	return viewCase{name: ref.name, load: ref.load, check: func(t testing.TB, db *DB) {
+		ref.check(t, db)
+		var got []string
+		for _, r := range query(t, db, `SELECT tool, minute, attempts, parked, throttled, guarded, in_incident FROM tool_minutes
+			WHERE run_id = 'guarded-minutes' ORDER BY tool, minute`) {
+			got = append(got, fmt.Sprint(r))
+		}
+		want := []string{"[ghost 30 0 0 0 true false]", "[ghost 34 0 0 0 true false]", "[parked 40 0 1 1 true false]",
+			"[parked 42 2 0 0 false false]", "[parked 44 0 1 0 true false]", "[parked 45 1 0 0 false false]", "[parked 47 1 0 0 false false]"}
+		if !slices.Equal(got, want) {
+			t.Errorf("tool_minutes %q, want %q", got, want)
+		}
+	}}
 }

@@ -158,10 +158,11 @@ func compareRoots(t testing.TB, db *DB, runID string, c *record.Collector) {
 
 // edgeModelCase: the incidents dataset of edgeIncidentsCase with the model in place of the
 // tool: every attempt becomes a call to the model (a plan span of kind model_turn; a failed
-// one a refused call, tool "model", start = end, with a queue wait and compute that a model
-// call does not count), so the model's minutes, incidents and tool_stats row are on the
-// same thresholds (hot minutes 25 and 28, 32, 46 ahead of its guarded minute 44; minute 52
-// and the call a microsecond before it not hot). A tool attempt carrying the kind
+// one a call refused by the provider's rate limit, error = rate_limited, tool "model",
+// start = end, with a queue wait and compute that a model call does not count). A refusal is
+// evidence of saturation, never of an incident: the model has no incident, and its
+// saturation spans are the windows of edgeIncidentsCase's incidents (the same calls, the
+// refusals in place of the failures, tested the same way). A tool attempt carrying the kind
 // model_turn is still a tool attempt, and no retry of the model call whose key it shares.
 func edgeModelCase() viewCase {
 	var c record.Collector
@@ -178,7 +179,7 @@ func edgeModelCase() viewCase {
 		}
 		c.Spans = append(c.Spans, s)
 	}
-	// The tool attempt carrying the kind model_turn shares the key of a refused call in hot
+	// The tool attempt carrying the kind model_turn shares the key of a refused call at
 	// minute 25 and comes next in number: it is no retry of that call (another tool).
 	for _, s := range c.Spans {
 		if s.Start == 25*minute && s.Status == record.StatusError {
@@ -194,27 +195,41 @@ func edgeModelCase() viewCase {
 		sm.Tool = "model"
 		c.Samples = append(c.Samples, sm)
 	}
-	vc := referenceCaseOf("the model's calls on the incident thresholds", map[string]*record.Collector{"edge-model": &c},
+	vc := referenceCaseOf("the model's refused calls on the incident thresholds", map[string]*record.Collector{"edge-model": &c},
 		func(id string, want refResult) error {
+			if got := incidentWindows(want.Incidents, "model"); len(got) != 0 {
+				return fmt.Errorf("the model's incidents %v, want none (refusals are no incident evidence)", got)
+			}
 			var got [][2]int64
-			for _, inc := range want.Incidents {
-				if inc.Tool == "model" {
-					got = append(got, [2]int64{inc.FirstMinute, inc.EndMinute})
+			for _, sp := range want.Saturation {
+				if sp.Tool == "model" {
+					got = append(got, [2]int64{sp.Start, sp.End})
 				}
 			}
-			if w := [][2]int64{{25, 29}, {32, 33}, {44, 47}}; !slices.Equal(got, w) {
-				return fmt.Errorf("the model's incidents %v, want %v", got, w)
+			if w := edgeIncidentWindows(); !slices.Equal(got, w) {
+				return fmt.Errorf("the model's saturation %v, want %v", got, w)
 			}
 			return nil
 		})
 	check := vc.check
 	vc.check = func(t testing.TB, db *DB) {
 		check(t, db)
-		// A model call has no queue wait and no compute, whatever its span says.
+		// A model call has no queue wait and no compute, whatever its span says; its refusals
+		// are counted in its minutes.
 		r := query(t, db, `SELECT count(*), count(*) FILTER (WHERE queue_wait <> 0 OR compute <> 0) FROM calls
 			WHERE run_id = 'edge-model' AND tool = 'model'`)
 		if n := r[0][0].(int64); n != int64(len(c.Spans)-1) || r[0][1].(int64) != 0 {
 			t.Errorf("calls of the model: %v (calls, with a queue wait or compute), want %d, 0", r[0], len(c.Spans)-1)
+		}
+		var refused int64
+		for _, s := range c.Spans {
+			if s.Status == record.StatusError {
+				refused++
+			}
+		}
+		r = query(t, db, `SELECT sum(refused)::BIGINT, sum(failed_attempts)::BIGINT FROM tool_minutes WHERE run_id = 'edge-model' AND tool = 'model'`)
+		if r[0][0] != refused || r[0][1] != refused {
+			t.Errorf("the model's minutes: %v refused and failed, want %d", r[0], refused)
 		}
 	}
 	return vc
@@ -227,7 +242,8 @@ func TestModelCallsOnThresholds(t *testing.T) { runViewCase(t, edgeModelCase()) 
 type toolStatsExtra struct {
 	invalid                          int64
 	amplification, meanWait, p95Wait float64 // NaN: NULL
-	incidentMinutes, incidentFailed  int64
+	incidentMinutes                  float64
+	incidentFailed                   int64
 	episodes                         int64
 	medianRecovery, p95Recovery      float64 // NaN: NULL
 }
@@ -283,7 +299,7 @@ func compareToolStatsExtra(t testing.TB, db *DB, runID string, c *record.Collect
 	}
 	for _, inc := range want.Incidents {
 		r := get(inc.Tool)
-		r.incidentMinutes += inc.EndMinute - inc.FirstMinute
+		r.incidentMinutes += inc.Minutes()
 		r.incidentFailed += inc.Failed
 	}
 	secs := map[string][]float64{}
@@ -332,8 +348,11 @@ func compareToolStatsExtra(t testing.TB, db *DB, runID string, c *record.Collect
 				break
 			}
 		}
+		if math.Abs(g.incidentMinutes-w.incidentMinutes) <= 1e-9*math.Max(1, w.incidentMinutes) {
+			g.incidentMinutes = w.incidentMinutes
+		}
 		if g.invalid != w.invalid || g.incidentMinutes != w.incidentMinutes || g.incidentFailed != w.incidentFailed || g.episodes != w.episodes {
-			t.Errorf("tool_stats %s of %s: invalid, incident minutes, incident failed attempts, episodes: view %d %d %d %d, reference %d %d %d %d",
+			t.Errorf("tool_stats %s of %s: invalid, incident minutes, incident failed attempts, episodes: view %d %v %d %d, reference %d %v %d %d",
 				tool, runID, g.invalid, g.incidentMinutes, g.incidentFailed, g.episodes, w.invalid, w.incidentMinutes, w.incidentFailed, w.episodes)
 		}
 	}

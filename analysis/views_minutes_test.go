@@ -123,16 +123,16 @@ func compareExecutionCosts(t testing.TB, db *DB, runID string, c *record.Collect
 	}
 }
 
-// compareToolMinutes checks the tool_minutes view of a run row by row against the
-// reference's incident test (refToolMinutes): every minute in which a tool received a call
-// or was guarded, its counts, its tool's baseline and whether it is hot.
-func compareToolMinutes(t testing.TB, db *DB, runID string, c *record.Collector) {
+// compareToolMinutes checks the tool_minutes table of a run row by row against the
+// reference (refToolMinutes): every minute in which a tool received a call or was guarded,
+// its counts, and whether one of the reference's incidents of the tool covers part of it.
+func compareToolMinutes(t testing.TB, db *DB, runID string, c *record.Collector, incidents []refIncident) {
 	t.Helper()
 	invByID := map[int64]*record.Investigation{}
 	for i := range c.Investigations {
 		invByID[c.Investigations[i].InvestigationID] = &c.Investigations[i]
 	}
-	mins := refToolMinutes(c, refCalls(c), refSigns(c, invByID))
+	mins := refToolMinutes(c, refCalls(c), refSigns(c, invByID), incidents)
 	keys := slices.SortedFunc(func(yield func(tm) bool) {
 		for k := range mins {
 			if !yield(k) {
@@ -140,23 +140,20 @@ func compareToolMinutes(t testing.TB, db *DB, runID string, c *record.Collector)
 			}
 		}
 	}, func(a, b tm) int { return cmp.Or(cmp.Compare(a.tool, b.tool), cmp.Compare(a.m, b.m)) })
-	rows := query(t, db, `SELECT tool, minute, attempts, failed_attempts, retries, parked, throttled, guarded, baseline, hot
-		FROM tool_minutes WHERE run_id = '`+runID+`' ORDER BY tool, minute`)
+	rows := query(t, db, `SELECT tool, minute, attempts, failed_attempts, retries, refused, parked, throttled, guarded, in_incident,
+		epoch_us(start) FROM tool_minutes WHERE run_id = '`+runID+`' ORDER BY tool, minute`)
 	if len(rows) != len(keys) {
-		t.Fatalf("tool_minutes of %s: %d rows in the view, %d in the reference", runID, len(rows), len(keys))
+		t.Fatalf("tool_minutes of %s: %d rows in the table, %d in the reference", runID, len(rows), len(keys))
 	}
 	for i, r := range rows {
 		k, w := keys[i], *mins[keys[i]]
-		g := refMinute{attempts: r[2].(int64), failed: r[3].(int64), retries: r[4].(int64), parked: r[5].(int64),
-			throttled: r[6].(int64), guarded: r[7].(bool), hot: r[9].(bool)}
-		base, _ := r[8].(float64)
-		if math.Abs(base-w.baseline) <= 1e-12 {
-			g.baseline = w.baseline
-		} else {
-			g.baseline = base
-		}
+		g := refMinute{attempts: r[2].(int64), failed: r[3].(int64), retries: r[4].(int64), refused: r[5].(int64), parked: r[6].(int64),
+			throttled: r[7].(int64), guarded: r[8].(bool), inIncident: r[9].(bool)}
 		if got := (tm{r[0].(string), r[1].(int64)}); got != k || g != w {
-			t.Fatalf("tool_minutes of %s: view %v %+v, reference %v %+v", runID, got, g, k, w)
+			t.Fatalf("tool_minutes of %s: table %v %+v, reference %v %+v", runID, got, g, k, w)
+		}
+		if start := r[10].(int64) - epochMicros; start != k.m*60_000_000 {
+			t.Fatalf("tool_minutes of %s: %v starts at %d µs, want %d", runID, k, start, k.m*60_000_000)
 		}
 	}
 }

@@ -30,15 +30,15 @@ func compareMetrics(t testing.TB, got, want Metrics) {
 		switch {
 		case math.IsNaN(w) || math.IsNaN(g):
 			if math.IsNaN(w) != math.IsNaN(g) {
-				t.Errorf("%s: view %v, reference %v", name, g, w)
+				t.Errorf("%s of %s: view %v, reference %v", name, want.RunID, g, w)
 			}
 		case metric.All[metric.Index(name)].Unit == metric.Count:
 			if g != w {
-				t.Errorf("%s: view %v, reference %v", name, g, w)
+				t.Errorf("%s of %s: view %v, reference %v", name, want.RunID, g, w)
 			}
 		default:
 			if math.Abs(g-w) > 1e-9*math.Max(math.Abs(w), 1e-300) && g != w {
-				t.Errorf("%s: view %.17g, reference %.17g (relative error %.3g)", name, g, w, math.Abs(g-w)/math.Abs(w))
+				t.Errorf("%s of %s: view %.17g, reference %.17g (relative error %.3g)", name, want.RunID, g, w, math.Abs(g-w)/math.Abs(w))
 			}
 		}
 	}
@@ -52,10 +52,12 @@ func compareMetrics(t testing.TB, got, want Metrics) {
 
 const epochMicros = 1767225600 * 1_000_000
 
+// readIncidents reads the incidents of a run, checking what a row says twice (its minutes
+// against its window, its alarm inside it) and that incidents are numbered 1, 2, ...
 func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT tool, start, "end", minutes, failed_attempts, affected_investigations,
-		retries_sent, fault_ids, incident, hot_minutes, guarded_minutes, parked, throttled
+	rows, err := db.SQL().Query(`SELECT tool, start, "end", minutes, detected_at, calls, failed_attempts, affected_investigations,
+		retries_sent, fault_ids, incident, parked, throttled, baseline
 		FROM incidents WHERE run_id = ? ORDER BY incident`, runID)
 	if err != nil {
 		t.Fatal(err)
@@ -64,26 +66,26 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 	var out []refIncident
 	for rows.Next() {
 		var inc refIncident
-		var start, end time.Time
-		var minutes, number int64
+		var start, end, detected time.Time
+		var number int64
+		var minutes float64
 		var faults []any
-		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &inc.Failed, &inc.Affected, &inc.Retries, &faults, &number,
-			&inc.Hot, &inc.Guarded, &inc.Parked, &inc.Throttled); err != nil {
+		if err := rows.Scan(&inc.Tool, &start, &end, &minutes, &detected, &inc.Calls, &inc.Failed, &inc.Affected, &inc.Retries,
+			&faults, &number, &inc.Parked, &inc.Throttled, &inc.Baseline); err != nil {
 			t.Fatal(err)
 		}
-		for _, at := range []time.Time{start, end} {
-			if (at.UnixMicro()-epochMicros)%60_000_000 != 0 {
-				t.Errorf("incident %d: %v is not on a whole minute", number, at)
-			}
+		inc.Start, inc.End = start.UnixMicro()-epochMicros, end.UnixMicro()-epochMicros
+		inc.DetectedAt = detected.UnixMicro() - epochMicros
+		if w := inc.Minutes(); math.Abs(minutes-w) > 1e-12*math.Max(w, 1) {
+			t.Errorf("incident %d: minutes = %v, but it spans [%v, %v)", number, minutes, start, end)
 		}
-		inc.FirstMinute = (start.UnixMicro() - epochMicros) / 60_000_000
-		inc.EndMinute = (end.UnixMicro() - epochMicros) / 60_000_000
-		if minutes != inc.EndMinute-inc.FirstMinute {
-			t.Errorf("incident %d: minutes = %d, but it spans [%v, %v)", number, minutes, start, end)
+		if !(inc.Start <= inc.DetectedAt && inc.DetectedAt < inc.End) {
+			t.Errorf("incident %d: detected at %v, outside [%v, %v)", number, detected, start, end)
 		}
 		if number != int64(len(out)+1) {
 			t.Errorf("incident numbers are not 1, 2, ...: got %d at position %d", number, len(out)+1)
 		}
+		inc.FaultIDs = []string{}
 		for _, f := range faults {
 			inc.FaultIDs = append(inc.FaultIDs, f.(string))
 		}
@@ -91,6 +93,25 @@ func readIncidents(t testing.TB, db *DB, runID string) []refIncident {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+// readSaturation reads the saturation spans of a run (numbered 1, 2, ...).
+func readSaturation(t testing.TB, db *DB, runID string) []refSaturationSpan {
+	t.Helper()
+	var out []refSaturationSpan
+	for i, r := range query(t, db, `SELECT episode, tool, epoch_us(start), epoch_us("end"), minutes, calls, refused FROM saturation
+		WHERE run_id = '`+runID+`' ORDER BY episode`) {
+		sp := refSaturationSpan{Tool: r[1].(string), Start: r[2].(int64) - epochMicros, End: r[3].(int64) - epochMicros,
+			Calls: r[5].(int64), Refused: r[6].(int64)}
+		if r[0].(int64) != int64(i+1) {
+			t.Errorf("saturation episodes of %s are not numbered 1, 2, ...: %v at position %d", runID, r[0], i+1)
+		}
+		if w := float64(sp.End-sp.Start) / 60e6; math.Abs(r[4].(float64)-w) > 1e-12*math.Max(w, 1) {
+			t.Errorf("saturation episode %v of %s: minutes %v, but it spans %d µs", r[0], runID, r[4], sp.End-sp.Start)
+		}
+		out = append(out, sp)
 	}
 	return out
 }
@@ -122,16 +143,30 @@ func readEpisodes(t testing.TB, db *DB, runID string) []refEpisode {
 	return out
 }
 
+// compareIncidents checks every incident row, column by column, against the reference (the
+// baseline, a ratio of counts, to 1e-12 relative).
 func compareIncidents(t testing.TB, got, want []refIncident) {
 	t.Helper()
 	if len(got) != len(want) {
-		t.Errorf("%d incidents in the view, %d in the reference:\n view %+v\n  ref %+v", len(got), len(want), got, want)
+		t.Errorf("%d incidents in the table, %d in the reference:\n table %+v\n   ref %+v", len(got), len(want), got, want)
 		return
 	}
 	for i := range want {
-		if !reflect.DeepEqual(got[i], want[i]) {
-			t.Errorf("incident %d: view %+v, reference %+v", i+1, got[i], want[i])
+		g := got[i]
+		if math.Abs(g.Baseline-want[i].Baseline) <= 1e-12*math.Abs(want[i].Baseline) {
+			g.Baseline = want[i].Baseline
 		}
+		if !reflect.DeepEqual(g, want[i]) {
+			t.Errorf("incident %d: table %+v, reference %+v", i+1, got[i], want[i])
+		}
+	}
+}
+
+// compareSaturation checks every saturation row against the reference.
+func compareSaturation(t testing.TB, got, want []refSaturationSpan) {
+	t.Helper()
+	if !slices.Equal(got, want) {
+		t.Errorf("saturation: table %+v, reference %+v", got, want)
 	}
 }
 
@@ -165,9 +200,10 @@ func checkRunRecords(t testing.TB, db *DB, run refRun, c *record.Collector) refR
 	compareCalls(t, db, run.ID, c)
 	compareAttempts(t, db, run.ID, c)
 	compareExecutionCosts(t, db, run.ID, c)
-	compareToolMinutes(t, db, run.ID, c)
+	compareToolMinutes(t, db, run.ID, c, want.Incidents)
 	compareTokenCosts(t, db, run.ID, c)
 	compareIncidents(t, readIncidents(t, db, run.ID), want.Incidents)
+	compareSaturation(t, readSaturation(t, db, run.ID), want.Saturation)
 	compareEpisodes(t, readEpisodes(t, db, run.ID), want.Episodes)
 	compareToolStats(t, db, run, c, want)
 	compareGoodput(t, db, run.ID, c)
@@ -244,11 +280,12 @@ func TestMetricsMatchReference(t *testing.T) {
 		want := checkRun(t, db, runs[0].run, mixed)
 		m := want.Metrics
 		// The reference itself must see what the run was built to show, or the comparison
-		// above proves little: a backtest incident covering the outage minutes 40-44, every
+		// above proves little: a backtest incident covering the outage minutes 40-44 (its
+		// calls fail from the outage's first call to its last), every
 		// final state, duplicates, discards, escalations and several termination reasons.
 		found := false
 		for _, inc := range want.Incidents {
-			if inc.Tool == "backtest" && inc.FirstMinute <= 40 && inc.EndMinute >= 45 && slices.Contains(inc.FaultIDs, "outage-backtest") {
+			if inc.Tool == "backtest" && inc.Start < 41*60_000_000 && inc.End > 44*60_000_000 && slices.Contains(inc.FaultIDs, "outage-backtest") {
 				found = true
 			}
 		}
