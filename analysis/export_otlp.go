@@ -171,6 +171,9 @@ type otlpWriter struct {
 	files    int       // begun so far; owned by the encoding goroutine
 	file     *otlpFile // the file being written
 	rel      string    // its path in the folder
+	// causeTraces is the trace of each cause of the chunk being read (readCauseTraces);
+	// owned by the reading goroutine.
+	causeTraces map[int64]int64
 }
 
 // exportFileWritten, when set (by tests), is called after each data file is written.
@@ -232,17 +235,14 @@ func (w *otlpWriter) span(r *spanRow, traceID []byte, records map[int64][]*trace
 		s.ParentSpanId = OTLPSpanID(run.info.RunID, r.parent.Int64)
 	}
 	causes, _ := r.causedBy.([]any)
-	causeTraces, _ := r.causeTraces.([]any)
-	for i, c := range causes {
+	for _, c := range causes {
 		id, ok := c.(int64)
 		if !ok {
 			continue
 		}
-		trace := r.trace // a cause not in the run: linked in the span's own trace
-		if i < len(causeTraces) {
-			if t, ok := causeTraces[i].(int64); ok {
-				trace = t
-			}
+		trace, ok := w.causeTraces[id]
+		if !ok {
+			trace = r.trace // a cause not in the run: linked in the span's own trace
 		}
 		s.Links = append(s.Links, &tracepb.Span_Link{
 			TraceId:    OTLPTraceID(run.info.RunID, trace),
@@ -375,22 +375,15 @@ func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.K
 	if r.kind.Valid {
 		a = append(a, kvString("mayday.attr.kind", r.kind.String))
 	}
-	keys, _ := r.keys.([]any)
-	vals, _ := r.values.([]any)
 	own := false
-	for i, k := range keys {
-		ks, _ := k.(string)
-		if strings.HasPrefix(ks, traces.ArgPrefix) {
+	for _, at := range r.attrs {
+		if strings.HasPrefix(at.key, traces.ArgPrefix) {
 			own = true
-			if ks == traces.OwnArgsMarker {
+			if at.key == traces.OwnArgsMarker {
 				continue
 			}
 		}
-		var vs string
-		if i < len(vals) {
-			vs, _ = vals[i].(string)
-		}
-		a = append(a, kvAttr("mayday.attr."+ks, ks, vs))
+		a = append(a, kvAttr("mayday.attr."+at.key, at.key, at.value))
 	}
 	if !own && r.operation == "execute_tool" && r.status != "blocked" && r.tool.Valid {
 		a = append(a, w.run.args[r.tool.String]...)
@@ -436,20 +429,65 @@ func kvTyped(k, v string) *commonpb.KeyValue {
 	return kvString(k, v)
 }
 
+// The attribute constructors allocate a key-value, its value and the value's oneof
+// wrapper as one object: a span has a few dozen attributes, and three allocations each
+// were much of the export's allocation and collection. The parts are never copied, only
+// pointed to, so the message types' rule against copying holds.
+
+type kvBoolObj struct {
+	kv commonpb.KeyValue
+	av commonpb.AnyValue
+	v  commonpb.AnyValue_BoolValue
+}
+
+type kvStringObj struct {
+	kv commonpb.KeyValue
+	av commonpb.AnyValue
+	v  commonpb.AnyValue_StringValue
+}
+
+type kvIntObj struct {
+	kv commonpb.KeyValue
+	av commonpb.AnyValue
+	v  commonpb.AnyValue_IntValue
+}
+
+type kvDoubleObj struct {
+	kv commonpb.KeyValue
+	av commonpb.AnyValue
+	v  commonpb.AnyValue_DoubleValue
+}
+
 func kvBool(k string, v bool) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
+	o := &kvBoolObj{}
+	o.v.BoolValue = v
+	o.av.Value = &o.v
+	o.kv.Key, o.kv.Value = k, &o.av
+	return &o.kv
 }
 
 func kvString(k, v string) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	o := &kvStringObj{}
+	o.v.StringValue = v
+	o.av.Value = &o.v
+	o.kv.Key, o.kv.Value = k, &o.av
+	return &o.kv
 }
 
 func kvInt(k string, v int64) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+	o := &kvIntObj{}
+	o.v.IntValue = v
+	o.av.Value = &o.v
+	o.kv.Key, o.kv.Value = k, &o.av
+	return &o.kv
 }
 
 func kvDouble(k string, v float64) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
+	o := &kvDoubleObj{}
+	o.v.DoubleValue = v
+	o.av.Value = &o.v
+	o.kv.Key, o.kv.Value = k, &o.av
+	return &o.kv
 }
 
 // kvSeed stores a seed as an integer attribute; the rare seed past int64 as its decimal text.
