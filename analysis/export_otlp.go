@@ -174,6 +174,7 @@ type otlpWriter struct {
 	// causeTraces is the trace of each cause of the chunk being read (readCauseTraces);
 	// owned by the reading goroutine.
 	causeTraces map[int64]int64
+	rows        []spanRow // the chunk's rows, kept for the next chunk's
 }
 
 // exportFileWritten, when set (by tests), is called after each data file is written.

@@ -183,10 +183,6 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, traces chan<- []*tracepb.
 
 func (w *otlpWriter) readChunk(ctx context.Context, db *DB, c traceChunk, traces chan<- []*tracepb.Span) error {
 	runID := w.run.info.RunID
-	records, err := readRecordEvents(ctx, db, runID, c)
-	if err != nil {
-		return err
-	}
 	attrs, err := readSpanAttrs(ctx, db, runID, c)
 	if err != nil {
 		return fmt.Errorf("export: span_attrs of %s: %w", runID, err)
@@ -194,6 +190,10 @@ func (w *otlpWriter) readChunk(ctx context.Context, db *DB, c traceChunk, traces
 	rows, err := w.readSpanRows(ctx, db, c, attrs)
 	if err != nil {
 		return fmt.Errorf("export: spans of %s: %w", runID, err)
+	}
+	records, err := readRecordEvents(ctx, db, runID, c)
+	if err != nil {
+		return err
 	}
 	if err := w.readCauseTraces(ctx, db, c, rows); err != nil {
 		return fmt.Errorf("export: spans of %s: %w", runID, err)
@@ -253,7 +253,9 @@ func (w *otlpWriter) readSpanRows(ctx context.Context, db *DB, c traceChunk, att
 		return nil, err
 	}
 	defer rows.Close()
-	var out []spanRow
+	clear(w.rows) // what the last chunk's rows pointed to
+	out := w.rows[:0]
+	defer func() { w.rows = out }()
 	for rows.Next() {
 		out = append(out, spanRow{})
 		r := &out[len(out)-1]
