@@ -121,14 +121,14 @@ type spanRow struct {
 	inTokens, outTokens              int64
 	causedBy                         any
 	kind                             sql.NullString
-	attrs                            []spanAttr // the span's span_attrs rows, in order
+	attrs                            []spanAttrRow // the span's span_attrs rows, in order
 	worker                           sql.NullInt64
 	zone                             sql.NullString
 	row                              int64 // the row's place in spans (rowid), for mayday import
 }
 
-// spanAttr is one span_attrs row of a span; a NULL key or value reads as "".
-type spanAttr struct{ key, value string }
+// spanAttrRow is one span_attrs row of a span; a NULL key or value reads as "".
+type spanAttrRow struct{ key, value string }
 
 // spans reads the run's spans chunk by chunk, trace by trace, and hands each trace to a
 // second goroutine, which encodes and writes it while the next is read: the two halves
@@ -227,26 +227,26 @@ func (w *otlpWriter) readChunk(ctx context.Context, db *DB, c traceChunk, traces
 }
 
 // readSpanAttrs reads the span_attrs rows of the chunk's spans, by span, in order.
-func readSpanAttrs(ctx context.Context, db *DB, runID string, c traceChunk) (map[int64][]spanAttr, error) {
+func readSpanAttrs(ctx context.Context, db *DB, runID string, c traceChunk) (map[int64][]spanAttrRow, error) {
 	rows, err := db.SQL().QueryContext(ctx, strings.ReplaceAll(otlpAttrQuery, "{f}", c.filter("")), runID, c.lo, c.hi)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	out := map[int64][]spanAttr{}
+	out := map[int64][]spanAttrRow{}
 	var span int64
 	var key, value sql.NullString
 	for rows.Next() {
 		if err := rows.Scan(&span, &key, &value); err != nil {
 			return nil, err
 		}
-		out[span] = append(out[span], spanAttr{key.String, value.String})
+		out[span] = append(out[span], spanAttrRow{key.String, value.String})
 	}
 	return out, rows.Err()
 }
 
 // readSpanRows reads the chunk's spans, in order of trace and storage.
-func (w *otlpWriter) readSpanRows(ctx context.Context, db *DB, c traceChunk, attrs map[int64][]spanAttr) ([]spanRow, error) {
+func (w *otlpWriter) readSpanRows(ctx context.Context, db *DB, c traceChunk, attrs map[int64][]spanAttrRow) ([]spanRow, error) {
 	q := strings.ReplaceAll(otlpSpanQuery, "{sf}", c.filter("s."))
 	rows, err := db.SQL().QueryContext(ctx, q, w.run.info.RunID, c.lo, c.hi)
 	if err != nil {
