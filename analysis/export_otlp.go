@@ -430,65 +430,20 @@ func kvTyped(k, v string) *commonpb.KeyValue {
 	return kvString(k, v)
 }
 
-// The attribute constructors allocate a key-value, its value and the value's oneof
-// wrapper as one object: a span has a few dozen attributes, and three allocations each
-// were much of the export's allocation and collection. The parts are never copied, only
-// pointed to, so the message types' rule against copying holds.
-
-type kvBoolObj struct {
-	kv commonpb.KeyValue
-	av commonpb.AnyValue
-	v  commonpb.AnyValue_BoolValue
-}
-
-type kvStringObj struct {
-	kv commonpb.KeyValue
-	av commonpb.AnyValue
-	v  commonpb.AnyValue_StringValue
-}
-
-type kvIntObj struct {
-	kv commonpb.KeyValue
-	av commonpb.AnyValue
-	v  commonpb.AnyValue_IntValue
-}
-
-type kvDoubleObj struct {
-	kv commonpb.KeyValue
-	av commonpb.AnyValue
-	v  commonpb.AnyValue_DoubleValue
-}
-
 func kvBool(k string, v bool) *commonpb.KeyValue {
-	o := &kvBoolObj{}
-	o.v.BoolValue = v
-	o.av.Value = &o.v
-	o.kv.Key, o.kv.Value = k, &o.av
-	return &o.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
 }
 
 func kvString(k, v string) *commonpb.KeyValue {
-	o := &kvStringObj{}
-	o.v.StringValue = v
-	o.av.Value = &o.v
-	o.kv.Key, o.kv.Value = k, &o.av
-	return &o.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 }
 
 func kvInt(k string, v int64) *commonpb.KeyValue {
-	o := &kvIntObj{}
-	o.v.IntValue = v
-	o.av.Value = &o.v
-	o.kv.Key, o.kv.Value = k, &o.av
-	return &o.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
 }
 
 func kvDouble(k string, v float64) *commonpb.KeyValue {
-	o := &kvDoubleObj{}
-	o.v.DoubleValue = v
-	o.av.Value = &o.v
-	o.kv.Key, o.kv.Value = k, &o.av
-	return &o.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
 }
 
 // kvSeed stores a seed as an integer attribute; the rare seed past int64 as its decimal text.
