@@ -171,6 +171,10 @@ type otlpWriter struct {
 	files    int       // begun so far; owned by the encoding goroutine
 	file     *otlpFile // the file being written
 	rel      string    // its path in the folder
+	// causeTraces is the trace of each cause of the chunk being read (readCauseTraces);
+	// owned by the reading goroutine.
+	causeTraces map[int64]int64
+	rows        []spanRow // the chunk's rows, kept for the next chunk's
 }
 
 // exportFileWritten, when set (by tests), is called after each data file is written.
@@ -232,17 +236,14 @@ func (w *otlpWriter) span(r *spanRow, traceID []byte, records map[int64][]*trace
 		s.ParentSpanId = OTLPSpanID(run.info.RunID, r.parent.Int64)
 	}
 	causes, _ := r.causedBy.([]any)
-	causeTraces, _ := r.causeTraces.([]any)
-	for i, c := range causes {
+	for _, c := range causes {
 		id, ok := c.(int64)
 		if !ok {
 			continue
 		}
-		trace := r.trace // a cause not in the run: linked in the span's own trace
-		if i < len(causeTraces) {
-			if t, ok := causeTraces[i].(int64); ok {
-				trace = t
-			}
+		trace, ok := w.causeTraces[id]
+		if !ok {
+			trace = r.trace // a cause not in the run: linked in the span's own trace
 		}
 		s.Links = append(s.Links, &tracepb.Span_Link{
 			TraceId:    OTLPTraceID(run.info.RunID, trace),
@@ -375,22 +376,15 @@ func (w *otlpWriter) spanAttrs(a []*commonpb.KeyValue, r *spanRow) []*commonpb.K
 	if r.kind.Valid {
 		a = append(a, kvString("mayday.attr.kind", r.kind.String))
 	}
-	keys, _ := r.keys.([]any)
-	vals, _ := r.values.([]any)
 	own := false
-	for i, k := range keys {
-		ks, _ := k.(string)
-		if strings.HasPrefix(ks, traces.ArgPrefix) {
+	for _, at := range r.attrs {
+		if strings.HasPrefix(at.key, traces.ArgPrefix) {
 			own = true
-			if ks == traces.OwnArgsMarker {
+			if at.key == traces.OwnArgsMarker {
 				continue
 			}
 		}
-		var vs string
-		if i < len(vals) {
-			vs, _ = vals[i].(string)
-		}
-		a = append(a, kvAttr("mayday.attr."+ks, ks, vs))
+		a = append(a, kvAttr("mayday.attr."+at.key, at.key, at.value))
 	}
 	if !own && r.operation == "execute_tool" && r.status != "blocked" && r.tool.Valid {
 		a = append(a, w.run.args[r.tool.String]...)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -43,9 +44,9 @@ func readRecordEvents(ctx context.Context, db *DB, runID string, c traceChunk) (
 			" AND investigation_id IN (SELECT investigation_id FROM spans WHERE run_id = $1 AND " + c.filter("") + ")" +
 			" ORDER BY rowid"
 		err := eachRow(ctx, db, t.table, runID, q, []any{runID, c.lo, c.hi, c.invLo.Int64, c.invHi.Int64},
-			func(kvs []*commonpb.KeyValue, vals map[string]any) {
-				inv, _ := vals["investigation_id"].(int64)
-				at, _ := vals[t.at].(time.Time)
+			[]string{"investigation_id", t.at}, func(kvs []*commonpb.KeyValue, vals []any) {
+				inv, _ := vals[0].(int64)
+				at, _ := vals[1].(time.Time)
 				out[inv] = append(out[inv], &tracepb.Span_Event{Name: t.event, TimeUnixNano: uint64(at.UnixNano()), Attributes: kvs})
 			})
 		if err != nil {
@@ -61,7 +62,7 @@ func readRunRecords(ctx context.Context, db *DB, runID string) ([]*commonpb.KeyV
 	for _, t := range []struct{ table, key string }{{"faults", "mayday.faults"}, {"tool_samples", "mayday.tool_samples"}} {
 		var rows []*commonpb.AnyValue
 		q := "SELECT rowid, * EXCLUDE (run_id) FROM " + ident(t.table) + " WHERE run_id = $1 ORDER BY rowid"
-		err := eachRow(ctx, db, t.table, runID, q, []any{runID}, func(kvs []*commonpb.KeyValue, _ map[string]any) {
+		err := eachRow(ctx, db, t.table, runID, q, []any{runID}, nil, func(kvs []*commonpb.KeyValue, _ []any) {
 			rows = append(rows, &commonpb.AnyValue{Value: &commonpb.AnyValue_KvlistValue{KvlistValue: &commonpb.KeyValueList{Values: kvs}}})
 		})
 		if err != nil {
@@ -74,8 +75,9 @@ func readRunRecords(ctx context.Context, db *DB, runID string) ([]*commonpb.KeyV
 }
 
 // eachRow calls fn with each row of q (its rowid, then the table's columns) as attributes,
-// mayday.row being the rowid, and as column -> value.
-func eachRow(ctx context.Context, db *DB, table, runID, q string, args []any, fn func([]*commonpb.KeyValue, map[string]any)) error {
+// mayday.row being the rowid, and the values of the columns named in want, in its order
+// (nil for a column q does not have).
+func eachRow(ctx context.Context, db *DB, table, runID, q string, args []any, want []string, fn func([]*commonpb.KeyValue, []any)) error {
 	rows, err := db.SQL().QueryContext(ctx, q, args...)
 	if err != nil {
 		return fmt.Errorf("export: %s of %s: %w", table, runID, err)
@@ -90,22 +92,30 @@ func eachRow(ctx context.Context, db *DB, table, runID, q string, args []any, fn
 	for i := range vals {
 		ptrs[i] = &vals[i]
 	}
+	wantAt := make([]int, len(want))
+	for i, name := range want {
+		wantAt[i] = slices.Index(cols[1:], name) + 1 // 0: not there
+	}
+	wanted := make([]any, len(want))
 	for rows.Next() {
 		if err := rows.Scan(ptrs...); err != nil {
 			return fmt.Errorf("export: %s of %s: %w", table, runID, err)
 		}
-		byName := make(map[string]any, len(cols))
 		kvs := make([]*commonpb.KeyValue, 0, len(cols))
 		row, _ := vals[0].(int64)
 		kvs = append(kvs, kvInt("mayday.row", row))
 		for i, c := range cols[1:] {
-			v := vals[i+1]
-			byName[c] = v
-			if kv := columnKV(c, v); kv != nil {
+			if kv := columnKV(c, vals[i+1]); kv != nil {
 				kvs = append(kvs, kv)
 			}
 		}
-		fn(kvs, byName)
+		for i, at := range wantAt {
+			wanted[i] = nil
+			if at > 0 {
+				wanted[i] = vals[at]
+			}
+		}
+		fn(kvs, wanted)
 	}
 	return rows.Err()
 }

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
@@ -83,26 +84,27 @@ func (c traceChunk) filter(alias string) string {
 	return alias + "trace_id BETWEEN $2 AND $3"
 }
 
-// otlpSpanQuery reads the spans of a chunk with their span_attrs rows as two lists, in the
-// order the span recorded them, the zone of the worker each ran on, and the trace of each
-// span in caused_by (in its order; NULL for a span not in the run). {f} and {sf} are the
-// chunk's filter on spans.
+// otlpSpanQuery reads the spans of a chunk in order of trace and storage, with the zone of
+// the worker each ran on. {sf} is the chunk's filter on spans. A span's span_attrs rows
+// (otlpAttrQuery) and the traces of its causes (otlpCauseQuery) are read apart: joined
+// and aggregated into lists here they cost DuckDB more than the spans themselves.
 const otlpSpanQuery = `SELECT coalesce(s.trace_id, -1), s.span_id, s.parent_span_id, s.investigation_id, s.agent_id,
  coalesce(s.operation, ''), s.tool, s.tool_version, s.model, s.op_key, s.attempt, s.start, s."end", s.queue_wait,
  coalesce(s.status, ''), s.failure_class, s.fault_id, coalesce(s.input_tokens, 0), coalesce(s.output_tokens, 0),
- s.compute, s.input_ref, s.output_ref, s.caused_by, ct.traces, s.kind, a.keys, a."values", s.worker, wk.zone, s.rowid
- FROM spans s LEFT JOIN (
-   SELECT span_id, list(key ORDER BY rowid) AS keys, list(value ORDER BY rowid) AS "values"
-   FROM span_attrs WHERE run_id = $1 AND span_id IN (SELECT span_id FROM spans WHERE run_id = $1 AND {f})
-   GROUP BY span_id) a ON a.span_id = s.span_id
- LEFT JOIN workers wk ON wk.run_id = s.run_id AND wk.worker = s.worker
- LEFT JOIN (
-   SELECT c.span_id, list(t.trace_id ORDER BY c.i) AS traces
-   FROM (SELECT span_id, unnest(caused_by) AS cause, generate_subscripts(caused_by, 1) AS i
-         FROM spans WHERE run_id = $1 AND {f} AND len(caused_by) > 0) c
-   LEFT JOIN spans t ON t.run_id = $1 AND t.span_id = c.cause
-   GROUP BY c.span_id) ct ON ct.span_id = s.span_id
+ s.compute, s.input_ref, s.output_ref, s.caused_by, s.kind, s.worker, wk.zone, s.rowid
+ FROM spans s LEFT JOIN workers wk ON wk.run_id = s.run_id AND wk.worker = s.worker
  WHERE s.run_id = $1 AND {sf} ORDER BY s.trace_id, s.rowid`
+
+// otlpAttrQuery reads the span_attrs rows of the chunk's spans ({f} its filter on spans)
+// in the order they were stored, which is the order each span recorded them.
+const otlpAttrQuery = `SELECT span_id, key, value FROM span_attrs
+ WHERE run_id = $1 AND span_id IN (SELECT span_id FROM spans WHERE run_id = $1 AND {f})
+ ORDER BY rowid`
+
+// otlpCauseQuery reads the trace of each span {ids} names (a list of span ids), for the
+// causes a chunk does not hold.
+const otlpCauseQuery = `SELECT span_id, trace_id FROM spans
+ WHERE run_id = $1 AND trace_id IS NOT NULL AND span_id IN ({ids})`
 
 // spanRow is one row of otlpSpanQuery. A column an import leaves NULL (queue_wait,
 // compute) stays NULL here, and its attribute is left out.
@@ -117,13 +119,16 @@ type spanRow struct {
 	start, end                       sql.NullTime
 	queueWait, compute               sql.NullFloat64
 	inTokens, outTokens              int64
-	causedBy, causeTraces            any
+	causedBy                         any
 	kind                             sql.NullString
-	keys, values                     any // lists of the span's span_attrs rows; nil when none
+	attrs                            []spanAttrRow // the span's span_attrs rows, in order
 	worker                           sql.NullInt64
 	zone                             sql.NullString
 	row                              int64 // the row's place in spans (rowid), for mayday import
 }
+
+// spanAttrRow is one span_attrs row of a span; a NULL key or value reads as "".
+type spanAttrRow struct{ key, value string }
 
 // spans reads the run's spans chunk by chunk, trace by trace, and hands each trace to a
 // second goroutine, which encodes and writes it while the next is read: the two halves
@@ -178,17 +183,21 @@ func (w *otlpWriter) read(ctx context.Context, db *DB, traces chan<- []*tracepb.
 
 func (w *otlpWriter) readChunk(ctx context.Context, db *DB, c traceChunk, traces chan<- []*tracepb.Span) error {
 	runID := w.run.info.RunID
+	attrs, err := readSpanAttrs(ctx, db, runID, c)
+	if err != nil {
+		return fmt.Errorf("export: span_attrs of %s: %w", runID, err)
+	}
+	rows, err := w.readSpanRows(ctx, db, c, attrs)
+	if err != nil {
+		return fmt.Errorf("export: spans of %s: %w", runID, err)
+	}
 	records, err := readRecordEvents(ctx, db, runID, c)
 	if err != nil {
 		return err
 	}
-	q := strings.NewReplacer("{f}", c.filter(""), "{sf}", c.filter("s.")).Replace(otlpSpanQuery)
-	rows, err := db.SQL().QueryContext(ctx, q, runID, c.lo, c.hi)
-	if err != nil {
+	if err := w.readCauseTraces(ctx, db, c, rows); err != nil {
 		return fmt.Errorf("export: spans of %s: %w", runID, err)
 	}
-	defer rows.Close()
-	var r spanRow
 	var trace []*tracepb.Span
 	current := int64(-2)
 	var traceID []byte
@@ -204,25 +213,121 @@ func (w *otlpWriter) readChunk(ctx context.Context, db *DB, c traceChunk, traces
 		trace = nil
 		return nil
 	}
-	for rows.Next() {
-		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
-			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
-			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
-			&r.outRef, &r.causedBy, &r.causeTraces, &r.kind, &r.keys, &r.values, &r.worker, &r.zone, &r.row); err != nil {
-			return fmt.Errorf("export: spans of %s: %w", runID, err)
-		}
+	for i := range rows {
+		r := &rows[i]
 		if r.trace != current {
 			if err := send(); err != nil {
 				return err
 			}
 			current, traceID = r.trace, OTLPTraceID(runID, r.trace)
 		}
-		trace = append(trace, w.span(&r, traceID, records))
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("export: spans of %s: %w", runID, err)
+		trace = append(trace, w.span(r, traceID, records))
 	}
 	return send()
+}
+
+// readSpanAttrs reads the span_attrs rows of the chunk's spans, by span, in order.
+func readSpanAttrs(ctx context.Context, db *DB, runID string, c traceChunk) (map[int64][]spanAttrRow, error) {
+	rows, err := db.SQL().QueryContext(ctx, strings.ReplaceAll(otlpAttrQuery, "{f}", c.filter("")), runID, c.lo, c.hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[int64][]spanAttrRow{}
+	var span int64
+	var key, value sql.NullString
+	for rows.Next() {
+		if err := rows.Scan(&span, &key, &value); err != nil {
+			return nil, err
+		}
+		out[span] = append(out[span], spanAttrRow{key.String, value.String})
+	}
+	return out, rows.Err()
+}
+
+// readSpanRows reads the chunk's spans, in order of trace and storage.
+func (w *otlpWriter) readSpanRows(ctx context.Context, db *DB, c traceChunk, attrs map[int64][]spanAttrRow) ([]spanRow, error) {
+	q := strings.ReplaceAll(otlpSpanQuery, "{sf}", c.filter("s."))
+	rows, err := db.SQL().QueryContext(ctx, q, w.run.info.RunID, c.lo, c.hi)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	clear(w.rows) // what the last chunk's rows pointed to
+	out := w.rows[:0]
+	defer func() { w.rows = out }()
+	for rows.Next() {
+		out = append(out, spanRow{})
+		r := &out[len(out)-1]
+		if err := rows.Scan(&r.trace, &r.span, &r.parent, &r.inv, &r.agent, &r.operation,
+			&r.tool, &r.toolVersion, &r.model, &r.opKey, &r.attempt, &r.start, &r.end, &r.queueWait,
+			&r.status, &r.failure, &r.fault, &r.inTokens, &r.outTokens, &r.compute, &r.inputRef,
+			&r.outRef, &r.causedBy, &r.kind, &r.worker, &r.zone, &r.row); err != nil {
+			return nil, err
+		}
+		r.attrs = attrs[r.span]
+	}
+	return out, rows.Err()
+}
+
+// readCauseTraces sets w.causeTraces to the trace of every span the chunk's spans name in
+// caused_by: the chunk's own spans, then, read by id, the causes in other chunks. A cause
+// not in the run, or without a trace id, has none (it is linked in its span's own trace).
+func (w *otlpWriter) readCauseTraces(ctx context.Context, db *DB, c traceChunk, rows []spanRow) error {
+	clear(w.causeTraces)
+	if w.causeTraces == nil {
+		w.causeTraces = map[int64]int64{}
+	}
+	if !c.null { // the null chunk's spans have no trace id
+		for i := range rows {
+			w.causeTraces[rows[i].span] = rows[i].trace
+		}
+	}
+	var missing []int64
+	seen := map[int64]bool{}
+	for i := range rows {
+		causes, _ := rows[i].causedBy.([]any)
+		for _, cause := range causes {
+			id, ok := cause.(int64)
+			if !ok || seen[id] {
+				continue
+			}
+			if _, ok := w.causeTraces[id]; !ok {
+				seen[id] = true
+				missing = append(missing, id)
+			}
+		}
+	}
+	slices.Sort(missing)
+	for len(missing) > 0 {
+		n := min(len(missing), 1000)
+		ids := make([]byte, 0, n*8)
+		for i, id := range missing[:n] {
+			if i > 0 {
+				ids = append(ids, ',')
+			}
+			ids = strconv.AppendInt(ids, id, 10)
+		}
+		missing = missing[n:]
+		rows, err := db.SQL().QueryContext(ctx, strings.Replace(otlpCauseQuery, "{ids}", string(ids), 1), w.run.info.RunID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var span, trace int64
+			if err := rows.Scan(&span, &trace); err != nil {
+				rows.Close()
+				return err
+			}
+			w.causeTraces[span] = trace
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // write adds one trace to the current file, first ending the file when the trace would
