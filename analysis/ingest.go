@@ -415,8 +415,8 @@ func (l *Load) finish(run traces.Run) error {
 
 // SetMetrics gives the run's metrics row (computed from its records, by package
 // metric/compute), which Finish stores in run_metrics in the transaction of the runs row.
-// Without it the row is metrics_recomputed's, stored when the metrics are next read or the
-// database next opened for writing. It must not race with Finish.
+// Without it the row is computed from the stored records (derive.go) when the metrics are
+// next read or the database next opened for writing. It must not race with Finish.
 func (l *Load) SetMetrics(m Metrics) {
 	m.RunID = l.runID
 	l.metrics = &m

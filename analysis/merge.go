@@ -28,8 +28,9 @@ var ErrLayout = errors.New("another trace layout")
 // anything is copied. It returns the run_ids copied in the order ListRuns gives them:
 // source by source in stored order, sweep runs in grid order, so merging a sweep's shards
 // yields the database the unsharded sweep writes. Either every run is copied or none. The
-// metrics rows a source stores are not copied: the target computes its own from the trace
-// it copied (metrics_recomputed), so a source's stored rows are never trusted.
+// metrics rows and derived tables a source stores are not copied: the target computes its
+// own from the records it copied (by the same Go code, replayed), so a source's stored rows
+// are never trusted.
 func Merge(ctx context.Context, dst *DB, paths []string) ([]string, error) {
 	return MergeWith(ctx, dst, paths, MergeOptions{})
 }

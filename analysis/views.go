@@ -85,9 +85,8 @@ func (db *DB) CreateViews(ctx context.Context) error {
 }
 
 // createViews is CreateViews without waiting for the views Create defines. The metrics view
-// reads the stored rows (run_metrics, see stored_metrics.go) where it may, else
-// metrics_recomputed. A handle opened for one statement (Limits.Statement) defines only
-// the views it reads (neededViews).
+// reads the stored rows (run_metrics, see stored_metrics.go). A handle opened for one
+// statement (Limits.Statement) defines only the views it reads (neededViews).
 func (db *DB) createViews(ctx context.Context) error {
 	if !db.readOnly {
 		// The metrics view reads run_metrics: the stored tables come first.

@@ -1,10 +1,9 @@
--- metrics: one row per run with every metric of docs/metrics.md, as stored when the run
--- was written (the table run_metrics). A simulated run's row is computed in Go from its
--- records while it is simulated (package metric/compute), and stored in the transaction
--- that stores the run; any other run's row (an import, a run whose records the Go side
--- cannot hold, a merged run) is metrics_recomputed's. Tests hold the stored rows equal to
--- metrics_recomputed, the definition, on every example and on generated scenarios. A
--- database whose stored rows are missing or of another layout reads metrics_recomputed
--- here instead.
+-- metrics: one row per run with every metric of docs/metrics.md, as stored with the run (the
+-- table run_metrics, docs/tables.md). Every row is computed in Go (package metric/compute):
+-- a simulated run's from its records while it is simulated, stored in the transaction that
+-- stores the run; any other run's (an import, a merged run, a run whose records the Go side
+-- could not hold while it ran, a run an older version stored) by replaying its stored
+-- records. The tests hold the rows equal to a second computation in SQL written for them
+-- (analysis/testdata/oracle).
 CREATE OR REPLACE VIEW metrics AS
 SELECT * FROM run_metrics;

@@ -43,10 +43,12 @@ func newQueryCmd(ios *ioStreams, runF func(*queryOptions) error) *cobra.Command 
 		Short: "Run a read-only SQL query against a run's database",
 		Long: `Open RUN (a run folder, or a mayday.duckdb file) read-only and print the result of SQL
 as a table, CSV or JSON. Tables: runs, investigations, spans, transitions, executions, faults,
-tool_samples, workers, run_metrics; views: metrics (the rows stored with the runs),
-metrics_recomputed (the same, recomputed from the trace), incidents, recovery_episodes,
-tool_stats, lifecycle. Only the views SQL names, and those they read, are prepared: a view
-reached only through SQL built at run time (query(), query_table()) is refused.
+tool_samples, workers; the tables derived once when each run was stored (docs/tables.md):
+run_metrics, incidents, saturation, tool_minutes, recovery_episodes, recovery_curve,
+goodput, lifecycle, costs; views: metrics (the rows of run_metrics), tool_stats, calls,
+attempts, disruptions and others. Only the views SQL names, and those they read, are
+prepared: a view reached only through SQL built at run time (query(), query_table()) is
+refused.
 
 One statement per call. Only reads run (SELECT, EXPLAIN, PRAGMA, CALL): the database is
 opened read-only and DuckDB is told to refuse every other file (no COPY TO, EXPORT DATABASE,
