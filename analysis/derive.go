@@ -159,6 +159,14 @@ func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, Metr
 		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: reading its clock: %w", runID, err)
 	}
 	opts := compute.Options{Guards: true, Origin: origin, Tables: true, Replay: true}
+	// A trace that records no tool's queue wait (an import from another producer) has
+	// tool_stats' queue waits from the model's calls only, as the stored NULLs say.
+	var waits, tools int64
+	if err := db.db.QueryRowContext(ctx, "SELECT count(*) FILTER (WHERE queue_wait IS NOT NULL), count(*) FROM spans"+
+		" WHERE run_id = ? AND operation = 'execute_tool'", runID).Scan(&waits, &tools); err != nil {
+		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: %w", runID, err)
+	}
+	opts.UnknownQueueWait = tools > 0 && waits == 0
 	if prices, err := compute.StoredPrices(config); err == nil {
 		opts.Prices = prices
 	}

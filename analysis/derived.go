@@ -38,6 +38,7 @@ var derivedTables = []derivedTable{
 	{"incidents", reflect.TypeFor[compute.Incident](), func(t *compute.Tables) any { return t.Incidents }},
 	{"saturation", reflect.TypeFor[compute.Saturation](), func(t *compute.Tables) any { return t.Saturation }},
 	{"tool_minutes", reflect.TypeFor[compute.ToolMinute](), func(t *compute.Tables) any { return t.ToolMinutes }},
+	{"tool_stats", reflect.TypeFor[compute.ToolStat](), func(t *compute.Tables) any { return t.ToolStats }},
 }
 
 // derivedColumn is one column of a derived table.

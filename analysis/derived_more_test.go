@@ -68,11 +68,15 @@ func compareDerivedMore(t failer, db *DB, runID string, d derivedMore) (stats, l
 			defineOracle(tb, db)
 		}
 	}
+	// The run was loaded without its tables: they are computed from its records now.
+	if err := db.ready(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	incidents := queryRows[compute.Incident](t, db, "SELECT * FROM incidents WHERE run_id = $1 ORDER BY incident", runID)
 	episodes := queryRows[compute.Episode](t, db, "SELECT * FROM recovery_episodes WHERE run_id = $1", runID)
 	ts := d.stats.Rows(runID, incidents, episodes)
 	compareTable(t, runID, "tool_stats", ts,
-		queryRows[compute.ToolStat](t, db, "SELECT * FROM tool_stats WHERE run_id = $1 ORDER BY tool NULLS LAST", runID))
+		queryRows[compute.ToolStat](t, db, "SELECT * FROM oracle_tool_stats WHERE run_id = $1 ORDER BY tool NULLS LAST", runID))
 	lc := d.life.Rows(runID)
 	compareTable(t, runID, "lifecycle", lc,
 		queryRows[compute.LifecycleRow](t, db, "SELECT * FROM oracle_lifecycle WHERE run_id = $1 ORDER BY minute, agent", runID))

@@ -55,8 +55,8 @@ func tamperedDB(t *testing.T, tamper ...string) (path, secret string, clean []Me
 func TestOpenIgnoresStoredViews(t *testing.T) {
 	path, _, clean := tamperedDB(t,
 		"CREATE OR REPLACE VIEW metrics AS SELECT content AS run_id, 1e9 AS completion_rate FROM read_text(SECRET)",
-		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
-		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW disruptions AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW disruptions AS SELECT content AS tool FROM read_text(SECRET)",
 		"CREATE VIEW old_view AS SELECT content FROM read_text(SECRET)",
 	)
 	db, err := Open(path)
@@ -235,8 +235,8 @@ func TestOpenLimits(t *testing.T) {
 // answer stands in for it.
 func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
 	path, _, _ := tamperedDB(t,
-		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)",
-		"CREATE OR REPLACE VIEW tool_stats AS SELECT 42 AS tool",
+		"CREATE OR REPLACE VIEW disruptions AS SELECT content AS tool FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW disruptions AS SELECT 42 AS tool",
 	)
 	ctx := context.Background()
 	full, err := Open(path)
@@ -277,7 +277,7 @@ func TestStatementHandleDefinesOnlyItsViews(t *testing.T) {
 	defer db.Close()
 	for _, other := range []string{
 		"SELECT count(*) FROM query('SELECT * FROM disrup' || 'tions')",
-		"SELECT count(*) FROM query('SELECT * FROM tool' || '_stats')",
+		"SELECT count(*) FROM query('SELECT * FROM ro' || 'ots')",
 		"SELECT * FROM query_table('call' || '_rows')",
 	} {
 		_, rows, err := db.Query(ctx, other)
@@ -298,7 +298,7 @@ func TestNeededViews(t *testing.T) {
 		{"SELECT * FROM metrics", []string{"metrics"}},
 		{"SELECT 1", nil},
 		{"SELECT * FROM Disruptions", []string{"disruptions", "call_rows", "attempts"}},
-		{"SELECT * FROM tool_stats", []string{"tool_stats", "calls", "call_rows", "attempts", "execution_costs"}},
+		{"SELECT * FROM token_costs", []string{"token_costs"}},
 	} {
 		got := neededViews(files, c.statement)
 		var names []string

@@ -364,7 +364,7 @@ func TestViewsIdempotent(t *testing.T) {
 			t.Errorf("view %s: %v", v, err)
 		}
 	}
-	for _, want := range []string{"metrics", "tool_stats"} {
+	for _, want := range []string{"metrics", "disruptions"} {
 		if !slices.Contains(Views, want) {
 			t.Errorf("no view %s in %v", want, Views)
 		}

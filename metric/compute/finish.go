@@ -304,6 +304,9 @@ func (s *Sink) Tables(runID string) Tables {
 	for i := range t.ToolMinutes {
 		t.ToolMinutes[i].RunID = runID
 	}
+	if s.stats != nil {
+		t.ToolStats = s.stats.Rows(runID, t.Incidents, t.Episodes)
+	}
 	for i := range t.Episodes {
 		t.Episodes[i].RunID = runID
 	}

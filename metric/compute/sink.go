@@ -47,6 +47,9 @@ type Options struct {
 	// is stored; without it the Sink computes only the metrics row, and keeps nothing only
 	// the tables need.
 	Tables bool
+	// UnknownQueueWait: the spans' queue waits are unknown (an imported run's, stored NULL):
+	// tool_stats' queue waits are then those of the model's calls only (ToolStatsOptions).
+	UnknownQueueWait bool
 }
 
 // GuardsOf reports whether scenario s has a guard that can park operations (Options.Guards).
@@ -284,6 +287,7 @@ type Sink struct {
 	minuteRows                                []ToolMinute
 	life                                      *Lifecycle // the lifecycle table
 	costs                                     *Costs     // the costs table
+	stats                                     *ToolStats // the tool_stats table
 	episodesDone                              []int64    // length (µs)<<2 | outcome (0 recovered, 1 never)
 	censored                                  []int64    // starts (µs) of episodes still open at the end
 	pendWait, subPendWait                     []int64    // µs
@@ -330,6 +334,7 @@ func New(opts Options) *Sink {
 		// instants to Options.Origin.
 		s.life = NewLifecycle(TimeOf(0))
 		s.costs = NewCosts(CostsOptions{Prices: opts.Prices, Redact: opts.Redact})
+		s.stats = NewToolStats(ToolStatsOptions{UnknownQueueWait: opts.UnknownQueueWait})
 	}
 	return s
 }
@@ -498,6 +503,7 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	if s.life != nil {
 		s.life.Investigation(r)
 		s.costs.Investigation(r)
+		s.stats.Investigation(r)
 	}
 	s.end = max(s.end, r.ArrivedAt)
 	if r.Ended {
@@ -564,6 +570,7 @@ func (s *Sink) Execution(r *record.Execution) {
 	if s.life != nil {
 		s.life.Execution(r)
 		s.costs.Execution(r)
+		s.stats.Execution(r)
 	}
 	if r.Outcome != "hung" {
 		s.end = max(s.end, r.End)

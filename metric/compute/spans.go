@@ -30,6 +30,7 @@ func (s *Sink) Span(r *record.Span) {
 	if s.life != nil {
 		s.life.Span(r)
 		s.costs.Span(r)
+		s.stats.Span(r)
 	}
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.End)

@@ -167,4 +167,5 @@ type Tables struct {
 	Incidents   []Incident
 	Saturation  []Saturation
 	ToolMinutes []ToolMinute
+	ToolStats   []ToolStat
 }
