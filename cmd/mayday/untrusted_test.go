@@ -70,9 +70,9 @@ func TestTamperedDatabases(t *testing.T) {
 
 	views := filepath.Join(root, "views")
 	tamperCopy(t, run, views,
-		"CREATE OR REPLACE VIEW incidents AS SELECT content AS tool, 0.0 AS start, 1.0 AS \"end\" FROM read_text(SECRET)",
+		"CREATE OR REPLACE VIEW calls AS SELECT content AS tool, 0.0 AS start, 1.0 AS \"end\" FROM read_text(SECRET)",
 		"CREATE OR REPLACE VIEW metrics AS SELECT content AS run_id FROM read_text(SECRET)",
-		"CREATE OR REPLACE VIEW tool_stats AS SELECT content AS tool FROM read_text(SECRET)")
+		"CREATE OR REPLACE VIEW disruptions AS SELECT content AS tool FROM read_text(SECRET)")
 	out := filepath.Join(root, "report-views")
 	if _, errOut, code := execMayday(t, "report", views, "--out", out, "-q"); code != 0 {
 		t.Fatalf("report of a database with redefined views: exit %d: %s", code, errOut)
