@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"math"
 	"os"
@@ -16,7 +17,12 @@ import (
 // libraryTruth is the part of a fixture's truth.json (analysis/testdata/libraries/README.md)
 // that the import is held to.
 type libraryTruth struct {
-	File       string                  `json:"file"`
+	File    string `json:"file"`
+	Outages []struct {
+		Tool  string `json:"tool"`
+		Start string `json:"start"`
+		End   string `json:"end"`
+	} `json:"outages"`
 	PerService map[string]serviceTruth `json:"per_service"`
 	Runs       []struct {
 		Service string `json:"service"`
@@ -88,6 +94,7 @@ func TestImportLibraryFixtures(t *testing.T) {
 			if len(res.Runs) != len(truth.PerService) {
 				t.Fatalf("%d runs, want one per service (%d)", len(res.Runs), len(truth.PerService))
 			}
+			outagesSeen := 0
 			for _, run := range res.Runs {
 				want, ok := truth.PerService[run.Service]
 				if !ok {
@@ -99,6 +106,10 @@ func TestImportLibraryFixtures(t *testing.T) {
 				}
 				checkServiceTruth(t, db, run, want)
 				checkAgainstOracle(t, db, run.RunID)
+				outagesSeen += checkOutages(t, db, run.RunID, truth)
+			}
+			if outagesSeen == 0 && !failedSpansLost[filepath.Base(dir)] {
+				t.Errorf("no run saw an outage of the truth: the incidents were not checked")
 			}
 			first := int64(math.MaxInt64)
 			for _, r := range truth.Runs {
@@ -212,4 +223,51 @@ func checkAgainstOracle(t *testing.T, db *DB, runID string) {
 			t.Errorf("%s: %s = %v stored, %v in the oracle", runID, name, g, w)
 		}
 	}
+}
+
+// checkOutages holds the incidents of an imported run to the outages its fleet lived
+// through: each outage the trace saw (at least 5 failed calls of its tool inside it) is
+// exactly one incident of that tool, from no more than 2 minutes before the outage began to
+// no more than 3 minutes after the first call of the tool after it began, and ending no
+// earlier than the outage's end and no more than 3 minutes after the first call of the tool
+// after it ended (calls are a few a minute: the edges are where calls say they are).
+func checkOutages(t *testing.T, db *DB, runID string, truth libraryTruth) (seen int) {
+	t.Helper()
+	for _, o := range truth.Outages {
+		var failedIn int64
+		var firstIn, firstAfter, start, end sql.NullTime
+		var n int64
+		err := db.SQL().QueryRow(`SELECT
+			(SELECT count(*) FROM calls WHERE run_id = $1 AND tool = $2 AND failed AND start >= $3::TIMESTAMPTZ AND start < $4::TIMESTAMPTZ),
+			(SELECT min(start) FROM calls WHERE run_id = $1 AND tool = $2 AND start >= $3::TIMESTAMPTZ),
+			(SELECT min(start) FROM calls WHERE run_id = $1 AND tool = $2 AND start >= $4::TIMESTAMPTZ),
+			(SELECT count(*) FROM incidents WHERE run_id = $1 AND tool = $2 AND start < $4::TIMESTAMPTZ + INTERVAL 10 MINUTE AND "end" > $3::TIMESTAMPTZ),
+			(SELECT min(start) FROM incidents WHERE run_id = $1 AND tool = $2 AND start < $4::TIMESTAMPTZ + INTERVAL 10 MINUTE AND "end" > $3::TIMESTAMPTZ),
+			(SELECT max("end") FROM incidents WHERE run_id = $1 AND tool = $2 AND start < $4::TIMESTAMPTZ + INTERVAL 10 MINUTE AND "end" > $3::TIMESTAMPTZ)`,
+			runID, o.Tool, o.Start, o.End).Scan(&failedIn, &firstIn, &firstAfter, &n, &start, &end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if failedIn < 5 {
+			continue // the trace saw too little of this outage
+		}
+		seen++
+		if n != 1 {
+			t.Errorf("%s: the outage of %s from %s to %s reads as %d incidents, want 1", runID, o.Tool, o.Start, o.End, n)
+			continue
+		}
+		os, _ := time.Parse(time.RFC3339, o.Start)
+		oe, _ := time.Parse(time.RFC3339, o.End)
+		if start.Time.Before(os.Add(-2*time.Minute)) || start.Time.After(firstIn.Time.Add(3*time.Minute)) {
+			t.Errorf("%s: the incident of %s starts at %v, the outage at %v (the first call in it at %v)", runID, o.Tool, start.Time, os, firstIn.Time)
+		}
+		limit := oe.Add(3 * time.Minute)
+		if firstAfter.Valid {
+			limit = firstAfter.Time.Add(3 * time.Minute)
+		}
+		if end.Time.Before(oe) || (firstAfter.Valid && end.Time.After(limit)) {
+			t.Errorf("%s: the incident of %s ends at %v, the outage at %v (the first call after it at %v)", runID, o.Tool, end.Time, oe, firstAfter.Time)
+		}
+	}
+	return seen
 }

@@ -1,8 +1,10 @@
 package detect
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Call is one call sent to a tool (the model provider included).
@@ -172,6 +174,8 @@ func twoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float64) {
 	fb, nb := f, n
 	if nRef > 0 {
 		fb, nb = fRef, nRef
+	} else {
+		fb, nb = calmHalf(calls, m, n)
 	}
 	var spans []Span
 	if w, ok := newWalk(fb, nb, h, opts); ok {
@@ -192,6 +196,48 @@ func twoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float64) {
 		spans = nil
 	}
 	return spans, float64(fo) / float64(no), h
+}
+
+// calmHalf is the first pass's baseline without a reference: the events and tested calls of
+// the calmer half of the tool's calls. The tested calls are cut, in order, into blocks of a
+// tenth of them (at least 10 each); the blocks are taken from the least eventful up until
+// they hold half the calls. An outage that takes most of a tool's calls (a trace of a few
+// hours around one) would raise an estimate over all the calls to where the outage itself
+// is tested against itself and never stands out; the calmer half is the tool's ordinary
+// ratio as long as a disruption takes less than half of its time. It is a screen only: the
+// second pass's baseline is the ratio outside what it finds.
+func calmHalf(calls []Call, m mode, n int) (int, int) {
+	size := max(10, n/10)
+	type block struct{ f, n int }
+	var blocks []block
+	cur := block{}
+	for i := range calls {
+		c := m.class(&calls[i])
+		if c == skip {
+			continue
+		}
+		cur.n++
+		if c == event {
+			cur.f++
+		}
+		if cur.n == size {
+			blocks = append(blocks, cur)
+			cur = block{}
+		}
+	}
+	if cur.n > 0 {
+		blocks = append(blocks, cur)
+	}
+	// least eventful first: f_i/n_i ascending, compared exactly as f_i·n_j < f_j·n_i.
+	slices.SortStableFunc(blocks, func(a, b block) int { return cmp.Compare(a.f*b.n, b.f*a.n) })
+	var f, t int
+	for _, b := range blocks {
+		if 2*t >= n {
+			break
+		}
+		f, t = f+b.f, t+b.n
+	}
+	return f, t
 }
 
 // unit is the resolution of the walk's scores: 2^-32 nats. Scores are integers so that
