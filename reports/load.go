@@ -95,8 +95,10 @@ type storedRun struct {
 }
 
 // sharedViews are the views that more than one of a report's queries read (directly or
-// through another view), in creation order: computed once per source (analysis Share).
-var sharedViews = []string{"run_clock", "call_rows", "calls", "disruptions"}
+// through another view), in creation order: computed once per source (analysis Share). The
+// rest of what a report reads (incidents, tool_minutes, tool_stats, recovery_episodes,
+// recovery_curve, lifecycle, ...) is stored with each run.
+var sharedViews = []string{"run_clock"}
 
 func loadSource(ctx context.Context, src string, progress func(what string, done, total int)) ([]*Run, error) {
 	path, err := DBPath(src)
