@@ -149,3 +149,20 @@ func TestMaxHeldCountsOpenWork(t *testing.T) {
 		t.Fatalf("open together: Finish %v, want ErrTooLarge", err)
 	}
 }
+
+// Finish computes every metric of the table: a metric added to metric.All and not computed
+// here makes Finish fail, naming it, on any run (here an empty one).
+func TestFinishComputesEveryMetric(t *testing.T) {
+	r, err := New(Options{}).Finish(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Values) != len(metric.All) {
+		t.Fatalf("%d values for %d metrics", len(r.Values), len(metric.All))
+	}
+	for i, v := range r.Values {
+		if math.Float64bits(v) == math.Float64bits(unset) {
+			t.Errorf("%s not computed", metric.All[i].Name)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package compute
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -259,6 +260,9 @@ func (s *Sink) Finish(events int64) (Row, error) {
 		s.resolve(root)
 	}
 	r := Row{Values: make([]float64, len(metric.All)), TerminationReasons: s.reasons}
+	for i := range r.Values {
+		r.Values[i] = unset
+	}
 	end := us(s.end)
 	r.set("events", float64(events))
 	r.set("makespan", float64(end)/1e6)
@@ -281,8 +285,21 @@ func (s *Sink) Finish(events int64) (Row, error) {
 		return Row{}, err
 	}
 	s.capacity(r, end)
+	for i, v := range r.Values {
+		if math.Float64bits(v) == math.Float64bits(unset) {
+			return Row{}, fmt.Errorf("%w: %s", ErrNotComputed, metric.All[i].Name)
+		}
+	}
 	return r, nil
 }
+
+// unset marks a metric Finish has not computed yet: a NaN of its own bits, which no
+// computation gives (an undefined metric is math.NaN()).
+var unset = math.Float64frombits(0x7ff8_dead_beef_0001)
+
+// ErrNotComputed reports a metric of metric.All that Finish does not compute: a metric
+// added to the table must be computed here too (docs/extending.md).
+var ErrNotComputed = errors.New("compute: a metric of the table is not computed")
 
 // Tables returns the derived tables of the run, for run id runID, once Finish has
 // succeeded.
