@@ -377,8 +377,13 @@ func edgeIncidentsRecords() *record.Collector {
 //   - "arrival-at": "above-limit" with the last arrival at 27:00, the end of that window:
 //     still tested (10 s, 1). "arrival-before": a microsecond before 27:00: only the windows
 //     ending by then are tested, that from 22:00 (ending 26:50 + 1 µs) and none back:
-//     (NULL, 0). "untested": the last arrival at 26:50, a microsecond before the window from
-//     22:00 ends: no window tested (NULL, NULL).
+//     (NULL, 0). "arrival-decided": the last arrival at 26:50, a microsecond before the
+//     window from 22:00 ends: no window is complete, but that one already lasts 290 s by the
+//     last arrival, longer when it ends: never back (NULL, 0). "untested": a microsecond
+//     earlier still, 26:50 − 1 µs: it could yet be back, nothing tested (NULL, NULL).
+//   - "silent": "at-limit" without a result after the fault while roots arrive until 45:00
+//     (a fleet that collapsed): no window is ever complete, and the one from 22:00 lasts
+//     longer than 290 s by 26:50: never back (NULL, 0), not "nothing to test".
 //   - "subsecond": "at-limit" with the results after the fault half a second later (22:00.5,
 //     22:10.5, ...): the window from 22:00 lasts 290.5 s (not back), the one from 22:00.5
 //     290 s: back 0.5 s after the fault (1).
@@ -437,18 +442,20 @@ func edgeGoodputCase() viewCase {
 		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls},
 	}
 	runs := map[string]*record.Collector{
-		"goodput-zero":           build(run{nil, tens, 45 * minute, nil}),
-		"goodput-60":             build(run{s60, tens, 45 * minute, nil}),
-		"goodput-59":             build(run{s59, tens, 45 * minute, nil}),
-		"goodput-at-limit":       build(run{s67, tens, 45 * minute, nil}),
-		"goodput-above-limit":    build(run{s67, late, 45 * minute, nil}),
-		"goodput-arrival-at":     build(run{s67, late, 27 * minute, nil}),
-		"goodput-arrival-before": build(run{s67, late, 27*minute - us, nil}),
-		"goodput-untested":       build(run{s67, late, 26*minute + 50*second, nil}),
-		"goodput-subsecond":      build(run{s67, halfLate, 45 * minute, nil}),
-		"goodput-windows":        build(run{s67, halfLate, 45 * minute, others}),
-		"goodput-p99-fast":       build(run{s129, every(22*minute, 300, 4500*1000*us), 45 * minute, nil}),
-		"goodput-p99-slow":       build(run{s129, every(22*minute, 270, 5*second), 45 * minute, nil}),
+		"goodput-zero":            build(run{nil, tens, 45 * minute, nil}),
+		"goodput-60":              build(run{s60, tens, 45 * minute, nil}),
+		"goodput-59":              build(run{s59, tens, 45 * minute, nil}),
+		"goodput-at-limit":        build(run{s67, tens, 45 * minute, nil}),
+		"goodput-above-limit":     build(run{s67, late, 45 * minute, nil}),
+		"goodput-arrival-at":      build(run{s67, late, 27 * minute, nil}),
+		"goodput-arrival-before":  build(run{s67, late, 27*minute - us, nil}),
+		"goodput-arrival-decided": build(run{s67, late, 26*minute + 50*second, nil}),
+		"goodput-untested":        build(run{s67, late, 26*minute + 50*second - us, nil}),
+		"goodput-silent":          build(run{s67, nil, 45 * minute, nil}),
+		"goodput-subsecond":       build(run{s67, halfLate, 45 * minute, nil}),
+		"goodput-windows":         build(run{s67, halfLate, 45 * minute, others}),
+		"goodput-p99-fast":        build(run{s129, every(22*minute, 300, 4500*1000*us), 45 * minute, nil}),
+		"goodput-p99-slow":        build(run{s129, every(22*minute, 270, 5*second), 45 * minute, nil}),
 	}
 	nan := math.NaN()
 	type want struct {
@@ -457,18 +464,20 @@ func edgeGoodputCase() viewCase {
 		limit      int64 // µs; 0 when the steady state is too short
 	}
 	wants := map[string]want{
-		"goodput-zero":           {nan, nan, 0, 0},
-		"goodput-60":             {0, 1, 60, 290e6},
-		"goodput-59":             {nan, nan, 59, 0},
-		"goodput-at-limit":       {0, 1, 67, 261e6},
-		"goodput-above-limit":    {10, 1, 67, 261e6},
-		"goodput-arrival-at":     {10, 1, 67, 261e6},
-		"goodput-arrival-before": {nan, 0, 67, 261e6},
-		"goodput-untested":       {nan, nan, 67, 261e6},
-		"goodput-subsecond":      {0.5, 1, 67, 261e6},
-		"goodput-windows":        {0.5, 1, 67, 261e6},
-		"goodput-p99-fast":       {0, 1, 129, 126e6},
-		"goodput-p99-slow":       {nan, 0, 129, 126e6},
+		"goodput-zero":            {nan, nan, 0, 0},
+		"goodput-60":              {0, 1, 60, 290e6},
+		"goodput-59":              {nan, nan, 59, 0},
+		"goodput-at-limit":        {0, 1, 67, 261e6},
+		"goodput-above-limit":     {10, 1, 67, 261e6},
+		"goodput-arrival-at":      {10, 1, 67, 261e6},
+		"goodput-arrival-before":  {nan, 0, 67, 261e6},
+		"goodput-arrival-decided": {nan, 0, 67, 261e6},
+		"goodput-untested":        {nan, nan, 67, 261e6},
+		"goodput-silent":          {nan, 0, 67, 261e6},
+		"goodput-subsecond":       {0.5, 1, 67, 261e6},
+		"goodput-windows":         {0.5, 1, 67, 261e6},
+		"goodput-p99-fast":        {0, 1, 129, 126e6},
+		"goodput-p99-slow":        {nan, 0, 129, 126e6},
 	}
 	// 9·d − 10·Limit (µs) of the window from the fault's end, on the edge: 0 and 9.
 	edge := map[string]int64{"goodput-at-limit": 0, "goodput-above-limit": 9}
