@@ -194,19 +194,24 @@ func checkGuarded(t testing.TB, db *DB) {
 
 const minute0 = 60 * second
 
-// goodput_recovery_time on valid results per minute: 10 a minute before a fault window of
-// minutes 20-21 (baseline 10 without noise: 5 minutes must hold 45), none during and until
-// minute 29, then 9 a minute (90%: enough) except 8 at minute 34, so the first 5 minutes
-// that hold 45 start at minute 35: 35·60 − 22·60 = 780 s. When the last arrival is at minute
-// 38, those five minutes cannot be seen while arrivals continue: never (NULL, and
-// goodput_recovered 0: tested, not back).
+// goodput_recovery_time by the windowed rule (detect.GoodputRecovery): valid results 6 s
+// apart (10 a minute) before a fault window of minutes 20-21, so the steady state (the
+// results in [10:00, 20:00), the second half since the first arrival at 0:00) holds 100,
+// its 71 windows of 30 results all last 29·6 = 174 s: Limit 174 s, and a window is back
+// when 9·d <= 1740 s, d <= 193.3 s. None during the window and until minute 29, then 5 a
+// minute 12 s apart (30:00 to 34:48), then 10 a minute 6 s apart from 35:00. A window with
+// g gaps of 12 s lasts 174 + 6·g s: back when g <= 3. The window from 34:12 holds 4 (198 s),
+// that from 34:24 holds 3 (34:24, 34:36, 34:48, then 27 results from 35:00 to 37:36: 192 s):
+// back 34:24 − 22:00 = 744 s after the window. The window from 22:00 ends at its 30th
+// result, 35:24, so with the last arrival at 37:00 windows are tested (not that ending at
+// 37:36) and none is back: never (NULL, and goodput_recovered 0: tested, not back).
 func TestGoodputRecoveryTime(t *testing.T) { runViewCase(t, goodputCase) }
 
 var goodputRuns = []struct {
 	run        string
 	arrival    int64
 	want, back float64
-}{{"late", 45, 780, 1}, {"early", 38, math.NaN(), 0}}
+}{{"late", 45, 744, 1}, {"early", 37, math.NaN(), 0}}
 
 var goodputCase = viewCase{name: "goodput recovery", load: loadGoodput, check: checkGoodput}
 
@@ -221,14 +226,12 @@ func loadGoodput(t testing.TB, db *DB) {
 			switch {
 			case m >= 20 && m < 30:
 				n = 0
-			case m == 34:
-				n = 8
-			case m >= 30:
-				n = 9
+			case m >= 30 && m < 35:
+				n = 5
 			}
-			for i := 0; i < n; i++ {
+			for i := range int64(n) {
 				span++
-				at := m*minute0 + int64(i+1)*second
+				at := m*minute0 + i*minute0/int64(n)
 				c.Spans = append(c.Spans, record.Span{TraceID: 1, SpanID: span, InvestigationID: 1, Operation: record.OpValidate,
 					HasKey: true, OpKey: record.OpKey{Investigation: 1, Step: int32(span)}, Start: at, End: at, Status: record.StatusOK})
 			}

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/mayday-sim/mayday/metric/detect"
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -471,59 +469,6 @@ func signBefore(a, b refSign) bool {
 
 func stepKeyString(k refStep) string {
 	return strconv.FormatInt(k.inv, 10) + "/" + strconv.FormatInt(int64(k.step), 10)
-}
-
-// refGoodputRecovery is goodput_recovery_time and goodput_recovered from valid results per
-// minute: the steady state is the second half of the minutes from the first arrival to the
-// first fault window (at least 5 of them); a 5-minute window is back when its valid results
-// reach 0.9·5·mean − 2.326·√5·sd of the steady state's minutes. Both NaN when nothing can
-// be tested; recovered 0 when tested windows exist and none is back.
-func refGoodputRecovery(c *record.Collector, end int64) (seconds, recovered float64) {
-	first, last, ok := refWindows(c)
-	if !ok {
-		return math.NaN(), math.NaN()
-	}
-	minutes := end/60_000_000 + 1
-	valid := make([]float64, minutes)
-	for i := range c.Spans {
-		s := &c.Spans[i]
-		if s.Operation == record.OpValidate && s.Status == record.StatusOK {
-			valid[minuteOf(s.End)]++
-		}
-	}
-	firstArrival, lastArrival := int64(math.MaxInt64), int64(-1)
-	for _, inv := range c.Investigations {
-		if inv.ParentID == 0 {
-			firstArrival = min(firstArrival, minuteOf(inv.ArrivedAt))
-			lastArrival = max(lastArrival, minuteOf(inv.ArrivedAt))
-		}
-	}
-	faultMinute := first / 60_000_000
-	from := firstArrival + (faultMinute-firstArrival+1)/2
-	var steady []float64
-	for m := max(from, 0); m < faultMinute && m < minutes; m++ {
-		steady = append(steady, valid[m])
-	}
-	if len(steady) < 5 {
-		return math.NaN(), math.NaN()
-	}
-	base, sd := stat.MeanStdDev(steady, nil)
-	if base <= 0 {
-		return math.NaN(), math.NaN()
-	}
-	threshold := 4.5*base - 2.326*math.Sqrt(5)*sd
-	recovered = math.NaN()
-	for m := last / 60_000_000; m+4 <= lastArrival && m+4 < minutes; m++ {
-		recovered = 0
-		sum := 0.0
-		for j := m; j <= m+4; j++ {
-			sum += valid[j]
-		}
-		if sum >= threshold {
-			return math.Max(0, float64(m*60_000_000-last)/1e6), 1
-		}
-	}
-	return math.NaN(), recovered
 }
 
 // spanKind is a span's kind attribute, "" when it has none.

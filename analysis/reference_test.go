@@ -220,7 +220,7 @@ func reference(run refRun, c *record.Collector) refResult {
 	m.Set("median_recovery_time", refRecoveryQuantile(episodes, 0.5))
 	m.Set("p95_recovery_time", refRecoveryQuantile(episodes, 0.95))
 	m.Set("episode_recovery_rate", refEpisodeRecoveryRate(episodes))
-	gpTime, gpBack := refGoodputRecovery(c, tsMicros(end))
+	gpTime, gpBack := refGoodputRecovery(c)
 	m.Set("goodput_recovery_time", gpTime)
 	m.Set("goodput_recovered", gpBack)
 	wastedTokens, allTokens := refWastedTokens(c, invByID)

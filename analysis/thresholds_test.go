@@ -351,135 +351,156 @@ func edgeIncidentsRecords() *record.Collector {
 	return &e.c
 }
 
-// edgeGoodputCase: roots arrive from minute 0; valid results are 1 a minute in minutes 1-9
-// (the warm-up), then the steady state. A fault window 20:00-22:00 (the steady state is the
-// second half of minutes 0-19: 10-19). Run "reach": 10 a minute (mean 10, sd 0: the
-// threshold is exactly 45 of 50 in 5 minutes); after the window none until minute 24, 8 in
-// minute 25 and 9 a minute from 26, and one more result a microsecond before minute 25
-// (in minute 24): the window 25-29 holds 44 (a minute computed a microsecond off would make
-// it 45), 26-30 holds exactly 45, so 26·60 − 22·60 = 240 s; with the warm-up in the
-// baseline it would pass earlier. The last arrival is in minute 30, the window's last
-// minute. Run "short": the last arrival in minute 29: the windows that can be tested all
-// fail, so goodput never came back (goodput_recovered 0). Run "noise": 6 and 14 in turn
-// (mean 10, sample sd √(160/9)): threshold 45 − 2.326·√5·4.216 = 23.07; after the window
-// 4 in minute 25 and 5 a minute from 26: 25-29 holds 24 and passes (a population sd would
-// put the threshold at 24.2 and pass a minute later, no noise term never): 180 s. Run
-// "inside": a window ending at 21:30 with goodput never down: back in the window's own
-// minute, 0 s. Run "early9": a window at minute 9 leaves 4 steady minutes (5-8): nothing
-// to test, NULL for both metrics (not a collapse); "early10", at minute 10, leaves 5: 0 s.
-// Run "windows": "reach" with more faults listed before its window: a window 21:00-21:30
-// inside it (neither the earliest start nor the latest end), a transient fault over the whole
-// run (no duration: not a window) and an empty window at minute 10 (end = start): the
-// windows still start at 20:00 and end at 22:00, so the same 240 s.
+// edgeGoodputCase: datasets on the edges of the goodput rule (detect.GoodputRecovery, in
+// valid results: windows of 30 results, a steady state of at least 60, Limit the
+// ⌈0.99·m⌉-th smallest duration of its m windows, a window back when 9·duration <=
+// 10·Limit). Roots arrive from 0:00; a warm-up of 1 valid result a minute at 0:30, 1:30, ...,
+// 9:30; the fault window 20:00-22:00, so the steady state is the results in [10:00, 20:00)
+// (2t >= 0 + 20:00 and t < 20:00); the last root arrives at 45:00 unless said. Every figure
+// below is derived by hand; the check also wants the reference's own steady count and Limit.
+//
+//   - "zero": no result in the steady state: fewer than 60, nothing tested (NULL, NULL).
+//   - "60": 60 results 10 s apart from 10:00 (to 19:50): exactly 60; its 31 windows last
+//     29·10 = 290 s, Limit 290 s; after the fault, results 10 s apart from 22:00: the window
+//     from 22:00 lasts 290 s, 9·290 <= 10·290: back at once (0 s, 1).
+//   - "59": "60" with its first result a microsecond before 10:00, in the warm-up's half: 59
+//     steady results, nothing tested (NULL, NULL).
+//   - "at-limit": 67 results 9 s apart from 10:00 (to 19:54): 38 windows of 261 s, Limit 261 s,
+//     so a window is back when it lasts at most 290 s (9·290 = 10·261); after the fault the
+//     results of "60": the window from 22:00 lasts exactly 290 s: back (0 s, 1). A rule that
+//     counted the fault's end out (t > 22:00) would start it at 22:10 and end it at 27:00,
+//     300 s from 22:00: not back (then 10 s).
+//   - "above-limit": "at-limit" with the 30th result after the fault (22:00 + 290 s) a
+//     microsecond later: the window from 22:00 lasts 290 s + 1 µs (9·d = 10·Limit + 9 µs:
+//     not back); the one from the next result, 22:10 to 27:00, lasts 290 s: back, 10 s (1).
+//     With the warm-up in the steady state, Limit would be far larger and it back at once.
+//   - "arrival-at": "above-limit" with the last arrival at 27:00, the end of that window:
+//     still tested (10 s, 1). "arrival-before": a microsecond before 27:00: only the windows
+//     ending by then are tested, that from 22:00 (ending 26:50 + 1 µs) and none back:
+//     (NULL, 0). "arrival-decided": the last arrival at 26:50, a microsecond before the
+//     window from 22:00 ends: no window is complete, but that one already lasts 290 s by the
+//     last arrival, longer when it ends: never back (NULL, 0). "untested": a microsecond
+//     earlier still, 26:50 − 1 µs: it could yet be back, nothing tested (NULL, NULL).
+//   - "silent": "at-limit" without a result after the fault while roots arrive until 45:00
+//     (a fleet that collapsed): no window is ever complete, and the one from 22:00 lasts
+//     longer than 290 s by 26:50: never back (NULL, 0), not "nothing to test".
+//   - "subsecond": "at-limit" with the results after the fault half a second later (22:00.5,
+//     22:10.5, ...): the window from 22:00 lasts 290.5 s (not back), the one from 22:00.5
+//     290 s: back 0.5 s after the fault (1).
+//   - "windows": "subsecond" with more faults listed before its window: a window
+//     21:00-21:30 inside it (neither the earliest start nor the latest end: from 21:30 the
+//     answer would be 30.5 s), a transient fault over the whole run (no duration: not a
+//     window; as one it would start at the first arrival, nothing tested) and an empty
+//     window at 10:00 (end = start; as one, the steady state would be the warm-up's 5
+//     results in [5:00, 10:00), nothing tested): the same 0.5 s.
+//   - "p99-fast" and "p99-slow": 129 steady results, 10:00, then 10:40 and 126 more 4 s
+//     apart (to 19:04), then 19:18: gaps of 40 s, 126 of 4 s and 14 s. Window i spans gaps
+//     i to i+28: window 0 lasts 40 + 28·4 = 152 s, windows 1-98 last 116 s, window 99 lasts
+//     28·4 + 14 = 126 s; m = 100, so Limit is the 99th smallest, 126 s (the 98th is 116 s,
+//     the 100th 152 s), and a window is back when it lasts at most 140 s. After the fault,
+//     results 4.5 s apart from 22:00 ("fast": windows of 130.5 s, back at once: 0 s, 1; not
+//     back against 116 s) or 5 s apart ("slow": 145 s, never back: NULL, 0; back at once
+//     against 152 s).
 func edgeGoodputCase() viewCase {
-	type run struct {
-		lastArrival, from, to int64
-		steady, after         func(m int64) int
-		extra                 int64 // a valid result at this instant when > 0
-		faults                []record.Fault
-	}
-	ten := func(int64) int { return 10 }
-	dip := func(m int64) int {
-		switch {
-		case m < 25:
-			return 0
-		case m == 25:
-			return 8
+	const us = int64(1000) // ns
+	every := func(from int64, n int, gap int64) []int64 {
+		out := make([]int64, n)
+		for i := range out {
+			out[i] = from + int64(i)*gap
 		}
-		return 9
+		return out
+	}
+	type run struct {
+		steady, after []int64 // valid results (ns) before and after the fault
+		lastArrival   int64
+		faults        []record.Fault // listed before the window 20:00-22:00
 	}
 	build := func(r run) *record.Collector {
 		var e edgeRecords
 		e.c.Faults = append(e.c.Faults, r.faults...)
-		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: r.from,
-			End: r.to, Parameters: fmt.Sprintf(`{"duration_seconds":%d}`, (r.to-r.from)/second), Window: true, Hits: record.HitsCalls})
-		for m := int64(1); m < 50; m++ {
-			n := r.steady(m)
-			switch {
-			case m*minute >= r.from:
-				n = r.after(m)
-			case m < 10 && r.from >= 20*minute:
-				n = 1
-			}
-			for i := 0; i < n; i++ {
-				e.valid(m*minute + int64(i)*second)
-			}
-		}
-		if r.extra > 0 {
-			e.valid(r.extra)
+		e.c.Faults = append(e.c.Faults, record.Fault{FaultID: "down", Kind: "outage", Tool: "api", Start: 20 * minute,
+			End: 22 * minute, Parameters: `{"duration_seconds":120}`, Window: true, Hits: record.HitsCalls})
+		for _, at := range slices.Concat(every(30*second, 10, minute), r.steady, r.after) {
+			e.valid(at)
 		}
 		e.c.Investigations = append(e.c.Investigations, record.Investigation{InvestigationID: 10_000, RootID: 10_000,
-			ArrivedAt: r.lastArrival * minute, Ended: true, EndedAt: 50 * minute, FinalState: "completed"})
+			ArrivedAt: r.lastArrival, Ended: true, EndedAt: 50 * minute, FinalState: "completed"})
 		return &e.c
 	}
-	noise := func(m int64) int { return 6 + 8*int(m%2) }
-	fives := func(m int64) int {
-		switch {
-		case m < 25:
-			return 0
-		case m == 25:
-			return 4
-		}
-		return 5
-	}
-	// Steady states whose threshold, 4.5·baseline − 2.326·√5·sd, lies within 0.001·√5·sd of
-	// a window's whole number of results: above it (2 results in two minutes and 29 in eight:
-	// threshold 46.9897, a window of 47 from minute 25) and below it (7 in six minutes and 29
-	// in four: threshold 12.0117, a window of 12 from minute 25, then 13). The constant 2.326
-	// moved by one unit of its last digit moves the threshold by 0.0022·sd, across the window.
-	stepAt := func(n int64, a, b int) func(int64) int {
-		return func(m int64) int {
-			if m < n {
-				return a
-			}
-			return b
-		}
-	}
-	above := func(m int64) int { return [...]int{0, 9, 9, 9, 10, 10, 10}[min(max(m-24, 0), 6)] }
-	below := func(m int64) int { return [...]int{0, 2, 2, 2, 3, 3, 3}[min(max(m-24, 0), 6)] }
-	edge := map[string]bool{"goodput-z-above": true, "goodput-z-below": false}
-	// A steady state of no results (no level to return to), one of exactly 1 result a
-	// minute (a level all the same), and a recovery half a second after the last window ends.
-	zero := func(int64) int { return 0 }
-	one := func(int64) int { return 1 }
-	from22 := func(m int64) int { return 10 * int(min(max(m-21, 0), 1)) }
-	nan := math.NaN()
-	wants := map[string][2]float64{"goodput-zero": {nan, nan}, "goodput-one": {0, 1}, "goodput-subsecond": {0.5, 1}, "goodput-z-above": {180, 1}, "goodput-z-below": {240, 1}, "goodput-reach": {240, 1}, "goodput-short": {nan, 0}, "goodput-noise": {180, 1},
-		"goodput-inside": {0, 1}, "goodput-early9": {nan, nan}, "goodput-early10": {0, 1}, "goodput-windows": {240, 1}}
+	tens := every(22*minute, 160, 10*second) // 22:00 to 48:30
+	late := slices.Clone(tens)
+	late[29] += us
+	halfLate := every(22*minute+second/2, 160, 10*second)
+	s60 := every(10*minute, 60, 10*second)
+	s59 := slices.Clone(s60)
+	s59[0] -= us
+	s67 := every(10*minute, 67, 9*second)
+	s129 := slices.Concat([]int64{10 * minute}, every(10*minute+40*second, 127, 4*second), []int64{19*minute + 18*second})
 	others := []record.Fault{
 		{FaultID: "inner", Kind: "hang", Tool: "api", Start: 21 * minute, End: 21*minute + 30*second, Parameters: `{"duration_seconds":30}`, Window: true, Hits: record.HitsCalls},
 		{FaultID: "noise", Kind: "transient", Tool: "api", Start: 0, End: 50 * minute, Parameters: `{"probability":0.01}`, Hits: record.HitsCalls},
 		{FaultID: "empty", Kind: "outage", Tool: "api", Start: 10 * minute, End: 10 * minute, Parameters: `{"duration_seconds":0}`, Window: true, Hits: record.HitsCalls},
 	}
 	runs := map[string]*record.Collector{
-		"goodput-zero":      build(run{45, 20 * minute, 22 * minute, zero, ten, 0, nil}),
-		"goodput-one":       build(run{45, 20 * minute, 22 * minute, one, one, 0, nil}),
-		"goodput-subsecond": build(run{45, 20 * minute, 22*minute - second/2, ten, from22, 0, nil}),
-		"goodput-z-above":   build(run{45, 20 * minute, 22 * minute, stepAt(12, 2, 29), above, 0, nil}),
-		"goodput-z-below":   build(run{45, 20 * minute, 22 * minute, stepAt(16, 7, 29), below, 0, nil}),
-		"goodput-reach":     build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
-		"goodput-short":     build(run{29, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, nil}),
-		"goodput-noise":     build(run{40, 20 * minute, 22 * minute, noise, fives, 0, nil}),
-		"goodput-inside":    build(run{45, 20 * minute, 21*minute + 30*second, ten, ten, 0, nil}),
-		"goodput-early9":    build(run{45, 9 * minute, 11 * minute, ten, ten, 0, nil}),
-		"goodput-early10":   build(run{45, 10 * minute, 12 * minute, ten, ten, 0, nil}),
-		"goodput-windows":   build(run{30, 20 * minute, 22 * minute, ten, dip, 25*minute - 1000, others}),
+		"goodput-zero":            build(run{nil, tens, 45 * minute, nil}),
+		"goodput-60":              build(run{s60, tens, 45 * minute, nil}),
+		"goodput-59":              build(run{s59, tens, 45 * minute, nil}),
+		"goodput-at-limit":        build(run{s67, tens, 45 * minute, nil}),
+		"goodput-above-limit":     build(run{s67, late, 45 * minute, nil}),
+		"goodput-arrival-at":      build(run{s67, late, 27 * minute, nil}),
+		"goodput-arrival-before":  build(run{s67, late, 27*minute - us, nil}),
+		"goodput-arrival-decided": build(run{s67, late, 26*minute + 50*second, nil}),
+		"goodput-untested":        build(run{s67, late, 26*minute + 50*second - us, nil}),
+		"goodput-silent":          build(run{s67, nil, 45 * minute, nil}),
+		"goodput-subsecond":       build(run{s67, halfLate, 45 * minute, nil}),
+		"goodput-windows":         build(run{s67, halfLate, 45 * minute, others}),
+		"goodput-p99-fast":        build(run{s129, every(22*minute, 300, 4500*1000*us), 45 * minute, nil}),
+		"goodput-p99-slow":        build(run{s129, every(22*minute, 270, 5*second), 45 * minute, nil}),
 	}
-	return referenceCaseOf("goodput on its thresholds", runs, func(id string, want refResult) error {
-		if up, ok := edge[id]; ok {
-			r := refGoodputRows(runs[id])[25]
-			gap := float64(r.window) - r.threshold
-			if !up {
-				gap = -gap
-			}
-			if !(gap > 0 && gap < 0.001*math.Sqrt(5)*r.sd) {
-				return fmt.Errorf("minute 25: window %d, threshold %v, sd %v: not within 0.001·√5·sd on the side built", r.window, r.threshold, r.sd)
+	nan := math.NaN()
+	type want struct {
+		time, back float64
+		steady     int
+		limit      int64 // µs; 0 when the steady state is too short
+	}
+	wants := map[string]want{
+		"goodput-zero":            {nan, nan, 0, 0},
+		"goodput-60":              {0, 1, 60, 290e6},
+		"goodput-59":              {nan, nan, 59, 0},
+		"goodput-at-limit":        {0, 1, 67, 261e6},
+		"goodput-above-limit":     {10, 1, 67, 261e6},
+		"goodput-arrival-at":      {10, 1, 67, 261e6},
+		"goodput-arrival-before":  {nan, 0, 67, 261e6},
+		"goodput-arrival-decided": {nan, 0, 67, 261e6},
+		"goodput-untested":        {nan, nan, 67, 261e6},
+		"goodput-silent":          {nan, 0, 67, 261e6},
+		"goodput-subsecond":       {0.5, 1, 67, 261e6},
+		"goodput-windows":         {0.5, 1, 67, 261e6},
+		"goodput-p99-fast":        {0, 1, 129, 126e6},
+		"goodput-p99-slow":        {nan, 0, 129, 126e6},
+	}
+	// 9·d − 10·Limit (µs) of the window from the fault's end, on the edge: 0 and 9.
+	edge := map[string]int64{"goodput-at-limit": 0, "goodput-above-limit": 9}
+	return referenceCaseOf("goodput on its thresholds", runs, func(id string, got refResult) error {
+		w := wants[id]
+		valid, first, last, windows, _ := refGoodputInstants(runs[id])
+		g, err := detect.GoodputRecovery(valid, first, last, windows)
+		if err != nil {
+			return err
+		}
+		if g.Steady != w.steady || g.Limit != w.limit {
+			return fmt.Errorf("steady state of %d results, Limit %d µs; want %d, %d", g.Steady, g.Limit, w.steady, w.limit)
+		}
+		if e, ok := edge[id]; ok {
+			j := slices.IndexFunc(valid, func(v int64) bool { return v >= g.FaultEnd })
+			if d := valid[j+detect.GoodputWindow-1] - g.FaultEnd; 9*d-10*g.Limit != e {
+				return fmt.Errorf("the window from the fault's end lasts %d µs: 9·d − 10·Limit = %d, want %d", d, 9*d-10*g.Limit, e)
 			}
 		}
 		same := func(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
-		g, back, w := want.Metrics.Get("goodput_recovery_time"), want.Metrics.Get("goodput_recovered"), wants[id]
-		if !same(g, w[0]) || !same(back, w[1]) {
-			return fmt.Errorf("goodput_recovery_time %v, goodput_recovered %v; want %v, %v", g, back, w[0], w[1])
+		gt, back := got.Metrics.Get("goodput_recovery_time"), got.Metrics.Get("goodput_recovered")
+		if !same(gt, w.time) || !same(back, w.back) {
+			return fmt.Errorf("goodput_recovery_time %v, goodput_recovered %v; want %v, %v", gt, back, w.time, w.back)
 		}
 		return nil
 	})

@@ -17,8 +17,10 @@ type Window struct{ Start, End int64 }
 // Goodput is the goodput recovery of one run.
 type Goodput struct {
 	// Tested: the run has a fault window, a steady state of at least 2·GoodputWindow valid
-	// results, and at least one window after the last fault window ended while roots still
-	// arrived. Without it there is nothing to test (goodput_recovery_time undefined).
+	// results, and after the last fault window either a window complete by the last root
+	// arrival or, without one, arrivals that continued at least Limit/0.9 past FaultEnd (the
+	// window from FaultEnd, still incomplete then, cannot be back). Without it there is
+	// nothing to test (goodput_recovery_time undefined).
 	Tested bool
 	// Recovered: a window after the last fault window was back; false when Tested and none
 	// was (goodput never came back while arrivals continued).
@@ -48,7 +50,12 @@ type Goodput struct {
 // A window is GoodputWindow consecutive results (or FaultEnd and the GoodputWindow results
 // from it) and its duration from its start to its last result; only windows whose last
 // result comes no later than lastArrival are tested (after the arrivals stop the fleet
-// drains and slows down without being broken). It runs in O(n log n).
+// drains and slows down without being broken). Without a window complete by lastArrival
+// (fewer than GoodputWindow results from FaultEnd to the last arrival), the run is still
+// tested, never back, when lastArrival comes at least Limit/0.9 after FaultEnd: the window
+// from FaultEnd then lasts longer than a window back can, and every later one ends later
+// still (a fleet that delivers nothing after the fault while roots keep arriving never came
+// back; it is not "nothing to test"). It runs in O(n log n).
 func GoodputRecovery(valid []int64, firstArrival, lastArrival int64, windows []Window) (Goodput, error) {
 	for i := 1; i < len(valid); i++ {
 		if valid[i] < valid[i-1] {
@@ -92,6 +99,12 @@ func GoodputRecovery(valid []int64, firstArrival, lastArrival int64, windows []W
 
 	j0 := sort.Search(len(valid), func(i int) bool { return valid[i] >= g.FaultEnd })
 	if j0+k-1 >= len(valid) || valid[j0+k-1] > lastArrival {
+		// No window complete by the last arrival (every later window ends no earlier than
+		// the one from FaultEnd). When the arrivals lasted past FaultEnd + Limit/0.9, the
+		// window from FaultEnd lasts longer than that whenever its last result comes: not
+		// back, and no later window is tested: never back (a fleet that delivers fewer than
+		// GoodputWindow results after the fault while the roots keep arriving).
+		g.Tested = 9*(lastArrival-g.FaultEnd) >= 10*g.Limit
 		return g, nil
 	}
 	g.Tested = true

@@ -2,6 +2,7 @@ package detect
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -148,6 +149,52 @@ func TestGoodputTimeScaling(t *testing.T) {
 			if got != want {
 				t.Fatalf("seed %d ×%d/%d: %+v, want %+v", seed, k[0], k[1], got, want)
 			}
+		}
+	}
+}
+
+// A fleet that delivers fewer than a window of results after the fault while roots keep
+// arriving never came back; it is not "nothing to test". Valid results every 9 s from 0 to
+// the fault at minute 120 (steady state: minutes 60-120, 400 results, every window 29·9 =
+// 261 s: Limit 261 s, so a window is back when it lasts at most 290 s), then after the
+// fault's end at minute 130 none, or 29 results a second apart: no window is ever complete.
+// The window from the fault's end lasts longer than the time to the last arrival, so with
+// the last arrival 290 s or more after the fault's end it cannot be back (tested, never
+// back); a microsecond less and it still could (nothing tested). 30 results a second apart
+// instead make the window from the fault's end complete (29 s): back at once.
+func TestGoodputSilentAfterFault(t *testing.T) {
+	const second = minute / 60
+	var steady []int64
+	for at := int64(0); at < 120*minute; at += 9 * second {
+		steady = append(steady, at)
+	}
+	end := int64(130 * minute)
+	burst := func(n int) []int64 {
+		out := slices.Clone(steady)
+		for i := range int64(n) {
+			out = append(out, end+i*second)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name         string
+		valid        []int64
+		last         int64
+		tested, back bool
+	}{
+		{"silent, 290 s", burst(0), end + 290*second, true, false},
+		{"silent, 290 s − 1 µs", burst(0), end + 290*second - 1, false, false},
+		{"silent, 2 h", burst(0), end + 120*minute, true, false},
+		{"29 results, 290 s", burst(29), end + 290*second, true, false},
+		{"29 results, 290 s − 1 µs", burst(29), end + 290*second - 1, false, false},
+		{"30 results, 290 s − 1 µs", burst(30), end + 290*second - 1, true, true},
+	} {
+		g := mustGoodput(t, c.valid, 0, c.last, fault)
+		if g.Steady != 400 || g.Limit != 261*second {
+			t.Fatalf("%s: steady state of %d results, Limit %d µs; want 400, %d", c.name, g.Steady, g.Limit, 261*second)
+		}
+		if g.Tested != c.tested || g.Recovered != c.back || g.Time != 0 {
+			t.Errorf("%s: %+v, want tested %v, recovered %v, time 0", c.name, g, c.tested, c.back)
 		}
 	}
 }

@@ -156,15 +156,18 @@ gp_hit AS (
     WHERE a.t30 IS NOT NULL AND a.t30 <= b.la AND 9 * (a.t30 - a.t) <= 10 * l.lim
     GROUP BY a.run_id
 ),
+-- gp: tested when the window from fe is complete by la, or, without it (fewer than 30
+-- results from fe to la), when la comes at least limit/0.9 after fe (that window, complete
+-- only after la, lasts longer than a window back can: never back).
 gp AS (
     SELECT b.run_id,
-           CASE WHEN 9 * (f.t30 - b.fe) <= 10 * l.lim THEN 0.0 ELSE (h.t_back - b.fe) / 1e6 END AS goodput_recovery_time,
-           CASE WHEN 9 * (f.t30 - b.fe) <= 10 * l.lim OR h.t_back IS NOT NULL THEN 1.0 ELSE 0.0 END AS goodput_recovered
+           CASE WHEN f.t30 <= b.la AND 9 * (f.t30 - b.fe) <= 10 * l.lim THEN 0.0 ELSE (h.t_back - b.fe) / 1e6 END AS goodput_recovery_time,
+           CASE WHEN f.t30 <= b.la AND (9 * (f.t30 - b.fe) <= 10 * l.lim OR h.t_back IS NOT NULL) THEN 1.0 ELSE 0.0 END AS goodput_recovered
     FROM gp_b b
     JOIN gp_limit l USING (run_id)
-    JOIN gp_after f ON f.run_id = b.run_id AND f.j = 1
+    LEFT JOIN gp_after f ON f.run_id = b.run_id AND f.j = 1
     LEFT JOIN gp_hit h USING (run_id)
-    WHERE f.t30 IS NOT NULL AND f.t30 <= b.la
+    WHERE f.t30 <= b.la OR 9 * (b.la - b.fe) >= 10 * l.lim
 ),
 ex AS (
     SELECT run_id,
