@@ -156,51 +156,6 @@ func goodputRun(t *testing.T, valid []int64, from, to, lastArrival int64, extraW
 	return h.finish(t)
 }
 
-// Goodput is back at the first minute whose window of five minutes holds 0.9·5 times the
-// steady state's mean less 2.326·√5 of its deviation, with the window's last minute no later
-// than the last arrival.
-func TestGoodputWindow(t *testing.T) {
-	// Warm-up (minutes 0-4, the first half before the window at 10) at 2, steady state
-	// (5-9) at 10: threshold 45. After the window (10-12): 0 in minute 12, 5 in 13, 10 after.
-	// From 12 the window holds 35, from 13 exactly 45: back at 13, 60 s after the window.
-	// Arrivals until minute 17, so 13 is the last minute tested.
-	steady := []int64{2, 2, 2, 2, 2, 10, 10, 10, 10, 10, 0, 0, 0, 5, 10, 10, 10, 10, 10, 10, 10}
-	for _, c := range []struct {
-		name                string
-		valid               []int64
-		from, to, last      int64
-		wantTime, recovered float64
-	}{
-		{"back at 13", steady, 10, 12, 17, 60, 1},
-		// One minute less of arrivals: only minute 12 is tested, and it is not back.
-		{"arrivals end", steady, 10, 12, 16, math.NaN(), 0},
-		// Arrivals end within 5 minutes of the window: nothing to test.
-		{"nothing to test", steady, 10, 12, 15, math.NaN(), math.NaN()},
-		// The window starts at 9: the steady state is minutes 5-8, fewer than five.
-		{"short steady state", steady, 9, 12, 17, math.NaN(), math.NaN()},
-		// Back in the window's own minute: 0 s.
-		{"back at once", []int64{2, 2, 2, 2, 2, 10, 10, 10, 10, 10, 0, 0, 9, 9, 9, 9, 9}, 10, 12, 17, 0, 1},
-		// Several windows, in any order, with a fault of no window and one of no length:
-		// the steady state ends where the first window starts, the test begins where the
-		// last one ends.
-		{"several windows", steady, 10, 12, 17, 60, 1},
-		// Steady state at 0: no baseline.
-		{"no baseline", []int64{2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9}, 10, 12, 17, math.NaN(), math.NaN()},
-		// Steady state 8, 12, 8, 12, 10: mean 10, sample deviation 2 (squares 16 over n-1 = 4),
-		// threshold 45 − 2.326·√5·2 ≈ 34.60. From 12 the window holds 34, from 13 it holds 35:
-		// back at 13. (With the deviation over n, 1.79, the threshold would be 35.70.)
-		{"deviation", []int64{2, 2, 2, 2, 2, 8, 12, 8, 12, 10, 0, 0, 0, 4, 10, 10, 10, 1}, 10, 12, 17, 60, 1},
-	} {
-		r := goodputRun(t, c.valid, c.from, c.to, c.last, c.name == "several windows")
-		if g := r.Get("goodput_recovery_time"); !same(g, c.wantTime) {
-			t.Errorf("%s: goodput_recovery_time = %v, want %v", c.name, g, c.wantTime)
-		}
-		if g := r.Get("goodput_recovered"); !same(g, c.recovered) {
-			t.Errorf("%s: goodput_recovered = %v, want %v", c.name, g, c.recovered)
-		}
-	}
-}
-
 // start is investigation inv leaving pending at at.
 func (h *hand) start(inv, at int64) {
 	h.s.Transition(&record.Transition{InvestigationID: inv, At: at, From: "pending", To: "running"})

@@ -185,30 +185,34 @@ func TestCurveReachesItsQuantilesExactly(t *testing.T) {
 	}
 }
 
-// The steady state is the second half of the minutes from the first arrival to the first
-// window: arrivals from minute 2 and a window at 12 make it minutes 7-11, five of them; from
-// minute 0 it would be 6-11.
-func TestGoodputSteadyStateFromTheFirstArrival(t *testing.T) {
-	h := newHand(Options{})
-	for m := int64(2); m <= 24; m++ {
-		h.row(m, m*minute, m*minute+sec)
-	}
-	// 0 valid results a minute before minute 7, 5 from 7 to 11, none in the window, 5 from
-	// 14. A steady state counted from minute 0 (minutes 6-11) would hold a minute of 0;
-	// one that starts later than 7 would be too short.
-	for m := int64(7); m <= 24; m++ {
-		if m >= 12 && m < 14 {
-			continue
+// The Sink feeds the goodput rule (package metric/detect, whose tests hold its edges) the
+// valid results' instants, the roots' arrivals and the fault windows: 15 valid results a
+// minute from minute 7 (75 in the steady state, the second half of [2, 12)), none during the
+// window [12, 14), then 15 a minute again until the arrivals end at 24: back at once. With no
+// result after the window while roots still arrive, goodput was tested and never came back.
+func TestGoodputFedFromTheRecords(t *testing.T) {
+	for _, c := range []struct {
+		name            string
+		after           bool
+		time, recovered float64
+	}{{"back", true, 0, 1}, {"never", false, math.NaN(), 0}} {
+		h := newHand(Options{})
+		for m := int64(2); m <= 24; m++ {
+			h.row(m, m*minute, m*minute+sec)
 		}
-		for range 5 {
-			h.valid(0, 0, m*minute+30*sec)
+		for m := int64(7); m <= 24; m++ {
+			if m >= 12 && (m < 14 || !c.after) {
+				continue
+			}
+			for i := range int64(15) {
+				h.valid(0, 0, m*minute+i*4*sec)
+			}
 		}
-	}
-	h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: 12 * minute, End: 14 * minute})
-	r := h.finish(t)
-	// Baseline 5, no deviation: threshold 22.5; the window from 14 holds 25.
-	if g, ok := r.Get("goodput_recovery_time"), r.Get("goodput_recovered"); g != 0 || ok != 1 {
-		t.Errorf("goodput_recovery_time %v, goodput_recovered %v; want 0 and 1", g, ok)
+		h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: 12 * minute, End: 14 * minute})
+		r := h.finish(t)
+		if g, ok := r.Get("goodput_recovery_time"), r.Get("goodput_recovered"); !same(g, c.time) || ok != c.recovered {
+			t.Errorf("%s: goodput_recovery_time %v, goodput_recovered %v; want %v and %v", c.name, g, ok, c.time, c.recovered)
+		}
 	}
 }
 
