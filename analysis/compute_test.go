@@ -104,18 +104,14 @@ var oracleDefined sync.Map
 // and of the tables a replay of its stored records computes from those computed live.
 func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 	t.Helper()
-	if tb, ok := t.(testing.TB); ok {
-		if _, done := oracleDefined.LoadOrStore(db, true); !done {
-			defineOracle(tb, db)
+	oracleOn(t, db)
+	compareDerived(t, db, runID, derivedTableNames())
+	if live, ok := liveTables.Load(runID); ok {
+		replayed, _, err := db.deriveRun(context.Background(), runID)
+		if err != nil {
+			t.Fatal(err)
 		}
-		compareDerived(tb, db, runID, derivedTableNames())
-		if live, ok := liveTables.Load(runID); ok {
-			replayed, _, err := db.deriveRun(context.Background(), runID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameTables(tb, runID, live.(compute.Tables), replayed)
-		}
+		sameTables(t, runID, live.(compute.Tables), replayed)
 	}
 	want, err := oracleMetrics(db, runID)
 	if err != nil {

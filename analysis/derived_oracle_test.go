@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/mayday-sim/mayday/metric/compute"
@@ -29,7 +28,7 @@ import (
 var oracleFiles embed.FS
 
 // oracleTables lists the tables testdata/oracle defines, in file order.
-func oracleSQL(t testing.TB) (names []string, stmts []string) {
+func oracleSQL(t failer) (names []string, stmts []string) {
 	t.Helper()
 	entries, err := fs.Glob(oracleFiles, "testdata/oracle/*.sql")
 	if err != nil {
@@ -55,7 +54,7 @@ func oracleSQL(t testing.TB) (names []string, stmts []string) {
 }
 
 // defineOracle defines the oracle views on db and returns the tables they stand for.
-func defineOracle(t testing.TB, db *DB) []string {
+func defineOracle(t failer, db *DB) []string {
 	t.Helper()
 	names, stmts := oracleSQL(t)
 	for i, q := range stmts {
@@ -66,8 +65,16 @@ func defineOracle(t testing.TB, db *DB) []string {
 	return names
 }
 
+// oracleOn defines the oracle views on db once.
+func oracleOn(t failer, db *DB) {
+	t.Helper()
+	if _, done := oracleDefined.LoadOrStore(db, true); !done {
+		defineOracle(t, db)
+	}
+}
+
 // sortedRows returns query's rows, ordered by every column.
-func sortedRows(t testing.TB, db *DB, query string, args ...any) ([]string, [][]any) {
+func sortedRows(t failer, db *DB, query string, args ...any) ([]string, [][]any) {
 	t.Helper()
 	rows, err := db.SQL().QueryContext(context.Background(), query+" ORDER BY ALL", args...)
 	if err != nil {
@@ -139,7 +146,7 @@ func number(v any) (float64, bool) {
 
 // compareDerived fails t on every difference between run runID's stored derived tables and
 // the oracle's.
-func compareDerived(t testing.TB, db *DB, runID string, tables []string) {
+func compareDerived(t failer, db *DB, runID string, tables []string) {
 	t.Helper()
 	for _, name := range tables {
 		cols, got := sortedRows(t, db, "SELECT * FROM "+name+" WHERE run_id = ?", runID)
@@ -166,7 +173,7 @@ func compareDerived(t testing.TB, db *DB, runID string, tables []string) {
 
 // sameTables fails t when the tables a replay of the stored records computes differ from
 // those computed while the run was simulated.
-func sameTables(t testing.TB, runID string, live, replayed compute.Tables) {
+func sameTables(t failer, runID string, live, replayed compute.Tables) {
 	t.Helper()
 	lv, rv := reflect.ValueOf(live), reflect.ValueOf(replayed)
 	for i := range lv.NumField() {

@@ -167,13 +167,15 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 		var sp record.Span
 		var kind, key, errAttrs sql.NullString
 		var causedBy string
-		if err := rows.Scan(&sp.InvestigationID, &sp.TraceID, &sp.SpanID, &sp.ParentSpanID, &sp.AgentID, &sp.Operation, &kind,
+		var spanID, parentID int64 // ids are stored as BIGINT: a uint64 past 2^63 reads negative
+		if err := rows.Scan(&sp.InvestigationID, &sp.TraceID, &spanID, &parentID, &sp.AgentID, &sp.Operation, &kind,
 			&sp.Tool, &sp.ToolVersion, &sp.Model, &key, &sp.Attempt, &sp.Start, &sp.End, &sp.QueueWait, &sp.Status,
 			&sp.FailureClass, &sp.FaultID, &sp.InputTokens, &sp.OutputTokens, &sp.Compute, &sp.InputRef,
 			&sp.OutputRef, &causedBy, &sp.Worker, &errAttrs); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reading the spans: %w", err)
 		}
+		sp.SpanID, sp.ParentSpanID = uint64(spanID), uint64(parentID)
 		if kind.Valid {
 			sp.Attrs = []record.Attr{{Key: "kind", Value: kind.String}}
 		}
@@ -190,8 +192,8 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 		}
 		if causedBy != "" {
 			for _, f := range strings.Split(causedBy, ",") {
-				if id, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64); err == nil {
-					sp.CausedBy = append(sp.CausedBy, id)
+				if id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64); err == nil {
+					sp.CausedBy = append(sp.CausedBy, uint64(id))
 				}
 			}
 		}

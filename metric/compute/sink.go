@@ -614,7 +614,7 @@ func (s *Sink) Fault(r *record.Fault) {
 	if s.over {
 		return
 	}
-	if !r.Window || r.End <= r.Start {
+	if !r.Window || us(r.End) <= us(r.Start) { // as the trace keeps them: to the microsecond
 		return
 	}
 	start, end := us(r.Start), us(r.End)
