@@ -110,33 +110,38 @@ func replayExecutions(ctx context.Context, q *sql.DB, runID string, origin int64
 const replayChunk = 20_000
 
 // replayInvestigations sends the spans, transitions and rows of the run's investigations,
-// investigation by investigation, a chunk of ids at a time.
+// investigation by investigation, replayChunk investigations at a time (whatever their ids).
 func replayInvestigations(ctx context.Context, q *sql.DB, runID string, origin int64, sink record.Sink) error {
-	var lo, hi sql.NullInt64
-	if err := q.QueryRowContext(ctx, `SELECT min(id), max(id) FROM (
+	rows, err := q.QueryContext(ctx, `SELECT DISTINCT id FROM (
 		SELECT investigation_id AS id FROM investigations WHERE run_id = $1
 		UNION ALL SELECT investigation_id FROM spans WHERE run_id = $1
-		UNION ALL SELECT investigation_id FROM transitions WHERE run_id = $1)`, runID).Scan(&lo, &hi); err != nil {
+		UNION ALL SELECT investigation_id FROM transitions WHERE run_id = $1)
+		WHERE id IS NOT NULL ORDER BY id`, runID)
+	if err != nil {
 		return fmt.Errorf("reading the investigation ids: %w", err)
 	}
-	if !lo.Valid {
-		return nil
-	}
-	for from := lo.Int64; ; from += replayChunk {
-		to := from + replayChunk // exclusive
-		if to < from || to > hi.Int64 {
-			to = hi.Int64 + 1
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("reading the investigation ids: %w", err)
 		}
-		if err := replayRange(ctx, q, runID, origin, from, to, sink); err != nil {
+		ids = append(ids, id)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return fmt.Errorf("reading the investigation ids: %w", err)
+	}
+	for i := 0; i < len(ids); i += replayChunk {
+		last := ids[min(i+replayChunk, len(ids))-1]
+		if err := replayRange(ctx, q, runID, origin, ids[i], last, sink); err != nil {
 			return err
 		}
-		if to > hi.Int64 {
-			return nil
-		}
 	}
+	return nil
 }
 
-// replayRange replays the investigations whose ids are in [from, to).
+// replayRange replays the investigations whose ids are in [from, to], to included.
 func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to int64, sink record.Sink) error {
 	spans, err := readSpans(ctx, q, runID, origin, from, to)
 	if err != nil {
@@ -145,7 +150,7 @@ func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to 
 	return replayRest(ctx, q, runID, origin, from, to, spans, sink)
 }
 
-// readSpans reads the spans of the investigations whose ids are in [from, to).
+// readSpans reads the spans of the investigations whose ids are in [from, to].
 func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to int64) ([]record.Span, error) {
 	var spans []record.Span
 	rows, err := q.QueryContext(ctx, `SELECT investigation_id,
@@ -158,7 +163,7 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 		CASE WHEN status IN ('error', 'timeout') THEN (SELECT string_agg(a.key || '=' || a.value, chr(10) ORDER BY a.key)
 			FROM span_attrs a WHERE a.run_id = $1 AND a.span_id = s.span_id
 			AND a.key IN ('error', 'mayday.attr.error', 'error.type', 'http.response.status_code', 'http.status_code')) END
-		FROM spans s WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id < $4
+		FROM spans s WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id <= $4
 		ORDER BY investigation_id, "end", span_id`, runID, origin, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("reading the spans: %w", err)
@@ -206,13 +211,13 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 }
 
 // replayRest reads the transitions and rows of the investigations whose ids are in
-// [from, to) and sends them, with their spans, investigation by investigation.
+// [from, to] and sends them, with their spans, investigation by investigation.
 func replayRest(ctx context.Context, q *sql.DB, runID string, origin, from, to int64, spans []record.Span, sink record.Sink) error {
 	var trans []record.Transition
 	rows, err := q.QueryContext(ctx, `SELECT investigation_id, `+ns(`"at"`)+`,
 		coalesce(from_state, ''), coalesce(to_state, ''), coalesce(event, ''), coalesce(failure_class, ''),
 		coalesce(action, ''), coalesce(decided_by, ''), coalesce(reason, ''), coalesce(attempt, 0)
-		FROM transitions WHERE run_id = $1 AND "at" IS NOT NULL AND investigation_id >= $3 AND investigation_id < $4
+		FROM transitions WHERE run_id = $1 AND "at" IS NOT NULL AND investigation_id >= $3 AND investigation_id <= $4
 		ORDER BY investigation_id, "at", rowid`, runID, origin, from, to)
 	if err != nil {
 		return fmt.Errorf("reading the transitions: %w", err)
@@ -235,7 +240,7 @@ func replayRest(ctx context.Context, q *sql.DB, runID string, origin, from, to i
 		coalesce(final_state, ''), coalesce(termination_reason, ''), coalesce(steps, 0), coalesce(attempts, 0),
 		coalesce(revisions, 0), coalesce(escalations, 0), coalesce(tokens, 0), coalesce(compute, 0),
 		coalesce(truly_valid, false), coalesce(validated, false), coalesce(crashes, 0), coalesce(scope, '')
-		FROM investigations WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id < $4
+		FROM investigations WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id <= $4
 		ORDER BY investigation_id`, runID, origin, from, to)
 	if err != nil {
 		return fmt.Errorf("reading the investigations: %w", err)

@@ -67,5 +67,10 @@ func LoadCollector(db *DB, runID string, c *record.Collector, run traces.Run) er
 		return err
 	}
 	c.Replay(l)
-	return l.Finish(run)
+	if err := l.Finish(run); err != nil {
+		return err
+	}
+	// Records loaded without their tables: computed from the stored records, as an
+	// import's are.
+	return db.fillMetrics(context.Background())
 }

@@ -233,3 +233,14 @@ func TestGuardsOf(t *testing.T) {
 		}
 	}
 }
+
+// A fault window that lasts less than a microsecond as the trace keeps it (zero length) is no
+// window: no reference for the incident rule's baseline, no fault for goodput to return from.
+func TestZeroLengthWindowIsNoWindow(t *testing.T) {
+	h := newHand(Options{})
+	h.s.Fault(&record.Fault{Kind: "outage", Window: true, Start: 12 * minute, End: 12*minute + 999})
+	r := h.finish(t)
+	if h.s.hasWindow || !math.IsNaN(r.Get("goodput_recovered")) {
+		t.Errorf("a window of 999 ns counted: hasWindow %v, goodput_recovered %v", h.s.hasWindow, r.Get("goodput_recovered"))
+	}
+}
