@@ -105,6 +105,27 @@ func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float6
 	if w, ok := newWalk(fo, no, h, opts); ok {
 		spans = bruteScan(calls, m, w, opts.End)
 	}
+	// Spans whose gap (tested calls strictly between them) holds fewer than half the calls of
+	// the larger (the first with all merged into it) are one.
+	for j := 0; j+1 < len(spans); {
+		a, b := spans[j], spans[j+1]
+		gap, gapEvents := 0, 0
+		for _, i := range tested {
+			if i > a.Last && i < b.First {
+				gap++
+				if m.class(&calls[i]) == event {
+					gapEvents++
+				}
+			}
+		}
+		if 2*gap < max(a.Tested, b.Tested) {
+			spans[j] = Span{Start: a.Start, End: b.End, First: a.First, Last: b.Last, Alarm: a.Alarm,
+				Events: a.Events + gapEvents + b.Events, Tested: a.Tested + gap + b.Tested}
+			spans = append(spans[:j+1], spans[j+2:]...)
+			continue
+		}
+		j++
+	}
 	return spans, float64(fo) / float64(no), h
 }
 

@@ -190,7 +190,7 @@ func twoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float64) {
 	}
 	spans = spans[:0]
 	if w, ok := newWalk(fo, no, h, opts); ok {
-		spans = scan(calls, m, w, opts.End, spans)
+		spans = merge(calls, m, scan(calls, m, w, opts.End, spans))
 	}
 	if len(spans) == 0 {
 		spans = nil
@@ -336,6 +336,42 @@ func scan(calls []Call, m mode, w walk, end int64, out []Span) []Span {
 			// Resume at the first tested call after the span (its End), walk reset.
 			i, s, events = sp.next-1, 0, 0
 		}
+	}
+	return out
+}
+
+// merge joins consecutive spans whose gap (the tested calls between the one's last event and
+// the other's first) holds fewer than half the calls of the larger one (the first being all
+// that was merged into it so far): a disruption that fails calls at about the rate the walk
+// is balanced at (a brownout failing a quarter of the calls) rises and falls around the
+// threshold, and its pieces, close in calls, are one disruption; two outages apart by as
+// long as the longer lasted stay two. A gap
+// measured in calls, not time, keeps the rule free of any time scale; silence between two
+// pieces is no gap at all, as it ends no span.
+func merge(calls []Call, m mode, spans []Span) []Span {
+	if len(spans) < 2 {
+		return spans
+	}
+	out := spans[:1]
+	for _, b := range spans[1:] {
+		a := &out[len(out)-1]
+		var gap, gapEvents int
+		for i := a.Last + 1; i < b.First; i++ {
+			switch m.class(&calls[i]) {
+			case event:
+				gap++
+				gapEvents++
+			case quiet:
+				gap++
+			}
+		}
+		if 2*gap < max(a.Tested, b.Tested) {
+			a.End, a.Last = b.End, b.Last
+			a.Events += gapEvents + b.Events
+			a.Tested += gap + b.Tested
+			continue
+		}
+		out = append(out, b)
 	}
 	return out
 }

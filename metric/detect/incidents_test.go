@@ -433,3 +433,37 @@ func BenchmarkIncidents(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(calls))*float64(b.N)/b.Elapsed().Seconds(), "calls/s")
 }
+
+// A brownout that fails a quarter of the calls for an hour, on a 1% baseline at 30 calls a
+// minute, is one incident: the walk, balanced near that rate, rises and falls around the
+// threshold, and its pieces, separated by fewer calls than they hold, are merged. It covers
+// the hour to within 5 minutes at either end. (A quarter is about the rate p* at which the
+// walk against p0 ≈ 1% and p1 = (1+p0)/2 is balanced: ln((1−p1)/(1−p0)) / ln(...) ≈ 0.14,
+// so the rise is slow and uneven; 20 seeds.)
+func TestBrownoutIsOneIncident(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 23))
+		var calls []Call
+		for at := int64(0); at < 240*minute; at += 2_000_000 { // every 2 s
+			p := 0.01
+			if at >= 60*minute && at < 120*minute {
+				p = 0.25
+			}
+			calls = append(calls, Call{At: at, Failed: rng.Float64() < p})
+		}
+		r := mustIncidents(t, calls, Options{End: 240 * minute})
+		var inside []Span
+		for _, in := range r.Incidents {
+			if in.End > 55*minute && in.Start < 125*minute {
+				inside = append(inside, in)
+			}
+		}
+		if len(inside) != 1 {
+			t.Errorf("seed %d: %d incidents in the brownout, want 1: %+v", seed, len(inside), inside)
+			continue
+		}
+		if in := inside[0]; in.Start > 65*minute || in.Start < 55*minute || in.End < 115*minute || in.End > 125*minute {
+			t.Errorf("seed %d: incident [%d, %d) min, want about [60, 120)", seed, in.Start/minute, in.End/minute)
+		}
+	}
+}
