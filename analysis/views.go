@@ -157,8 +157,6 @@ func unprepared(f viewFile) string {
 
 var macroStatement = regexp.MustCompile(`(?m)^CREATE OR REPLACE MACRO [^;]*;`)
 
-
-
 // reads tells whether a view file's SQL, without its comments and in lower case (bare),
 // reads view (after FROM or JOIN). Most views are not named in most files, so a plain search
 // rules them out before a regular expression is compiled.
