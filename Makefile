@@ -127,7 +127,7 @@ fuzz:
 # for one package. Slow (the simulator takes many minutes): not part of `make test`.
 GREMLINS_VERSION := v0.6.0
 GREMLINS := bin/gremlins-$(GREMLINS_VERSION)
-PKG ?= ./recovery ./scenarios ./traces ./sim ./secret ./metric/compute ./fit ./hunt ./analysis
+PKG ?= ./recovery ./scenarios ./traces ./sim ./secret ./metric/compute ./metric/detect ./fit ./hunt ./analysis
 # Packages that link DuckDB, built with -tags $(TAGS).
 MUTATE_DUCKDB := ./hunt ./analysis
 # In ./analysis only the import mapping is mutated (the files matching this regexp, every
