@@ -131,25 +131,32 @@ func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 	}
 }
 
+// exampleRun is a scenario and the keys set on it.
+type exampleRun struct {
+	name string
+	sets []string
+}
+
+// exampleRuns is every embedded example at 150 investigations, then extra.
+func exampleRuns(extra ...exampleRun) []exampleRun {
+	var runs []exampleRun
+	for _, info := range scenarios.List() {
+		runs = append(runs, exampleRun{info.Name, []string{"workload.investigations=150"}})
+	}
+	return append(runs, extra...)
+}
+
 // TestComputedMetricsEqualViewsOnExamples: every embedded example, small, and the test runs that exercise the corners (an outage on the model, in-flight work).
 func TestComputedMetricsEqualViewsOnExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
 	db := openTestDB(t)
-	type run struct {
-		name string
-		sets []string
-	}
-	var runs []run
-	for _, info := range scenarios.List() {
-		runs = append(runs, run{info.Name, []string{"workload.investigations=150"}})
-	}
-	runs = append(runs,
-		run{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"}},
-		run{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
-		run{"shared-outage", []string{"workload.investigations=600"}},
-		run{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
+	runs := exampleRuns(
+		exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"}},
+		exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
+		exampleRun{"shared-outage", []string{"workload.investigations=600"}},
+		exampleRun{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
 	for i, r := range runs {
 		s, err := scenarios.Load(r.name, r.sets)
 		if err != nil {

@@ -58,13 +58,8 @@ type DB struct {
 	views    chan struct{}
 	viewsErr error
 
-	// The stored metrics rows (stored_metrics.go): the columns of run_metrics once the
-	// metrics view reads it (nil while it recomputes), and a lock that keeps two fills from
-	// storing one run twice. recompute, set by tests, keeps the metrics view recomputing.
-	storedCols []string
-	fillMu     sync.Mutex
-	deriveMu   sync.Mutex // keeps two fills of the derived tables from storing one run twice
-	recompute  bool
+	// deriveMu keeps two fills of the stored rows (derive.go) from storing one run twice.
+	deriveMu sync.Mutex
 }
 
 // DuckDB keeps one database instance per file and process; opening a file that is already

@@ -16,8 +16,6 @@ import (
 	"strconv"
 	"strings"
 
-	duckdb "github.com/duckdb/duckdb-go/v2"
-
 	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/metric/compute"
 )
@@ -213,17 +211,8 @@ func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables, 
 	}
 	defer conn.Close()
 	err = conn.Raw(func(dc any) error {
-		dconn, ok := dc.(driver.Conn)
-		ex, ok2 := dc.(driver.ExecerContext)
-		if !ok || !ok2 {
-			return fmt.Errorf("DuckDB connection %T cannot take Arrow batches", dc)
-		}
-		ar, err := duckdb.NewArrowFromConn(dconn)
+		ar, exec, err := arrowOn(ctx, dc)
 		if err != nil {
-			return err
-		}
-		exec := func(q string, args []driver.NamedValue) error {
-			_, err := ex.ExecContext(ctx, q, args)
 			return err
 		}
 		arg := []driver.NamedValue{{Ordinal: 1, Value: runID}}

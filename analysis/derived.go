@@ -21,32 +21,80 @@ import (
 // replaying its stored records (derive.go). Their layout is the Go row type's: a column per
 // field, named by its db tag, of the SQL type of the field's type (compute.Tables).
 
-// derivedTable is one derived table: its name and the rows of a run's compute.Tables.
+// derivedTable is one derived table: its name, its columns (from its row type) and the rows
+// of a run's compute.Tables.
 type derivedTable struct {
 	name string
-	typ  reflect.Type // the row type
+	cols []derivedColumn
 	rows func(t *compute.Tables) any
+}
+
+// table describes derived table name of row type T.
+func table[T any](name string, rows func(t *compute.Tables) []T) derivedTable {
+	return derivedTable{name: name, cols: columnsOfRow(reflect.TypeFor[T]()), rows: func(t *compute.Tables) any { return rows(t) }}
 }
 
 // derivedTables are the derived tables, in the order they are stored.
 var derivedTables = []derivedTable{
-	{"recovery_episodes", reflect.TypeFor[compute.Episode](), func(t *compute.Tables) any { return t.Episodes }},
-	{"recovery_curve", reflect.TypeFor[compute.CurvePoint](), func(t *compute.Tables) any { return t.Curve }},
-	{"goodput", reflect.TypeFor[compute.GoodputMinute](), func(t *compute.Tables) any { return t.Goodput }},
-	{"lifecycle", reflect.TypeFor[compute.LifecycleRow](), func(t *compute.Tables) any { return t.Lifecycle }},
-	{"costs", reflect.TypeFor[compute.Cost](), func(t *compute.Tables) any { return t.Costs }},
-	{"incidents", reflect.TypeFor[compute.Incident](), func(t *compute.Tables) any { return t.Incidents }},
-	{"saturation", reflect.TypeFor[compute.Saturation](), func(t *compute.Tables) any { return t.Saturation }},
-	{"tool_minutes", reflect.TypeFor[compute.ToolMinute](), func(t *compute.Tables) any { return t.ToolMinutes }},
-	{"tool_stats", reflect.TypeFor[compute.ToolStat](), func(t *compute.Tables) any { return t.ToolStats }},
+	table("recovery_episodes", func(t *compute.Tables) []compute.Episode { return t.Episodes }),
+	table("recovery_curve", func(t *compute.Tables) []compute.CurvePoint { return t.Curve }),
+	table("goodput", func(t *compute.Tables) []compute.GoodputMinute { return t.Goodput }),
+	table("lifecycle", func(t *compute.Tables) []compute.LifecycleRow { return t.Lifecycle }),
+	table("costs", func(t *compute.Tables) []compute.Cost { return t.Costs }),
+	table("incidents", func(t *compute.Tables) []compute.Incident { return t.Incidents }),
+	table("saturation", func(t *compute.Tables) []compute.Saturation { return t.Saturation }),
+	table("tool_minutes", func(t *compute.Tables) []compute.ToolMinute { return t.ToolMinutes }),
+	table("tool_stats", func(t *compute.Tables) []compute.ToolStat { return t.ToolStats }),
 }
 
-// derivedColumn is one column of a derived table.
+// derivedColumn is one column of a derived table: the field it comes from and how its
+// values are appended to an Arrow builder.
 type derivedColumn struct {
-	name  string
-	sql   string
-	arrow arrow.DataType
-	field int
+	name   string
+	sql    string
+	arrow  arrow.DataType
+	field  int
+	append func(b array.Builder, f reflect.Value) // f: the field's value in one row
+}
+
+// The Null types are structs of the value (field 0) and Valid (field 1).
+var (
+	nullInt    = reflect.TypeFor[compute.NullInt]()
+	nullFloat  = reflect.TypeFor[compute.NullFloat]()
+	nullString = reflect.TypeFor[compute.NullString]()
+	nullBool   = reflect.TypeFor[compute.NullBool]()
+	nullTime   = reflect.TypeFor[compute.NullTime]()
+	timeType   = reflect.TypeFor[compute.Time]()
+)
+
+// nullable wraps a value's appender for a Null type: NULL unless Valid.
+func nullable(a func(array.Builder, reflect.Value)) func(array.Builder, reflect.Value) {
+	return func(b array.Builder, f reflect.Value) {
+		if !f.Field(1).Bool() {
+			b.AppendNull()
+			return
+		}
+		a(b, f.Field(0))
+	}
+}
+
+func colInt64(b array.Builder, f reflect.Value) { b.(*array.Int64Builder).Append(f.Int()) }
+func colInt32(b array.Builder, f reflect.Value) { b.(*array.Int32Builder).Append(int32(f.Int())) }
+func colFloat(b array.Builder, f reflect.Value) { b.(*array.Float64Builder).Append(f.Float()) }
+func colString(b array.Builder, f reflect.Value) {
+	b.(*array.StringBuilder).Append(f.String())
+}
+func colBool(b array.Builder, f reflect.Value) { b.(*array.BooleanBuilder).Append(f.Bool()) }
+func colTime(b array.Builder, f reflect.Value) {
+	b.(*array.TimestampBuilder).Append(arrow.Timestamp(f.Int()))
+}
+func colStrings(b array.Builder, f reflect.Value) {
+	lb := b.(*array.ListBuilder)
+	lb.Append(true)
+	sb := lb.ValueBuilder().(*array.StringBuilder)
+	for i := range f.Len() {
+		sb.Append(f.Index(i).String())
+	}
 }
 
 // columnsOfRow returns the columns of row type typ.
@@ -60,20 +108,30 @@ func columnsOfRow(typ reflect.Type) []derivedColumn {
 		}
 		c := derivedColumn{name: name, field: i}
 		switch f.Type {
-		case reflect.TypeFor[int64](), reflect.TypeFor[compute.NullInt]():
-			c.sql, c.arrow = "BIGINT", arrow.PrimitiveTypes.Int64
+		case reflect.TypeFor[int64]():
+			c.sql, c.arrow, c.append = "BIGINT", arrow.PrimitiveTypes.Int64, colInt64
+		case nullInt:
+			c.sql, c.arrow, c.append = "BIGINT", arrow.PrimitiveTypes.Int64, nullable(colInt64)
 		case reflect.TypeFor[int32]():
-			c.sql, c.arrow = "INTEGER", arrow.PrimitiveTypes.Int32
-		case reflect.TypeFor[float64](), reflect.TypeFor[compute.NullFloat]():
-			c.sql, c.arrow = "DOUBLE", arrow.PrimitiveTypes.Float64
-		case reflect.TypeFor[string](), reflect.TypeFor[compute.NullString]():
-			c.sql, c.arrow = "VARCHAR", arrow.BinaryTypes.String
-		case reflect.TypeFor[bool](), reflect.TypeFor[compute.NullBool]():
-			c.sql, c.arrow = "BOOLEAN", arrow.FixedWidthTypes.Boolean
-		case reflect.TypeFor[compute.Time](), reflect.TypeFor[compute.NullTime]():
-			c.sql, c.arrow = "TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}
+			c.sql, c.arrow, c.append = "INTEGER", arrow.PrimitiveTypes.Int32, colInt32
+		case reflect.TypeFor[float64]():
+			c.sql, c.arrow, c.append = "DOUBLE", arrow.PrimitiveTypes.Float64, colFloat
+		case nullFloat:
+			c.sql, c.arrow, c.append = "DOUBLE", arrow.PrimitiveTypes.Float64, nullable(colFloat)
+		case reflect.TypeFor[string]():
+			c.sql, c.arrow, c.append = "VARCHAR", arrow.BinaryTypes.String, colString
+		case nullString:
+			c.sql, c.arrow, c.append = "VARCHAR", arrow.BinaryTypes.String, nullable(colString)
+		case reflect.TypeFor[bool]():
+			c.sql, c.arrow, c.append = "BOOLEAN", arrow.FixedWidthTypes.Boolean, colBool
+		case nullBool:
+			c.sql, c.arrow, c.append = "BOOLEAN", arrow.FixedWidthTypes.Boolean, nullable(colBool)
+		case timeType:
+			c.sql, c.arrow, c.append = "TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}, colTime
+		case nullTime:
+			c.sql, c.arrow, c.append = "TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}, nullable(colTime)
 		case reflect.TypeFor[[]string]():
-			c.sql, c.arrow = "VARCHAR[]", arrow.ListOf(arrow.BinaryTypes.String)
+			c.sql, c.arrow, c.append = "VARCHAR[]", arrow.ListOf(arrow.BinaryTypes.String), colStrings
 		default:
 			panic("analysis: field " + typ.Name() + "." + f.Name + " has no SQL type")
 		}
@@ -86,7 +144,7 @@ func columnsOfRow(typ reflect.Type) []derivedColumn {
 func (d derivedTable) createStatement() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "CREATE TABLE %s (", d.name)
-	for i, c := range columnsOfRow(d.typ) {
+	for i, c := range d.cols {
 		if i > 0 {
 			b.WriteString(", ")
 		}
@@ -98,9 +156,9 @@ func (d derivedTable) createStatement() string {
 
 // layout is the table's columns as "name TYPE" (what columnsOf reads back).
 func (d derivedTable) layout() []string {
-	var out []string
-	for _, c := range columnsOfRow(d.typ) {
-		out = append(out, c.name+" "+c.sql)
+	out := make([]string, len(d.cols))
+	for i, c := range d.cols {
+		out[i] = c.name + " " + c.sql
 	}
 	return out
 }
@@ -112,73 +170,18 @@ func (d derivedTable) batch(rows any) arrow.RecordBatch {
 	if v.Len() == 0 {
 		return nil
 	}
-	cols := columnsOfRow(d.typ)
-	fields := make([]arrow.Field, len(cols))
-	for i, c := range cols {
+	fields := make([]arrow.Field, len(d.cols))
+	for i, c := range d.cols {
 		fields[i] = arrow.Field{Name: c.name, Type: c.arrow, Nullable: true}
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
 	defer b.Release()
-	for i, c := range cols {
+	for i, c := range d.cols {
 		fb := b.Field(i)
+		fb.Reserve(v.Len())
 		for r := range v.Len() {
-			appendValue(fb, v.Index(r).Field(c.field))
+			c.append(fb, v.Index(r).Field(c.field))
 		}
 	}
 	return b.NewRecordBatch()
-}
-
-// appendValue appends one field's value to its column's builder.
-func appendValue(b array.Builder, f reflect.Value) {
-	switch x := f.Interface().(type) {
-	case int64:
-		b.(*array.Int64Builder).Append(x)
-	case compute.NullInt:
-		if !x.Valid {
-			b.AppendNull()
-		} else {
-			b.(*array.Int64Builder).Append(x.V)
-		}
-	case int32:
-		b.(*array.Int32Builder).Append(x)
-	case float64:
-		b.(*array.Float64Builder).Append(x)
-	case compute.NullFloat:
-		if !x.Valid {
-			b.AppendNull()
-		} else {
-			b.(*array.Float64Builder).Append(x.V)
-		}
-	case string:
-		b.(*array.StringBuilder).Append(x)
-	case compute.NullString:
-		if !x.Valid {
-			b.AppendNull()
-		} else {
-			b.(*array.StringBuilder).Append(x.V)
-		}
-	case bool:
-		b.(*array.BooleanBuilder).Append(x)
-	case compute.NullBool:
-		if !x.Valid {
-			b.AppendNull()
-		} else {
-			b.(*array.BooleanBuilder).Append(x.V)
-		}
-	case compute.Time:
-		b.(*array.TimestampBuilder).Append(arrow.Timestamp(x))
-	case compute.NullTime:
-		if !x.Valid {
-			b.AppendNull()
-		} else {
-			b.(*array.TimestampBuilder).Append(arrow.Timestamp(x.V))
-		}
-	case []string:
-		lb := b.(*array.ListBuilder)
-		lb.Append(true)
-		sb := lb.ValueBuilder().(*array.StringBuilder)
-		for _, s := range x {
-			sb.Append(s)
-		}
-	}
 }

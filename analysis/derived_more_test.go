@@ -163,8 +163,6 @@ func queryRows[T any](t failer, db *DB, q string, args ...any) []T {
 	return out
 }
 
-var timeType = reflect.TypeFor[compute.Time]()
-
 // setColumn sets field f to the value v the driver scanned.
 func setColumn(f reflect.Value, v any) error {
 	typ := f.Type()
@@ -244,17 +242,9 @@ func TestDerivedMoreEqualViewsOnExamples(t *testing.T) {
 		t.Skip("simulation")
 	}
 	db := openTestDB(t)
-	type run struct {
-		name string
-		sets []string
-	}
-	var runs []run
-	for _, info := range scenarios.List() {
-		runs = append(runs, run{info.Name, []string{"workload.investigations=150"}})
-	}
-	runs = append(runs,
-		run{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
-		run{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
+	runs := exampleRuns(
+		exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
+		exampleRun{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
 	var stats, life, priced int
 	for i, r := range runs {
 		s, err := scenarios.Load(r.name, r.sets)

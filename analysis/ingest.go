@@ -194,17 +194,8 @@ func (l *Load) runLane(ln *lane, conn *sql.Conn) {
 	ctx := context.Background()
 	decided := false
 	err := conn.Raw(func(dc any) error {
-		dconn, ok := dc.(driver.Conn)
-		ex, ok2 := dc.(driver.ExecerContext)
-		if !ok || !ok2 {
-			return fmt.Errorf("analysis: DuckDB connection %T cannot take Arrow batches", dc)
-		}
-		ar, err := duckdb.NewArrowFromConn(dconn)
+		ar, exec, err := arrowOn(ctx, dc)
 		if err != nil {
-			return err
-		}
-		exec := func(q string, args []driver.NamedValue) error {
-			_, err := ex.ExecContext(ctx, q, args)
 			return err
 		}
 		err = exec("BEGIN TRANSACTION", nil)
@@ -234,6 +225,24 @@ func (l *Load) runLane(ln *lane, conn *sql.Conn) {
 		<-ln.decide
 	}
 	ln.done <- errors.Join(err, conn.Close())
+}
+
+// arrowOn returns the Arrow interface of a raw DuckDB connection (inside sql.Conn.Raw) and a
+// function that runs a statement on it.
+func arrowOn(ctx context.Context, dc any) (*duckdb.Arrow, func(string, []driver.NamedValue) error, error) {
+	dconn, ok := dc.(driver.Conn)
+	ex, ok2 := dc.(driver.ExecerContext)
+	if !ok || !ok2 {
+		return nil, nil, fmt.Errorf("analysis: DuckDB connection %T cannot take Arrow batches", dc)
+	}
+	ar, err := duckdb.NewArrowFromConn(dconn)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ar, func(q string, args []driver.NamedValue) error {
+		_, err := ex.ExecContext(ctx, q, args)
+		return err
+	}, nil
 }
 
 // insertAll inserts the lane's items until its queue is closed; after the first error (or when

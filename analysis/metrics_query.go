@@ -37,14 +37,10 @@ func (db *DB) RecomputeMetrics(ctx context.Context, runID string) (Metrics, erro
 	if err := db.waitViews(); err != nil {
 		return Metrics{}, err
 	}
-	var n int
-	if err := db.db.QueryRowContext(ctx, "SELECT count(*) FROM runs WHERE run_id = ?", runID).Scan(&n); err != nil {
-		return Metrics{}, err
-	}
-	if n == 0 {
+	_, m, err := db.deriveRun(ctx, runID)
+	if errors.Is(err, sql.ErrNoRows) {
 		return Metrics{}, db.noRun(ctx, runID)
 	}
-	_, m, err := db.deriveRun(ctx, runID)
 	return m, err
 }
 

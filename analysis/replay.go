@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mayday-sim/mayday/metric/compute"
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
@@ -104,6 +105,16 @@ func replayExecutions(ctx context.Context, q *sql.DB, runID string, origin int64
 	return rows.Err()
 }
 
+// refusalKeys are compute.RefusalAttrs as a SQL list: the attributes of a failed span the
+// incident rule reads to tell a capacity refusal.
+var refusalKeys = func() string {
+	keys := make([]string, len(compute.RefusalAttrs))
+	for i, k := range compute.RefusalAttrs {
+		keys[i] = literal(k)
+	}
+	return strings.Join(keys, ", ")
+}()
+
 // replayChunk is how many investigation ids replay reads at a time: the records of that
 // many investigations are held at once (a database opened with Open reads through one
 // connection, so the three tables are read one after another, a chunk at a time).
@@ -162,7 +173,7 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 		coalesce(output_ref, ''), coalesce(array_to_string(caused_by, ','), ''), coalesce(worker, 0),
 		CASE WHEN status IN ('error', 'timeout') THEN (SELECT string_agg(a.key || '=' || a.value, chr(10) ORDER BY a.key)
 			FROM span_attrs a WHERE a.run_id = $1 AND a.span_id = s.span_id
-			AND a.key IN ('error', 'mayday.attr.error', 'error.type', 'http.response.status_code', 'http.status_code')) END
+			AND a.key IN (`+refusalKeys+`)) END
 		FROM spans s WHERE run_id = $1 AND investigation_id >= $3 AND investigation_id <= $4
 		ORDER BY investigation_id, "end", span_id`, runID, origin, from, to)
 	if err != nil {

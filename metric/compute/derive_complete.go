@@ -17,7 +17,7 @@ import (
 // Memory: a byte per investigation id (ids 1, 2, ... as the simulator numbers them; others
 // in a map), and the completed investigations whose root has not ended (in flight).
 type completion struct {
-	idBits
+	idFlags[uint8]
 	waiting  map[int64][]int64 // a root's id -> its completed members waiting for the root's row
 	resolved func(id int64, complete bool)
 }
@@ -30,36 +30,7 @@ const (
 )
 
 func newCompletion(resolved func(id int64, complete bool)) completion {
-	return completion{idBits: newIDBits(), waiting: map[int64][]int64{}, resolved: resolved}
-}
-
-// idBits holds a byte of flags per investigation id: in a slice for the ids the simulator
-// gives (1, 2, ...), in a map for others.
-type idBits struct {
-	dense  []uint8
-	sparse map[int64]uint8
-}
-
-func newIDBits() idBits { return idBits{sparse: map[int64]uint8{}} }
-
-func (c *idBits) get(id int64) uint8 {
-	if id >= 0 && id < int64(len(c.dense)) {
-		return c.dense[id]
-	}
-	return c.sparse[id]
-}
-
-func (c *idBits) set(id int64, bits uint8) {
-	if id < 0 || id >= maxDense {
-		c.sparse[id] |= bits
-		return
-	}
-	if id >= int64(len(c.dense)) {
-		grown := make([]uint8, max(int64(2*len(c.dense)), id+1, 1024))
-		copy(grown, c.dense)
-		c.dense = grown
-	}
-	c.dense[id] |= bits
+	return completion{idFlags: newIDFlags[uint8](0), waiting: map[int64][]int64{}, resolved: resolved}
 }
 
 // known reports whether investigation id's completeness is known, and if so whether it is

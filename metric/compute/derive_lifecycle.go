@@ -45,7 +45,7 @@ type Lifecycle struct {
 	end    int64 // µs since the Unix epoch: the run's last recorded instant (run_clock.end_at)
 	hasEnd bool
 	held   map[int64][]lifeMove
-	kinds  idBits                               // lSeen, lSub
+	kinds  idFlags[uint8]                       // lSeen, lSub
 	moves  [2]map[int64]*[len(lifeStates)]int64 // per kind, the moves of each minute
 }
 
@@ -67,7 +67,7 @@ type lifeMove struct {
 // µs since the Unix epoch; TimeOf(0) for a simulated run, the import's time_zero_us for
 // an imported one).
 func NewLifecycle(origin Time) *Lifecycle {
-	return &Lifecycle{origin: origin, held: map[int64][]lifeMove{}, kinds: newIDBits(),
+	return &Lifecycle{origin: origin, held: map[int64][]lifeMove{}, kinds: newIDFlags[uint8](0),
 		moves: [2]map[int64]*[len(lifeStates)]int64{{}, {}}}
 }
 

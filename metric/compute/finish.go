@@ -337,16 +337,7 @@ func (s *Sink) Tables(runID string) Tables {
 }
 
 // eachState calls f on the state of every settled investigation.
-func (s *Sink) eachState(f func(st uint16)) {
-	for _, st := range s.states {
-		if st != 0 {
-			f(st)
-		}
-	}
-	for _, st := range s.sparse {
-		f(st)
-	}
-}
+func (s *Sink) eachState(f func(st uint16)) { s.states.each(f) }
 
 // roots sets the rates over root investigations and returns the completed count.
 func (s *Sink) roots(r Row) float64 {

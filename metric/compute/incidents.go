@@ -82,7 +82,7 @@ type hit struct {
 	at    int64 // µs
 	root  int64 // the investigation's root, -1 when its row never came
 	kind  uint8
-	fault int32 // index in Sink.faultNames, -1 for none
+	fault int32 // number in Sink.faults, -1 for none
 }
 
 // callRef is a call of an investigation, kept until it settles: for the retries that
@@ -115,23 +115,17 @@ func (s *Sink) addHit(tool int32, h hit) {
 	s.hits[tool] = append(s.hits[tool], h)
 }
 
-func (s *Sink) faultIndex(id string) int32 {
-	if id == "" {
-		return -1
-	}
-	if i, ok := s.faultIdx[id]; ok {
-		return i
-	}
-	i := int32(len(s.faultNames))
-	s.faultNames = append(s.faultNames, id)
-	s.faultIdx[id] = i
-	return i
-}
-
 // capacityRefusal reports whether a failed call was refused for capacity (a rate limit, a
 // queue limit, load shedding) rather than failed: the simulator marks it with the attribute
 // error = rate_limited or overloaded (mayday.attr.error in its OTLP export); an imported
 // span with an error.type naming a rate limit or an overload, or an HTTP status of 429.
+// RefusalAttrs are the span attributes capacityRefusal reads: what a reader of stored spans
+// must give a failed span for it to be classed as the simulation classed it.
+var RefusalAttrs = []string{"error", "mayday.attr.error", "error.type", "http.response.status_code", "http.status_code"}
+
+// rateLimitWords are what an error.type naming a rate limit or an overload holds.
+var rateLimitWords = []string{"ratelimit", "rate_limit", "too_many_requests", "toomanyrequests", "overloaded", "429"}
+
 func capacityRefusal(r *record.Span) bool {
 	for _, a := range r.Attrs {
 		switch a.Key {
@@ -141,7 +135,7 @@ func capacityRefusal(r *record.Span) bool {
 			}
 		case "error.type":
 			v := strings.ToLower(a.Value)
-			for _, w := range []string{"ratelimit", "rate_limit", "too_many_requests", "toomanyrequests", "overloaded", "429"} {
+			for _, w := range rateLimitWords {
 				if strings.Contains(v, w) {
 					return true
 				}
@@ -211,13 +205,13 @@ func (s *Sink) settleCalls(e *inv) {
 // findIncidents runs the incident rule on every tool's calls and makes the rows of
 // incidents, saturation and tool_minutes; it returns the failed calls inside incidents.
 func (s *Sink) findIncidents(end int64) (int64, error) {
-	order := make([]int32, 0, len(s.tools))
-	for i := range s.tools {
+	order := make([]int32, 0, len(s.tools.list))
+	for i := range s.tools.list {
 		order = append(order, int32(i))
 	}
-	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(s.tools[a], s.tools[b]) })
+	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(s.tools.list[a], s.tools.list[b]) })
 	var inside int64
-	windows := make([][]detect.Span, len(s.tools))
+	windows := make([][]detect.Span, len(s.tools.list))
 	for _, tool := range order {
 		var packed []uint64
 		if int(tool) < len(s.calls) {
@@ -260,7 +254,7 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 					refused++
 				}
 			}
-			s.saturationRows = append(s.saturationRows, Saturation{Tool: s.tools[tool], Start: s.at(w.Start), End: s.at(w.End),
+			s.saturationRows = append(s.saturationRows, Saturation{Tool: s.tools.list[tool], Start: s.at(w.Start), End: s.at(w.End),
 				Minutes: float64(w.End-w.Start) / usPerMinute, Calls: int64(hi - lo), Refused: refused})
 		}
 	}
@@ -292,7 +286,7 @@ func callRange(calls []detect.Call, from, to int64) (int, int) {
 // incidentRow adds up an incident w of tool over its span [Start, End).
 func (s *Sink) incidentRow(tool int32, w detect.Span, calls []detect.Call, hits []hit, retried []int64, baseline float64) Incident {
 	lo, hi := callRange(calls, w.Start, w.End)
-	row := Incident{Tool: s.tools[tool], Start: s.at(w.Start), End: s.at(w.End),
+	row := Incident{Tool: s.tools.list[tool], Start: s.at(w.Start), End: s.at(w.End),
 		Minutes: float64(w.End-w.Start) / usPerMinute, DetectedAt: s.at(calls[w.Alarm].At), Calls: int64(hi - lo),
 		Baseline: baseline, FaultIDs: []string{}}
 	for _, c := range calls[lo:hi] {
@@ -323,7 +317,7 @@ func (s *Sink) incidentRow(tool int32, w detect.Span, calls []detect.Call, hits 
 	}
 	row.AffectedInvestigations = int64(len(roots))
 	for f := range faults {
-		row.FaultIDs = append(row.FaultIDs, s.faultNames[f])
+		row.FaultIDs = append(row.FaultIDs, s.faults.list[f])
 	}
 	slices.Sort(row.FaultIDs)
 	r0, _ := slices.BinarySearch(retried, w.Start)
@@ -342,7 +336,7 @@ func (s *Sink) toolMinuteRows(windows [][]detect.Span) {
 		}
 	}
 	slices.SortFunc(keys, func(a, b tm) int {
-		return cmp.Or(strings.Compare(s.tools[a.tool], s.tools[b.tool]), cmp.Compare(a.minute, b.minute))
+		return cmp.Or(strings.Compare(s.tools.list[a.tool], s.tools.list[b.tool]), cmp.Compare(a.minute, b.minute))
 	})
 	for _, k := range keys {
 		c := s.minutes[k]
@@ -356,7 +350,7 @@ func (s *Sink) toolMinuteRows(windows [][]detect.Span) {
 				}
 			}
 		}
-		s.minuteRows = append(s.minuteRows, ToolMinute{Tool: s.tools[k.tool], Minute: k.minute, Start: s.at(from),
+		s.minuteRows = append(s.minuteRows, ToolMinute{Tool: s.tools.list[k.tool], Minute: k.minute, Start: s.at(from),
 			Attempts: c.attempts, FailedAttempts: c.failed, Retries: c.retries, Refused: c.refused,
 			Parked: c.parked, Throttled: c.throttled, Guarded: c.guarded, InIncident: in})
 	}

@@ -152,11 +152,11 @@ func TestStateStorage(t *testing.T) {
 		h.row(id, 0, sec)
 	}
 	h.finish(t)
-	if n := len(h.s.states); n > maxDense || n < 5001 {
+	if n := len(h.s.states.dense); n > maxDense || n < 5001 {
 		t.Errorf("%d dense states; want room for 5000, at most %d", n, maxDense)
 	}
-	if len(h.s.sparse) != 3 {
-		t.Errorf("sparse states %v; want maxDense, maxDense+1 and -1", h.s.sparse)
+	if len(h.s.states.sparse) != 3 {
+		t.Errorf("sparse states %v; want maxDense, maxDense+1 and -1", h.s.states.sparse)
 	}
 	for _, id := range []int64{0, 1, 5000, maxDense, maxDense + 1, -1} {
 		if h.s.state(id)&stSettled == 0 {

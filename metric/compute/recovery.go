@@ -15,12 +15,7 @@ var kindNames = [...]string{kindFailed: "failed", kindTimedOut: "timed_out", kin
 	kindInvalid: "invalid", kindCrashed: "crashed", kindParked: "parked", kindThrottled: "throttled"}
 
 // at is the TIMESTAMP of an instant in µs since the records' time 0.
-func (s *Sink) at(us int64) Time {
-	if s.opts.Origin != 0 {
-		return Time(s.opts.Origin + us)
-	}
-	return Time(epochNs/1000 + us)
-}
+func (s *Sink) at(us int64) Time { return Time(s.origin + us) }
 
 // episodes takes the disrupted steps of investigation e (docs/metrics.md, recovery
 // episodes): each from its first sign until a valid result of the step, else the
@@ -80,7 +75,7 @@ func (s *Sink) episodes(e *inv) {
 			}
 		}
 		if tool != noTool {
-			row.Tool = String(s.tools[tool])
+			row.Tool = String(s.tools.list[tool])
 		}
 		if e.seen {
 			row.RootID, row.EndedAs = Int(e.root), String(e.finalState)

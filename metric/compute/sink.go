@@ -247,13 +247,11 @@ type Sink struct {
 	held int64 // spans and transitions of live investigations (Options.MaxHeld)
 	over bool  // held passed Options.MaxHeld: the Sink let go of everything
 
-	live   map[int64]*inv // investigations not settled
-	free   []*inv         // settled entries, for reuse
-	states []uint16       // settled investigations by id (st* bits)
-	sparse map[int64]uint16
+	live   map[int64]*inv  // investigations not settled
+	free   []*inv          // settled entries, for reuse
+	states idFlags[uint16] // settled investigations by id (st* bits)
 
-	tools  []string
-	toolID map[string]int32
+	tools names
 
 	reasons  map[string]int64 // terminated roots by redacted reason
 	unplaced bool             // a park arrived in a run without guards
@@ -280,19 +278,20 @@ type Sink struct {
 	calls                                     [][]uint64 // every tool's calls (packCall), by tool
 	hits                                      [][]hit    // every tool's hits, by tool
 	retried                                   [][]int64  // every tool's starts of calls a retry followed
-	faultNames                                []string
-	faultIdx                                  map[string]int32
+	faults                                    names
 	incidentRows                              []Incident
 	saturationRows                            []Saturation
 	minuteRows                                []ToolMinute
-	life                                      *Lifecycle // the lifecycle table
-	costs                                     *Costs     // the costs table
-	stats                                     *ToolStats // the tool_stats table
-	episodesDone                              []int64    // length (µs)<<2 | outcome (0 recovered, 1 never)
-	censored                                  []int64    // starts (µs) of episodes still open at the end
-	pendWait, subPendWait                     []int64    // µs
-	pendArrived, subPendArrived               []int64    // arrivals (µs) of investigations that never started
-	rootArrived, rootEnded                    []int64    // µs
+	life                                      *Lifecycle  // the lifecycle table
+	costs                                     *Costs      // the costs table
+	stats                                     *ToolStats  // the tool_stats table
+	more                                      record.Sink // the three above, which take every record; nil without Options.Tables
+	origin                                    int64       // Options.Origin, or simulated time 0: what Sink.at adds
+	episodesDone                              []int64     // length (µs)<<2 | outcome (0 recovered, 1 never)
+	censored                                  []int64     // starts (µs) of episodes still open at the end
+	pendWait, subPendWait                     []int64     // µs
+	pendArrived, subPendArrived               []int64     // arrivals (µs) of investigations that never started
+	rootArrived, rootEnded                    []int64     // µs
 	turnBuf                                   []*plan
 	idBuf                                     []uint64
 
@@ -318,16 +317,17 @@ func New(opts Options) *Sink {
 	s := &Sink{
 		opts:        opts,
 		live:        map[int64]*inv{},
-		sparse:      map[int64]uint16{},
-		toolID:      map[string]int32{},
 		reasons:     map[string]int64{},
 		ops:         map[record.OpKey]int32{},
 		plans:       map[uint64]planRef{},
 		minutes:     map[tm]*tmCount{},
 		pend:        map[int64]*pending{},
 		pendingRoot: map[int64]int64{},
-		faultIdx:    map[string]int32{},
-		states:      make([]uint16, min(max(opts.Investigations+1, 1024), maxDense)),
+		states:      newIDFlags[uint16](opts.Investigations),
+		origin:      opts.Origin,
+	}
+	if s.origin == 0 {
+		s.origin = epochNs / 1000
 	}
 	if opts.Tables {
 		// The records count from the Sink's time 0 (TimeOf(0)); Tables moves the rows'
@@ -335,35 +335,16 @@ func New(opts Options) *Sink {
 		s.life = NewLifecycle(TimeOf(0))
 		s.costs = NewCosts(CostsOptions{Prices: opts.Prices, Redact: opts.Redact})
 		s.stats = NewToolStats(ToolStatsOptions{UnknownQueueWait: opts.UnknownQueueWait})
+		s.more = record.Tee{s.life, s.costs, s.stats}
 	}
 	return s
 }
 
-// maxDense bounds the investigation ids whose state is kept in a slice; the simulator
-// numbers them 1, 2, ...
-const maxDense = 1 << 26
-
 // state returns the state bits of investigation id (0 until it settles).
-func (s *Sink) state(id int64) uint16 {
-	if id >= 0 && id < int64(len(s.states)) {
-		return s.states[id]
-	}
-	return s.sparse[id]
-}
+func (s *Sink) state(id int64) uint16 { return s.states.get(id) }
 
 // setState adds bits to the state of investigation id.
-func (s *Sink) setState(id int64, bits uint16) {
-	if id < 0 || id >= maxDense {
-		s.sparse[id] |= bits
-		return
-	}
-	if id >= int64(len(s.states)) {
-		grown := make([]uint16, max(int64(2*len(s.states)), id+1, 1024))
-		copy(grown, s.states)
-		s.states = grown
-	}
-	s.states[id] |= bits
-}
+func (s *Sink) setState(id int64, bits uint16) { s.states.set(id, bits) }
 
 // invOf returns the live entry of investigation id, nil when it has settled (the record
 // naming it came late: s.late).
@@ -386,18 +367,31 @@ func (s *Sink) invOf(id int64) *inv {
 	return e
 }
 
-func (s *Sink) tool(name string) int32 {
+// names numbers the distinct names it is given (tools, faults), 0, 1, ..., in the order
+// they first came; "" is none (-1).
+type names struct {
+	list []string
+	ids  map[string]int32
+}
+
+func (n *names) id(name string) int32 {
 	if name == "" {
-		return noTool
+		return -1
 	}
-	if id, ok := s.toolID[name]; ok {
+	if id, ok := n.ids[name]; ok {
 		return id
 	}
-	id := int32(len(s.tools))
-	s.tools = append(s.tools, name)
-	s.toolID[name] = id
+	if n.ids == nil {
+		n.ids = map[string]int32{}
+	}
+	id := int32(len(n.list))
+	n.list = append(n.list, name)
+	n.ids[name] = id
 	return id
 }
+
+// tool returns the number of a tool, noTool for none.
+func (s *Sink) tool(name string) int32 { return s.tools.id(name) }
 
 // op returns operation k of investigation e (k.Investigation), adding it when new.
 func (s *Sink) op(e *inv, k record.OpKey) *op {
@@ -500,10 +494,8 @@ func (s *Sink) Investigation(r *record.Investigation) {
 	if s.over {
 		return
 	}
-	if s.life != nil {
-		s.life.Investigation(r)
-		s.costs.Investigation(r)
-		s.stats.Investigation(r)
+	if s.more != nil {
+		s.more.Investigation(r)
 	}
 	s.end = max(s.end, r.ArrivedAt)
 	if r.Ended {
@@ -531,8 +523,8 @@ func (s *Sink) Transition(r *record.Transition) {
 	if s.over {
 		return
 	}
-	if s.life != nil {
-		s.life.Transition(r)
+	if s.more != nil {
+		s.more.Transition(r)
 	}
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.At)
@@ -567,10 +559,8 @@ func (s *Sink) Execution(r *record.Execution) {
 	if s.over {
 		return
 	}
-	if s.life != nil {
-		s.life.Execution(r)
-		s.costs.Execution(r)
-		s.stats.Execution(r)
+	if s.more != nil {
+		s.more.Execution(r)
 	}
 	if r.Outcome != "hung" {
 		s.end = max(s.end, r.End)

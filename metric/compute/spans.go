@@ -27,10 +27,8 @@ func (s *Sink) Span(r *record.Span) {
 	if s.over {
 		return
 	}
-	if s.life != nil {
-		s.life.Span(r)
-		s.costs.Span(r)
-		s.stats.Span(r)
+	if s.more != nil {
+		s.more.Span(r)
 	}
 	defer s.count(r.InvestigationID)
 	s.end = max(s.end, r.End)
@@ -140,7 +138,7 @@ func (s *Sink) call(tool int32, r *record.Span, bad bool) {
 		// only the tables need the investigation's calls
 	} else if e := s.invOf(r.InvestigationID); e != nil {
 		e.calls = append(e.calls, callRef{key: r.OpKey, hasKey: r.HasKey, model: model, failed: bad, tool: tool,
-			attempt: r.Attempt, start: start, span: r.SpanID, kind: failKind(r.Status), fault: s.faultIndex(r.FaultID)})
+			attempt: r.Attempt, start: start, span: r.SpanID, kind: failKind(r.Status), fault: s.faults.id(r.FaultID)})
 	}
 	if !bad {
 		return
