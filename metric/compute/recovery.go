@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/mayday-sim/mayday/sim/record"
 )
@@ -28,9 +29,29 @@ func (s *Sink) episodes(e *inv) {
 	byStep := func(a, b record.OpKey) int {
 		return cmp.Or(cmp.Compare(a.Investigation, b.Investigation), cmp.Compare(a.Step, b.Step))
 	}
+	// A sign without a tool of its own has its operation's (disruptions.tool); ties at one
+	// instant, revision, kind and detection go to the tool first by name, one without last.
+	for i := range e.signs {
+		if sg := &e.signs[i]; sg.tool == noTool {
+			if j, ok := s.opIndex(e, sg.key); ok {
+				sg.tool = e.ops[j].tool
+			}
+		}
+	}
+	toolOrder := func(a, b int32) int {
+		switch {
+		case a == b:
+			return 0
+		case a == noTool:
+			return 1
+		case b == noTool:
+			return -1
+		}
+		return strings.Compare(s.tools.list[a], s.tools.list[b])
+	}
 	slices.SortFunc(e.signs, func(a, b sign) int {
 		return cmp.Or(byStep(a.key, b.key), cmp.Compare(a.at, b.at), cmp.Compare(a.key.Revision, b.key.Revision),
-			cmp.Compare(a.kind, b.kind), cmp.Compare(a.known, b.known), cmp.Compare(a.tool, b.tool))
+			cmp.Compare(a.kind, b.kind), cmp.Compare(a.known, b.known), toolOrder(a.tool, b.tool))
 	})
 	slices.SortFunc(e.valids, func(a, b valid) int { return byStep(a.key, b.key) })
 	v := 0

@@ -54,8 +54,8 @@ firsts AS (
                count(*) OVER steps AS signs,
                count(*) FILTER (WHERE kind IN ('failed', 'timed_out')) OVER steps AS failed_attempts
         FROM ordered
-        WINDOW w AS (PARTITION BY run_id, step_key ORDER BY "at", revision, rank),
-               steps AS (PARTITION BY run_id, step_key ORDER BY "at", revision, rank
+        WINDOW w AS (PARTITION BY run_id, step_key ORDER BY "at", revision, rank, known_at, tool NULLS LAST),
+               steps AS (PARTITION BY run_id, step_key ORDER BY "at", revision, rank, known_at, tool NULLS LAST
                          ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
     )
     WHERE n = 1
