@@ -109,8 +109,12 @@ func Create(path string) (*DB, error) {
 	// Defining the views takes DuckDB 0.1-0.2 s of binding, which a run's first records
 	// need not wait for: the lanes insert into the tables meanwhile.
 	db.views = make(chan struct{})
+	delay := delayViews
 	go func() {
 		defer close(db.views)
+		if delay != nil {
+			delay()
+		}
 		db.viewsErr = db.createViews(context.Background())
 		if failViews != nil {
 			db.viewsErr = failViews
@@ -119,8 +123,12 @@ func Create(path string) (*DB, error) {
 	return db, nil
 }
 
-// failViews, when set (by tests), is the error the views of a new database end with.
-var failViews error
+// failViews, when set (by tests), is the error the views of a new database end with;
+// delayViews, when set, runs before they are defined (a slow machine, for the tests).
+var (
+	failViews  error
+	delayViews func()
+)
 
 // waitViews waits until the views Create defines are defined and returns why they were not.
 func (db *DB) waitViews() error {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mayday-sim/mayday/traces"
 	"github.com/mayday-sim/mayday/traces/tracetest"
@@ -221,6 +222,22 @@ func TestViewsDefinedWhileLoading(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
+
+	// Views defined only after the run's records are in (a slow or busy machine): the
+	// derived tables, which read the run's clock from them, wait for them.
+	delayViews = func() { time.Sleep(300 * time.Millisecond) }
+	db, err = Create("")
+	delayViews = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := LoadCollector(db, "slow", c, traces.Run{Scenario: "synthetic", Status: traces.StatusComplete}); err != nil {
+		t.Fatalf("a run loaded before the views were defined: %v", err)
+	}
+	if _, rows, err := db.Query(context.Background(), "SELECT count(*) FROM tool_stats WHERE run_id = 'slow'"); err != nil || rows[0][0].(int64) == 0 {
+		t.Errorf("tool_stats of a run loaded before the views: %v, %v; want rows", rows, err)
+	}
+	db.Close()
 
 	failViews = errors.New("views refused (test)")
 	defer func() { failViews = nil }()

@@ -120,8 +120,18 @@ func (db *DB) prepareDerived(ctx context.Context) error {
 	return nil
 }
 
-// fillDerived computes and stores the derived tables of every run that lacks them.
+// fillDerived computes and stores the derived tables of every run that lacks them, once
+// the views of a new database are defined: a run's clock is their run_origin_us.
 func (db *DB) fillDerived(ctx context.Context) error {
+	if err := db.waitViews(); err != nil {
+		return err
+	}
+	return db.deriveMissing(ctx)
+}
+
+// deriveMissing is fillDerived with the views defined (the goroutine that defines them
+// calls it last).
+func (db *DB) deriveMissing(ctx context.Context) error {
 	db.deriveMu.Lock()
 	defer db.deriveMu.Unlock()
 	ids, err := queryStrings(ctx, db.db, runsToDerive+" ORDER BY run_id")

@@ -76,7 +76,7 @@ func (db *DB) prepareStored(ctx context.Context) error {
 		" GROUP BY run_id HAVING count(*) > 1)"); err != nil {
 		return fmt.Errorf("analysis: clearing runs stored twice: %w", err)
 	}
-	return db.fillDerived(ctx)
+	return db.deriveMissing(ctx)
 }
 
 // columnsOf lists the columns of query's result as "name TYPE".
