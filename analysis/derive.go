@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,6 +120,9 @@ func (db *DB) prepareDerived(ctx context.Context) error {
 	}
 	return nil
 }
+
+// derivedBatch is how many rows of a derived table are inserted in one Arrow batch.
+const derivedBatch = 1 << 16
 
 // fillDerived computes and stores the derived tables of every run that lacks them, once
 // the views of a new database are defined: a run's clock is their run_origin_us.
@@ -237,9 +241,13 @@ func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables, 
 			if err = exec("DELETE FROM "+d.name+" WHERE run_id = ?", arg); err != nil {
 				break
 			}
-			if rec := d.batch(d.rows(&t)); rec != nil {
-				// Its own name: runs stored at once into one database (a batch's workers)
-				// would otherwise register the same view (see loadSeq).
+			// In batches of derivedBatch rows, so that a large run's rows are not all made
+			// Arrow at once. Each has a view of its own name: runs stored at once into one
+			// database (a batch's workers) would otherwise register the same view (see
+			// loadSeq).
+			rows := reflect.ValueOf(d.rows(&t))
+			for from := 0; err == nil && from < rows.Len(); from += derivedBatch {
+				rec := d.batch(rows.Slice(from, min(from+derivedBatch, rows.Len())))
 				view := "mayday_derived_" + d.name + "_" + strconv.FormatUint(loadSeq.Add(1), 10)
 				if err = insertInto(ar, exec, d.name, view, rec); err == nil {
 					err = exec("DROP VIEW IF EXISTS "+view, nil)

@@ -163,13 +163,8 @@ func (d derivedTable) layout() []string {
 	return out
 }
 
-// batch returns the rows (a slice of d's row type) as an Arrow record batch, nil when there
-// are none.
-func (d derivedTable) batch(rows any) arrow.RecordBatch {
-	v := reflect.ValueOf(rows)
-	if v.Len() == 0 {
-		return nil
-	}
+// batch returns the rows (a slice of d's row type, at least one) as an Arrow record batch.
+func (d derivedTable) batch(v reflect.Value) arrow.RecordBatch {
 	fields := make([]arrow.Field, len(d.cols))
 	for i, c := range d.cols {
 		fields[i] = arrow.Field{Name: c.name, Type: c.arrow, Nullable: true}

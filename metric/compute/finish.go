@@ -131,8 +131,17 @@ func (s *Sink) settle(e *inv) {
 	}
 	delete(s.live, e.id)
 	s.held -= e.held
-	s.free = append(s.free, e)
+	// The entries kept for reuse are bounded, and so is what each keeps: a run's peak of
+	// open investigations (a backlog) would otherwise stay held, with the largest slices
+	// any of them grew, until the run ends.
+	if len(s.free) < maxFree && cap(e.calls)+cap(e.ops)+cap(e.keyed)+cap(e.plans) <= maxFreeCap {
+		s.free = append(s.free, e)
+	}
 }
+
+// maxFree is how many settled entries the Sink keeps for reuse, maxFreeCap the most
+// elements of their slices an entry kept may hold.
+const maxFree, maxFreeCap = 1024, 4096
 
 // settleWaste counts the waste w of investigation e, which has just settled, as complete or
 // not (views/07_token_costs.sql: it and its root completed); when it completed and its root
@@ -278,7 +287,7 @@ func (s *Sink) Finish(events int64) (Row, error) {
 	}
 	r.set("correlated_failure_share", ratio(float64(inside), float64(s.failedCalls)))
 	for _, i := range s.openEpisodes {
-		s.endEpisode(&s.episodeRows[i], end)
+		s.episodeRows[i].end = end
 	}
 	s.recovery(r, end)
 	if err := s.goodput(r, end); err != nil {
@@ -304,7 +313,7 @@ var ErrNotComputed = errors.New("compute: a metric of the table is not computed"
 // Tables returns the derived tables of the run, for run id runID, once Finish has
 // succeeded.
 func (s *Sink) Tables(runID string) Tables {
-	t := Tables{Episodes: s.episodeRows, Curve: s.curveRows, Goodput: s.goodputRows,
+	t := Tables{Curve: s.curveRows, Goodput: s.goodputRows,
 		Incidents: s.incidentRows, Saturation: s.saturationRows, ToolMinutes: s.minuteRows}
 	if s.life != nil {
 		t.Lifecycle, t.Costs = s.life.Rows(runID), s.costs.Rows(runID)
@@ -321,11 +330,14 @@ func (s *Sink) Tables(runID string) Tables {
 	for i := range t.ToolMinutes {
 		t.ToolMinutes[i].RunID = runID
 	}
+	if len(s.episodeRows) > 0 {
+		t.Episodes = make([]Episode, len(s.episodeRows))
+		for i := range s.episodeRows {
+			t.Episodes[i] = s.row(&s.episodeRows[i], runID)
+		}
+	}
 	if s.stats != nil {
 		t.ToolStats = s.stats.Rows(runID, t.Incidents, t.Episodes)
-	}
-	for i := range t.Episodes {
-		t.Episodes[i].RunID = runID
 	}
 	for i := range t.Curve {
 		t.Curve[i].RunID = runID

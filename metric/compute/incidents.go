@@ -212,15 +212,12 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(s.tools.list[a], s.tools.list[b]) })
 	var inside int64
 	windows := make([][]detect.Span, len(s.tools.list))
+	var packed []uint64
 	for _, tool := range order {
-		var packed []uint64
-		if int(tool) < len(s.calls) {
-			packed = s.calls[tool]
-		}
-		if len(packed) == 0 {
+		if int(tool) >= len(s.calls) || s.calls[tool].len() == 0 {
 			continue
 		}
-		slices.Sort(packed)
+		packed = s.calls[tool].sorted(packed)
 		calls := make([]detect.Call, len(packed))
 		for i, v := range packed {
 			calls[i] = detect.Call{At: unpackAt(v), Failed: v&2 != 0, Capacity: v&1 != 0}

@@ -85,40 +85,73 @@ func (s *Sink) episodes(e *inv) {
 			}
 			continue
 		}
-		row := Episode{InvestigationID: Int(e.id), OpKey: String(opKeyText(k)),
-			StepKey: stepKeyText(k), FirstKind: String(kindNames[first.kind]),
-			Signs: signs, FailedAttempts: failedAttempts, Start: s.at(start), DetectedAt: TimeAt(s.at(first.known)),
-			DetectionSeconds: Float(float64(first.known-start) / 1e6)}
-		tool := first.tool
-		if tool == noTool {
+		row := episodeRec{key: k, inv: e.id, start: start, detected: first.known, signs: signs, failed: failedAttempts,
+			firstKind: first.kind, tool: first.tool, endedAs: notEnded}
+		if row.tool == noTool {
 			if j, ok := s.opIndex(e, first.key); ok {
-				tool = e.ops[j].tool
+				row.tool = e.ops[j].tool
 			}
 		}
-		if tool != noTool {
-			row.Tool = String(s.tools.list[tool])
-		}
 		if e.seen {
-			row.RootID, row.EndedAs = Int(e.root), String(e.finalState)
+			row.root, row.endedAs = e.root, s.finals.id(e.finalState)
 		}
-		end := int64(0)
 		switch {
 		case recovered:
-			end, row.Outcome = validAt, "recovered"
+			row.end, row.outcome = validAt, outcomeRecovered
 			s.episodesDone = append(s.episodesDone, (validAt-start)<<2)
 		case e.seen && e.ended:
-			end, row.Outcome = us(e.endedAt), "ended"
+			row.end, row.outcome = us(e.endedAt), outcomeEnded
 			s.episodesDone = append(s.episodesDone, (us(e.endedAt)-start)<<2|1)
 		default:
-			row.Outcome = "in_flight"
+			row.outcome = outcomeInFlight
 			s.censored = append(s.censored, start)
 			s.openEpisodes = append(s.openEpisodes, len(s.episodeRows))
 		}
-		if row.Outcome != "in_flight" {
-			s.endEpisode(&row, end)
-		}
 		s.episodeRows = append(s.episodeRows, row)
 	}
+}
+
+// episodeRec is a recovery_episodes row as the Sink keeps it until the run ends: no
+// pointer, a third of the row's size (a run of a million investigations settles about a
+// million episodes), made into an Episode by row.
+type episodeRec struct {
+	key                  record.OpKey
+	inv, root            int64
+	start, detected, end int64 // µs; end is the run's for an episode in flight at the end
+	signs, failed        int64
+	tool, endedAs        int32 // endedAs: an id of Sink.finals, notEnded when the investigation was not seen
+	firstKind            uint8
+	outcome              uint8
+}
+
+const notEnded = -2 // episodeRec.endedAs of an investigation not seen (finals.id("") is -1)
+
+const (
+	outcomeRecovered = iota
+	outcomeEnded
+	outcomeInFlight
+)
+
+var outcomeNames = [...]string{outcomeRecovered: "recovered", outcomeEnded: "ended", outcomeInFlight: "in_flight"}
+
+// row is the recovery_episodes row of e.
+func (s *Sink) row(e *episodeRec, runID string) Episode {
+	row := Episode{RunID: runID, InvestigationID: Int(e.inv), OpKey: String(opKeyText(e.key)), StepKey: stepKeyText(e.key),
+		FirstKind: String(kindNames[e.firstKind]), Signs: e.signs, FailedAttempts: e.failed,
+		Start: s.at(e.start), DetectedAt: TimeAt(s.at(e.detected)), DetectionSeconds: Float(float64(e.detected-e.start) / 1e6),
+		End: s.at(e.end), Outcome: outcomeNames[e.outcome], Seconds: float64(e.end-e.start) / 1e6,
+		RepairSeconds: Float(float64(e.end-e.detected) / 1e6)}
+	if e.tool != noTool {
+		row.Tool = String(s.tools.list[e.tool])
+	}
+	switch e.endedAs {
+	case notEnded:
+	case -1:
+		row.RootID, row.EndedAs = Int(e.root), String("")
+	default:
+		row.RootID, row.EndedAs = Int(e.root), String(s.finals.list[e.endedAs])
+	}
+	return row
 }
 
 // opKeyText is an op_key as the trace stores it: '<investigation>/<step>/<revision>'.
@@ -129,14 +162,6 @@ func opKeyText(k record.OpKey) string {
 // stepKeyText is a step's key: '<investigation>/<step>'.
 func stepKeyText(k record.OpKey) string {
 	return strconv.FormatInt(k.Investigation, 10) + "/" + strconv.FormatInt(int64(k.Step), 10)
-}
-
-// endEpisode sets the end of an episode row and the times that follow from it (end: µs).
-func (s *Sink) endEpisode(row *Episode, end int64) {
-	start, detected := int64(row.Start)-int64(s.at(0)), int64(row.DetectedAt.V)-int64(s.at(0))
-	row.End = s.at(end)
-	row.Seconds = float64(end-start) / 1e6
-	row.RepairSeconds = Float(float64(end-detected) / 1e6)
 }
 
 // recovery sets median_recovery_time, p95_recovery_time and episode_recovery_rate.
@@ -199,8 +224,8 @@ func (s *Sink) goodput(r Row, end int64) error {
 	r.set("goodput_recovery_time", math.NaN())
 	r.set("goodput_recovered", math.NaN())
 	if len(s.rootArrived) > 0 {
-		slices.Sort(s.validAt)
-		g, err := detect.GoodputRecovery(s.validAt, slices.Min(s.rootArrived), slices.Max(s.rootArrived), s.windows)
+		validAt := decodeSorted(&s.validAt, nil, fromOrderedBits)
+		g, err := detect.GoodputRecovery(validAt, slices.Min(s.rootArrived), slices.Max(s.rootArrived), s.windows)
 		if err != nil {
 			return err
 		}

@@ -271,13 +271,14 @@ type Sink struct {
 	pend                                      map[int64]*pending
 	pendingRoot                               map[int64]int64 // member -> root, while pending
 	cost                                      float64
-	episodeRows                               []Episode // every recovery episode, in the order they settle
-	openEpisodes                              []int     // those in flight at the end: their end is the run's
+	episodeRows                               []episodeRec // every recovery episode, in the order they settle
+	finals                                    names        // investigations' final states (episodeRec.endedAs)
+	openEpisodes                              []int        // those in flight at the end: their end is the run's
 	curveRows                                 []CurvePoint
 	goodputRows                               []GoodputMinute
-	calls                                     [][]uint64 // every tool's calls (packCall), by tool
-	hits                                      [][]hit    // every tool's hits, by tool
-	retried                                   [][]int64  // every tool's starts of calls a retry followed
+	calls                                     []packedList // every tool's calls (packCall), by tool
+	hits                                      [][]hit      // every tool's hits, by tool
+	retried                                   [][]int64    // every tool's starts of calls a retry followed
 	faults                                    names
 	incidentRows                              []Incident
 	saturationRows                            []Saturation
@@ -295,7 +296,7 @@ type Sink struct {
 	turnBuf                                   []*plan
 	idBuf                                     []uint64
 
-	validAt                 []int64 // µs: every valid result (goodput)
+	validAt                 packedList // every valid result's instant (µs, orderedBits), for goodput
 	windows                 []detect.Window
 	hasWindow               bool
 	firstWindow, lastWindow int64 // µs

@@ -130,9 +130,9 @@ func (s *Sink) call(tool int32, r *record.Span, bad bool) {
 	}
 	if tool != noTool {
 		for int(tool) >= len(s.calls) {
-			s.calls = append(s.calls, nil)
+			s.calls = append(s.calls, packedList{})
 		}
-		s.calls[tool] = append(s.calls[tool], packCall(start, bad, refused))
+		s.calls[tool].add(packCall(start, bad, refused))
 	}
 	if !s.opts.Tables {
 		// only the tables need the investigation's calls
@@ -173,7 +173,7 @@ func (s *Sink) validate(r *record.Span) {
 			s.validPerMinute = append(s.validPerMinute, 0)
 		}
 		s.validPerMinute[m]++
-		s.validAt = append(s.validAt, us(r.End))
+		s.validAt.add(orderedBits(us(r.End)))
 		if r.HasKey {
 			if e := s.invOf(r.InvestigationID); e != nil {
 				s.op(e, r.OpKey).valid = true
