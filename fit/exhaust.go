@@ -92,9 +92,9 @@ func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 	return x
 }
 
-// comment says what the fit chose for the attempts and their exhaustion, from how many
+// Comment says what the fit chose for the attempts and their exhaustion, from how many
 // cases.
-func (x ExhaustFit) comment(maxAttempts int) string {
+func (x ExhaustFit) Comment(maxAttempts int) string {
 	if x.Exhausted == 0 {
 		s := "max_attempts the largest attempt number seen; no operation ran out of attempts after a retry"
 		if x.NotRetried > 0 {

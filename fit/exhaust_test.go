@@ -35,7 +35,7 @@ func TestExhaustionAttemptsAreTheMode(t *testing.T) {
 	if x != want {
 		t.Errorf("got %+v\nwant %+v", x, want)
 	}
-	c := x.comment(3)
+	c := x.Comment(3)
 	for _, s := range []string{"after 3 in 12 of 15", "2 after more", "7 gave up", "8 went on", "3 failed once"} {
 		if !strings.Contains(c, s) {
 			t.Errorf("comment %q lacks %q", c, s)

@@ -164,7 +164,7 @@ func (s Scenario) writeFaults(b *strings.Builder) {
 func (s Scenario) writeRecovery(b *strings.Builder) {
 	r := s.Retry
 	b.WriteString("recovery:\n")
-	fmt.Fprintf(b, "  # %s\n", r.Exhaust.comment(r.MaxAttempts))
+	fmt.Fprintf(b, "  # %s\n", r.Exhaust.Comment(r.MaxAttempts))
 	exhausted := ""
 	if r.Exhaust.OnExhausted != "" {
 		exhausted = ", on_exhausted: " + r.Exhaust.OnExhausted
