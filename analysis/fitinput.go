@@ -64,6 +64,7 @@ func (db *DB) FitInput(parent context.Context, runID string) (obs fit.Observed, 
 	// come from what fit leaves at its defaults.
 	q.floats(&obs.Recoveries, `SELECT seconds FROM recovery_episodes WHERE run_id = $1 AND outcome = 'recovered'
         AND first_kind IN ('failed', 'timed_out') ORDER BY seconds`)
+	q.episodes(&obs)
 	if q.err != nil {
 		return obs, fmt.Errorf("analysis: reading run %s for fitting: %w", runID, memoryHint(q.err))
 	}
@@ -186,6 +187,22 @@ func (q *fitQueries) tools(obs *fit.Observed) {
 				obs.Tools[i].Found, obs.Tools[i].NotFound = found, notFound
 			}
 		}
+		return nil
+	})
+}
+
+// episodes reads the recovery episodes; an episode's tool is kept only when a tool's
+// failure (failed, timed out) began it, not the model provider's.
+func (q *fitQueries) episodes(obs *fit.Observed) {
+	q.each(`SELECT CASE WHEN first_kind IN ('failed', 'timed_out')
+                AND tool IN (SELECT tool FROM attempts WHERE run_id = $1 AND tool IS NOT NULL) THEN tool ELSE '' END,
+            coalesce(failed_attempts, 0)::INTEGER, outcome, coalesce(ended_as, '')
+        FROM recovery_episodes WHERE run_id = $1 ORDER BY step_key`, func(r *sql.Rows) error {
+		var e fit.Episode
+		if err := r.Scan(&e.Tool, &e.Failed, &e.Outcome, &e.EndedAs); err != nil {
+			return err
+		}
+		obs.Episodes = append(obs.Episodes, e)
 		return nil
 	})
 }

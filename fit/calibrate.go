@@ -103,11 +103,15 @@ func Calibrate(obs Observed, sims []Observed) Calibration {
 		c.toolChecks(obs, t, sims)
 	}
 	metric := func(name string, absTol, relTol float64, tol string) {
+		of := metricOf
+		if name == "episode_recovery_rate" {
+			of = toolEpisodeRecovery
+		}
 		vals := make([]float64, len(sims))
 		for i, s := range sims {
-			vals[i] = metricOf(s, name)
+			vals[i] = of(s, name)
 		}
-		c.Checks = append(c.Checks, within(band(Check{Metric: name, Observed: metricOf(obs, name), Tolerance: tol}, vals, absTol, relTol)))
+		c.Checks = append(c.Checks, within(band(Check{Metric: name, Observed: of(obs, name), Tolerance: tol}, vals, absTol, relTol)))
 	}
 	metric("completion_rate", tolCompletion, 0, "±0.02")
 	metric("retry_amplification", 0, tolAmplifyRel, "±5%")
@@ -133,6 +137,33 @@ func turnSeconds(o Observed) []float64 {
 		out[i] = t.Seconds
 	}
 	return out
+}
+
+// toolEpisodeRecovery is episode_recovery_rate over the episodes a tool's failure began
+// (failed or timed out), as recovery_ks reads them: those are what a fitted scenario's
+// faults make. An episode the model provider's failure began (an agent library that marks
+// its last model call failed when the agent gives up), an invalid output, a crash or a
+// breaker's park comes from what fit leaves at its defaults, so the simulated runs have
+// none, and counting them on the observed side only would compare two different
+// populations. Without episodes read (nil), the run's own metric.
+func toolEpisodeRecovery(o Observed, name string) float64 {
+	if o.Episodes == nil {
+		return metricOf(o, name)
+	}
+	n, rec := 0, 0
+	for _, e := range o.Episodes {
+		if e.Tool == "" {
+			continue
+		}
+		n++
+		if e.Outcome == "recovered" {
+			rec++
+		}
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return float64(rec) / float64(n)
 }
 
 func metricOf(o Observed, name string) float64 {

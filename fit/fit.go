@@ -90,6 +90,10 @@ type RetryFit struct {
 	Max                 float64
 	InitialHi           float64 // upper end of the initial backoff's 95% interval
 	Gaps                int     // backoffs measured
+	// Largest is the largest attempt number seen; MaxAttempts is it unless operations ran
+	// out of attempts after a retry (Exhaust).
+	Largest int
+	Exhaust ExhaustFit
 }
 
 // HumanFit is the human reviewers.
@@ -151,6 +155,15 @@ func Fit(obs Observed) (Scenario, error) {
 	s.Faults = faults(obs, s.Tools)
 	s.Retry = fitRetry(obs)
 	s.Humans = fitHumans(obs.Humans)
+	s.Retry.Exhaust = fitExhaustion(obs.Episodes, s.Humans != nil)
+	if m := s.Retry.Exhaust.MaxAttempts; m > 0 {
+		s.Retry.MaxAttempts = m
+		if s.Retry.Gaps >= 5 {
+			// No cap is inferred: the largest backoff the attempts reach.
+			s.Retry.Max = s.Retry.Initial * math.Pow(s.Retry.Multiplier, float64(max(0, m-2)))
+		}
+	}
+	s.Notes = append(s.Notes, s.Retry.Exhaust.notes(len(obs.Arrivals))...)
 	for _, d := range []struct {
 		what string
 		d    *Dist
@@ -548,6 +561,7 @@ func fitRetry(obs Observed) RetryFit {
 		byOp := map[string]map[int]Attempt{}
 		for _, a := range t.Attempts {
 			r.MaxAttempts = max(r.MaxAttempts, a.Attempt)
+			r.Largest = r.MaxAttempts
 			if a.Op == "" {
 				continue
 			}

@@ -36,6 +36,21 @@ type Observed struct {
 	// Recoveries are the lengths (seconds) of the recovery episodes that a tool's failure
 	// began (failed or timed out) and that ended recovered.
 	Recoveries []float64
+	// Episodes are the run's recovery episodes (the recovery_episodes view), in any order
+	// that does not depend on the database's.
+	Episodes []Episode
+}
+
+// Episode is one recovery episode: the disrupted step of one investigation.
+type Episode struct {
+	// Tool is the tool whose failure began the episode: "" when a tool's failure (failed or
+	// timed out) did not begin it (the model provider, an invalid result, a crash, a park).
+	Tool string
+	// Failed is the failed attempts in the episode.
+	Failed int
+	// Outcome is recovered, ended or in_flight; EndedAs the investigation's final state
+	// (completed, terminated) when it ended.
+	Outcome, EndedAs string
 }
 
 // Turn is one successful model turn.

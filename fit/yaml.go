@@ -164,11 +164,16 @@ func (s Scenario) writeFaults(b *strings.Builder) {
 func (s Scenario) writeRecovery(b *strings.Builder) {
 	r := s.Retry
 	b.WriteString("recovery:\n")
+	fmt.Fprintf(b, "  # %s\n", r.Exhaust.Comment(r.MaxAttempts))
+	exhausted := ""
+	if r.Exhaust.OnExhausted != "" {
+		exhausted = ", on_exhausted: " + r.Exhaust.OnExhausted
+	}
 	if r.Gaps >= 5 {
-		fmt.Fprintf(b, "  retry: {max_attempts: %d, initial: %s, multiplier: %s, max: %s, jitter: %s}   # %d first backoffs; initial 95%% [%s, %s]\n",
-			r.MaxAttempts, dur(r.Initial), num(r.Multiplier), dur(r.Max), r.Jitter, r.Gaps, dur(r.Initial*r.Gaps1()), dur(r.InitialHi))
+		fmt.Fprintf(b, "  retry: {max_attempts: %d, initial: %s, multiplier: %s, max: %s, jitter: %s%s}   # %d first backoffs; initial 95%% [%s, %s]\n",
+			r.MaxAttempts, dur(r.Initial), num(r.Multiplier), dur(r.Max), r.Jitter, exhausted, r.Gaps, dur(r.Initial*r.Gaps1()), dur(r.InitialHi))
 	} else {
-		fmt.Fprintf(b, "  retry: {max_attempts: %d}   # too few backoffs (%d) to fit; the default backoff\n", r.MaxAttempts, r.Gaps)
+		fmt.Fprintf(b, "  retry: {max_attempts: %d%s}   # too few backoffs (%d) to fit; the default backoff\n", r.MaxAttempts, exhausted, r.Gaps)
 	}
 	fmt.Fprintf(b, "  inspect_before_retry: %t   # %s\n", s.Inspect, map[bool]string{true: "lookups were seen", false: "no lookup was seen"}[s.Inspect])
 	if h := s.Humans; h != nil {

@@ -40,7 +40,8 @@ pareto, with its Kolmogorov-Smirnov distance), the share of fast failures and of
 replies with Wilson intervals, the timeout; each incident as a fault window (outage, hang or
 brownout) with its times; the arrival rate (and a change of rate, as a comment), steps per
 investigation, think time, tokens per turn and their growth, the step mix, subagents; and
-the retry policy (attempts, backoff, jitter) as the recovery section. Comments give every
+the retry policy (attempts, backoff, jitter, and what follows when an operation's attempts
+run out: on_exhausted, from how the investigations ended) as the recovery section. Comments give every
 value's interval and fit. The file is checked by the scenario decoder before it is written.
 See docs/fit.md.`,
 		Example: `  mayday fit runs/prod-import --out fitted.yaml
@@ -104,6 +105,9 @@ func fitRun(ctx context.Context, opts *fitOptions) error {
 		}
 		fmt.Fprintf(opts.io.Out, "wrote %s: %s, %s fitted to run %s%s\n", opts.Out,
 			plural(len(sc.Tools), "tool", "tools"), plural(len(sc.Faults), "fault window", "fault windows"), src.Run, notes)
+		r := sc.Retry
+		fmt.Fprintf(opts.io.Out, "retry: max_attempts %d, on_exhausted %s: %s\n", r.MaxAttempts,
+			or(r.Exhaust.OnExhausted, "escalate (the default)"), r.Exhaust.Comment(r.MaxAttempts))
 	}
 	return nil
 }
