@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"cmp"
+	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -56,6 +58,7 @@ type built struct {
 func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
 	b := &built{zero: timeZero(r.spans)}
 	st.CyclesBroken = breakCycles(r)
+	toolResultsReported(r)
 	b.invs = investigations(r, st)
 	b.next = spanIDs(b.invs)
 	rules := retryRules{window: window, callIDsMark: callIDsRepeat(r)}
@@ -729,4 +732,132 @@ var importUnknown = map[string]string{
 	"goodput_recovered":            "a trace names no fault windows (the incidents view finds correlated trouble)",
 	"cost_per_completion":          "a trace carries no prices",
 	"wasted_cost_ratio":            "a trace carries no prices",
+}
+
+// toolResultsReported marks as failed the tool attempts whose span says nothing of an error
+// (status unset, no error type) but whose result a later model request reports to the model
+// as an error: some libraries (ADK JS) end a tool span that threw with no status and no
+// attribute, and hand the error to the model as the call's result. A result is an error
+// when it is an object with an "error" key, the Gemini function-response form
+// ({"functionResponse": {"id", "name", "response": {"error": ...}}}) or the GenAI
+// message-part form ({"type": "tool_call_response", "id", "response": {"error": ...}}), read
+// from the convention's Request attributes. A tool span without a call id takes the id of
+// the one call of its tool that the nearest model turn above it asked for (its Response);
+// none is guessed when it asked for several or none. The error's text decides the class.
+func toolResultsReported(r *inRun) {
+	errs := map[string]string{}
+	for _, s := range r.spans {
+		if s.role != roleModel {
+			continue
+		}
+		if req := s.str(s.convention().Request...); req != "" {
+			walkJSON(req, func(m map[string]any) {
+				if id, msg, ok := errorResult(m); ok {
+					errs[id] = msg
+				}
+			})
+		}
+	}
+	if len(errs) == 0 {
+		return
+	}
+	for _, s := range r.spans {
+		if s.role != roleTool || s.code != tracepb.Status_STATUS_CODE_UNSET || s.status != "ok" {
+			continue
+		}
+		cv := s.convention()
+		id := s.str(cv.CallID...)
+		if id == "" {
+			id = askedBy(r, s, cv.toolName(s))
+		}
+		msg, ok := errs[id]
+		if id == "" || !ok {
+			continue
+		}
+		s.status, s.failureClass = "error", classOf(firstLine(msg), 0)
+		if s.failureClass == "uncertain_completion" {
+			s.status = "timeout"
+		}
+		if s.msg == "" {
+			s.msg = firstLine(msg)
+		}
+	}
+}
+
+// askedBy is the id of the one call of tool that the nearest model turn above s asked
+// for, "" when there is none or more than one.
+func askedBy(r *inRun, s *inSpan, tool string) string {
+	for p := r.byKey[s.parent]; p != nil; p = r.byKey[p.parent] {
+		if p.role != roleModel {
+			continue
+		}
+		id, n := "", 0
+		if resp := p.str(p.convention().Response...); resp != "" {
+			walkJSON(resp, func(m map[string]any) {
+				if cid, name, ok := toolCall(m); ok && name == tool {
+					id, n = cid, n+1
+				}
+			})
+		}
+		if n == 1 {
+			return id
+		}
+		return ""
+	}
+	return ""
+}
+
+// errorResult reads a tool result that is an error: its call id and error text.
+func errorResult(m map[string]any) (id, msg string, ok bool) {
+	if fr, isMap := m["functionResponse"].(map[string]any); isMap {
+		m = fr
+	} else if m["type"] != "tool_call_response" {
+		return "", "", false
+	}
+	id, _ = m["id"].(string)
+	resp, _ := m["response"].(map[string]any)
+	e, has := resp["error"]
+	if id == "" || !has || e == nil {
+		return "", "", false
+	}
+	if text, isText := e.(string); isText {
+		return id, text, true
+	}
+	b, _ := json.Marshal(e)
+	return id, string(b), true
+}
+
+// toolCall reads a tool call a model asked for: its id and tool.
+func toolCall(m map[string]any) (id, name string, ok bool) {
+	if fc, isMap := m["functionCall"].(map[string]any); isMap {
+		m = fc
+	} else if m["type"] != "tool_call" {
+		return "", "", false
+	}
+	id, _ = m["id"].(string)
+	name, _ = m["name"].(string)
+	return id, name, id != "" && name != ""
+}
+
+// walkJSON calls f on every object of the JSON text (nothing when it is not JSON).
+func walkJSON(text string, f func(map[string]any)) {
+	var v any
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			f(x)
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k])
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(v)
 }

@@ -50,6 +50,10 @@ type convention struct {
 	Session []string
 	// ErrorType: the error's type (before the exception event's exception.type).
 	ErrorType []string
+	// Request and Response: a model turn's request and response as JSON (the messages it
+	// was sent and answered). The tool calls a response asks for and the tool results a
+	// request reports are read from them (toolResultsReported in import_build.go).
+	Request, Response []string
 }
 
 // conventions is every registered convention, in detection order.

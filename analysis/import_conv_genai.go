@@ -26,5 +26,7 @@ func init() {
 		Model:          genAIModel,
 		Session:        []string{"gen_ai.conversation.id", "session.id"},
 		ErrorType:      []string{"error.type"},
+		Request:        []string{"gen_ai.input.messages"},
+		Response:       []string{"gen_ai.output.messages"},
 	})
 }

@@ -6,6 +6,7 @@ package analysis
 // detection rules, and the retry rule at its boundaries. Fast: they need no database.
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -220,6 +221,8 @@ func TestMappingDetection(t *testing.T) {
 		{"ai.anything", nil, ConvAISDK},
 		{"x", map[string]any{"ai.operationId": "ai.generateText"}, ConvAISDK},
 		{"x", map[string]any{"ai.toolCall.name": "Bash"}, ConvAISDK},
+		{"call_llm", map[string]any{"gcp.vertex.agent.llm_request": "{}", "gen_ai.request.model": "m"}, ConvADK},
+		{"execute_tool Bash", map[string]any{"gen_ai.operation.name": "execute_tool", "gcp.vertex.agent.tool_call_args": "{}"}, ConvADK},
 		{"xai.generate", nil, ConvGenAI},
 		{"x", map[string]any{"gen_ai.operation.name": "chat"}, ConvGenAI},
 		{"x", map[string]any{"ai.other": "v"}, ConvGenAI},
@@ -229,7 +232,7 @@ func TestMappingDetection(t *testing.T) {
 			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
 		}
 	}
-	if names := ConventionNames(); len(names) != 4 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+	if names := ConventionNames(); len(names) != 5 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
 	}
 }
@@ -428,5 +431,60 @@ func TestMappingInvestigationEnded(t *testing.T) {
 	}
 	if len(b.invs) != 2 {
 		t.Errorf("%d investigations, want 2", len(b.invs))
+	}
+}
+
+// A tool span that threw but says nothing of it (status unset, no attribute: ADK JS) is a
+// failed attempt when a later model request reports its result as an error, in the Gemini
+// function-response form or the GenAI message-part form; the call id comes from the span, or
+// else from the one call of its tool the model turn above it asked for. A result that is no
+// error, a call the turn asked for twice, and a span with an explicit status stay as they are.
+func TestMappingToolErrorsReportedToTheModel(t *testing.T) {
+	calls := func(ids ...string) string {
+		var parts []string
+		for _, id := range ids {
+			name, cid, _ := strings.Cut(id, "/")
+			parts = append(parts, `{"functionCall":{"id":"`+cid+`","name":"`+name+`","args":{}}}`)
+		}
+		return `{"content":{"role":"model","parts":[` + strings.Join(parts, ",") + `]}}`
+	}
+	resp := func(id, name, response string) string {
+		return `{"functionResponse":{"id":"` + id + `","name":"` + name + `","response":` + response + `}}`
+	}
+	req := func(parts ...string) string {
+		return `{"contents":[{"role":"user","parts":[` + strings.Join(parts, ",") + `]}]}`
+	}
+	llm := func(id, parent byte, at float64, request, response string) *tracepb.Span {
+		return mkSpan(1, id, parent, "call_llm", at, at+5, map[string]any{"gen_ai.request.model": "gemini-2.5-pro",
+			"gcp.vertex.agent.llm_request": request, "gcp.vertex.agent.llm_response": response})
+	}
+	spans := []*tracepb.Span{
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 1000, map[string]any{"gen_ai.operation.name": "invoke_agent"}),
+		llm(2, 1, 0, req(), calls("WebSearch/c1")),
+		mkSpan(1, 3, 2, "execute_tool WebSearch", 1, 2, nil), // no id: c1, reported as a 503
+		llm(4, 1, 10, req(resp("c1", "WebSearch", `{"error":"Error in tool 'WebSearch': 503 Service Unavailable"}`)), calls("Bash/c2", "Bash/c3")),
+		mkSpan(1, 5, 4, "execute_tool Bash", 11, 12, nil), // the turn asked for Bash twice: no id
+		mkSpan(1, 6, 4, "execute_tool Bash", 12, 13, nil),
+		llm(7, 1, 20, req(resp("c2", "Bash", `{"error":"timed out"}`), resp("c3", "Bash", `{"error":"timed out"}`)), calls("docs/c4")),
+		mkSpan(1, 8, 7, "execute_tool docs", 21, 22, map[string]any{"gen_ai.tool.call.id": "c4"}), // its own id, a GenAI part
+		llm(9, 1, 30, req(`{"type":"tool_call_response","id":"c4","response":{"error":{"code":408}}}`), calls("Bash/c5")),
+		mkSpan(1, 10, 9, "execute_tool Bash", 31, 32, nil), // result is no error
+		llm(11, 1, 40, req(resp("c5", "Bash", `{"result":"ok","errors":0}`)), calls("Bash/c6")),
+		mkSpan(1, 12, 11, "execute_tool Bash", 41, 42, nil), // explicit OK status: kept
+		llm(13, 1, 50, req(resp("c6", "Bash", `{"error":"policy refusal: not allowed"}`)), calls()),
+	}
+	spans[11].Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+	r, _, _ := mapped(t, spans...)
+	want := map[byte][2]string{3: {"error", "transient"}, 5: {"ok", ""}, 6: {"ok", ""}, 8: {"error", "transient"}, 10: {"ok", ""}, 12: {"ok", ""}}
+	for _, s := range r.spans {
+		if s.role != roleTool {
+			continue
+		}
+		id := s.otlpID[len(s.otlpID)-2:]
+		var n byte
+		fmt.Sscanf(id, "%x", &n)
+		if got, w := [2]string{s.status, s.failureClass}, want[n]; got != w {
+			t.Errorf("span %d (%s): %v, want %v", n, s.name, got, w)
+		}
 	}
 }

@@ -24,6 +24,7 @@ const (
 	ConvOpenInference = "openinference"
 	ConvOpenLLMetry   = "openllmetry"
 	ConvAISDK         = "aisdk"
+	ConvADK           = "adk"
 	ConvMayday        = "mayday" // a mayday export: gen_ai.* plus mayday.*
 )
 

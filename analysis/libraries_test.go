@@ -38,6 +38,13 @@ type libraryTruth struct {
 // no failure, and every run that ended as completed.
 var failedSpansLost = map[string]bool{"openllmetry": true}
 
+// lastErrorUnreported names the fixtures whose library records a failed tool attempt only
+// in the model request that reports its error (ADK JS 2.0 ends the tool span with no status)
+// and marks no failed run: the last attempt of a run aborted by its model was never reported
+// to a model, so it reads as a success, and the run as completed (docs/import.md, "What a
+// trace cannot know"). Their import is held to that: see reported.
+var lastErrorUnreported = map[string]bool{"adk": true}
+
 type serviceTruth struct {
 	Investigations     int              `json:"investigations"`
 	Failed             int              `json:"investigations_failed"`
@@ -101,12 +108,16 @@ func TestImportLibraryFixtures(t *testing.T) {
 					t.Errorf("run %s of service %q, which the truth does not have", run.RunID, run.Service)
 					continue
 				}
+				seenTruth := truth
 				if failedSpansLost[filepath.Base(dir)] {
 					want = carried(t, dir, run.Service, want)
 				}
+				if lastErrorUnreported[filepath.Base(dir)] {
+					want, seenTruth = reported(t, dir, run.Service, want, truth)
+				}
 				checkServiceTruth(t, db, run, want)
 				checkAgainstOracle(t, db, run.RunID)
-				outagesSeen += checkOutages(t, db, run.RunID, truth)
+				outagesSeen += checkOutages(t, db, run.RunID, seenTruth)
 			}
 			if outagesSeen == 0 && !failedSpansLost[filepath.Base(dir)] {
 				t.Errorf("no run saw an outage of the truth: the incidents were not checked")
@@ -157,6 +168,82 @@ func carried(t *testing.T, dir, service string, want serviceTruth) serviceTruth 
 	}
 	return serviceTruth{Investigations: want.Investigations, Subagents: want.Subagents, Attempts: ok, Operations: ok,
 		RetryAmplification: 1, FailuresPerClass: map[string]int64{"transient": 0, "uncertain_completion": 0, "policy_violation": 0}}
+}
+
+// reported is the truth of a service as a trace that knows a failed attempt only from the
+// model request reporting it carries it: the last attempt of each investigation that failed
+// (its model gave up, so no request reported that attempt) is a success, which makes its
+// episode recovered and its run completed; every other figure stands. An outage the trace
+// sees ends, for the incident check, no later than the last failure it still carries in it.
+func reported(t *testing.T, dir, service string, want serviceTruth, truth libraryTruth) (serviceTruth, libraryTruth) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var full struct {
+		Runs []struct {
+			RunID   string `json:"run_id"`
+			Kind    string `json:"kind"`
+			Outcome string `json:"outcome"`
+		} `json:"runs"`
+		Attempts []struct {
+			RunID   string `json:"run_id"`
+			Service string `json:"service"`
+			Tool    string `json:"tool"`
+			Status  string `json:"status"`
+			Class   string `json:"failure_class"`
+			End     string `json:"end_unix_ns"`
+			Outage  bool   `json:"in_outage"`
+		} `json:"attempts"`
+	}
+	if err := json.Unmarshal(b, &full); err != nil {
+		t.Fatal(err)
+	}
+	aborted := map[string]bool{}
+	for _, r := range full.Runs {
+		if r.Kind == "investigation" && r.Outcome == "failed" {
+			aborted[r.RunID] = true
+		}
+	}
+	last := map[string]int{} // aborted run -> index of its last attempt
+	for i, a := range full.Attempts {
+		if aborted[a.RunID] && a.Service == service {
+			last[a.RunID] = i
+		}
+	}
+	unreported := map[int]bool{}
+	for _, i := range last {
+		if a := full.Attempts[i]; a.Status != "ok" {
+			unreported[i] = true
+		}
+	}
+	out := want
+	out.Failed = 0
+	out.FailuresPerClass = map[string]int64{}
+	for class, n := range want.FailuresPerClass {
+		out.FailuresPerClass[class] = n
+	}
+	for i := range unreported {
+		out.FailuresPerClass[full.Attempts[i].Class]--
+		out.Recovered++
+	}
+	seen := truth
+	seen.Outages = append(seen.Outages[:0:0], truth.Outages...)
+	for k, o := range seen.Outages {
+		var lastFailed int64
+		for i, a := range full.Attempts {
+			if a.Tool == o.Tool && a.Outage && a.Status != "ok" && !unreported[i] {
+				if n, err := strconv.ParseInt(a.End, 10, 64); err == nil {
+					lastFailed = max(lastFailed, n)
+				}
+			}
+		}
+		if end, err := time.Parse(time.RFC3339, o.End); err == nil && lastFailed != 0 && lastFailed < end.UnixNano() {
+			seen.Outages[k].End = time.Unix(0, lastFailed).UTC().Format(time.RFC3339Nano)
+		}
+	}
+	return out, seen
 }
 
 func checkServiceTruth(t *testing.T, db *DB, run ImportedRun, want serviceTruth) {
