@@ -417,6 +417,11 @@ func (l *Load) finish(run traces.Run) error {
 	}
 	if l.tables != nil && l.ctx.Err() == nil {
 		// A run stopped early (partial) has them computed from what was stored.
+		// Under deriveMu: a new database's views, defined meanwhile, fill the rows of the
+		// runs that lack them (prepareStored), this one included once it is committed; two
+		// stores at once would each delete nothing and insert, and the run's rows be doubled.
+		l.db.deriveMu.Lock()
+		defer l.db.deriveMu.Unlock()
 		return l.db.storeDerived(context.Background(), l.runID, *l.tables, nil)
 	}
 	return nil

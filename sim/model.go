@@ -216,7 +216,7 @@ func (w *sim) heldTurn(a *agent) int64 {
 }
 
 // turnTokens draws the tokens of a's next model turn: the workload's distribution, times a
-// budget spike, grown by tokens.growth for a's current step.
+// budget spike, grown by tokens.growth for a's current step, at most MaxTurnTokens.
 func (w *sim) turnTokens(a *agent) int64 {
 	n := satInt(float64(w.tokens.count(a.rng, 0)) * a.spike)
 	if g := w.sc.Workload.TokensGrowth; g > 0 && g != 1 {
@@ -224,5 +224,10 @@ func (w *sim) turnTokens(a *agent) int64 {
 		step, _ := a.eng.Op()
 		n = satInt(float64(n) * math.Pow(g, float64(step)))
 	}
-	return n
+	return min(n, MaxTurnTokens)
 }
+
+// MaxTurnTokens is the most tokens one model turn uses (2^32, a thousand times any model's
+// context): a draw above it (a heavy tail, a spike, a steep tokens.growth) is capped, so
+// that a run's token sums stay far inside int64 (2^32 tokens times 2^31 turns).
+const MaxTurnTokens = 1 << 32

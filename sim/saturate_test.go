@@ -20,8 +20,8 @@ func TestSaturatingArithmetic(t *testing.T) {
 		s := testScenario()
 		s.Workload.Steps = scenarios.Dist{Kind: scenarios.DistConstant, Value: 20}
 		s.Workload.Tokens = scenarios.Dist{Kind: scenarios.DistConstant, Value: 1e9}
-		s.Recovery.Budgets.Tokens = 1e12
-		for i := range 4 { // factors multiply: 1e24 x 1e9 tokens a turn overflows int64
+		s.Recovery.Budgets.Tokens = 2e9 // below MaxTurnTokens, which caps the first turn
+		for i := range 4 {              // factors multiply: 1e24 x 1e9 tokens a turn overflows int64
 			s.Faults = append(s.Faults, scenarios.Fault{ID: string(rune('a' + i)), Index: i,
 				Kind: scenarios.FaultBudgetSpike, Probability: 1, Factor: scenarios.MaxFactor})
 		}
@@ -36,8 +36,8 @@ func TestSaturatingArithmetic(t *testing.T) {
 			}
 		}
 		for _, sp := range c.Spans {
-			if sp.InputTokens < 0 || sp.OutputTokens < 0 {
-				t.Fatalf("span %d: tokens %d/%d wrapped", sp.SpanID, sp.InputTokens, sp.OutputTokens)
+			if sp.InputTokens < 0 || sp.OutputTokens < 0 || sp.InputTokens+sp.OutputTokens > MaxTurnTokens {
+				t.Fatalf("span %d: tokens %d/%d wrapped or past MaxTurnTokens", sp.SpanID, sp.InputTokens, sp.OutputTokens)
 			}
 		}
 	})
