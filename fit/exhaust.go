@@ -26,8 +26,9 @@ type ExhaustFit struct {
 	// GaveUp counts the exhausted operations whose investigation was then terminated (it
 	// gave up); WentOn those whose investigation went on and completed without the step.
 	GaveUp, WentOn int
-	// OnExhausted is recovery.retry.on_exhausted: "terminate", "escalate" (human reviews
-	// follow), or "" when nothing ran out (the default stands).
+	// OnExhausted is recovery.retry.on_exhausted: "reduce_scope" (most went on without the
+	// step), "escalate" (human reviews follow), "terminate" (most gave up), or "" when
+	// nothing ran out (the default stands).
 	OnExhausted string
 }
 
@@ -37,10 +38,10 @@ type ExhaustFit struct {
 // the fewer): the largest attempt number is not used, since one operation the trace
 // joined to the next of the same tool (an agent that moved on and called the tool again)
 // reads as one operation of twice the attempts. What follows is the investigation's end:
-// terminated (it gave up) or completed (it went on without the step). The scenario
-// format's on_exhausted has terminate and escalate (to human reviewers, who resend or
-// terminate); it has no "go on without the step", so a fleet that went on is fitted as
-// terminating, with a note. Escalate is chosen when the run shows human reviews.
+// terminated (it gave up) or completed (it went on without the step). on_exhausted is one
+// action for every operation: reduce_scope (drop the step, go on) when they mostly went on
+// (MostlyWentOn); otherwise escalate when the run shows human reviews (reviewers resend or
+// terminate), else terminate. Those the action does not fit get a note.
 func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 	var x ExhaustFit
 	byK := map[int]int{}
@@ -84,12 +85,41 @@ func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 	}
 	switch {
 	case x.Exhausted == 0:
+	case MostlyWentOn(x.WentOn, x.GaveUp):
+		x.OnExhausted = "reduce_scope"
 	case humans:
 		x.OnExhausted = "escalate"
 	default:
 		x.OnExhausted = "terminate"
 	}
 	return x
+}
+
+// wentOnLevel is the significance level of MostlyWentOn.
+const wentOnLevel = 0.01
+
+// MostlyWentOn reports whether the operations whose attempts ran out mostly went on without
+// their step (wentOn) rather than gave up (gaveUp): whether a fleet that did each half the
+// time would show wentOn or more of the wentOn + gaveUp with probability below 0.01 (the
+// one-sided binomial test). A bare majority is not enough: a fleet that gives up on about
+// half its exhaustions (the coin of the real-library fixtures) fits neither action, and
+// drawing reduce_scope from it would turn every one of its terminations into a completion,
+// where terminate keeps the variation of its completions. Such a mixture stays
+// terminate, and the note says how many went on. 31 of 31 is 5·10⁻¹⁰; 22 of 34 is 0.06.
+func MostlyWentOn(wentOn, gaveUp int) bool {
+	return wentOn > gaveUp && upperTail(wentOn, wentOn+gaveUp) < wentOnLevel
+}
+
+// upperTail is P(X ≥ k) for X binomial(n, 1/2), summed in log space so that large n
+// neither overflows nor loses the small terms.
+func upperTail(k, n int) float64 {
+	ln2 := math.Log(2)
+	lg := func(x int) float64 { v, _ := math.Lgamma(float64(x) + 1); return v }
+	p := 0.0
+	for i := k; i <= n; i++ {
+		p += math.Exp(lg(n) - lg(i) - lg(n-i) - float64(n)*ln2)
+	}
+	return p
 }
 
 // Comment says what the fit chose for the attempts and their exhaustion, from how many
@@ -119,9 +149,14 @@ func (x ExhaustFit) Comment(maxAttempts int) string {
 // notes are what the format cannot say about the exhaustion, for the end of the file.
 func (x ExhaustFit) notes(roots int) []string {
 	var out []string
-	if x.WentOn > 0 && x.OnExhausted == "terminate" {
-		out = append(out, fmt.Sprintf("recovery.retry.on_exhausted: %d of %d operations whose attempts ran out went on without their step (the investigation completed); the format has no such action (terminate or escalate), so they terminate here: the fit's completion_rate may be lower by up to %s",
-			x.WentOn, x.Exhausted, num(math.Round(float64(x.WentOn)/float64(max(roots, 1))*1000)/1000)))
+	share := func(n int) string { return num(math.Round(float64(n)/float64(max(roots, 1))*1000) / 1000) }
+	switch {
+	case x.WentOn > 0 && x.OnExhausted == "terminate":
+		out = append(out, fmt.Sprintf("recovery.retry.on_exhausted: %d of %d operations whose attempts ran out went on without their step (the investigation completed), but not mostly (a binomial test against half and half at 0.01); the format takes one action for all, so they terminate here: the fit's completion_rate may be lower by up to %s",
+			x.WentOn, x.Exhausted, share(x.WentOn)))
+	case x.GaveUp > 0 && x.OnExhausted == "reduce_scope":
+		out = append(out, fmt.Sprintf("recovery.retry.on_exhausted: %d of %d operations whose attempts ran out gave up (the investigation was terminated), but more went on; the format takes one action for all, so they go on here: the fit's completion_rate may be higher by up to %s",
+			x.GaveUp, x.Exhausted, share(x.GaveUp)))
 	}
 	if x.NotRetried > 0 {
 		out = append(out, fmt.Sprintf("%d operations failed once and were never retried (a policy refusal, or a non-retryable error); the format retries every fast failure of a tool, so they are fitted as the tool's transient failures", x.NotRetried))

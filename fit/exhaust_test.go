@@ -41,8 +41,10 @@ func TestExhaustionAttemptsAreTheMode(t *testing.T) {
 			t.Errorf("comment %q lacks %q", c, s)
 		}
 	}
-	// 8 of 40 roots went on: the note says the completion rate may be lower by 0.2.
-	if n := x.notes(40); len(n) != 2 || !strings.Contains(n[0], "8 of 15") || !strings.Contains(n[0], "0.2") {
+	// 8 of 15 went on, not mostly (P(X ≥ 8 | 15, 1/2) = 0.5): they terminate; over 40 roots
+	// the completion rate may be lower by up to 8/40 = 0.2.
+	if n := x.notes(40); len(n) != 2 || !strings.Contains(n[0], "8 of 15") || !strings.Contains(n[0], "not mostly") ||
+		!strings.Contains(n[0], "lower by up to 0.2") {
 		t.Errorf("notes %q", n)
 	}
 }
@@ -60,11 +62,47 @@ func TestExhaustionTies(t *testing.T) {
 	}
 }
 
-// TestExhaustionFollows: reviews make the choice escalate; nothing exhausted leaves the
-// default (and the largest attempt number) standing.
+// TestExhaustionFollows: the action follows what the exhausted operations' investigations
+// did: mostly went on (P(X ≥ went on | n, 1/2) < 0.01) → reduce_scope, with or without
+// reviews; otherwise reviews make it escalate and their absence terminate, a bare majority
+// or too few cases to tell included. The note names those the action does not fit. Tails:
+// 7 of 7 is 2⁻⁷ = 0.0078; 10 of 11 is 12/2048 = 0.0059; 5 of 5 is 2⁻⁵ = 0.031; 22 of 34 is
+// 0.061; 31 of 31 is 4.7·10⁻¹⁰. Nothing exhausted leaves the default (and the
+// largest attempt number) standing.
 func TestExhaustionFollows(t *testing.T) {
-	if x := fitExhaustion(eps(2, 3, "ended", "terminated"), true); x.OnExhausted != "escalate" {
-		t.Errorf("with reviews: %+v, want escalate", x)
+	for _, c := range []struct {
+		k, n int
+		want float64
+	}{{7, 7, 1.0 / 128}, {10, 11, 12.0 / 2048}, {0, 4, 1}, {2, 4, 11.0 / 16}} {
+		if got := upperTail(c.k, c.n); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("P(X >= %d | %d, 1/2) = %g, want %g", c.k, c.n, got, c.want)
+		}
+	}
+	cases := []struct {
+		gaveUp, wentOn int
+		humans         bool
+		want, note     string
+	}{
+		{2, 0, true, "escalate", ""},
+		{2, 0, false, "terminate", ""},
+		{0, 7, false, "reduce_scope", ""},
+		{0, 31, false, "reduce_scope", ""},
+		{1, 10, true, "reduce_scope", "1 of 11 operations whose attempts ran out gave up"},
+		{0, 5, false, "terminate", "5 of 5 operations whose attempts ran out went on"},
+		{12, 22, false, "terminate", "22 of 34 operations whose attempts ran out went on"},
+		{3, 3, false, "terminate", "3 of 6 operations whose attempts ran out went on"},
+		{3, 3, true, "escalate", ""},
+		{4, 3, false, "terminate", "3 of 7 operations whose attempts ran out went on"},
+	}
+	for _, c := range cases {
+		x := fitExhaustion(append(eps(c.gaveUp, 3, "ended", "terminated"), eps(c.wentOn, 3, "ended", "completed")...), c.humans)
+		if x.OnExhausted != c.want || x.GaveUp != c.gaveUp || x.WentOn != c.wentOn {
+			t.Errorf("%d gave up, %d went on, reviews %t: %+v, want %s", c.gaveUp, c.wentOn, c.humans, x, c.want)
+		}
+		n := x.notes(10)
+		if c.note == "" && len(n) != 0 || c.note != "" && (len(n) != 1 || !strings.Contains(n[0], c.note)) {
+			t.Errorf("%d gave up, %d went on, reviews %t: notes %q, want %q", c.gaveUp, c.wentOn, c.humans, n, c.note)
+		}
 	}
 	x := fitExhaustion(append(eps(5, 1, "recovered", "completed"), eps(2, 1, "ended", "completed")...), false)
 	if x.MaxAttempts != 0 || x.OnExhausted != "" || x.NotRetried != 2 {

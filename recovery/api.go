@@ -220,8 +220,14 @@ const (
 type Exhausted uint8
 
 const (
+	// ExhaustedEscalate queues a human review (terminates without human reviewers).
 	ExhaustedEscalate Exhausted = iota
+	// ExhaustedTerminate terminates the investigation: it gives up.
 	ExhaustedTerminate
+	// ExhaustedReduceScope drops the step: the investigation goes on with the next step
+	// without its result (ActReduceScope, a new logical operation) and can complete, never
+	// at full scope (LostWork).
+	ExhaustedReduceScope
 )
 
 // OnExhaustion is the resource-exhaustion ladder's policy.
@@ -407,4 +413,5 @@ type Journal interface {
 //	Policy.InspectEvery, DefaultInspectEvery, DefaultMaxInspections  // polling a running operation
 //	Policy.Subagents, EvSubagentFailed, ActRespawn, ParseSubagentAction  // a subagent's failure
 //	func (e *Engine) Respawns() int                         // replacement subagents started
-//	func (e *Engine) LostWork() bool                        // a subagent's work was lost (reduced scope)
+//	func (e *Engine) LostWork() bool                        // a subagent's work or a step was lost (reduced scope)
+//	ExhaustedReduceScope, func (e *Engine) Dropped() int   // steps dropped when their attempts ran out

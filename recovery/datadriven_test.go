@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/*.txt")
 
 // The scripts in testdata drive one engine (and its guards) per file. Commands:
 //
-//	new [attempts=N initial=D mult=F max=D jitter=J exhausted=escalate|terminate
+//	new [attempts=N initial=D mult=F max=D jitter=J exhausted=escalate|terminate|reduce_scope
 //	     inspect=BOOL revisions=N repeats=N exhaustion=terminate|pause|reduce_scope
 //	     pause=D humans=BOOL supervisor=BOOL inspections=N every=D
 //	     tools=N budget=(ratio,min_per_second,max_tokens) breaker=(window,ratio,min_calls,cooldown)
@@ -27,6 +27,7 @@ var update = flag.Bool("update", false, "rewrite the outputs of testdata/*.txt")
 //	event KIND [at=D | after=D] [tool=N fp=N lookup=L resource=R action=A raise lift unavailable approved=BOOL]
 //	engine NAME              switch to (or create, sharing the guards) another engine
 //	state                    the engine's state and counters
+//	scope                    whether it lost work, and the steps it dropped
 //	guards [tool=N] [at=D]   the tool's budget, breaker and parked count
 //	journal                  every record so far
 //	replay                   rebuild the engine from its journal and compare
@@ -111,6 +112,8 @@ func (h *harness) run(t *testing.T, td *datadriven.TestData) string {
 		return h.event(t, td)
 	case "state":
 		return stateLine(h.cur.e)
+	case "scope":
+		return scopeLine(h.cur.e)
 	case "guards":
 		tool := 0
 		td.MaybeScanArgs(t, "tool", &tool)
@@ -407,7 +410,12 @@ func stateLine(e *recovery.Engine) string {
 
 // fullState adds what stateLine leaves out, for comparing a replayed engine.
 func fullState(e *recovery.Engine) string {
-	return fmt.Sprintf("%s tool=%d blocked=%t respawns=%d lost=%t", stateLine(e), e.Tool(), e.Blocked(), e.Respawns(), e.LostWork())
+	return fmt.Sprintf("%s tool=%d blocked=%t respawns=%d %s", stateLine(e), e.Tool(), e.Blocked(), e.Respawns(), scopeLine(e))
+}
+
+// scopeLine is what the investigation went on without.
+func scopeLine(e *recovery.Engine) string {
+	return fmt.Sprintf("lost=%t dropped=%d", e.LostWork(), e.Dropped())
 }
 
 func dur(ns int64) string { return time.Duration(ns).String() }

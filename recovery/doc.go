@@ -43,7 +43,8 @@
 //	running         recovering      EvInvalid, EvPolicyViolation, EvBudgetExceeded, EvCrashed,
 //	                                EvSend with the operation's attempts already spent,
 //	                                EvSubagentFailed when the subagent policy fails it
-//	running         completed       EvFinished (after a valid last step, or a reduced scope)
+//	running         completed       EvFinished (after a valid last step, a reduced scope, or
+//	                                a dropped last step)
 //	waiting         running         EvSucceeded (ActValidate); EvSend/EvTimer when a backoff or
 //	                                parking ends (then at once running → waiting, ActSend);
 //	                                EvTimer ending a pause (ActRetry or ActValidate)
@@ -64,7 +65,8 @@
 // Notes (JournalRecord.Note, From == To) change no state but are journaled because replay
 // needs them or an audit wants them: the move to the next step (EvValid), the block of a
 // forbidden operation (ActBlock), a consultation (ActConsult), a re-parking, and every
-// supervisor suggestion the guardrails refused.
+// supervisor suggestion the guardrails refused. A dropped step is no note: it moves
+// recovering → running (ActReduceScope; see Dropped steps).
 //
 // Besides the state, a record carries what replay needs in typed fields (Wake, Gen,
 // Fingerprint, Point, Lookup, Resource, Breaker, Backoff, Resumed, RaiseBudget, LiftBlock;
@@ -87,7 +89,10 @@
 //	ActPause      at Decision.At: EvTimer
 //	ActConsult    ask the supervisor: EvSupervisor
 //	ActEscalate   queue a human review: EvHuman
-//	ActReduceScope   drop the remaining optional steps: EvFinished, or go on (EvSend)
+//	ActReduceScope   class resource_exhaustion: drop the remaining optional steps: EvFinished,
+//	                 or go on (EvSend). Any other class (retries exhausted): the step was
+//	                 dropped and the next began (a new operation): work on it (EvSend), or
+//	                 EvFinished when the dropped step was the last
 //	ActComplete, ActTerminate   nothing: the investigation ended
 //
 // EvSubagentFailed (a subagent ended without delivering) is taken in every live state but
@@ -106,8 +111,8 @@
 //	                      (ActPark, no attempt spent) until a probe may go; a spent retry
 //	                      budget parks it until the budget's floor refills a token (at least
 //	                      the nominal backoff, with equal jitter). Then on_exhausted:
-//	                      escalate or terminate (the supervisor's judgement point when there
-//	                      is one).
+//	                      escalate, terminate, or reduce_scope (the supervisor's judgement
+//	                      point when there is one). See Dropped steps below.
 //	uncertain_completion  EvTimedOut, or EvCrashed while an attempt was out or a result
 //	                      awaited validation. With InspectBeforeRetry: ActInspect, then
 //	                      EvInspected: completed → ActValidate (take the stored result);
@@ -209,6 +214,24 @@
 //     sent, since its key is never current again.
 //
 // A rejection terminates.
+//
+// # Dropped steps
+//
+// With on_exhausted reduce_scope, an operation whose attempts are spent (a transient
+// failure's, or an uncertain one's retried after inspection found nothing) drops its step:
+// recovering → running with ActReduceScope, reason retries_exhausted, DecidedBy ByPolicy,
+// and the next step's key (step + 1, revision 0, attempt 0), so the record tells the new
+// operation apart as ActNextStep does. The investigation goes on without the dropped
+// step's result; Dropped counts such steps and LostWork reports them, so it can complete,
+// never at full scope. The caller finishes with EvFinished when the dropped step was its
+// last: the engine takes EvFinished while working, before anything is done of the step
+// that followed a drop. No human is asked (the policy goes on by itself), though humans
+// still review what else escalates. With a supervisor the judgement point is taken as
+// always; Allowed then also offers ActReduceScope (only under this policy), and a refused
+// or missing answer drops the step. A subagent that drops a step completes reduced, which
+// reduces its parent's tree as any reduced subagent does (the caller's part); the parent's
+// own engine is not told. The ladder's ActReduceScope (class resource_exhaustion) is
+// another thing: it drops the remaining steps, not the one in hand.
 //
 // # Subagents
 //

@@ -75,6 +75,8 @@ type Engine struct {
 	failures  [NonProgress + 1]int32 // failures handled, by class
 	respawns  int32                  // replacement subagents started
 	lost      bool                   // a subagent's work was lost: the scope is reduced
+	dropped   int32                  // steps dropped when their attempts ran out (on_exhausted reduce_scope)
+	after     int32                  // 1 + the step that began when the last step was dropped (0: none)
 }
 
 // Exhaustion ladder rungs, in order.
@@ -152,9 +154,14 @@ func (e *Engine) Tool() int { return int(e.tool) }
 // Respawns is the number of replacement subagents started after subagents failed.
 func (e *Engine) Respawns() int { return int(e.respawns) }
 
-// LostWork reports whether a subagent's failure reduced the investigation's scope: it went
-// on without that work, so it can no longer complete at full scope.
-func (e *Engine) LostWork() bool { return e.lost }
+// LostWork reports whether the investigation went on without some of its work, so that it
+// can no longer complete at full scope: a subagent's (its failure, under the subagent policy
+// reduce_scope) or a step's whose attempts ran out (on_exhausted reduce_scope).
+func (e *Engine) LostWork() bool { return e.lost || e.dropped > 0 }
+
+// Dropped is the number of steps dropped when their attempts ran out: the investigation went
+// on without their results (on_exhausted reduce_scope).
+func (e *Engine) Dropped() int { return int(e.dropped) }
 
 // Blocked reports whether the current operation was blocked by policy.
 func (e *Engine) Blocked() bool { return e.blocked }
@@ -282,7 +289,7 @@ func (e *Engine) accepts(ev Event) error {
 		mask = 1<<EvHuman | 1<<EvCrashed | 1<<EvSubagentFailed
 	}
 	ok := mask&(1<<ev.Kind) != 0
-	if ok && ev.Kind == EvFinished && e.ph == phWork && !e.reduced {
+	if ok && ev.Kind == EvFinished && e.ph == phWork && !e.reduced && !e.justDropped() {
 		ok = false
 	}
 	if ok && ev.Kind == EvInspected && (ev.Lookup < LookupCompleted || ev.Lookup > LookupFailed) {
@@ -491,7 +498,13 @@ func (e *Engine) applyAction(r *JournalRecord) {
 	case ActReplan:
 		e.replanned, e.fp, e.fpRun = true, 0, 0
 	case ActReduceScope:
-		e.reduced = true
+		if r.Class == ResourceExhaustion {
+			e.reduced = true
+		} else {
+			// Retries exhausted: the step was dropped and the next one began.
+			e.dropped++
+			e.after = r.Step + 1
+		}
 	}
 	if r.Class == ResourceExhaustion {
 		switch r.Action {
@@ -525,6 +538,13 @@ func (e *Engine) fail(now int64, ev EventKind, c Class, reason string, fp uint64
 	e.begin(now, ev, Recovering, ActNone, ByEngine, reason)
 	e.rec.Fingerprint = fp
 	e.commit(env.Guards)
+}
+
+// justDropped reports whether the operation in hand is the first of the step that began
+// when the previous one was dropped, with nothing done of it yet: when the dropped step was
+// the last, the caller finishes here (EvFinished).
+func (e *Engine) justDropped() bool {
+	return e.after == e.step+1 && e.rev == 0 && e.attempt == 0
 }
 
 // maxAttempts is the policy's limit as given: the scenario rule (scenarios.Validate, which
@@ -881,8 +901,11 @@ func (e *Engine) fallback(pt Point) (Action, Decider) {
 	case PointNonProgress:
 		return ActReplan, ByEngine
 	case PointRetriesExhausted:
-		if e.p.Retry.OnExhausted == ExhaustedTerminate {
+		switch e.p.Retry.OnExhausted {
+		case ExhaustedTerminate:
 			return ActTerminate, ByPolicy
+		case ExhaustedReduceScope:
+			return ActReduceScope, ByPolicy
 		}
 	}
 	return ActEscalate, ByPolicy
@@ -898,9 +921,19 @@ func (e *Engine) judgement() Judgement {
 	case PointNonProgress:
 		j.Allowed = allowedNonProgress
 	case PointRetriesExhausted:
-		j.Allowed = allowedExhausted
-		if e.revs < int32(e.p.Revisions) {
+		// Going on without the step is offered only where the policy itself would: a
+		// scenario that never drops a step keeps the supervisor's choices it always had.
+		reduce := e.p.Retry.OnExhausted == ExhaustedReduceScope
+		revise := e.revs < int32(e.p.Revisions)
+		switch {
+		case reduce && revise:
+			j.Allowed = allowedExhaustedReduceRevise
+		case reduce:
+			j.Allowed = allowedExhaustedReduce
+		case revise:
 			j.Allowed = allowedExhaustedRevise
+		default:
+			j.Allowed = allowedExhausted
 		}
 	default:
 		j.Allowed = allowedInvalid
@@ -956,6 +989,11 @@ func (e *Engine) act(now int64, ev EventKind, act Action, by Decider, reason str
 		e.rec.Revision, e.rec.Attempt = e.rev+1, 0
 	case ActReduceScope:
 		e.begin(now, ev, Running, act, by, reason)
+		if e.cls != ResourceExhaustion {
+			// Retries exhausted: the step is dropped and the next begins, a new logical
+			// operation; its class tells the ladder's reduction (resource_exhaustion) apart.
+			e.rec.Step, e.rec.Revision, e.rec.Attempt = e.step+1, 0, 0
+		}
 	case ActEscalate:
 		return e.escalate(now, ev, by, reason, env)
 	default:

@@ -99,7 +99,9 @@ func (j *Jitter) UnmarshalText(b []byte) error {
 	return nil
 }
 
-var exhaustedNames = [...]string{ExhaustedEscalate: "escalate", ExhaustedTerminate: "terminate"}
+var exhaustedNames = [...]string{
+	ExhaustedEscalate: "escalate", ExhaustedTerminate: "terminate", ExhaustedReduceScope: "reduce_scope",
+}
 
 func (e Exhausted) String() string { return name(exhaustedNames[:], int(e)) }
 
@@ -124,7 +126,7 @@ func text(names []string, i int) ([]byte, error) {
 	return []byte(names[i]), nil
 }
 
-// ParseExhausted turns "escalate" or "terminate" into an Exhausted.
+// ParseExhausted turns "escalate", "terminate" or "reduce_scope" into an Exhausted.
 func ParseExhausted(s string) (Exhausted, bool) {
 	i, ok := parse(exhaustedNames[:], s)
 	return Exhausted(i), ok

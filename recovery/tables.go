@@ -125,7 +125,10 @@ var (
 	allowedInvalid         = []Action{ActEscalate, ActTerminate}
 	allowedExhausted       = []Action{ActEscalate, ActTerminate}
 	allowedExhaustedRevise = []Action{ActEscalate, ActTerminate, ActRevise}
-	allowedNonProgress     = []Action{ActReplan, ActTerminate}
+	// With on_exhausted reduce_scope.
+	allowedExhaustedReduce       = []Action{ActEscalate, ActTerminate, ActReduceScope}
+	allowedExhaustedReduceRevise = []Action{ActEscalate, ActTerminate, ActRevise, ActReduceScope}
+	allowedNonProgress           = []Action{ActReplan, ActTerminate}
 )
 
 const (

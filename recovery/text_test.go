@@ -16,7 +16,7 @@ func TestTextRoundTrip(t *testing.T) {
 			t.Errorf("jitter %d: %q, %v; back %v", j, b, err, back)
 		}
 	}
-	for _, e := range []recovery.Exhausted{recovery.ExhaustedEscalate, recovery.ExhaustedTerminate} {
+	for _, e := range []recovery.Exhausted{recovery.ExhaustedEscalate, recovery.ExhaustedTerminate, recovery.ExhaustedReduceScope} {
 		b, err := e.MarshalText()
 		var back recovery.Exhausted
 		if err != nil || back.UnmarshalText(b) != nil || back != e || string(b) != e.String() {
@@ -28,7 +28,7 @@ func TestTextRoundTrip(t *testing.T) {
 			t.Errorf("jitter %d marshals to %q", j, b)
 		}
 	}
-	for _, e := range []recovery.Exhausted{recovery.ExhaustedTerminate + 1, 255} {
+	for _, e := range []recovery.Exhausted{recovery.ExhaustedReduceScope + 1, 255} {
 		if b, err := e.MarshalText(); err == nil {
 			t.Errorf("exhausted %d marshals to %q", e, b)
 		}

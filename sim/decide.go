@@ -71,6 +71,19 @@ func (w *sim) apply(a *agent, d recovery.Decision) {
 	case recovery.ActEscalate:
 		w.humans.enqueue(w, a, d.Class)
 	case recovery.ActReduceScope:
+		if d.Class != recovery.ResourceExhaustion {
+			// The step's attempts ran out (on_exhausted reduce_scope): the engine dropped it
+			// and began the next; the agent goes on without its result (the engine's
+			// LostWork marks the scope reduced), or finishes when it was the last step.
+			if step, _ := a.eng.Op(); step >= a.nsteps || a.reduced {
+				w.finishOrJoin(a)
+				return
+			}
+			a.fixing = false
+			w.syncOp(a)
+			w.think(a)
+			return
+		}
 		// Drop the remaining optional steps: finish with what is done, or make the step in
 		// hand the last one when nothing is done yet.
 		a.reduced = true

@@ -180,7 +180,8 @@ func (s *supervisor) accuracyFor(t recovery.Trajectory) float64 {
 
 // truth is the action that serves the investigation best at a judgement point, as only the
 // simulator can know: a bad configuration cannot be fixed by more work, a stuck agent needs
-// a new plan, anything else deserves a human's look.
+// a new plan, anything else deserves a human's look (or, with no reviewer and a policy
+// that drops a step whose attempts ran out, going on without it).
 func (w *sim) truth(a *agent, j recovery.Judgement) recovery.Action {
 	var prefs [3]recovery.Action
 	stuck := a.stuckFrom != noStuck && !a.unstuck
@@ -189,6 +190,11 @@ func (w *sim) truth(a *agent, j recovery.Judgement) recovery.Action {
 		prefs = [3]recovery.Action{recovery.ActTerminate, recovery.ActEscalate, recovery.ActReplan}
 	case j.Point == recovery.PointNonProgress || stuck:
 		prefs = [3]recovery.Action{recovery.ActReplan, recovery.ActEscalate, recovery.ActTerminate}
+	case j.Point == recovery.PointRetriesExhausted && allowedAction(j.Allowed, recovery.ActReduceScope) &&
+		!w.policy.HumansAvailable:
+		// on_exhausted reduce_scope with no reviewer: an escalation would terminate, while
+		// going on without the step can still complete.
+		prefs = [3]recovery.Action{recovery.ActReduceScope, recovery.ActRevise, recovery.ActTerminate}
 	case j.Point == recovery.PointRetriesExhausted:
 		prefs = [3]recovery.Action{recovery.ActEscalate, recovery.ActRevise, recovery.ActTerminate}
 	default:

@@ -128,7 +128,8 @@ type Investigation struct {
 }
 
 // Investigation scopes: reduced when the recovery engine dropped the remaining optional
-// steps (reduce_scope), so the investigation finished with less than its plan.
+// steps (on_exhaustion reduce_scope), a step whose attempts ran out (retry.on_exhausted
+// reduce_scope), or a subagent's work, so the investigation finished with less than its plan.
 const (
 	ScopeFull    = "full"
 	ScopeReduced = "reduced"
