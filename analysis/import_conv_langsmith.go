@@ -20,7 +20,7 @@ package analysis
 func init() {
 	register(&convention{
 		Name:               ConvLangSmith,
-		Rank:               25,
+		Rank:               35, // after aisdk: LangSmith's exporter adds langsmith.* to AI SDK spans
 		DetectAttrPrefixes: []string{"langsmith."},
 		KindAttrs:          []string{"langsmith.span.kind"},
 		Kinds: map[string]spanRole{
