@@ -59,6 +59,7 @@ func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
 	b := &built{zero: timeZero(r.spans)}
 	st.CyclesBroken = breakCycles(r)
 	toolResultsReported(r)
+	agentChains(r)
 	b.invs = investigations(r, st)
 	b.next = spanIDs(b.invs)
 	rules := retryRules{window: window, callIDsMark: callIDsRepeat(r)}
@@ -67,6 +68,23 @@ func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
 	}
 	slices.SortFunc(b.spans, func(x, y record.Span) int { return cmp.Compare(x.SpanID, y.SpanID) })
 	return b
+}
+
+// agentChains makes agents of the chain spans (a convention's ChainKinds) that stand where
+// an agent does: a trace's root span, or the span a tool call ran, which is a sub-agent. A
+// chain under a chain or a model call is a step of its agent, and a chain whose parent
+// never arrived is left a link (what it stood under is not known).
+func agentChains(r *inRun) {
+	for _, s := range r.spans {
+		if !s.chain || s.cycle {
+			continue
+		}
+		if s.parent == "" {
+			s.role = roleAgent
+		} else if p := r.byKey[s.parent]; p != nil && p.role == roleTool {
+			s.role = roleAgent
+		}
+	}
 }
 
 // timeZero is the first span's start, down to the whole minute (UTC): minute 0 of the run.

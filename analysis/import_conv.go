@@ -27,6 +27,10 @@ type convention struct {
 	// looked up in Kinds), e.g. openinference.span.kind.
 	KindAttrs []string
 	Kinds     map[string]spanRole
+	// ChainKinds: kind values (upper-cased) of a generic unit of work that is an agent only
+	// where it stands: a trace's root span, or the span a tool call ran (a sub-agent). A
+	// chain under anything else is a step of its agent (agentChains in import_build.go).
+	ChainKinds []string
 	// Operations: the operation attribute's value (OperationAttrs), else the span's whole
 	// name, else its first word, looked up in Names.
 	OperationAttrs []string
@@ -50,6 +54,10 @@ type convention struct {
 	Session []string
 	// ErrorType: the error's type (before the exception event's exception.type).
 	ErrorType []string
+	// ExceptionFails: an exception event marks its span failed whatever its status says
+	// (for a producer that records the event only for a failed run but leaves the status
+	// OK, which OpenTelemetry makes final once set).
+	ExceptionFails bool
 	// Request and Response: a model turn's request and response as JSON (the messages it
 	// was sent and answered). The tool calls a response asks for and the tool results a
 	// request reports are read from them (toolResultsReported in import_build.go).
@@ -149,6 +157,15 @@ func (c *convention) role(s *inSpan) spanRole {
 		}
 	}
 	return roleOther
+}
+
+// isChain reports whether s's kind is one of the convention's ChainKinds.
+func (c *convention) isChain(s *inSpan) bool {
+	if len(c.ChainKinds) == 0 {
+		return false
+	}
+	k := s.str(c.KindAttrs...)
+	return k != "" && slices.Contains(c.ChainKinds, strings.ToUpper(k))
 }
 
 // toolName is the tool a tool span called.

@@ -223,6 +223,8 @@ func TestMappingDetection(t *testing.T) {
 		{"x", map[string]any{"ai.toolCall.name": "Bash"}, ConvAISDK},
 		{"call_llm", map[string]any{"gcp.vertex.agent.llm_request": "{}", "gen_ai.request.model": "m"}, ConvADK},
 		{"execute_tool Bash", map[string]any{"gen_ai.operation.name": "execute_tool", "gcp.vertex.agent.tool_call_args": "{}"}, ConvADK},
+		{"WebSearch", map[string]any{"langsmith.span.kind": "tool", "gen_ai.operation.name": "execute_tool"}, ConvLangSmith},
+		{"ai.toolCall", map[string]any{"ai.toolCall.name": "Bash", "langsmith.span.kind": "tool"}, ConvAISDK}, // an AI SDK span through LangSmith's exporter
 		{"xai.generate", nil, ConvGenAI},
 		{"x", map[string]any{"gen_ai.operation.name": "chat"}, ConvGenAI},
 		{"x", map[string]any{"ai.other": "v"}, ConvGenAI},
@@ -232,7 +234,7 @@ func TestMappingDetection(t *testing.T) {
 			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
 		}
 	}
-	if names := ConventionNames(); len(names) != 5 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+	if names := ConventionNames(); len(names) != 6 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
 	}
 }

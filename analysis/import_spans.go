@@ -25,6 +25,7 @@ const (
 	ConvOpenLLMetry   = "openllmetry"
 	ConvAISDK         = "aisdk"
 	ConvADK           = "adk"
+	ConvLangSmith     = "langsmith"
 	ConvMayday        = "mayday" // a mayday export: gen_ai.* plus mayday.*
 )
 
@@ -65,6 +66,7 @@ type inSpan struct {
 	failureClass string
 	status       string
 	cycle        bool // its parent link closed a loop and was cut
+	chain        bool // of one of its convention's ChainKinds: an agent where it stands (agentChains)
 	missingRoot  bool // it stands for a trace's root span that is not in the data
 }
 
@@ -483,6 +485,7 @@ func (s *inSpan) classify(forced string) {
 		s.role = roleSupervise
 	default:
 		s.role = s.cv.role(s)
+		s.chain = s.role == roleOther && s.cv.isChain(s)
 	}
 	s.outcome()
 }
@@ -525,6 +528,11 @@ func (s *inSpan) outcome() {
 	}
 	if exception && s.errType == "" {
 		s.errType = "exception"
+	}
+	if exception && s.cv != nil && s.cv.ExceptionFails {
+		// the convention records the event only for a failure: the span ended in error,
+		// whatever status it kept
+		s.code = tracepb.Status_STATUS_CODE_ERROR
 	}
 	failed := s.code == tracepb.Status_STATUS_CODE_ERROR || (s.code == tracepb.Status_STATUS_CODE_UNSET && s.errType != "")
 	if !failed {
