@@ -188,6 +188,29 @@ func TestFailureClassFromFirstLine(t *testing.T) {
 	}
 }
 
+// A bare Error or Exception type takes the name the message begins with ("TimeoutError:
+// ..."), as JavaScript and Python print their errors; a message that begins otherwise, or
+// with a name that is no error's, leaves the type as written.
+func TestErrorTypeFromMessagePrefix(t *testing.T) {
+	cases := []struct{ msg, excType, want string }{
+		{"TimeoutError: Bash timed out after 20000 ms", "Error", "TimeoutError"},
+		{"openai.RateLimitError: 429 Too Many Requests", "Exception", "openai.RateLimitError"},
+		{"TimeoutError: Bash timed out", "", "TimeoutError"},
+		{"503 Service Unavailable", "Error", "Error"},
+		{"Note: retrying later", "Error", "Error"},
+		{"Error: 503 Service Unavailable", "Error", "Error"},
+		{"TimeoutError: Bash timed out", "PolicyViolationError", "PolicyViolationError"},
+		{"Time out Error: x", "Error", "Error"},
+	}
+	for i, c := range cases {
+		s := failWith(mkSpan(byte(i+1), 1, 0, "execute_tool Bash", 0, 1, map[string]any{"gen_ai.operation.name": "execute_tool"}), c.msg, c.excType)
+		r, _, _ := mapped(t, s)
+		if got := r.spans[0].errType; got != c.want {
+			t.Errorf("%q (type %q): error type %q, want %q", c.msg, c.excType, got, c.want)
+		}
+	}
+}
+
 // opsOf lists the tool attempts of a built run as "tool step#attempt", in start order.
 func opsOf(b *built) string {
 	var out []string

@@ -526,6 +526,16 @@ func (s *inSpan) outcome() {
 			}
 		}
 	}
+	if genericErrorTypes[s.errType] || (s.errType == "" && (exception || s.code == tracepb.Status_STATUS_CODE_ERROR)) {
+		// A bare Error (LangSmith JS writes it for every exception) says less than the
+		// message's own "TimeoutError: ..." prefix, the error's name as JavaScript and Python
+		// print it.
+		if name := errorNamePrefix(excMsg); name != "" {
+			s.errType = name
+		} else if name := errorNamePrefix(firstLine(s.msg)); name != "" {
+			s.errType = name
+		}
+	}
 	if exception && s.errType == "" {
 		s.errType = "exception"
 	}
@@ -544,6 +554,25 @@ func (s *inSpan) outcome() {
 	if s.failureClass == "uncertain_completion" {
 		s.status = "timeout"
 	}
+}
+
+// genericErrorTypes are error types that name no error: the base classes.
+var genericErrorTypes = map[string]bool{"Error": true, "Exception": true, "BaseException": true}
+
+// errorNamePrefix returns the error name that begins msg as "Name: ..." (a dotted
+// identifier ending in Error or Exception, as JavaScript's and Python's errors print
+// themselves), else "".
+func errorNamePrefix(msg string) string {
+	name, _, ok := strings.Cut(msg, ": ")
+	if !ok || len(name) > 128 || genericErrorTypes[name] || !(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")) {
+		return ""
+	}
+	for _, r := range name {
+		if !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return ""
+		}
+	}
+	return name
 }
 
 // firstLine is the first line of text that is not blank, trimmed.
