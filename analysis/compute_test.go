@@ -114,9 +114,10 @@ func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 	compareRow(t, runID, row, want)
 }
 
-// compareComputedRuns is compareComputed of every run of rows, all in db, with each oracle
-// view evaluated once for them all: DuckDB does not push a filter on run_id into the
-// oracle's views, so a view asked for one run costs as much as for all the runs db holds.
+// compareComputedRuns is compareComputed of every run of rows, all in db, but for the
+// replay (compareReplayed, called by the caller), with each oracle view evaluated once for
+// them all: DuckDB does not push a filter on run_id into the oracle's views, so a view asked
+// for one run costs as much as for all the runs db holds.
 func compareComputedRuns(t failer, db *DB, ids []string, rows map[string]compute.Row) {
 	t.Helper()
 	oracleOn(t, db)
@@ -130,7 +131,6 @@ func compareComputedRuns(t failer, db *DB, ids []string, rows map[string]compute
 		want[m.RunID] = m
 	}
 	for _, id := range ids {
-		compareReplayed(t, db, id)
 		w, ok := want[id]
 		if !ok {
 			t.Errorf("no oracle metrics row for %s", id)
@@ -242,6 +242,9 @@ func TestComputedMetricsEqualViewsOnExamples(t *testing.T) {
 		t.Skip("simulation")
 	}
 	ex := simulatedExamples(t)
+	for _, id := range ex.ids {
+		compareReplayed(t, ex.db, id)
+	}
 	compareComputedRuns(t, ex.db, ex.ids, ex.rows)
 }
 
@@ -250,18 +253,28 @@ func TestComputedMetricsEqualViewsOnExamples(t *testing.T) {
 const maxComputeEvents = 20_000
 
 // TestComputedMetricsEqualViewsOnGeneratedScenarios: scenarios written by the key tree's
-// generator (every key the format has may appear), drawn by rapid.
+// generator (every key the format has may appear), drawn by rapid. Each case simulates its
+// scenario into one database shared by the cases and checks what needs no oracle (the
+// invariants, the digest without a trace, the tables a replay computes); the oracle's
+// views, whose cost is mostly fixed per query (about a second for a small run), are then
+// evaluated once for every case's run (compareComputedRuns). A run they fail is named with
+// its seed and scenario, which `mayday run` reproduces.
 func TestComputedMetricsEqualViewsOnGeneratedScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
+	db := openTestDB(t)
+	var ids []string
+	rows := map[string]compute.Row{}
+	drawn := map[string]string{}
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		// Most generated files are refused by Parse or too large: draw until one is neither,
 		// so that each case compares a run.
 		var s *scenarios.Scenario
+		var data []byte
 		for s == nil {
-			data := scenarios.Generate(func(k int) int { return rapid.IntRange(0, k-1).Draw(rt, "choice") })
+			data = scenarios.Generate(func(k int) int { return rapid.IntRange(0, k-1).Draw(rt, "choice") })
 			g, err := scenarios.Parse("generated.yaml", data, nil)
 			if err == nil && g.Validate() == nil && scenarios.EstimateEvents(g).Total <= maxComputeEvents {
 				s = g
@@ -269,14 +282,15 @@ func TestComputedMetricsEqualViewsOnGeneratedScenarios(t *testing.T) {
 		}
 		seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
 		n++
-		// A database of its own: the metrics view of one run costs more the more runs a
-		// database holds.
-		db, err := Create("")
-		if err != nil {
-			rt.Fatal(err)
-		}
-		defer db.Close()
 		runID := fmt.Sprintf("generated-%d", n)
-		compareComputed(rt, db, runID, simulateBoth(rt, db, s, seed, runID))
+		row := simulateBoth(rt, db, s, seed, runID)
+		compareReplayed(rt, db, runID)
+		ids, rows[runID], drawn[runID] = append(ids, runID), row, fmt.Sprintf("seed %d of\n%s", seed, data)
 	})
+	compareComputedRuns(t, db, ids, rows)
+	if t.Failed() {
+		for _, id := range ids {
+			t.Logf("%s: %s", id, drawn[id])
+		}
+	}
 }
