@@ -123,10 +123,10 @@ func simulateLive(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runI
 	return res
 }
 
-// simulatedMetrics runs seed of s into a metric/compute.Sink alone, as `mayday run
-// --no-trace` does, and returns its metrics row: the row simulateLive stores, without the
-// cost of a trace, for tests that read nothing but metrics.
-func simulatedMetrics(t testing.TB, s *scenarios.Scenario, seed uint64, runID string) Metrics {
+// simulatedMetrics runs seed of s into a metric/compute.Sink (and into extra), as `mayday
+// run --no-trace` does, and returns its metrics row: the row simulateLive stores, without
+// the cost of a trace, for tests that read nothing but metrics.
+func simulatedMetrics(t testing.TB, s *scenarios.Scenario, seed uint64, runID string, extra ...record.Sink) Metrics {
 	t.Helper()
 	opts := traces.ScenarioOptions(s)
 	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
@@ -136,7 +136,7 @@ func simulatedMetrics(t testing.TB, s *scenarios.Scenario, seed uint64, runID st
 	}
 	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
 		Investigations: s.Workload.Investigations})
-	res, err := sim.Run(context.Background(), s, seed, sink, sim.Options{})
+	res, err := sim.Run(context.Background(), s, seed, append(record.Tee{sink}, extra...), sim.Options{})
 	if err != nil {
 		t.Fatalf("run %s: %v", runID, err)
 	}
