@@ -206,11 +206,12 @@ var (
 func simulatedExamples(t *testing.T) *exampleSet {
 	t.Helper()
 	examplesOnce.Do(func() {
-		// Left open until the test binary ends: several tests read it.
+		// Open until the test binary ends: several tests read it.
 		db, err := Create("")
 		if err != nil {
 			t.Fatal(err)
 		}
+		atExit(func() { db.Close() })
 		examples = exampleSet{db: db, rows: map[string]compute.Row{}, more: map[string]derivedMore{}}
 		runs := exampleRuns(
 			exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"}},

@@ -34,6 +34,7 @@ func exampleDB(t *testing.T, name string, investigations int) (*DB, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	atExit(func() { db.Close() })
 	runID, _ := simulateExample(t, db, name, 7, fmt.Sprintf("workload.investigations=%d", investigations))
 	if exampleDBs.m == nil {
 		exampleDBs.m = map[string]exampleDBRun{}
