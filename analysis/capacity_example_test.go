@@ -7,9 +7,6 @@ import (
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
-	"github.com/mayday-sim/mayday/sim"
-	"github.com/mayday-sim/mayday/sim/record"
-	"github.com/mayday-sim/mayday/traces"
 )
 
 // crunchRun is what the ablation reads of one run of the capacity-crunch example.
@@ -25,17 +22,9 @@ func runCrunch(t *testing.T, seed uint64, sets ...string) crunchRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c record.Collector
-	res, err := sim.Run(context.Background(), sc, seed, &c, sim.Options{Check: true})
-	if err != nil || len(res.Violations) > 0 {
-		t.Fatalf("run %v: %v %v", sets, err, res.Violations)
-	}
 	db := openTestDB(t)
 	id := RunID(sc.Name, seed)
-	if err := LoadCollector(db, id, &c, traces.Run{Scenario: sc.Name, Seed: seed, Config: string(sc.JSON()),
-		ConfigHash: sc.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
-		t.Fatal(err)
-	}
+	simulateLive(t, db, sc, seed, id, true)
 	var r crunchRun
 	if r.m, err = db.Metrics(context.Background(), id); err != nil {
 		t.Fatal(err)

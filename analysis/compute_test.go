@@ -44,9 +44,9 @@ type failer interface {
 	Errorf(format string, args ...any)
 }
 
-// simulateBoth runs seed of s into db under runID and into a compute.Sink, and returns the
-// sink's row.
-func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID string) compute.Row {
+// simulateBoth runs seed of s into db under runID, into a compute.Sink and into extra, and
+// returns the sink's row.
+func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID string, extra ...record.Sink) compute.Row {
 	t.Helper()
 	opts := traces.ScenarioOptions(s)
 	load, err := db.Load(context.Background(), runID, opts)
@@ -60,7 +60,7 @@ func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID st
 	}
 	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Tables: true})
 	dig := traces.NewDigester(opts)
-	res, simErr := sim.Run(context.Background(), s, seed, record.Tee{load, sink, dig}, sim.Options{Check: true})
+	res, simErr := sim.Run(context.Background(), s, seed, append(record.Tee{load, sink, dig}, extra...), sim.Options{Check: true})
 	row, rowErr := sink.Finish(res.Events)
 	if rowErr == nil {
 		tables := sink.Tables(runID)
@@ -106,6 +106,44 @@ func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 	t.Helper()
 	oracleOn(t, db)
 	compareDerived(t, db, runID, derivedTableNames())
+	compareReplayed(t, db, runID)
+	want, err := oracleMetrics(db, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	compareRow(t, runID, row, want)
+}
+
+// compareComputedRuns is compareComputed of every run of rows, all in db, but for the
+// replay (compareReplayed, called by the caller), with each oracle view evaluated once for
+// them all: DuckDB does not push a filter on run_id into the oracle's views, so a view asked
+// for one run costs as much as for all the runs db holds.
+func compareComputedRuns(t failer, db *DB, ids []string, rows map[string]compute.Row) {
+	t.Helper()
+	oracleOn(t, db)
+	compareDerivedRuns(t, db, ids, derivedTableNames())
+	all, err := db.queryMetrics(context.Background(), "oracle_metrics_recomputed", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Metrics{}
+	for _, m := range all {
+		want[m.RunID] = m
+	}
+	for _, id := range ids {
+		w, ok := want[id]
+		if !ok {
+			t.Errorf("no oracle metrics row for %s", id)
+			continue
+		}
+		compareRow(t, id, rows[id], w)
+	}
+}
+
+// compareReplayed fails t on every difference between the tables run runID's simulateBoth
+// computed live and those a replay of its stored records computes.
+func compareReplayed(t failer, db *DB, runID string) {
+	t.Helper()
 	if live, ok := liveTables.Load(runID); ok {
 		replayed, _, err := db.deriveRun(context.Background(), runID)
 		if err != nil {
@@ -113,10 +151,11 @@ func compareComputed(t failer, db *DB, runID string, row compute.Row) {
 		}
 		sameTables(t, runID, live.(compute.Tables), replayed)
 	}
-	want, err := oracleMetrics(db, runID)
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// compareRow fails t on every metric where row differs from the oracle's want.
+func compareRow(t failer, runID string, row compute.Row, want Metrics) {
+	t.Helper()
 	for i, m := range metric.All {
 		w, _ := want.Value(m.Name)
 		if g := row.Values[i]; !sameMetric(g, w) {
@@ -146,25 +185,68 @@ func exampleRuns(extra ...exampleRun) []exampleRun {
 	return append(runs, extra...)
 }
 
+// exampleSet is the runs of exampleRuns and of the test runs that exercise the corners (an
+// outage on the model, in-flight work), simulated once into one database for the tests that
+// compare what Go computes of them with the views and the oracle (they only read it).
+type exampleSet struct {
+	db   *DB
+	ids  []string               // in simulation order
+	rows map[string]compute.Row // the compute.Sink's row, by run id
+	more map[string]derivedMore // the accumulators of derived_more_test.go, by run id
+	done bool                   // every run simulated
+}
+
+var (
+	examplesOnce sync.Once
+	examples     exampleSet
+)
+
+// simulatedExamples returns the example runs, simulating them on the first call (failing
+// the test that makes it on a failure, and every later caller with it).
+func simulatedExamples(t *testing.T) *exampleSet {
+	t.Helper()
+	examplesOnce.Do(func() {
+		// Open until the test binary ends: several tests read it.
+		db, err := Create("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		atExit(func() { db.Close() })
+		examples = exampleSet{db: db, rows: map[string]compute.Row{}, more: map[string]derivedMore{}}
+		runs := exampleRuns(
+			exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"}},
+			exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
+			exampleRun{"shared-outage", []string{"workload.investigations=600"}},
+			exampleRun{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
+		for i, r := range runs {
+			s, err := scenarios.Load(r.name, r.sets)
+			if err != nil {
+				t.Fatal(err)
+			}
+			runID := fmt.Sprintf("%s-%d", r.name, i)
+			d := newDerivedMore(t, s)
+			examples.rows[runID] = simulateBoth(t, db, s, s.Seed+uint64(i), runID, d.sink())
+			examples.more[runID] = d
+			examples.ids = append(examples.ids, runID)
+		}
+		examples.done = true
+	})
+	if !examples.done {
+		t.Fatal("the example runs did not simulate (see the test that ran them first)")
+	}
+	return &examples
+}
+
 // TestComputedMetricsEqualViewsOnExamples: every embedded example, small, and the test runs that exercise the corners (an outage on the model, in-flight work).
 func TestComputedMetricsEqualViewsOnExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	db := openTestDB(t)
-	runs := exampleRuns(
-		exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}"}},
-		exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
-		exampleRun{"shared-outage", []string{"workload.investigations=600"}},
-		exampleRun{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
-	for i, r := range runs {
-		s, err := scenarios.Load(r.name, r.sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runID := fmt.Sprintf("%s-%d", r.name, i)
-		compareComputed(t, db, runID, simulateBoth(t, db, s, s.Seed+uint64(i), runID))
+	ex := simulatedExamples(t)
+	for _, id := range ex.ids {
+		compareReplayed(t, ex.db, id)
 	}
+	compareComputedRuns(t, ex.db, ex.ids, ex.rows)
 }
 
 // maxComputeEvents bounds the size model's estimate of a generated scenario, so that one
@@ -172,18 +254,28 @@ func TestComputedMetricsEqualViewsOnExamples(t *testing.T) {
 const maxComputeEvents = 20_000
 
 // TestComputedMetricsEqualViewsOnGeneratedScenarios: scenarios written by the key tree's
-// generator (every key the format has may appear), drawn by rapid.
+// generator (every key the format has may appear), drawn by rapid. Each case simulates its
+// scenario into one database shared by the cases and checks what needs no oracle (the
+// invariants, the digest without a trace, the tables a replay computes); the oracle's
+// views, whose cost is mostly fixed per query (about a second for a small run), are then
+// evaluated once for every case's run (compareComputedRuns). A run they fail is named with
+// its seed and scenario, which `mayday run` reproduces.
 func TestComputedMetricsEqualViewsOnGeneratedScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
+	db := openTestDB(t)
+	var ids []string
+	rows := map[string]compute.Row{}
+	drawn := map[string]string{}
 	n := 0
 	rapid.Check(t, func(rt *rapid.T) {
 		// Most generated files are refused by Parse or too large: draw until one is neither,
 		// so that each case compares a run.
 		var s *scenarios.Scenario
+		var data []byte
 		for s == nil {
-			data := scenarios.Generate(func(k int) int { return rapid.IntRange(0, k-1).Draw(rt, "choice") })
+			data = scenarios.Generate(func(k int) int { return rapid.IntRange(0, k-1).Draw(rt, "choice") })
 			g, err := scenarios.Parse("generated.yaml", data, nil)
 			if err == nil && g.Validate() == nil && scenarios.EstimateEvents(g).Total <= maxComputeEvents {
 				s = g
@@ -191,14 +283,15 @@ func TestComputedMetricsEqualViewsOnGeneratedScenarios(t *testing.T) {
 		}
 		seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
 		n++
-		// A database of its own: the metrics view of one run costs more the more runs a
-		// database holds.
-		db, err := Create("")
-		if err != nil {
-			rt.Fatal(err)
-		}
-		defer db.Close()
 		runID := fmt.Sprintf("generated-%d", n)
-		compareComputed(rt, db, runID, simulateBoth(rt, db, s, seed, runID))
+		row := simulateBoth(rt, db, s, seed, runID)
+		compareReplayed(rt, db, runID)
+		ids, rows[runID], drawn[runID] = append(ids, runID), row, fmt.Sprintf("seed %d of\n%s", seed, data)
 	})
+	compareComputedRuns(t, db, ids, rows)
+	if t.Failed() {
+		for _, id := range ids {
+			t.Logf("%s: %s", id, drawn[id])
+		}
+	}
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/mayday-sim/mayday/metric/compute"
 	"github.com/mayday-sim/mayday/scenarios"
-	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -33,56 +32,97 @@ type derivedMore struct {
 
 func (d derivedMore) sink() record.Sink { return record.Tee{d.stats, d.life, d.costs} }
 
-// simulateDerived runs seed of s into db under runID and into the accumulators.
-func simulateDerived(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID string) derivedMore {
+// newDerivedMore returns the accumulators of a run of s, priced and redacted as its trace
+// is stored.
+func newDerivedMore(t failer, s *scenarios.Scenario) derivedMore {
 	t.Helper()
 	opts := traces.ScenarioOptions(s)
-	load, err := db.Load(context.Background(), runID, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
 	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := derivedMore{compute.NewToolStats(compute.ToolStatsOptions{}), compute.NewLifecycle(compute.TimeOf(0)),
+	return derivedMore{compute.NewToolStats(compute.ToolStatsOptions{}), compute.NewLifecycle(compute.TimeOf(0)),
 		compute.NewCosts(compute.CostsOptions{Prices: prices, Redact: red.Text})}
-	res, simErr := sim.Run(context.Background(), s, seed, record.Tee{load, d.sink()}, sim.Options{Check: true})
-	if err := load.Finish(traces.Run{RunID: runID, Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
-		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
-		t.Fatal(err)
-	}
-	if simErr != nil || len(res.Violations) > 0 {
-		t.Fatalf("run %s: %v %v", runID, simErr, res.Violations)
-	}
-	return d
 }
+
+// oracleMore is the oracle's rows of tool_stats, lifecycle and costs of one run.
+type oracleMore struct {
+	stats []compute.ToolStat
+	life  []compute.LifecycleRow
+	costs []compute.Cost
+}
+
+// The orders of the oracle's rows the accumulators' rows come in.
+const (
+	toolStatsOrder = "tool NULLS LAST"
+	lifecycleOrder = "minute, agent"
+)
 
 // compareDerivedMore fails t on every row and column where the accumulators' rows differ from
 // the views' for runID, and returns how many rows of each it compared.
 func compareDerivedMore(t failer, db *DB, runID string, d derivedMore) (stats, life, costs int) {
+	t.Helper()
+	readyOracle(t, db)
+	return compareDerivedMoreWith(t, db, runID, d, oracleMore{
+		queryRows[compute.ToolStat](t, db, "SELECT * FROM oracle_tool_stats WHERE run_id = $1 ORDER BY "+toolStatsOrder, runID),
+		queryRows[compute.LifecycleRow](t, db, "SELECT * FROM oracle_lifecycle WHERE run_id = $1 ORDER BY "+lifecycleOrder, runID),
+		queryRows[compute.Cost](t, db, "SELECT * FROM oracle_costs WHERE run_id = $1", runID)})
+}
+
+// compareDerivedMoreRuns is compareDerivedMore of every run of more, with one query of each
+// oracle view for them all (see compareComputedRuns); it returns the rows compared over all.
+func compareDerivedMoreRuns(t failer, db *DB, ids []string, more map[string]derivedMore) (stats, life, costs int) {
+	t.Helper()
+	readyOracle(t, db)
+	o := map[string]*oracleMore{}
+	at := func(id string) *oracleMore {
+		if o[id] == nil {
+			o[id] = &oracleMore{}
+		}
+		return o[id]
+	}
+	for _, r := range queryRows[compute.ToolStat](t, db, "SELECT * FROM oracle_tool_stats ORDER BY run_id, "+toolStatsOrder) {
+		at(r.RunID).stats = append(at(r.RunID).stats, r)
+	}
+	for _, r := range queryRows[compute.LifecycleRow](t, db, "SELECT * FROM oracle_lifecycle ORDER BY run_id, "+lifecycleOrder) {
+		at(r.RunID).life = append(at(r.RunID).life, r)
+	}
+	for _, r := range queryRows[compute.Cost](t, db, "SELECT * FROM oracle_costs ORDER BY run_id") {
+		at(r.RunID).costs = append(at(r.RunID).costs, r)
+	}
+	for _, id := range ids {
+		a, b, c := compareDerivedMoreWith(t, db, id, more[id], *at(id))
+		stats, life, costs = stats+a, life+b, costs+c
+	}
+	return stats, life, costs
+}
+
+// readyOracle defines the oracle views on db once and makes sure its derived tables are
+// stored (a run loaded without them has them computed from its records now).
+func readyOracle(t failer, db *DB) {
 	t.Helper()
 	if tb, ok := t.(testing.TB); ok {
 		if _, done := oracleDefined.LoadOrStore(db, true); !done {
 			defineOracle(tb, db)
 		}
 	}
-	// The run was loaded without its tables: they are computed from its records now.
 	if err := db.ready(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// compareDerivedMoreWith compares the accumulators' rows of runID with the oracle's o.
+func compareDerivedMoreWith(t failer, db *DB, runID string, d derivedMore, o oracleMore) (stats, life, costs int) {
+	t.Helper()
 	incidents := queryRows[compute.Incident](t, db, "SELECT * FROM incidents WHERE run_id = $1 ORDER BY incident", runID)
 	episodes := queryRows[compute.Episode](t, db, "SELECT * FROM recovery_episodes WHERE run_id = $1", runID)
 	ts := d.stats.Rows(runID, incidents, episodes)
-	compareTable(t, runID, "tool_stats", ts,
-		queryRows[compute.ToolStat](t, db, "SELECT * FROM oracle_tool_stats WHERE run_id = $1 ORDER BY tool NULLS LAST", runID))
+	compareTable(t, runID, "tool_stats", ts, o.stats)
 	lc := d.life.Rows(runID)
-	compareTable(t, runID, "lifecycle", lc,
-		queryRows[compute.LifecycleRow](t, db, "SELECT * FROM oracle_lifecycle WHERE run_id = $1 ORDER BY minute, agent", runID))
+	compareTable(t, runID, "lifecycle", lc, o.life)
 	co := d.costs.Rows(runID)
-	compareTable(t, runID, "costs", co,
-		queryRows[compute.Cost](t, db, "SELECT * FROM oracle_costs WHERE run_id = $1", runID))
+	compareTable(t, runID, "costs", co, o.costs)
 	return len(ts), len(lc), len(co)
 }
 
@@ -241,20 +281,10 @@ func TestDerivedMoreEqualViewsOnExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	db := openTestDB(t)
-	runs := exampleRuns(
-		exampleRun{"research-fleet", []string{"workload.investigations=400", "workload.arrival={uniform: 3h}", "faults[2].tool=model", "faults[2].for=20m"}},
-		exampleRun{"lost-responses", []string{"workload.investigations=300", "horizon=40m", "recovery.inspect_before_retry=false"}})
-	var stats, life, priced int
-	for i, r := range runs {
-		s, err := scenarios.Load(r.name, r.sets)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runID := fmt.Sprintf("%s-%d", r.name, i)
-		a, b, c := compareDerivedMore(t, db, runID, simulateDerived(t, db, s, s.Seed+uint64(i), runID))
-		stats, life, priced = stats+a, life+b, priced+c
-	}
+	// The runs of TestComputedMetricsEqualViewsOnExamples, which include those corners.
+	ex := simulatedExamples(t)
+	stats, life, priced := compareDerivedMoreRuns(t, ex.db, ex.ids, ex.more)
+	runs := ex.ids
 	// The comparison must have compared something of each table.
 	if stats == 0 || life == 0 || priced == 0 {
 		t.Errorf("compared %d tool_stats rows, %d lifecycle rows, %d costs rows over %d runs", stats, life, priced, len(runs))

@@ -151,21 +151,57 @@ func compareDerived(t failer, db *DB, runID string, tables []string) {
 	for _, name := range tables {
 		cols, got := sortedRows(t, db, "SELECT * FROM "+name+" WHERE run_id = ?", runID)
 		wcols, want := sortedRows(t, db, "SELECT * FROM oracle_"+name+" WHERE run_id = ?", runID)
-		if !slices.Equal(cols, wcols) {
-			t.Errorf("%s %s: columns %v stored, %v in the oracle", runID, name, cols, wcols)
-			continue
+		compareStored(t, runID, name, cols, wcols, got, want)
+	}
+}
+
+// compareDerivedRuns is compareDerived of every run of ids, with one query of each table
+// and of its oracle for them all (rows of runs not in ids are not compared).
+func compareDerivedRuns(t failer, db *DB, ids []string, tables []string) {
+	t.Helper()
+	for _, name := range tables {
+		cols, got := sortedRows(t, db, "SELECT * FROM "+name)
+		wcols, want := sortedRows(t, db, "SELECT * FROM oracle_"+name)
+		g, w := byRun(t, name, cols, got), byRun(t, "oracle_"+name, wcols, want)
+		for _, id := range ids {
+			compareStored(t, id, name, cols, wcols, g[id], w[id])
 		}
-		if len(got) != len(want) {
-			t.Errorf("%s %s: %d rows stored, %d in the oracle", runID, name, len(got), len(want))
-			continue
-		}
-		bad := 0
-		for i := range got {
-			for j := range cols {
-				if !sameStored(got[i][j], want[i][j]) && bad < 5 {
-					bad++
-					t.Errorf("%s %s row %d: %s = %v stored, %v in the oracle", runID, name, i, cols[j], got[i][j], want[i][j])
-				}
+	}
+}
+
+// byRun groups rows by their run_id column, keeping their order.
+func byRun(t failer, table string, cols []string, rows [][]any) map[string][][]any {
+	t.Helper()
+	k := slices.Index(cols, "run_id")
+	if k < 0 {
+		t.Fatalf("%s has no run_id column: %v", table, cols)
+	}
+	out := map[string][][]any{}
+	for _, r := range rows {
+		id := fmt.Sprint(r[k])
+		out[id] = append(out[id], r)
+	}
+	return out
+}
+
+// compareStored fails t on every difference between the rows got of run runID's stored table
+// name and the oracle's want, both ordered by every column.
+func compareStored(t failer, runID, name string, cols, wcols []string, got, want [][]any) {
+	t.Helper()
+	if !slices.Equal(cols, wcols) {
+		t.Errorf("%s %s: columns %v stored, %v in the oracle", runID, name, cols, wcols)
+		return
+	}
+	if len(got) != len(want) {
+		t.Errorf("%s %s: %d rows stored, %d in the oracle", runID, name, len(got), len(want))
+		return
+	}
+	bad := 0
+	for i := range got {
+		for j := range cols {
+			if !sameStored(got[i][j], want[i][j]) && bad < 5 {
+				bad++
+				t.Errorf("%s %s row %d: %s = %v stored, %v in the oracle", runID, name, i, cols[j], got[i][j], want[i][j])
 			}
 		}
 	}

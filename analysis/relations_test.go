@@ -16,7 +16,6 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
-	"github.com/mayday-sim/mayday/traces"
 )
 
 // The metamorphic relations of docs/metrics.md: changes to a scenario that must leave every
@@ -149,24 +148,18 @@ func priced(s *scenarios.Scenario) *scenarios.Scenario {
 	return &c
 }
 
-// relLoad simulates s with seed into db as run id, and returns its digest.
-func relLoad(t *testing.T, db *DB, s *scenarios.Scenario, seed uint64, id string) string {
+// relRun simulates s with seed as run id, and returns its digest and the metrics row its
+// trace would store (the metric/compute.Sink's, as simulatedMetrics: the row
+// TestComputedMetricsEqualViewsOnExamples holds equal to the metrics view's).
+func relRun(t *testing.T, s *scenarios.Scenario, seed uint64, id string) (string, Metrics) {
 	t.Helper()
-	var c record.Collector
 	d := record.NewDigest()
-	res, err := sim.Run(context.Background(), s, seed, record.Tee{&c, d}, sim.Options{})
-	if err != nil {
-		t.Fatalf("%s: %v", id, err)
-	}
-	if err := LoadCollector(db, id, &c, traces.Run{Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
-		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
-		t.Fatal(err)
-	}
-	return d.Sum()
+	m := simulatedMetrics(t, s, seed, id, d)
+	return d.Sum(), m
 }
 
-// sameValue compares two metric values: both undefined, or equal to within the rounding of
-// DuckDB's parallel sums (a relative 1e-12; the simulations themselves are identical).
+// sameValue compares two metric values: both undefined, or equal to within a relative 1e-12
+// (the simulations themselves are identical).
 func sameValue(a, b float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return math.IsNaN(a) && math.IsNaN(b)
@@ -177,48 +170,45 @@ func sameValue(a, b float64) bool {
 // relCase is one scenario under test: its base run and each relation's partner.
 type relCase struct {
 	name    string
-	digests []string // base, then one per relation
+	digests []string  // base, then one per relation
+	metrics []Metrics // likewise
 }
 
-// loadRelations loads s (priced) and each relation's partner into db, as runs
-// "<name>/base" and "<name>/<relation index>".
-func loadRelations(t *testing.T, db *DB, name string, s *scenarios.Scenario, seed uint64) relCase {
+// runRelations runs s (priced) and each relation's partner, as runs "<name>/base" and
+// "<name>/<relation index>".
+func runRelations(t *testing.T, name string, s *scenarios.Scenario, seed uint64) relCase {
 	t.Helper()
 	s = priced(s)
 	if err := s.Validate(); err != nil {
 		t.Fatalf("%s: base scenario: %v", name, err)
 	}
-	rc := relCase{name: name, digests: []string{relLoad(t, db, s, seed, name+"/base")}}
+	rc := relCase{name: name}
+	add := func(s *scenarios.Scenario, id string) {
+		d, m := relRun(t, s, seed, id)
+		rc.digests, rc.metrics = append(rc.digests, d), append(rc.metrics, m)
+	}
+	add(s, name+"/base")
 	for i, r := range relations {
 		other := r.change(s)
 		if err := other.Validate(); err != nil {
 			t.Fatalf("%s, %s: the changed scenario is invalid: %v", name, r.name, err)
 		}
-		rc.digests = append(rc.digests, relLoad(t, db, other, seed, fmt.Sprintf("%s/%d", name, i)))
+		add(other, fmt.Sprintf("%s/%d", name, i))
 	}
 	return rc
 }
 
-// compareRelations reads every run's metrics in one pass over the views and compares each
-// partner with its base.
-func compareRelations(t *testing.T, db *DB, cases []relCase) {
+// compareRelations compares each partner's metrics with its base's.
+func compareRelations(t *testing.T, cases []relCase) {
 	t.Helper()
-	all, err := db.AllMetrics(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	byRun := map[string]Metrics{}
-	for _, m := range all {
-		byRun[m.RunID] = m
-	}
 	for _, rc := range cases {
 		t.Run(rc.name, func(t *testing.T) {
-			base := byRun[rc.name+"/base"]
+			base := rc.metrics[0]
 			if !(base.Get("events") > 0) {
 				t.Fatalf("the base run processed no events, so every relation would hold vacuously")
 			}
 			for i, r := range relations {
-				got := byRun[fmt.Sprintf("%s/%d", rc.name, i)]
+				got := rc.metrics[i+1]
 				if r.sameDigest && rc.digests[i+1] != rc.digests[0] {
 					t.Errorf("%s: digest %s, want %s", r.name, rc.digests[i+1], rc.digests[0])
 				}
@@ -245,16 +235,15 @@ func TestMetamorphicRelationsOnExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	db := openTestDB(t)
 	var cases []relCase
 	for _, info := range scenarios.List() {
 		s, err := scenarios.Load(info.Name, []string{"workload.investigations=40"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		cases = append(cases, loadRelations(t, db, info.Name, s, s.Seed))
+		cases = append(cases, runRelations(t, info.Name, s, s.Seed))
 	}
-	compareRelations(t, db, cases)
+	compareRelations(t, cases)
 }
 
 // TestMetamorphicRelationsOnGeneratedScenarios checks every relation on scenarios written by
@@ -264,7 +253,6 @@ func TestMetamorphicRelationsOnGeneratedScenarios(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
 	}
-	db := openTestDB(t)
 	var cases []relCase
 	for i := range 400 {
 		r := rand.New(rand.NewPCG(uint64(i), 11))
@@ -277,14 +265,14 @@ func TestMetamorphicRelationsOnGeneratedScenarios(t *testing.T) {
 		if res, err := sim.Run(context.Background(), priced(s), uint64(i+1), record.Discard{}, sim.Options{}); err != nil || res.Events == 0 {
 			continue
 		}
-		if cases = append(cases, loadRelations(t, db, fmt.Sprint("generated-", i), s, uint64(i+1))); len(cases) == 6 {
+		if cases = append(cases, runRelations(t, fmt.Sprint("generated-", i), s, uint64(i+1))); len(cases) == 6 {
 			break
 		}
 	}
 	if len(cases) < 6 {
 		t.Fatalf("only %d generated scenarios were valid and small", len(cases))
 	}
-	compareRelations(t, db, cases)
+	compareRelations(t, cases)
 }
 
 // maxRelationEvents bounds the size model's estimate of a generated scenario, so that each

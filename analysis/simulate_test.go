@@ -5,9 +5,12 @@ package analysis
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"testing"
 	"time"
 
+	"github.com/mayday-sim/mayday/metric/compute"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim"
 	"github.com/mayday-sim/mayday/sim/record"
@@ -73,4 +76,77 @@ func LoadCollector(db *DB, runID string, c *record.Collector, run traces.Run) er
 	// Records loaded without their tables: computed from the stored records, as an
 	// import's are.
 	return db.fillMetrics(context.Background())
+}
+
+// simulateLive runs seed of s into db as run runID the way `mayday run` stores a run
+// (package pipeline): the records go to the database and to a metric/compute.Sink at once,
+// and the sink's metrics row and derived tables are stored with the run, so nothing is
+// replayed from the stored records. The replay computes the same tables and row
+// (TestComputedMetricsEqualViewsOnExamples holds them equal); runs whose sink gives up
+// (compute.ErrOrder, ErrTooLarge) have theirs computed from the stored records, as in
+// pipeline. check turns the simulator's invariant checker on.
+func simulateLive(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runID string, check bool) sim.Result {
+	t.Helper()
+	ctx := context.Background()
+	opts := traces.ScenarioOptions(s)
+	load, err := db.Load(ctx, runID, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
+	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
+		Investigations: s.Workload.Investigations, Tables: true})
+	res, simErr := sim.Run(ctx, s, seed, record.Tee{load, sink}, sim.Options{Check: check})
+	row, rowErr := sink.Finish(res.Events)
+	switch {
+	case rowErr == nil:
+		m, err := NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
+		if err != nil {
+			t.Fatal(err)
+		}
+		load.SetMetrics(m)
+		load.SetTables(sink.Tables(runID))
+	case !errors.Is(rowErr, compute.ErrOrder) && !errors.Is(rowErr, compute.ErrTooLarge):
+		t.Fatalf("run %s: %v", runID, rowErr)
+	}
+	if err := load.Finish(traces.Run{RunID: runID, Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
+		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
+		t.Fatal(err)
+	}
+	if simErr != nil || len(res.Violations) > 0 {
+		t.Fatalf("run %s: %v %v", runID, simErr, res.Violations)
+	}
+	return res
+}
+
+// simulatedMetrics runs seed of s into a metric/compute.Sink (and into extra), as `mayday
+// run --no-trace` does, and returns its metrics row: the row simulateLive stores, without
+// the cost of a trace, for tests that read nothing but metrics.
+func simulatedMetrics(t testing.TB, s *scenarios.Scenario, seed uint64, runID string, extra ...record.Sink) Metrics {
+	t.Helper()
+	opts := traces.ScenarioOptions(s)
+	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
+	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
+		Investigations: s.Workload.Investigations})
+	res, err := sim.Run(context.Background(), s, seed, append(record.Tee{sink}, extra...), sim.Options{})
+	if err != nil {
+		t.Fatalf("run %s: %v", runID, err)
+	}
+	row, err := sink.Finish(res.Events)
+	if err != nil {
+		t.Fatalf("run %s: %v", runID, err)
+	}
+	m, err := NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

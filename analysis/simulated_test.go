@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/mayday-sim/mayday/scenarios"
@@ -16,17 +17,41 @@ import (
 	"github.com/mayday-sim/mayday/traces"
 )
 
-// exampleDB is a new in-memory database, closed with the test, holding one run (seed 7) of
-// example name cut to the given number of investigations; it returns the run's id.
+// exampleDB is an in-memory database holding one run (seed 7) of example name cut to the
+// given number of investigations, its tables and metrics computed from its stored records
+// (as an import's are, so that a round trip through an export compares like with like); it
+// returns the run's id. The database is made once per name and size and shared by the tests
+// that ask for it, which only read it; it stays open until the test binary ends.
 func exampleDB(t *testing.T, name string, investigations int) (*DB, string) {
 	t.Helper()
+	key := fmt.Sprintf("%s/%d", name, investigations)
+	exampleDBs.Lock()
+	defer exampleDBs.Unlock()
+	if e, ok := exampleDBs.m[key]; ok {
+		return e.db, e.runID
+	}
 	db, err := Create("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
+	atExit(func() { db.Close() })
 	runID, _ := simulateExample(t, db, name, 7, fmt.Sprintf("workload.investigations=%d", investigations))
+	if exampleDBs.m == nil {
+		exampleDBs.m = map[string]exampleDBRun{}
+	}
+	exampleDBs.m[key] = exampleDBRun{db, runID}
 	return db, runID
+}
+
+// exampleDBs holds the databases exampleDB made, by name and size.
+var exampleDBs struct {
+	sync.Mutex
+	m map[string]exampleDBRun
+}
+
+type exampleDBRun struct {
+	db    *DB
+	runID string
 }
 
 // simulateExample runs example scenario name with sets and seed through the simulator

@@ -4,10 +4,16 @@ package analysis
 
 import (
 	"context"
+	"database/sql"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
+
+	"github.com/duckdb/duckdb-go/v2"
 
 	"github.com/mayday-sim/mayday/metric"
 	"github.com/mayday-sim/mayday/metric/compute"
@@ -82,28 +88,67 @@ func sameMetrics(t *testing.T, what string, got, want Metrics) {
 }
 
 // storedPair writes a database file with two runs: specs[0] with the row metrics_recomputed
-// gives it, specs[1] with made (madeUp), then runs damage (unless nil) on it before closing.
+// gives it, specs[1] with made (madeUp), then runs damage (unless "") on it before closing.
+// The undamaged file is made once (storedPairTemplate) and copied to path.
 func storedPair(t *testing.T, path string, damage string) (specs []Spec, made Metrics) {
 	t.Helper()
-	specs = batchSpecs(t)[:2]
-	db, err := Create(path)
+	tpl := &storedPairTemplate
+	tpl.once.Do(func() {
+		dir, err := os.MkdirTemp("", "mayday-stored-pair-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		atExit(func() { os.RemoveAll(dir) })
+		tpl.path = filepath.Join(dir, DBFile)
+		tpl.specs = batchSpecs(t)[:2]
+		db, err := Create(tpl.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Execute(t.Context(), db, tpl.specs[0]); err != nil {
+			t.Fatal(err)
+		}
+		tpl.made = madeUp(t, tpl.specs[1].RunID)
+		loadMadeUp(t, db, tpl.specs[1], tpl.made)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		tpl.done = true
+	})
+	if !tpl.done {
+		t.Fatal("the stored pair was not made (see the test that made it first)")
+	}
+	// Each caller damages a copy of its own.
+	b, err := os.ReadFile(tpl.path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Execute(t.Context(), db, specs[0]); err != nil {
+	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	made = madeUp(t, specs[1].RunID)
-	loadMadeUp(t, db, specs[1], made)
 	if damage != "" {
-		if _, err := db.SQL().ExecContext(t.Context(), damage); err != nil {
+		c, err := duckdb.NewConnector(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw := sql.OpenDB(c)
+		if _, err := raw.ExecContext(t.Context(), damage); err != nil {
+			t.Fatal(err)
+		}
+		if err := raw.Close(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return specs, made
+	return slices.Clone(tpl.specs), tpl.made
+}
+
+// storedPairTemplate is the file storedPair copies, made once.
+var storedPairTemplate struct {
+	once  sync.Once
+	path  string
+	specs []Spec
+	made  Metrics
+	done  bool
 }
 
 // The row a run is stored with is the metrics view's, for the writer and for a reader, and

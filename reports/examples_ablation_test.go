@@ -4,11 +4,9 @@ package reports
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 
-	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/pipeline"
 	"github.com/mayday-sim/mayday/scenarios"
 )
@@ -53,23 +51,21 @@ var ablations = []ablation{
 		map[string]int{"retry_amplification": +1}, nil},
 }
 
-// summarizeRuns simulates sc over seeds seed .. seed+n-1 and summarizes them like `mayday run`.
+// summarizeRuns simulates sc over seeds seed .. seed+n-1 and summarizes them like `mayday
+// check`: the runs are judged by their metrics alone, so they keep no trace (the metrics
+// are a stored run's; see pipeline's TestBatchNoTraceEqualsSerial).
 func summarizeRuns(t *testing.T, sc *scenarios.Scenario, n int) Summary {
 	t.Helper()
-	db, err := analysis.Create(filepath.Join(t.TempDir(), analysis.DBFile))
+	specs := make([]pipeline.Spec, n)
+	for i := range specs {
+		specs[i] = pipeline.Spec{Scenario: sc, Seed: sc.Seed + uint64(i), Version: "test"}
+	}
+	res, err := pipeline.Batch{NoTrace: true}.Run(context.Background(), specs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	var outs []analysis.Outcome
-	for i := range n {
-		out, err := pipeline.Execute(context.Background(), db, pipeline.Spec{Scenario: sc, Seed: sc.Seed + uint64(i), Version: "test"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		outs = append(outs, out)
-	}
-	return Summarize(sc, "test", outs)
+	defer res.Close()
+	return Summarize(sc, "test", res.Outcomes)
 }
 
 func TestExamplesProveTheirPoint(t *testing.T) {

@@ -122,6 +122,7 @@ func TestQueryRefusesWrites(t *testing.T) {
 	smallRun(t, run)
 	smallRun(t, other)
 	db := filepath.Join(run, "mayday.duckdb")
+	before := snapshot(t, root)
 	for _, q := range []string{
 		"COPY (SELECT 1 AS x) TO '" + db + "' (FORMAT csv)",
 		"COPY (SELECT 1 AS x) TO '" + filepath.Join(run, "summary.json") + "' (FORMAT csv)",
@@ -143,12 +144,14 @@ func TestQueryRefusesWrites(t *testing.T) {
 		"",
 		";",
 	} {
-		before := snapshot(t, root)
+		// The files after one query are those before the next (read once, not twice).
 		_, errOut, code := execMayday(t, "query", run, q)
 		if code != 2 || !strings.HasPrefix(errOut, "mayday: ") {
 			t.Errorf("query %q: exit %d, stderr %q; want exit 2 and a clear message", q, code, errOut)
 		}
-		sameFiles(t, "query "+q, before, snapshot(t, root))
+		after := snapshot(t, root)
+		sameFiles(t, "query "+q, before, after)
+		before = after
 	}
 	out, errOut, code := execMayday(t, "query", run, "SELECT count(*) AS n FROM runs;", "--format", "csv")
 	if code != 0 || out != "n\n1\n" {
