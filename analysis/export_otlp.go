@@ -430,53 +430,20 @@ func kvTyped(k, v string) *commonpb.KeyValue {
 	return kvString(k, v)
 }
 
-// The attribute constructors make a KeyValue, its AnyValue and the value's wrapper in one
-// allocation instead of three: an export makes tens of them per span.
-type (
-	kvBoolBlock struct {
-		kv commonpb.KeyValue
-		av commonpb.AnyValue
-		v  commonpb.AnyValue_BoolValue
-	}
-	kvStringBlock struct {
-		kv commonpb.KeyValue
-		av commonpb.AnyValue
-		v  commonpb.AnyValue_StringValue
-	}
-	kvIntBlock struct {
-		kv commonpb.KeyValue
-		av commonpb.AnyValue
-		v  commonpb.AnyValue_IntValue
-	}
-	kvDoubleBlock struct {
-		kv commonpb.KeyValue
-		av commonpb.AnyValue
-		v  commonpb.AnyValue_DoubleValue
-	}
-)
-
 func kvBool(k string, v bool) *commonpb.KeyValue {
-	b := &kvBoolBlock{}
-	b.v.BoolValue, b.av.Value, b.kv.Key, b.kv.Value = v, &b.v, k, &b.av
-	return &b.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
 }
 
 func kvString(k, v string) *commonpb.KeyValue {
-	b := &kvStringBlock{}
-	b.v.StringValue, b.av.Value, b.kv.Key, b.kv.Value = v, &b.v, k, &b.av
-	return &b.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
 }
 
 func kvInt(k string, v int64) *commonpb.KeyValue {
-	b := &kvIntBlock{}
-	b.v.IntValue, b.av.Value, b.kv.Key, b.kv.Value = v, &b.v, k, &b.av
-	return &b.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
 }
 
 func kvDouble(k string, v float64) *commonpb.KeyValue {
-	b := &kvDoubleBlock{}
-	b.v.DoubleValue, b.av.Value, b.kv.Key, b.kv.Value = v, &b.v, k, &b.av
-	return &b.kv
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
 }
 
 // kvSeed stores a seed as an integer attribute; the rare seed past int64 as its decimal text.
