@@ -44,21 +44,30 @@ type failer interface {
 	Errorf(format string, args ...any)
 }
 
-// simulateBoth runs seed of s into db under runID, into a compute.Sink and into extra, and
-// returns the sink's row.
-func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID string, extra ...record.Sink) compute.Row {
+// sinkOptions are the trace options of a run of s and the metric/compute options it is
+// computed with: priced and redacted as its trace is stored (pipeline's newSink).
+func sinkOptions(t failer, s *scenarios.Scenario) (traces.Options, compute.Options) {
 	t.Helper()
 	opts := traces.ScenarioOptions(s)
-	load, err := db.Load(context.Background(), runID, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
 	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s), Tables: true})
+	return opts, compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s)}
+}
+
+// simulateBoth runs seed of s into db under runID, into a compute.Sink and into extra, and
+// returns the sink's row.
+func simulateBoth(t failer, db *DB, s *scenarios.Scenario, seed uint64, runID string, extra ...record.Sink) compute.Row {
+	t.Helper()
+	opts, co := sinkOptions(t, s)
+	load, err := db.Load(context.Background(), runID, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	co.Tables = true
+	sink := compute.New(co)
 	dig := traces.NewDigester(opts)
 	res, simErr := sim.Run(context.Background(), s, seed, append(record.Tee{load, sink, dig}, extra...), sim.Options{Check: true})
 	row, rowErr := sink.Finish(res.Events)

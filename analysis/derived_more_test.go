@@ -14,7 +14,6 @@ import (
 	"github.com/mayday-sim/mayday/metric/compute"
 	"github.com/mayday-sim/mayday/scenarios"
 	"github.com/mayday-sim/mayday/sim/record"
-	"github.com/mayday-sim/mayday/traces"
 )
 
 // The tool_stats, lifecycle and costs rows package compute calculates from the record
@@ -36,14 +35,9 @@ func (d derivedMore) sink() record.Sink { return record.Tee{d.stats, d.life, d.c
 // is stored.
 func newDerivedMore(t failer, s *scenarios.Scenario) derivedMore {
 	t.Helper()
-	opts := traces.ScenarioOptions(s)
-	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
-	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, co := sinkOptions(t, s)
 	return derivedMore{compute.NewToolStats(compute.ToolStatsOptions{}), compute.NewLifecycle(compute.TimeOf(0)),
-		compute.NewCosts(compute.CostsOptions{Prices: prices, Redact: red.Text})}
+		compute.NewCosts(compute.CostsOptions{Prices: co.Prices, Redact: co.Redact})}
 }
 
 // oracleMore is the oracle's rows of tool_stats, lifecycle and costs of one run.

@@ -88,18 +88,13 @@ func LoadCollector(db *DB, runID string, c *record.Collector, run traces.Run) er
 func simulateLive(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runID string, check bool) sim.Result {
 	t.Helper()
 	ctx := context.Background()
-	opts := traces.ScenarioOptions(s)
+	opts, co := sinkOptions(t, s)
 	load, err := db.Load(ctx, runID, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
-	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
-		Investigations: s.Workload.Investigations, Tables: true})
+	co.Investigations, co.Tables = s.Workload.Investigations, true
+	sink := compute.New(co)
 	res, simErr := sim.Run(ctx, s, seed, record.Tee{load, sink}, sim.Options{Check: check})
 	row, rowErr := sink.Finish(res.Events)
 	switch {
@@ -128,14 +123,9 @@ func simulateLive(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runI
 // the cost of a trace, for tests that read nothing but metrics.
 func simulatedMetrics(t testing.TB, s *scenarios.Scenario, seed uint64, runID string, extra ...record.Sink) Metrics {
 	t.Helper()
-	opts := traces.ScenarioOptions(s)
-	red := traces.NewRedactor(opts.RedactKey, opts.Redact, opts.Secrets)
-	prices, err := compute.StoredPrices(red.JSON(string(s.JSON())))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := compute.New(compute.Options{Prices: prices, Redact: red.Text, Guards: compute.GuardsOf(s),
-		Investigations: s.Workload.Investigations})
+	_, co := sinkOptions(t, s)
+	co.Investigations = s.Workload.Investigations
+	sink := compute.New(co)
 	res, err := sim.Run(context.Background(), s, seed, append(record.Tee{sink}, extra...), sim.Options{})
 	if err != nil {
 		t.Fatalf("run %s: %v", runID, err)
