@@ -57,14 +57,32 @@ type derivedColumn struct {
 	append func(b array.Builder, f reflect.Value) // f: the field's value in one row
 }
 
-// The Null types are structs of the value (field 0) and Valid (field 1).
+// columnKind is how a Go field type is stored: its SQL type, its Arrow type, its appender.
+type columnKind struct {
+	sql    string
+	arrow  arrow.DataType
+	append func(b array.Builder, f reflect.Value)
+}
+
+// columnKinds are the field types a row may have. Each Null type (a struct of the value,
+// field 0, and Valid, field 1) is stored as the type of its value (nullOf), NULL unless Valid.
 var (
-	nullInt    = reflect.TypeFor[compute.NullInt]()
-	nullFloat  = reflect.TypeFor[compute.NullFloat]()
-	nullString = reflect.TypeFor[compute.NullString]()
-	nullBool   = reflect.TypeFor[compute.NullBool]()
-	nullTime   = reflect.TypeFor[compute.NullTime]()
-	timeType   = reflect.TypeFor[compute.Time]()
+	columnKinds = map[reflect.Type]columnKind{
+		reflect.TypeFor[int64]():        {"BIGINT", arrow.PrimitiveTypes.Int64, colInt64},
+		reflect.TypeFor[int32]():        {"INTEGER", arrow.PrimitiveTypes.Int32, colInt32},
+		reflect.TypeFor[float64]():      {"DOUBLE", arrow.PrimitiveTypes.Float64, colFloat},
+		reflect.TypeFor[string]():       {"VARCHAR", arrow.BinaryTypes.String, colString},
+		reflect.TypeFor[bool]():         {"BOOLEAN", arrow.FixedWidthTypes.Boolean, colBool},
+		reflect.TypeFor[compute.Time](): {"TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}, colTime},
+		reflect.TypeFor[[]string]():     {"VARCHAR[]", arrow.ListOf(arrow.BinaryTypes.String), colStrings},
+	}
+	nullOf = map[reflect.Type]reflect.Type{
+		reflect.TypeFor[compute.NullInt]():    reflect.TypeFor[int64](),
+		reflect.TypeFor[compute.NullFloat]():  reflect.TypeFor[float64](),
+		reflect.TypeFor[compute.NullString](): reflect.TypeFor[string](),
+		reflect.TypeFor[compute.NullBool]():   reflect.TypeFor[bool](),
+		reflect.TypeFor[compute.NullTime]():   reflect.TypeFor[compute.Time](),
+	}
 )
 
 // nullable wraps a value's appender for a Null type: NULL unless Valid.
@@ -106,35 +124,15 @@ func columnsOfRow(typ reflect.Type) []derivedColumn {
 		if name == "" {
 			panic("analysis: field " + typ.Name() + "." + f.Name + " has no db tag")
 		}
-		c := derivedColumn{name: name, field: i}
-		switch f.Type {
-		case reflect.TypeFor[int64]():
-			c.sql, c.arrow, c.append = "BIGINT", arrow.PrimitiveTypes.Int64, colInt64
-		case nullInt:
-			c.sql, c.arrow, c.append = "BIGINT", arrow.PrimitiveTypes.Int64, nullable(colInt64)
-		case reflect.TypeFor[int32]():
-			c.sql, c.arrow, c.append = "INTEGER", arrow.PrimitiveTypes.Int32, colInt32
-		case reflect.TypeFor[float64]():
-			c.sql, c.arrow, c.append = "DOUBLE", arrow.PrimitiveTypes.Float64, colFloat
-		case nullFloat:
-			c.sql, c.arrow, c.append = "DOUBLE", arrow.PrimitiveTypes.Float64, nullable(colFloat)
-		case reflect.TypeFor[string]():
-			c.sql, c.arrow, c.append = "VARCHAR", arrow.BinaryTypes.String, colString
-		case nullString:
-			c.sql, c.arrow, c.append = "VARCHAR", arrow.BinaryTypes.String, nullable(colString)
-		case reflect.TypeFor[bool]():
-			c.sql, c.arrow, c.append = "BOOLEAN", arrow.FixedWidthTypes.Boolean, colBool
-		case nullBool:
-			c.sql, c.arrow, c.append = "BOOLEAN", arrow.FixedWidthTypes.Boolean, nullable(colBool)
-		case timeType:
-			c.sql, c.arrow, c.append = "TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}, colTime
-		case nullTime:
-			c.sql, c.arrow, c.append = "TIMESTAMP", &arrow.TimestampType{Unit: arrow.Microsecond}, nullable(colTime)
-		case reflect.TypeFor[[]string]():
-			c.sql, c.arrow, c.append = "VARCHAR[]", arrow.ListOf(arrow.BinaryTypes.String), colStrings
-		default:
+		k, ok := columnKinds[f.Type]
+		if base, null := nullOf[f.Type]; null {
+			k = columnKinds[base]
+			k.append, ok = nullable(k.append), true
+		}
+		if !ok {
 			panic("analysis: field " + typ.Name() + "." + f.Name + " has no SQL type")
 		}
+		c := derivedColumn{name: name, field: i, sql: k.sql, arrow: k.arrow, append: k.append}
 		cols = append(cols, c)
 	}
 	return cols

@@ -212,7 +212,7 @@ func setColumn(f reflect.Value, v any) error {
 		return fmt.Errorf("NULL for a %s", typ)
 	}
 	switch {
-	case typ == timeType:
+	case typ == reflect.TypeFor[compute.Time]():
 		tm, ok := v.(time.Time)
 		if !ok {
 			return fmt.Errorf("%T for a TIMESTAMP", v)

@@ -74,37 +74,28 @@ func (s *Sink) episodes(e *inv) {
 				recovered, validAt = true, end
 			}
 		}
+		outcome, end := uint8(outcomeInFlight), int64(0)
+		switch {
+		case recovered:
+			outcome, end = outcomeRecovered, validAt
+		case e.seen && e.ended:
+			outcome, end = outcomeEnded, us(e.endedAt)
+		}
+		if outcome == outcomeInFlight {
+			s.censored = append(s.censored, start)
+		} else {
+			s.episodesDone = append(s.episodesDone, (end-start)<<2|int64(outcome))
+		}
 		if !s.opts.Tables {
-			switch {
-			case recovered:
-				s.episodesDone = append(s.episodesDone, (validAt-start)<<2)
-			case e.seen && e.ended:
-				s.episodesDone = append(s.episodesDone, (us(e.endedAt)-start)<<2|1)
-			default:
-				s.censored = append(s.censored, start)
-			}
 			continue
 		}
-		row := episodeRec{key: k, inv: e.id, start: start, detected: first.known, signs: signs, failed: failedAttempts,
-			firstKind: first.kind, tool: first.tool, endedAs: notEnded}
-		if row.tool == noTool {
-			if j, ok := s.opIndex(e, first.key); ok {
-				row.tool = e.ops[j].tool
-			}
-		}
+		// first.tool is already its operation's tool when the sign named none (above).
+		row := episodeRec{key: k, inv: e.id, start: start, detected: first.known, end: end, signs: signs, failed: failedAttempts,
+			firstKind: first.kind, tool: first.tool, endedAs: notEnded, outcome: outcome}
 		if e.seen {
 			row.root, row.endedAs = e.root, s.finals.id(e.finalState)
 		}
-		switch {
-		case recovered:
-			row.end, row.outcome = validAt, outcomeRecovered
-			s.episodesDone = append(s.episodesDone, (validAt-start)<<2)
-		case e.seen && e.ended:
-			row.end, row.outcome = us(e.endedAt), outcomeEnded
-			s.episodesDone = append(s.episodesDone, (us(e.endedAt)-start)<<2|1)
-		default:
-			row.outcome = outcomeInFlight
-			s.censored = append(s.censored, start)
+		if outcome == outcomeInFlight {
 			s.openEpisodes = append(s.openEpisodes, len(s.episodeRows))
 		}
 		s.episodeRows = append(s.episodeRows, row)
@@ -126,6 +117,7 @@ type episodeRec struct {
 
 const notEnded = -2 // episodeRec.endedAs of an investigation not seen (finals.id("") is -1)
 
+// The outcomes of an episode; recovered and ended are also the low bits of episodesDone.
 const (
 	outcomeRecovered = iota
 	outcomeEnded
