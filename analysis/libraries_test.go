@@ -294,7 +294,7 @@ func checkAgainstOracle(t *testing.T, db *DB, runID string) {
 	if _, done := oracleDefined.LoadOrStore(db, true); !done {
 		defineOracle(t, db)
 	}
-	compareDerived(t, db, runID, derivedTableNames())
+	compareDerived(t, db, runID, heldToOracle())
 	want, err := oracleMetrics(db, runID)
 	if err != nil {
 		t.Fatal(err)

@@ -100,12 +100,18 @@ type storedRun struct {
 // recovery_curve, lifecycle, ...) is stored with each run.
 var sharedViews = []string{"run_clock"}
 
+// readMemory is DuckDB's memory limit while a report reads a database: the report's own
+// tables and charts live in Go beside it, and the whole command stays under 1 GiB on a
+// million-investigation run (1.26 GB at Open's default of 1 GiB, 0.78 GB at this limit;
+// docs/performance.md). A query that needs more spills to disk.
+const readMemory = "512MiB"
+
 func loadSource(ctx context.Context, src string, progress func(what string, done, total int)) ([]*Run, error) {
 	path, err := DBPath(src)
 	if err != nil {
 		return nil, err
 	}
-	db, err := analysis.Open(path)
+	db, err := analysis.OpenLimited(path, analysis.Limits{Memory: readMemory})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", src, err)
 	}

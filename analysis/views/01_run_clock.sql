@@ -19,35 +19,24 @@ CREATE OR REPLACE MACRO sim_seconds(r, t) AS sim_us(r, t) / 1e6;
 CREATE OR REPLACE MACRO sim_minute(r, t) AS sim_us(r, t) // 60000000;
 CREATE OR REPLACE MACRO sim_minute_start(r, m) AS make_timestamp(run_origin_us(r) + m * 60000000);
 
--- run_clock: the simulated extent of each run, shared by every time-based view.
+-- run_clock: the simulated extent of each run, for the report's time axes.
 --
 -- end_at / makespan (docs/metrics.md: seconds of simulated time): the run's last recorded
 -- instant, i.e. the latest arrival, investigation end, span end, transition or execution
--- end of the run. The runs table holds no simulated end time, so it is derived from the
--- trace. Fault windows are configuration, not activity, and do not count; nor do
--- executions that never finished (outcome 'hung').
+-- end of the run (fault windows are configuration, not activity, and do not count; nor do
+-- executions that never finished, outcome 'hung'). It is the makespan metric, stored with
+-- every run (run_metrics), so the view reads one row per run instead of every record.
 -- minutes: how many minute buckets the run touches, floor(makespan / 60) + 1, so that every
--- recorded instant (end_at included) falls in a minute 0 .. minutes-1. It is the denominator
--- of each tool's mean failures per minute in tool_minutes and the length of lifecycle.
+-- recorded instant (end_at included) falls in a minute 0 .. minutes-1: the length of
+-- lifecycle and the denominator of each tool's mean failures per minute in tool_minutes.
 CREATE OR REPLACE VIEW run_clock AS
-WITH marks AS (
-    SELECT run_id, max(greatest(arrived_at, coalesce(ended_at, arrived_at))) AS "at"
-    FROM investigations GROUP BY run_id
-    UNION ALL
-    SELECT run_id, max("end") FROM spans GROUP BY run_id
-    UNION ALL
-    SELECT run_id, max("at") FROM transitions GROUP BY run_id
-    UNION ALL
-    SELECT run_id, max("end") FROM executions WHERE outcome <> 'hung' GROUP BY run_id
-),
-ends AS (
-    SELECT r.run_id, coalesce(max(m."at"), make_timestamp(run_origin_us(r.run_id))) AS end_at
-    FROM runs r LEFT JOIN marks m USING (run_id)
-    GROUP BY r.run_id
+WITH ends AS (
+    SELECT r.run_id, CAST(round(coalesce(m.makespan, 0) * 1e6) AS BIGINT) AS us
+    FROM runs r LEFT JOIN run_metrics m USING (run_id)
 )
 SELECT
     run_id,
-    end_at,
-    sim_seconds(run_id, end_at) AS makespan,
-    sim_minute(run_id, end_at) + 1 AS minutes
+    make_timestamp(run_origin_us(run_id) + us) AS end_at,
+    us / 1e6 AS makespan,
+    us // 60000000 + 1 AS minutes
 FROM ends;
