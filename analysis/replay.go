@@ -163,7 +163,14 @@ func replayRange(ctx context.Context, q *sql.DB, runID string, origin, from, to 
 
 // readSpans reads the spans of the investigations whose ids are in [from, to].
 func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to int64) ([]record.Span, error) {
-	var spans []record.Span
+	// Counted first: a slice of records grown by appending copies every span it holds at
+	// each growth (an import of 128,000 spans spent half a second of its replay there).
+	var n int
+	if err := q.QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE run_id = $1 AND investigation_id >= $2 AND investigation_id <= $3",
+		runID, from, to).Scan(&n); err != nil {
+		return nil, fmt.Errorf("counting the spans: %w", err)
+	}
+	spans := make([]record.Span, 0, n)
 	rows, err := q.QueryContext(ctx, `SELECT investigation_id,
 		coalesce(trace_id, 0), span_id, coalesce(parent_span_id, 0), coalesce(agent_id, 0), coalesce(operation, ''),
 		kind, coalesce(tool, ''), coalesce(tool_version, ''), coalesce(model, ''), op_key, coalesce(attempt, 0),
