@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"pgregory.net/rapid"
 	"slices"
 	"strings"
 	"testing"
@@ -150,7 +151,8 @@ func TestCandidate(t *testing.T) {
 	}{
 		{"", false}, {"plain words", false},
 		{"-----BEGIN", true}, {"----BEGIN", false},
-		{"A" + strings.Repeat("x", 19), true}, {"A" + strings.Repeat("x", 18), false},
+		{"AKIA" + strings.Repeat("X", 16), true}, {"ASCA" + strings.Repeat("X", 16), true}, {"AKIA" + strings.Repeat("X", 15), false},
+		{"A" + strings.Repeat("x", 19), false}, {"AIza", true}, {"AIz", false},
 		{"sk-", true}, {"sk_", true}, {"rk_", true}, {"rk-", true}, {"s", false}, {"sx-", false},
 		{"eyJ", true}, {"ey", false},
 		{"ghp_x", true}, {"ghp_", false}, {"gxp_x", false}, {"ghpxx", false},
@@ -162,4 +164,24 @@ func TestCandidate(t *testing.T) {
 			t.Errorf("candidate(%q) = %v, want %v", c.s, got, c.want)
 		}
 	}
+}
+
+// candidate never lets a shape through: on text made of the shapes' prefixes, each followed
+// by a run of characters the shapes take, and separators, whenever an expression would
+// match, candidate is true.
+func TestCandidateHoldsEveryMatch(t *testing.T) {
+	prefixes := []string{"AKIA", "ASIA", "ASCA", "AIza", "A", "AB", "sk-", "sk_live_", "rk_test_", "eyJ", ".", "ghp_", "github_pat_",
+		"xoxb-", "glpat-", "npm_", "hf_", "://", "user:", "@", "-----BEGIN RSA PRIVATE KEY-----", " ", ""}
+	fillers := []string{"X", "x", "7", "_", "-", "abcd", "WXYZ"}
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for range rapid.IntRange(1, 6).Draw(t, "segments") {
+			b.WriteString(rapid.SampledFrom(prefixes).Draw(t, "prefix"))
+			b.WriteString(strings.Repeat(rapid.SampledFrom(fillers).Draw(t, "filler"), rapid.IntRange(0, 40).Draw(t, "run")))
+		}
+		s := b.String()
+		if (tokenShape.MatchString(s) || urlPassword.MatchString(s)) && !candidate(s) {
+			t.Fatalf("candidate(%q) = false, and an expression matches it", s)
+		}
+	})
 }

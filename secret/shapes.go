@@ -110,6 +110,15 @@ const Masked = "<redacted>"
 // Mask replaces every credential-shaped value in s by Masked.
 func Mask(s string) string { return Replace(s, func(string) string { return Masked }) }
 
+// awsKeyPrefix reports whether p is one of the prefixes of an AWS key id (tokenShape).
+func awsKeyPrefix(p string) bool {
+	switch p {
+	case "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA":
+		return true
+	}
+	return false
+}
+
 // candidate is a cheap test that s might hold a shape: one of the shapes' fixed prefixes.
 func candidate(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -120,7 +129,7 @@ func candidate(s string) bool {
 				return true
 			}
 		case 'A':
-			if len(rest) >= 20 {
+			if len(rest) >= 20 && awsKeyPrefix(rest[:4]) || strings.HasPrefix(rest, "AIza") {
 				return true
 			}
 		case 's', 'r':
