@@ -88,9 +88,8 @@ func createOTLPFile(path string, encoding string, gz bool, res *resourcepb.Resou
 func (o *otlpFile) add(s *tracepb.Span) error {
 	o.spans++
 	if o.proto {
-		var err error
-		o.body, err = protoField(o.body, 2, s)
-		return err
+		o.body = appendSpanProto(o.body, 2, s)
+		return nil
 	}
 	b := o.buf[:0]
 	if o.spans > 1 {
