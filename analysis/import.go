@@ -250,6 +250,14 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 		return ir, err
 	}
 	run := traces.Run{RunID: r.id, Scenario: ir.Scenario, Config: string(config), Version: opts.Version}
+	// The records are all the load needs: the spans as read (their attributes are most of
+	// an import's memory) are let go before it, so the two are never held at once.
+	invs := make([]record.Investigation, len(b.invs))
+	for i, inv := range b.invs {
+		invs[i] = inv.rec
+	}
+	b.invs = nil
+	r.release()
 	err = loadRecords(ctx, db, r.id, opts, run, func(sink record.Sink) {
 		for i := range b.spans {
 			sink.Span(&b.spans[i])
@@ -257,8 +265,8 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 		for i := range b.trans {
 			sink.Transition(&b.trans[i])
 		}
-		for _, inv := range b.invs {
-			sink.Investigation(&inv.rec)
+		for i := range invs {
+			sink.Investigation(&invs[i])
 		}
 	})
 	if err != nil {

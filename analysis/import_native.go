@@ -50,6 +50,9 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 	}
 	sortByRow(n.c.Spans, spanRows)
 	n.runRecords()
+	spans := int64(len(r.spans))
+	n.ids = nil
+	r.release() // the records are all the load needs (see importRun)
 	res := r.resource
 	run := traces.Run{RunID: r.id, Scenario: res["mayday.scenario"].GetStringValue(), Seed: seedOf(res["mayday.seed"]),
 		Config: res["mayday.config"].GetStringValue(), ConfigHash: res["mayday.config_hash"].GetStringValue(),
@@ -59,7 +62,7 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 		return ImportedRun{}, err
 	}
 	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: r.convs,
-		Spans: int64(len(r.spans)), Investigations: len(n.c.Investigations), TimeZero: time.Unix(0, record.Epoch).UTC()}
+		Spans: spans, Investigations: len(n.c.Investigations), TimeZero: time.Unix(0, record.Epoch).UTC()}
 	if _, ok := res["mayday.events"]; !ok {
 		_, err := db.SQL().ExecContext(ctx, "UPDATE runs SET events = NULL WHERE run_id = $1", r.id)
 		return ir, err

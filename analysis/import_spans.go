@@ -83,6 +83,11 @@ type inRun struct {
 	interned map[string]string // attribute keys and short string values, each held once
 }
 
+// release lets the run's spans go once its records are built: nothing reads them after.
+func (r *inRun) release() {
+	r.spans, r.byKey, r.interned = nil, nil, nil
+}
+
 // maxInterned bounds the strings a run shares (what passes it is held as it came), and
 // maxInternLen the length of a value shared: keys and values such as tool, model and
 // status names repeat on span after span, ids and messages do not.
