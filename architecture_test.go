@@ -210,3 +210,86 @@ func layeringTable(t *testing.T, path string) map[string][]string {
 	}
 	return out
 }
+
+// Every package make test runs without DuckDB that starts goroutines (a go statement, a
+// WaitGroup's or errgroup's Go, or t.Parallel, in its code or its tests) is in the
+// Makefile's RACE, so the race detector watches wherever two goroutines can meet; the other
+// packages are tested without it.
+func TestRaceCoversConcurrentPackages(t *testing.T) {
+	pure, race := makeList(t, "PURE"), makeList(t, "RACE")
+	concurrent := map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (d.Name() == "testdata" || d.Name() == "bin" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch x := n.(type) {
+			case *ast.GoStmt:
+				concurrent[filepath.ToSlash(filepath.Dir(path))] = true
+			case *ast.CallExpr:
+				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Parallel" && len(x.Args) == 0 || sel.Sel.Name == "Go" && len(x.Args) == 1) {
+					concurrent[filepath.ToSlash(filepath.Dir(path))] = true
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !concurrent["sim/record"] {
+		t.Fatal("sim/record hashes on a goroutine of its own, and the scan did not find it")
+	}
+	for pkg := range concurrent {
+		if covers(pure, pkg) && !covers(race, pkg) {
+			t.Errorf("%s starts goroutines and is tested without DuckDB: add it to RACE in the Makefile", pkg)
+		}
+	}
+}
+
+// makeList reads the Makefile's variable name (`NAME := a b ...` on one line).
+func makeList(t *testing.T, name string) []string {
+	t.Helper()
+	b, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":="); ok && strings.TrimSpace(k) == name {
+			return strings.Fields(v)
+		}
+	}
+	t.Fatalf("the Makefile sets no %s", name)
+	return nil
+}
+
+// covers reports whether one of go test's package patterns (".", "./x", "./x/...") names the
+// package folder pkg ("." for the module's root).
+func covers(patterns []string, pkg string) bool {
+	for _, p := range patterns {
+		p = strings.TrimPrefix(p, "./")
+		if rest, ok := strings.CutSuffix(p, "/..."); ok {
+			if pkg == rest || strings.HasPrefix(pkg, rest+"/") {
+				return true
+			}
+		} else if pkg == p {
+			return true
+		}
+	}
+	return false
+}
