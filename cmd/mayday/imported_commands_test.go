@@ -5,7 +5,10 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,7 +98,9 @@ func isTraceFile(t *testing.T, path string) bool {
 // Every command works on an imported run, whose columns a trace cannot know are NULL: each
 // fixture is imported and report, export (OTLP in both encodings, Parquet), the import of
 // that export, compare (imported against imported and against a simulated run), query and
-// fit run on it. A metric the trace cannot give reads "not recorded", never 0.
+// fit run on it; one report shows every import and the simulated run together. A metric the
+// trace cannot give reads "not recorded", never 0. What an import stored is read from its
+// own summary (--format json) where it says it, rather than by a query each.
 func TestCommandsOnImportedRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("imports every fixture")
@@ -103,19 +108,16 @@ func TestCommandsOnImportedRuns(t *testing.T) {
 	tmp := t.TempDir()
 	sim := runFolder(t, filepath.Join(tmp, "sim"))
 	fixtures := importFixtures(t)
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range fixtures {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(fixtures))
 	var prev string
+	all := []string{"report"}
 	for i, name := range names {
 		t.Run(name, func(t *testing.T) {
 			dir := filepath.Join(tmp, "f"+string(rune('a'+i)))
 			imp := filepath.Join(dir, "imp")
-			mustRun(t, append(append([]string{"import"}, fixtures[name]...), "--out", imp, "-q")...)
+			out, _ := mustRun(t, append(append([]string{"import"}, fixtures[name]...), "--out", imp, "-q", "--format", "json")...)
+			runs := importedRuns(t, out)
+			all = append(all, imp)
 
 			mustRun(t, "report", imp, "-o", filepath.Join(dir, "report"), "-q")
 			md, err := os.ReadFile(filepath.Join(dir, "report", "report.md"))
@@ -125,22 +127,33 @@ func TestCommandsOnImportedRuns(t *testing.T) {
 			if !strings.Contains(string(md), "| correct_completion_rate | not recorded |") {
 				t.Errorf("report: correct_completion_rate is not shown as not recorded:\n%s", md)
 			}
-			mustRun(t, "report", imp, sim, "-o", filepath.Join(dir, "report2"), "-q")
 
+			// The runs stored, the spans they hold and the metrics no trace can give, in one query.
+			stored, _ := mustRun(t, "query", imp, "SELECT (SELECT count(*) FROM spans) AS spans, count(*) AS runs,"+
+				" count(*) FILTER (WHERE correct_completion_rate IS NULL) AS unknown FROM metrics", "--format", "csv")
+			var spans int64
+			var nruns, unknown int
+			if _, err := fmt.Sscanf(strings.Split(stored, "\n")[1], "%d,%d,%d", &spans, &nruns, &unknown); err != nil {
+				t.Fatalf("query: %q: %v", stored, err)
+			}
+			if nruns != len(runs) || unknown != nruns || nruns == 0 || spans == 0 {
+				t.Errorf("query: %d runs and %d spans stored, %d runs with correct_completion_rate NULL; the import says %d runs", nruns, spans, unknown, len(runs))
+			}
 			for _, enc := range []string{"json", "proto"} {
 				ex := filepath.Join(dir, "otlp-"+enc)
 				mustRun(t, "export", imp, "--format", "otlp", "--encoding", enc, "--out", ex, "-q")
-				back := filepath.Join(dir, "back-"+enc)
-				mustRun(t, "import", ex, "--out", back, "-q")
-				q, _ := mustRun(t, "query", back, "SELECT count(*) AS n FROM spans", "--format", "csv")
-				want, _ := mustRun(t, "query", imp, "SELECT count(*) AS n FROM spans", "--format", "csv")
-				if q != want {
-					t.Errorf("%s export imported back: %q spans, want %q", enc, q, want)
+				back, _ := mustRun(t, "import", ex, "--out", filepath.Join(dir, "back-"+enc), "-q", "--format", "json")
+				var got int64
+				for _, r := range importedRuns(t, back) {
+					got += r.Spans
+				}
+				if got != spans {
+					t.Errorf("%s export imported back: %d spans, want the %d stored", enc, got, spans)
 				}
 			}
 			mustRun(t, "export", imp, "--format", "parquet", "--out", filepath.Join(dir, "parquet"), "-q")
 
-			out, _ := mustRun(t, "compare", imp, sim)
+			out, _ = mustRun(t, "compare", imp, sim)
 			if !strings.Contains(out, "not recorded") {
 				t.Errorf("compare with a simulated run shows nothing as not recorded:\n%s", out)
 			}
@@ -149,18 +162,24 @@ func TestCommandsOnImportedRuns(t *testing.T) {
 			}
 			prev = imp
 
-			// an import holds a run per service the trace names
-			nulls, _ := mustRun(t, "query", imp, "SELECT count(*) AS n FROM metrics WHERE correct_completion_rate IS NULL", "--format", "csv")
-			all, _ := mustRun(t, "query", imp, "SELECT count(*) AS n FROM metrics", "--format", "csv")
-			if nulls != all || all == "n\n0\n" {
-				t.Errorf("query: correct_completion_rate NULL in %q of %q runs, want every one", nulls, all)
-			}
-			ids, _ := mustRun(t, "query", imp, "SELECT run_id FROM runs ORDER BY run_id", "--format", "csv")
-			for j, id := range strings.Fields(ids)[1:] {
-				mustRun(t, "fit", imp, "--run", id, "--out", filepath.Join(dir, "fit"+string(rune('a'+j))+".yaml"))
+			for j, r := range runs {
+				mustRun(t, "fit", imp, "--run", r.RunID, "--out", filepath.Join(dir, "fit"+string(rune('a'+j))+".yaml"))
 			}
 		})
 	}
+	mustRun(t, append(all, sim, "-o", filepath.Join(tmp, "report-all"), "-q")...)
+}
+
+// importedRuns reads the runs an import stored from its summary (--format json).
+func importedRuns(t *testing.T, summary string) []analysis.ImportedRun {
+	t.Helper()
+	var s struct {
+		Import []analysis.ImportedRun `json:"import"`
+	}
+	if err := json.Unmarshal([]byte(summary), &s); err != nil || len(s.Import) == 0 {
+		t.Fatalf("import --format json: %v, %d runs:\n%s", err, len(s.Import), summary)
+	}
+	return s.Import
 }
 
 func mustRun(t *testing.T, args ...string) (string, string) {
