@@ -18,7 +18,9 @@ import (
 // (zero values of a oneof, negative numbers, nested arrays and lists, bytes), and on an
 // empty span.
 func TestSpanProtoMatchesMarshal(t *testing.T) {
-	str := func(s string) *commonpb.AnyValue { return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}} }
+	str := func(s string) *commonpb.AnyValue {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}}
+	}
 	values := []*commonpb.AnyValue{
 		str("text"), str(""),
 		{Value: &commonpb.AnyValue_BoolValue{BoolValue: true}}, {Value: &commonpb.AnyValue_BoolValue{}},
