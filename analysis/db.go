@@ -310,6 +310,31 @@ func memoryHint(err error) error {
 
 var memorySpelling = regexp.MustCompile(`(?i)^\d+(\.\d+)?\s*(b|kb|mb|gb|tb|kib|mib|gib|tib)$`)
 
+// ThreadsEnv names the environment variable that caps DuckDB's threads in every database
+// mayday opens (a whole number, 1 or more); unset, DuckDB uses one per core. make test sets
+// it to 1: its many small databases gained nothing from a second thread, whose hand-offs cost
+// a fifth of the DuckDB tests' CPU (docs/testing.md).
+const ThreadsEnv = "MAYDAY_DUCKDB_THREADS"
+
+// threadsSetting is the statement that applies ThreadsEnv, "" when it is unset or invalid
+// (CheckThreadsEnv refuses an invalid one before anything runs).
+func threadsSetting() string {
+	v := strings.TrimSpace(os.Getenv(ThreadsEnv))
+	if n, err := strconv.Atoi(v); err == nil && n >= 1 {
+		return "SET threads = " + strconv.Itoa(n)
+	}
+	return ""
+}
+
+// CheckThreadsEnv reports a ThreadsEnv value that is not a whole number of threads.
+func CheckThreadsEnv() error {
+	v := strings.TrimSpace(os.Getenv(ThreadsEnv))
+	if v == "" || threadsSetting() != "" {
+		return nil
+	}
+	return fmt.Errorf("%s=%q: want a whole number of threads, 1 or more", ThreadsEnv, v)
+}
+
 // CheckMemoryEnv reports a MemoryEnv value DuckDB would not take, before anything runs.
 func CheckMemoryEnv() error {
 	v := strings.TrimSpace(os.Getenv(MemoryEnv))
@@ -348,9 +373,13 @@ func CapMemory(bytes uint64) (restore func()) {
 const defaultMemoryBytes = 384e6
 
 // initConn makes every connection read and write timestamps in UTC, whatever the host's
-// time zone: the Arrow columns are UTC instants and the tables hold UTC wall times.
+// time zone: the Arrow columns are UTC instants and the tables hold UTC wall times. It
+// applies ThreadsEnv too.
 func initConn(execer driver.ExecerContext) error {
 	_, err := execer.ExecContext(context.Background(), "SET TimeZone = 'UTC'", nil)
+	if set := threadsSetting(); set != "" && err == nil {
+		_, err = execer.ExecContext(context.Background(), set, nil)
+	}
 	return err
 }
 

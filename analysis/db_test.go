@@ -291,3 +291,44 @@ func TestCheckpointKeepsRowGroups(t *testing.T) {
 		t.Errorf("with DuckDB's default vacuum, %d row groups after a checkpoint; want 3 (the case no longer tells the two apart)", got)
 	}
 }
+
+// ThreadsEnv caps DuckDB's threads in a database mayday writes and in one it reads (the
+// sandbox); a value that is not a whole number of threads is refused by CheckThreadsEnv.
+func TestThreadsEnvApplied(t *testing.T) {
+	threads := func(db *DB) int {
+		t.Helper()
+		defer db.Close()
+		var n int
+		if err := db.SQL().QueryRow("SELECT current_setting('threads')").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	path := filepath.Join(t.TempDir(), "t.duckdb")
+	t.Setenv(ThreadsEnv, "7")
+	db, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handRun(t, db, "hand-s1")
+	if n := threads(db); n != 7 {
+		t.Errorf("%s=7: a database written has %d threads", ThreadsEnv, n)
+	}
+	read, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := threads(read); n != 7 {
+		t.Errorf("%s=7: a database read has %d threads", ThreadsEnv, n)
+	}
+	for _, bad := range []string{"0", "-1", "two", "1.5"} {
+		t.Setenv(ThreadsEnv, bad)
+		if err := CheckThreadsEnv(); err == nil || !strings.Contains(err.Error(), ThreadsEnv) {
+			t.Errorf("CheckThreadsEnv with %s=%q: %v; want an error naming it", ThreadsEnv, bad, err)
+		}
+	}
+	t.Setenv(ThreadsEnv, " 2 ")
+	if err := CheckThreadsEnv(); err != nil {
+		t.Errorf("CheckThreadsEnv with %q: %v", " 2 ", err)
+	}
+}

@@ -133,15 +133,19 @@ func (db *DB) lockDown(ctx context.Context, path string) error {
 		}
 		return nil
 	}
-	if err := run(
+	settings := []string{
 		"SET autoload_known_extensions = false",
 		"SET autoinstall_known_extensions = false",
 		"SET allow_community_extensions = false",
 		"SET GLOBAL TimeZone = 'UTC'",
-		"SET memory_limit = "+literal(strings.TrimSpace(db.limits.Memory)),
-		"SET temp_directory = "+literal(db.spill),
-		"SET max_temp_directory_size = "+literal(maxSpill),
-	); err != nil {
+		"SET memory_limit = " + literal(strings.TrimSpace(db.limits.Memory)),
+		"SET temp_directory = " + literal(db.spill),
+		"SET max_temp_directory_size = " + literal(maxSpill),
+	}
+	if set := threadsSetting(); set != "" {
+		settings = append(settings, set)
+	}
+	if err := run(settings...); err != nil {
 		return err
 	}
 	if _, err := db.db.ExecContext(ctx, "ATTACH "+literal(path)+" AS "+srcAlias+" (READ_ONLY)"); err != nil {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -118,7 +119,7 @@ func suggestFlag(c *cobra.Command, err error) string {
 // (an unknown command or flag, a wrong number of arguments) is a usage error, so bad input;
 // what a command returns keeps its own mark.
 func runRoot(ctx context.Context, root *cobra.Command) error {
-	if err := analysis.CheckMemoryEnv(); err != nil {
+	if err := errors.Join(analysis.CheckMemoryEnv(), analysis.CheckThreadsEnv()); err != nil {
 		return badInput(err)
 	}
 	ran := false
