@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/mayday-sim/mayday/analysis"
 	"github.com/mayday-sim/mayday/reports"
 )
 
@@ -274,5 +276,23 @@ func TestUserMistakesExit2(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, "mayday: ") || strings.Contains(stderr, "goroutine") {
 			t.Errorf("mayday %v: exit %d, stderr %q; want 2, a message and no stack trace", args, code, stderr)
 		}
+	}
+}
+
+// A DuckDB setting in the environment that DuckDB would not take is bad input, refused
+// before anything runs: exit 2, a message naming the variable, no run folder.
+func TestBadDuckDBEnvironment(t *testing.T) {
+	for name, value := range map[string]string{analysis.MemoryEnv: "lots", analysis.ThreadsEnv: "two"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, value)
+			dir := filepath.Join(t.TempDir(), "run")
+			_, errOut, code := execMayday(t, "run", "shared-outage", "--out", dir, "-q")
+			if code != 2 || !strings.Contains(errOut, name) {
+				t.Errorf("%s=%s: exit %d, %q; want exit 2 naming %s", name, value, code, errOut, name)
+			}
+			if _, err := os.Stat(dir); !os.IsNotExist(err) {
+				t.Errorf("%s=%s: the run folder was made (%v)", name, value, err)
+			}
+		})
 	}
 }
