@@ -23,7 +23,6 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -464,7 +463,7 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltrac
 		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
 	}
 	var req coltracepb.ExportTraceServiceRequest
-	if uerr := proto.Unmarshal(whole, &req); uerr != nil || len(req.ResourceSpans) == 0 {
+	if uerr := unmarshalRequest(whole, &req); uerr != nil || len(req.ResourceSpans) == 0 {
 		if n > 0 {
 			return fmt.Errorf("%s: message %d: %w: %s", path, n+1, ErrBadTraceInput, bad.msg)
 		}
@@ -510,7 +509,7 @@ func streamDelimited(br *bufio.Reader, max int64, fn func(*coltracepb.ExportTrac
 			return n, &delimitedError{fmt.Sprintf("truncated (it declares %d bytes, %d remain)", size, len(buf))}
 		}
 		var req coltracepb.ExportTraceServiceRequest
-		if err := proto.Unmarshal(buf, &req); err != nil || len(req.ResourceSpans) == 0 {
+		if err := unmarshalRequest(buf, &req); err != nil || len(req.ResourceSpans) == 0 {
 			return n, &delimitedError{fmt.Sprintf("not an OTLP request (%v)", err)}
 		}
 		n++
