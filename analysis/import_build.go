@@ -62,6 +62,17 @@ func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
 	agentChains(r)
 	b.invs = investigations(r, st)
 	b.next = spanIDs(b.invs)
+	// Every span kept, and a validation at most per tool attempt: room for them all at once,
+	// rather than a slice of records copied at each growth.
+	room := int(b.next)
+	for _, inv := range b.invs {
+		for _, s := range inv.members {
+			if s.role == roleTool {
+				room++
+			}
+		}
+	}
+	b.spans = make([]record.Span, 0, room)
 	rules := retryRules{window: window, callIDsMark: callIDsRepeat(r)}
 	for _, inv := range b.invs {
 		b.investigation(inv, rules)
