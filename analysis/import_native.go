@@ -42,6 +42,7 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 		n.ids[s.key] = uint64(id)
 	}
 	n.events()
+	n.c.Spans = make([]record.Span, 0, len(r.spans))
 	spanRows := make([]int64, 0, len(r.spans))
 	for _, s := range r.spans {
 		n.c.Spans = append(n.c.Spans, n.span(s))
@@ -79,6 +80,19 @@ func (n *native) events() {
 		sortByRow(n.c.Transitions, transRows)
 		sortByRow(n.c.Executions, execRows)
 	}()
+	// Counted first, so that each list of records is made once at its size.
+	count := map[string]int{}
+	for _, s := range n.r.spans {
+		for _, e := range s.events {
+			count[e.name]++
+		}
+	}
+	n.c.Investigations = make([]record.Investigation, 0, count["mayday.investigation"])
+	n.c.Transitions = make([]record.Transition, 0, count["mayday.transition"])
+	n.c.Executions = make([]record.Execution, 0, count["mayday.execution"])
+	invRows = make([]int64, 0, count["mayday.investigation"])
+	transRows = make([]int64, 0, count["mayday.transition"])
+	execRows = make([]int64, 0, count["mayday.execution"])
 	var v spanAttrs // reused event to event
 	for _, s := range n.r.spans {
 		for _, e := range s.events {

@@ -231,7 +231,13 @@ func readSpans(ctx context.Context, q *sql.DB, runID string, origin, from, to in
 // replayRest reads the transitions and rows of the investigations whose ids are in
 // [from, to] and sends them, with their spans, investigation by investigation.
 func replayRest(ctx context.Context, q *sql.DB, runID string, origin, from, to int64, spans []record.Span, sink record.Sink) error {
-	var trans []record.Transition
+	var nt, ni int // counted first, as readSpans does
+	if err := q.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM transitions WHERE run_id = $1 AND investigation_id >= $2 AND investigation_id <= $3),
+		(SELECT count(*) FROM investigations WHERE run_id = $1 AND investigation_id >= $2 AND investigation_id <= $3)`,
+		runID, from, to).Scan(&nt, &ni); err != nil {
+		return fmt.Errorf("counting the transitions and investigations: %w", err)
+	}
+	trans := make([]record.Transition, 0, nt)
 	rows, err := q.QueryContext(ctx, `SELECT investigation_id, `+ns(`"at"`)+`,
 		coalesce(from_state, ''), coalesce(to_state, ''), coalesce(event, ''), coalesce(failure_class, ''),
 		coalesce(action, ''), coalesce(decided_by, ''), coalesce(reason, ''), coalesce(attempt, 0)
@@ -252,7 +258,7 @@ func replayRest(ctx context.Context, q *sql.DB, runID string, origin, from, to i
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return fmt.Errorf("reading the transitions: %w", err)
 	}
-	var invs []record.Investigation
+	invs := make([]record.Investigation, 0, ni)
 	rows, err = q.QueryContext(ctx, `SELECT investigation_id, coalesce(parent_id, 0), coalesce(root_id, 0), coalesce(depth, 0),
 		coalesce(`+ns("arrived_at")+`, 0), ended_at IS NOT NULL, coalesce(`+ns("ended_at")+`, 0),
 		coalesce(final_state, ''), coalesce(termination_reason, ''), coalesce(steps, 0), coalesce(attempts, 0),
