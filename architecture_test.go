@@ -93,6 +93,12 @@ func TestNoLongFunctions(t *testing.T) {
 // goFiles lists the module's Go files that are not tests, outside testdata and hidden folders.
 func goFiles(t *testing.T) []string {
 	t.Helper()
+	return goFilesWith(t, false)
+}
+
+// goFilesWith is goFiles, with the tests too when tests is true.
+func goFilesWith(t *testing.T, tests bool) []string {
+	t.Helper()
 	var files []string
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -100,12 +106,12 @@ func goFiles(t *testing.T) []string {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != "." && (name == "testdata" || name == "bin" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if path != "." && (name == "testdata" || name == "bin" || name == "node_modules" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") {
+		if strings.HasSuffix(name, ".go") && (tests || !strings.HasSuffix(name, "_test.go")) {
 			files = append(files, path)
 		}
 		return nil
@@ -219,38 +225,23 @@ func TestRaceCoversConcurrentPackages(t *testing.T) {
 	pure, race := makeList(t, "PURE"), makeList(t, "RACE")
 	concurrent := map[string]bool{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if path != "." && (d.Name() == "testdata" || d.Name() == "bin" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") {
-			return nil
-		}
+	for _, path := range goFilesWith(t, true) {
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
+		pkg := filepath.ToSlash(filepath.Dir(path))
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch x := n.(type) {
 			case *ast.GoStmt:
-				concurrent[filepath.ToSlash(filepath.Dir(path))] = true
+				concurrent[pkg] = true
 			case *ast.CallExpr:
 				if sel, ok := x.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Parallel" && len(x.Args) == 0 || sel.Sel.Name == "Go" && len(x.Args) == 1) {
-					concurrent[filepath.ToSlash(filepath.Dir(path))] = true
+					concurrent[pkg] = true
 				}
 			}
 			return true
 		})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !concurrent["sim/record"] {
 		t.Fatal("sim/record hashes on a goroutine of its own, and the scan did not find it")

@@ -22,11 +22,11 @@ import (
 func appendSpanProto(b []byte, num protowire.Number, s *tracepb.Span) []byte {
 	b = protowire.AppendTag(b, num, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(spanSize(s)))
-	b = appendBytesField(b, 1, s.TraceId)
-	b = appendBytesField(b, 2, s.SpanId)
-	b = appendStringField(b, 3, s.TraceState)
-	b = appendBytesField(b, 4, s.ParentSpanId)
-	b = appendStringField(b, 5, s.Name)
+	b = appendLenField(b, 1, s.TraceId)
+	b = appendLenField(b, 2, s.SpanId)
+	b = appendLenField(b, 3, s.TraceState)
+	b = appendLenField(b, 4, s.ParentSpanId)
+	b = appendLenField(b, 5, s.Name)
 	b = appendVarintField(b, 6, uint64(s.Kind))
 	b = appendFixed64Field(b, 7, s.StartTimeUnixNano)
 	b = appendFixed64Field(b, 8, s.EndTimeUnixNano)
@@ -38,7 +38,7 @@ func appendSpanProto(b []byte, num protowire.Number, s *tracepb.Span) []byte {
 		b = protowire.AppendTag(b, 11, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(eventSize(e)))
 		b = appendFixed64Field(b, 1, e.TimeUnixNano)
-		b = appendStringField(b, 2, e.Name)
+		b = appendLenField(b, 2, e.Name)
 		for _, kv := range e.Attributes {
 			b = appendKVProto(b, 3, kv)
 		}
@@ -48,9 +48,9 @@ func appendSpanProto(b []byte, num protowire.Number, s *tracepb.Span) []byte {
 	for _, l := range s.Links {
 		b = protowire.AppendTag(b, 13, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(linkSize(l)))
-		b = appendBytesField(b, 1, l.TraceId)
-		b = appendBytesField(b, 2, l.SpanId)
-		b = appendStringField(b, 3, l.TraceState)
+		b = appendLenField(b, 1, l.TraceId)
+		b = appendLenField(b, 2, l.SpanId)
+		b = appendLenField(b, 3, l.TraceState)
 		for _, kv := range l.Attributes {
 			b = appendKVProto(b, 4, kv)
 		}
@@ -61,7 +61,7 @@ func appendSpanProto(b []byte, num protowire.Number, s *tracepb.Span) []byte {
 	if st := s.Status; st != nil {
 		b = protowire.AppendTag(b, 15, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(statusSize(st)))
-		b = appendStringField(b, 2, st.Message)
+		b = appendLenField(b, 2, st.Message)
 		b = appendVarintField(b, 3, uint64(st.Code))
 	}
 	return appendFixed32Field(b, 16, s.Flags)
@@ -113,7 +113,7 @@ func statusSize(st *tracepb.Status) int {
 func appendKVProto(b []byte, num protowire.Number, kv *commonpb.KeyValue) []byte {
 	b = protowire.AppendTag(b, num, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(kvSize(kv)))
-	b = appendStringField(b, 1, kv.Key)
+	b = appendLenField(b, 1, kv.Key)
 	if kv.Value != nil {
 		b = appendAnyProto(b, 2, kv.Value)
 	}
@@ -207,20 +207,14 @@ func kvlistSize(l *commonpb.KeyValueList) int {
 
 // Fields of proto3 scalars, left out at their zero value.
 
-func appendBytesField(b []byte, num protowire.Number, v []byte) []byte {
+// appendLenField appends a string or bytes field: tag, length, the bytes.
+func appendLenField[T string | []byte](b []byte, num protowire.Number, v T) []byte {
 	if len(v) == 0 {
 		return b
 	}
 	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendBytes(b, v)
-}
-
-func appendStringField(b []byte, num protowire.Number, v string) []byte {
-	if v == "" {
-		return b
-	}
-	b = protowire.AppendTag(b, num, protowire.BytesType)
-	return protowire.AppendString(b, v)
+	b = protowire.AppendVarint(b, uint64(len(v)))
+	return append(b, v...)
 }
 
 func appendVarintField(b []byte, num protowire.Number, v uint64) []byte {
