@@ -15,13 +15,13 @@
 // every host but the fake model server (the count of refused requests is printed).
 //
 //   node langsmith.js
-import http from 'node:http';
 import path from 'node:path';
 import fs from 'node:fs';
 import { Fleet } from './lib/fleet.js';
-import { sleepVirtual, installClock } from './lib/clock.js';
-import { startReceiver, Accounting, assemble } from './lib/capture.js';
-import { FIXTURES, HERE, versions } from './lib/run.js';
+import { installClock } from './lib/clock.js';
+import { startReceiver, Accounting, assemble, BATCH } from './lib/capture.js';
+import { FIXTURES, HERE, versions, topSpanDropper } from './lib/run.js';
+import { startFakeOpenAI } from './lib/openai.js';
 
 const CONFIG = {
   fixture: 'langsmith-otel',
@@ -48,38 +48,9 @@ const receiver = await startReceiver(rawDir);
 const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
 const runsById = new Map();
 
-// the fake OpenAI-compatible server: /v1/chat/completions answers with the run's scripted step
-const fake = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', async () => {
-    const run = runsById.get(req.headers['x-run-id']);
-    await sleepVirtual(fleet.modelLatency(run));
-    const action = fleet.nextAction(run);
-    const t = fleet.tokens(run);
-    const model = run.kind === 'subagent' ? 'gpt-4.1-mini-2025-04-14' : 'gpt-4.1-2025-04-14';
-    let message;
-    let finish = 'stop';
-    if (action.type === 'tool') {
-      run.pending = action;
-      finish = 'tool_calls';
-      message = { role: 'assistant', content: null, tool_calls: [{ id: action.toolCallId, type: 'function', function: { name: action.tool, arguments: JSON.stringify({ q: run.investigation }) } }] };
-    } else {
-      message = { role: 'assistant', content: action.type === 'final' ? action.text : `I could not finish: ${action.reason}` };
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id: `chatcmpl-${run.r.hex(24)}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model,
-      choices: [{ index: 0, message, finish_reason: finish }],
-      usage: { prompt_tokens: t.input, completion_tokens: t.output, total_tokens: t.input + t.output },
-    }));
-  });
-});
-await new Promise((r) => fake.listen(0, '127.0.0.1', r));
-const fakeOrigin = `http://127.0.0.1:${fake.address().port}`;
+// the fake OpenAI-compatible server answers with each run's scripted step
+const fake = await startFakeOpenAI(fleet, runsById);
+const fakeOrigin = fake.origin;
 
 // no network but the fake model server (the OTLP exporter uses node:http, not fetch)
 const realFetch = globalThis.fetch;
@@ -100,24 +71,9 @@ const { LangSmithOTLPTraceExporter } = await import('langsmith/experimental/otel
 const { LangSmithOTLPSpanProcessor } = await import('langsmith/experimental/otel/processor');
 const { initializeOTEL } = await import('langsmith/experimental/otel/setup');
 const counters = { ended: 0, dropped: 0 };
-const marked = new WeakSet();
-const dropper = {
-  onStart(span) {
-    const run = fleet.als.getStore()?.run;
-    if (run?.dropTop && !span.parentSpanContext && !run.topMarked) {
-      run.topMarked = true;
-      marked.add(span);
-    }
-  },
-  drop: (span) => marked.has(span),
-};
+const dropper = topSpanDropper(() => fleet);
 const exporter = new LangSmithOTLPTraceExporter({ url: receiver.url, timeoutMillis: 24 * 3600 * 1000 });
-const processor = new LangSmithOTLPSpanProcessor(exporter, {
-  maxQueueSize: 1_000_000,
-  maxExportBatchSize: 128,
-  scheduledDelayMillis: 500,
-  exportTimeoutMillis: 300_000,
-});
+const processor = new LangSmithOTLPSpanProcessor(exporter, BATCH);
 const provider = new NodeTracerProvider({
   resource: defaultResource().merge(resourceFromAttributes({
     'service.name': CONFIG.services[0].name,

@@ -4,11 +4,11 @@
 // and tools marked by traceloop.withAgent / withTool. A sub-agent is a nested withAgent.
 //
 //   node openllmetry.js
-import http from 'node:http';
 import { Fleet } from './lib/fleet.js';
-import { sleepVirtual, installClock } from './lib/clock.js';
+import { installClock } from './lib/clock.js';
 import { startReceiver, Accounting, assemble } from './lib/capture.js';
-import { FIXTURES, HERE, versions } from './lib/run.js';
+import { FIXTURES, HERE, versions, topSpanDropper } from './lib/run.js';
+import { startFakeOpenAI } from './lib/openai.js';
 import path from 'node:path';
 import fs from 'node:fs';
 
@@ -34,59 +34,20 @@ const receiver = await startReceiver(rawDir);
 const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages, params: { ops_max: 4 } });
 const runsById = new Map();
 
-// the fake OpenAI-compatible server: /v1/chat/completions answers with the run's scripted step
-const fake = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', async () => {
-    const run = runsById.get(req.headers['x-run-id']);
-    await sleepVirtual(fleet.modelLatency(run));
-    const action = fleet.nextAction(run);
-    const t = fleet.tokens(run);
-    const model = run.kind === 'subagent' ? 'gpt-4.1-mini-2025-04-14' : 'gpt-4.1-2025-04-14';
-    let message;
-    let finish = 'stop';
-    if (action.type === 'tool') {
-      run.pending = action;
-      finish = 'tool_calls';
-      message = { role: 'assistant', content: null, tool_calls: [{ id: action.toolCallId, type: 'function', function: { name: action.tool, arguments: JSON.stringify({ q: run.investigation }) } }] };
-    } else {
-      message = { role: 'assistant', content: action.type === 'final' ? action.text : `I could not finish: ${action.reason}` };
-    }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id: `chatcmpl-${run.r.hex(24)}`,
-      object: 'chat.completion',
-      created: Math.floor(Date.now() / 1000),
-      model,
-      choices: [{ index: 0, message, finish_reason: finish }],
-      usage: { prompt_tokens: t.input, completion_tokens: t.output, total_tokens: t.input + t.output },
-    }));
-  });
-});
-await new Promise((r) => fake.listen(0, '127.0.0.1', r));
-const fakeUrl = `http://127.0.0.1:${fake.address().port}/v1`;
+// the fake OpenAI-compatible server answers with each run's scripted step
+const fake = await startFakeOpenAI(fleet, runsById);
+const fakeUrl = `${fake.origin}/v1`;
 
 const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
 const counters = { ended: 0, dropped: 0 };
-const marked = new Set(); // span ids: OpenLLMetry's processor hands the exporter other objects
-const dropper = {
-  onStart(span) {
-    const run = fleet.als.getStore()?.run;
-    if (run?.dropTop && !span.parentSpanContext && !run.topMarked) {
-      run.topMarked = true;
-      marked.add(span.spanContext().spanId);
-    }
-  },
-  drop: (span) => marked.has(span.spanContext().spanId),
-};
+const dropper = topSpanDropper(() => fleet); // by span id: OpenLLMetry's processor hands the exporter other objects
 // OpenLLMetry always adds its own BatchSpanProcessor (sized by the OTEL_BSP_* variables)
 // around the exporter it is given; a `processor` option is added beside it, not instead.
 // So the counting processor below forwards nothing, and the exporter leaves out the top
 // spans this fleet loses.
 const otlp = new OTLPTraceExporter({ url: receiver.url, timeoutMillis: 24 * 3600 * 1000 });
 const exporter = {
-  export: (spans, done) => otlp.export(spans.filter((s) => !marked.has(s.spanContext().spanId)), done),
+  export: (spans, done) => otlp.export(spans.filter((s) => !dropper.drop(s)), done),
   shutdown: () => otlp.shutdown(),
   forceFlush: () => otlp.forceFlush(),
 };

@@ -124,6 +124,15 @@ export class Accounting {
   }
 }
 
+// BATCH is every capture's batch span processor: a queue large enough that no span is
+// dropped (the default 2,048 drops spans silently), small batches sent every half second.
+export const BATCH = {
+  maxQueueSize: 1_000_000,
+  maxExportBatchSize: 128,
+  scheduledDelayMillis: 500,
+  exportTimeoutMillis: 300_000,
+};
+
 // makeProviders: one provider per service, all exporting to url in the given encoding
 // ('proto' or 'json'). The first provider is registered (global tracer and the
 // AsyncLocalStorage context manager that carries the active span through awaits).
@@ -139,12 +148,7 @@ export function makeProviders({ url, encoding, services, dropper = null, resourc
     // a generous timeout keeps a scaled clock from expiring requests in flight.
     const opts = { url, timeoutMillis: 24 * 3600 * 1000 };
     const exporter = encoding === 'json' ? new JsonExporter(opts) : new ProtoExporter(opts);
-    const bsp = new BatchSpanProcessor(exporter, {
-      maxQueueSize: 1_000_000,
-      maxExportBatchSize: 128,
-      scheduledDelayMillis: 500,
-      exportTimeoutMillis: 300_000,
-    });
+    const bsp = new BatchSpanProcessor(exporter, BATCH);
     const provider = new NodeTracerProvider({
       resource: defaultResource().merge(resourceFromAttributes({
         'service.name': service,

@@ -20,6 +20,24 @@ export function versions(names) {
   return out;
 }
 
+// topSpanDropper marks, as its spans start, the top span (no parent) of each run the fleet
+// marked dropTop, and drop(span) says whether a span is one: the span is ended but never
+// sent, so its children arrive with a parent that never comes. Spans are known by their
+// span id, since a library's own processor may hand the exporter other span objects.
+export function topSpanDropper(fleetOf) {
+  const marked = new Set();
+  return {
+    onStart(span) {
+      const run = fleetOf()?.als.getStore()?.run;
+      if (run?.dropTop && !span.parentSpanContext && !run.topMarked) {
+        run.topMarked = true;
+        marked.add(span.spanContext().spanId);
+      }
+    },
+    drop: (span) => marked.has(span.spanContext().spanId),
+  };
+}
+
 // setup starts the clock and the receiver and makes the providers. fleet.als carries the
 // current run; the top span (no parent) of a run marked dropTop is ended but never sent.
 // dropAtEnd(span, fleet), when given, decides instead at the span's end (for libraries that
@@ -28,18 +46,10 @@ export async function setup({ fixture, t0, scale, encoding, services, fleetRef, 
   installClock({ t0Ms: Date.parse(t0), scale });
   const rawDir = path.join(HERE, 'out', fixture);
   const receiver = await startReceiver(rawDir);
-  const marked = new WeakSet();
-  const dropper = {
-    onStart(span) {
-      if (dropAtEnd) return;
-      const store = fleetRef.fleet?.als.getStore();
-      if (store?.run?.dropTop && !span.parentSpanContext && !store.run.topMarked) {
-        store.run.topMarked = true;
-        marked.add(span);
-      }
-    },
-    drop: (span) => (dropAtEnd ? dropAtEnd(span, fleetRef.fleet) : marked.has(span)),
-  };
+  const top = topSpanDropper(() => fleetRef.fleet);
+  const dropper = dropAtEnd
+    ? { onStart() {}, drop: (span) => dropAtEnd(span, fleetRef.fleet) }
+    : top;
   const tel = makeProviders({ url: receiver.url, encoding, services, dropper, resourceExtra });
   return { receiver, tel, rawDir };
 }

@@ -1,0 +1,40 @@
+// A fake OpenAI-compatible server for the drivers that call the official OpenAI client:
+// /v1/chat/completions answers each request with the fleet's scripted step for the run its
+// x-run-id header names, after the fleet's model latency on the virtual clock.
+import http from 'node:http';
+import { sleepVirtual } from './clock.js';
+
+// startFakeOpenAI listens on a free local port and returns the server: origin
+// (http://127.0.0.1:PORT) and close(); runsById maps the x-run-id header to the fleet's run.
+export async function startFakeOpenAI(fleet, runsById) {
+  const fake = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', async () => {
+      const run = runsById.get(req.headers['x-run-id']);
+      await sleepVirtual(fleet.modelLatency(run));
+      const action = fleet.nextAction(run);
+      const t = fleet.tokens(run);
+      const model = run.kind === 'subagent' ? 'gpt-4.1-mini-2025-04-14' : 'gpt-4.1-2025-04-14';
+      let message;
+      let finish = 'stop';
+      if (action.type === 'tool') {
+        run.pending = action;
+        finish = 'tool_calls';
+        message = { role: 'assistant', content: null, tool_calls: [{ id: action.toolCallId, type: 'function', function: { name: action.tool, arguments: JSON.stringify({ q: run.investigation }) } }] };
+      } else {
+        message = { role: 'assistant', content: action.type === 'final' ? action.text : `I could not finish: ${action.reason}` };
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        id: `chatcmpl-${run.r.hex(24)}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model,
+        choices: [{ index: 0, message, finish_reason: finish }],
+        usage: { prompt_tokens: t.input, completion_tokens: t.output, total_tokens: t.input + t.output },
+      }));
+    });
+  });
+  await new Promise((r) => fake.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${fake.address().port}`, close: () => fake.close() };
+}
