@@ -21,7 +21,7 @@ import { Fleet } from './lib/fleet.js';
 import { installClock } from './lib/clock.js';
 import { startReceiver, Accounting, assemble, BATCH } from './lib/capture.js';
 import { FIXTURES, HERE, versions, topSpanDropper } from './lib/run.js';
-import { startFakeOpenAI } from './lib/openai.js';
+import { startFakeOpenAI, agentLoop } from './lib/openai.js';
 
 const CONFIG = {
   fixture: 'langsmith-otel',
@@ -91,63 +91,18 @@ const { RunTree } = await import('langsmith/run_trees');
 const OpenAI = (await import('openai')).default;
 const client = wrapOpenAI(new OpenAI({ apiKey: 'sk-test', baseURL: `${fakeOrigin}/v1`, maxRetries: 0 }));
 
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
-
-const TOOLS = ['WebSearch', 'Bash', 'docs/search', 'mcp.github.create_issue', 'Task'].map((name) => ({
-  type: 'function',
-  function: { name, description: `${name} tool`, parameters: { type: 'object', properties: { q: { type: 'string' } } } },
-}));
-
-async function agentLoop(run) {
-  const messages = [
-    { role: 'system', content: 'You are an incident investigation agent.' },
-    { role: 'user', content: `Investigate ${run.investigation}` },
-  ];
-  try {
-    for (let step = 0; step < 40; step++) {
-      const resp = await client.chat.completions.create(
-        { model: run.kind === 'subagent' ? 'gpt-4.1-mini' : 'gpt-4.1', messages, tools: TOOLS },
-        { headers: { 'x-run-id': run.runId } },
-      );
-      const msg = resp.choices[0].message;
-      messages.push(msg);
-      if (run.aborted) throw new AgentGaveUpError(run.aborted);
-      if (!msg.tool_calls?.length) {
-        fleet.endRun(run, 'completed');
-        return msg.content;
-      }
-      for (const call of msg.tool_calls) {
-        // a tool run per call, named after the tool; LangSmith reads the call id from
-        // the run's metadata (tool_call_id)
-        const toolRun = traceable(
-          async (args) => fleet.attempt(run, run.pending, (child) => fleet.als.run({ run: child }, () => runAgent(child))),
-          { name: call.function.name, run_type: 'tool', metadata: { tool_call_id: call.id } },
-        );
-        let content;
-        try {
-          content = JSON.stringify(await toolRun(JSON.parse(call.function.arguments)));
-        } catch (e) {
-          content = `Error: ${e.message}`;
-        }
-        messages.push({ role: 'tool', tool_call_id: call.id, content });
-      }
-    }
-    fleet.endRun(run, 'completed');
-  } catch (e) {
-    fleet.endRun(run, 'failed');
-    throw e;
-  }
-}
+// the agent's loop, with a tool run per call, named after the tool; LangSmith reads the call
+// id from the run's metadata (tool_call_id)
+const callTool = (run) => (call) =>
+  traceable(
+    async (args) => fleet.attempt(run, run.pending, (child) => fleet.als.run({ run: child }, () => runAgent(child))),
+    { name: call.function.name, run_type: 'tool', metadata: { tool_call_id: call.id } },
+  )(JSON.parse(call.function.arguments));
 
 async function runAgent(run) {
   runsById.set(run.runId, run);
   const name = run.kind === 'subagent' ? 'researcher' : 'triage-agent';
-  const agent = traceable(async (_task) => agentLoop(run), {
+  const agent = traceable(async (_task) => agentLoop({ fleet, client, run, callTool: callTool(run) }), {
     name,
     run_type: 'chain',
     metadata: { investigation_id: run.investigation, run_id: run.runId },

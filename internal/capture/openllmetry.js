@@ -8,7 +8,7 @@ import { Fleet } from './lib/fleet.js';
 import { installClock } from './lib/clock.js';
 import { startReceiver, Accounting, assemble } from './lib/capture.js';
 import { FIXTURES, HERE, versions, topSpanDropper } from './lib/run.js';
-import { startFakeOpenAI } from './lib/openai.js';
+import { startFakeOpenAI, agentLoop } from './lib/openai.js';
 import path from 'node:path';
 import fs from 'node:fs';
 
@@ -66,58 +66,16 @@ traceloop.initialize({
 });
 const client = new OpenAI({ apiKey: 'sk-test', baseURL: fakeUrl, maxRetries: 0 });
 
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
-
-const TOOLS = ['WebSearch', 'Bash', 'docs/search', 'mcp.github.create_issue', 'Task'].map((name) => ({
-  type: 'function',
-  function: { name, description: `${name} tool`, parameters: { type: 'object', properties: { q: { type: 'string' } } } },
-}));
-
 async function runAgent(run) {
   runsById.set(run.runId, run);
   const name = run.kind === 'subagent' ? 'researcher' : 'ops-copilot';
-  return traceloop.withAgent({ name, associationProperties: { investigation_id: run.investigation, run_id: run.runId } }, async () => {
-    const messages = [
-      { role: 'system', content: 'You are an incident investigation agent.' },
-      { role: 'user', content: `Investigate ${run.investigation}` },
-    ];
-    try {
-      for (let step = 0; step < 40; step++) {
-        const resp = await client.chat.completions.create(
-          { model: run.kind === 'subagent' ? 'gpt-4.1-mini' : 'gpt-4.1', messages, tools: TOOLS },
-          { headers: { 'x-run-id': run.runId } },
-        );
-        const msg = resp.choices[0].message;
-        messages.push(msg);
-        if (run.aborted) throw new AgentGaveUpError(run.aborted);
-        if (!msg.tool_calls?.length) {
-          fleet.endRun(run, 'completed');
-          return msg.content;
-        }
-        for (const call of msg.tool_calls) {
-          let content;
-          try {
-            const out = await traceloop.withTool({ name: call.function.name }, () =>
-              fleet.attempt(run, run.pending, (child) => fleet.als.run({ run: child }, () => runAgent(child))),
-            );
-            content = JSON.stringify(out);
-          } catch (e) {
-            content = `Error: ${e.message}`;
-          }
-          messages.push({ role: 'tool', tool_call_id: call.id, content });
-        }
-      }
-      fleet.endRun(run, 'completed');
-    } catch (e) {
-      fleet.endRun(run, 'failed');
-      throw e;
-    }
-  });
+  const callTool = (call) =>
+    traceloop.withTool({ name: call.function.name }, () =>
+      fleet.attempt(run, run.pending, (child) => fleet.als.run({ run: child }, () => runAgent(child))),
+    );
+  return traceloop.withAgent({ name, associationProperties: { investigation_id: run.investigation, run_id: run.runId } }, () =>
+    agentLoop({ fleet, client, run, callTool }),
+  );
 }
 
 await fleet.runAll(runAgent);

@@ -38,3 +38,55 @@ export async function startFakeOpenAI(fleet, runsById) {
   await new Promise((r) => fake.listen(0, '127.0.0.1', r));
   return { origin: `http://127.0.0.1:${fake.address().port}`, close: () => fake.close() };
 }
+
+export class AgentGaveUpError extends Error {
+  constructor(msg) {
+    super(msg);
+    this.name = 'AgentGaveUpError';
+  }
+}
+
+export const TOOLS = ['WebSearch', 'Bash', 'docs/search', 'mcp.github.create_issue', 'Task'].map((name) => ({
+  type: 'function',
+  function: { name, description: `${name} tool`, parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+}));
+
+// agentLoop is one run's agent loop with the OpenAI client: a model call at each step (the
+// fake server answers with the fleet's step), then each tool call it asks for through
+// callTool(call), which wraps the fleet's attempt in the library's own tool span and
+// returns its result; a failed call is reported to the model as "Error: ...". It ends the
+// fleet's run, completed or failed (a run the fleet aborted throws AgentGaveUpError).
+export async function agentLoop({ fleet, client, run, callTool }) {
+  const messages = [
+    { role: 'system', content: 'You are an incident investigation agent.' },
+    { role: 'user', content: `Investigate ${run.investigation}` },
+  ];
+  try {
+    for (let step = 0; step < 40; step++) {
+      const resp = await client.chat.completions.create(
+        { model: run.kind === 'subagent' ? 'gpt-4.1-mini' : 'gpt-4.1', messages, tools: TOOLS },
+        { headers: { 'x-run-id': run.runId } },
+      );
+      const msg = resp.choices[0].message;
+      messages.push(msg);
+      if (run.aborted) throw new AgentGaveUpError(run.aborted);
+      if (!msg.tool_calls?.length) {
+        fleet.endRun(run, 'completed');
+        return msg.content;
+      }
+      for (const call of msg.tool_calls) {
+        let content;
+        try {
+          content = JSON.stringify(await callTool(call));
+        } catch (e) {
+          content = `Error: ${e.message}`;
+        }
+        messages.push({ role: 'tool', tool_call_id: call.id, content });
+      }
+    }
+    fleet.endRun(run, 'completed');
+  } catch (e) {
+    fleet.endRun(run, 'failed');
+    throw e;
+  }
+}
