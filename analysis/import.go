@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,29 @@ type importStats struct {
 	MissingRoots    int              `json:"traces_without_root"`
 	CyclesBroken    int              `json:"cycles_broken,omitempty"` // parent links cut because they closed a loop
 	JoinedTraces    int              `json:"joined_traces,omitempty"` // agent runs in their own trace joined to the run that started them
+	Parts           int              `json:"parts,omitempty"`         // the run held more spans than an import keeps in memory: built in this many parts
+}
+
+// add counts the summary of a part of a run in st.
+func (st *importStats) add(p *importStats) {
+	for role, n := range p.SpansByRole {
+		st.SpansByRole[role] += n
+	}
+	// By name, so that which names the summary lists does not depend on map order.
+	for _, name := range slices.Sorted(maps.Keys(p.Unmapped)) {
+		if _, ok := st.Unmapped[name]; ok || len(st.Unmapped) < maxUnmappedNames {
+			st.Unmapped[name] += p.Unmapped[name]
+		} else {
+			st.UnmappedOther += p.Unmapped[name]
+		}
+	}
+	st.UnmappedOther += p.UnmappedOther
+	st.Traces += p.Traces
+	st.MissingParents += p.MissingParents
+	st.OrphanFragments += p.OrphanFragments
+	st.MissingRoots += p.MissingRoots
+	st.CyclesBroken += p.CyclesBroken
+	st.JoinedTraces += p.JoinedTraces
 }
 
 // maxUnmappedNames bounds how many span names of no role the summary lists.
@@ -129,8 +153,13 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	// instead of 20 s). The import leaves the heap to GOGC alone until it returns.
 	defer PinGoHeap(math.MaxInt64)()
 	set, rd := newSpanSet(opts.Conventions, opts.RunID, opts.Service), newTraceReader(opts.Limits, opts.Conventions, opts.Redact)
+	set.dbPath = db.path
+	defer set.closeSpill()
 	err = readRequests(ctx, rd, files, func(file int, req *coltracepb.ExportTraceServiceRequest, where string) error {
 		if err := set.add(req, where); err != nil {
+			return err
+		}
+		if err := set.spillIfFull(); err != nil {
 			return err
 		}
 		if opts.Progress != nil {
@@ -231,48 +260,122 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 	if r.native {
 		return importNative(ctx, db, r, opts)
 	}
+	if r.spill != nil {
+		return importSpilled(ctx, db, r, files, opts)
+	}
 	red := traces.NewRedactor(nil, opts.Redact, nil)
 	st := &importStats{}
 	b := buildGeneric(r, opts.RetryWindow, st)
 	st.count(r, red)
-	ir := ImportedRun{RunID: r.id, Scenario: scenarioName(r, red), Conventions: r.convs, Spans: int64(len(r.spans)), Investigations: len(b.invs),
-		TimeZero: time.Unix(0, b.zero).UTC(), Unknown: maps.Clone(importUnknown), Service: red.Attr("service.name", r.service), Summary: st}
-	resource := map[string]string{}
-	for k, v := range r.resource {
-		resource[k] = red.Attr(k, anyText(v))
-	}
-	config, err := json.Marshal(map[string]any{"import": map[string]any{
-		"files": files, "conventions": r.convs, "time_zero": ir.TimeZero.Format(time.RFC3339Nano), "time_zero_us": b.zero / 1000,
-		"retry_window_seconds": opts.RetryWindow.Seconds(), "unknown": ir.Unknown,
-		"service": ir.Service, "resource": resource, "summary": st,
-	}})
-	if err != nil {
-		return ir, err
-	}
-	run := traces.Run{RunID: r.id, Scenario: ir.Scenario, Config: string(config), Version: opts.Version}
+	ir := plainRun(r, b.zero, st, red)
+	ir.Conventions, ir.Spans, ir.Investigations = r.convs, int64(len(r.spans)), len(b.invs)
 	// The records are all the load needs: the spans as read (their attributes are most of
 	// an import's memory) are let go before it, so the two are never held at once.
-	invs := make([]record.Investigation, len(b.invs))
-	for i, inv := range b.invs {
-		invs[i] = inv.rec
-	}
-	b.invs = nil
+	invs := b.records()
 	r.release()
-	err = loadRecords(ctx, db, r.id, opts, run, func(sink record.Sink) {
-		for i := range b.spans {
-			sink.Span(&b.spans[i])
-		}
-		for i := range b.trans {
-			sink.Transition(&b.trans[i])
-		}
-		for i := range invs {
-			sink.Investigation(&invs[i])
-		}
+	err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {
+		b.send(sink, invs)
+		return nil
 	})
 	if err != nil {
 		return ir, err
 	}
 	return ir, forgetUnknowns(ctx, db, r.id)
+}
+
+// importSpilled builds and loads a run whose spans were spilled, one part at a time
+// (import_spill.go): each part's records are loaded before the next part is read.
+func importSpilled(ctx context.Context, db *DB, r *inRun, files []string, opts ImportOptions) (ImportedRun, error) {
+	sp := r.spill
+	parts, err := sp.parts()
+	if err != nil {
+		return ImportedRun{}, err
+	}
+	red := traces.NewRedactor(nil, opts.Redact, nil)
+	st := &importStats{SpansByRole: map[string]int64{}, Unmapped: map[string]int64{}, Parts: len(parts)}
+	p := buildParams{zero: sp.zero - sp.zero%int64(time.Minute), rules: retryRules{window: opts.RetryWindow, callIDsMark: sp.repeat}}
+	ir := plainRun(r, p.zero, st, red)
+	ir.Conventions = map[string]int64{}
+	err = loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {
+		for _, part := range parts {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			in := &inRun{id: r.id, service: r.service, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+			if err := readPart(part.path, in, opts.Conventions); err != nil {
+				return err
+			}
+			os.Remove(part.path)
+			pst := &importStats{}
+			b := buildPart(in, pst, p)
+			pst.count(in, red)
+			st.add(pst)
+			for c, n := range in.convs {
+				ir.Conventions[c] += n
+			}
+			ir.Spans += int64(len(in.spans))
+			ir.Investigations += len(b.invs)
+			p.firstInv += int64(len(b.invs))
+			p.firstSpan = b.next
+			invs := b.records()
+			in.release()
+			b.send(sink, invs)
+		}
+		return nil
+	})
+	if err != nil {
+		return ir, err
+	}
+	return ir, forgetUnknowns(ctx, db, r.id)
+}
+
+// plainRun is what an import of plain spans says of run r before its records are counted.
+func plainRun(r *inRun, zero int64, st *importStats, red *traces.Redactor) ImportedRun {
+	return ImportedRun{RunID: r.id, Scenario: scenarioName(r, red), TimeZero: time.Unix(0, zero).UTC(),
+		Unknown: maps.Clone(importUnknown), Service: red.Attr("service.name", r.service), Summary: st}
+}
+
+// plainRunRow is the runs row of an imported run of plain spans: its config says where
+// the run came from and how it was read.
+func plainRunRow(r *inRun, ir ImportedRun, files []string, opts ImportOptions) traces.Run {
+	red := traces.NewRedactor(nil, opts.Redact, nil)
+	resource := map[string]string{}
+	for k, v := range r.resource {
+		resource[k] = red.Attr(k, anyText(v))
+	}
+	zero := ir.TimeZero.UnixNano()
+	config, err := json.Marshal(map[string]any{"import": map[string]any{
+		"files": files, "conventions": ir.Conventions, "time_zero": ir.TimeZero.Format(time.RFC3339Nano), "time_zero_us": zero / 1000,
+		"retry_window_seconds": opts.RetryWindow.Seconds(), "unknown": ir.Unknown,
+		"service": ir.Service, "resource": resource, "summary": ir.Summary,
+	}})
+	if err != nil {
+		panic(err) // maps of strings and numbers always marshal
+	}
+	return traces.Run{RunID: r.id, Scenario: ir.Scenario, Config: string(config), Version: opts.Version}
+}
+
+// records is the investigations' records; the investigations are let go.
+func (b *built) records() []record.Investigation {
+	invs := make([]record.Investigation, len(b.invs))
+	for i, inv := range b.invs {
+		invs[i] = inv.rec
+	}
+	b.invs = nil
+	return invs
+}
+
+// send hands the records to sink: spans, transitions, then investigations.
+func (b *built) send(sink record.Sink, invs []record.Investigation) {
+	for i := range b.spans {
+		sink.Span(&b.spans[i])
+	}
+	for i := range b.trans {
+		sink.Transition(&b.trans[i])
+	}
+	for i := range invs {
+		sink.Investigation(&invs[i])
+	}
 }
 
 // scenarioName is the run's service.name (redacted like any attribute), else "import".
@@ -304,7 +407,8 @@ var importTee func(runID string) record.Sink
 
 // loadRecords loads one run's records through the same path as a simulation (redaction,
 // digest, lanes) and commits it.
-func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, run traces.Run, send func(record.Sink)) error {
+// run gives the runs row once every record is sent.
+func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, run func() traces.Run, send func(record.Sink) error) error {
 	l, err := db.Load(ctx, runID, traces.Options{Redact: opts.Redact})
 	if err != nil {
 		return err
@@ -313,12 +417,15 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 	if importTee != nil {
 		sink = record.Tee{l, importTee(runID)}
 	}
-	send(sink)
-	if err := ctx.Err(); err != nil {
+	err = send(sink)
+	if err == nil {
+		err = ctx.Err()
+	}
+	if err != nil {
 		l.abort()
 		return err
 	}
-	return l.Finish(run)
+	return l.Finish(run())
 }
 
 // forgetUnknowns sets to NULL what the records had to fill in but a trace cannot know: an

@@ -56,15 +56,30 @@ type built struct {
 
 // buildGeneric maps a run of plain spans (any convention but mayday's own) to records.
 func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
-	b := &built{zero: timeZero(r.spans)}
+	return buildPart(r, st, buildParams{zero: timeZero(r.spans), rules: retryRules{window: window, callIDsMark: callIDsRepeat(r)}})
+}
+
+// buildParams is what building a part of a run takes from the whole run: its time 0, its
+// retry rules, and the investigation and span ids the parts before it gave (import_spill.go).
+type buildParams struct {
+	zero      int64
+	rules     retryRules
+	firstInv  int64
+	firstSpan uint64
+}
+
+// buildPart maps the spans of r, a run or a part of one holding whole groups of joined
+// traces, to records.
+func buildPart(r *inRun, st *importStats, p buildParams) *built {
+	b := &built{zero: p.zero}
 	st.CyclesBroken = breakCycles(r)
 	toolResultsReported(r)
 	agentChains(r)
-	b.invs = investigations(r, st)
-	b.next = spanIDs(b.invs)
+	b.invs = investigations(r, st, p.firstInv)
+	b.next = spanIDs(b.invs, p.firstSpan)
 	// Every span kept, and a validation at most per tool attempt: room for them all at once,
 	// rather than a slice of records copied at each growth.
-	room := int(b.next)
+	room := int(b.next - p.firstSpan)
 	for _, inv := range b.invs {
 		for _, s := range inv.members {
 			if s.role == roleTool {
@@ -73,9 +88,8 @@ func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
 		}
 	}
 	b.spans = make([]record.Span, 0, room)
-	rules := retryRules{window: window, callIDsMark: callIDsRepeat(r)}
 	for _, inv := range b.invs {
-		b.investigation(inv, rules)
+		b.investigation(inv, p.rules)
 	}
 	slices.SortFunc(b.spans, func(x, y record.Span) int { return cmp.Compare(x.SpanID, y.SpanID) })
 	return b
@@ -191,7 +205,7 @@ func newAncestry(r *inRun) *ancestry {
 // fragment of the trace together). An agent span with no agent ancestor is a sub-agent of
 // its trace's home investigation when there is one, else a root, which a link or a shared
 // session id may then join to the run it was started from (joinTraces).
-func investigations(r *inRun, st *importStats) []*inInv {
+func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 	an := newAncestry(r)
 	byAgent := map[*inSpan]*inInv{}
 	var invs []*inInv
@@ -272,7 +286,7 @@ func investigations(r *inRun, st *importStats) []*inInv {
 	joinTraces(r, invs, an, byAgent, traces, st)
 	slices.SortFunc(invs, func(x, y *inInv) int { return spanOrder(x.span, y.span) })
 	for i, inv := range invs {
-		inv.id = int64(i + 1)
+		inv.id = firstID + int64(i+1)
 	}
 	for _, inv := range invs {
 		inv.root = inv
@@ -400,8 +414,9 @@ func spanOrder(x, y *inSpan) int {
 	return cmp.Or(cmp.Compare(x.start, y.start), cmp.Compare(x.end, y.end), strings.Compare(x.key, y.key))
 }
 
-// spanIDs numbers the spans mayday keeps (agents, and members of a role) by start.
-func spanIDs(invs []*inInv) uint64 {
+// spanIDs numbers the spans mayday keeps (agents, and members of a role) by start, after
+// first, and returns the last id given.
+func spanIDs(invs []*inInv, first uint64) uint64 {
 	var kept []*inSpan
 	for _, inv := range invs {
 		if !inv.implicit || inv.span.role == roleOther {
@@ -415,9 +430,9 @@ func spanIDs(invs []*inInv) uint64 {
 	}
 	slices.SortFunc(kept, spanOrder)
 	for i, s := range kept {
-		s.id = uint64(i + 1)
+		s.id = first + uint64(i+1)
 	}
-	return uint64(len(kept))
+	return first + uint64(len(kept))
 }
 
 // simTime turns a Unix time into the record's time, which the trace tables store as

@@ -59,7 +59,11 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 		Config: res["mayday.config"].GetStringValue(), ConfigHash: res["mayday.config_hash"].GetStringValue(),
 		Version: res["service.version"].GetStringValue(), Events: res["mayday.events"].GetIntValue(),
 		Status: res["mayday.run.status"].GetStringValue()}
-	if err := loadRecords(ctx, db, r.id, opts, run, n.c.Replay); err != nil {
+	replay := func(sink record.Sink) error {
+		n.c.Replay(sink)
+		return nil
+	}
+	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, replay); err != nil {
 		return ImportedRun{}, err
 	}
 	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: r.convs,

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
 
@@ -81,6 +83,7 @@ type inRun struct {
 	byKey    map[string]*inSpan
 	convs    map[string]int64  // spans by conventions
 	interned map[string]string // attribute keys and short string values, each held once
+	spill    *spillRun         // the spill its spans go to once the import holds too many (nil: held in spans)
 }
 
 // release lets the run's spans go once its records are built: nothing reads them after.
@@ -123,20 +126,86 @@ type spanSet struct {
 	service  string           // --service: keep only this service's spans ("" = every service)
 	skipped  map[string]int64 // spans of other services than --service, by service
 	spans    int64
+	dbPath   string // the database's file, beside which the runs of plain spans spill ("" = in memory)
+	spillTo  string // the spill folder, once made
+}
+
+// spillIfFull makes every run of plain spans spill (import_spill.go) once they hold more
+// than spillSpans spans together; a run that begins after that spills from its first span.
+func (s *spanSet) spillIfFull() error {
+	if s.spillTo != "" {
+		return nil
+	}
+	held := int64(0)
+	for _, r := range s.runs {
+		if !r.native {
+			held += int64(len(r.spans))
+		}
+	}
+	if held <= spillSpans {
+		return nil
+	}
+	dir, err := spillDir(s.dbPath)
+	if err != nil {
+		return err
+	}
+	s.spillTo = dir
+	for _, r := range s.runs {
+		if !r.native {
+			if err := r.startSpill(dir); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// closeSpill removes the spill folder and everything in it.
+func (s *spanSet) closeSpill() {
+	for _, r := range s.runs {
+		if r.spill != nil {
+			r.spill.close()
+		}
+	}
+	if s.spillTo != "" {
+		os.RemoveAll(s.spillTo)
+	}
+}
+
+// startSpill writes the spans r holds to a new spill and lets them go; r's later spans go
+// to the spill as they are read.
+func (r *inRun) startSpill(dir string) error {
+	sp, err := newSpillRun(dir)
+	if err != nil {
+		return err
+	}
+	r.spill = sp
+	for _, x := range r.spans {
+		if err := sp.add(x); err != nil {
+			return err
+		}
+	}
+	r.spans, r.byKey, r.convs = nil, map[string]*inSpan{}, map[string]int64{}
+	return nil
 }
 
 func newSpanSet(conventions, runID, service string) *spanSet {
 	return &spanSet{byID: map[string]*inRun{}, forced: conventions, defRunID: runID, service: service, skipped: map[string]int64{}}
 }
 
-func (s *spanSet) run(key string, native bool) *inRun {
+func (s *spanSet) run(key string, native bool) (*inRun, error) {
 	if r, ok := s.byID[key]; ok {
-		return r
+		return r, nil
 	}
 	r := &inRun{id: key, native: native, resource: map[string]*commonpb.AnyValue{}, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
 	s.byID[key] = r
 	s.runs = append(s.runs, r)
-	return r
+	if s.spillTo != "" && !native {
+		if err := r.startSpill(s.spillTo); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // add takes the spans of one request; where names it for errors.
@@ -150,8 +219,9 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 		}
 		service := res["service.name"].GetStringValue()
 		var r *inRun
+		var err error
 		if v := res["mayday.run_id"].GetStringValue(); v != "" && s.forced == ConvAuto {
-			r = s.run(v, true)
+			r, err = s.run(v, true)
 		} else {
 			if s.service != "" && service != s.service {
 				for _, ss := range rs.ScopeSpans {
@@ -159,8 +229,13 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 				}
 				continue
 			}
-			r = s.run("service:"+service, false)
-			r.service = service
+			r, err = s.run("service:"+service, false)
+			if r != nil {
+				r.service = service
+			}
+		}
+		if err != nil {
+			return err
 		}
 		for k, v := range res {
 			if _, ok := r.resource[k]; !ok || k == "mayday.faults" || k == "mayday.tool_samples" {
@@ -170,6 +245,9 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 		for _, ss := range rs.ScopeSpans {
 			for _, sp := range ss.Spans {
 				if err := r.addSpan(sp, s.forced); err != nil {
+					if errors.Is(err, errSpill) {
+						return err
+					}
 					return fmt.Errorf("%s: %w: %v", where, ErrBadTraceInput, err)
 				}
 				s.spans++
@@ -248,8 +326,8 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if sp.Status != nil {
 		s.code, s.msg = sp.Status.Code, sp.Status.Message
 	}
-	if _, dup := r.byKey[s.key]; dup {
-		return nil // the same span sent twice (an exporter's retry): keep the first
+	if _, dup := r.byKey[s.key]; dup && r.spill == nil {
+		return nil // the same span sent twice (an exporter's retry): keep the first (a spilled run drops it when it reads it back)
 	}
 	s.attrs = r.compactAttrs(sp.Attributes)
 	for _, e := range sp.Events {
@@ -264,6 +342,9 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 		}
 	}
 	s.classify(forced)
+	if r.spill != nil {
+		return r.spill.add(s)
+	}
 	r.convs[s.conv]++
 	r.byKey[s.key] = s
 	r.spans = append(r.spans, s)

@@ -1,0 +1,497 @@
+package analysis
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// An import holds the spans of a run of plain spans in memory until the last file is read,
+// then builds the run from them (import_build.go). Past spillSpans spans held, it stops
+// holding them: every span read is written to a spill file beside the database, and only
+// what the run-wide decisions read is kept (per trace: its first start, its span count and
+// the traces it is joined to by a link or a session id; the run's tool call ids, hashed).
+// Once the input is read, the traces joined to one another form groups, the groups are
+// cut into parts of about spillSpans spans in order of their first start, and each part is
+// read back, built and loaded before the next: the memory an import needs is then that of
+// one part, whatever the input's size. docs/import.md ("Speed and memory") has the rule.
+
+// spillSpans is how many spans of plain runs an import holds before it spills, and the
+// size of a part built at once. A variable so that tests can make parts of a few spans.
+var spillSpans int64 = 100_000
+
+// spillRun is the spill of one run: the file, and what the run-wide decisions need.
+type spillRun struct {
+	dir   string // the import's spill folder
+	f     *os.File
+	w     *bufio.Writer
+	buf   []byte
+	spans int64 // spans written (an exporter's duplicates included)
+
+	traceIdx map[[16]byte]int32
+	traceIDs [][16]byte
+	first    []int64 // per trace: its first span's start
+	count    []int64 // per trace: spans written
+	join     []int32 // per trace: union-find parent (traces joined by a link or a session)
+	sessions map[string]int32
+	zero     int64             // the earliest start written
+	callIDs  map[uint64]uint64 // hash of a tool call id -> hash of the first tool span's key with it
+	repeat   bool              // some tool call id is on two different tool spans
+}
+
+func newSpillRun(dir string) (*spillRun, error) {
+	f, err := os.CreateTemp(dir, "spans-*.spill")
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errSpill, err)
+	}
+	return &spillRun{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), traceIdx: map[[16]byte]int32{},
+		sessions: map[string]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
+}
+
+// trace is the index of the trace whose id is hex (32 hex digits), made on first sight.
+func (sp *spillRun) trace(hexID string) int32 {
+	var id [16]byte
+	hex.Decode(id[:], []byte(hexID)) // the key's hex is ours: it always decodes
+	if i, ok := sp.traceIdx[id]; ok {
+		return i
+	}
+	i := int32(len(sp.traceIDs))
+	sp.traceIdx[id] = i
+	sp.traceIDs = append(sp.traceIDs, id)
+	sp.first = append(sp.first, math.MaxInt64)
+	sp.count = append(sp.count, 0)
+	sp.join = append(sp.join, i)
+	return i
+}
+
+func (sp *spillRun) find(i int32) int32 {
+	for sp.join[i] != i {
+		sp.join[i] = sp.join[sp.join[i]]
+		i = sp.join[i]
+	}
+	return i
+}
+
+func (sp *spillRun) union(a, b int32) {
+	a, b = sp.find(a), sp.find(b)
+	if a != b {
+		sp.join[max(a, b)] = min(a, b)
+	}
+}
+
+// add writes s (classified) to the spill and notes what the run-wide decisions read of it.
+func (sp *spillRun) add(s *inSpan) error {
+	t := sp.trace(s.traceHex)
+	sp.first[t] = min(sp.first[t], s.start)
+	sp.count[t]++
+	sp.zero = min(sp.zero, s.start)
+	sp.spans++
+	for _, l := range s.links {
+		if l.ok {
+			sp.union(t, sp.trace(l.key[:32]))
+		}
+	}
+	if s.cv != nil {
+		if id := s.str(s.cv.Session...); id != "" {
+			if o, ok := sp.sessions[id]; ok {
+				sp.union(t, o)
+			} else {
+				sp.sessions[id] = t
+			}
+		}
+	}
+	if s.role == roleTool && !sp.repeat {
+		if id := s.str(s.convention().CallID...); id != "" {
+			h, k := hash64(id), hash64(s.key)
+			if o, ok := sp.callIDs[h]; ok && o != k {
+				sp.repeat, sp.callIDs = true, nil
+			} else if !ok {
+				sp.callIDs[h] = k
+			}
+		}
+	}
+	sp.buf = appendSpill(sp.buf[:0], t, s)
+	if _, err := sp.w.Write(sp.buf); err != nil {
+		return fmt.Errorf("%w: %w", errSpill, err)
+	}
+	return nil
+}
+
+// errSpill marks an error writing or reading a spill: the machine's, not the input's.
+var errSpill = errors.New("import: spill")
+
+func hash64(text string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(text))
+	return h.Sum64()
+}
+
+// close removes the spill file.
+func (sp *spillRun) close() {
+	if sp.f != nil {
+		sp.f.Close()
+		os.Remove(sp.f.Name())
+		sp.f = nil
+	}
+}
+
+// spillPart is one part of a spilled run: its traces' spans, in the order they were read.
+type spillPart struct {
+	path  string
+	spans int64
+}
+
+// parts cuts the run's groups of joined traces, in order of their first start, into parts
+// of about spillSpans spans (a group is never cut: a part holds at least one), and writes
+// each part's spans to a file of its own.
+func (sp *spillRun) parts() ([]spillPart, error) {
+	if err := sp.w.Flush(); err != nil {
+		return nil, err
+	}
+	type group struct {
+		root  int32
+		first int64
+		spans int64
+	}
+	byRoot := map[int32]*group{}
+	var groups []*group
+	for i := range sp.traceIDs {
+		r := sp.find(int32(i))
+		g := byRoot[r]
+		if g == nil {
+			g = &group{root: r, first: math.MaxInt64}
+			byRoot[r] = g
+			groups = append(groups, g)
+		}
+		g.first = min(g.first, sp.first[i])
+		g.spans += sp.count[i]
+	}
+	// The root of a group is its lowest trace index, the first of its traces read: with
+	// the first start, an order that does not depend on map iteration.
+	slices.SortFunc(groups, func(x, y *group) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.root, y.root)) })
+	partOf := map[int32]int{}
+	var parts []spillPart
+	for _, g := range groups {
+		if g.spans == 0 {
+			continue // a trace only linked to
+		}
+		if len(parts) == 0 || parts[len(parts)-1].spans+g.spans > spillSpans && parts[len(parts)-1].spans > 0 {
+			parts = append(parts, spillPart{})
+		}
+		partOf[g.root] = len(parts) - 1
+		parts[len(parts)-1].spans += g.spans
+	}
+	files := make([]*os.File, len(parts))
+	writers := make([]*bufio.Writer, len(parts))
+	closeAll := func() {
+		for _, f := range files {
+			if f != nil {
+				f.Close()
+			}
+		}
+	}
+	defer closeAll()
+	for i := range parts {
+		f, err := os.CreateTemp(sp.dir, "part-*.spill")
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errSpill, err)
+		}
+		files[i], writers[i], parts[i].path = f, bufio.NewWriterSize(f, 64<<10), f.Name()
+	}
+	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	rd := bufio.NewReaderSize(sp.f, 1<<20)
+	var rec []byte
+	for {
+		t, body, err := readSpillRecord(rd, &rec)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if int(t) >= len(sp.traceIDs) {
+			return nil, errSpillCorrupt
+		}
+		w := writers[partOf[sp.find(t)]]
+		if _, err := w.Write(body); err != nil {
+			return nil, err
+		}
+	}
+	for _, w := range writers {
+		if err := w.Flush(); err != nil {
+			return nil, err
+		}
+	}
+	sp.close()
+	return parts, nil
+}
+
+// readPart reads the spans of a part into r (a run holding no spans), as addSpan would
+// have: an exporter's duplicate of a span is dropped, the rest classified.
+func readPart(path string, r *inRun, forced string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rd := bufio.NewReaderSize(f, 1<<20)
+	var rec []byte
+	for {
+		_, body, err := readSpillRecord(rd, &rec)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		s, err := decodeSpill(body, r)
+		if err != nil {
+			return err
+		}
+		if _, dup := r.byKey[s.key]; dup {
+			continue
+		}
+		s.classify(forced)
+		r.convs[s.conv]++
+		r.byKey[s.key] = s
+		r.spans = append(r.spans, s)
+	}
+}
+
+var errSpillCorrupt = fmt.Errorf("%w: a spill file is corrupt", errSpill)
+
+// A spill record: its length (uvarint, counting what follows), the trace index (uvarint),
+// then the span: key, parent, name, start, end, status code, status message, attributes,
+// events, links. Strings are a uvarint length and the bytes; an attribute its key, its kind
+// and its value (a string, a uvarint, or a protobuf AnyValue for the other kinds).
+
+func appendSpill(b []byte, trace int32, s *inSpan) []byte {
+	body := make([]byte, 0, 256)
+	body = binary.AppendUvarint(body, uint64(trace))
+	body = appendStr(body, s.key)
+	body = appendStr(body, s.parent)
+	body = appendStr(body, s.name)
+	body = binary.AppendVarint(body, s.start)
+	body = binary.AppendVarint(body, s.end)
+	body = binary.AppendVarint(body, int64(s.code))
+	body = appendStr(body, s.msg)
+	body = appendAttrs(body, s.attrs)
+	body = binary.AppendUvarint(body, uint64(len(s.events)))
+	for _, e := range s.events {
+		body = appendStr(body, e.name)
+		body = appendAttrs(body, e.attrs)
+	}
+	body = binary.AppendUvarint(body, uint64(len(s.links)))
+	for _, l := range s.links {
+		body = appendStr(body, l.key)
+		ok := byte(0)
+		if l.ok {
+			ok = 1
+		}
+		body = append(body, ok)
+	}
+	b = binary.AppendUvarint(b, uint64(len(body)))
+	return append(b, body...)
+}
+
+func appendStr(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendAttrs(b []byte, attrs []spanAttr) []byte {
+	b = binary.AppendUvarint(b, uint64(len(attrs)))
+	for _, a := range attrs {
+		b = appendStr(b, a.key)
+		b = append(b, byte(a.val.kind))
+		switch a.val.kind {
+		case attrString:
+			b = appendStr(b, a.val.s)
+		case attrInt, attrDouble, attrBool:
+			b = binary.AppendUvarint(b, a.val.n)
+		case attrOther:
+			v, _ := proto.MarshalOptions{Deterministic: true}.Marshal(a.val.v) // a value decoded from a request marshals
+			b = appendStr(b, string(v))
+		}
+	}
+	return b
+}
+
+// readSpillRecord reads one record into *buf and returns its trace index and the whole
+// record (length prefix included, ready to be written to a part as it is).
+func readSpillRecord(rd *bufio.Reader, buf *[]byte) (int32, []byte, error) {
+	n, err := binary.ReadUvarint(rd)
+	if err != nil {
+		if err == io.EOF {
+			return 0, nil, io.EOF
+		}
+		return 0, nil, errSpillCorrupt
+	}
+	if n > math.MaxInt32 {
+		return 0, nil, errSpillCorrupt
+	}
+	*buf = binary.AppendUvarint((*buf)[:0], n)
+	head := len(*buf)
+	*buf = slices.Grow(*buf, int(n))[:head+int(n)]
+	if _, err := io.ReadFull(rd, (*buf)[head:]); err != nil {
+		return 0, nil, errSpillCorrupt
+	}
+	t, k := binary.Uvarint((*buf)[head:])
+	if k <= 0 || t > math.MaxInt32 {
+		return 0, nil, errSpillCorrupt
+	}
+	return int32(t), *buf, nil
+}
+
+// spillReader reads the fields of a record's body.
+type spillReader struct {
+	b   []byte
+	err bool
+}
+
+func (d *spillReader) uvarint() uint64 {
+	v, k := binary.Uvarint(d.b)
+	if k <= 0 {
+		d.err, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+func (d *spillReader) varint() int64 {
+	v, k := binary.Varint(d.b)
+	if k <= 0 {
+		d.err, d.b = true, nil
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+func (d *spillReader) bytes() []byte {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err, d.b = true, nil
+		return nil
+	}
+	v := d.b[:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *spillReader) str() string { return string(d.bytes()) }
+
+func (d *spillReader) byte1() byte {
+	if len(d.b) == 0 {
+		d.err = true
+		return 0
+	}
+	v := d.b[0]
+	d.b = d.b[1:]
+	return v
+}
+
+// count reads a list's length, no more than the bytes left could hold.
+func (d *spillReader) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.err, d.b = true, nil
+		return 0
+	}
+	return int(n)
+}
+
+func (d *spillReader) attrs(r *inRun) []spanAttr {
+	n := d.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]spanAttr, n)
+	for i := range out {
+		out[i].key = r.intern(string(d.bytes()))
+		kind := attrKind(d.byte1())
+		out[i].val.kind = kind
+		switch kind {
+		case attrString:
+			out[i].val.s = r.intern(string(d.bytes()))
+		case attrInt, attrDouble, attrBool:
+			out[i].val.n = d.uvarint()
+		case attrOther:
+			v := &commonpb.AnyValue{}
+			if proto.Unmarshal(d.bytes(), v) != nil {
+				d.err = true
+			}
+			out[i].val.v = v
+		case attrNil, attrNone:
+		default:
+			d.err = true
+		}
+	}
+	return out
+}
+
+// decodeSpill is the span of a record (as readSpillRecord returns it), in run r.
+func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
+	d := &spillReader{b: rec}
+	n := d.uvarint()
+	if d.err || n != uint64(len(d.b)) {
+		return nil, errSpillCorrupt
+	}
+	d.uvarint() // the trace index
+	s := &inSpan{run: r}
+	s.key = d.str()
+	s.parent = d.str()
+	s.name = d.str()
+	s.start, s.end = d.varint(), d.varint()
+	s.code = tracepb.Status_StatusCode(d.varint())
+	s.msg = d.str()
+	s.attrs = d.attrs(r)
+	if n := d.count(); n > 0 {
+		s.events = make([]spanEvent, n)
+		for i := range s.events {
+			s.events[i] = spanEvent{name: r.intern(d.str()), attrs: d.attrs(r)}
+		}
+	}
+	if n := d.count(); n > 0 {
+		s.links = make([]spanLink, n)
+		for i := range s.links {
+			s.links[i] = spanLink{key: d.str(), ok: d.byte1() == 1}
+		}
+	}
+	if d.err || len(d.b) != 0 || len(s.key) != 48 {
+		return nil, errSpillCorrupt
+	}
+	s.traceHex, s.otlpID = s.key[:32], s.key[32:]
+	return s, nil
+}
+
+// spillDir is the folder an import spills to: a new folder beside the database (where
+// the user has room for the data), or in the system's temporary folder for a database
+// in memory.
+func spillDir(dbPath string) (string, error) {
+	parent := os.TempDir()
+	if dbPath != "" {
+		parent = filepath.Dir(dbPath)
+	}
+	dir, err := os.MkdirTemp(parent, "import-spill-")
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", errSpill, err)
+	}
+	return dir, nil
+}

@@ -1,0 +1,262 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
+	"pgregory.net/rapid"
+)
+
+// withSpillSpans sets spillSpans for the test, and TMPDIR to a folder of the test's, so
+// that a spill of an import into a database in memory lands where the test can look.
+func withSpillSpans(t *testing.T, n int64) string {
+	t.Helper()
+	old := spillSpans
+	spillSpans = n
+	t.Cleanup(func() { spillSpans = old })
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	return tmp
+}
+
+// incidentRows is the incidents of a run as text, without their numbers (which follow
+// the investigations' ids).
+func incidentRows(t *testing.T, db *DB, runID string) string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT tool, "start", "end", calls, failed_attempts, affected_investigations, retries_sent, baseline
+		FROM incidents WHERE run_id = $1 ORDER BY "start", tool`, runID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var tool string
+		var start, end any
+		var calls, failed, affected, retries int64
+		var baseline float64
+		if err := rows.Scan(&tool, &start, &end, &calls, &failed, &affected, &retries, &baseline); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s %v %v %d %d %d %d %.12g\n", tool, start, end, calls, failed, affected, retries, baseline)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// A run built in parts, after its spans were spilled, is the run built at once: on the
+// traces real agent libraries sent (their retries, sub-agents joined across traces by
+// links and session ids, missing roots, exporters' duplicates) and on mayday's own export
+// read as plain spans, every metric, every incident, every table's row count and the
+// import's summary are the same, with parts of a few dozen spans. Only the numbering of
+// investigations and spans (by start within a part) and so the digest may differ.
+func TestSpilledImportMatchesInMemory(t *testing.T) {
+	ctx := context.Background()
+	type input struct {
+		name string
+		path string
+		opts ImportOptions
+	}
+	var inputs []input
+	for _, dir := range libraryFixtures(t) {
+		inputs = append(inputs, input{filepath.Base(dir), filepath.Join(dir, readTruth(t, dir).File), ImportOptions{}})
+	}
+	if !testing.Short() {
+		db, _ := exampleDB(t, "research-fleet", 120)
+		out := filepath.Join(t.TempDir(), "otlp")
+		if _, err := Export(ctx, db, out, ExportOptions{Format: FormatOTLP}); err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{"research-fleet as genai", out, ImportOptions{Conventions: ConvGenAI}})
+	}
+	for _, in := range inputs {
+		t.Run(in.name, func(t *testing.T) {
+			whole, wholeRes := importInto(t, []string{in.path}, in.opts)
+			tmp := withSpillSpans(t, 40)
+			parts, partsRes := importInto(t, []string{in.path}, in.opts)
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("the spill left %d entries in the temporary folder (%s...)", len(left), left[0].Name())
+			}
+			if len(partsRes.Runs) != len(wholeRes.Runs) {
+				t.Fatalf("%d runs in parts, %d at once", len(partsRes.Runs), len(wholeRes.Runs))
+			}
+			for i, w := range wholeRes.Runs {
+				p := partsRes.Runs[i]
+				if p.Summary == nil || p.Summary.Parts < 2 {
+					t.Fatalf("run %s: built in %v parts, want several (the test would compare nothing)", p.RunID, p.Summary)
+				}
+				if w.Summary.Parts != 0 {
+					t.Errorf("run %s: the import at once says %d parts", w.RunID, w.Summary.Parts)
+				}
+				p.Summary.Parts = 0
+				if !reflect.DeepEqual(p, w) {
+					t.Errorf("run %s: in parts\n%+v\n%+v\nat once\n%+v\n%+v", w.RunID, p, *p.Summary, w, *w.Summary)
+				}
+				wm, err := whole.Metrics(ctx, w.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pm, err := parts.Metrics(ctx, w.RunID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fmt.Sprintf("%+v", pm) != fmt.Sprintf("%+v", wm) { // as text: NaN is no metric, in both
+					t.Errorf("run %s: metrics in parts\n%+v\nat once\n%+v", w.RunID, pm, wm)
+				}
+				if a, b := incidentRows(t, parts, w.RunID), incidentRows(t, whole, w.RunID); a != b {
+					t.Errorf("run %s: incidents in parts\n%s\nat once\n%s", w.RunID, a, b)
+				}
+				for _, table := range []string{"spans", "transitions", "investigations", "span_attributes", "recovery_episodes", "tool_stats", "roots"} {
+					q := "SELECT count(*) FROM " + table + " WHERE run_id = $1"
+					if a, b := queryInt(t, parts, q, w.RunID), queryInt(t, whole, q, w.RunID); a != b {
+						t.Errorf("run %s: %s holds %d rows in parts, %d at once", w.RunID, table, a, b)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A span written to a spill reads back as it was, whatever its attributes, events and
+// links hold.
+func TestSpillRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := &inRun{byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+		hexID := func(n int, label string) string {
+			return fmt.Sprintf("%0*x", n, rapid.Uint64().Draw(t, label))[:n]
+		}
+		key := hexID(16, "trace") + hexID(16, "trace2") + hexID(16, "span")
+		attrs := func(label string) []spanAttr {
+			n := rapid.IntRange(0, 4).Draw(t, label+"-n")
+			if n == 0 {
+				return nil
+			}
+			out := make([]spanAttr, n)
+			for i := range out {
+				out[i].key = rapid.String().Draw(t, label+"-key")
+				switch kind := attrKind(rapid.IntRange(int(attrNil), int(attrOther)).Draw(t, label+"-kind")); kind {
+				case attrString:
+					out[i].val = attrValue{kind: kind, s: rapid.String().Draw(t, label+"-s")}
+				case attrInt, attrDouble, attrBool:
+					out[i].val = attrValue{kind: kind, n: rapid.Uint64().Draw(t, label+"-n")}
+				case attrOther:
+					v := &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: []*commonpb.AnyValue{
+						{Value: &commonpb.AnyValue_BytesValue{BytesValue: []byte(rapid.String().Draw(t, label+"-b"))}},
+						{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: rapid.Float64().Draw(t, label+"-f")}}}}}}
+					out[i].val = attrValue{kind: kind, v: v}
+				default:
+					out[i].val = attrValue{kind: kind}
+				}
+			}
+			return out
+		}
+		s := &inSpan{run: r, key: key, name: rapid.String().Draw(t, "name"), start: rapid.Int64().Draw(t, "start"),
+			end: rapid.Int64().Draw(t, "end"), msg: rapid.String().Draw(t, "msg"), attrs: attrs("attrs")}
+		if rapid.Bool().Draw(t, "has parent") {
+			s.parent = key[:32] + hexID(16, "parent")
+		}
+		s.code = 2
+		for range rapid.IntRange(0, 2).Draw(t, "events") {
+			s.events = append(s.events, spanEvent{name: rapid.String().Draw(t, "event"), attrs: attrs("event")})
+		}
+		for range rapid.IntRange(0, 2).Draw(t, "links") {
+			s.links = append(s.links, spanLink{key: rapid.String().Draw(t, "link"), ok: rapid.Bool().Draw(t, "ok")})
+		}
+		trace := rapid.Int32Range(0, math.MaxInt32).Draw(t, "trace index")
+		rec := appendSpill(nil, trace, s)
+		rd := &spillReader{b: rec}
+		rd.uvarint()
+		if got := int32(rd.uvarint()); got != trace {
+			t.Fatalf("trace index %d, wrote %d", got, trace)
+		}
+		back, err := decodeSpill(rec, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.traceHex != key[:32] || back.otlpID != key[32:] {
+			t.Fatalf("ids %q %q from key %q", back.traceHex, back.otlpID, key)
+		}
+		back.traceHex, back.otlpID = "", ""
+		// Values of other kinds are compared by their encoding (a new message is read back).
+		lists := [][]spanAttr{back.attrs, s.attrs}
+		for _, e := range append(back.events, s.events...) {
+			lists = append(lists, e.attrs)
+		}
+		for _, list := range lists {
+			for i := range list {
+				if v := list[i].val.v; v != nil {
+					b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(v)
+					list[i].val.s, list[i].val.v = string(b), nil
+				}
+			}
+		}
+		if !reflect.DeepEqual(back.attrs, s.attrs) {
+			t.Fatalf("attributes\n%+v\nread back as\n%+v", s.attrs, back.attrs)
+		}
+		back.attrs, s.attrs = nil, nil
+		if !reflect.DeepEqual(back, s) {
+			t.Fatalf("span\n%+v\nread back as\n%+v", s, back)
+		}
+		// Any record cut short is refused, never read as another span.
+		for cut := 1; cut < len(rec); cut += 1 + len(rec)/16 {
+			if _, err := decodeSpill(rec[:cut], r); err == nil {
+				t.Fatalf("a record cut at %d of %d bytes was read", cut, len(rec))
+			}
+		}
+	})
+}
+
+// A sub-agent in a trace of its own, linked to the tool call that started it, is joined to
+// its parent run when the two traces land in different parts by their spans alone; an
+// exporter's second copy of a span is dropped in parts as it is at once.
+func TestSpilledImportJoinsLinkedTraces(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delegate"}
+	top := mkSpan(1, 1, 0, "invoke_agent top", 0, 100, agent)
+	call := mkSpan(1, 2, 1, "execute_tool delegate", 10, 50, tool)
+	sub := mkSpan(2, 1, 0, "invoke_agent sub", 12, 40, agent)
+	sub.Links = []*tracepb.Span_Link{{TraceId: call.TraceId, SpanId: call.SpanId}}
+	other := mkSpan(3, 1, 0, "invoke_agent other", 5, 30, agent)
+	path := filepath.Join(t.TempDir(), "traces.binpb")
+	writeRequest(t, path, sub, other, top, call, call)
+	shape := func(db *DB) string {
+		rows, err := db.SQL().Query("SELECT depth, parent_id IS NOT NULL, arrived_at FROM investigations ORDER BY arrived_at")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var b strings.Builder
+		for rows.Next() {
+			var depth int
+			var hasParent bool
+			var at any
+			if err := rows.Scan(&depth, &hasParent, &at); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "%d %v %v; ", depth, hasParent, at)
+		}
+		return b.String() + fmt.Sprint(queryInt(t, db, "SELECT count(*) FROM spans WHERE operation = 'execute_tool'"), " tool spans")
+	}
+	whole, _ := importInto(t, []string{path}, ImportOptions{})
+	withSpillSpans(t, 1)
+	parts, res := importInto(t, []string{path}, ImportOptions{})
+	if got := res.Runs[0].Summary.Parts; got != 2 {
+		t.Errorf("%d parts, want 2: traces 1 and 2 together, trace 3 alone", got)
+	}
+	if a, b := shape(parts), shape(whole); a != b || !strings.Contains(b, "1 true") || !strings.HasSuffix(b, " 1 tool spans") {
+		t.Errorf("investigations in parts: %s\nat once: %s\n(want the sub-agent at depth 1 and one tool span)", a, b)
+	}
+}
