@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -47,6 +48,7 @@ type ImportedRun struct {
 	Unknown        map[string]string `json:"unknown,omitempty"` // metric -> why a trace cannot give it
 	Service        string            `json:"service,omitempty"` // service.name of the run's spans
 	Summary        *ImportStats      `json:"summary,omitempty"` // how its spans were read (runs of plain spans)
+	Parts          int               `json:"parts,omitempty"`   // the import held more spans than it keeps in memory: the run was built in this many parts
 }
 
 // ImportStats says how the spans of a run of plain spans were read: by role, the names of
@@ -64,7 +66,6 @@ type importStats struct {
 	MissingRoots    int              `json:"traces_without_root"`
 	CyclesBroken    int              `json:"cycles_broken,omitempty"` // parent links cut because they closed a loop
 	JoinedTraces    int              `json:"joined_traces,omitempty"` // agent runs in their own trace joined to the run that started them
-	Parts           int              `json:"parts,omitempty"`         // the run held more spans than an import keeps in memory: built in this many parts
 }
 
 // add counts the summary of a part of a run in st.
@@ -147,11 +148,14 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	if err != nil {
 		return nil, err
 	}
-	// Every span is held until the last file is read, so the live heap grows with the
-	// input: under the binary's soft limit (LimitGoHeap, at most GoHeapCeiling) a large
-	// import would collect without pause once its spans pass the limit (260,000 spans: 42 s
-	// instead of 20 s). The import leaves the heap to GOGC alone until it returns.
-	defer PinGoHeap(math.MaxInt64)()
+	// The spans read are held until the last file is read (up to spillSpans of them), so
+	// the live heap grows with them: under the binary's soft limit (LimitGoHeap, at most
+	// GoHeapCeiling) a large import would collect without pause once its spans pass the
+	// limit (260,000 spans: 42 s instead of 20 s). The import leaves the heap to GOGC alone
+	// while it reads and, unless it spilled, until it returns; a spilled import builds its
+	// parts under the soft limit, since a part is bounded.
+	unpin := sync.OnceFunc(PinGoHeap(math.MaxInt64))
+	defer unpin()
 	set, rd := newSpanSet(opts.Conventions, opts.RunID, opts.Service), newTraceReader(opts.Limits, opts.Conventions, opts.Redact)
 	set.dbPath = db.path
 	defer set.closeSpill()
@@ -176,6 +180,9 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	if opts.Service != "" && len(set.runs) == 0 {
 		return nil, fmt.Errorf("%w: --service %q: no spans of that service.name (the input has %s)", ErrBadTraceInput, opts.Service, serviceList(set.skipped))
 	}
+	if set.spillTo != "" {
+		unpin()
+	}
 	red := traces.NewRedactor(nil, opts.Redact, nil)
 	if err := set.nameRuns(red); err != nil {
 		return nil, err
@@ -188,7 +195,9 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 		}
 		res.Runs = append(res.Runs, ir)
 	}
-	// The derived tables of the runs, computed from the records as stored.
+	// The derived tables of the runs, computed from the records as stored, with the memory
+	// the Go heap held for the spans given back first.
+	ReleaseGoMemory()
 	if err := db.fillDerived(ctx); err != nil {
 		return nil, err
 	}
@@ -292,10 +301,10 @@ func importSpilled(ctx context.Context, db *DB, r *inRun, files []string, opts I
 		return ImportedRun{}, err
 	}
 	red := traces.NewRedactor(nil, opts.Redact, nil)
-	st := &importStats{SpansByRole: map[string]int64{}, Unmapped: map[string]int64{}, Parts: len(parts)}
+	st := &importStats{SpansByRole: map[string]int64{}, Unmapped: map[string]int64{}}
 	p := buildParams{zero: sp.zero - sp.zero%int64(time.Minute), rules: retryRules{window: opts.RetryWindow, callIDsMark: sp.repeat}}
 	ir := plainRun(r, p.zero, st, red)
-	ir.Conventions = map[string]int64{}
+	ir.Conventions, ir.Parts = map[string]int64{}, len(parts)
 	err = loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {
 		for _, part := range parts {
 			if err := ctx.Err(); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,11 +34,75 @@ type native struct {
 }
 
 func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (ImportedRun, error) {
+	res := r.resource
+	run := traces.Run{RunID: r.id, Scenario: res["mayday.scenario"].GetStringValue(), Seed: seedOf(res["mayday.seed"]),
+		Config: res["mayday.config"].GetStringValue(), ConfigHash: res["mayday.config_hash"].GetStringValue(),
+		Version: res["service.version"].GetStringValue(), Events: res["mayday.events"].GetIntValue(),
+		Status: res["mayday.run.status"].GetStringValue()}
+	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: r.convs, TimeZero: time.Unix(0, record.Epoch).UTC()}
+	var send func(record.Sink) error
+	if r.spill == nil {
+		c, err := nativeRecords(r, true)
+		if err != nil {
+			return ImportedRun{}, err
+		}
+		ir.Spans, ir.Investigations = int64(len(r.spans)), len(c.Investigations)
+		r.release() // the records are all the load needs (see importRun)
+		send = func(sink record.Sink) error {
+			c.Replay(sink)
+			return nil
+		}
+	} else {
+		// Spilled (import_spill.go): each part's records are rebuilt and loaded in turn,
+		// each table's rows in their exported order within the part.
+		parts, err := r.spill.parts()
+		if err != nil {
+			return ImportedRun{}, err
+		}
+		ir.Conventions, ir.Parts = map[string]int64{}, len(parts)
+		send = func(sink record.Sink) error {
+			for i, part := range parts {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				in := &inRun{id: r.id, native: true, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+				if err := readPart(part.path, in, opts.Conventions); err != nil {
+					return err
+				}
+				os.Remove(part.path)
+				c, err := nativeRecords(in, i == 0)
+				if err != nil {
+					return err
+				}
+				for k, n := range in.convs {
+					ir.Conventions[k] += n
+				}
+				ir.Spans += int64(len(in.spans))
+				ir.Investigations += len(c.Investigations)
+				in.release()
+				c.Replay(sink)
+			}
+			return nil
+		}
+	}
+	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, send); err != nil {
+		return ImportedRun{}, err
+	}
+	if _, ok := res["mayday.events"]; !ok {
+		_, err := db.SQL().ExecContext(ctx, "UPDATE runs SET events = NULL WHERE run_id = $1", r.id)
+		return ir, err
+	}
+	return ir, nil
+}
+
+// nativeRecords rebuilds the records of r's spans (a whole run, or a part of one holding
+// whole traces), and the run's faults and tool samples when withRun.
+func nativeRecords(r *inRun, withRun bool) (*record.Collector, error) {
 	n := &native{r: r, ids: map[string]uint64{}, rootOf: map[int64]int64{}}
 	for _, s := range r.spans {
 		id, ok := s.num("mayday.span_id")
 		if !ok {
-			return ImportedRun{}, fmt.Errorf("run %s: span %q of a mayday export has no mayday.span_id: %w", r.id, s.name, ErrBadTraceInput)
+			return nil, fmt.Errorf("run %s: span %q of a mayday export has no mayday.span_id: %w", r.id, s.name, ErrBadTraceInput)
 		}
 		n.ids[s.key] = uint64(id)
 	}
@@ -50,29 +115,10 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 		spanRows = append(spanRows, row)
 	}
 	sortByRow(n.c.Spans, spanRows)
-	n.runRecords()
-	spans := int64(len(r.spans))
-	n.ids = nil
-	r.release() // the records are all the load needs (see importRun)
-	res := r.resource
-	run := traces.Run{RunID: r.id, Scenario: res["mayday.scenario"].GetStringValue(), Seed: seedOf(res["mayday.seed"]),
-		Config: res["mayday.config"].GetStringValue(), ConfigHash: res["mayday.config_hash"].GetStringValue(),
-		Version: res["service.version"].GetStringValue(), Events: res["mayday.events"].GetIntValue(),
-		Status: res["mayday.run.status"].GetStringValue()}
-	replay := func(sink record.Sink) error {
-		n.c.Replay(sink)
-		return nil
+	if withRun {
+		n.runRecords()
 	}
-	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, replay); err != nil {
-		return ImportedRun{}, err
-	}
-	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: r.convs,
-		Spans: spans, Investigations: len(n.c.Investigations), TimeZero: time.Unix(0, record.Epoch).UTC()}
-	if _, ok := res["mayday.events"]; !ok {
-		_, err := db.SQL().ExecContext(ctx, "UPDATE runs SET events = NULL WHERE run_id = $1", r.id)
-		return ir, err
-	}
-	return ir, nil
+	return &n.c, nil
 }
 
 // events rebuilds the investigations, transitions and executions from the invoke_agent

@@ -126,21 +126,19 @@ type spanSet struct {
 	service  string           // --service: keep only this service's spans ("" = every service)
 	skipped  map[string]int64 // spans of other services than --service, by service
 	spans    int64
-	dbPath   string // the database's file, beside which the runs of plain spans spill ("" = in memory)
+	dbPath   string // the database's file, beside which the runs spill ("" = in memory)
 	spillTo  string // the spill folder, once made
 }
 
-// spillIfFull makes every run of plain spans spill (import_spill.go) once they hold more
-// than spillSpans spans together; a run that begins after that spills from its first span.
+// spillIfFull makes every run spill (import_spill.go) once the runs hold more than
+// spillSpans spans together; a run that begins after that spills from its first span.
 func (s *spanSet) spillIfFull() error {
 	if s.spillTo != "" {
 		return nil
 	}
 	held := int64(0)
 	for _, r := range s.runs {
-		if !r.native {
-			held += int64(len(r.spans))
-		}
+		held += int64(len(r.spans))
 	}
 	if held <= spillSpans {
 		return nil
@@ -151,10 +149,8 @@ func (s *spanSet) spillIfFull() error {
 	}
 	s.spillTo = dir
 	for _, r := range s.runs {
-		if !r.native {
-			if err := r.startSpill(dir); err != nil {
-				return err
-			}
+		if err := r.startSpill(dir); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -200,7 +196,7 @@ func (s *spanSet) run(key string, native bool) (*inRun, error) {
 	r := &inRun{id: key, native: native, resource: map[string]*commonpb.AnyValue{}, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
 	s.byID[key] = r
 	s.runs = append(s.runs, r)
-	if s.spillTo != "" && !native {
+	if s.spillTo != "" {
 		if err := r.startSpill(s.spillTo); err != nil {
 			return nil, err
 		}

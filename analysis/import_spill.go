@@ -19,19 +19,20 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// An import holds the spans of a run of plain spans in memory until the last file is read,
-// then builds the run from them (import_build.go). Past spillSpans spans held, it stops
-// holding them: every span read is written to a spill file beside the database, and only
-// what the run-wide decisions read is kept (per trace: its first start, its span count and
-// the traces it is joined to by a link or a session id; the run's tool call ids, hashed).
-// Once the input is read, the traces joined to one another form groups, the groups are
-// cut into parts of about spillSpans spans in order of their first start, and each part is
-// read back, built and loaded before the next: the memory an import needs is then that of
-// one part, whatever the input's size. docs/import.md ("Speed and memory") has the rule.
+// An import holds the spans of its runs in memory until the last file is read, then builds
+// each run from them (import_build.go, import_native.go). Past spillSpans spans held, it
+// stops holding them: every span read is written to a spill file beside the database, and
+// only what the run-wide decisions read is kept (per trace: its first start, its span count
+// and the traces it is joined to by a link or a session id; the run's time 0; its tool call
+// ids, hashed, until one repeats). Once the input is read, the traces joined to one another
+// form groups, the groups are cut into parts of about spillSpans spans in order of their
+// first start, and each part is read back, built and loaded before the next: the memory an
+// import needs is then that of one part, whatever the input's size. docs/import.md ("Speed
+// and memory") has the rule.
 
 // spillSpans is how many spans of plain runs an import holds before it spills, and the
 // size of a part built at once. A variable so that tests can make parts of a few spans.
-var spillSpans int64 = 100_000
+var spillSpans int64 = 50_000
 
 // spillRun is the spill of one run: the file, and what the run-wide decisions need.
 type spillRun struct {
@@ -113,7 +114,7 @@ func (sp *spillRun) add(s *inSpan) error {
 			}
 		}
 	}
-	if s.role == roleTool && !sp.repeat {
+	if s.role == roleTool && !sp.repeat && s.conv != ConvMayday {
 		if id := s.str(s.convention().CallID...); id != "" {
 			h, k := hash64(id), hash64(s.key)
 			if o, ok := sp.callIDs[h]; ok && o != k {

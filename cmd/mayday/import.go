@@ -202,6 +202,9 @@ func importInto(ctx context.Context, opts *importOptions, limits analysis.ReadLi
 // does not know never goes unnoticed.
 func printImportNotes(io *ioStreams, res *analysis.ImportResult) {
 	for _, r := range res.Runs {
+		if r.Parts > 0 {
+			fmt.Fprintf(io.ErrOut, "import: run %s: more spans than an import holds in memory: spilled to disk and built in %d parts of joined traces\n", r.RunID, r.Parts)
+		}
 		st := r.Summary
 		if st == nil {
 			continue
