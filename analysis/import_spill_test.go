@@ -4,6 +4,7 @@ package analysis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -271,5 +272,30 @@ func TestSpilledImportJoinsLinkedTraces(t *testing.T) {
 	}
 	if a, b := shape(parts), shape(whole); a != b || !strings.Contains(b, "1 true") || !strings.HasSuffix(b, " 1 tool spans") {
 		t.Errorf("investigations in parts: %s\nat once: %s\n(want the sub-agent at depth 1 and one tool span)", a, b)
+	}
+}
+
+// An import refused after it began to spill (a bad span in a later file) leaves no spill
+// behind, and says what was wrong with the input.
+func TestSpilledImportRefusedLeavesNothing(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	dir := t.TempDir()
+	writeRequest(t, filepath.Join(dir, "a.binpb"), mkSpan(1, 1, 0, "invoke_agent a", 0, 10, agent), mkSpan(2, 1, 0, "invoke_agent b", 1, 10, agent),
+		mkSpan(3, 1, 0, "invoke_agent c", 2, 10, agent))
+	bad := mkSpan(4, 1, 0, "invoke_agent d", 5, 10, agent)
+	bad.EndTimeUnixNano = bad.StartTimeUnixNano - 1
+	writeRequest(t, filepath.Join(dir, "b.binpb"), bad)
+	tmp := withSpillSpans(t, 1)
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = Import(context.Background(), db, []string{dir}, ImportOptions{})
+	if !errors.Is(err, ErrBadTraceInput) || !strings.Contains(err.Error(), "b.binpb") {
+		t.Fatalf("import: %v, want the bad span of b.binpb refused", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the refused import left %d entries in the temporary folder (%s...)", len(left), left[0].Name())
 	}
 }
