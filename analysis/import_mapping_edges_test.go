@@ -391,20 +391,26 @@ func TestMappingHumanAndForced(t *testing.T) {
 	}
 }
 
+// linkedAgent is an agent run (trace 1: its agent span and a call of the tool delegate) and
+// the sub-agent that call started, in a trace of its own (trace 2) that links to the call.
+func linkedAgent() (top, call, sub *tracepb.Span) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	top = mkSpan(1, 1, 0, "invoke_agent top", 0, 100, agent)
+	call = mkSpan(1, 2, 1, "execute_tool delegate", 10, 50, map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delegate"})
+	sub = mkSpan(2, 1, 0, "invoke_agent sub", 12, 40, agent)
+	sub.Links = []*tracepb.Span_Link{{TraceId: call.TraceId, SpanId: call.SpanId}}
+	return top, call, sub
+}
+
 // An agent run in its own trace joins the run whose span it links to (OTLP span links):
 // malformed links and links within its own trace are passed over.
 func TestMappingTraceLinks(t *testing.T) {
-	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
-	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delegate"}
-	top := mkSpan(1, 1, 0, "invoke_agent top", 0, 100, agent)
-	call := mkSpan(1, 2, 1, "execute_tool delegate", 10, 50, tool)
-	sub := mkSpan(2, 1, 0, "invoke_agent sub", 12, 40, agent)
-	sub.Links = []*tracepb.Span_Link{
+	top, call, sub := linkedAgent()
+	sub.Links = append([]*tracepb.Span_Link{
 		{TraceId: call.TraceId[:8], SpanId: call.SpanId},               // malformed
 		{TraceId: sub.TraceId, SpanId: []byte{0, 0, 0, 0, 0, 0, 2, 9}}, // its own trace
-		{TraceId: call.TraceId, SpanId: call.SpanId},
-	}
-	lone := mkSpan(3, 1, 0, "invoke_agent lone", 12, 40, agent)
+	}, sub.Links...)
+	lone := mkSpan(3, 1, 0, "invoke_agent lone", 12, 40, map[string]any{"gen_ai.operation.name": "invoke_agent"})
 	lone.Links = []*tracepb.Span_Link{{TraceId: lone.TraceId, SpanId: lone.SpanId}}
 	_, b, st := mapped(t, top, call, sub, lone)
 	byName := map[string]*inInv{}

@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 	"pgregory.net/rapid"
 
@@ -237,13 +236,8 @@ func TestSpillRoundTrip(t *testing.T) {
 // its parent run when the two traces land in different parts by their spans alone; an
 // exporter's second copy of a span is dropped in parts as it is at once.
 func TestSpilledImportJoinsLinkedTraces(t *testing.T) {
-	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
-	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delegate"}
-	top := mkSpan(1, 1, 0, "invoke_agent top", 0, 100, agent)
-	call := mkSpan(1, 2, 1, "execute_tool delegate", 10, 50, tool)
-	sub := mkSpan(2, 1, 0, "invoke_agent sub", 12, 40, agent)
-	sub.Links = []*tracepb.Span_Link{{TraceId: call.TraceId, SpanId: call.SpanId}}
-	other := mkSpan(3, 1, 0, "invoke_agent other", 5, 30, agent)
+	top, call, sub := linkedAgent()
+	other := mkSpan(3, 1, 0, "invoke_agent other", 5, 30, map[string]any{"gen_ai.operation.name": "invoke_agent"})
 	path := filepath.Join(t.TempDir(), "traces.binpb")
 	writeRequest(t, path, sub, other, top, call, call)
 	shape := func(db *DB) string {
