@@ -302,7 +302,7 @@ func importSpilled(ctx context.Context, db *DB, r *inRun, files []string, opts I
 	}
 	red := traces.NewRedactor(nil, opts.Redact, nil)
 	st := &importStats{SpansByRole: map[string]int64{}, Unmapped: map[string]int64{}}
-	p := buildParams{zero: sp.zero - sp.zero%int64(time.Minute), rules: retryRules{window: opts.RetryWindow, callIDsMark: sp.repeat}}
+	p := buildParams{zero: minuteFloor(sp.zero), rules: retryRules{window: opts.RetryWindow, callIDsMark: sp.repeat}}
 	ir := plainRun(r, p.zero, st, red)
 	ir.Conventions, ir.Parts = map[string]int64{}, len(parts)
 	err = loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {

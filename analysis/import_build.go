@@ -120,8 +120,11 @@ func timeZero(spans []*inSpan) int64 {
 			first = s.start
 		}
 	}
-	return first - first%int64(time.Minute)
+	return minuteFloor(first)
 }
+
+// minuteFloor is a Unix time down to its whole minute: a run's time 0 from its first start.
+func minuteFloor(unixNano int64) int64 { return unixNano - unixNano%int64(time.Minute) }
 
 // breakCycles cuts the parent link that closes a loop of parent links (a span that is its
 // own parent, or an ancestor of its parent), so that every walk up the tree ends; it
