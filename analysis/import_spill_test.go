@@ -293,3 +293,14 @@ func TestSpilledImportRefusedLeavesNothing(t *testing.T) {
 		t.Errorf("the refused import left %d entries in the temporary folder (%s...)", len(left), left[0].Name())
 	}
 }
+
+// Any bytes at all read as a spill record are a span or an error, never a panic.
+func TestSpillDecodeAnyBytes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := &inRun{byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+		b := rapid.SliceOf(rapid.Byte()).Draw(t, "record")
+		if s, err := decodeSpill(b, r); err == nil && len(s.key) != 48 {
+			t.Fatalf("a record read as a span with key %q", s.key)
+		}
+	})
+}
