@@ -92,7 +92,7 @@ test: vet
 # minutes on two cores): a run's load (its lanes, the views a new database defines on a
 # goroutine of its own), the import's read-ahead, and sweeps that simulate while earlier
 # runs commit. Run it when changing any of them.
-RACE_DUCKDB := ^(TestRoundTrip|TestCancelledLoadIsPartial|TestFailedLoadKeepsNothing|TestFailedCommitKeepsNothing|TestAbandonKeepsNothing|TestViewsDefinedWhileLoading|TestImport.*|TestHostile.*|TestFastProto.*|TestBatch.*|TestSerial.*)$$
+RACE_DUCKDB := ^(TestRoundTrip|TestCancelledLoadIsPartial|TestFailedLoadKeepsNothing|TestFailedCommitKeepsNothing|TestAbandonKeepsNothing|TestViewsDefinedWhileLoading|TestImport.*|TestSpilledImport.*|TestHostile.*|TestFastProto.*|TestBatch.*|TestSerial.*)$$
 race:
 	$(GO) test -race -tags $(TAGS) -count=1 -timeout 30m -run '$(RACE_DUCKDB)' ./analysis/ ./pipeline/
 
