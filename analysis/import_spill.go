@@ -30,27 +30,28 @@ import (
 // import needs is then that of one part, whatever the input's size. docs/import.md ("Speed
 // and memory") has the rule.
 
-// spillSpans is how many spans of plain runs an import holds before it spills, and the
-// size of a part built at once. A variable so that tests can make parts of a few spans.
+// spillSpans is how many spans an import holds (all its runs together) before it spills,
+// and the size of a part built at once. A variable so that tests can make parts of a few spans.
 var spillSpans int64 = 50_000
 
 // spillRun is the spill of one run: the file, and what the run-wide decisions need.
 type spillRun struct {
-	dir   string // the import's spill folder
-	f     *os.File
-	w     *bufio.Writer
-	buf   []byte
-	spans int64 // spans written (an exporter's duplicates included)
+	dir string // the import's spill folder
+	f   *os.File
+	w   *bufio.Writer
+	buf []byte
 
-	traceIdx map[[16]byte]int32
-	traceIDs [][16]byte
-	first    []int64 // per trace: its first span's start
-	count    []int64 // per trace: spans written
-	join     []int32 // per trace: union-find parent (traces joined by a link or a session)
-	sessions map[string]int32
-	zero     int64             // the earliest start written
-	callIDs  map[uint64]uint64 // hash of a tool call id -> hash of the first tool span's key with it
-	repeat   bool              // some tool call id is on two different tool spans
+	traceIdx map[[16]byte]int32 // trace id -> its index in first, count and join
+	first    []int64            // per trace: its first span's start
+	count    []int64            // per trace: spans written
+	join     []int32            // per trace: union-find parent (traces joined by a link or a session)
+	sessions map[string]int32   // session id -> the first trace that named it
+	zero     int64              // the earliest start written
+	callIDs  map[uint64]uint64  // hash of a tool call id -> hash of the first tool span's key with it
+	repeat   bool               // some tool call id is on two different tool spans
+	// callIDs holds 64-bit hashes, not the ids, to keep a run's memory small: two ids (or
+	// two span keys) that collide would read as a repeat (or as one span), a chance of
+	// about n²/2^65 for n ids, far below anything a real fleet sends.
 }
 
 func newSpillRun(dir string) (*spillRun, error) {
@@ -69,9 +70,8 @@ func (sp *spillRun) trace(hexID string) int32 {
 	if i, ok := sp.traceIdx[id]; ok {
 		return i
 	}
-	i := int32(len(sp.traceIDs))
+	i := int32(len(sp.first))
 	sp.traceIdx[id] = i
-	sp.traceIDs = append(sp.traceIDs, id)
 	sp.first = append(sp.first, math.MaxInt64)
 	sp.count = append(sp.count, 0)
 	sp.join = append(sp.join, i)
@@ -99,7 +99,6 @@ func (sp *spillRun) add(s *inSpan) error {
 	sp.first[t] = min(sp.first[t], s.start)
 	sp.count[t]++
 	sp.zero = min(sp.zero, s.start)
-	sp.spans++
 	for _, l := range s.links {
 		if l.ok {
 			sp.union(t, sp.trace(l.key[:32]))
@@ -169,7 +168,7 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 	}
 	byRoot := map[int32]*group{}
 	var groups []*group
-	for i := range sp.traceIDs {
+	for i := range sp.first {
 		r := sp.find(int32(i))
 		g := byRoot[r]
 		if g == nil {
@@ -225,7 +224,7 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		if err != nil {
 			return nil, err
 		}
-		if int(t) >= len(sp.traceIDs) {
+		if int(t) >= len(sp.first) {
 			return nil, errSpillCorrupt
 		}
 		w := writers[partOf[sp.find(t)]]
