@@ -219,11 +219,15 @@ func (q *fitQueries) incidents(obs *fit.Observed) {
 	})
 }
 
-// humans reads the human reviews (their approved attribute; a review without one counts
-// as approved only when the investigation went on, which a trace cannot say: false).
+// humans reads the human reviews: approved by their approved attribute (a simulated run's,
+// and mayday's own export read back), else by what the investigation did at the review's
+// end: back to running (approved) or not (an imported review, whose decision the import
+// read from its span: docs/import.md). A review with neither counts as rejected.
 func (q *fitQueries) humans(obs *fit.Observed) {
 	q.each(`SELECT sim_seconds($1, s.start) - `+fitOrigin+`, sim_seconds($1, s."end") - sim_seconds($1, s.start),
-            coalesce(a.value, 'false')
+            coalesce(a.value, (SELECT CAST(bool_or(t.to_state = 'running') AS VARCHAR) FROM transitions t
+                WHERE t.run_id = s.run_id AND t.investigation_id = s.investigation_id AND t.event = 'human_decision'
+                AND t."at" = s."end"), 'false')
         FROM spans s LEFT JOIN span_attrs a ON a.run_id = s.run_id AND a.span_id = s.span_id AND a.key = 'approved'
         WHERE s.run_id = $1 AND s.operation = 'human_review' ORDER BY s.start, s.span_id`, func(r *sql.Rows) error {
 		var h fit.Review

@@ -6,7 +6,9 @@ package analysis
 // detection rules, and the retry rule at its boundaries. Fast: they need no database.
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -494,5 +496,29 @@ func TestMappingToolErrorsReportedToTheModel(t *testing.T) {
 		if got, w := [2]string{s.status, s.failureClass}, want[n]; got != w {
 			t.Errorf("span %d (%s): %v, want %v", n, s.name, got, w)
 		}
+	}
+}
+
+// fit reads an imported review's decision as the import did: approved when the
+// investigation went back to running at the review's end, rejected when it did not.
+func TestFitReadsImportedReviewDecisions(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	path := filepath.Join(t.TempDir(), "reviews.binpb")
+	writeRequest(t, path,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
+		mkSpan(1, 2, 1, "Human review", 10, 40, map[string]any{"review.decision": "approved"}),
+		mkSpan(1, 3, 1, "Human review", 50, 60, map[string]any{"review.decision": "rejected"}),
+		mkSpan(1, 4, 1, "Human review", 70, 80, nil))
+	db, res := importInto(t, []string{path}, ImportOptions{})
+	obs, err := db.FitInput(context.Background(), res.Runs[0].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, h := range obs.Humans {
+		got = append(got, h.Approved)
+	}
+	if want := []bool{true, false, true}; !slices.Equal(got, want) {
+		t.Errorf("reviews read as approved %v, want %v (approved, rejected, no decision: the import goes on)", got, want)
 	}
 }
