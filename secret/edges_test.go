@@ -185,3 +185,41 @@ func TestCandidateHoldsEveryMatch(t *testing.T) {
 		}
 	})
 }
+
+// findReference is Find as the expressions define it: each one run over the whole text.
+func findReference(s string) [][2]int {
+	var spans [][2]int
+	for _, m := range tokenShape.FindAllStringIndex(s, -1) {
+		spans = append(spans, [2]int{m[0], m[1]})
+	}
+	for _, m := range urlPassword.FindAllStringSubmatchIndex(s, -1) {
+		if m[3] > m[2] {
+			spans = append(spans, [2]int{m[2], m[3]})
+		}
+	}
+	return merge(spans)
+}
+
+// Find, which runs the expressions only where a shape can begin, finds exactly what they
+// find over the whole text: on text made of the shapes' prefixes and of the characters
+// around their edges (word characters before a prefix, schemes, users, passwords, '@',
+// '/', spaces, private-key blocks with and without their end).
+func TestFindMatchesTheExpressions(t *testing.T) {
+	parts := []string{"AKIA", "ASIA", "AIza", "A", "sk-", "sk_live_", "rk_test_", "eyJ", "eyJhbGciOi.", "ghp_", "gho_", "github_pat_",
+		"xoxb-", "glpat-", "npm_", "hf_", "://", "http", "postgres", "redis", "a1+.-", "1", "user:", ":", "@", "/", " ", "\n", ".",
+		"-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "-----BEGIN", "X", "x", "7", "_", "-", "abcd", "WXYZ",
+		"Sup3r-S3cret", "é", "", "://user:pw@", "://:pw@", "://u:p@ss@", "://u@h", "://a:b/c@d"}
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for range rapid.IntRange(1, 12).Draw(t, "segments") {
+			b.WriteString(rapid.SampledFrom(parts).Draw(t, "part"))
+			b.WriteString(strings.Repeat(rapid.SampledFrom([]string{"X", "x", "7", "_", "-", "aZ9", "."}).Draw(t, "filler"), rapid.IntRange(0, 40).Draw(t, "run")))
+		}
+		s := b.String()
+		var got [][2]int
+		Find(s, func(start, end int) { got = append(got, [2]int{start, end}) })
+		if want := findReference(s); !slices.Equal(got, want) {
+			t.Fatalf("Find(%q) = %v; the expressions find %v", s, got, want)
+		}
+	})
+}

@@ -23,45 +23,101 @@ var Shapes = []string{
 	"the password of a URL (scheme://user:PASSWORD@host)",
 }
 
+// tokenAlternatives are the token shapes, each starting at one of candidate's prefixes.
+var tokenAlternatives = []string{
+	`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`,
+	`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b`,
+	`\bsk-[A-Za-z0-9_-]{16,}`,
+	`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`,
+	`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`,
+	`\bgh[pousr]_[A-Za-z0-9]{30,}`,
+	`\bgithub_pat_[A-Za-z0-9_]{20,}`,
+	`\bxox[aboprse]-[A-Za-z0-9-]{10,}`,
+	`\bAIza[0-9A-Za-z_-]{35}`,
+	`\bglpat-[A-Za-z0-9_-]{20,}`,
+	`\bnpm_[A-Za-z0-9]{36}`,
+	`\bhf_[A-Za-z]{30,}`,
+}
+
+// urlPasswordShape: group 1 is the password of scheme://user:password@host; the greedy
+// password stops at the last @ before the path.
+const urlPasswordShape = `[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:([^\s/@]*(?:@[^\s/@]*)*)@`
+
 var (
-	tokenShape = regexp.MustCompile(strings.Join([]string{
-		`(?s)-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`,
-		`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[A-Z0-9]{16}\b`,
-		`\bsk-[A-Za-z0-9_-]{16,}`,
-		`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}`,
-		`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*`,
-		`\bgh[pousr]_[A-Za-z0-9]{30,}`,
-		`\bgithub_pat_[A-Za-z0-9_]{20,}`,
-		`\bxox[aboprse]-[A-Za-z0-9-]{10,}`,
-		`\bAIza[0-9A-Za-z_-]{35}`,
-		`\bglpat-[A-Za-z0-9_-]{20,}`,
-		`\bnpm_[A-Za-z0-9]{36}`,
-		`\bhf_[A-Za-z]{30,}`,
-	}, "|"))
-	// urlPassword: group 1 is the password of scheme://user:password@host; the greedy
-	// password stops at the last @ before the path.
-	urlPassword = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:([^\s/@]*(?:@[^\s/@]*)*)@`)
+	// tokenShape and urlPassword find the shapes anywhere (the definition, which the tests
+	// hold Find to); tokenAt and urlPasswordAt only at the start of the text they are given.
+	tokenShape    = regexp.MustCompile(strings.Join(tokenAlternatives, "|"))
+	urlPassword   = regexp.MustCompile(urlPasswordShape)
+	tokenAt       = regexp.MustCompile(`^(?:` + strings.Join(tokenAlternatives, "|") + `)`)
+	urlPasswordAt = regexp.MustCompile(`^` + urlPasswordShape)
 )
 
 // Find calls found with the bounds s[start:end] of every credential-shaped value in s, in
-// order, without overlaps. It costs a scan of s and nothing more when s holds no candidate.
+// order, without overlaps: the matches of tokenShape and of urlPassword's password, as
+// regexp's FindAll finds them, merged. It costs a scan of s and nothing more when s holds
+// no candidate. The expressions run only where a shape can begin (a token at one of its
+// prefixes, a URL at the scheme before a "://"), each anchored there: over the whole of a
+// long text (a prompt with a link in it) they cost a hundred times more.
 func Find(s string, found func(start, end int)) {
 	if !candidate(s) {
 		return
 	}
 	var spans [][2]int
-	for _, m := range tokenShape.FindAllStringIndex(s, -1) {
-		spans = append(spans, [2]int{m[0], m[1]})
-	}
-	for _, m := range urlPassword.FindAllStringSubmatchIndex(s, -1) {
-		if m[3] > m[2] {
-			spans = append(spans, [2]int{m[2], m[3]})
+	for p := 0; p < len(s); {
+		q := nextToken(s, p)
+		if q < 0 {
+			break
 		}
+		// Every shape but the private-key block begins with \b: not after a word character.
+		if q > 0 && isWord(s[q-1]) && s[q] != '-' {
+			p = q + 1
+			continue
+		}
+		if m := tokenAt.FindStringIndex(s[q:]); m != nil {
+			spans = append(spans, [2]int{q, q + m[1]})
+			p = q + m[1]
+			continue
+		}
+		p = q + 1
+	}
+	for p := 0; p < len(s); {
+		c := strings.Index(s[p:], "://")
+		if c < 0 {
+			break
+		}
+		c += p
+		// The leftmost start a match through this "://" can have: back over the scheme's
+		// characters (not before the end of the last match), then on to its first letter.
+		q := c
+		for q > p && schemeChar(s[q-1]) {
+			q--
+		}
+		for q < c && !isLetter(s[q]) {
+			q++
+		}
+		if q < c {
+			if m := urlPasswordAt.FindStringSubmatchIndex(s[q:]); m != nil {
+				if m[3] > m[2] {
+					spans = append(spans, [2]int{q + m[2], q + m[3]})
+				}
+				p = q + m[1]
+				continue
+			}
+		}
+		p = c + 1
 	}
 	for _, sp := range merge(spans) {
 		found(sp[0], sp[1])
 	}
 }
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// isWord is regexp's \w: an ASCII letter, digit or underscore.
+func isWord(c byte) bool { return isLetter(c) || c >= '0' && c <= '9' || c == '_' }
+
+// schemeChar is a character a URL's scheme may hold after its first letter.
+func schemeChar(c byte) bool { return isWord(c) && c != '_' || c == '+' || c == '.' || c == '-' }
 
 // merge sorts spans and joins the overlapping ones.
 func merge(spans [][2]int) [][2]int {
@@ -122,45 +178,43 @@ func awsKeyPrefix(p string) bool {
 // candidate is a cheap test that s might hold a shape: one of the shapes' fixed prefixes.
 func candidate(s string) bool {
 	for i := 0; i < len(s); i++ {
-		rest := s[i:]
-		switch s[i] {
-		case '-':
-			if strings.HasPrefix(rest, "-----BEGIN") {
-				return true
-			}
-		case 'A':
-			if len(rest) >= 20 && awsKeyPrefix(rest[:4]) || strings.HasPrefix(rest, "AIza") {
-				return true
-			}
-		case 's', 'r':
-			if strings.HasPrefix(rest[1:], "k-") || strings.HasPrefix(rest[1:], "k_") {
-				return true
-			}
-		case 'e':
-			if strings.HasPrefix(rest, "eyJ") {
-				return true
-			}
-		case 'g':
-			if len(rest) > 4 && rest[1] == 'h' && rest[3] == '_' || strings.HasPrefix(rest, "github_pat_") || strings.HasPrefix(rest, "glpat-") {
-				return true
-			}
-		case 'x':
-			if strings.HasPrefix(rest, "xox") {
-				return true
-			}
-		case 'n':
-			if strings.HasPrefix(rest, "npm_") {
-				return true
-			}
-		case 'h':
-			if strings.HasPrefix(rest, "hf_") {
-				return true
-			}
-		case ':':
-			if strings.HasPrefix(rest, "://") {
-				return true
-			}
+		if candidateAt(s, i) || s[i] == ':' && strings.HasPrefix(s[i:], "://") {
+			return true
 		}
+	}
+	return false
+}
+
+// nextToken is the first position from p on where a token shape may begin, else -1.
+func nextToken(s string, p int) int {
+	for i := p; i < len(s); i++ {
+		if candidateAt(s, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// candidateAt reports whether a token shape's fixed prefix begins at s[i].
+func candidateAt(s string, i int) bool {
+	rest := s[i:]
+	switch s[i] {
+	case '-':
+		return strings.HasPrefix(rest, "-----BEGIN")
+	case 'A':
+		return len(rest) >= 20 && awsKeyPrefix(rest[:4]) || strings.HasPrefix(rest, "AIza")
+	case 's', 'r':
+		return strings.HasPrefix(rest[1:], "k-") || strings.HasPrefix(rest[1:], "k_")
+	case 'e':
+		return strings.HasPrefix(rest, "eyJ")
+	case 'g':
+		return len(rest) > 4 && rest[1] == 'h' && rest[3] == '_' || strings.HasPrefix(rest, "github_pat_") || strings.HasPrefix(rest, "glpat-")
+	case 'x':
+		return strings.HasPrefix(rest, "xox")
+	case 'n':
+		return strings.HasPrefix(rest, "npm_")
+	case 'h':
+		return strings.HasPrefix(rest, "hf_")
 	}
 	return false
 }
