@@ -203,9 +203,18 @@ func (r *Redactor) schemes(s string) string {
 }
 
 // indexFold is the index of the lower-case ASCII pattern p in s, ignoring ASCII case, or -1.
+// Only the positions whose byte is p's first, in either case, are compared in full: values
+// can be whole prompts.
 func indexFold(s, p string) int {
+	if p == "" {
+		return 0
+	}
+	first, upper := p[0], p[0]
+	if first >= 'a' && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
 	for i := 0; i+len(p) <= len(s); i++ {
-		if secret.ContainsFold(s[i:i+len(p)], []byte(p)) {
+		if c := s[i]; (c == first || c == upper) && secret.ContainsFold(s[i:i+len(p)], []byte(p)) {
 			return i
 		}
 	}

@@ -184,3 +184,15 @@ func TestCanaryNeverEmitted(t *testing.T) {
 		}
 	}
 }
+
+// indexFold finds the first place the pattern is, in any case, as a search of the
+// lower-cased text does (ASCII text: strings.ToLower keeps every index).
+func TestIndexFold(t *testing.T) {
+	for _, p := range authSchemes {
+		for _, s := range []string{"", "b", "bearer", "Bearer x", "xBEARER y", "abasic basic z", "BaSiC q", "bearbearer t", "no scheme here"} {
+			if got, want := indexFold(s, p), strings.Index(strings.ToLower(s), p); got != want {
+				t.Errorf("indexFold(%q, %q) = %d, want %d", s, p, got, want)
+			}
+		}
+	}
+}
