@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -264,73 +263,37 @@ func readRequests(ctx context.Context, rd *traceReader, files []string, add func
 	return ctx.Err()
 }
 
-// importRun builds and loads one run.
+// importRun builds and loads one run, a part at a time (one part when the run holds its
+// spans; import_spill.go): each part's records are loaded before the next part is read.
 func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts ImportOptions) (ImportedRun, error) {
 	if r.native {
 		return importNative(ctx, db, r, opts)
 	}
-	if r.spill != nil {
-		return importSpilled(ctx, db, r, files, opts)
-	}
-	red := traces.NewRedactor(nil, opts.Redact, nil)
-	st := &importStats{}
-	b := buildGeneric(r, opts.RetryWindow, st)
-	st.count(r, red)
-	ir := plainRun(r, b.zero, st, red)
-	ir.Conventions, ir.Spans, ir.Investigations = r.convs, int64(len(r.spans)), len(b.invs)
-	// The records are all the load needs: the spans as read (their attributes are most of
-	// an import's memory) are let go before it, so the two are never held at once.
-	invs := b.records()
-	r.release()
-	err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {
-		b.send(sink, invs)
-		return nil
-	})
-	if err != nil {
-		return ir, err
-	}
-	return ir, forgetUnknowns(ctx, db, r.id)
-}
-
-// importSpilled builds and loads a run whose spans were spilled, one part at a time
-// (import_spill.go): each part's records are loaded before the next part is read.
-func importSpilled(ctx context.Context, db *DB, r *inRun, files []string, opts ImportOptions) (ImportedRun, error) {
-	sp := r.spill
-	parts, err := sp.parts()
+	parts, err := r.parts()
 	if err != nil {
 		return ImportedRun{}, err
 	}
 	red := traces.NewRedactor(nil, opts.Redact, nil)
 	st := &importStats{SpansByRole: map[string]int64{}, Unmapped: map[string]int64{}}
-	p := buildParams{zero: minuteFloor(sp.zero), rules: retryRules{window: opts.RetryWindow, callIDsMark: sp.repeat}}
+	p := runParams(r, opts.RetryWindow)
 	ir := plainRun(r, p.zero, st, red)
 	ir.Conventions, ir.Parts = map[string]int64{}, len(parts)
 	err = loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {
-		for _, part := range parts {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			in := &inRun{id: r.id, service: r.service, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
-			if err := readPart(part.path, in, opts.Conventions); err != nil {
-				return err
-			}
-			os.Remove(part.path)
+		return r.eachPart(ctx, parts, opts.Conventions, &ir, func(_ bool, in *inRun) error {
 			pst := &importStats{}
 			b := buildPart(in, pst, p)
 			pst.count(in, red)
 			st.add(pst)
-			for c, n := range in.convs {
-				ir.Conventions[c] += n
-			}
-			ir.Spans += int64(len(in.spans))
 			ir.Investigations += len(b.invs)
 			p.firstInv += int64(len(b.invs))
 			p.firstSpan = b.next
+			// The records are all the load needs: the spans as read (their attributes are
+			// most of an import's memory) are let go before they are sent.
 			invs := b.records()
 			in.release()
 			b.send(sink, invs)
-		}
-		return nil
+			return nil
+		})
 	})
 	if err != nil {
 		return ir, err

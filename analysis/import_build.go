@@ -56,7 +56,16 @@ type built struct {
 
 // buildGeneric maps a run of plain spans (any convention but mayday's own) to records.
 func buildGeneric(r *inRun, window time.Duration, st *importStats) *built {
-	return buildPart(r, st, buildParams{zero: timeZero(r.spans), rules: retryRules{window: window, callIDsMark: callIDsRepeat(r)}})
+	return buildPart(r, st, runParams(r, window))
+}
+
+// runParams is what building any part of run r takes from the whole run: from its spill
+// when it spilled (import_spill.go), else from its spans.
+func runParams(r *inRun, window time.Duration) buildParams {
+	if sp := r.spill; sp != nil {
+		return buildParams{zero: minuteFloor(sp.zero), rules: retryRules{window: window, callIDsMark: sp.repeat}}
+	}
+	return buildParams{zero: timeZero(r.spans), rules: retryRules{window: window, callIDsMark: callIDsRepeat(r)}}
 }
 
 // buildParams is what building a part of a run takes from the whole run: its time 0, its

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,51 +38,25 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 		Config: res["mayday.config"].GetStringValue(), ConfigHash: res["mayday.config_hash"].GetStringValue(),
 		Version: res["service.version"].GetStringValue(), Events: res["mayday.events"].GetIntValue(),
 		Status: res["mayday.run.status"].GetStringValue()}
-	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: r.convs, TimeZero: time.Unix(0, record.Epoch).UTC()}
-	var send func(record.Sink) error
-	if r.spill == nil {
-		c, err := nativeRecords(r, true)
-		if err != nil {
-			return ImportedRun{}, err
-		}
-		ir.Spans, ir.Investigations = int64(len(r.spans)), len(c.Investigations)
-		r.release() // the records are all the load needs (see importRun)
-		send = func(sink record.Sink) error {
+	parts, err := r.parts()
+	if err != nil {
+		return ImportedRun{}, err
+	}
+	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: map[string]int64{}, Parts: len(parts),
+		TimeZero: time.Unix(0, record.Epoch).UTC()}
+	// Each part's records are rebuilt and loaded in turn, each table's rows in their
+	// exported order within the part (a run that holds its spans is one part).
+	send := func(sink record.Sink) error {
+		return r.eachPart(ctx, parts, opts.Conventions, &ir, func(first bool, in *inRun) error {
+			c, err := nativeRecords(in, first)
+			if err != nil {
+				return err
+			}
+			ir.Investigations += len(c.Investigations)
+			in.release() // the records are all the load needs (see importRun)
 			c.Replay(sink)
 			return nil
-		}
-	} else {
-		// Spilled (import_spill.go): each part's records are rebuilt and loaded in turn,
-		// each table's rows in their exported order within the part.
-		parts, err := r.spill.parts()
-		if err != nil {
-			return ImportedRun{}, err
-		}
-		ir.Conventions, ir.Parts = map[string]int64{}, len(parts)
-		send = func(sink record.Sink) error {
-			for i, part := range parts {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				in := &inRun{id: r.id, native: true, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
-				if err := readPart(part.path, in, opts.Conventions); err != nil {
-					return err
-				}
-				os.Remove(part.path)
-				c, err := nativeRecords(in, i == 0)
-				if err != nil {
-					return err
-				}
-				for k, n := range in.convs {
-					ir.Conventions[k] += n
-				}
-				ir.Spans += int64(len(in.spans))
-				ir.Investigations += len(c.Investigations)
-				in.release()
-				c.Replay(sink)
-			}
-			return nil
-		}
+		})
 	}
 	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, send); err != nil {
 		return ImportedRun{}, err

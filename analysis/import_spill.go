@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"context"
 	"cmp"
 	"encoding/binary"
 	"encoding/hex"
@@ -239,6 +240,44 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 	}
 	sp.close()
 	return parts, nil
+}
+
+// parts are the spill files run r is built from: nil when it holds its spans.
+func (r *inRun) parts() ([]spillPart, error) {
+	if r.spill == nil {
+		return nil, nil
+	}
+	return r.spill.parts()
+}
+
+// eachPart calls fn with the run's spans a part at a time, first telling the first part:
+// r itself when it holds its spans (parts nil), else each of parts read back in turn (its
+// file removed once read). It counts each part's spans and conventions in ir first.
+func (r *inRun) eachPart(ctx context.Context, parts []spillPart, conventions string, ir *ImportedRun, fn func(first bool, in *inRun) error) error {
+	counted := func(first bool, in *inRun) error {
+		for c, n := range in.convs {
+			ir.Conventions[c] += n
+		}
+		ir.Spans += int64(len(in.spans))
+		return fn(first, in)
+	}
+	if parts == nil {
+		return counted(true, r)
+	}
+	for i, part := range parts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		in := &inRun{id: r.id, native: r.native, service: r.service, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+		if err := readPart(part.path, in, conventions); err != nil {
+			return err
+		}
+		os.Remove(part.path)
+		if err := counted(i == 0, in); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readPart reads the spans of a part into r (a run holding no spans), as addSpan would
