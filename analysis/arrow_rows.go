@@ -17,13 +17,14 @@ type arrowRows struct {
 	cols []arrow.Array
 	row  int
 	n    int
-	// strings holds one copy of each short string read (tool, status, class names repeat
-	// row after row), so the records do not each hold their own.
-	strings map[string]string
+	// interned holds one copy of each short string read (tool, status, class names repeat
+	// row after row), so the records do not each hold their own: a copy, as the batch's
+	// memory is let go, within the import's bounds (maxInternLen, maxInterned).
+	interned map[string]string
 }
 
 func newArrowRows(rr array.RecordReader) *arrowRows {
-	return &arrowRows{rr: rr, row: -1, strings: map[string]string{}}
+	return &arrowRows{rr: rr, row: -1, interned: map[string]string{}}
 }
 
 // next moves to the next row; false at the end (then err says whether the read failed).
@@ -100,15 +101,15 @@ func (r *arrowRows) str(i int) string {
 	default:
 		panic("analysis: column " + r.cols[i].DataType().String() + " read as text")
 	}
-	if len(v) > 64 {
+	if len(v) > maxInternLen {
 		return strings.Clone(v)
 	}
-	if s, ok := r.strings[v]; ok {
+	if s, ok := r.interned[v]; ok {
 		return s
 	}
 	s := strings.Clone(v)
-	if len(r.strings) < 1<<16 {
-		r.strings[s] = s
+	if len(r.interned) < maxInterned {
+		r.interned[s] = s
 	}
 	return s
 }

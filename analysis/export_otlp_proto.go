@@ -149,18 +149,14 @@ func appendAnyProto(b []byte, num protowire.Number, v *commonpb.AnyValue) []byte
 	case *commonpb.AnyValue_ArrayValue:
 		b = protowire.AppendTag(b, 5, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(arraySize(x.ArrayValue)))
-		if x.ArrayValue != nil {
-			for _, e := range x.ArrayValue.Values {
-				b = appendAnyProto(b, 1, e)
-			}
+		for _, e := range x.ArrayValue.GetValues() {
+			b = appendAnyProto(b, 1, e)
 		}
 	case *commonpb.AnyValue_KvlistValue:
 		b = protowire.AppendTag(b, 6, protowire.BytesType)
 		b = protowire.AppendVarint(b, uint64(kvlistSize(x.KvlistValue)))
-		if x.KvlistValue != nil {
-			for _, kv := range x.KvlistValue.Values {
-				b = appendKVProto(b, 1, kv)
-			}
+		for _, kv := range x.KvlistValue.GetValues() {
+			b = appendKVProto(b, 1, kv)
 		}
 	case *commonpb.AnyValue_BytesValue:
 		b = protowire.AppendTag(b, 7, protowire.BytesType)

@@ -2,8 +2,8 @@ package analysis
 
 import (
 	"bufio"
-	"context"
 	"cmp"
+	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -37,10 +37,11 @@ var spillSpans int64 = 50_000
 
 // spillRun is the spill of one run: the file, and what the run-wide decisions need.
 type spillRun struct {
-	dir string // the import's spill folder
-	f   *os.File
-	w   *bufio.Writer
-	buf []byte
+	dir  string // the import's spill folder
+	f    *os.File
+	w    *bufio.Writer
+	buf  []byte // the record being written
+	body []byte // its body, before its length
 
 	traceIdx map[[16]byte]int32 // trace id -> its index in first, count and join
 	first    []int64            // per trace: its first span's start
@@ -124,7 +125,7 @@ func (sp *spillRun) add(s *inSpan) error {
 			}
 		}
 	}
-	sp.buf = appendSpill(sp.buf[:0], t, s)
+	sp.buf, sp.body = appendSpill(sp.buf[:0], sp.body, t, s)
 	if _, err := sp.w.Write(sp.buf); err != nil {
 		return fmt.Errorf("%w: %w", errSpill, err)
 	}
@@ -319,9 +320,10 @@ var errSpillCorrupt = fmt.Errorf("%w: a spill file is corrupt", errSpill)
 // events, links. Strings are a uvarint length and the bytes; an attribute its key, its kind
 // and its value (a string, a uvarint, or a protobuf AnyValue for the other kinds).
 
-func appendSpill(b []byte, trace int32, s *inSpan) []byte {
-	body := make([]byte, 0, 256)
-	body = binary.AppendUvarint(body, uint64(trace))
+// appendSpill appends the record of s, of trace index trace, to b. body is scratch space
+// for the record's body, returned grown for the next record: a spill writes millions.
+func appendSpill(b, body []byte, trace int32, s *inSpan) (rec, scratch []byte) {
+	body = binary.AppendUvarint(body[:0], uint64(trace))
 	body = appendStr(body, s.key)
 	body = appendStr(body, s.parent)
 	body = appendStr(body, s.name)
@@ -345,7 +347,7 @@ func appendSpill(b []byte, trace int32, s *inSpan) []byte {
 		body = append(body, ok)
 	}
 	b = binary.AppendUvarint(b, uint64(len(body)))
-	return append(b, body...)
+	return append(b, body...), body
 }
 
 func appendStr(b []byte, s string) []byte {

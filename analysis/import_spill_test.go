@@ -36,27 +36,8 @@ func withSpillSpans(t *testing.T, n int64) string {
 // the investigations' ids).
 func incidentRows(t *testing.T, db *DB, runID string) string {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT tool, "start", "end", calls, failed_attempts, affected_investigations, retries_sent, baseline
-		FROM incidents WHERE run_id = $1 ORDER BY "start", tool`, runID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var b strings.Builder
-	for rows.Next() {
-		var tool string
-		var start, end any
-		var calls, failed, affected, retries int64
-		var baseline float64
-		if err := rows.Scan(&tool, &start, &end, &calls, &failed, &affected, &retries, &baseline); err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "%s %v %v %d %d %d %d %.12g\n", tool, start, end, calls, failed, affected, retries, baseline)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return b.String()
+	return fmt.Sprint(query(t, db, `SELECT tool, "start", "end", calls, failed_attempts, affected_investigations, retries_sent, baseline
+		FROM incidents WHERE run_id = `+literal(runID)+` ORDER BY "start", tool`))
 }
 
 // A run built in parts, after its spans were spilled, is the run built at once: on the
@@ -189,7 +170,7 @@ func TestSpillRoundTrip(t *testing.T) {
 			s.links = append(s.links, spanLink{key: rapid.String().Draw(t, "link"), ok: rapid.Bool().Draw(t, "ok")})
 		}
 		trace := rapid.Int32Range(0, math.MaxInt32).Draw(t, "trace index")
-		rec := appendSpill(nil, trace, s)
+		rec, _ := appendSpill(nil, nil, trace, s)
 		rd := &spillReader{b: rec}
 		rd.uvarint()
 		if got := int32(rd.uvarint()); got != trace {
@@ -241,22 +222,8 @@ func TestSpilledImportJoinsLinkedTraces(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "traces.binpb")
 	writeRequest(t, path, sub, other, top, call, call)
 	shape := func(db *DB) string {
-		rows, err := db.SQL().Query("SELECT depth, parent_id IS NOT NULL, arrived_at FROM investigations ORDER BY arrived_at")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		var b strings.Builder
-		for rows.Next() {
-			var depth int
-			var hasParent bool
-			var at any
-			if err := rows.Scan(&depth, &hasParent, &at); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "%d %v %v; ", depth, hasParent, at)
-		}
-		return b.String() + fmt.Sprint(queryInt(t, db, "SELECT count(*) FROM spans WHERE operation = 'execute_tool'"), " tool spans")
+		return fmt.Sprint(query(t, db, "SELECT depth, parent_id IS NOT NULL, arrived_at FROM investigations ORDER BY arrived_at")) + " " +
+			fmt.Sprint(queryInt(t, db, "SELECT count(*) FROM spans WHERE operation = 'execute_tool'"), " tool spans")
 	}
 	whole, _ := importInto(t, []string{path}, ImportOptions{})
 	withSpillSpans(t, 1)

@@ -2,6 +2,7 @@ package secret
 
 import (
 	"pgregory.net/rapid"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -185,6 +186,12 @@ func TestCandidateHoldsEveryMatch(t *testing.T) {
 		}
 	})
 }
+
+// tokenShape and urlPassword find the shapes anywhere: the definition Find is held to.
+var (
+	tokenShape  = regexp.MustCompile(strings.Join(tokenAlternatives, "|"))
+	urlPassword = regexp.MustCompile(urlPasswordShape)
+)
 
 // findReference is Find as the expressions define it: each one run over the whole text.
 func findReference(s string) [][2]int {

@@ -43,18 +43,16 @@ var tokenAlternatives = []string{
 // password stops at the last @ before the path.
 const urlPasswordShape = `[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:([^\s/@]*(?:@[^\s/@]*)*)@`
 
+// tokenAt and urlPasswordAt match the shapes only at the start of the text they are given
+// (the tests hold Find to the same expressions run over the whole text).
 var (
-	// tokenShape and urlPassword find the shapes anywhere (the definition, which the tests
-	// hold Find to); tokenAt and urlPasswordAt only at the start of the text they are given.
-	tokenShape    = regexp.MustCompile(strings.Join(tokenAlternatives, "|"))
-	urlPassword   = regexp.MustCompile(urlPasswordShape)
 	tokenAt       = regexp.MustCompile(`^(?:` + strings.Join(tokenAlternatives, "|") + `)`)
 	urlPasswordAt = regexp.MustCompile(`^` + urlPasswordShape)
 )
 
 // Find calls found with the bounds s[start:end] of every credential-shaped value in s, in
-// order, without overlaps: the matches of tokenShape and of urlPassword's password, as
-// regexp's FindAll finds them, merged. It costs a scan of s and nothing more when s holds
+// order, without overlaps: the matches of tokenAlternatives and of urlPasswordShape's
+// password, as regexp's FindAll finds them over the whole of s, merged. It costs a scan of s and nothing more when s holds
 // no candidate. The expressions run only where a shape can begin (a token at one of its
 // prefixes, a URL at the scheme before a "://"), each anchored there: over the whole of a
 // long text (a prompt with a link in it) they cost a hundred times more.
@@ -166,7 +164,7 @@ const Masked = "<redacted>"
 // Mask replaces every credential-shaped value in s by Masked.
 func Mask(s string) string { return Replace(s, func(string) string { return Masked }) }
 
-// awsKeyPrefix reports whether p is one of the prefixes of an AWS key id (tokenShape).
+// awsKeyPrefix reports whether p is one of the prefixes of an AWS key id (tokenAlternatives).
 func awsKeyPrefix(p string) bool {
 	switch p {
 	case "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA":
