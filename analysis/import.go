@@ -294,11 +294,8 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 			b.send(sink, invs)
 			return nil
 		})
-	})
-	if err != nil {
-		return ir, err
-	}
-	return ir, forgetUnknowns(ctx, db, r.id)
+	}, traceUnknowns...)
+	return ir, err
 }
 
 // plainRun is what an import of plain spans says of run r before its records are counted.
@@ -378,9 +375,13 @@ func serviceList(skipped map[string]int64) string {
 var importTee func(runID string) record.Sink
 
 // loadRecords loads one run's records through the same path as a simulation (redaction,
-// digest, lanes) and commits it.
-// run gives the runs row once every record is sent.
-func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, run func() traces.Run, send func(record.Sink) error) error {
+// digest, lanes), commits it, then runs each statement of unknown with the run's id as $1:
+// what the records had to fill in but the producer cannot know, set back to NULL. The
+// commit and those statements hold deriveMu, which every fill of derived tables takes (a
+// new database's views fill them on a goroutine of their own), so that no fill computes the
+// run from the values the statements replace. run gives the runs row once every record is
+// sent.
+func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, run func() traces.Run, send func(record.Sink) error, unknown ...string) error {
 	l, err := db.Load(ctx, runID, traces.Options{Redact: opts.Redact})
 	if err != nil {
 		return err
@@ -397,24 +398,35 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 		l.abort()
 		return err
 	}
-	return l.Finish(run())
-}
-
-// forgetUnknowns sets to NULL what the records had to fill in but a trace cannot know: an
-// investigation's compute, truth, validation and scope, a span's compute and queue wait,
-// and the run's simulation events.
-func forgetUnknowns(ctx context.Context, db *DB, runID string) error {
-	for _, q := range []string{
-		"UPDATE investigations SET compute = NULL, truly_valid = NULL, validated = NULL, scope = NULL, crashes = NULL, revisions = NULL WHERE run_id = $1",
-		"UPDATE spans SET compute = NULL, queue_wait = NULL WHERE run_id = $1",
-		"UPDATE runs SET events = NULL WHERE run_id = $1",
-	} {
-		if _, err := db.SQL().ExecContext(ctx, q, runID); err != nil {
-			return errors.Join(fmt.Errorf("import: run %s: %w", runID, err), DropRun(context.Background(), db, runID))
+	db.deriveMu.Lock()
+	err = l.Finish(run())
+	committed := err == nil
+	for _, q := range unknown {
+		if err != nil {
+			break
+		}
+		if _, err = db.db.ExecContext(ctx, q, runID); err != nil {
+			err = fmt.Errorf("import: run %s: %w", runID, err)
 		}
 	}
-	return nil
+	db.deriveMu.Unlock()
+	if err != nil && committed {
+		return errors.Join(err, DropRun(context.Background(), db, runID))
+	}
+	return err
 }
+
+// traceUnknowns are what the records of a run of plain spans had to fill in but a trace
+// cannot know: an investigation's compute, truth, validation and scope, a span's compute
+// and queue wait, and the run's simulation events.
+var traceUnknowns = []string{
+	"UPDATE investigations SET compute = NULL, truly_valid = NULL, validated = NULL, scope = NULL, crashes = NULL, revisions = NULL WHERE run_id = $1",
+	"UPDATE spans SET compute = NULL, queue_wait = NULL WHERE run_id = $1",
+	noEvents,
+}
+
+// noEvents is the statement that says a run has no simulation events.
+const noEvents = "UPDATE runs SET events = NULL WHERE run_id = $1"
 
 // ImportOutcomes reads back the runs an import wrote, with their metrics, for the summary.
 // The metrics of every run are read in one query: the metrics view costs about as much for

@@ -58,12 +58,12 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 			return nil
 		})
 	}
-	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, send); err != nil {
-		return ImportedRun{}, err
-	}
+	var unknown []string
 	if _, ok := res["mayday.events"]; !ok {
-		_, err := db.SQL().ExecContext(ctx, "UPDATE runs SET events = NULL WHERE run_id = $1", r.id)
-		return ir, err
+		unknown = append(unknown, noEvents)
+	}
+	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, send, unknown...); err != nil {
+		return ImportedRun{}, err
 	}
 	return ir, nil
 }
