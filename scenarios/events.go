@@ -206,6 +206,87 @@ func lookups(s *Scenario, agents, steps, attempts float64) (perAttempt, hangs fl
 	return perAttempt, hangs
 }
 
+// expectedLookups is the mean number of lookups (spans) per tool call of the inspection
+// that inspect_before_retry starts when a call outlives its timeout: a call of service time
+// L (slowed by the worst slowdown a fault puts on its tool) past timeout T runs on for
+// L - T and is looked up once, then once per interval while it runs, at most
+// inspection.max times. Averaged over each tool's latency distribution (quantileSteps
+// midpoint quantiles) and over the step mix. Unlike lookups' per-attempt figure, which
+// charges every attempt the slowest call for the events' upper estimate, this is what a
+// run at its mean size writes; hung attempts are counted apart.
+func expectedLookups(s *Scenario) float64 {
+	r := &s.Recovery
+	if !r.InspectBeforeRetry || len(s.Tools) == 0 {
+		return 0
+	}
+	most, every := float64(max(r.Inspection.Max, 1)), float64(max(r.Inspection.Interval, 1))
+	horizon := float64(s.Horizon)
+	weight := make(map[string]float64, len(s.Tools))
+	for _, m := range s.Workload.Mix {
+		weight[m.Tool] += m.Weight
+	}
+	var sum, total float64
+	for _, t := range s.Tools {
+		w := 1.0
+		if len(s.Workload.Mix) > 0 {
+			w = weight[t.Name]
+		}
+		if !(w > 0) {
+			continue
+		}
+		total += w
+		if t.Timeout <= 0 {
+			continue
+		}
+		slow := 1.0
+		for i := range s.Faults {
+			f := &s.Faults[i]
+			if rule := ruleOf(f.Kind); rule != nil && rule.Size.Slowdown != nil && (f.Tool == "" || f.Tool == t.Name) {
+				slow = max(slow, rule.Size.Slowdown(f))
+			}
+		}
+		var per float64
+		for i := range quantileSteps {
+			over := distQuantile(t.Latency, (float64(i)+0.5)/quantileSteps)*slow - float64(t.Timeout)
+			if over > 0 {
+				per += min(most, min(over, horizon)/every+1)
+			}
+		}
+		sum += w * per / quantileSteps
+	}
+	if total == 0 {
+		return 0
+	}
+	return sum / total
+}
+
+// quantileSteps is the number of quantiles expectedLookups averages over.
+const quantileSteps = 4096
+
+// distQuantile is the q-quantile of a distribution (0 < q < 1).
+func distQuantile(d Dist, q float64) float64 {
+	switch d.Kind {
+	case DistConstant:
+		return d.Value
+	case DistUniform:
+		return d.Min + q*(d.Max-d.Min)
+	case DistExponential:
+		return -d.Mean * math.Log1p(-q)
+	case DistLognormal:
+		if d.Median <= 0 || d.P95 <= d.Median {
+			return d.Median
+		}
+		sigma := (math.Log(d.P95) - math.Log(d.Median)) / 1.6448536269514722
+		return math.Exp(math.Log(d.Median) + math.Sqrt2*math.Erfinv(2*q-1)*sigma)
+	case DistPareto:
+		if d.Alpha <= 0 {
+			return math.Inf(1)
+		}
+		return d.Min * math.Pow(1-q, -1/d.Alpha)
+	}
+	return 0
+}
+
 // runningFor is the longest an operation can stay running after its caller stopped
 // waiting for it (the only time it is looked up more than once, hangs aside): the slowest
 // service of a tool (a high quantile, slowed by the worst brownout) beyond the tool's

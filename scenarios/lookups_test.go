@@ -1,6 +1,9 @@
 package scenarios
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // The lookups per attempt of the size model, worked out: an operation of constant latency
 // L that outlives its timeout T runs on for L·slowdown − T, looked up once per interval I
@@ -67,5 +70,69 @@ recovery:
 		if got := EstimateEvents(s).Hangs; got != c.want {
 			t.Errorf("%v: %v lookup events of hung attempts, want %v", c.sets, got, c.want)
 		}
+	}
+}
+
+// The mean lookups per tool call, worked out. A call of service time L past its timeout T
+// is looked up min(max, (L − T)/I + 1) times. With an exponential service of mean 30s and
+// T = 10s, P(L > T) = e^(−1/3) ≈ 0.7165; with an interval far longer than any call each
+// late call is looked up once, so the mean is that probability; with max 5 and an interval
+// of 1ns, five times it. The estimate averages 4096 midpoint quantiles, so it is within
+// 1/4096 of the probability (the bounds below allow 2/4096 per lookup). A constant service
+// of 100s past a 10s timeout, looked up every 10s, gives 90/10 + 1 = 10 exactly; with a mix
+// that calls it a quarter of the time and a tool that never runs late the rest, 2.5.
+func TestExpectedLookups(t *testing.T) {
+	const expo = `name: t
+tools:
+  svc: {latency: {dist: exponential, mean: 30s}, timeout: 10s}
+recovery:
+  inspect_before_retry: true
+  inspection: {interval: 1000h, max: 60}
+`
+	const slow = `name: t
+workload: {tools: {svc: 1, fast: 3}}
+tools:
+  svc: {latency: {dist: constant, value: 100s}, timeout: 10s}
+  fast: {latency: {dist: constant, value: 1s}, timeout: 10s}
+recovery:
+  inspect_before_retry: true
+  inspection: {interval: 10s, max: 60}
+`
+	p := math.Exp(-1.0 / 3)
+	for _, c := range []struct {
+		src       string
+		sets      []string
+		want, tol float64
+	}{
+		{expo, nil, p, 2.0 / 4096},
+		{expo, []string{"recovery.inspection={interval: 1ns, max: 5}"}, 5 * p, 5 * 2.0 / 4096},
+		{expo, []string{"recovery.inspect_before_retry=false"}, 0, 0},
+		{expo, []string{"tools.svc.timeout=1000h"}, 0, 0},
+		{slow, nil, 10.0 / 4, 1e-12},
+		{slow, []string{"workload.tools={svc: 1}"}, 10, 1e-12},
+		{slow, []string{"recovery.inspection.max=3"}, 3.0 / 4, 1e-12},
+		// A slowdown counts on the tools it slows only: tripled, the fast tool's 3s is
+		// still within its timeout.
+		{slow, []string{`faults=[{kind: brownout, tool: fast, at: 1m, for: 1m, slowdown: 3}]`}, 10.0 / 4, 1e-12},
+		{slow, []string{`faults=[{kind: brownout, tool: svc, at: 1m, for: 1m, slowdown: 3}]`}, 30.0 / 4, 1e-12},
+	} {
+		s, err := Parse("t.yaml", []byte(c.src), c.sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := expectedLookups(s); math.Abs(got-c.want) > c.tol {
+			t.Errorf("%v: %v lookups per call on average, want %v ± %v", c.sets, got, c.want, c.tol)
+		}
+	}
+}
+
+// TestMillionInvestigationsAccepted: research-fleet at a million investigations over
+// 1100 hours, the size the speed targets are measured at, is accepted. Its calls rarely
+// outlive their timeouts (a simulated run of 10,000 writes 4,903 lookups for 136,346 tool
+// calls), so the lookups do not bring it near the limit on spans; charging every call the
+// slowest service's lookups refused it.
+func TestMillionInvestigationsAccepted(t *testing.T) {
+	if _, err := Load("research-fleet", []string{"workload.investigations=1000000", "horizon=1100h"}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -111,14 +111,15 @@ func (v *validator) checkSize(s *Scenario) {
 		return
 	}
 	// Each lookup of an operation still running (inspect_before_retry) is a span too: as
-	// many per tool call as the inspection can make while the slowest call runs on after
-	// its timeout, and inspection.max for a call a hang never answers.
+	// many per tool call, on average, as the inspection makes while a call runs on after its
+	// timeout (expectedLookups), and inspection.max for a call a hang never answers.
 	mean := max(1, min(distMean(w.Steps), MaxSteps))
-	look, hangs := lookups(s, agents, mean, 1)
-	lookupSpans := agents*mean*look/2 + hangs/2
+	_, hangs := lookups(s, agents, mean, 1)
+	look := expectedLookups(s)
+	lookupSpans := agents*mean*look + hangs/2
 	if total <= MaxTotalSteps && total+lookupSpans > MaxTotalSteps {
-		v.check(false, "recovery.inspection", "the run would write about %s spans of lookups besides %s of steps (%s agents x %s steps x up to %s lookups of a call still running, one every %v), about %s of traces; the limit is %s spans: raise recovery.inspection.interval, lower recovery.inspection.max or workload.investigations",
-			approx(lookupSpans), approx(total), approx(agents), approx(mean), approx(look/2), s.Recovery.Inspection.Interval, fmtBytes((total+lookupSpans)*bytesPerStep), approx(MaxTotalSteps))
+		v.check(false, "recovery.inspection", "the run would write about %s spans of lookups besides %s of steps (%s agents x %s steps x %s lookups per call on average, of calls still running after their timeout, one every %v), about %s of traces; the limit is %s spans: raise recovery.inspection.interval, lower recovery.inspection.max or workload.investigations",
+			approx(lookupSpans), approx(total), approx(agents), approx(mean), approx(look), s.Recovery.Inspection.Interval, fmtBytes((total+lookupSpans)*bytesPerStep), approx(MaxTotalSteps))
 		return
 	}
 	v.check(total <= MaxTotalSteps, "workload", "the run would simulate about %s steps (%s agents x %s steps), about %s of traces; the limit is %s steps: lower workload.investigations or workload.steps",
