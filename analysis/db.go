@@ -51,6 +51,7 @@ type DB struct {
 	mu      sync.Mutex
 	loads   map[*Load]struct{} // not yet finished
 	threads int64              // DuckDB's threads setting before the first unfinished load
+	buffers string             // DuckDB's memory_limit as mayday last set it ("" = DuckDB's own or a user's)
 
 	// A database Create made defines its views on a goroutine of its own, while the first
 	// run loads: views is closed once they are defined (viewsErr says whether they were),
@@ -204,6 +205,9 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 		if _, err := db.db.ExecContext(context.Background(), "SET memory_limit = "+literal(memoryLimit())); err != nil {
 			db.Close()
 			return nil, fmt.Errorf("analysis: %s: DuckDB memory limit %q (%s): %w", db.name(), memoryLimit(), MemoryEnv, err)
+		}
+		if strings.TrimSpace(os.Getenv(MemoryEnv)) == "" {
+			db.buffers = memoryLimit()
 		}
 		for _, set := range []string{writeEachRowGroup, keepRowGroups} {
 			if _, err := db.db.ExecContext(context.Background(), set); err != nil {

@@ -5,6 +5,7 @@ package analysis
 import (
 	"context"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -330,5 +331,93 @@ func TestThreadsEnvApplied(t *testing.T) {
 	t.Setenv(ThreadsEnv, " 2 ")
 	if err := CheckThreadsEnv(); err != nil {
 		t.Errorf("CheckThreadsEnv with %q: %v", " 2 ", err)
+	}
+}
+
+// While runs load into a database file, DuckDB's memory limit is LoadBufferPerRun for each
+// (never above the database's own), and the database's own once the last has finished; a
+// limit set with MemoryEnv, and a database in memory, keep theirs throughout.
+func TestLoadsLowerTheBuffers(t *testing.T) {
+	limit := func(db *DB) float64 {
+		t.Helper()
+		var v string
+		if err := db.SQL().QueryRow("SELECT current_setting('memory_limit')").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		b, ok := settingBytes(v)
+		if !ok {
+			t.Fatalf("memory_limit %q: not a size", v)
+		}
+		return b
+	}
+	// DuckDB shows a limit rounded to a tenth of its unit, and sets it in whole MiB here.
+	near := func(got, want float64) bool { return math.Abs(got-want) <= 0.06*(1<<20)+want*1e-3 }
+	c := tracetest.Synthetic(30, 4)
+	for _, env := range []string{"", "300MB"} {
+		t.Setenv(MemoryEnv, env)
+		db, err := Create(filepath.Join(t.TempDir(), "m.duckdb"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		own := limit(db)
+		l1, err := db.Load(context.Background(), "r1", traces.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		during1 := limit(db)
+		l2, err := db.Load(context.Background(), "r2", traces.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		during2 := limit(db)
+		for _, l := range []*Load{l1, l2} {
+			c.Replay(l)
+			if err := l.Finish(traces.Run{Scenario: "synthetic"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		after := limit(db)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		want1, want2 := float64(int64(LoadBufferPerRun)>>20<<20), float64(int64(2*LoadBufferPerRun)>>20<<20)
+		if env != "" {
+			want1, want2 = own, own
+		}
+		if !near(during1, want1) || !near(during2, min(want2, own)) || after != own {
+			t.Errorf("%s=%q: limit %.0f, with one load %.0f (want %.0f), two %.0f (want %.0f), after %.0f (want %.0f)",
+				MemoryEnv, env, own, during1, want1, during2, min(want2, own), after, own)
+		}
+	}
+	t.Setenv(MemoryEnv, "")
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	own := limit(db)
+	l, err := db.Load(context.Background(), "r1", traces.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := limit(db); got != own {
+		t.Errorf("a database in memory: limit %.0f while loading; want its own %.0f", got, own)
+	}
+	c.Replay(l)
+	if err := l.Finish(traces.Run{Scenario: "synthetic"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSettingBytes(t *testing.T) {
+	for in, want := range map[string]float64{"366.2 MiB": 366.2 * (1 << 20), "1.0 GiB": 1 << 30, "512 bytes": 512, "2 GB": 2e9, "384MB": 384e6, "320MiB": 320 << 20} {
+		if got, ok := settingBytes(in); !ok || got != want {
+			t.Errorf("settingBytes(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "12", "-1 MiB", "3 parsecs"} {
+		if _, ok := settingBytes(bad); ok {
+			t.Errorf("settingBytes(%q) read as a size", bad)
+		}
 	}
 }

@@ -213,10 +213,16 @@ func LimitBuffers(ctx context.Context, db *DB, bytes uint64) error {
 	if c := memoryCap.Load(); c > 0 {
 		bytes = min(bytes, c)
 	}
-	mib := max(bytes>>20, 64)
-	if _, err := db.SQL().ExecContext(ctx, "SET memory_limit = '"+strconv.FormatUint(mib, 10)+"MiB'"); err != nil {
-		return fmt.Errorf("analysis: limiting the buffer memory of %s: %w", db.name(), err)
+	set := strconv.FormatUint(max(bytes>>20, 64), 10) + "MiB"
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if len(db.loads) == 0 {
+		if _, err := db.SQL().ExecContext(ctx, "SET memory_limit = "+literal(set)); err != nil {
+			return fmt.Errorf("analysis: limiting the buffer memory of %s: %w", db.name(), err)
+		}
 	}
+	db.buffers = set // while loads run, theirs; after the last
+	db.fitLoadBuffers()
 	return nil
 }
 
