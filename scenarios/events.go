@@ -276,7 +276,7 @@ func distQuantile(d Dist, q float64) float64 {
 		if d.Median <= 0 || d.P95 <= d.Median {
 			return d.Median
 		}
-		sigma := (math.Log(d.P95) - math.Log(d.Median)) / 1.6448536269514722
+		sigma := lognormalSigma(d)
 		return math.Exp(math.Log(d.Median) + math.Sqrt2*math.Erfinv(2*q-1)*sigma)
 	case DistPareto:
 		if d.Alpha <= 0 {

@@ -161,7 +161,7 @@ func distTop(d Dist) float64 {
 		if d.Median <= 0 || d.P95 <= d.Median {
 			return d.Median
 		}
-		sigma := (math.Log(d.P95) - math.Log(d.Median)) / 1.6448536269514722
+		sigma := lognormalSigma(d)
 		return math.Exp(math.Log(d.Median) + 3.090232306167813*sigma)
 	case DistPareto:
 		if d.Alpha <= 0 {
@@ -170,6 +170,12 @@ func distTop(d Dist) float64 {
 		return d.Min * math.Pow(1000, 1/d.Alpha)
 	}
 	return 0
+}
+
+// lognormalSigma is the log-space standard deviation of a lognormal given by its median and
+// p95 (P95 > Median > 0): ln(p95 / median) over the standard normal's 95th percentile.
+func lognormalSigma(d Dist) float64 {
+	return (math.Log(d.P95) - math.Log(d.Median)) / 1.6448536269514722
 }
 
 // distMean is a distribution's mean (+Inf for a Pareto with alpha <= 1).
@@ -185,7 +191,7 @@ func distMean(d Dist) float64 {
 		if d.Median <= 0 || d.P95 <= d.Median {
 			return d.Median
 		}
-		sigma := (math.Log(d.P95) - math.Log(d.Median)) / 1.6448536269514722
+		sigma := lognormalSigma(d)
 		return d.Median * math.Exp(sigma*sigma/2)
 	case DistPareto:
 		if d.Alpha <= 1 {
