@@ -18,7 +18,8 @@ func TestGoHeapLimitFor(t *testing.T) {
 		{100 << 20, GoHeapLimit},
 		{GoHeapLimit / 2, GoHeapLimit},
 		{250 << 20, 340787200}, // 1.3 × 250 MiB
-		{300 << 20, GoHeapCeiling},
+		{300 << 20, 408944640}, // 1.3 × 300 MiB
+		{400 << 20, GoHeapCeiling},
 		{1 << 30, GoHeapCeiling},
 	} {
 		if got := goHeapLimitFor(c.live); got < c.want-1 || got > c.want {
