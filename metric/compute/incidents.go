@@ -335,6 +335,7 @@ func (s *Sink) toolMinuteRows(windows [][]detect.Span) {
 	slices.SortFunc(keys, func(a, b tm) int {
 		return cmp.Or(strings.Compare(s.tools.list[a.tool], s.tools.list[b.tool]), cmp.Compare(a.minute, b.minute))
 	})
+	s.minuteRows = slices.Grow(s.minuteRows, len(keys))
 	for _, k := range keys {
 		c := s.minutes[k]
 		from, to := k.minute*usPerMinute, (k.minute+1)*usPerMinute

@@ -156,42 +156,44 @@ func stepKeyText(k record.OpKey) string {
 	return strconv.FormatInt(k.Investigation, 10) + "/" + strconv.FormatInt(int64(k.Step), 10)
 }
 
-// recovery sets median_recovery_time, p95_recovery_time and episode_recovery_rate.
+// recovery sets median_recovery_time, p95_recovery_time and episode_recovery_rate, and
+// makes the rows of recovery_curve: every episode's length and outcome, grouped by length.
+// It walks the sorted lengths once, a group at a time, and makes the curve's rows at their
+// number: at a million investigations the curve has a row for nearly every episode, and
+// lists grown as they fill held up to twice that while they were copied.
 func (s *Sink) recovery(r Row, end int64) {
-	// every episode's length and outcome, grouped by length as recovery_curve does.
-	type tally struct{ recovered, never, censored float64 }
 	all := s.episodesDone
 	for _, start := range s.censored {
 		all = append(all, (end-start)<<2|2)
 	}
 	slices.Sort(all)
-	var recovered float64
-	var lengths []float64
-	var tallies []tally
+	groups := 0
 	for i, x := range all {
-		secs := float64(x>>2) / 1e6
 		if i == 0 || all[i-1]>>2 != x>>2 {
-			lengths = append(lengths, secs)
-			tallies = append(tallies, tally{})
-		}
-		t := &tallies[len(tallies)-1]
-		switch x & 3 {
-		case 0:
-			t.recovered++
-			recovered++
-		case 1:
-			t.never++
-		default:
-			t.censored++
+			groups++
 		}
 	}
-	r.set("episode_recovery_rate", ratio(recovered, float64(len(all))))
+	s.curveRows = slices.Grow(s.curveRows, groups)
+	var recovered float64
 	median, p95 := math.NaN(), math.NaN()
 	atRisk := float64(len(all))
 	open, share := 1.0, 0.0
-	for i, secs := range lengths {
-		t := tallies[i]
-		share += open * t.recovered / atRisk
+	for i := 0; i < len(all); {
+		length := all[i] >> 2
+		secs := float64(length) / 1e6
+		var rec, never, censored float64
+		for ; i < len(all) && all[i]>>2 == length; i++ {
+			switch all[i] & 3 {
+			case 0:
+				rec++
+			case 1:
+				never++
+			default:
+				censored++
+			}
+		}
+		recovered += rec
+		share += open * rec / atRisk
 		if math.IsNaN(median) && share >= 0.5-1e-9 {
 			median = secs
 		}
@@ -199,11 +201,12 @@ func (s *Sink) recovery(r Row, end int64) {
 			p95 = secs
 		}
 		s.curveRows = append(s.curveRows, CurvePoint{Seconds: secs, AtRisk: int64(atRisk),
-			Recovered: int64(t.recovered), NeverRecovered: int64(t.never), Censored: int64(t.censored),
+			Recovered: int64(rec), NeverRecovered: int64(never), Censored: int64(censored),
 			OpenBefore: open, RecoveredShare: share})
-		open *= 1 - (t.recovered+t.never)/atRisk
-		atRisk -= t.recovered + t.never + t.censored
+		open *= 1 - (rec+never)/atRisk
+		atRisk -= rec + never + censored
 	}
+	r.set("episode_recovery_rate", ratio(recovered, float64(len(all))))
 	r.set("median_recovery_time", median)
 	r.set("p95_recovery_time", p95)
 }
@@ -237,6 +240,7 @@ func (s *Sink) goodput(r Row, end int64) error {
 	if arrived {
 		last = lastArrival
 	}
+	s.goodputRows = slices.Grow(s.goodputRows, int(end/usPerMinute)+1)
 	for m := int64(0); m <= end/usPerMinute; m++ {
 		row := GoodputMinute{Minute: m, Start: s.at(m * usPerMinute), ArrivalsContinue: m <= last}
 		if m < int64(len(s.validPerMinute)) {
