@@ -245,9 +245,9 @@ func (db *DB) storeDerived(ctx context.Context, runID string, t compute.Tables, 
 			// Arrow at once. Each has a view of its own name: runs stored at once into one
 			// database (a batch's workers) would otherwise register the same view (see
 			// loadSeq).
-			rows := reflect.ValueOf(d.rows(&t))
-			for from := 0; err == nil && from < rows.Len(); from += derivedBatch {
-				rec := d.batch(rows.Slice(from, min(from+derivedBatch, rows.Len())))
+			n := d.count(&t)
+			for from := 0; err == nil && from < n; from += derivedBatch {
+				rec := d.batch(reflect.ValueOf(d.rows(&t, from, min(from+derivedBatch, n))))
 				view := "mayday_derived_" + d.name + "_" + strconv.FormatUint(loadSeq.Add(1), 10)
 				if err = insertInto(ar, exec, d.name, view, rec); err == nil {
 					err = exec("DROP VIEW IF EXISTS "+view, nil)

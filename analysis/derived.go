@@ -21,22 +21,29 @@ import (
 // replaying its stored records (derive.go). Their layout is the Go row type's: a column per
 // field, named by its db tag, of the SQL type of the field's type (compute.Tables).
 
-// derivedTable is one derived table: its name, its columns (from its row type) and the rows
-// of a run's compute.Tables.
+// derivedTable is one derived table: its name, its columns (from its row type), the number
+// of rows of a run's compute.Tables and a range of them (a slice of the row type).
 type derivedTable struct {
-	name string
-	cols []derivedColumn
-	rows func(t *compute.Tables) any
+	name  string
+	cols  []derivedColumn
+	count func(t *compute.Tables) int
+	rows  func(t *compute.Tables, from, to int) any
 }
 
-// table describes derived table name of row type T.
+// table describes derived table name of row type T, whose rows are a slice.
 func table[T any](name string, rows func(t *compute.Tables) []T) derivedTable {
-	return derivedTable{name: name, cols: columnsOfRow(reflect.TypeFor[T]()), rows: func(t *compute.Tables) any { return rows(t) }}
+	return derivedTable{name: name, cols: columnsOfRow(reflect.TypeFor[T]()),
+		count: func(t *compute.Tables) int { return len(rows(t)) },
+		rows:  func(t *compute.Tables, from, to int) any { return rows(t)[from:to] }}
 }
 
 // derivedTables are the derived tables, in the order they are stored.
 var derivedTables = []derivedTable{
-	table("recovery_episodes", func(t *compute.Tables) []compute.Episode { return t.Episodes }),
+	{name: "recovery_episodes", cols: columnsOfRow(reflect.TypeFor[compute.Episode]()),
+		count: func(t *compute.Tables) int { return t.EpisodeCount() },
+		rows: func(t *compute.Tables, from, to int) any {
+			return t.EpisodeRange(make([]compute.Episode, 0, to-from), from, to)
+		}},
 	table("recovery_curve", func(t *compute.Tables) []compute.CurvePoint { return t.Curve }),
 	table("goodput", func(t *compute.Tables) []compute.GoodputMinute { return t.Goodput }),
 	table("lifecycle", func(t *compute.Tables) []compute.LifecycleRow { return t.Lifecycle }),

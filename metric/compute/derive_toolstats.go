@@ -305,6 +305,18 @@ func (t *ToolStats) Worker(*record.Worker)         {}
 // and may be called once all have arrived; the model calls of investigations whose row
 // never arrived are settled here.
 func (t *ToolStats) Rows(runID string, incidents []Incident, episodes []Episode) []ToolStat {
+	return t.RowsOf(runID, incidents, func(each func(tool string, secs float64)) {
+		for _, ep := range episodes {
+			if ep.Tool.Valid {
+				each(ep.Tool.V, ep.Seconds)
+			}
+		}
+	})
+}
+
+// RowsOf is Rows with the episodes given as each one's tool and seconds, in the rows'
+// order, for every episode with a tool.
+func (t *ToolStats) RowsOf(runID string, incidents []Incident, episodes func(each func(tool string, secs float64))) []ToolStat {
 	for _, e := range t.live {
 		t.settleCalls(e.calls)
 		e.calls = nil
@@ -323,17 +335,14 @@ func (t *ToolStats) Rows(runID string, incidents []Incident, episodes []Episode)
 	slices.Sort(names)
 	type rec struct{ secs []float64 }
 	recs := map[string]*rec{}
-	for _, ep := range episodes {
-		if !ep.Tool.Valid {
-			continue
-		}
-		r := recs[ep.Tool.V]
+	episodes(func(tool string, secs float64) {
+		r := recs[tool]
 		if r == nil {
 			r = &rec{}
-			recs[ep.Tool.V] = r
+			recs[tool] = r
 		}
-		r.secs = append(r.secs, ep.Seconds)
-	}
+		r.secs = append(r.secs, secs)
+	})
 	rows := make([]ToolStat, 0, len(names)+1)
 	for _, n := range names {
 		a := t.tools[n]

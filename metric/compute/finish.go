@@ -330,14 +330,27 @@ func (s *Sink) Tables(runID string) Tables {
 	for i := range t.ToolMinutes {
 		t.ToolMinutes[i].RunID = runID
 	}
-	if len(s.episodeRows) > 0 {
-		t.Episodes = make([]Episode, len(s.episodeRows))
-		for i := range s.episodeRows {
-			t.Episodes[i] = s.row(&s.episodeRows[i], runID)
+	// The rows of recovery_episodes are made a range at a time, when they are stored: at a
+	// million investigations they are over a million rows of some 300 bytes each, which the
+	// end of a run held all at once beside the records they are made from.
+	if n := len(s.episodeRows); n > 0 {
+		t.episodeCount = n
+		t.episodeRange = func(dst []Episode, from, to int) []Episode {
+			for i := from; i < to; i++ {
+				dst = append(dst, s.row(&s.episodeRows[i], runID))
+			}
+			return dst
 		}
 	}
 	if s.stats != nil {
-		t.ToolStats = s.stats.Rows(runID, t.Incidents, t.Episodes)
+		t.ToolStats = s.stats.RowsOf(runID, t.Incidents, func(each func(tool string, secs float64)) {
+			for i := range s.episodeRows {
+				// What s.row makes a row's tool and seconds of.
+				if e := &s.episodeRows[i]; e.tool != noTool {
+					each(s.tools.list[e.tool], float64(e.end-e.start)/1e6)
+				}
+			}
+		})
 	}
 	for i := range t.Curve {
 		t.Curve[i].RunID = runID

@@ -157,7 +157,9 @@ type GoodputMinute struct {
 	ArrivalsContinue bool     `db:"arrivals_continue"`
 }
 
-// Tables are the derived tables of one run, each a slice of its rows.
+// Tables are the derived tables of one run, each a slice of its rows but recovery_episodes,
+// which a Sink makes a range at a time (EpisodeCount, EpisodeRange); Episodes holds rows made
+// by hand.
 type Tables struct {
 	Episodes    []Episode
 	Curve       []CurvePoint
@@ -168,4 +170,30 @@ type Tables struct {
 	Saturation  []Saturation
 	ToolMinutes []ToolMinute
 	ToolStats   []ToolStat
+
+	episodeCount int                                         // rows episodeRange makes
+	episodeRange func(dst []Episode, from, to int) []Episode // nil: the rows are Episodes
+}
+
+// EpisodeCount is the number of rows of recovery_episodes.
+func (t *Tables) EpisodeCount() int {
+	if t.episodeRange != nil {
+		return t.episodeCount
+	}
+	return len(t.Episodes)
+}
+
+// EpisodeRange appends the rows from to to (0 <= from <= to <= EpisodeCount) of
+// recovery_episodes to dst.
+func (t *Tables) EpisodeRange(dst []Episode, from, to int) []Episode {
+	if t.episodeRange != nil {
+		return t.episodeRange(dst, from, to)
+	}
+	return append(dst, t.Episodes[from:to]...)
+}
+
+// AllEpisodes returns every row of recovery_episodes.
+func (t *Tables) AllEpisodes() []Episode {
+	n := t.EpisodeCount()
+	return t.EpisodeRange(make([]Episode, 0, n), 0, n)
 }
