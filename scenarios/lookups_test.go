@@ -5,18 +5,20 @@ import (
 	"testing"
 )
 
-// The lookups per attempt of the size model, worked out: an operation of constant latency
-// L that outlives its timeout T runs on for L·slowdown − T, looked up once per interval I
-// and once more, at most max times, each lookup and its answer two events:
-// 2·min(max, (L·slowdown − T)/I + 1).
-func TestLookupsPerAttempt(t *testing.T) {
-	const base = `name: t
+// lookupsBase is a tool whose every call outlives its timeout by 90s, looked up every 10s.
+const lookupsBase = `name: t
 tools:
   svc: {latency: {dist: constant, value: 100s}, timeout: 10s}
 recovery:
   inspect_before_retry: true
   inspection: {interval: 10s, max: 60}
 `
+
+// The lookups per attempt of the size model, worked out: an operation of constant latency
+// L that outlives its timeout T runs on for L·slowdown − T, looked up once per interval I
+// and once more, at most max times, each lookup and its answer two events:
+// 2·min(max, (L·slowdown − T)/I + 1).
+func TestLookupsPerAttempt(t *testing.T) {
 	for _, c := range []struct {
 		sets []string
 		want float64
@@ -27,7 +29,7 @@ recovery:
 		{[]string{`faults=[{kind: brownout, tool: svc, at: 1m, for: 1m, slowdown: 3}]`}, 2 * (290.0/10 + 1)}, // 60: slowed three times
 		{[]string{"recovery.inspect_before_retry=false"}, 0},
 	} {
-		s, err := Parse("t.yaml", []byte(base), c.sets)
+		s, err := Parse("t.yaml", []byte(lookupsBase), c.sets)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,13 +84,6 @@ recovery:
 // of 100s past a 10s timeout, looked up every 10s, gives 90/10 + 1 = 10 exactly; with a mix
 // that calls it a quarter of the time and a tool that never runs late the rest, 2.5.
 func TestExpectedLookups(t *testing.T) {
-	const expo = `name: t
-tools:
-  svc: {latency: {dist: exponential, mean: 30s}, timeout: 10s}
-recovery:
-  inspect_before_retry: true
-  inspection: {interval: 1000h, max: 60}
-`
 	const slow = `name: t
 workload: {tools: {svc: 1, fast: 3}}
 tools:
@@ -98,16 +93,17 @@ recovery:
   inspect_before_retry: true
   inspection: {interval: 10s, max: 60}
 `
+	expo := []string{"tools.svc.latency={dist: exponential, mean: 30s}", "recovery.inspection.interval=1000h"}
 	p := math.Exp(-1.0 / 3)
 	for _, c := range []struct {
 		src       string
 		sets      []string
 		want, tol float64
 	}{
-		{expo, nil, p, 2.0 / 4096},
-		{expo, []string{"recovery.inspection={interval: 1ns, max: 5}"}, 5 * p, 5 * 2.0 / 4096},
-		{expo, []string{"recovery.inspect_before_retry=false"}, 0, 0},
-		{expo, []string{"tools.svc.timeout=1000h"}, 0, 0},
+		{lookupsBase, expo, p, 2.0 / 4096},
+		{lookupsBase, append(expo, "recovery.inspection={interval: 1ns, max: 5}"), 5 * p, 5 * 2.0 / 4096},
+		{lookupsBase, append(expo, "recovery.inspect_before_retry=false"), 0, 0},
+		{lookupsBase, append(expo, "tools.svc.timeout=1000h"), 0, 0},
 		{slow, nil, 10.0 / 4, 1e-12},
 		{slow, []string{"workload.tools={svc: 1}"}, 10, 1e-12},
 		{slow, []string{"recovery.inspection.max=3"}, 3.0 / 4, 1e-12},
