@@ -162,8 +162,10 @@ func (db *DB) fitLoadBuffers() {
 		db.db.ExecContext(ctx, "SET memory_limit = "+literal(db.buffers))
 		return
 	}
-	old, ok := settingBytes(db.buffers)
-	if want := LoadBufferPerRun * float64(len(db.loads)); ok && want < old {
+	own, ok := settingBytes(db.buffers)
+	if want := LoadBufferPerRun * float64(len(db.loads)); !ok || want >= own {
+		db.db.ExecContext(ctx, "SET memory_limit = "+literal(db.buffers))
+	} else {
 		db.db.ExecContext(ctx, "SET memory_limit = '"+strconv.FormatInt(int64(want)>>20, 10)+"MiB'")
 	}
 }
