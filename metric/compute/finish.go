@@ -345,9 +345,9 @@ func (s *Sink) Tables(runID string) Tables {
 	if s.stats != nil {
 		t.ToolStats = s.stats.RowsOf(runID, t.Incidents, func(each func(tool string, secs float64)) {
 			for i := range s.episodeRows {
-				// What s.row makes a row's tool and seconds of.
+				// A row has a tool when its record does (s.row).
 				if e := &s.episodeRows[i]; e.tool != noTool {
-					each(s.tools.list[e.tool], float64(e.end-e.start)/1e6)
+					each(s.tools.list[e.tool], e.seconds())
 				}
 			}
 		})

@@ -115,6 +115,9 @@ type episodeRec struct {
 	outcome              uint8
 }
 
+// seconds is the episode's length, its row's seconds.
+func (e *episodeRec) seconds() float64 { return float64(e.end-e.start) / 1e6 }
+
 const notEnded = -2 // episodeRec.endedAs of an investigation not seen (finals.id("") is -1)
 
 // The outcomes of an episode; recovered and ended are also the low bits of episodesDone.
@@ -131,7 +134,7 @@ func (s *Sink) row(e *episodeRec, runID string) Episode {
 	row := Episode{RunID: runID, InvestigationID: Int(e.inv), OpKey: String(opKeyText(e.key)), StepKey: stepKeyText(e.key),
 		FirstKind: String(kindNames[e.firstKind]), Signs: e.signs, FailedAttempts: e.failed,
 		Start: s.at(e.start), DetectedAt: TimeAt(s.at(e.detected)), DetectionSeconds: Float(float64(e.detected-e.start) / 1e6),
-		End: s.at(e.end), Outcome: outcomeNames[e.outcome], Seconds: float64(e.end-e.start) / 1e6,
+		End: s.at(e.end), Outcome: outcomeNames[e.outcome], Seconds: e.seconds(),
 		RepairSeconds: Float(float64(e.end-e.detected) / 1e6)}
 	if e.tool != noTool {
 		row.Tool = String(s.tools.list[e.tool])
