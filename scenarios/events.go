@@ -215,49 +215,43 @@ func lookups(s *Scenario, agents, steps, attempts float64) (perAttempt, hangs fl
 // charges every attempt the slowest call for the events' upper estimate, this is what a
 // run at its mean size writes; hung attempts are counted apart.
 func expectedLookups(s *Scenario) float64 {
-	r := &s.Recovery
-	if !r.InspectBeforeRetry || len(s.Tools) == 0 {
+	if !s.Recovery.InspectBeforeRetry {
 		return 0
 	}
-	most, every := float64(max(r.Inspection.Max, 1)), float64(max(r.Inspection.Interval, 1))
-	horizon := float64(s.Horizon)
-	weight := make(map[string]float64, len(s.Tools))
-	for _, m := range s.Workload.Mix {
-		weight[m.Tool] += m.Weight
-	}
 	var sum, total float64
-	for _, t := range s.Tools {
-		w := 1.0
-		if len(s.Workload.Mix) > 0 {
-			w = weight[t.Name]
+	for _, m := range s.Workload.Mix {
+		if t := s.Tool(m.Tool); t >= 0 && m.Weight > 0 {
+			sum += m.Weight * toolLookups(s, &s.Tools[t])
+			total += m.Weight
 		}
-		if !(w > 0) {
-			continue
-		}
-		total += w
-		if t.Timeout <= 0 {
-			continue
-		}
-		slow := 1.0
-		for i := range s.Faults {
-			f := &s.Faults[i]
-			if rule := ruleOf(f.Kind); rule != nil && rule.Size.Slowdown != nil && (f.Tool == "" || f.Tool == t.Name) {
-				slow = max(slow, rule.Size.Slowdown(f))
-			}
-		}
-		var per float64
-		for i := range quantileSteps {
-			over := distQuantile(t.Latency, (float64(i)+0.5)/quantileSteps)*slow - float64(t.Timeout)
-			if over > 0 {
-				per += min(most, min(over, horizon)/every+1)
-			}
-		}
-		sum += w * per / quantileSteps
 	}
 	if total == 0 {
 		return 0
 	}
 	return sum / total
+}
+
+// toolLookups is expectedLookups for the calls of tool t alone.
+func toolLookups(s *Scenario, t *Tool) float64 {
+	if t.Timeout <= 0 {
+		return 0
+	}
+	r := &s.Recovery
+	most, every := float64(max(r.Inspection.Max, 1)), float64(max(r.Inspection.Interval, 1))
+	slow := 1.0
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if rule := ruleOf(f.Kind); rule != nil && rule.Size.Slowdown != nil && (f.Tool == "" || f.Tool == t.Name) {
+			slow = max(slow, rule.Size.Slowdown(f))
+		}
+	}
+	var per float64
+	for i := range quantileSteps {
+		if over := distQuantile(t.Latency, (float64(i)+0.5)/quantileSteps)*slow - float64(t.Timeout); over > 0 {
+			per += min(most, min(over, float64(s.Horizon))/every+1)
+		}
+	}
+	return per / quantileSteps
 }
 
 // quantileSteps is the number of quantiles expectedLookups averages over.
