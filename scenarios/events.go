@@ -238,13 +238,7 @@ func toolLookups(s *Scenario, t *Tool) float64 {
 	}
 	r := &s.Recovery
 	most, every := float64(max(r.Inspection.Max, 1)), float64(max(r.Inspection.Interval, 1))
-	slow := 1.0
-	for i := range s.Faults {
-		f := &s.Faults[i]
-		if rule := ruleOf(f.Kind); rule != nil && rule.Size.Slowdown != nil && (f.Tool == "" || f.Tool == t.Name) {
-			slow = max(slow, rule.Size.Slowdown(f))
-		}
-	}
+	slow := worstSlowdown(s, t.Name)
 	var per float64
 	for i := range quantileSteps {
 		if over := distQuantile(t.Latency, (float64(i)+0.5)/quantileSteps)*slow - float64(t.Timeout); over > 0 {
@@ -252,6 +246,19 @@ func toolLookups(s *Scenario, t *Tool) float64 {
 		}
 	}
 	return per / quantileSteps
+}
+
+// worstSlowdown is the largest factor a fault of s puts on the service time of tool (at
+// least 1); tool "" takes every fault, whatever tool it slows.
+func worstSlowdown(s *Scenario, tool string) float64 {
+	slow := 1.0
+	for i := range s.Faults {
+		f := &s.Faults[i]
+		if r := ruleOf(f.Kind); r != nil && r.Size.Slowdown != nil && (tool == "" || f.Tool == "" || f.Tool == tool) {
+			slow = max(slow, r.Size.Slowdown(f))
+		}
+	}
+	return slow
 }
 
 // quantileSteps is the number of quantiles expectedLookups averages over.
@@ -286,12 +293,7 @@ func distQuantile(d Dist, q float64) float64 {
 // service of a tool (a high quantile, slowed by the worst brownout) beyond the tool's
 // timeout. A lost reply is found done at the first lookup.
 func runningFor(s *Scenario) float64 {
-	slow := 1.0
-	for i := range s.Faults {
-		if r := ruleOf(s.Faults[i].Kind); r != nil && r.Size.Slowdown != nil {
-			slow = max(slow, r.Size.Slowdown(&s.Faults[i]))
-		}
-	}
+	slow := worstSlowdown(s, "")
 	longest := 0.0
 	for _, t := range s.Tools {
 		if t.Timeout > 0 {
