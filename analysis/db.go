@@ -51,7 +51,7 @@ type DB struct {
 	mu      sync.Mutex
 	loads   map[*Load]struct{} // not yet finished
 	threads int64              // DuckDB's threads setting before the first unfinished load
-	buffers string             // DuckDB's memory_limit as mayday last set it ("" = DuckDB's own or a user's)
+	buffers uint64             // DuckDB's memory_limit in bytes as mayday last set it (0 = DuckDB's own or a user's)
 
 	// A database Create made defines its views on a goroutine of its own, while the first
 	// run loads: views is closed once they are defined (viewsErr says whether they were),
@@ -207,7 +207,7 @@ func openDBWith(path string, readOnly bool, init func(driver.ExecerContext) erro
 			return nil, fmt.Errorf("analysis: %s: DuckDB memory limit %q (%s): %w", db.name(), memoryLimit(), MemoryEnv, err)
 		}
 		if strings.TrimSpace(os.Getenv(MemoryEnv)) == "" {
-			db.buffers = memoryLimit()
+			db.buffers = memoryBytes()
 		}
 		for _, set := range []string{writeEachRowGroup, keepRowGroups} {
 			if _, err := db.db.ExecContext(context.Background(), set); err != nil {
@@ -352,10 +352,16 @@ func memoryLimit() string {
 	if v := strings.TrimSpace(os.Getenv(MemoryEnv)); v != "" {
 		return v
 	}
+	return strconv.FormatUint(memoryBytes()/1e6, 10) + "MB"
+}
+
+// memoryBytes is the memory limit of a database mayday writes when MemoryEnv is unset:
+// DefaultMemory, or CapMemory's cap (in whole MB, at least 16).
+func memoryBytes() uint64 {
 	if c := memoryCap.Load(); c > 0 {
-		return strconv.FormatUint(max(c/1e6, 16), 10) + "MB"
+		return max(c/1e6, 16) * 1e6
 	}
-	return DefaultMemory
+	return defaultMemoryBytes
 }
 
 // memoryCap is CapMemory's cap in bytes; 0 = DefaultMemory.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -407,6 +408,20 @@ func TestLoadsLowerTheBuffers(t *testing.T) {
 	if err := l.Finish(traces.Run{Scenario: "synthetic"}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// settingBytes reads a size as mayday sets DuckDB's memory limit ("384MB", "320MiB") or
+// DuckDB shows it ("366.2 MiB", "1.0 GiB", "512 bytes").
+func settingBytes(v string) (float64, bool) {
+	v = strings.TrimSpace(v)
+	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	if i <= 0 {
+		return 0, false
+	}
+	x, err := strconv.ParseFloat(v[:i], 64)
+	scale := map[string]float64{"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
+		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[strings.TrimSpace(v[i:])]
+	return x * scale, err == nil && scale > 0
 }
 
 func TestSettingBytes(t *testing.T) {

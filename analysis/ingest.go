@@ -134,7 +134,9 @@ func (db *DB) addLoad(l *Load) error {
 		}
 	}
 	db.loads[l] = struct{}{}
-	db.fitLoadBuffers()
+	// Lowering is advice: DuckDB refuses a limit below what it cannot evict, and the load
+	// then goes on under the limit it had.
+	db.fitLoadBuffers(context.Background())
 	return nil
 }
 
@@ -150,38 +152,17 @@ const LoadBufferPerRun = 160e6
 // fitLoadBuffers sets DuckDB's memory limit for the loads under way: LoadBufferPerRun for
 // each, at most the limit mayday set on the database (db.buffers), and that limit again once
 // none is left. A limit mayday did not set (MemoryEnv's, DuckDB's own in a database held in
-// memory, whose tables live in its buffers) is left alone. Lowering is advice:
-// DuckDB refuses a limit below what it cannot evict, and the load then goes on under the
-// limit it had. The caller holds db.mu.
-func (db *DB) fitLoadBuffers() {
-	if db.buffers == "" {
-		return
+// memory, whose tables live in its buffers) is left alone. The caller holds db.mu.
+func (db *DB) fitLoadBuffers(ctx context.Context) error {
+	if db.buffers == 0 {
+		return nil
 	}
-	ctx := context.Background()
-	if len(db.loads) == 0 {
-		db.db.ExecContext(ctx, "SET memory_limit = "+literal(db.buffers))
-		return
+	limit := db.buffers
+	if len(db.loads) > 0 {
+		limit = min(limit, uint64(LoadBufferPerRun)*uint64(len(db.loads))>>20<<20) // whole MiB
 	}
-	own, ok := settingBytes(db.buffers)
-	if want := LoadBufferPerRun * float64(len(db.loads)); !ok || want >= own {
-		db.db.ExecContext(ctx, "SET memory_limit = "+literal(db.buffers))
-	} else {
-		db.db.ExecContext(ctx, "SET memory_limit = '"+strconv.FormatInt(int64(want)>>20, 10)+"MiB'")
-	}
-}
-
-// settingBytes reads a size as mayday sets DuckDB's memory limit ("384MB", "320MiB") or
-// DuckDB shows it ("366.2 MiB", "1.0 GiB", "512 bytes").
-func settingBytes(v string) (float64, bool) {
-	v = strings.TrimSpace(v)
-	i := strings.IndexFunc(v, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	if i <= 0 {
-		return 0, false
-	}
-	x, err := strconv.ParseFloat(v[:i], 64)
-	scale := map[string]float64{"bytes": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40,
-		"KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12}[strings.TrimSpace(v[i:])]
-	return x * scale, err == nil && scale > 0
+	_, err := db.db.ExecContext(ctx, "SET memory_limit = '"+strconv.FormatUint(limit>>10, 10)+"KiB'")
+	return err
 }
 
 // forget unregisters a finished load; the last one gives DuckDB its threads and its memory
@@ -191,7 +172,7 @@ func (l *Load) forget() {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	delete(db.loads, l)
-	db.fitLoadBuffers()
+	db.fitLoadBuffers(context.Background())
 	if len(db.loads) == 0 && db.threads > 0 {
 		db.db.ExecContext(context.Background(), "SET threads = "+strconv.FormatInt(db.threads, 10))
 	}

@@ -213,16 +213,12 @@ func LimitBuffers(ctx context.Context, db *DB, bytes uint64) error {
 	if c := memoryCap.Load(); c > 0 {
 		bytes = min(bytes, c)
 	}
-	set := strconv.FormatUint(max(bytes>>20, 64), 10) + "MiB"
 	db.mu.Lock()
 	defer db.mu.Unlock()
-	if len(db.loads) == 0 {
-		if _, err := db.SQL().ExecContext(ctx, "SET memory_limit = "+literal(set)); err != nil {
-			return fmt.Errorf("analysis: limiting the buffer memory of %s: %w", db.name(), err)
-		}
+	db.buffers = max(bytes>>20, 64) << 20 // while loads run, theirs; after the last
+	if err := db.fitLoadBuffers(ctx); err != nil {
+		return fmt.Errorf("analysis: limiting the buffer memory of %s: %w", db.name(), err)
 	}
-	db.buffers = set // while loads run, theirs; after the last
-	db.fitLoadBuffers()
 	return nil
 }
 
