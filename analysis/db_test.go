@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -434,5 +435,78 @@ func TestSettingBytes(t *testing.T) {
 		if _, ok := settingBytes(bad); ok {
 			t.Errorf("settingBytes(%q) read as a size", bad)
 		}
+	}
+}
+
+// Every text column that tables.sql gives a compression method (USING COMPRESSION) is
+// stored with that method once a loaded run is checkpointed: the declaration reaches
+// DuckDB's storage, for each table, whatever the values. A column the synthetic run leaves
+// NULL is stored uncompressed and skipped, so the test requires that most of the declared
+// columns were seen.
+func TestTextColumnsStoredAsDeclared(t *testing.T) {
+	declared := map[string]string{} // "table.column" -> method
+	table := ""
+	tableRE := regexp.MustCompile(`^CREATE TABLE (\w+) \(`)
+	colRE := regexp.MustCompile(`^\s+(\w+)\s+VARCHAR USING COMPRESSION (\w+)`)
+	for _, line := range strings.Split(tablesSQL, "\n") {
+		if m := tableRE.FindStringSubmatch(line); m != nil {
+			table = m[1]
+		} else if m := colRE.FindStringSubmatch(line); m != nil {
+			declared[table+"."+m[1]] = m[2]
+		}
+	}
+	if len(declared) < 20 {
+		t.Fatalf("tables.sql declares the compression of %d text columns; the layout names more than 20", len(declared))
+	}
+	db, err := Create(filepath.Join(t.TempDir(), "c.duckdb"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := db.Load(context.Background(), "r1", traces.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracetest.Synthetic(400, 7).Replay(l)
+	if err := l.Finish(traces.Run{Scenario: "synthetic"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.SQL().Exec("CHECKPOINT"); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, tb := range traces.Tables() {
+		rows, err := db.SQL().Query("SELECT DISTINCT column_name, lower(compression) FROM pragma_storage_info('" +
+			tb.String() + "') WHERE segment_type = 'VARCHAR'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var col, method string
+			if err := rows.Scan(&col, &method); err != nil {
+				t.Fatal(err)
+			}
+			want, ok := declared[tb.String()+"."+col]
+			if !ok {
+				continue
+			}
+			var values int64
+			if err := db.SQL().QueryRow("SELECT count(" + col + ") FROM " + tb.String()).Scan(&values); err != nil {
+				t.Fatal(err)
+			}
+			if values == 0 {
+				continue // a column of NULLs only is stored uncompressed, whatever its method
+			}
+			seen++
+			if method != strings.ToLower(want) {
+				t.Errorf("%s.%s is stored with %s; tables.sql declares %s", tb, col, method, want)
+			}
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen < len(declared)*2/3 {
+		t.Errorf("saw the storage of %d of the %d declared columns; the synthetic run fills most of them", seen, len(declared))
 	}
 }
