@@ -52,6 +52,10 @@ type Redactor struct {
 	mac     hash.Hash
 	sum     []byte
 	cache   map[string]string
+	// secretKeys remembers SecretKey's answer for each key it has seen (up to
+	// maxSecretKeys keys of at most maxSecretKeyLen bytes): a run's attribute keys are few
+	// and come back on every span, and the answer depends on the key alone.
+	secretKeys map[string]bool
 	secrets []string // known secret values, longest first is not needed: each is replaced whole
 	buf     []byte
 }
@@ -63,7 +67,8 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 	if len(key) == 0 {
 		key = defaultRedactKey
 	}
-	r := &Redactor{keys: secret.NewKeys(extra), mac: hmac.New(sha256.New, key), cache: make(map[string]string)}
+	r := &Redactor{keys: secret.NewKeys(extra), mac: hmac.New(sha256.New, key), cache: make(map[string]string),
+		secretKeys: make(map[string]bool)}
 	for _, s := range secrets {
 		if s != "" {
 			r.secrets = append(r.secrets, s)
@@ -75,7 +80,22 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 // SecretKey reports whether values under the key k must be redacted (secret.Keys.Secret:
 // OpenTelemetry GenAI token counts such as gen_ai.usage.input_tokens are counts, not
 // credentials, unless another part of their name is secret-looking).
-func (r *Redactor) SecretKey(k string) bool { return r.keys.Secret(k) }
+func (r *Redactor) SecretKey(k string) bool {
+	if v, ok := r.secretKeys[k]; ok {
+		return v
+	}
+	v := r.keys.Secret(k)
+	if len(r.secretKeys) < maxSecretKeys && len(k) <= maxSecretKeyLen {
+		r.secretKeys[strings.Clone(k)] = v
+	}
+	return v
+}
+
+// The bounds of Redactor.secretKeys: past them, keys are checked each time.
+const (
+	maxSecretKeys   = 4096
+	maxSecretKeyLen = 256
+)
 
 // Redacted reports whether v is exactly a redacted value: RedactedPrefix and 16 hex digits.
 // A secret that merely starts with the prefix is not.

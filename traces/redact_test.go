@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -194,5 +195,34 @@ func TestIndexFold(t *testing.T) {
 				t.Errorf("indexFold(%q, %q) = %d, want %d", s, p, got, want)
 			}
 		}
+	}
+}
+
+// SecretKey remembers its answers: the same key gives the same answer each time, before
+// and after the memory of keys is full, and a key longer than what is remembered is still
+// checked.
+func TestSecretKeyRemembered(t *testing.T) {
+	r := NewRedactor(nil, []string{"customer"}, nil)
+	long := "x." + strings.Repeat("y", maxSecretKeyLen) + ".api_key"
+	check := func(when string) {
+		t.Helper()
+		for key, want := range map[string]bool{"api_key": true, "gen_ai.usage.input_tokens": false,
+			"tool.name": false, "x.customer_id": true, long: true, "x." + strings.Repeat("y", maxSecretKeyLen): false} {
+			if got := r.SecretKey(key); got != want {
+				t.Errorf("%s: SecretKey(%.40q) = %v, want %v", when, key, got, want)
+			}
+		}
+	}
+	check("first")
+	check("remembered")
+	for i := range maxSecretKeys + 10 {
+		r.SecretKey(fmt.Sprintf("attr.%d", i))
+	}
+	if len(r.secretKeys) != maxSecretKeys {
+		t.Errorf("%d keys remembered, want the bound %d", len(r.secretKeys), maxSecretKeys)
+	}
+	check("memory full")
+	if got := r.SecretKey("attr.password"); !got {
+		t.Error("a secret key first seen once the memory is full reads as not secret")
 	}
 }
