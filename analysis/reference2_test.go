@@ -188,7 +188,7 @@ func refToolCalls(calls []refCall) map[string][]detect.Call {
 		if cl.tool == "" {
 			continue
 		}
-		out[cl.tool] = append(out[cl.tool], detect.Call{At: tsMicros(cl.s.Start), Failed: isFailed(cl.s), Capacity: refCapacity(cl.s)})
+		out[cl.tool] = append(out[cl.tool], detect.NewCall(tsMicros(cl.s.Start), isFailed(cl.s), refCapacity(cl.s)))
 	}
 	b := func(v bool) int {
 		if v {
@@ -198,7 +198,7 @@ func refToolCalls(calls []refCall) map[string][]detect.Call {
 	}
 	for _, cs := range out {
 		slices.SortStableFunc(cs, func(x, y detect.Call) int {
-			return cmp.Or(cmp.Compare(x.At, y.At), cmp.Compare(b(x.Failed), b(y.Failed)), cmp.Compare(b(x.Capacity), b(y.Capacity)))
+			return cmp.Or(cmp.Compare(x.At(), y.At()), cmp.Compare(b(x.Failed()), b(y.Failed())), cmp.Compare(b(x.Capacity()), b(y.Capacity())))
 		})
 	}
 	return out
@@ -212,7 +212,7 @@ func refRuleSpans(c *record.Collector, calls []refCall) map[string]refRule {
 	end := tsMicros(runEnd(c))
 	out := map[string]refRule{}
 	for tool, cs := range refToolCalls(calls) {
-		res, err := detect.Incidents(cs, detect.Options{End: max(end, cs[len(cs)-1].At), Reference: first, HasReference: hasWin})
+		res, err := detect.Incidents(cs, detect.Options{End: max(end, cs[len(cs)-1].At()), Reference: first, HasReference: hasWin})
 		if err != nil {
 			panic(fmt.Sprintf("reference: the incident rule on %s: %v", tool, err))
 		}
@@ -320,7 +320,7 @@ func refIncidents(c *record.Collector, attempts []refCall, signs []refSign) ([]r
 	for _, tool := range slices.Sorted(maps.Keys(rules)) {
 		res := rules[tool]
 		for _, w := range res.Incidents {
-			inc := refIncident{Tool: tool, Start: w.Start, End: w.End, DetectedAt: res.calls[w.Alarm].At, Baseline: res.Baseline,
+			inc := refIncident{Tool: tool, Start: w.Start, End: w.End, DetectedAt: res.calls[w.Alarm].At(), Baseline: res.Baseline,
 				FaultIDs: []string{}}
 			in := func(t string, at int64) bool { return t == tool && at >= w.Start && at < w.End }
 			faults := map[string]bool{}

@@ -62,19 +62,11 @@ func (s *Sink) placeMarks(e *inv) {
 // once; here are only what it reads (the calls) and what an incident row adds up over its
 // span (the failed calls, the investigations hit, parks, throttles, retries and faults).
 
-// packCall is a call as a tool's calls list keeps it: its start (µs) and two flags.
+// packCall is a call as a tool's calls list keeps it: a detect.Call (its start in µs, never
+// before the run's time 0, and two flags), which the rule reads as it is decoded.
 func packCall(at int64, failed, capacity bool) uint64 {
-	v := uint64(max(at, 0)) << 2
-	if failed {
-		v |= 2
-	}
-	if capacity {
-		v |= 1
-	}
-	return v
+	return uint64(detect.NewCall(max(at, 0), failed, capacity))
 }
-
-func unpackAt(v uint64) int64 { return int64(v >> 2) }
 
 // hit is a disruption of an investigation at a tool: a failed or timed-out call, a park on
 // the breaker or a throttle of the retry budget (disruptions' kinds an incident counts).
@@ -212,17 +204,13 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(s.tools.list[a], s.tools.list[b]) })
 	var inside int64
 	windows := make([][]detect.Span, len(s.tools.list))
-	var packed []uint64
+	var calls []detect.Call // the tool's calls in the order sent, 8 bytes each: the largest tool's are the end of a large run's peak
 	for _, tool := range order {
 		if int(tool) >= len(s.calls) || s.calls[tool].len() == 0 {
 			continue
 		}
-		packed = s.calls[tool].sorted(packed)
-		calls := make([]detect.Call, len(packed))
-		for i, v := range packed {
-			calls[i] = detect.Call{At: unpackAt(v), Failed: v&2 != 0, Capacity: v&1 != 0}
-		}
-		res, err := detect.Incidents(calls, detect.Options{End: max(end, calls[len(calls)-1].At),
+		calls = decodeSorted(&s.calls[tool], calls, func(u uint64) detect.Call { return detect.Call(u) })
+		res, err := detect.Incidents(calls, detect.Options{End: max(end, calls[len(calls)-1].At()),
 			Reference: s.firstWindow, HasReference: s.hasWindow})
 		if err != nil {
 			return 0, err
@@ -247,7 +235,7 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 			lo, hi := callRange(calls, w.Start, w.End)
 			var refused int64
 			for _, c := range calls[lo:hi] {
-				if c.Capacity {
+				if c.Capacity() {
 					refused++
 				}
 			}
@@ -275,8 +263,8 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 
 // callRange returns the indices [lo, hi) of the calls sent in [from, to).
 func callRange(calls []detect.Call, from, to int64) (int, int) {
-	lo, _ := slices.BinarySearchFunc(calls, from, func(c detect.Call, t int64) int { return cmp.Compare(c.At, t) })
-	hi, _ := slices.BinarySearchFunc(calls, to, func(c detect.Call, t int64) int { return cmp.Compare(c.At, t) })
+	lo, _ := slices.BinarySearchFunc(calls, from, func(c detect.Call, t int64) int { return cmp.Compare(c.At(), t) })
+	hi, _ := slices.BinarySearchFunc(calls, to, func(c detect.Call, t int64) int { return cmp.Compare(c.At(), t) })
 	return lo, hi
 }
 
@@ -284,10 +272,10 @@ func callRange(calls []detect.Call, from, to int64) (int, int) {
 func (s *Sink) incidentRow(tool int32, w detect.Span, calls []detect.Call, hits []hit, retried []int64, baseline float64) Incident {
 	lo, hi := callRange(calls, w.Start, w.End)
 	row := Incident{Tool: s.tools.list[tool], Start: s.at(w.Start), End: s.at(w.End),
-		Minutes: float64(w.End-w.Start) / usPerMinute, DetectedAt: s.at(calls[w.Alarm].At), Calls: int64(hi - lo),
+		Minutes: float64(w.End-w.Start) / usPerMinute, DetectedAt: s.at(calls[w.Alarm].At()), Calls: int64(hi - lo),
 		Baseline: baseline, FaultIDs: []string{}}
 	for _, c := range calls[lo:hi] {
-		if c.Failed {
+		if c.Failed() {
 			row.FailedAttempts++
 		}
 	}

@@ -49,14 +49,9 @@ func (p *packedList) seal() {
 // len is the number of values.
 func (p *packedList) len() int { return p.n }
 
-// sorted returns every value in ascending order, appended to dst[:0].
-func (p *packedList) sorted(dst []uint64) []uint64 {
-	return decodeSorted(p, dst, func(u uint64) uint64 { return u })
-}
-
 // decodeSorted returns every value of p, each through conv, appended to dst[:0] and
 // sorted; conv must keep the values' order (orderedBits' inverse does).
-func decodeSorted[T uint64 | int64](p *packedList, dst []T, conv func(uint64) T) []T {
+func decodeSorted[T ~uint64 | int64](p *packedList, dst []T, conv func(uint64) T) []T {
 	dst = slices.Grow(dst[:0], p.n)
 	for _, b := range p.blocks {
 		prev := uint64(0)

@@ -32,7 +32,7 @@ func TestPackedListSorts(t *testing.T) {
 				want = append(want, v)
 			}
 			slices.Sort(want)
-			if got := p.sorted(nil); p.len() != n || !slices.Equal(got, want) {
+			if got := decodeSorted(&p, nil, func(u uint64) uint64 { return u }); p.len() != n || !slices.Equal(got, want) {
 				t.Fatalf("%s, %d values: got %d values (len %d), not the %d added, sorted", shape, n, len(got), p.len(), n)
 			}
 		}

@@ -28,7 +28,7 @@ func bruteIncidents(calls []Call, opts Options) Result {
 func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float64) {
 	var tested, events, refTested, refEvents []int
 	for i := range calls {
-		c := m.class(&calls[i])
+		c := m.class(calls[i])
 		if c == skip {
 			continue
 		}
@@ -36,7 +36,7 @@ func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float6
 		if c == event {
 			events = append(events, i)
 		}
-		if opts.HasReference && calls[i].At < opts.Reference {
+		if opts.HasReference && calls[i].At() < opts.Reference {
 			refTested = append(refTested, i)
 			if c == event {
 				refEvents = append(refEvents, i)
@@ -63,7 +63,7 @@ func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float6
 			b := block{}
 			for _, i := range tested[start:min(start+size, len(tested))] {
 				b.n++
-				if m.class(&calls[i]) == event {
+				if m.class(calls[i]) == event {
 					b.f++
 				}
 			}
@@ -93,7 +93,7 @@ func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float6
 	for _, i := range tested {
 		if !inside(i) {
 			no++
-			if m.class(&calls[i]) == event {
+			if m.class(calls[i]) == event {
 				fo++
 			}
 		}
@@ -113,7 +113,7 @@ func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float6
 		for _, i := range tested {
 			if i > a.Last && i < b.First {
 				gap++
-				if m.class(&calls[i]) == event {
+				if m.class(calls[i]) == event {
 					gapEvents++
 				}
 			}
@@ -138,12 +138,12 @@ func bruteTwoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float6
 func bruteScan(calls []Call, m mode, w walk, end int64) []Span {
 	var tested []int
 	for i := range calls {
-		if m.class(&calls[i]) != skip {
+		if m.class(calls[i]) != skip {
 			tested = append(tested, i)
 		}
 	}
 	score := func(j int) int64 {
-		if m.class(&calls[tested[j]]) == event {
+		if m.class(calls[tested[j]]) == event {
 			return w.up
 		}
 		return w.down
@@ -165,7 +165,7 @@ func bruteScan(calls []Call, m mode, w walk, end int64) []Span {
 			}
 			n := 0
 			for u := s + 1; u <= t; u++ {
-				if m.class(&calls[tested[u]]) == event {
+				if m.class(calls[tested[u]]) == event {
 					n++
 				}
 			}
@@ -189,15 +189,15 @@ func bruteScan(calls []Call, m mode, w walk, end int64) []Span {
 				break
 			}
 		}
-		sp := Span{Start: calls[tested[s+1]].At, End: end, First: tested[s+1], Last: tested[last], Alarm: tested[alarm]}
+		sp := Span{Start: calls[tested[s+1]].At(), End: end, First: tested[s+1], Last: tested[last], Alarm: tested[alarm]}
 		for u := s + 1; u <= last; u++ {
 			sp.Tested++
-			if m.class(&calls[tested[u]]) == event {
+			if m.class(calls[tested[u]]) == event {
 				sp.Events++
 			}
 		}
 		if last+1 < len(tested) {
-			sp.End = calls[tested[last+1]].At
+			sp.End = calls[tested[last+1]].At()
 		}
 		spans = append(spans, sp)
 		p = last + 1
@@ -219,7 +219,7 @@ func drawCalls(t *rapid.T) ([]Call, Options) {
 		rng := rand.New(rand.NewPCG(seed, 1))
 		for range min(stretch, n-len(calls)) {
 			at += 2 * rng.Int64N(4) // even, so that ×3.5 stays exact; 0 makes ties
-			calls = append(calls, Call{At: at, Failed: rng.Float64() < pFail, Capacity: rng.Float64() < pCap})
+			calls = append(calls, NewCall(at, rng.Float64() < pFail, rng.Float64() < pCap))
 		}
 	}
 	opts := Options{End: at + 2*rapid.Int64Range(0, 10).Draw(t, "tail")}

@@ -7,15 +7,35 @@ import (
 	"slices"
 )
 
-// Call is one call sent to a tool (the model provider included).
-type Call struct {
-	At     int64 // when it was sent, in microseconds from any origin
-	Failed bool  // it failed (an error, a timeout, a lost reply)
-	// Capacity: it was refused by a rate limit, a queue limit or load shedding. A refusal
-	// says the tool was full, not broken: it is evidence of saturation, never of an
-	// incident, whether or not Failed is set.
-	Capacity bool
+// Call is one call sent to a tool (the model provider included), in 8 bytes: when it was
+// sent, in microseconds from any origin (within ±2⁶¹), and two flags. A run's calls are held
+// all at once for the rule, millions of them for a large run, hence the packing; ordered
+// as integers, calls are ordered by when they were sent (for times of one sign).
+type Call uint64
+
+// NewCall is the call sent at at. failed: it failed (an error, a timeout, a lost reply).
+// capacity: it was refused by a rate limit, a queue limit or load shedding. A refusal says
+// the tool was full, not broken: it is evidence of saturation, never of an incident,
+// whether or not failed is set.
+func NewCall(at int64, failed, capacity bool) Call {
+	c := Call(uint64(at) << 2)
+	if failed {
+		c |= 2
+	}
+	if capacity {
+		c |= 1
+	}
+	return c
 }
+
+// At is when the call was sent.
+func (c Call) At() int64 { return int64(c) >> 2 }
+
+// Failed reports whether the call failed.
+func (c Call) Failed() bool { return c&2 != 0 }
+
+// Capacity reports whether the call was refused for want of capacity.
+func (c Call) Capacity() bool { return c&1 != 0 }
 
 // Options are the run-wide inputs of Incidents. The zero value of every field but End is
 // a default.
@@ -51,7 +71,7 @@ type Span struct {
 	Start, End int64
 	// First and Last index the span's first and last failed call (refusal) in calls; Alarm
 	// the call at which the evidence reached the threshold (First <= Alarm <= Last): the
-	// detection delay is calls[Alarm].At − Start.
+	// detection delay is calls[Alarm].At() − Start.
 	First, Last, Alarm int
 	// Events is the failed calls (refusals) in calls[First..Last], Tested the calls tested
 	// there (for an incident every call but a capacity refusal; for saturation every call).
@@ -102,13 +122,13 @@ func Incidents(calls []Call, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("detect: Alpha %v: want a rate in (0, 1)", opts.Alpha)
 	}
 	for i := 1; i < len(calls); i++ {
-		if calls[i].At < calls[i-1].At {
+		if calls[i].At() < calls[i-1].At() {
 			return Result{}, fmt.Errorf("detect: call %d at %d comes before call %d at %d: calls must be sorted by time",
-				i, calls[i].At, i-1, calls[i-1].At)
+				i, calls[i].At(), i-1, calls[i-1].At())
 		}
 	}
-	if n := len(calls); n > 0 && opts.End < calls[n-1].At {
-		return Result{}, fmt.Errorf("detect: End %d is before the last call at %d", opts.End, calls[n-1].At)
+	if n := len(calls); n > 0 && opts.End < calls[n-1].At() {
+		return Result{}, fmt.Errorf("detect: End %d is before the last call at %d", opts.End, calls[n-1].At())
 	}
 	var r Result
 	r.Incidents, r.Baseline, r.Threshold = twoPasses(calls, failures, opts)
@@ -131,11 +151,11 @@ const (
 	quiet
 )
 
-func (m mode) class(c *Call) uint8 {
+func (m mode) class(c Call) uint8 {
 	switch {
-	case m == refusals && c.Capacity, m == failures && c.Failed && !c.Capacity:
+	case m == refusals && c.Capacity(), m == failures && c.Failed() && !c.Capacity():
 		return event
-	case m == failures && c.Capacity:
+	case m == failures && c.Capacity():
 		return skip
 	}
 	return quiet
@@ -148,12 +168,12 @@ func (m mode) class(c *Call) uint8 {
 func twoPasses(calls []Call, m mode, opts Options) ([]Span, float64, float64) {
 	var n, f, nRef, fRef int
 	for i := range calls {
-		c := m.class(&calls[i])
+		c := m.class(calls[i])
 		if c == skip {
 			continue
 		}
 		n++
-		before := opts.HasReference && calls[i].At < opts.Reference
+		before := opts.HasReference && calls[i].At() < opts.Reference
 		if before {
 			nRef++
 		}
@@ -212,7 +232,7 @@ func calmHalf(calls []Call, m mode, n int) (int, int) {
 	var blocks []block
 	cur := block{}
 	for i := range calls {
-		c := m.class(&calls[i])
+		c := m.class(calls[i])
 		if c == skip {
 			continue
 		}
@@ -318,7 +338,7 @@ func scan(calls []Call, m mode, w walk, end int64, out []Span) []Span {
 	var s int64
 	events, first := 0, 0
 	for i := 0; i < len(calls); i++ {
-		switch m.class(&calls[i]) {
+		switch m.class(calls[i]) {
 		case skip:
 			continue
 		case event:
@@ -357,7 +377,7 @@ func merge(calls []Call, m mode, spans []Span) []Span {
 		a := &out[len(out)-1]
 		var gap, gapEvents int
 		for i := a.Last + 1; i < b.First; i++ {
-			switch m.class(&calls[i]) {
+			switch m.class(calls[i]) {
 			case event:
 				gap++
 				gapEvents++
@@ -390,7 +410,7 @@ func follow(calls []Call, m mode, w walk, end int64, first, a int) found {
 	var d int64
 loop:
 	for i := a + 1; i < len(calls); i++ {
-		switch m.class(&calls[i]) {
+		switch m.class(calls[i]) {
 		case event:
 			if d -= w.up; d <= 0 {
 				d, last = 0, i
@@ -401,9 +421,9 @@ loop:
 			}
 		}
 	}
-	sp := found{Span: Span{Start: calls[first].At, End: end, First: first, Last: last, Alarm: a}, next: len(calls)}
+	sp := found{Span: Span{Start: calls[first].At(), End: end, First: first, Last: last, Alarm: a}, next: len(calls)}
 	for i := first; i <= last; i++ {
-		switch m.class(&calls[i]) {
+		switch m.class(calls[i]) {
 		case event:
 			sp.Events++
 			sp.Tested++
@@ -412,8 +432,8 @@ loop:
 		}
 	}
 	for i := last + 1; i < len(calls); i++ {
-		if m.class(&calls[i]) != skip {
-			sp.End, sp.next = calls[i].At, i
+		if m.class(calls[i]) != skip {
+			sp.End, sp.next = calls[i].At(), i
 			break
 		}
 	}

@@ -15,7 +15,7 @@ const minute = int64(60_000_000)
 func poisson(rng *rand.Rand, from, to int64, perMinute float64, fail func(at int64) float64) []Call {
 	var calls []Call
 	for at := from + int64(rng.ExpFloat64()/perMinute*float64(minute)); at < to; at += int64(rng.ExpFloat64() / perMinute * float64(minute)) {
-		calls = append(calls, Call{At: at, Failed: rng.Float64() < fail(at)})
+		calls = append(calls, NewCall(at, rng.Float64() < fail(at), false))
 	}
 	return calls
 }
@@ -35,7 +35,7 @@ func outage(base, p float64, windows ...[2]int64) func(int64) float64 {
 // firstAtOrAfter is the index of the first call at or after at (len when none).
 func firstAtOrAfter(calls []Call, at int64) int {
 	for i, c := range calls {
-		if c.At >= at {
+		if c.At() >= at {
 			return i
 		}
 	}
@@ -69,13 +69,13 @@ func TestOutageZeroBaseline(t *testing.T) {
 			}
 			in := r.Incidents[0]
 			first, after := firstAtOrAfter(calls, from), firstAtOrAfter(calls, to)
-			if in.First != first || in.Last != after-1 || in.Start != calls[first].At || in.End != calls[after].At {
+			if in.First != first || in.Last != after-1 || in.Start != calls[first].At() || in.End != calls[after].At() {
 				t.Fatalf("%v/min seed %d: incident %+v, want calls %d..%d, end at call %d", perMinute, seed, in, first, after-1, after)
 			}
 			if in.Events != after-first {
 				t.Errorf("%v/min seed %d: %d failed calls inside, want %d", perMinute, seed, in.Events, after-first)
 			}
-			delay += float64(calls[in.Alarm].At-in.Start) / float64(minute) / seeds
+			delay += float64(calls[in.Alarm].At()-in.Start) / float64(minute) / seeds
 			startOff += float64(in.Start-from) / float64(minute) / seeds
 			endOff += float64(in.End-to) / float64(minute) / seeds
 		}
@@ -102,7 +102,7 @@ func TestOutageSparseMinutes(t *testing.T) {
 			for j := range n {
 				at := m*minute + j*minute/n
 				fail := rng.Float64() < 0.02 || at >= from && at < to
-				calls = append(calls, Call{At: at, Failed: fail})
+				calls = append(calls, NewCall(at, fail, false))
 			}
 		}
 		r := mustIncidents(t, calls, Options{End: 120 * minute})
@@ -177,11 +177,11 @@ func TestSilenceDoesNotEnd(t *testing.T) {
 		switch {
 		case m >= 40 && m < 45:
 			for j := range int64(3) {
-				calls = append(calls, Call{At: m*minute + j*minute/3, Failed: true})
+				calls = append(calls, NewCall(m*minute+j*minute/3, true, false))
 			}
 		case m >= 45 && m < 65: // breaker open
 		default:
-			calls = append(calls, Call{At: m * minute})
+			calls = append(calls, NewCall(m*minute, false, false))
 		}
 	}
 	r := mustIncidents(t, calls, Options{End: 100 * minute, Reference: 40 * minute, HasReference: true})
@@ -200,8 +200,8 @@ func TestCapacityIsSaturation(t *testing.T) {
 		from, to := 60*minute, 70*minute
 		calls := poisson(rng, 0, 120*minute, 5, outage(0, 0))
 		for i := range calls {
-			if calls[i].At >= from && calls[i].At < to && rng.Float64() < 0.8 {
-				calls[i].Capacity, calls[i].Failed = true, true
+			if calls[i].At() >= from && calls[i].At() < to && rng.Float64() < 0.8 {
+				calls[i] = NewCall(calls[i].At(), true, true)
 			}
 		}
 		r := mustIncidents(t, calls, Options{End: 120 * minute})
@@ -210,27 +210,27 @@ func TestCapacityIsSaturation(t *testing.T) {
 		}
 		first, last := -1, -1
 		for i, c := range calls {
-			if c.Capacity {
+			if c.Capacity() {
 				last = max(last, i)
 				if first < 0 {
 					first = i
 				}
 			}
 		}
-		if s := r.Saturation[0]; s.First != first || s.Last != last || s.End != calls[last+1].At {
+		if s := r.Saturation[0]; s.First != first || s.Last != last || s.End != calls[last+1].At() {
 			t.Errorf("seed %d: saturation %+v, want calls %d..%d", seed, s, first, last)
 		}
 
 		calls = poisson(rng, 0, 120*minute, 5, outage(0, 1, [2]int64{from, to}))
 		for i := range calls {
-			if calls[i].At >= from && calls[i].At < to && rng.Float64() < 0.3 {
-				calls[i].Capacity = true
+			if calls[i].At() >= from && calls[i].At() < to && rng.Float64() < 0.3 {
+				calls[i] = NewCall(calls[i].At(), calls[i].Failed(), true)
 			}
 		}
 		r = mustIncidents(t, calls, Options{End: 120 * minute})
 		first, last = -1, -1
 		for i, c := range calls {
-			if c.At >= from && c.At < to && !c.Capacity {
+			if c.At() >= from && c.At() < to && !c.Capacity() {
 				last = i
 				if first < 0 {
 					first = i
@@ -263,16 +263,16 @@ func TestIndependentFailuresFalseAlarms(t *testing.T) {
 				rng := rand.New(rand.NewPCG(seed, uint64(n)+uint64(100*p)))
 				calls := make([]Call, n)
 				for i := range calls {
-					calls[i] = Call{At: int64(float64(i) / perMinute * float64(minute)), Failed: rng.Float64() < p}
+					calls[i] = NewCall(int64(float64(i)/perMinute*float64(minute)), rng.Float64() < p, false)
 				}
-				r := mustIncidents(t, calls, Options{End: calls[n-1].At})
+				r := mustIncidents(t, calls, Options{End: calls[n-1].At()})
 				total++
 				if len(r.Incidents) > 0 {
 					falseRuns++
 				}
 				if k == 0 {
 					w, _ := newWalk(int(p*float64(n)), n, 3, Options{MinFailed: 1, Alpha: alpha})
-					if len(scan(calls, failures, w, calls[n-1].At, nil)) > 0 {
+					if len(scan(calls, failures, w, calls[n-1].At(), nil)) > 0 {
 						weakRuns++
 					}
 				}
@@ -309,8 +309,7 @@ func binomialQuantile(n int, p, tail float64) int {
 func scaled(calls []Call, opts Options, num, den int64) ([]Call, Options) {
 	out := make([]Call, len(calls))
 	for i, c := range calls {
-		c.At = c.At * num / den
-		out[i] = c
+		out[i] = NewCall(c.At()*num/den, c.Failed(), c.Capacity())
 	}
 	opts.End = opts.End * num / den
 	opts.Reference = opts.Reference * num / den
@@ -370,16 +369,16 @@ func TestSpanProperties(t *testing.T) {
 				if i > 0 && (s.First <= c.spans[i-1].Last || s.Start < c.spans[i-1].End) {
 					t.Fatalf("span %+v overlaps or precedes %+v", s, c.spans[i-1])
 				}
-				if !(s.First <= s.Alarm && s.Alarm <= s.Last) || s.Start != calls[s.First].At || s.Start > s.End {
+				if !(s.First <= s.Alarm && s.Alarm <= s.Last) || s.Start != calls[s.First].At() || s.Start > s.End {
 					t.Fatalf("span %+v: bad bounds", s)
 				}
-				if c.m.class(&calls[s.First]) != event || c.m.class(&calls[s.Last]) != event {
+				if c.m.class(calls[s.First]) != event || c.m.class(calls[s.Last]) != event {
 					t.Fatalf("span %+v does not start and end at events", s)
 				}
 				endsAtCall := s.End == opts.End
 				for _, x := range calls[s.Last+1:] {
-					if c.m.class(&x) != skip {
-						endsAtCall = x.At == s.End
+					if c.m.class(x) != skip {
+						endsAtCall = x.At() == s.End
 						break
 					}
 				}
@@ -388,7 +387,7 @@ func TestSpanProperties(t *testing.T) {
 				}
 				events, tested := 0, 0
 				for _, x := range calls[s.First : s.Last+1] {
-					switch c.m.class(&x) {
+					switch c.m.class(x) {
 					case event:
 						events++
 						tested++
@@ -410,8 +409,8 @@ func TestBadInput(t *testing.T) {
 		calls []Call
 		opts  Options
 	}{
-		"unsorted":   {[]Call{{At: 5}, {At: 4}}, Options{End: 9}},
-		"end early":  {[]Call{{At: 5}}, Options{End: 4}},
+		"unsorted":   {[]Call{NewCall(5, false, false), NewCall(4, false, false)}, Options{End: 9}},
+		"end early":  {[]Call{NewCall(5, false, false)}, Options{End: 4}},
 		"alpha":      {nil, Options{Alpha: 1}},
 		"min failed": {nil, Options{MinFailed: -1}},
 	} {
@@ -449,7 +448,7 @@ func TestBrownoutIsOneIncident(t *testing.T) {
 			if at >= 60*minute && at < 120*minute {
 				p = 0.25
 			}
-			calls = append(calls, Call{At: at, Failed: rng.Float64() < p})
+			calls = append(calls, NewCall(at, rng.Float64() < p, false))
 		}
 		r := mustIncidents(t, calls, Options{End: 240 * minute})
 		var inside []Span
@@ -465,5 +464,24 @@ func TestBrownoutIsOneIncident(t *testing.T) {
 		if in := inside[0]; in.Start > 65*minute || in.Start < 55*minute || in.End < 115*minute || in.End > 125*minute {
 			t.Errorf("seed %d: incident [%d, %d) min, want about [60, 120)", seed, in.Start/minute, in.End/minute)
 		}
+	}
+}
+
+// A call keeps its time and both flags, at either sign and at the ends of its range, and
+// calls of one sign order as integers by when they were sent.
+func TestCallPacking(t *testing.T) {
+	const limit = 1<<61 - 1
+	for _, at := range []int64{0, 1, -1, 59_999_999, limit, -limit - 1} {
+		for _, f := range []bool{false, true} {
+			for _, c := range []bool{false, true} {
+				call := NewCall(at, f, c)
+				if call.At() != at || call.Failed() != f || call.Capacity() != c {
+					t.Errorf("NewCall(%d, %v, %v) reads back as (%d, %v, %v)", at, f, c, call.At(), call.Failed(), call.Capacity())
+				}
+			}
+		}
+	}
+	if !(NewCall(5, true, true) < NewCall(6, false, false) && NewCall(-6, true, true) < NewCall(-5, false, false)) {
+		t.Error("calls of one sign do not order by when they were sent")
 	}
 }
