@@ -71,6 +71,21 @@ func TestParkWithoutGuardsFails(t *testing.T) {
 	}
 }
 
+// Finish lets go of the calls and results it reads: a second Finish is refused, not
+// answered from what is left.
+func TestFinishOnce(t *testing.T) {
+	s := New(Options{})
+	s.Span(&record.Span{InvestigationID: 1, SpanID: 2, Operation: record.OpExecuteTool, Tool: "search",
+		Start: sec, End: 2 * sec, Status: record.StatusError})
+	s.Investigation(&record.Investigation{InvestigationID: 1, ArrivedAt: 0, EndedAt: 3 * sec, FinalState: "terminated"})
+	if _, err := s.Finish(0); err != nil {
+		t.Fatalf("first Finish: %v", err)
+	}
+	if _, err := s.Finish(0); !errors.Is(err, ErrFinished) {
+		t.Fatalf("second Finish: %v, want ErrFinished", err)
+	}
+}
+
 func TestQuantileCont(t *testing.T) {
 	for _, c := range []struct {
 		x    []int64

@@ -59,6 +59,9 @@ var ErrOrder = errors.New("compute: a span or transition came after its investig
 // still open, and let go of them.
 var ErrTooLarge = errors.New("compute: more records of open investigations than Options.MaxHeld")
 
+// ErrFinished is the error of a second Finish: the first let go of what it read.
+var ErrFinished = errors.New("compute: Finish called twice")
+
 // settle takes the last of investigation e (its row, or the end of the run): its
 // operations' wasted model turns, the places of its parks, its recovery episodes, its
 // waste, its pending time and, for a root, its counts; then lets the entry go.
@@ -249,8 +252,13 @@ func (s *Sink) markWastedTurns(e *inv) {
 }
 
 // Finish computes the metrics row; events is the simulation's event count (runs.events).
-// The Sink must receive no record after it.
+// The Sink must receive no record after it, and Finish is called once: it lets go of the
+// calls and valid results it reads, to hold less at the end of a large run.
 func (s *Sink) Finish(events int64) (Row, error) {
+	if s.finished {
+		return Row{}, ErrFinished
+	}
+	s.finished = true
 	if s.over {
 		return Row{}, ErrTooLarge
 	}
@@ -287,7 +295,7 @@ func (s *Sink) Finish(events int64) (Row, error) {
 	}
 	r.set("correlated_failure_share", ratio(float64(inside), float64(s.failedCalls)))
 	for _, i := range s.openEpisodes {
-		s.episodeRows[i].end = end
+		s.episodeRows.at(i).end = end
 	}
 	s.recovery(r, end)
 	if err := s.goodput(r, end); err != nil {
@@ -333,20 +341,20 @@ func (s *Sink) Tables(runID string) Tables {
 	// The rows of recovery_episodes are made a range at a time, when they are stored: at a
 	// million investigations they are over a million rows of some 300 bytes each, which the
 	// end of a run held all at once beside the records they are made from.
-	if n := len(s.episodeRows); n > 0 {
+	if n := s.episodeRows.len(); n > 0 {
 		t.episodeCount = n
 		t.episodeRange = func(dst []Episode, from, to int) []Episode {
 			for i := from; i < to; i++ {
-				dst = append(dst, s.row(&s.episodeRows[i], runID))
+				dst = append(dst, s.row(s.episodeRows.at(i), runID))
 			}
 			return dst
 		}
 	}
 	if s.stats != nil {
 		t.ToolStats = s.stats.RowsOf(runID, t.Incidents, func(each func(tool string, secs float64)) {
-			for i := range s.episodeRows {
+			for i := range s.episodeRows.len() {
 				// A row has a tool when its record does (s.row).
-				if e := &s.episodeRows[i]; e.tool != noTool {
+				if e := s.episodeRows.at(i); e.tool != noTool {
 					each(s.tools.list[e.tool], e.seconds())
 				}
 			}

@@ -210,6 +210,7 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 			continue
 		}
 		calls = decodeSorted(&s.calls[tool], calls, func(u uint64) detect.Call { return detect.Call(u) })
+		s.calls[tool] = packedList{} // read once: the end of a large run holds one tool's calls, not two forms of every tool's
 		res, err := detect.Incidents(calls, detect.Options{End: max(end, calls[len(calls)-1].At()),
 			Reference: s.firstWindow, HasReference: s.hasWindow})
 		if err != nil {
@@ -230,6 +231,12 @@ func (s *Sink) findIncidents(end int64) (int64, error) {
 			row := s.incidentRow(tool, w, calls, hits, retried, res.Baseline)
 			inside += row.FailedAttempts
 			s.incidentRows = append(s.incidentRows, row)
+		}
+		if int(tool) < len(s.hits) {
+			s.hits[tool] = nil
+		}
+		if int(tool) < len(s.retried) {
+			s.retried[tool] = nil
 		}
 		for _, w := range res.Saturation {
 			lo, hi := callRange(calls, w.Start, w.End)

@@ -96,9 +96,9 @@ func (s *Sink) episodes(e *inv) {
 			row.root, row.endedAs = e.root, s.finals.id(e.finalState)
 		}
 		if outcome == outcomeInFlight {
-			s.openEpisodes = append(s.openEpisodes, len(s.episodeRows))
+			s.openEpisodes = append(s.openEpisodes, s.episodeRows.len())
 		}
-		s.episodeRows = append(s.episodeRows, row)
+		s.episodeRows.add(row)
 	}
 }
 
@@ -223,6 +223,7 @@ func (s *Sink) goodput(r Row, end int64) error {
 	r.set("goodput_recovered", math.NaN())
 	if len(s.rootArrived) > 0 {
 		validAt := decodeSorted(&s.validAt, nil, fromOrderedBits)
+		s.validAt = packedList{} // read once, as the calls are
 		g, err := detect.GoodputRecovery(validAt, slices.Min(s.rootArrived), slices.Max(s.rootArrived), s.windows)
 		if err != nil {
 			return err

@@ -246,6 +246,8 @@ type Sink struct {
 	late bool  // a span or transition named a settled investigation
 	held int64 // spans and transitions of live investigations (Options.MaxHeld)
 	over bool  // held passed Options.MaxHeld: the Sink let go of everything
+	// finished: Finish has run (once only: it lets go of the calls and results it reads)
+	finished bool
 
 	live   map[int64]*inv  // investigations not settled
 	free   []*inv          // settled entries, for reuse
@@ -271,9 +273,9 @@ type Sink struct {
 	pend                                      map[int64]*pending
 	pendingRoot                               map[int64]int64 // member -> root, while pending
 	cost                                      float64
-	episodeRows                               []episodeRec // every recovery episode, in the order they settle
-	finals                                    names        // investigations' final states (episodeRec.endedAs)
-	openEpisodes                              []int        // those in flight at the end: their end is the run's
+	episodeRows                               chunks[episodeRec] // every recovery episode, in the order they settle
+	finals                                    names              // investigations' final states (episodeRec.endedAs)
+	openEpisodes                              []int              // those in flight at the end: their end is the run's
 	curveRows                                 []CurvePoint
 	goodputRows                               []GoodputMinute
 	calls                                     []packedList // every tool's calls (packCall), by tool
