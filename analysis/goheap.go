@@ -25,8 +25,8 @@ const GoHeapLimit = 256 << 20
 
 // GoHeapCeiling is the most the soft limit is raised to. It was 384 MiB, the fixed limit
 // the binary had before it followed the live heap, under which the overloaded benchmark
-// stayed within 1 GiB while DuckDB held up to 384 MB. Since DuckDB holds 160 MB while a run
-// loads (LoadBufferPerRun), the Go heap has the difference: at 384 MiB the metrics of
+// stayed within 1 GiB while DuckDB held up to 384 MB. Since DuckDB holds at most 160 MB
+// while a run loads (LoadBufferPerRun, now 96 MB), the Go heap has the difference: at 384 MiB the metrics of
 // research-fleet at 1,000,000 investigations, whose live heap passes 400 MiB, kept the
 // collector running for most of the run (419.5 s, 1.18-1.21 GB); at 512 MiB, 228.1 s and
 // 1.22 GB. make bench-memory: 583.0, 764.5 and 862.7 MiB (the overloaded run 132.2 s,

@@ -144,10 +144,12 @@ func (db *DB) addLoad(l *Load) error {
 // database, while any does: a load only writes, and what DuckDB keeps beyond the row groups
 // it is filling is a cache of blocks already written, which nothing reads before the load
 // ends. At the default limit that cache filled it: research-fleet at 300,000 investigations
-// peaked at 932 MB in 69.0 s, and at 701 MB in 62.8 s with 160 MB (docs/performance.md).
+// peaked at 932 MB in 69.0 s, and at 701 MB in 62.8 s with 160 MB; at 96 MB a million
+// investigations peak at 887 MB, under 0.9 GiB, where 160 MB took them to 974-993 MB, and
+// runs of 10,000 investigations and the M/M/8 model take the same time (docs/performance.md).
 // The limit never rises above the database's own while loads run, and is the database's
 // own again when the last load has finished (its commit included).
-const LoadBufferPerRun = 160e6
+const LoadBufferPerRun = 96e6
 
 // fitLoadBuffers sets DuckDB's memory limit for the loads under way: LoadBufferPerRun for
 // each, at most the limit mayday set on the database (db.buffers), and that limit again once
