@@ -48,16 +48,16 @@ const (
 //   - a value shaped like a credential (an AWS key id, a JWT, a URL's password: secret.Find)
 //     under any key.
 type Redactor struct {
-	keys    secret.Keys
-	mac     hash.Hash
-	sum     []byte
-	cache   map[string]string
+	keys  secret.Keys
+	mac   hash.Hash
+	sum   []byte
+	cache map[string]string
 	// secretKeys remembers SecretKey's answer for each key it has seen (up to
 	// maxSecretKeys keys of at most maxSecretKeyLen bytes): a run's attribute keys are few
 	// and come back on every span, and the answer depends on the key alone.
 	secretKeys map[string]bool
-	secrets []string // known secret values, longest first is not needed: each is replaced whole
-	buf     []byte
+	secrets    []string // known secret values, longest first is not needed: each is replaced whole
+	buf        []byte
 }
 
 // NewRedactor returns a redactor keyed with key (the built-in key when empty) that treats

@@ -21,7 +21,7 @@ func TestChunks(t *testing.T) {
 		}
 	}
 	*c.at(1 << chunkBits) = -1
-	if *c.at(1<<chunkBits) != -1 || *c.at(1<<chunkBits-1) != (1<<chunkBits-1)*3 {
+	if *c.at(1 << chunkBits) != -1 || *c.at(1<<chunkBits - 1) != (1<<chunkBits-1)*3 {
 		t.Error("a value changed in place is not what is read back, or changed its neighbour")
 	}
 	for i, b := range c.blocks[:len(c.blocks)-1] {
