@@ -101,7 +101,7 @@ func TestGoodputMatchesItsDefinition(t *testing.T) {
 		valid := make([]int64, n)
 		at, faultStart := int64(0), int64(0)
 		slow := 1 + rng.Int64N(6) // how much slower the results come after the fault,
-		slowFor := rng.IntN(post)  // for how many results
+		slowFor := rng.IntN(post) // for how many results
 		for i := range valid {
 			if i == pre {
 				faultStart = at + 7
