@@ -446,10 +446,9 @@ func TestSettingBytes(t *testing.T) {
 func TestTextColumnsStoredAsDeclared(t *testing.T) {
 	declared := map[string]string{} // "table.column" -> method
 	table := ""
-	tableRE := regexp.MustCompile(`^CREATE TABLE (\w+) \(`)
 	colRE := regexp.MustCompile(`^\s+(\w+)\s+VARCHAR USING COMPRESSION (\w+)`)
 	for _, line := range strings.Split(tablesSQL, "\n") {
-		if m := tableRE.FindStringSubmatch(line); m != nil {
+		if m := createTable.FindStringSubmatch(line); m != nil {
 			table = m[1]
 		} else if m := colRE.FindStringSubmatch(line); m != nil {
 			declared[table+"."+m[1]] = m[2]
@@ -463,14 +462,7 @@ func TestTextColumnsStoredAsDeclared(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l, err := db.Load(context.Background(), "r1", traces.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tracetest.Synthetic(400, 7).Replay(l)
-	if err := l.Finish(traces.Run{Scenario: "synthetic"}); err != nil {
-		t.Fatal(err)
-	}
+	loadSynthRun(t, db, "r1", 7) // every trace table filled
 	if _, err := db.SQL().Exec("CHECKPOINT"); err != nil {
 		t.Fatal(err)
 	}

@@ -30,20 +30,24 @@ type derivedTable struct {
 	rows  func(t *compute.Tables, from, to int) any
 }
 
+// ranged describes derived table name of row type T, of count(t) rows made a range at a
+// time by rows(t, from, to).
+func ranged[T any](name string, count func(t *compute.Tables) int, rows func(t *compute.Tables, from, to int) []T) derivedTable {
+	return derivedTable{name: name, cols: columnsOfRow(reflect.TypeFor[T]()), count: count,
+		rows: func(t *compute.Tables, from, to int) any { return rows(t, from, to) }}
+}
+
 // table describes derived table name of row type T, whose rows are a slice.
 func table[T any](name string, rows func(t *compute.Tables) []T) derivedTable {
-	return derivedTable{name: name, cols: columnsOfRow(reflect.TypeFor[T]()),
-		count: func(t *compute.Tables) int { return len(rows(t)) },
-		rows:  func(t *compute.Tables, from, to int) any { return rows(t)[from:to] }}
+	return ranged(name, func(t *compute.Tables) int { return len(rows(t)) },
+		func(t *compute.Tables, from, to int) []T { return rows(t)[from:to] })
 }
 
 // derivedTables are the derived tables, in the order they are stored.
 var derivedTables = []derivedTable{
-	{name: "recovery_episodes", cols: columnsOfRow(reflect.TypeFor[compute.Episode]()),
-		count: func(t *compute.Tables) int { return t.EpisodeCount() },
-		rows: func(t *compute.Tables, from, to int) any {
-			return t.EpisodeRange(make([]compute.Episode, 0, to-from), from, to)
-		}},
+	ranged("recovery_episodes", (*compute.Tables).EpisodeCount, func(t *compute.Tables, from, to int) []compute.Episode {
+		return t.EpisodeRange(make([]compute.Episode, 0, to-from), from, to)
+	}),
 	table("recovery_curve", func(t *compute.Tables) []compute.CurvePoint { return t.Curve }),
 	table("goodput", func(t *compute.Tables) []compute.GoodputMinute { return t.Goodput }),
 	table("lifecycle", func(t *compute.Tables) []compute.LifecycleRow { return t.Lifecycle }),

@@ -211,18 +211,10 @@ func compareStored(t failer, runID, name string, cols, wcols []string, got, want
 // those computed while the run was simulated.
 func sameTables(t failer, runID string, live, replayed compute.Tables) {
 	t.Helper()
-	// recovery_episodes is made a range at a time: compared as all its rows.
-	live.Episodes, replayed.Episodes = live.AllEpisodes(), replayed.AllEpisodes()
-	lv, rv := reflect.ValueOf(live), reflect.ValueOf(replayed)
-	for i := range lv.NumField() {
-		if !lv.Type().Field(i).IsExported() {
-			continue
-		}
-		name := lv.Type().Field(i).Name
-		a, b := lv.Field(i), rv.Field(i)
+	same := func(name string, a, b reflect.Value) {
 		if a.Len() != b.Len() {
 			t.Errorf("%s %s: %d rows live, %d replayed", runID, name, a.Len(), b.Len())
-			continue
+			return
 		}
 		key := func(v reflect.Value) []string {
 			var out []string
@@ -240,6 +232,20 @@ func sameTables(t failer, runID string, live, replayed compute.Tables) {
 			}
 		}
 	}
+	// recovery_episodes is made a range at a time: compared as all its rows.
+	same("Episodes", reflect.ValueOf(allEpisodes(&live)), reflect.ValueOf(allEpisodes(&replayed)))
+	lv, rv := reflect.ValueOf(live), reflect.ValueOf(replayed)
+	for i := range lv.NumField() {
+		if f := lv.Type().Field(i); f.IsExported() {
+			same(f.Name, lv.Field(i), rv.Field(i))
+		}
+	}
+}
+
+// allEpisodes is every row of t's recovery_episodes.
+func allEpisodes(t *compute.Tables) []compute.Episode {
+	n := t.EpisodeCount()
+	return t.EpisodeRange(make([]compute.Episode, 0, n), 0, n)
 }
 
 // closeText compares two rows printed with %v field by field, numbers within

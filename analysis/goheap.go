@@ -25,12 +25,11 @@ const GoHeapLimit = 256 << 20
 
 // GoHeapCeiling is the most the soft limit is raised to. It was 384 MiB, the fixed limit
 // the binary had before it followed the live heap, under which the overloaded benchmark
-// stayed within 1 GiB while DuckDB held up to 384 MB. Since DuckDB holds at most 160 MB
-// while a run loads (LoadBufferPerRun, now 96 MB), the Go heap has the difference: at 384 MiB the metrics of
+// stayed within 1 GiB while DuckDB held up to 384 MB. DuckDB holds less while a run loads
+// (LoadBufferPerRun), and the Go heap has the difference: at 384 MiB the metrics of
 // research-fleet at 1,000,000 investigations, whose live heap passes 400 MiB, kept the
 // collector running for most of the run (419.5 s, 1.18-1.21 GB); at 512 MiB, 228.1 s and
-// 1.22 GB. make bench-memory: 583.0, 764.5 and 862.7 MiB (the overloaded run 132.2 s,
-// against 864.9 MiB and 180.0 s at 384 MiB).
+// 1.22 GB, with DuckDB at 160 MB (docs/performance.md has the figures since).
 const GoHeapCeiling = 512 << 20
 
 // goHeapHeadroom is how far above the live heap the limit stays: the heap may grow by this

@@ -95,10 +95,9 @@ func (s *Sink) episodes(e *inv) {
 		if e.seen {
 			row.root, row.endedAs = e.root, s.finals.id(e.finalState)
 		}
-		if outcome == outcomeInFlight {
-			s.openEpisodes = append(s.openEpisodes, s.episodeRows.len())
+		if i := s.episodeRows.add(row); outcome == outcomeInFlight {
+			s.openEpisodes = append(s.openEpisodes, i)
 		}
-		s.episodeRows.add(row)
 	}
 }
 

@@ -158,10 +158,8 @@ type GoodputMinute struct {
 }
 
 // Tables are the derived tables of one run, each a slice of its rows but recovery_episodes,
-// which a Sink makes a range at a time (EpisodeCount, EpisodeRange); Episodes holds rows made
-// by hand.
+// which a Sink makes a range at a time as it is stored (EpisodeCount, EpisodeRange).
 type Tables struct {
-	Episodes    []Episode
 	Curve       []CurvePoint
 	Goodput     []GoodputMinute
 	Lifecycle   []LifecycleRow
@@ -172,28 +170,17 @@ type Tables struct {
 	ToolStats   []ToolStat
 
 	episodeCount int                                         // rows episodeRange makes
-	episodeRange func(dst []Episode, from, to int) []Episode // nil: the rows are Episodes
+	episodeRange func(dst []Episode, from, to int) []Episode // nil without rows
 }
 
 // EpisodeCount is the number of rows of recovery_episodes.
-func (t *Tables) EpisodeCount() int {
-	if t.episodeRange != nil {
-		return t.episodeCount
-	}
-	return len(t.Episodes)
-}
+func (t *Tables) EpisodeCount() int { return t.episodeCount }
 
 // EpisodeRange appends the rows from to to (0 <= from <= to <= EpisodeCount) of
 // recovery_episodes to dst.
 func (t *Tables) EpisodeRange(dst []Episode, from, to int) []Episode {
-	if t.episodeRange != nil {
-		return t.episodeRange(dst, from, to)
+	if from == to {
+		return dst
 	}
-	return append(dst, t.Episodes[from:to]...)
-}
-
-// AllEpisodes returns every row of recovery_episodes.
-func (t *Tables) AllEpisodes() []Episode {
-	n := t.EpisodeCount()
-	return t.EpisodeRange(make([]Episode, 0, n), 0, n)
+	return t.episodeRange(dst, from, to)
 }
