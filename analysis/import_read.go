@@ -441,7 +441,8 @@ func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 // one request, and when that fails too the error names the message that broke (a span
 // handed on twice is kept once).
 func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
-	n, err := streamDelimited(br, rd.lim.Message, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
+	var head recording
+	n, err := streamDelimited(br, &head, rd.lim.Message, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
 		return fn(req, fmt.Sprintf("%s: message %d", path, i))
 	})
 	var bad *delimitedError
@@ -452,7 +453,15 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltrac
 		}
 		return err
 	}
-	whole, rerr := rd.reread(path)
+	var whole []byte
+	var rerr error
+	if n == 0 {
+		// Not length-delimited from its first message (a request body, as mayday's own
+		// export writes): the file is what the first try read and the rest, read on.
+		whole, rerr = head.rest(br, rd.lim.Message)
+	} else {
+		whole, rerr = rd.reread(path)
+	}
 	if rerr != nil {
 		if n > 0 {
 			return fmt.Errorf("%s: message %d: %w: %s", path, n+1, ErrBadTraceInput, bad.msg)
@@ -480,8 +489,10 @@ func (e *delimitedError) Error() string { return e.msg }
 // streamDelimited reads requests each after its length as a varint, calling fn with each
 // and its number, and returns how many it read. A length above max is not read: the file
 // is then not length-delimited (or, when it is one request, read whole within max).
-func streamDelimited(br *bufio.Reader, max int64, fn func(*coltracepb.ExportTraceServiceRequest, int) error) (int, error) {
+func streamDelimited(br *bufio.Reader, head *recording, max int64, fn func(*coltracepb.ExportTraceServiceRequest, int) error) (int, error) {
 	n := 0
+	head.r = br
+	defer func() { head.r = nil }()
 	for {
 		if _, err := br.Peek(1); err == io.EOF {
 			if n == 0 {
@@ -491,7 +502,16 @@ func streamDelimited(br *bufio.Reader, max int64, fn func(*coltracepb.ExportTrac
 		} else if lim := asLimit(err); lim != nil {
 			return n, lim
 		}
-		size, err := binary.ReadUvarint(br)
+		// The first message is read through head, which keeps what it read: when the file
+		// turns out to be one request, that is where the request begins.
+		var src interface {
+			io.Reader
+			io.ByteReader
+		} = br
+		if n == 0 {
+			src = head
+		}
+		size, err := binary.ReadUvarint(src)
 		if lim := asLimit(err); lim != nil {
 			return n, lim
 		}
@@ -501,7 +521,7 @@ func streamDelimited(br *bufio.Reader, max int64, fn func(*coltracepb.ExportTrac
 		if size > uint64(max) {
 			return n, &delimitedError{fmt.Sprintf("it declares %d bytes, more than %s (--max-message)", size, sizeText(max))}
 		}
-		buf, err := io.ReadAll(io.LimitReader(br, int64(size)))
+		buf, err := io.ReadAll(io.LimitReader(src, int64(size)))
 		if lim := asLimit(err); lim != nil {
 			return n, lim
 		}
@@ -517,6 +537,39 @@ func streamDelimited(br *bufio.Reader, max int64, fn func(*coltracepb.ExportTrac
 			return n, err
 		}
 	}
+}
+
+// recording reads from r and keeps every byte it read.
+type recording struct {
+	r    *bufio.Reader
+	read []byte
+}
+
+func (h *recording) ReadByte() (byte, error) {
+	c, err := h.r.ReadByte()
+	if err == nil {
+		h.read = append(h.read, c)
+	}
+	return c, err
+}
+
+func (h *recording) Read(p []byte) (int, error) {
+	k, err := h.r.Read(p)
+	h.read = append(h.read, p[:k]...)
+	return k, err
+}
+
+// rest is what h read and the rest of br, refused past limit bytes.
+func (h *recording) rest(br *bufio.Reader, limit int64) ([]byte, error) {
+	buf := bytes.NewBuffer(h.read)
+	h.read = nil
+	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1-int64(buf.Len()))); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > limit {
+		return nil, &limitError{"the file, read as one request,", "max-message", limit}
+	}
+	return buf.Bytes(), nil
 }
 
 // readFailure is an error reading a file (a corrupt gzip stream, an I/O error) as refused

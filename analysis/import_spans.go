@@ -12,6 +12,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -101,9 +102,14 @@ const (
 
 // intern returns the run's copy of text, so that the spans of a run share one copy of
 // each attribute key and short value and the request they came in is let go.
+//
+// A span's strings are parts of the whole request it was decoded from (slabs): a run that
+// holds its spans takes copies, so that what it holds is what it keeps and not every
+// request whole; a run that spills writes its spans out at once and keeps no string but
+// those it shares.
 func (r *inRun) intern(text string) string {
 	if len(text) > maxInternLen {
-		return text
+		return r.own(text)
 	}
 	if t, ok := r.interned[text]; ok {
 		return t
@@ -112,9 +118,19 @@ func (r *inRun) intern(text string) string {
 		r.interned = map[string]string{}
 	}
 	if len(r.interned) < maxInterned {
+		text = strings.Clone(text)
 		r.interned[text] = text
+		return text
 	}
-	return text
+	return r.own(text)
+}
+
+// own is text as the run keeps it: a copy, unless the run spills.
+func (r *inRun) own(text string) string {
+	if r.spill != nil {
+		return text
+	}
+	return strings.Clone(text)
 }
 
 // spanSet is every span read so far, by run.
@@ -220,14 +236,17 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 			r, err = s.run(v, true)
 		} else {
 			if s.service != "" && service != s.service {
+				if _, ok := s.skipped[service]; !ok {
+					service = strings.Clone(service) // kept: not a part of the request (slabs)
+				}
 				for _, ss := range rs.ScopeSpans {
 					s.skipped[service] += int64(len(ss.Spans))
 				}
 				continue
 			}
 			r, err = s.run("service:"+service, false)
-			if r != nil {
-				r.service = service
+			if r != nil && r.service != service {
+				r.service = strings.Clone(service)
 			}
 		}
 		if err != nil {
@@ -235,7 +254,7 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 		}
 		for k, v := range res {
 			if _, ok := r.resource[k]; !ok || k == "mayday.faults" || k == "mayday.tool_samples" {
-				r.resource[k] = v
+				r.resource[strings.Clone(k)] = ownValue(v)
 			}
 		}
 		for _, ss := range rs.ScopeSpans {
@@ -313,14 +332,14 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	}
 	key := hex.EncodeToString(append(sp.TraceId[:16:16], sp.SpanId...)) // one string: the trace id and span id share it
 	th := key[:32]
-	s := &inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: sp.Name,
+	s := &inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: r.own(sp.Name),
 		start: int64(sp.StartTimeUnixNano), end: int64(sp.EndTimeUnixNano),
 	}
 	if len(sp.ParentSpanId) == 8 {
 		s.parent = th + hex.EncodeToString(sp.ParentSpanId)
 	}
 	if sp.Status != nil {
-		s.code, s.msg = sp.Status.Code, sp.Status.Message
+		s.code, s.msg = sp.Status.Code, r.own(sp.Status.Message)
 	}
 	if _, dup := r.byKey[s.key]; dup && r.spill == nil {
 		return nil // the same span sent twice (an exporter's retry): keep the first (a spilled run drops it when it reads it back)
@@ -368,6 +387,24 @@ type spanLink struct {
 	ok  bool
 }
 
+// ownValue is a copy of v that shares no memory with the request it was decoded from (a
+// decoded request's strings are parts of its whole text, slabs), for what outlives the
+// request: a run's resource attributes, a held span's arrays and maps.
+func ownValue(v *commonpb.AnyValue) *commonpb.AnyValue {
+	switch x := v.GetValue().(type) {
+	case nil:
+		return v
+	case *commonpb.AnyValue_StringValue:
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: strings.Clone(x.StringValue)}}
+	}
+	b, err := proto.Marshal(v)
+	out := &commonpb.AnyValue{}
+	if err != nil || proto.Unmarshal(b, out) != nil {
+		return proto.Clone(v).(*commonpb.AnyValue) // a value decoded always encodes; never reached
+	}
+	return out
+}
+
 // compactAttrs is attributes in the compact form.
 func (r *inRun) compactAttrs(kvs []*commonpb.KeyValue) []spanAttr {
 	if len(kvs) == 0 {
@@ -376,6 +413,9 @@ func (r *inRun) compactAttrs(kvs []*commonpb.KeyValue) []spanAttr {
 	out := make([]spanAttr, len(kvs))
 	for i, kv := range kvs {
 		out[i] = spanAttr{key: r.intern(kv.Key), val: compactValue(kv.Value, r.intern)}
+		if out[i].val.kind == attrOther && r.spill == nil {
+			out[i].val.v = ownValue(out[i].val.v)
+		}
 	}
 	return out
 }

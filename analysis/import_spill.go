@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -111,7 +112,7 @@ func (sp *spillRun) add(s *inSpan) error {
 			if o, ok := sp.sessions[id]; ok {
 				sp.union(t, o)
 			} else {
-				sp.sessions[id] = t
+				sp.sessions[strings.Clone(id)] = t // not a part of the request (slabs)
 			}
 		}
 	}

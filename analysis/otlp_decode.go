@@ -24,7 +24,7 @@ import (
 // which says precisely what is wrong, so this path never changes what is accepted or the
 // message of a refusal.
 func fastOTLPJSON(b []byte) (req *coltracepb.ExportTraceServiceRequest, ok bool) {
-	d := &jdec{b: b}
+	d := &jdec{b: b, slabs: newSlabs(b)}
 	req = &coltracepb.ExportTraceServiceRequest{}
 	if !d.objectB(func(key []byte) bool {
 		switch string(key) {
@@ -49,6 +49,7 @@ type jdec struct {
 	i     int
 	buf   []byte
 	depth int // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
+	slabs     // what the request is decoded into
 }
 
 // maxFastDepth bounds the recursion of anyValue: a hostile line of AnyValues nested
@@ -199,7 +200,7 @@ func (d *jdec) str() (string, bool) {
 			if !utf8.Valid(s) {
 				return "", false
 			}
-			return string(s), true
+			return d.sub(s), true
 		}
 		if c == '\\' {
 			return d.escaped(start)
@@ -420,7 +421,11 @@ func (d *jdec) id(dst *[]byte) bool {
 	if s == "" {
 		return true
 	}
-	b, err := hex.DecodeString(s)
+	if len(s)%2 != 0 {
+		return false
+	}
+	b := d.idBytes(len(s) / 2)
+	_, err := hex.Decode(b, []byte(s))
 	*dst = b
 	return err == nil
 }
@@ -490,7 +495,7 @@ func (d *jdec) scopeSpans(ss *tracepb.ScopeSpans) bool {
 			})
 		case "spans":
 			return d.array(func() bool {
-				sp := &tracepb.Span{}
+				sp := take(&d.spans)
 				ss.Spans = append(ss.Spans, sp)
 				return d.span(sp)
 			})
@@ -531,7 +536,7 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 			sp.DroppedAttributesCount, ok = d.uint32v()
 		case "events":
 			return d.array(func() bool {
-				e := &tracepb.Span_Event{}
+				e := take(&d.events)
 				sp.Events = append(sp.Events, e)
 				return d.event(e)
 			})
@@ -539,7 +544,7 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 			sp.DroppedEventsCount, ok = d.uint32v()
 		case "links":
 			return d.array(func() bool {
-				l := &tracepb.Span_Link{}
+				l := take(&d.links)
 				sp.Links = append(sp.Links, l)
 				return d.link(l)
 			})
@@ -601,12 +606,20 @@ func (d *jdec) link(l *tracepb.Span_Link) bool {
 	})
 }
 
+// keyValues reads a list of attributes; a list sent twice is read as one.
 func (d *jdec) keyValues(dst *[]*commonpb.KeyValue) bool {
-	return d.array(func() bool {
-		kv := &commonpb.KeyValue{}
-		*dst = append(*dst, kv)
+	list := d.openList()
+	ok := d.array(func() bool {
+		kv := take(&d.kvs)
+		d.appendAttr(kv)
 		return d.keyValue(kv)
 	})
+	if kvs := d.closeList(list); *dst == nil {
+		*dst = kvs
+	} else {
+		*dst = append(*dst, kvs...)
+	}
+	return ok
 }
 
 func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
@@ -618,7 +631,7 @@ func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
 			if d.null() {
 				return true
 			}
-			kv.Value = &commonpb.AnyValue{}
+			kv.Value = take(&d.avs)
 			return d.anyValue(kv.Value)
 		}
 		return false
@@ -640,16 +653,20 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 		}
 		switch string(key) {
 		case "stringValue", "string_value":
-			s, ok := d.str()
-			v.Value = &commonpb.AnyValue_StringValue{StringValue: s}
+			sv := take(&d.strs)
+			var ok bool
+			sv.StringValue, ok = d.str()
+			v.Value = sv
 			return ok
 		case "boolValue", "bool_value":
 			b, ok := d.boolv()
 			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: b}
 			return ok
 		case "intValue", "int_value":
-			n, ok := d.int64v()
-			v.Value = &commonpb.AnyValue_IntValue{IntValue: n}
+			iv := take(&d.ints)
+			var ok bool
+			iv.IntValue, ok = d.int64v()
+			v.Value = iv
 			return ok
 		case "doubleValue", "double_value":
 			f, ok := d.float64v()

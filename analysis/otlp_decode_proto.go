@@ -29,7 +29,7 @@ func unmarshalRequest(b []byte, req *coltracepb.ExportTraceServiceRequest) error
 
 // fastOTLPProto decodes b into req and reports whether it could, exactly.
 func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
-	p := pdec{}
+	p := pdec{slabs: newSlabs(b)}
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if num != 1 || typ != protowire.BytesType {
 			return false
@@ -40,8 +40,32 @@ func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
 	})
 }
 
-// pdec decodes nested messages; depth counts the AnyValues open.
-type pdec struct{ depth int }
+// pdec decodes nested messages; depth counts the AnyValues open. Its objects and strings
+// come from its slabs.
+type pdec struct {
+	depth int
+	slabs
+}
+
+// str is v, a field of the request, as a proto3 string: valid UTF-8 only (proto.Unmarshal
+// refuses the rest).
+func (p *pdec) str(v []byte) (string, bool) {
+	if !utf8.Valid(v) {
+		return "", false
+	}
+	return p.sub(v), true
+}
+
+// id is v, a field of the request, as a bytes field: nil when empty, as proto.Unmarshal
+// leaves it.
+func (p *pdec) id(v []byte) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	b := p.idBytes(len(v))
+	copy(b, v)
+	return b
+}
 
 // fields calls fn with each field of the message b: its number and wire type, the bytes of
 // a length-delimited field, the value of a varint or fixed one. A malformed field stops it.
@@ -76,21 +100,6 @@ func (p *pdec) fields(b []byte, fn func(num protowire.Number, typ protowire.Type
 	return true
 }
 
-// str is v as a proto3 string: valid UTF-8 only (proto.Unmarshal refuses the rest).
-func str(v []byte) (string, bool) {
-	if !utf8.Valid(v) {
-		return "", false
-	}
-	return string(v), true
-}
-
-// bytesOf is v as a bytes field: nil when empty, as proto.Unmarshal leaves it.
-func bytesOf(v []byte) []byte {
-	if len(v) == 0 {
-		return nil
-	}
-	return append([]byte(nil), v...)
-}
 
 func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
@@ -109,7 +118,7 @@ func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
 			rs.ScopeSpans = append(rs.ScopeSpans, ss)
 			return p.scopeSpans(v, ss)
 		case 3:
-			s, ok := str(v)
+			s, ok := p.str(v)
 			rs.SchemaUrl = s
 			return ok
 		}
@@ -143,11 +152,11 @@ func (p *pdec) scopeSpans(b []byte, ss *tracepb.ScopeSpans) bool {
 			ss.Scope = &commonpb.InstrumentationScope{}
 			return p.scope(v, ss.Scope)
 		case 2:
-			s := &tracepb.Span{}
+			s := take(&p.spans)
 			ss.Spans = append(ss.Spans, s)
 			return p.span(v, s)
 		case 3:
-			s, ok := str(v)
+			s, ok := p.str(v)
 			ss.SchemaUrl = s
 			return ok
 		}
@@ -160,9 +169,9 @@ func (p *pdec) scope(b []byte, s *commonpb.InstrumentationScope) bool {
 		var ok bool
 		switch {
 		case num == 1 && typ == protowire.BytesType:
-			s.Name, ok = str(v)
+			s.Name, ok = p.str(v)
 		case num == 2 && typ == protowire.BytesType:
-			s.Version, ok = str(v)
+			s.Version, ok = p.str(v)
 		case num == 3 && typ == protowire.BytesType:
 			ok = p.appendKV(v, &s.Attributes)
 		case num == 4 && typ == protowire.VarintType:
@@ -173,19 +182,21 @@ func (p *pdec) scope(b []byte, s *commonpb.InstrumentationScope) bool {
 }
 
 func (p *pdec) span(b []byte, s *tracepb.Span) bool {
+	list := p.openList()
+	defer func() { s.Attributes = p.closeList(list) }()
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		ok := true
 		switch {
 		case typ == protowire.BytesType && num == 1:
-			s.TraceId = bytesOf(v)
+			s.TraceId = p.id(v)
 		case typ == protowire.BytesType && num == 2:
-			s.SpanId = bytesOf(v)
+			s.SpanId = p.id(v)
 		case typ == protowire.BytesType && num == 3:
-			s.TraceState, ok = str(v)
+			s.TraceState, ok = p.str(v)
 		case typ == protowire.BytesType && num == 4:
-			s.ParentSpanId = bytesOf(v)
+			s.ParentSpanId = p.id(v)
 		case typ == protowire.BytesType && num == 5:
-			s.Name, ok = str(v)
+			s.Name, ok = p.str(v)
 		case typ == protowire.VarintType && num == 6:
 			s.Kind = tracepb.Span_SpanKind(int32(x))
 		case typ == protowire.Fixed64Type && num == 7:
@@ -193,17 +204,19 @@ func (p *pdec) span(b []byte, s *tracepb.Span) bool {
 		case typ == protowire.Fixed64Type && num == 8:
 			s.EndTimeUnixNano = x
 		case typ == protowire.BytesType && num == 9:
-			ok = p.appendKV(v, &s.Attributes)
+			var kv *commonpb.KeyValue
+			kv, ok = p.keyValue(v)
+			p.appendAttr(kv)
 		case typ == protowire.VarintType && num == 10:
 			s.DroppedAttributesCount = uint32(x)
 		case typ == protowire.BytesType && num == 11:
-			e := &tracepb.Span_Event{}
+			e := take(&p.events)
 			s.Events = append(s.Events, e)
 			ok = p.event(v, e)
 		case typ == protowire.VarintType && num == 12:
 			s.DroppedEventsCount = uint32(x)
 		case typ == protowire.BytesType && num == 13:
-			l := &tracepb.Span_Link{}
+			l := take(&p.links)
 			s.Links = append(s.Links, l)
 			ok = p.link(v, l)
 		case typ == protowire.VarintType && num == 14:
@@ -224,15 +237,19 @@ func (p *pdec) span(b []byte, s *tracepb.Span) bool {
 }
 
 func (p *pdec) event(b []byte, e *tracepb.Span_Event) bool {
+	list := p.openList()
+	defer func() { e.Attributes = p.closeList(list) }()
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		var ok bool
 		switch {
 		case num == 1 && typ == protowire.Fixed64Type:
 			e.TimeUnixNano, ok = x, true
 		case num == 2 && typ == protowire.BytesType:
-			e.Name, ok = str(v)
+			e.Name, ok = p.str(v)
 		case num == 3 && typ == protowire.BytesType:
-			ok = p.appendKV(v, &e.Attributes)
+			var kv *commonpb.KeyValue
+			kv, ok = p.keyValue(v)
+			p.appendAttr(kv)
 		case num == 4 && typ == protowire.VarintType:
 			e.DroppedAttributesCount, ok = uint32(x), true
 		}
@@ -245,11 +262,11 @@ func (p *pdec) link(b []byte, l *tracepb.Span_Link) bool {
 		ok := true
 		switch {
 		case num == 1 && typ == protowire.BytesType:
-			l.TraceId = bytesOf(v)
+			l.TraceId = p.id(v)
 		case num == 2 && typ == protowire.BytesType:
-			l.SpanId = bytesOf(v)
+			l.SpanId = p.id(v)
 		case num == 3 && typ == protowire.BytesType:
-			l.TraceState, ok = str(v)
+			l.TraceState, ok = p.str(v)
 		case num == 4 && typ == protowire.BytesType:
 			ok = p.appendKV(v, &l.Attributes)
 		case num == 5 && typ == protowire.VarintType:
@@ -268,7 +285,7 @@ func (p *pdec) status(b []byte, st *tracepb.Status) bool {
 		var ok bool
 		switch {
 		case num == 2 && typ == protowire.BytesType:
-			st.Message, ok = str(v)
+			st.Message, ok = p.str(v)
 		case num == 3 && typ == protowire.VarintType:
 			st.Code, ok = tracepb.Status_StatusCode(int32(x)), true
 		}
@@ -278,22 +295,28 @@ func (p *pdec) status(b []byte, st *tracepb.Status) bool {
 
 // appendKV decodes a KeyValue and appends it to kvs.
 func (p *pdec) appendKV(b []byte, kvs *[]*commonpb.KeyValue) bool {
-	kv := &commonpb.KeyValue{}
+	kv, ok := p.keyValue(b)
 	*kvs = append(*kvs, kv)
-	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+	return ok
+}
+
+// keyValue decodes a KeyValue.
+func (p *pdec) keyValue(b []byte) (*commonpb.KeyValue, bool) {
+	kv := take(&p.kvs)
+	return kv, p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if typ != protowire.BytesType {
 			return false
 		}
 		switch num {
 		case 1:
-			k, ok := str(v)
+			k, ok := p.str(v)
 			kv.Key = k
 			return ok
 		case 2:
 			if kv.Value != nil {
 				return false
 			}
-			kv.Value = &commonpb.AnyValue{}
+			kv.Value = take(&p.avs)
 			return p.anyValue(v, kv.Value)
 		}
 		return false
@@ -310,13 +333,17 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		switch {
 		case num == 1 && typ == protowire.BytesType:
-			s, ok := str(v)
-			a.Value = &commonpb.AnyValue_StringValue{StringValue: s}
+			sv := take(&p.strs)
+			var ok bool
+			sv.StringValue, ok = p.str(v)
+			a.Value = sv
 			return ok
 		case num == 2 && typ == protowire.VarintType:
 			a.Value = &commonpb.AnyValue_BoolValue{BoolValue: x != 0}
 		case num == 3 && typ == protowire.VarintType:
-			a.Value = &commonpb.AnyValue_IntValue{IntValue: int64(x)}
+			iv := take(&p.ints)
+			iv.IntValue = int64(x)
+			a.Value = iv
 		case num == 4 && typ == protowire.Fixed64Type:
 			a.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: math.Float64frombits(x)}
 		case num == 5 && typ == protowire.BytesType:

@@ -126,11 +126,13 @@ func (r *Redactor) Hash(v string) string {
 	var hx [16]byte
 	hex.Encode(hx[:], r.sum[:8])
 	h := RedactedPrefix + string(hx[:])
+	// What is remembered is a copy: v can be a part of a much larger text (a request as
+	// an import decoded it), which the memory would otherwise keep alive.
 	if len(r.cache) < maxCached {
-		r.cache[v] = h
+		r.cache[strings.Clone(v)] = h
 	}
 	if len(v) >= minLearnedSize && len(r.secrets) < maxLearned && !r.known(v) {
-		r.secrets = append(r.secrets, v)
+		r.secrets = append(r.secrets, strings.Clone(v))
 	}
 	return h
 }

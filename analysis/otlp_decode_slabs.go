@@ -1,0 +1,94 @@
+package analysis
+
+import (
+	"unsafe"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+)
+
+// slabs is where the fast decoders (otlp_decode.go, otlp_decode_proto.go) take what a
+// request is decoded into. Decoding made one object for each span, event, attribute and
+// value, one string for each key and value, and a list grown by appending for each span's
+// attributes: an import of 431,142 spans spent a fifth of its CPU allocating and collecting
+// them. Here objects come from slabs of slabSize, a request's strings are parts of text
+// (the request copied once into a string), and lists of attributes are gathered in scratch
+// and cut at their length from one slab.
+//
+// What a decoded request holds therefore keeps alive the text and the slabs it came from:
+// an import copies what it keeps past the request (inRun.intern, inRun.own, ownValue).
+type slabs struct {
+	base []byte // the request, as read
+	text string // the request as one string
+
+	spans   []tracepb.Span
+	events  []tracepb.Span_Event
+	links   []tracepb.Span_Link
+	kvs     []commonpb.KeyValue
+	avs     []commonpb.AnyValue
+	strs    []commonpb.AnyValue_StringValue
+	ints    []commonpb.AnyValue_IntValue
+	ids     []byte
+	scratch []*commonpb.KeyValue // the lists of attributes being read, innermost last
+	lists   []*commonpb.KeyValue // the slab the lists are cut from
+}
+
+// slabSize is how many objects of a kind a decoder makes at once.
+const slabSize = 256
+
+func newSlabs(b []byte) slabs { return slabs{base: b, text: string(b)} }
+
+// take returns the next object of a slab, making a new slab when it is used up.
+func take[T any](slab *[]T) *T {
+	if len(*slab) == 0 {
+		*slab = make([]T, slabSize)
+	}
+	x := &(*slab)[0]
+	*slab = (*slab)[1:]
+	return x
+}
+
+// sub is v as a string: the request's text at v's place when v is a part of the request.
+func (s *slabs) sub(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	off := int(uintptr(unsafe.Pointer(unsafe.SliceData(v))) - uintptr(unsafe.Pointer(unsafe.SliceData(s.base))))
+	if off < 0 || off+len(v) > len(s.text) {
+		return string(v)
+	}
+	return s.text[off : off+len(v)]
+}
+
+// idBytes is n bytes for an id, cut from a slab.
+func (s *slabs) idBytes(n int) []byte {
+	if len(s.ids) < n {
+		s.ids = make([]byte, max(n, 64*slabSize))
+	}
+	b := s.ids[:n:n]
+	s.ids = s.ids[n:]
+	return b
+}
+
+// openList starts a list of attributes: appendAttr adds to it until closeList.
+func (s *slabs) openList() int { return len(s.scratch) }
+
+func (s *slabs) appendAttr(kv *commonpb.KeyValue) { s.scratch = append(s.scratch, kv) }
+
+// closeList ends the list opened at start: its attributes in a slice of their number
+// (nil when there are none), cut from the slab.
+func (s *slabs) closeList(start int) []*commonpb.KeyValue {
+	n := len(s.scratch) - start
+	if n == 0 {
+		return nil
+	}
+	if len(s.lists) < n {
+		s.lists = make([]*commonpb.KeyValue, max(n, 4*slabSize))
+	}
+	out := s.lists[:n:n]
+	s.lists = s.lists[n:]
+	copy(out, s.scratch[start:])
+	clear(s.scratch[start:])
+	s.scratch = s.scratch[:start]
+	return out
+}
