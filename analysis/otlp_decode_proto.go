@@ -100,7 +100,6 @@ func (p *pdec) fields(b []byte, fn func(num protowire.Number, typ protowire.Type
 	return true
 }
 
-
 func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if typ != protowire.BytesType {
