@@ -287,7 +287,14 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 	p := runParams(r, opts.RetryWindow)
 	ir := plainRun(r, p.zero, st, red)
 	ir.Conventions, ir.Parts = map[string]int64{}, len(parts)
-	err = loadRecords(ctx, db, r.id, opts, func() traces.Run { return plainRunRow(r, ir, files, opts) }, func(sink record.Sink) error {
+	row := func() traces.Run { return plainRunRow(r, ir, files, opts) }
+	stored := newStoredOrder(p.zero / 1000) // the run's time 0 as its config stores it (time_zero_us)
+	hooks := loadHooks{
+		start:     func(l *Load) { l.w.Stored(stored) },
+		done:      func(*Load) error { return stored.finish(r.id, unknownMetrics(row().Config)) },
+		committed: func() error { return stored.store(ctx, db, r.id) },
+	}
+	err = loadRecords(ctx, db, r.id, opts, hooks, row, func(sink record.Sink) error {
 		return r.eachPart(ctx, parts, opts.Conventions, &ir, func(_ bool, in *inRun) error {
 			pst := &importStats{}
 			b := buildPart(in, pst, p)
@@ -301,11 +308,19 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 			invs := b.records()
 			in.release()
 			b.send(sink, invs)
+			stored.flush()
 			return nil
 		})
 	}, traceUnknowns...)
+	if err == nil && importDerived != nil {
+		importDerived(r.id, !stored.off)
+	}
 	return ir, err
 }
+
+// importDerived, set only by tests, is told of each run of plain spans an import stored
+// whether its derived tables were computed as it loaded (else replay computed them).
+var importDerived func(runID string, asLoaded bool)
 
 // plainRun is what an import of plain spans says of run r before its records are counted.
 func plainRun(r *inRun, zero int64, st *importStats, red *traces.Redactor) ImportedRun {
@@ -390,10 +405,13 @@ var importTee func(runID string) record.Sink
 // new database's views fill them on a goroutine of their own), so that no fill computes the
 // run from the values the statements replace. run gives the runs row once every record is
 // sent.
-func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, run func() traces.Run, send func(record.Sink) error, unknown ...string) error {
+func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, hooks loadHooks, run func() traces.Run, send func(record.Sink) error, unknown ...string) error {
 	l, err := db.Load(ctx, runID, traces.Options{Redact: opts.Redact})
 	if err != nil {
 		return err
+	}
+	if hooks.start != nil {
+		hooks.start(l)
 	}
 	var sink record.Sink = l
 	if importTee != nil {
@@ -402,6 +420,9 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 	err = send(sink)
 	if err == nil {
 		err = ctx.Err()
+	}
+	if err == nil && hooks.done != nil {
+		err = hooks.done(l)
 	}
 	if err != nil {
 		l.abort()
@@ -418,11 +439,23 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 			err = fmt.Errorf("import: run %s: %w", runID, err)
 		}
 	}
+	if err == nil && hooks.committed != nil {
+		err = hooks.committed()
+	}
 	db.deriveMu.Unlock()
 	if err != nil && committed {
 		return errors.Join(err, DropRun(context.Background(), db, runID))
 	}
 	return err
+}
+
+// loadHooks are what an import does beside loadRecords' load: start once the load is made,
+// done once every record is sent, before the commit, and committed after the commit and the
+// statements that follow it, under deriveMu. Any may be nil.
+type loadHooks struct {
+	start     func(*Load)
+	done      func(*Load) error
+	committed func() error
 }
 
 // traceUnknowns are what the records of a run of plain spans had to fill in but a trace

@@ -62,7 +62,7 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 	if _, ok := res["mayday.events"]; !ok {
 		unknown = append(unknown, noEvents)
 	}
-	if err := loadRecords(ctx, db, r.id, opts, func() traces.Run { return run }, send, unknown...); err != nil {
+	if err := loadRecords(ctx, db, r.id, opts, loadHooks{}, func() traces.Run { return run }, send, unknown...); err != nil {
 		return ImportedRun{}, err
 	}
 	return ir, nil

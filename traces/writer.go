@@ -79,6 +79,9 @@ type Writer struct {
 	emit  EmitFunc
 	red   *Redactor // d's
 	d     *Digester
+	// stored, when set (Stored), receives every investigation, span and transition as
+	// the tables store it.
+	stored record.Sink
 	err   error
 
 	closed     bool
@@ -313,12 +316,22 @@ func (w *Writer) opKey(k record.OpKey) []byte {
 	return b
 }
 
+// Stored makes sink receive every investigation, span and transition as the tables store
+// it, when it is written: its text redacted (a span's refs, attributes, tool version and
+// model; a reason), its times still those of the record. What the sink is handed is the
+// writer's to reuse: it copies what it keeps.
+func (w *Writer) Stored(sink record.Sink) { w.stored = sink }
+
 // Investigation records one investigation row.
 func (w *Writer) Investigation(r *record.Investigation) {
 	if !w.ok() {
 		return
 	}
-	reason := w.d.investigation(r).TerminationReason
+	red := w.d.investigation(r)
+	if w.stored != nil {
+		w.stored.Investigation(red)
+	}
+	reason := red.TerminationReason
 	c := &w.inv
 	c.runID.Append(w.runID)
 	c.id.Append(r.InvestigationID)
@@ -376,8 +389,9 @@ func (w *Writer) Span(r *record.Span) {
 	appendOpt(&c.tool, s.Tool)
 	// Both are copied from the scenario, where a secret may have been pasted: known secrets
 	// are scrubbed here as everywhere else.
-	appendOpt(&c.toolVersion, w.red.Text(s.ToolVersion))
-	appendOpt(&c.model, w.red.Text(s.Model))
+	s.ToolVersion, s.Model = w.red.Text(s.ToolVersion), w.red.Text(s.Model) // s is the digester's copy
+	appendOpt(&c.toolVersion, s.ToolVersion)
+	appendOpt(&c.model, s.Model)
 	if s.HasKey {
 		c.opKey.AppendBytes(w.opKey(s.OpKey))
 	} else {
@@ -405,6 +419,9 @@ func (w *Writer) Span(r *record.Span) {
 		c.worker.Append(s.Worker)
 	}
 	w.splitAttrs(s)
+	if w.stored != nil {
+		w.stored.Span(s)
+	}
 	s.CausedBy, s.Attrs = nil, nil // do not keep the sender's slice
 	w.row(Spans)
 }
@@ -496,7 +513,11 @@ func (w *Writer) Transition(r *record.Transition) {
 	if !w.ok() {
 		return
 	}
-	reason := w.d.transition(r).Reason
+	red := w.d.transition(r)
+	if w.stored != nil {
+		w.stored.Transition(red)
+	}
+	reason := red.Reason
 	c := &w.tr
 	c.runID.Append(w.runID)
 	c.inv.Append(r.InvestigationID)

@@ -1,0 +1,240 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/mayday-sim/mayday/metric"
+	"github.com/mayday-sim/mayday/metric/compute"
+	"github.com/mayday-sim/mayday/sim/record"
+)
+
+// An imported run's derived tables and metrics row were computed once it was stored, by
+// replaying its stored records into a metric/compute.Sink (replay.go): a fifth of the wall
+// time of importing 431,142 spans, after everything else. They are now computed as the run
+// loads: the records, as the writer stores them, are put in the order replay would send
+// them and sent to the same Sink, part by part. What replay reads differs from the records
+// sent, and storedOrder makes that difference itself:
+//   - times are stored in microseconds and replayed as nanoseconds since the run's time 0;
+//   - what a trace cannot know (traceUnknowns: compute, queue waits, truth, validation,
+//     scope, crashes, revisions) is stored NULL and replayed as zero;
+//   - a span's attributes are replayed as its kind and, on a failed span, the attributes a
+//     capacity refusal is told by (compute.RefusalAttrs), joined and split as replay's
+//     query does;
+//   - replay sends investigation by investigation in id order: each one's spans by end and
+//     span id, its transitions by time and the order stored, then its row.
+//
+// A part's records are sent once the part is loaded. A run whose parts do not follow one
+// another in investigation id (a part holding an id at or below one already sent), or that
+// sends other records, is left to replay, as before. TestImportDerivesAsReplay holds the
+// two equal on every fixture.
+type storedOrder struct {
+	origin  int64 // the run's time 0, Unix microseconds (run_origin_us)
+	sink    *compute.Sink
+	spans   []record.Span
+	trans   []record.Transition
+	invs    []record.Investigation
+	last    int64 // the greatest investigation id sent so far (-1: none)
+	off     bool  // the run is left to replay
+	attrs   []record.Attr
+	tables  *compute.Tables // the run's derived tables, once finished
+	metrics *Metrics        // and its metrics row
+}
+
+func newStoredOrder(origin int64) *storedOrder {
+	return &storedOrder{origin: origin, last: -1, sink: compute.New(compute.Options{Guards: true, Origin: origin,
+		Tables: true, Replay: true, UnknownQueueWait: true})}
+}
+
+// at is t, a record's time, as replay reads it back: nanoseconds since the run's time 0,
+// whole microseconds (a TIMESTAMP holds no finer; the cast truncates).
+func (o *storedOrder) at(t int64) int64 { return ((record.Epoch+t)/1000 - o.origin) * 1000 }
+
+func (o *storedOrder) Span(s *record.Span) {
+	if o.off {
+		return
+	}
+	sp := *s
+	sp.Start, sp.End = o.at(s.Start), o.at(s.End)
+	sp.Compute, sp.QueueWait = 0, 0
+	sp.CausedBy = slices.Clone(s.CausedBy)
+	sp.Attrs = o.replayedAttrs(s)
+	o.spans = append(o.spans, sp)
+}
+
+// replayedAttrs is what replay reads of the attributes of s: its kind (the first "kind",
+// a column of its own), then, when s failed or timed out, its attributes named in
+// compute.RefusalAttrs as replay's query joins them (key=value, by key, one a line) and
+// splits them again.
+func (o *storedOrder) replayedAttrs(s *record.Span) []record.Attr {
+	var out []record.Attr
+	kind := -1
+	for i, a := range s.Attrs {
+		if a.Key == "kind" {
+			kind = i
+			out = append(out, record.Attr{Key: "kind", Value: a.Value})
+			break
+		}
+	}
+	if s.Status != record.StatusError && s.Status != record.StatusTimeout {
+		return out
+	}
+	o.attrs = o.attrs[:0]
+	for i, a := range s.Attrs {
+		if i != kind && slices.Contains(compute.RefusalAttrs, a.Key) {
+			o.attrs = append(o.attrs, a)
+		}
+	}
+	if len(o.attrs) == 0 {
+		return out
+	}
+	slices.SortStableFunc(o.attrs, func(x, y record.Attr) int { return strings.Compare(x.Key, y.Key) })
+	var joined strings.Builder
+	for i, a := range o.attrs {
+		if i > 0 {
+			joined.WriteByte('\n')
+		}
+		joined.WriteString(a.Key + "=" + a.Value)
+	}
+	for kv := range strings.SplitSeq(joined.String(), "\n") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out = append(out, record.Attr{Key: k, Value: v})
+		}
+	}
+	return out
+}
+
+func (o *storedOrder) Transition(t *record.Transition) {
+	if o.off {
+		return
+	}
+	tr := *t
+	tr.At = o.at(t.At)
+	o.trans = append(o.trans, tr)
+}
+
+func (o *storedOrder) Investigation(r *record.Investigation) {
+	if o.off {
+		return
+	}
+	inv := *r
+	inv.ArrivedAt = o.at(r.ArrivedAt)
+	inv.EndedAt = 0
+	if r.Ended {
+		inv.EndedAt = o.at(r.EndedAt)
+	}
+	inv.Compute, inv.TrulyValid, inv.Validated, inv.Scope, inv.Crashes, inv.Revisions = 0, false, false, "", 0, 0
+	o.invs = append(o.invs, inv)
+}
+
+// An import of plain spans sends none of these: a run that did would be left to replay.
+func (o *storedOrder) Execution(*record.Execution) { o.leave() }
+func (o *storedOrder) Fault(*record.Fault)         { o.leave() }
+func (o *storedOrder) Sample(*record.Sample)       { o.leave() }
+func (o *storedOrder) Worker(*record.Worker)       { o.leave() }
+
+// leave gives the run up to replay.
+func (o *storedOrder) leave() {
+	o.off = true
+	o.spans, o.trans, o.invs = nil, nil, nil
+}
+
+// flush sends the part's records to the Sink in replay's order.
+func (o *storedOrder) flush() {
+	if o.off {
+		return
+	}
+	slices.SortFunc(o.spans, func(x, y record.Span) int {
+		return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.End, y.End), cmp.Compare(int64(x.SpanID), int64(y.SpanID)))
+	})
+	slices.SortStableFunc(o.trans, func(x, y record.Transition) int {
+		return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.At, y.At))
+	})
+	slices.SortFunc(o.invs, func(x, y record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
+	first, top := int64(math.MaxInt64), int64(math.MinInt64)
+	if len(o.spans) > 0 {
+		first, top = min(first, o.spans[0].InvestigationID), max(top, o.spans[len(o.spans)-1].InvestigationID)
+	}
+	if len(o.trans) > 0 {
+		first, top = min(first, o.trans[0].InvestigationID), max(top, o.trans[len(o.trans)-1].InvestigationID)
+	}
+	if len(o.invs) > 0 {
+		first, top = min(first, o.invs[0].InvestigationID), max(top, o.invs[len(o.invs)-1].InvestigationID)
+	}
+	if first == math.MaxInt64 {
+		return
+	}
+	if first <= o.last {
+		o.leave()
+		return
+	}
+	o.last = top
+	i, j, k := 0, 0, 0
+	for i < len(o.spans) || j < len(o.trans) || k < len(o.invs) {
+		id := int64(math.MaxInt64)
+		if i < len(o.spans) {
+			id = min(id, o.spans[i].InvestigationID)
+		}
+		if j < len(o.trans) {
+			id = min(id, o.trans[j].InvestigationID)
+		}
+		if k < len(o.invs) {
+			id = min(id, o.invs[k].InvestigationID)
+		}
+		for ; i < len(o.spans) && o.spans[i].InvestigationID == id; i++ {
+			o.sink.Span(&o.spans[i])
+		}
+		for ; j < len(o.trans) && o.trans[j].InvestigationID == id; j++ {
+			o.sink.Transition(&o.trans[j])
+		}
+		for ; k < len(o.invs) && o.invs[k].InvestigationID == id; k++ {
+			o.sink.Investigation(&o.invs[k])
+		}
+	}
+	clear(o.spans)
+	clear(o.trans)
+	clear(o.invs)
+	o.spans, o.trans, o.invs = o.spans[:0], o.trans[:0], o.invs[:0]
+}
+
+// finish computes the run's metrics row and derived tables, which store stores once the run
+// is committed; unknown are the metrics the run cannot measure. (Load.SetMetrics would store
+// the row with the run, but its commit waits for a new database's views, which take
+// deriveMu to fill the derived tables, which the import holds.)
+func (o *storedOrder) finish(runID string, unknown []string) error {
+	if o.off {
+		return nil
+	}
+	o.spans, o.trans, o.invs = nil, nil, nil
+	row, err := o.sink.Finish(0) // an imported run has no simulation events
+	if err != nil {
+		return nil // left to replay, which says what is wrong
+	}
+	for _, name := range unknown {
+		if i := metric.Index(name); i >= 0 {
+			row.Values[i] = math.NaN()
+		}
+	}
+	m, err := NewMetrics(runID, row.Values, row.TerminationReasons, row.Currency)
+	if err != nil {
+		return err
+	}
+	t := o.sink.Tables(runID)
+	o.tables, o.metrics = &t, &m
+	return nil
+}
+
+// store stores the run's derived tables, once it is committed (the caller holds deriveMu).
+func (o *storedOrder) store(ctx context.Context, db *DB, runID string) error {
+	if o.tables == nil {
+		return nil
+	}
+	t, m := *o.tables, o.metrics
+	o.tables, o.metrics = nil, nil
+	return db.storeDerived(ctx, runID, t, m)
+}

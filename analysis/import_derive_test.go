@@ -1,0 +1,115 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// An imported run's derived tables and metrics row, computed as it loads (storedOrder), are
+// exactly those that replaying its stored records computes, on every library fixture and
+// the OpenTelemetry fixtures, held in memory and built in parts of a few hundred spans.
+func TestImportDerivesAsReplay(t *testing.T) {
+	inputs := map[string][]string{
+		"otel-genai-fleet":          {filepath.Join("testdata", "otel", "genai-fleet.pb")},
+		"otel-openinference-fleet": {filepath.Join("testdata", "otel", "openinference-fleet.jsonl")},
+	}
+	for _, dir := range libraryFixtures(t) {
+		inputs[filepath.Base(dir)] = []string{filepath.Join(dir, readTruth(t, dir).File)}
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for k := range inputs {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	for _, name := range names {
+		for _, parts := range []int64{0, 300} {
+			t.Run(fmt.Sprintf("%s/parts-%d", name, parts), func(t *testing.T) {
+				if parts > 0 {
+					withSpillSpans(t, parts)
+				}
+				asLoaded := map[string]bool{}
+				importDerived = func(runID string, loaded bool) { asLoaded[runID] = loaded }
+				t.Cleanup(func() { importDerived = nil })
+				db, res := importInto(t, inputs[name], ImportOptions{})
+				ctx := context.Background()
+				for _, run := range res.Runs {
+					if !asLoaded[run.RunID] {
+						t.Errorf("run %s: its derived tables were left to replay", run.RunID)
+						continue
+					}
+					got := derivedRows(t, db, run.RunID)
+					if _, err := db.SQL().Exec("DELETE FROM "+derivedRuns+" WHERE run_id = ?", run.RunID); err != nil {
+						t.Fatal(err)
+					}
+					if err := db.deriveMissing(ctx); err != nil {
+						t.Fatal(err)
+					}
+					want := derivedRows(t, db, run.RunID)
+					for table, rows := range want {
+						if len(rows) == 0 && table != storedMetrics {
+							continue
+						}
+						if !slices.Equal(got[table], rows) {
+							t.Errorf("run %s, %s: as loaded %d rows, replayed %d; first difference:\n%s", run.RunID, table,
+								len(got[table]), len(rows), firstDifference(got[table], rows))
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// derivedRows is every row of run runID in run_metrics and each derived table, as text,
+// in order.
+func derivedRows(t *testing.T, db *DB, runID string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, name := range append([]string{storedMetrics}, derivedTableNames()...) {
+		rows, err := db.SQL().Query("SELECT * FROM "+name+" WHERE run_id = ? ORDER BY ALL", runID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			out[name] = append(out[name], fmt.Sprint(vals...))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	return out
+}
+
+func firstDifference(a, b []string) string {
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return "as loaded: " + x + "\nreplayed:  " + y
+		}
+	}
+	return strings.Repeat("", 0)
+}
