@@ -16,7 +16,7 @@ import (
 // the OpenTelemetry fixtures, held in memory and built in parts of a few hundred spans.
 func TestImportDerivesAsReplay(t *testing.T) {
 	inputs := map[string][]string{
-		"otel-genai-fleet":          {filepath.Join("testdata", "otel", "genai-fleet.pb")},
+		"otel-genai-fleet":         {filepath.Join("testdata", "otel", "genai-fleet.pb")},
 		"otel-openinference-fleet": {filepath.Join("testdata", "otel", "openinference-fleet.jsonl")},
 	}
 	for _, dir := range libraryFixtures(t) {

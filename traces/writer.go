@@ -82,7 +82,7 @@ type Writer struct {
 	// stored, when set (Stored), receives every investigation, span and transition as
 	// the tables store it.
 	stored record.Sink
-	err   error
+	err    error
 
 	closed     bool
 	runWritten bool
