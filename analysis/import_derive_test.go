@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -111,5 +110,5 @@ func firstDifference(a, b []string) string {
 			return "as loaded: " + x + "\nreplayed:  " + y
 		}
 	}
-	return strings.Repeat("", 0)
+	return ""
 }
