@@ -458,7 +458,11 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltrac
 	if n == 0 {
 		// Not length-delimited from its first message (a request body, as mayday's own
 		// export writes): the file is what the first try read and the rest, read on.
-		whole, rerr = head.rest(br, rd.lim.Message)
+		var size int64 // the file's size, when it is read as it is stored: the request's, near enough
+		if st, err := os.Stat(path); err == nil && !strings.HasSuffix(path, ".gz") {
+			size = st.Size()
+		}
+		whole, rerr = head.rest(br, rd.lim.Message, size)
 	} else {
 		whole, rerr = rd.reread(path)
 	}
@@ -559,10 +563,14 @@ func (h *recording) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// rest is what h read and the rest of br, refused past limit bytes.
-func (h *recording) rest(br *bufio.Reader, limit int64) ([]byte, error) {
+// rest is what h read and the rest of br, refused past limit bytes; size, when known, is
+// about how many bytes that is, which the buffer is made for at once.
+func (h *recording) rest(br *bufio.Reader, limit, size int64) ([]byte, error) {
 	buf := bytes.NewBuffer(h.read)
 	h.read = nil
+	if size > int64(buf.Len()) && size <= limit {
+		buf.Grow(int(size) - buf.Len() + bytes.MinRead)
+	}
 	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1-int64(buf.Len()))); err != nil {
 		return nil, err
 	}

@@ -125,6 +125,25 @@ func (r *inRun) intern(text string) string {
 	return r.own(text)
 }
 
+// internBytes is intern for b, a part of a spill record being read: the run's copy when it
+// has one, else a string of its own (looked up without making one first).
+func (r *inRun) internBytes(b []byte) string {
+	if len(b) > maxInternLen {
+		return string(b)
+	}
+	if t, ok := r.interned[string(b)]; ok {
+		return t
+	}
+	t := string(b)
+	if r.interned == nil {
+		r.interned = map[string]string{}
+	}
+	if len(r.interned) < maxInterned {
+		r.interned[t] = t
+	}
+	return t
+}
+
 // own is text as the run keeps it: a copy, unless the run spills.
 func (r *inRun) own(text string) string {
 	if r.spill != nil {
@@ -411,8 +430,13 @@ func (r *inRun) compactAttrs(kvs []*commonpb.KeyValue) []spanAttr {
 		return nil
 	}
 	out := make([]spanAttr, len(kvs))
+	intern := r.intern
+	if r.spill != nil {
+		// Written out at once, read back (and shared then) with the run's part.
+		intern = func(s string) string { return s }
+	}
 	for i, kv := range kvs {
-		out[i] = spanAttr{key: r.intern(kv.Key), val: compactValue(kv.Value, r.intern)}
+		out[i] = spanAttr{key: intern(kv.Key), val: compactValue(kv.Value, intern)}
 		if out[i].val.kind == attrOther && r.spill == nil {
 			out[i].val.v = ownValue(out[i].val.v)
 		}

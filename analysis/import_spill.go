@@ -466,12 +466,12 @@ func (d *spillReader) attrs(r *inRun) []spanAttr {
 	}
 	out := make([]spanAttr, n)
 	for i := range out {
-		out[i].key = r.intern(string(d.bytes()))
+		out[i].key = r.internBytes(d.bytes())
 		kind := attrKind(d.byte1())
 		out[i].val.kind = kind
 		switch kind {
 		case attrString:
-			out[i].val.s = r.intern(string(d.bytes()))
+			out[i].val.s = r.internBytes(d.bytes())
 		case attrInt, attrDouble, attrBool:
 			out[i].val.n = d.uvarint()
 		case attrOther:
@@ -507,7 +507,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 	if n := d.count(); n > 0 {
 		s.events = make([]spanEvent, n)
 		for i := range s.events {
-			s.events[i] = spanEvent{name: r.intern(d.str()), attrs: d.attrs(r)}
+			s.events[i] = spanEvent{name: r.internBytes(d.bytes()), attrs: d.attrs(r)}
 		}
 	}
 	if n := d.count(); n > 0 {
