@@ -73,26 +73,10 @@ func derivedRows(t *testing.T, db *DB, runID string) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
 	for _, name := range append([]string{storedMetrics}, derivedTableNames()...) {
-		rows, err := db.SQL().Query("SELECT * FROM "+name+" WHERE run_id = ? ORDER BY ALL", runID)
-		if err != nil {
-			t.Fatal(err)
+		_, rows := sortedRows(t, db, "SELECT * FROM "+name+" WHERE run_id = ?", runID)
+		for _, r := range rows {
+			out[name] = append(out[name], fmt.Sprint(r...))
 		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			out[name] = append(out[name], fmt.Sprint(vals...))
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
 	}
 	return out
 }
