@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -158,6 +159,11 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	set, rd := newSpanSet(opts.Conventions, opts.RunID, opts.Service), newTraceReader(opts.Limits, opts.Conventions, opts.Redact)
 	set.dbPath = db.path
 	defer set.closeSpill()
+	// Reading makes and drops a request's objects at a high rate over a small live heap
+	// (what is held past a request is copied out of it, or spilled): collections every
+	// doubling of that heap took a tenth of an import's CPU. readGCPercent spaces them,
+	// under a soft limit of readHeapLimit.
+	gcPercent, unlimit := debug.SetGCPercent(readGCPercent), PinGoHeap(readHeapLimit)
 	err = readRequests(ctx, rd, files, func(file int, req *coltracepb.ExportTraceServiceRequest, where string) error {
 		if err := set.add(req, where); err != nil {
 			return err
@@ -170,6 +176,8 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 		}
 		return nil
 	})
+	debug.SetGCPercent(gcPercent)
+	unlimit()
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +211,15 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	}
 	return res, nil
 }
+
+// readGCPercent is GOGC while an import reads its input, and readHeapLimit the Go heap's
+// soft limit meanwhile (measured in docs/performance.md, "Import: collections while
+// reading"). Past the limit (a run holding 50,000 spans of long prompts, requests of
+// --max-message) the collector runs as often as the heap needs, with at most half the CPU.
+const (
+	readGCPercent = 400
+	readHeapLimit = 640 << 20
+)
 
 // spilledImportHeap is the Go heap's soft limit while a spilled import builds and loads its
 // parts and computes its derived tables. Under the binary's limit, which follows the live
