@@ -78,18 +78,17 @@ func derivedRows(t *testing.T, db *DB, runID string) map[string][]string {
 	return out
 }
 
+// firstDifference shows the first row where a and b differ.
 func firstDifference(a, b []string) string {
-	for i := range max(len(a), len(b)) {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return "as loaded: " + x + "\nreplayed:  " + y
-		}
+	i := 0
+	for i < min(len(a), len(b)) && a[i] == b[i] {
+		i++
 	}
-	return ""
+	row := func(rows []string) string {
+		if i < len(rows) {
+			return rows[i]
+		}
+		return "(none)"
+	}
+	return "as loaded: " + row(a) + "\nreplayed:  " + row(b)
 }
