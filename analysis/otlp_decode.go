@@ -495,7 +495,7 @@ func (d *jdec) scopeSpans(ss *tracepb.ScopeSpans) bool {
 			})
 		case "spans":
 			return d.array(func() bool {
-				sp := take(&d.spans)
+				sp := take(&d.slabs, &d.spans)
 				ss.Spans = append(ss.Spans, sp)
 				return d.span(sp)
 			})
@@ -536,7 +536,7 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 			sp.DroppedAttributesCount, ok = d.uint32v()
 		case "events":
 			return d.array(func() bool {
-				e := take(&d.events)
+				e := take(&d.slabs, &d.events)
 				sp.Events = append(sp.Events, e)
 				return d.event(e)
 			})
@@ -544,7 +544,7 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 			sp.DroppedEventsCount, ok = d.uint32v()
 		case "links":
 			return d.array(func() bool {
-				l := take(&d.links)
+				l := take(&d.slabs, &d.links)
 				sp.Links = append(sp.Links, l)
 				return d.link(l)
 			})
@@ -610,7 +610,7 @@ func (d *jdec) link(l *tracepb.Span_Link) bool {
 func (d *jdec) keyValues(dst *[]*commonpb.KeyValue) bool {
 	list := d.openList()
 	ok := d.array(func() bool {
-		kv := take(&d.kvs)
+		kv := take(&d.slabs, &d.kvs)
 		d.appendAttr(kv)
 		return d.keyValue(kv)
 	})
@@ -631,7 +631,7 @@ func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
 			if d.null() {
 				return true
 			}
-			kv.Value = take(&d.avs)
+			kv.Value = take(&d.slabs, &d.avs)
 			return d.anyValue(kv.Value)
 		}
 		return false
@@ -653,7 +653,7 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 		}
 		switch string(key) {
 		case "stringValue", "string_value":
-			sv := take(&d.strs)
+			sv := take(&d.slabs, &d.strs)
 			var ok bool
 			sv.StringValue, ok = d.str()
 			v.Value = sv
@@ -663,7 +663,7 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: b}
 			return ok
 		case "intValue", "int_value":
-			iv := take(&d.ints)
+			iv := take(&d.slabs, &d.ints)
 			var ok bool
 			iv.IntValue, ok = d.int64v()
 			v.Value = iv

@@ -151,7 +151,7 @@ func (p *pdec) scopeSpans(b []byte, ss *tracepb.ScopeSpans) bool {
 			ss.Scope = &commonpb.InstrumentationScope{}
 			return p.scope(v, ss.Scope)
 		case 2:
-			s := take(&p.spans)
+			s := take(&p.slabs, &p.spans)
 			ss.Spans = append(ss.Spans, s)
 			return p.span(v, s)
 		case 3:
@@ -209,13 +209,13 @@ func (p *pdec) span(b []byte, s *tracepb.Span) bool {
 		case typ == protowire.VarintType && num == 10:
 			s.DroppedAttributesCount = uint32(x)
 		case typ == protowire.BytesType && num == 11:
-			e := take(&p.events)
+			e := take(&p.slabs, &p.events)
 			s.Events = append(s.Events, e)
 			ok = p.event(v, e)
 		case typ == protowire.VarintType && num == 12:
 			s.DroppedEventsCount = uint32(x)
 		case typ == protowire.BytesType && num == 13:
-			l := take(&p.links)
+			l := take(&p.slabs, &p.links)
 			s.Links = append(s.Links, l)
 			ok = p.link(v, l)
 		case typ == protowire.VarintType && num == 14:
@@ -301,7 +301,7 @@ func (p *pdec) appendKV(b []byte, kvs *[]*commonpb.KeyValue) bool {
 
 // keyValue decodes a KeyValue.
 func (p *pdec) keyValue(b []byte) (*commonpb.KeyValue, bool) {
-	kv := take(&p.kvs)
+	kv := take(&p.slabs, &p.kvs)
 	return kv, p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if typ != protowire.BytesType {
 			return false
@@ -315,7 +315,7 @@ func (p *pdec) keyValue(b []byte) (*commonpb.KeyValue, bool) {
 			if kv.Value != nil {
 				return false
 			}
-			kv.Value = take(&p.avs)
+			kv.Value = take(&p.slabs, &p.avs)
 			return p.anyValue(v, kv.Value)
 		}
 		return false
@@ -332,7 +332,7 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		switch {
 		case num == 1 && typ == protowire.BytesType:
-			sv := take(&p.strs)
+			sv := take(&p.slabs, &p.strs)
 			var ok bool
 			sv.StringValue, ok = p.str(v)
 			a.Value = sv
@@ -340,7 +340,7 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 		case num == 2 && typ == protowire.VarintType:
 			a.Value = &commonpb.AnyValue_BoolValue{BoolValue: x != 0}
 		case num == 3 && typ == protowire.VarintType:
-			iv := take(&p.ints)
+			iv := take(&p.slabs, &p.ints)
 			iv.IntValue = int64(x)
 			a.Value = iv
 		case num == 4 && typ == protowire.Fixed64Type:

@@ -20,6 +20,7 @@ import (
 type slabs struct {
 	base []byte // the request, as read
 	text string // the request as one string
+	n    int    // how many objects of a kind a slab holds
 
 	spans   []tracepb.Span
 	events  []tracepb.Span_Event
@@ -33,15 +34,22 @@ type slabs struct {
 	lists   []*commonpb.KeyValue // the slab the lists are cut from
 }
 
-// slabSize is how many objects of a kind a decoder makes at once.
-const slabSize = 256
+// slabSize is the most objects of a kind a decoder makes at once; a small request's slabs
+// are smaller (a JSON line of one short trace would otherwise make a few hundred of each
+// kind for a dozen), one object for every bytesPerObject bytes of the request.
+const (
+	slabSize       = 256
+	bytesPerObject = 64
+)
 
-func newSlabs(b []byte) slabs { return slabs{base: b, text: string(b)} }
+func newSlabs(b []byte) slabs {
+	return slabs{base: b, text: string(b), n: min(max(len(b)/bytesPerObject, 4), slabSize)}
+}
 
-// take returns the next object of a slab, making a new slab when it is used up.
-func take[T any](slab *[]T) *T {
+// take returns the next object of slab, of s's slabs, making a new slab when it is used up.
+func take[T any](s *slabs, slab *[]T) *T {
 	if len(*slab) == 0 {
-		*slab = make([]T, slabSize)
+		*slab = make([]T, s.n)
 	}
 	x := &(*slab)[0]
 	*slab = (*slab)[1:]
@@ -63,7 +71,7 @@ func (s *slabs) sub(v []byte) string {
 // idBytes is n bytes for an id, cut from a slab.
 func (s *slabs) idBytes(n int) []byte {
 	if len(s.ids) < n {
-		s.ids = make([]byte, max(n, 64*slabSize))
+		s.ids = make([]byte, max(n, 24*s.n))
 	}
 	b := s.ids[:n:n]
 	s.ids = s.ids[n:]
@@ -83,7 +91,7 @@ func (s *slabs) closeList(start int) []*commonpb.KeyValue {
 		return nil
 	}
 	if len(s.lists) < n {
-		s.lists = make([]*commonpb.KeyValue, max(n, 4*slabSize))
+		s.lists = make([]*commonpb.KeyValue, max(n, 4*s.n))
 	}
 	out := s.lists[:n:n]
 	s.lists = s.lists[n:]
