@@ -27,9 +27,11 @@ func unmarshalRequest(b []byte, req *coltracepb.ExportTraceServiceRequest) error
 	return proto.Unmarshal(b, req)
 }
 
-// fastOTLPProto decodes b into req and reports whether it could, exactly.
+// fastOTLPProto decodes b into req and reports whether it could, exactly. req's strings and
+// ids are parts of b (newSlabsOver): b must not change while req is in use. Every caller
+// reads each request into a buffer of its own, which nothing writes to after.
 func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
-	p := pdec{slabs: newSlabs(b)}
+	p := pdec{slabs: newSlabsOver(b)}
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if num != 1 || typ != protowire.BytesType {
 			return false
