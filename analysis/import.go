@@ -163,7 +163,7 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	// (what is held past a request is copied out of it, or spilled): collections every
 	// doubling of that heap took a tenth of an import's CPU. readGCPercent spaces them,
 	// under a soft limit of readHeapLimit.
-	gcPercent, unlimit := debug.SetGCPercent(readGCPercent), PinGoHeap(readHeapLimit)
+	restoreGC, unlimit := raiseReadGC(), PinGoHeap(readHeapLimit)
 	err = readRequests(ctx, rd, files, func(file int, req *coltracepb.ExportTraceServiceRequest, where string) error {
 		if err := set.add(req, where); err != nil {
 			return err
@@ -176,7 +176,7 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 		}
 		return nil
 	})
-	debug.SetGCPercent(gcPercent)
+	restoreGC()
 	unlimit()
 	if err != nil {
 		return nil, err
@@ -220,6 +220,31 @@ const (
 	readGCPercent = 400
 	readHeapLimit = 640 << 20
 )
+
+// readGC counts the imports reading at once (GOGC is the process's): the first sets GOGC to
+// readGCPercent, the last to end its reading sets back what was there before.
+var readGC struct {
+	sync.Mutex
+	n   int
+	old int
+}
+
+// raiseReadGC sets GOGC for reading and returns what ends it.
+func raiseReadGC() (restore func()) {
+	readGC.Lock()
+	defer readGC.Unlock()
+	if readGC.n == 0 {
+		readGC.old = debug.SetGCPercent(readGCPercent)
+	}
+	readGC.n++
+	return sync.OnceFunc(func() {
+		readGC.Lock()
+		defer readGC.Unlock()
+		if readGC.n--; readGC.n == 0 {
+			debug.SetGCPercent(readGC.old)
+		}
+	})
+}
 
 // spilledImportHeap is the Go heap's soft limit while a spilled import builds and loads its
 // parts and computes its derived tables. Under the binary's limit, which follows the live

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"testing"
 )
@@ -91,4 +92,25 @@ func firstDifference(a, b []string) string {
 		return "(none)"
 	}
 	return "as loaded: " + row(a) + "\nreplayed:  " + row(b)
+}
+
+// GOGC is raised while any import reads and set back when the last one ends, whatever the
+// order they end in.
+func TestReadGCNests(t *testing.T) {
+	gogc := func() int { v := debug.SetGCPercent(100); debug.SetGCPercent(v); return v }
+	before := gogc()
+	a := raiseReadGC()
+	b := raiseReadGC()
+	if got := gogc(); got != readGCPercent {
+		t.Fatalf("GOGC %d while two imports read, want %d", got, readGCPercent)
+	}
+	a()
+	a() // a second call does nothing
+	if got := gogc(); got != readGCPercent {
+		t.Fatalf("GOGC %d while one import still reads, want %d", got, readGCPercent)
+	}
+	b()
+	if got := gogc(); got != before {
+		t.Fatalf("GOGC %d after every import read, want %d as before", got, before)
+	}
 }
