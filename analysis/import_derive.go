@@ -156,15 +156,16 @@ func (o *storedOrder) flush() {
 		return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.At, y.At))
 	})
 	slices.SortFunc(o.invs, func(x, y record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
+	// The part's least and greatest investigation ids: each sorted list's first and last.
 	first, top := int64(math.MaxInt64), int64(math.MinInt64)
-	if len(o.spans) > 0 {
-		first, top = min(first, o.spans[0].InvestigationID), max(top, o.spans[len(o.spans)-1].InvestigationID)
+	if n := len(o.spans); n > 0 {
+		first, top = min(first, o.spans[0].InvestigationID), max(top, o.spans[n-1].InvestigationID)
 	}
-	if len(o.trans) > 0 {
-		first, top = min(first, o.trans[0].InvestigationID), max(top, o.trans[len(o.trans)-1].InvestigationID)
+	if n := len(o.trans); n > 0 {
+		first, top = min(first, o.trans[0].InvestigationID), max(top, o.trans[n-1].InvestigationID)
 	}
-	if len(o.invs) > 0 {
-		first, top = min(first, o.invs[0].InvestigationID), max(top, o.invs[len(o.invs)-1].InvestigationID)
+	if n := len(o.invs); n > 0 {
+		first, top = min(first, o.invs[0].InvestigationID), max(top, o.invs[n-1].InvestigationID)
 	}
 	if first == math.MaxInt64 {
 		return
@@ -174,28 +175,7 @@ func (o *storedOrder) flush() {
 		return
 	}
 	o.last = top
-	i, j, k := 0, 0, 0
-	for i < len(o.spans) || j < len(o.trans) || k < len(o.invs) {
-		id := int64(math.MaxInt64)
-		if i < len(o.spans) {
-			id = min(id, o.spans[i].InvestigationID)
-		}
-		if j < len(o.trans) {
-			id = min(id, o.trans[j].InvestigationID)
-		}
-		if k < len(o.invs) {
-			id = min(id, o.invs[k].InvestigationID)
-		}
-		for ; i < len(o.spans) && o.spans[i].InvestigationID == id; i++ {
-			o.sink.Span(&o.spans[i])
-		}
-		for ; j < len(o.trans) && o.trans[j].InvestigationID == id; j++ {
-			o.sink.Transition(&o.trans[j])
-		}
-		for ; k < len(o.invs) && o.invs[k].InvestigationID == id; k++ {
-			o.sink.Investigation(&o.invs[k])
-		}
-	}
+	sendByInvestigation(o.sink, o.spans, o.trans, o.invs)
 	clear(o.spans)
 	clear(o.trans)
 	clear(o.invs)

@@ -256,7 +256,7 @@ func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServ
 	}
 	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
 	case ".pb", ".binpb", ".protobuf", ".otlp":
-		return rd.readProto(path, br, handle)
+		return rd.readProto(path, br, r.stored, handle)
 	}
 	return rd.readJSON(path, br, handle)
 }
@@ -264,7 +264,7 @@ func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServ
 // open opens path, a regular file (a named pipe put in its place since the folder was
 // listed is refused, not waited on), gunzipped when it is .gz, counted against the limits
 // (against the input's total too when total: a file read again is not more input).
-func (rd *traceReader) open(path string, total bool) (io.Reader, func(), error) {
+func (rd *traceReader) open(path string, total bool) (*countingReader, func(), error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, errors.Join(ErrBadTraceInput, err))
@@ -279,7 +279,9 @@ func (rd *traceReader) open(path string, total bool) (io.Reader, func(), error) 
 	}
 	var r io.Reader = f
 	closeFile := func() { f.Close() }
+	stored := st.Size()
 	if strings.HasSuffix(path, ".gz") {
+		stored = 0
 		gz, err := gzip.NewReader(f)
 		if err != nil {
 			f.Close()
@@ -287,15 +289,16 @@ func (rd *traceReader) open(path string, total bool) (io.Reader, func(), error) 
 		}
 		r, closeFile = gz, func() { gz.Close(); f.Close() }
 	}
-	return &countingReader{r: r, rd: rd, total: total}, closeFile, nil
+	return &countingReader{r: r, rd: rd, total: total, stored: stored}, closeFile, nil
 }
 
 // countingReader counts the bytes of one file against ReadLimits.File and Total.
 type countingReader struct {
-	r     io.Reader
-	rd    *traceReader
-	n     int64
-	total bool
+	r      io.Reader
+	rd     *traceReader
+	n      int64
+	total  bool
+	stored int64 // the file's size when it is read as stored (not gunzipped), else 0
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
@@ -439,8 +442,9 @@ func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 // that way from its first message is read as one request. A file that stops reading as
 // length-delimited after its first message (cut short, or corrupt) is read once more as
 // one request, and when that fails too the error names the message that broke (a span
-// handed on twice is kept once).
-func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+// handed on twice is kept once). size is the file's size when known (0 otherwise), which
+// a request body's buffer is made for.
+func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
 	var head recording
 	n, err := streamDelimited(br, &head, rd.lim.Message, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
 		return fn(req, fmt.Sprintf("%s: message %d", path, i))
@@ -458,10 +462,6 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, fn func(*coltrac
 	if n == 0 {
 		// Not length-delimited from its first message (a request body, as mayday's own
 		// export writes): the file is what the first try read and the rest, read on.
-		var size int64 // the file's size, when it is read as it is stored: the request's, near enough
-		if st, err := os.Stat(path); err == nil && !strings.HasSuffix(path, ".gz") {
-			size = st.Size()
-		}
 		whole, rerr = head.rest(br, rd.lim.Message, size)
 	} else {
 		whole, rerr = rd.reread(path)

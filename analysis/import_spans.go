@@ -114,19 +114,11 @@ func (r *inRun) intern(text string) string {
 	if t, ok := r.interned[text]; ok {
 		return t
 	}
-	if r.interned == nil {
-		r.interned = map[string]string{}
-	}
-	if len(r.interned) < maxInterned {
-		text = strings.Clone(text)
-		r.interned[text] = text
-		return text
-	}
-	return r.own(text)
+	return r.share(strings.Clone(text))
 }
 
 // internBytes is intern for b, a part of a spill record being read: the run's copy when it
-// has one, else a string of its own (looked up without making one first).
+// has one (looked up without making a string first), else a string of its own.
 func (r *inRun) internBytes(b []byte) string {
 	if len(b) > maxInternLen {
 		return string(b)
@@ -134,14 +126,19 @@ func (r *inRun) internBytes(b []byte) string {
 	if t, ok := r.interned[string(b)]; ok {
 		return t
 	}
-	t := string(b)
+	return r.share(string(b))
+}
+
+// share adds text, a string of the run's own, to the strings its spans share, while there
+// is room, and returns it.
+func (r *inRun) share(text string) string {
 	if r.interned == nil {
 		r.interned = map[string]string{}
 	}
 	if len(r.interned) < maxInterned {
-		r.interned[t] = t
+		r.interned[text] = text
 	}
-	return t
+	return text
 }
 
 // own is text as the run keeps it: a copy, unless the run spills.

@@ -11,9 +11,9 @@ import (
 // request is decoded into. Decoding made one object for each span, event, attribute and
 // value, one string for each key and value, and a list grown by appending for each span's
 // attributes: an import of 431,142 spans spent a fifth of its CPU allocating and collecting
-// them. Here objects come from slabs of slabSize, a request's strings are parts of text
-// (the request copied once into a string), and lists of attributes are gathered in scratch
-// and cut at their length from one slab.
+// them. Here objects come from slabs of up to slabSize, a request's strings are parts of
+// text (the request as one string: a copy, or the request's own bytes, newSlabsOver), and
+// lists of attributes are gathered in scratch and cut at their length from one slab.
 //
 // What a decoded request holds therefore keeps alive the text and the slabs it came from:
 // an import copies what it keeps past the request (inRun.intern, inRun.own, ownValue).
@@ -43,21 +43,16 @@ const (
 )
 
 // newSlabs returns the slabs of request b, whose text is a copy of b.
-func newSlabs(b []byte) slabs {
-	return slabs{base: b, text: string(b), n: min(max(len(b)/bytesPerObject, 4), slabSize)}
-}
+func newSlabs(b []byte) slabs { return slabsOf(b, string(b)) }
 
 // newSlabsOver returns the slabs of request b, whose text is b itself, not a copy: b must
 // not change for as long as anything decoded from it is in use. Copying a request's text
 // took 0.9 CPU-s of importing 922 MB of OTLP/JSON, on the goroutine that decodes, which
 // every other step waits on: a large fresh allocation each time, written once.
-func newSlabsOver(b []byte) slabs {
-	sl := newSlabs(nil)
-	sl.base, sl.n = b, min(max(len(b)/bytesPerObject, 4), slabSize)
-	if len(b) > 0 {
-		sl.text = unsafe.String(unsafe.SliceData(b), len(b))
-	}
-	return sl
+func newSlabsOver(b []byte) slabs { return slabsOf(b, unsafe.String(unsafe.SliceData(b), len(b))) }
+
+func slabsOf(b []byte, text string) slabs {
+	return slabs{base: b, text: text, n: min(max(len(b)/bytesPerObject, 4), slabSize)}
 }
 
 // take returns the next object of slab, of s's slabs, making a new slab when it is used up.

@@ -278,7 +278,14 @@ func (rp *replayer) rest(from, to int64, spans []record.Span) error {
 	if err != nil {
 		return err
 	}
-	// Merge: each investigation's spans, then its transitions, then its row.
+	sendByInvestigation(rp.sink, spans, trans, invs)
+	return nil
+}
+
+// sendByInvestigation sends records to sink investigation by investigation, in id order:
+// each one's spans, then its transitions, then its row. Each list is sorted by
+// investigation id (and within one, in the order to send).
+func sendByInvestigation(sink record.Sink, spans []record.Span, trans []record.Transition, invs []record.Investigation) {
 	i, j, k := 0, 0, 0
 	for i < len(spans) || j < len(trans) || k < len(invs) {
 		id := int64(math.MaxInt64)
@@ -292,14 +299,13 @@ func (rp *replayer) rest(from, to int64, spans []record.Span) error {
 			id = min(id, invs[k].InvestigationID)
 		}
 		for ; i < len(spans) && spans[i].InvestigationID == id; i++ {
-			rp.sink.Span(&spans[i])
+			sink.Span(&spans[i])
 		}
 		for ; j < len(trans) && trans[j].InvestigationID == id; j++ {
-			rp.sink.Transition(&trans[j])
+			sink.Transition(&trans[j])
 		}
 		for ; k < len(invs) && invs[k].InvestigationID == id; k++ {
-			rp.sink.Investigation(&invs[k])
+			sink.Investigation(&invs[k])
 		}
 	}
-	return nil
 }
