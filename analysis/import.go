@@ -161,9 +161,12 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	defer set.closeSpill()
 	// Reading makes and drops a request's objects at a high rate over a small live heap
 	// (what is held past a request is copied out of it, or spilled): collections every
-	// doubling of that heap took a tenth of an import's CPU. readGCPercent spaces them,
-	// under a soft limit of readHeapLimit.
-	restoreGC, unlimit := raiseReadGC(), PinGoHeap(readHeapLimit)
+	// doubling of that heap took a tenth of an import's CPU. importGCPercent spaces them,
+	// under a soft limit of readHeapLimit. A spilled import keeps them spaced while it
+	// builds its parts, which make and drop records at the same rate over the live heap
+	// of one part, under the soft limit spilledImportHeap.
+	restoreGC, unlimit := raiseImportGC(), PinGoHeap(readHeapLimit)
+	defer restoreGC()
 	err = readRequests(ctx, rd, files, func(file int, req *coltracepb.ExportTraceServiceRequest, where string) error {
 		if err := set.add(req, where); err != nil {
 			return err
@@ -176,8 +179,10 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 		}
 		return nil
 	})
-	restoreGC()
 	unlimit()
+	if set.spillTo == "" {
+		restoreGC() // the spans held are the live heap: GOGC as the process had it
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -212,36 +217,37 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	return res, nil
 }
 
-// readGCPercent is GOGC while an import reads its input, and readHeapLimit the Go heap's
-// soft limit meanwhile (measured in docs/performance.md, "Import: collections while
-// reading"). Past the limit (a run holding 50,000 spans of long prompts, requests of
-// --max-message) the collector runs as often as the heap needs, with at most half the CPU.
+// importGCPercent is GOGC while an import reads its input (and, once it spilled, while it
+// builds its parts), and readHeapLimit the Go heap's soft limit while it reads (measured in
+// docs/performance.md, "Import: collections while reading" and "... while building").
+// Past the limit (a run holding 50,000 spans of long prompts, requests of --max-message)
+// the collector runs as often as the heap needs, with at most half the CPU.
 const (
-	readGCPercent = 400
-	readHeapLimit = 640 << 20
+	importGCPercent = 400
+	readHeapLimit   = 640 << 20
 )
 
-// readGC counts the imports reading at once (GOGC is the process's): the first sets GOGC to
-// readGCPercent, the last to end its reading sets back what was there before.
-var readGC struct {
+// importGC counts the imports under importGCPercent at once (GOGC is the process's): the
+// first sets GOGC to importGCPercent, the last to end sets back what was there before.
+var importGC struct {
 	sync.Mutex
 	n   int
 	old int
 }
 
-// raiseReadGC sets GOGC for reading and returns what ends it.
-func raiseReadGC() (restore func()) {
-	readGC.Lock()
-	defer readGC.Unlock()
-	if readGC.n == 0 {
-		readGC.old = debug.SetGCPercent(readGCPercent)
+// raiseImportGC sets GOGC for an import and returns what ends it.
+func raiseImportGC() (restore func()) {
+	importGC.Lock()
+	defer importGC.Unlock()
+	if importGC.n == 0 {
+		importGC.old = debug.SetGCPercent(importGCPercent)
 	}
-	readGC.n++
+	importGC.n++
 	return sync.OnceFunc(func() {
-		readGC.Lock()
-		defer readGC.Unlock()
-		if readGC.n--; readGC.n == 0 {
-			debug.SetGCPercent(readGC.old)
+		importGC.Lock()
+		defer importGC.Unlock()
+		if importGC.n--; importGC.n == 0 {
+			debug.SetGCPercent(importGC.old)
 		}
 	})
 }

@@ -94,23 +94,23 @@ func firstDifference(a, b []string) string {
 	return "as loaded: " + row(a) + "\nreplayed:  " + row(b)
 }
 
-// GOGC is raised while any import reads and set back when the last one ends, whatever the
+// GOGC is raised while any import runs and set back when the last one ends, whatever the
 // order they end in.
-func TestReadGCNests(t *testing.T) {
+func TestImportGCNests(t *testing.T) {
 	gogc := func() int { v := debug.SetGCPercent(100); debug.SetGCPercent(v); return v }
 	before := gogc()
-	a := raiseReadGC()
-	b := raiseReadGC()
-	if got := gogc(); got != readGCPercent {
-		t.Fatalf("GOGC %d while two imports read, want %d", got, readGCPercent)
+	a := raiseImportGC()
+	b := raiseImportGC()
+	if got := gogc(); got != importGCPercent {
+		t.Fatalf("GOGC %d while two imports run, want %d", got, importGCPercent)
 	}
 	a()
 	a() // a second call does nothing
-	if got := gogc(); got != readGCPercent {
-		t.Fatalf("GOGC %d while one import still reads, want %d", got, readGCPercent)
+	if got := gogc(); got != importGCPercent {
+		t.Fatalf("GOGC %d while one import still runs, want %d", got, importGCPercent)
 	}
 	b()
 	if got := gogc(); got != before {
-		t.Fatalf("GOGC %d after every import read, want %d as before", got, before)
+		t.Fatalf("GOGC %d after every import ended, want %d as before", got, before)
 	}
 }

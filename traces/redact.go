@@ -57,6 +57,7 @@ type Redactor struct {
 	// and come back on every span, and the answer depends on the key alone.
 	secretKeys map[string]bool
 	secrets    []string // known secret values, longest first is not needed: each is replaced whole
+	shortest   int      // the length of the shortest of secrets: a shorter text holds none
 	buf        []byte
 }
 
@@ -71,7 +72,7 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 		secretKeys: make(map[string]bool)}
 	for _, s := range secrets {
 		if s != "" {
-			r.secrets = append(r.secrets, s)
+			r.learn(s)
 		}
 	}
 	return r
@@ -132,9 +133,17 @@ func (r *Redactor) Hash(v string) string {
 		r.cache[strings.Clone(v)] = h
 	}
 	if len(v) >= minLearnedSize && len(r.secrets) < maxLearned && !r.known(v) {
-		r.secrets = append(r.secrets, strings.Clone(v))
+		r.learn(strings.Clone(v))
 	}
 	return h
+}
+
+// learn adds v to the secret values scrubbed from free text.
+func (r *Redactor) learn(v string) {
+	if len(r.secrets) == 0 || len(v) < r.shortest {
+		r.shortest = len(v)
+	}
+	r.secrets = append(r.secrets, v)
 }
 
 func (r *Redactor) known(v string) bool {
@@ -172,6 +181,9 @@ func (r *Redactor) Text(s string) string {
 	s = secret.Replace(s, r.shape)
 	if strings.IndexByte(s, ' ') >= 0 {
 		s = r.schemes(s)
+	}
+	if len(s) < r.shortest {
+		return s // most values (numbers, names, states) are shorter than any secret learned
 	}
 	for _, sec := range r.secrets {
 		if strings.Contains(s, sec) {
