@@ -104,6 +104,18 @@ func TestText(t *testing.T) {
 	if got := r.Text("saw learned-secret-value here"); strings.Contains(got, "learned-secret-value") {
 		t.Errorf("learned secret kept: %q", got)
 	}
+	// Text skips values shorter than every learned secret: a text exactly as long as the
+	// shortest is still searched, and a longer secret learned later leaves the shortest be.
+	r.Attr("credential", "sec-8ch!")
+	r.Attr("credential", strings.Repeat("long-secret-", 4))
+	for _, in := range []string{"sec-8ch!", "(sec-8ch!)"} {
+		if got := r.Text(in); strings.Contains(got, "sec-8ch!") {
+			t.Errorf("Text(%q) = %q: the shortest learned secret kept", in, got)
+		}
+	}
+	if got := r.Text("sec-8ch"); got != "sec-8ch" {
+		t.Errorf("Text(%q) = %q: a text shorter than every secret changed", "sec-8ch", got)
+	}
 }
 
 func TestJSON(t *testing.T) {
