@@ -230,3 +230,26 @@ func TestFindMatchesTheExpressions(t *testing.T) {
 		}
 	})
 }
+
+// startPairs lets through every position where candidateAt can be true: for every two
+// bytes outside it, followed by the rest of any shape's prefix (and enough characters for
+// the longest), candidateAt is false.
+func TestStartPairsHoldEveryPrefix(t *testing.T) {
+	tails := []string{"---BEGIN", "za", "-", "_", "J", "p_", "thub_pat_", "at-", "x", "m_", "_", "//"}
+	for _, p := range awsKeyPrefixes {
+		tails = append(tails, p[2:])
+	}
+	pad := strings.Repeat("X", 40)
+	for x := range 1 << 16 {
+		a, b := byte(x>>8), byte(x)
+		s := string([]byte{a, b})
+		if mayStart(s, 0) {
+			continue
+		}
+		for _, tail := range tails {
+			if v := s + tail + pad; candidateAt(v, 0) {
+				t.Fatalf("candidateAt(%q) is true, but %q is not among startPairs", v, s)
+			}
+		}
+	}
+}

@@ -164,19 +164,38 @@ const Masked = "<redacted>"
 // Mask replaces every credential-shaped value in s by Masked.
 func Mask(s string) string { return Replace(s, func(string) string { return Masked }) }
 
-// awsKeyPrefix reports whether p is one of the prefixes of an AWS key id (tokenAlternatives).
-func awsKeyPrefix(p string) bool {
-	switch p {
-	case "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA":
-		return true
+// awsKeyPrefixes are the prefixes of an AWS key id (tokenAlternatives).
+var awsKeyPrefixes = []string{"AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "APKA", "AROA", "ASCA"}
+
+// awsKeyPrefix reports whether p is one of awsKeyPrefixes.
+func awsKeyPrefix(p string) bool { return len(p) == 4 && slices.Contains(awsKeyPrefixes, p) }
+
+// startPairs holds the first two bytes of every prefix candidateAt accepts, and of "://",
+// as a set of 65,536 bits: where the two bytes are not in it, no shape begins, which a scan
+// of a long text (a prompt) tests with one load a byte before it tests the prefixes.
+var startPairs = func() (set [1 << 16 / 64]uint64) {
+	pairs := []string{"--", "AI", "sk", "rk", "ey", "gh", "gi", "gl", "xo", "np", "hf", ":/"}
+	for _, p := range awsKeyPrefixes {
+		pairs = append(pairs, p[:2])
 	}
-	return false
+	for _, p := range pairs {
+		x := uint(p[0])<<8 | uint(p[1])
+		set[x>>6] |= 1 << (x & 63)
+	}
+	return set
+}()
+
+// mayStart reports whether s[i:i+2] is in startPairs; i+1 < len(s).
+func mayStart(s string, i int) bool {
+	x := uint(s[i])<<8 | uint(s[i+1])
+	return startPairs[x>>6]&(1<<(x&63)) != 0
 }
 
 // candidate is a cheap test that s might hold a shape: one of the shapes' fixed prefixes.
+// Every prefix is longer than one byte, so the last byte begins none.
 func candidate(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if candidateAt(s, i) || s[i] == ':' && strings.HasPrefix(s[i:], "://") {
+	for i := 0; i+1 < len(s); i++ {
+		if mayStart(s, i) && (candidateAt(s, i) || s[i] == ':' && strings.HasPrefix(s[i:], "://")) {
 			return true
 		}
 	}
@@ -185,8 +204,8 @@ func candidate(s string) bool {
 
 // nextToken is the first position from p on where a token shape may begin, else -1.
 func nextToken(s string, p int) int {
-	for i := p; i < len(s); i++ {
-		if candidateAt(s, i) {
+	for i := p; i+1 < len(s); i++ {
+		if mayStart(s, i) && candidateAt(s, i) {
 			return i
 		}
 	}

@@ -247,17 +247,47 @@ func indexFold(s, p string) int {
 	if first >= 'a' && first <= 'z' {
 		upper = first - 'a' + 'A'
 	}
-	for i := 0; i+len(p) <= len(s); i++ {
-		if c := s[i]; (c == first || c == upper) && secret.ContainsFold(s[i:i+len(p)], []byte(p)) {
+	// The next position of each case of the first byte at or after i (-1: none left), found
+	// by IndexByte, which scans far faster than a loop over every byte.
+	next := func(c byte, from int) int {
+		if j := strings.IndexByte(s[from:], c); j >= 0 {
+			return from + j
+		}
+		return -1
+	}
+	lo, up := next(first, 0), -1
+	if upper != first {
+		up = next(upper, 0)
+	}
+	for {
+		i := lo
+		if i < 0 || up >= 0 && up < i {
+			i = up
+		}
+		if i < 0 || i+len(p) > len(s) {
+			return -1
+		}
+		if secret.ContainsFold(s[i:i+len(p)], []byte(p)) {
 			return i
 		}
+		if i == lo {
+			lo = next(first, i+1)
+		} else {
+			up = next(upper, i+1)
+		}
 	}
-	return -1
 }
 
-func isIdent(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
-}
+func isIdent(c byte) bool { return identBytes[c] }
+
+// identBytes holds the bytes of an identifier (a key, or the word before a scheme): ASCII
+// letters, digits, '_', '-' and '.'. A table: keyValues tests every byte of a long value.
+var identBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
+	}
+	return t
+}()
 
 func isDelim(c byte) bool {
 	switch c {

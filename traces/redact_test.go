@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"pgregory.net/rapid"
+
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces/tracetest"
 )
@@ -202,12 +204,32 @@ func TestCanaryNeverEmitted(t *testing.T) {
 // lower-cased text does (ASCII text: strings.ToLower keeps every index).
 func TestIndexFold(t *testing.T) {
 	for _, p := range authSchemes {
-		for _, s := range []string{"", "b", "bearer", "Bearer x", "xBEARER y", "abasic basic z", "BaSiC q", "bearbearer t", "no scheme here"} {
+		for _, s := range []string{"", "b", "bearer", "Bearer x", "xBEARER y", "abasic basic z", "BaSiC q", "bearbearer t", "no scheme here", "BBearer x", "bbearer x", "BbEARER x", "bBearer x", "BBasic y"} {
 			if got, want := indexFold(s, p), strings.Index(strings.ToLower(s), p); got != want {
 				t.Errorf("indexFold(%q, %q) = %d, want %d", s, p, got, want)
 			}
 		}
 	}
+	// On text made of the schemes, parts of them and single letters, each letter in either
+	// case: the first match, wherever the two cases of the first letter fall.
+	pieces := []string{"bearer", "basic", "bear", "bas", "b", "e", "a", "r", "s", "i", "c", " ", "x"}
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for range rapid.IntRange(0, 12).Draw(t, "pieces") {
+			for _, c := range []byte(rapid.SampledFrom(pieces).Draw(t, "piece")) {
+				if rapid.Bool().Draw(t, "upper") && c >= 'a' && c <= 'z' {
+					c -= 'a' - 'A'
+				}
+				b.WriteByte(c)
+			}
+		}
+		s := b.String()
+		for _, p := range authSchemes {
+			if got, want := indexFold(s, p), strings.Index(strings.ToLower(s), p); got != want {
+				t.Fatalf("indexFold(%q, %q) = %d, want %d", s, p, got, want)
+			}
+		}
+	})
 }
 
 // SecretKey remembers its answers: the same key gives the same answer each time, before
