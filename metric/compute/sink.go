@@ -418,6 +418,11 @@ func (s *Sink) op(e *inv, k record.OpKey) *op {
 
 // opIndex returns where investigation e keeps operation k.
 func (s *Sink) opIndex(e *inv, k record.OpKey) (int, bool) {
+	// An investigation's keys are distinct (op adds one only when it is missing), and the
+	// records of an operation mostly follow one another: its latest operation first.
+	if n := len(e.ops); n > 0 && e.ops[n-1].key == k {
+		return n - 1, true
+	}
 	if i, ok := s.ops[k]; ok && int(i) < len(e.ops) && e.ops[i].key == k {
 		return int(i), true
 	}
