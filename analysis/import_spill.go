@@ -19,6 +19,8 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // An import holds the spans of its runs in memory until the last file is read, then builds
@@ -40,7 +42,7 @@ var spillSpans int64 = 50_000
 type spillRun struct {
 	dir  string // the import's spill folder
 	f    *os.File
-	w    *bufio.Writer
+	w    *s2.Writer
 	buf  []byte // the record being written
 	body []byte // its body, before its length
 
@@ -62,7 +64,7 @@ func newSpillRun(dir string) (*spillRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errSpill, err)
 	}
-	return &spillRun{dir: dir, f: f, w: bufio.NewWriterSize(f, 1<<20), traceIdx: map[[16]byte]int32{},
+	return &spillRun{dir: dir, f: f, w: newSpillWriter(f, 1<<20), traceIdx: map[[16]byte]int32{},
 		sessions: map[string]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
 }
 
@@ -161,8 +163,8 @@ type spillPart struct {
 // of about spillSpans spans (a group is never cut: a part holds at least one), and writes
 // each part's spans to a file of its own.
 func (sp *spillRun) parts() ([]spillPart, error) {
-	if err := sp.w.Flush(); err != nil {
-		return nil, err
+	if err := sp.w.Close(); err != nil { // the last block; the file stays open
+		return nil, fmt.Errorf("%w: %w", errSpill, err)
 	}
 	type group struct {
 		root  int32
@@ -198,7 +200,7 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		parts[len(parts)-1].spans += g.spans
 	}
 	files := make([]*os.File, len(parts))
-	writers := make([]*bufio.Writer, len(parts))
+	writers := make([]*s2.Writer, len(parts))
 	closeAll := func() {
 		for _, f := range files {
 			if f != nil {
@@ -212,12 +214,12 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", errSpill, err)
 		}
-		files[i], writers[i], parts[i].path = f, bufio.NewWriterSize(f, 64<<10), f.Name()
+		files[i], writers[i], parts[i].path = f, newSpillWriter(f, 64<<10), f.Name()
 	}
 	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	rd := bufio.NewReaderSize(sp.f, 1<<20)
+	rd := newSpillReader(sp.f, 1<<20)
 	var rec []byte
 	for {
 		t, body, err := readSpillRecord(rd, &rec)
@@ -236,8 +238,8 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		}
 	}
 	for _, w := range writers {
-		if err := w.Flush(); err != nil {
-			return nil, err
+		if err := w.Close(); err != nil {
+			return nil, fmt.Errorf("%w: %w", errSpill, err)
 		}
 	}
 	sp.close()
@@ -290,7 +292,7 @@ func readPart(path string, r *inRun, forced string) error {
 		return err
 	}
 	defer f.Close()
-	rd := bufio.NewReaderSize(f, 1<<20)
+	rd := newSpillReader(f, 1<<20)
 	var rec []byte
 	for {
 		_, body, err := readSpillRecord(rd, &rec)
@@ -315,6 +317,22 @@ func readPart(path string, r *inRun, forced string) error {
 }
 
 var errSpillCorrupt = fmt.Errorf("%w: a spill file is corrupt", errSpill)
+
+// Spill files are compressed with S2 (github.com/klauspost/compress/s2), a block at a time
+// on the goroutine that writes: traces from agent libraries carry prompts and messages
+// that repeat from span to span, and written uncompressed their spill, written once and
+// copied again into parts, was most of an import's system time and held the page cache's
+// writeback busy (docs/performance.md, "Import: spills compressed").
+
+// newSpillWriter compresses to f in blocks of up to block bytes. Close writes the last.
+func newSpillWriter(f io.Writer, block int) *s2.Writer {
+	return s2.NewWriter(f, s2.WriterConcurrency(1), s2.WriterBlockSize(block))
+}
+
+// newSpillReader reads what newSpillWriter wrote, through a buffer of size bytes.
+func newSpillReader(f io.Reader, size int) *bufio.Reader {
+	return bufio.NewReaderSize(s2.NewReader(f, s2.ReaderMaxBlockSize(1<<20)), size)
+}
 
 // A spill record: its length (uvarint, counting what follows), the trace index (uvarint),
 // then the span: key, parent, name, start, end, status code, status message, attributes,
