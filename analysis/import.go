@@ -265,10 +265,11 @@ const spilledImportHeap = 512 << 20
 const readAhead = 2
 
 // readRequests reads every request of files, in order, and calls add with each. Reading
-// (decompression, decoding, checks) runs on a goroutine of its own, at most readAhead
-// requests ahead of add, so that the two share the machine's cores: decoding is about two
-// thirds of reading an export's spans, and add the rest. The first error, of either side,
-// stops both, and is returned as it was made.
+// (decompression, checks) runs on a goroutine of its own, at most readAhead requests ahead
+// of add, and JSON requests decode on goroutines of their own (decodeQueue), so that
+// reading, decoding and add share the machine's cores; requests reach add in the order
+// they were read. The first error, of any side, stops them all, and is returned as it was
+// made: the error of the first request, in that order, that has one.
 func readRequests(ctx context.Context, rd *traceReader, files []string, add func(file int, req *coltracepb.ExportTraceServiceRequest, where string) error) error {
 	type item struct {
 		file  int
@@ -281,7 +282,9 @@ func readRequests(ctx context.Context, rd *traceReader, files []string, add func
 	go func() {
 		defer close(items)
 		for i, f := range files {
-			err := rd.read(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
+			// The last JSON requests of a file decode while the next is read (readOn);
+			// the last file's are handed on once it is read.
+			err := rd.readOn(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
 				select {
 				case items <- item{file: i, req: req, where: where}:
 					return nil
@@ -289,7 +292,11 @@ func readRequests(ctx context.Context, rd *traceReader, files []string, add func
 					return errStopped
 				}
 			})
+			if err == nil && i == len(files)-1 {
+				err = rd.dec.flush()
+			}
 			if err != nil {
+				rd.dec.abandon()
 				if err != errStopped {
 					select {
 					case items <- item{err: err}:

@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -231,7 +232,7 @@ type traceReader struct {
 	red    *traces.Redactor
 	total  int64                  // bytes read so far, decompressed, every file
 	bounds map[string]*timeBounds // by run: an export's run id, else the service
-	line   []byte                 // the JSON line buffer, kept from file to file (a decoded request holds no part of it)
+	dec    decodeQueue            // JSON requests being decoded, in the order they were read
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
@@ -242,6 +243,17 @@ func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceR
 // read decodes every request of the file path and calls fn with each, and where it came
 // from ("file:line" or "file: message n").
 func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
+	if err := rd.readOn(path, fn); err != nil {
+		rd.dec.abandon()
+		return err
+	}
+	return rd.dec.flush()
+}
+
+// readOn is read, but the file's last JSON requests may still be decoding when it returns:
+// rd.dec.flush hands them on (and rd.dec.abandon drops them). A file read next goes on
+// reading while they decode, and its own requests are handed on after them.
+func (rd *traceReader) readOn(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
 	r, closeFile, err := rd.open(path, true)
 	if err != nil {
 		return err
@@ -256,6 +268,11 @@ func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServ
 	}
 	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
 	case ".pb", ".binpb", ".protobuf", ".otlp":
+		// A protobuf file is decoded as it is read (whether it reads as length-delimited
+		// requests depends on each decoding): the JSON requests before it go first.
+		if err := rd.dec.flush(); err != nil {
+			return err
+		}
 		return rd.readProto(path, br, r.stored, handle)
 	}
 	return rd.readJSON(path, br, handle)
@@ -338,27 +355,30 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		if int64(len(b)) > rd.lim.Message {
 			return fmt.Errorf("%s: %w", path, &limitError{"the request body", "max-message", rd.lim.Message})
 		}
-		req, err := decodeOTLPJSON(b)
-		if err != nil {
-			return fmt.Errorf("%s:%d: %w: %s", path, jsonErrLine(b, err), ErrBadTraceInput, clipError(err))
-		}
-		return fn(req, path)
+		return rd.dec.add(b, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+			if err != nil {
+				return fmt.Errorf("%s:%d: %w: %s", path, jsonErrLine(b, err), ErrBadTraceInput, clipError(err))
+			}
+			return fn(req, path)
+		})
 	}
 	lines := 0
-	buf := rd.line
-	defer func() { rd.line = buf[:0] }()
 	for line := 1; ; line++ {
-		var err error
-		buf, err = readLine(br, buf[:0], rd.lim.Message)
+		buf, err := readLine(br, rd.dec.buffer(), rd.lim.Message)
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
-			req, derr := decodeOTLPJSON(buf)
+			line := line
+			derr := rd.dec.add(buf, rd.dec.reuse, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
+				if derr != nil {
+					return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
+				}
+				return fn(req, fmt.Sprintf("%s:%d", path, line))
+			})
 			if derr != nil {
-				return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
+				return derr
 			}
-			if ferr := fn(req, fmt.Sprintf("%s:%d", path, line)); ferr != nil {
-				return ferr
-			}
+		} else {
+			rd.dec.reuse(buf)
 		}
 		if err == io.EOF {
 			if lines == 0 {
@@ -367,8 +387,110 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 			return nil
 		}
 		if err != nil {
+			// What was read before the line that failed is handed on first, as it would
+			// have been had each request been handed on as soon as it was read.
+			if ferr := rd.dec.flush(); ferr != nil {
+				return ferr
+			}
 			return fmt.Errorf("%s:%d: %w", path, line, readFailure(err))
 		}
+	}
+}
+
+// decodeAhead is how many JSON requests are decoded at once, each on a goroutine of its
+// own, while the file goes on being read: decoding was the reading goroutine's work, and
+// the limit of an import's reading (research-fleet exported as OTLP/JSON, and traces
+// from agent libraries, docs/performance.md "Import: requests decoded side by side").
+// Requests are handed on in the order they were read, whatever order they decode in.
+var decodeAhead = min(runtime.GOMAXPROCS(0), 4)
+
+// decodeQueue holds the JSON requests being decoded, oldest first.
+type decodeQueue struct {
+	jobs []*decodeJob
+	free [][]byte // line buffers that no decoding holds
+}
+
+type decodeJob struct {
+	done    chan struct{}
+	req     *coltracepb.ExportTraceServiceRequest
+	err     error
+	deliver func(*coltracepb.ExportTraceServiceRequest, error) error
+}
+
+// add decodes b on a goroutine of its own and, once every request added before it has
+// been handed on, hands on its request (or its error) to deliver; then release(b), when
+// given. It first hands on the oldest requests while decodeAhead are decoding, and
+// returns the first error deliver returned (the requests after it are dropped).
+func (q *decodeQueue) add(b []byte, release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
+	for len(q.jobs) >= max(decodeAhead, 1) {
+		if err := q.next(); err != nil {
+			q.abandon()
+			return err
+		}
+	}
+	j := &decodeJob{done: make(chan struct{}), deliver: deliver}
+	if decodeAhead <= 1 {
+		j.req, j.err = decodeOTLPJSON(b) // a request holds no part of b
+		close(j.done)
+	} else {
+		go func() {
+			defer close(j.done)
+			j.req, j.err = decodeOTLPJSON(b)
+		}()
+	}
+	if release != nil {
+		j.deliver = func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+			release(b)
+			return deliver(req, err)
+		}
+	}
+	q.jobs = append(q.jobs, j)
+	return nil
+}
+
+// next hands on the oldest request, once decoded.
+func (q *decodeQueue) next() error {
+	j := q.jobs[0]
+	q.jobs[0] = nil
+	q.jobs = q.jobs[1:]
+	<-j.done
+	return j.deliver(j.req, j.err)
+}
+
+// flush hands on every request added, in order, and returns the first error; the rest are
+// then dropped.
+func (q *decodeQueue) flush() error {
+	for len(q.jobs) > 0 {
+		if err := q.next(); err != nil {
+			q.abandon()
+			return err
+		}
+	}
+	return nil
+}
+
+// abandon waits for the requests being decoded and drops them.
+func (q *decodeQueue) abandon() {
+	for _, j := range q.jobs {
+		<-j.done
+	}
+	q.jobs = nil
+}
+
+// buffer is a line buffer that no decoding holds.
+func (q *decodeQueue) buffer() []byte {
+	if n := len(q.free); n > 0 {
+		b := q.free[n-1]
+		q.free = q.free[:n-1]
+		return b[:0]
+	}
+	return nil
+}
+
+// reuse gives a line buffer back once its request is decoded (or it held none).
+func (q *decodeQueue) reuse(b []byte) {
+	if len(q.free) <= decodeAhead {
+		q.free = append(q.free, b[:0])
 	}
 }
 
