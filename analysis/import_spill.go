@@ -29,7 +29,7 @@ import (
 // only what the run-wide decisions read is kept (per trace: its first start, its span count
 // and the traces it is joined to by a link or a session id; the run's time 0; its tool call
 // ids, hashed, until one repeats). Once the input is read, the traces joined to one another
-// form groups, the groups are cut into parts of about spillSpans spans in order of their
+// form groups, the groups are cut into parts of about partSpans spans in order of their
 // first start, and each part is read back, built and loaded before the next: the memory an
 // import needs is then that of one part, whatever the input's size. docs/import.md ("Speed
 // and memory") has the rule.
@@ -37,6 +37,10 @@ import (
 // spillSpans is how many spans an import holds (all its runs together) before it spills,
 // and the size of a part built at once. A variable so that tests can make parts of a few spans.
 var spillSpans int64 = 50_000
+
+// partSpans is the size of a part: half of spillSpans, since a part is built while the one
+// before it is sent to the load (importRun), and the two are held at once.
+func partSpans() int64 { return max(spillSpans/2, 1) }
 
 // spillRun is the spill of one run: the file, and what the run-wide decisions need.
 type spillRun struct {
@@ -160,7 +164,7 @@ type spillPart struct {
 }
 
 // parts cuts the run's groups of joined traces, in order of their first start, into parts
-// of about spillSpans spans (a group is never cut: a part holds at least one), and writes
+// of about partSpans spans (a group is never cut: a part holds at least one), and writes
 // each part's spans to a file of its own.
 func (sp *spillRun) parts() ([]spillPart, error) {
 	if err := sp.w.Close(); err != nil { // the last block; the file stays open
@@ -193,7 +197,7 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		if g.spans == 0 {
 			continue // a trace only linked to
 		}
-		if len(parts) == 0 || parts[len(parts)-1].spans+g.spans > spillSpans && parts[len(parts)-1].spans > 0 {
+		if len(parts) == 0 || parts[len(parts)-1].spans+g.spans > partSpans() && parts[len(parts)-1].spans > 0 {
 			parts = append(parts, spillPart{})
 		}
 		partOf[g.root] = len(parts) - 1
