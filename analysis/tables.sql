@@ -92,7 +92,7 @@ CREATE TABLE span_attrs (
     run_id   VARCHAR USING COMPRESSION dictionary NOT NULL,
     span_id  BIGINT NOT NULL,
     key      VARCHAR USING COMPRESSION dictionary NOT NULL,
-    value    VARCHAR USING COMPRESSION fsst NOT NULL
+    value    VARCHAR NOT NULL
 );
 
 -- A tool's static arguments, once per tool and run (key without the arg. prefix, value
@@ -102,7 +102,7 @@ CREATE TABLE tool_args (
     run_id   VARCHAR USING COMPRESSION dictionary NOT NULL,
     tool     VARCHAR USING COMPRESSION dictionary NOT NULL,
     key      VARCHAR USING COMPRESSION dictionary NOT NULL,
-    value    VARCHAR USING COMPRESSION fsst NOT NULL
+    value    VARCHAR NOT NULL
 );
 
 CREATE TABLE transitions (
