@@ -404,14 +404,24 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 // Requests are handed on in the order they were read, whatever order they decode in.
 var decodeAhead = min(runtime.GOMAXPROCS(0), 4)
 
+// decodeBytes bounds the text of the requests added and not yet handed on, past the first
+// decodeAhead of them: requests of a few kilobytes (an exporter's batches) queue up to
+// twice decodeAhead, so that a long one being handed on does not leave the other decoders
+// idle, while requests of many megabytes (a file's whole body), whose decoded form is
+// several times their text, are held decodeAhead at a time.
+const decodeBytes = 16 << 20
+
 // decodeQueue holds the JSON requests being decoded, oldest first.
 type decodeQueue struct {
-	jobs []*decodeJob
-	free [][]byte // line buffers that no decoding holds
+	jobs    []*decodeJob
+	bytes   int           // the text of jobs
+	free    [][]byte      // line buffers that no decoding holds
+	running chan struct{} // one token a request decoding: at most decodeAhead at once
 }
 
 type decodeJob struct {
 	done    chan struct{}
+	size    int
 	req     *coltracepb.ExportTraceServiceRequest
 	err     error
 	deliver func(*coltracepb.ExportTraceServiceRequest, error) error
@@ -419,25 +429,33 @@ type decodeJob struct {
 
 // add decodes b on a goroutine of its own and, once every request added before it has
 // been handed on, hands on its request (or its error) to deliver; then release(b), when
-// given. It first hands on the oldest requests while decodeAhead are decoding, and
-// returns the first error deliver returned (the requests after it are dropped).
+// given. It first hands on the oldest requests while the queue is full (decodeAhead
+// requests, or up to twice that many within decodeBytes), and returns the first error
+// deliver returned (the requests after it are dropped).
 func (q *decodeQueue) add(b []byte, release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
-	for len(q.jobs) >= max(decodeAhead, 1) {
+	ahead := max(decodeAhead, 1)
+	for len(q.jobs) >= 2*ahead || len(q.jobs) >= ahead && q.bytes+len(b) > decodeBytes {
 		if err := q.next(); err != nil {
 			q.abandon()
 			return err
 		}
 	}
-	j := &decodeJob{done: make(chan struct{}), deliver: deliver}
-	if decodeAhead <= 1 {
+	j := &decodeJob{done: make(chan struct{}), deliver: deliver, size: len(b)}
+	if ahead == 1 {
 		j.req, j.err = decodeOTLPJSON(b) // a request holds no part of b
 		close(j.done)
 	} else {
+		if q.running == nil {
+			q.running = make(chan struct{}, ahead)
+		}
 		go func() {
 			defer close(j.done)
+			q.running <- struct{}{}
+			defer func() { <-q.running }()
 			j.req, j.err = decodeOTLPJSON(b)
 		}()
 	}
+	q.bytes += len(b)
 	if release != nil {
 		j.deliver = func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 			release(b)
@@ -453,6 +471,7 @@ func (q *decodeQueue) next() error {
 	j := q.jobs[0]
 	q.jobs[0] = nil
 	q.jobs = q.jobs[1:]
+	q.bytes -= j.size
 	<-j.done
 	return j.deliver(j.req, j.err)
 }
@@ -474,7 +493,7 @@ func (q *decodeQueue) abandon() {
 	for _, j := range q.jobs {
 		<-j.done
 	}
-	q.jobs = nil
+	q.jobs, q.bytes = nil, 0
 }
 
 // buffer is a line buffer that no decoding holds.
@@ -489,7 +508,7 @@ func (q *decodeQueue) buffer() []byte {
 
 // reuse gives a line buffer back once its request is decoded (or it held none).
 func (q *decodeQueue) reuse(b []byte) {
-	if len(q.free) <= decodeAhead {
+	if len(q.free) <= 2*decodeAhead {
 		q.free = append(q.free, b[:0])
 	}
 }

@@ -1,0 +1,87 @@
+//go:build duckdb_arrow
+
+package analysis
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+)
+
+// JSON requests decoded side by side (decodeQueue) reach the caller in the order of the
+// file's lines, across files, whatever their sizes; the error reported is that of the
+// first bad line in that order, and no request after it is handed on. Checked with one,
+// two and four requests decoding at once.
+func TestDecodedRequestsInOrder(t *testing.T) {
+	dir := t.TempDir()
+	line := func(n int) string {
+		// Requests of very different sizes, so that later ones decode first.
+		pad := strings.Repeat("x", (n*7919)%40000)
+		return fmt.Sprintf(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"s"}}]},`+
+			`"scopeSpans":[{"spans":[{"traceId":"%032x","spanId":"%016x","name":"n%d","startTimeUnixNano":"1773905529327000000",`+
+			`"endTimeUnixNano":"1773905529427000000","attributes":[{"key":"pad","value":{"stringValue":"%s"}}]}]}]}]}`, n+1, n+1, n, pad)
+	}
+	write := func(name string, from, to, bad int) string {
+		var b strings.Builder
+		for n := from; n < to; n++ {
+			if n == bad {
+				b.WriteString(`{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":12}]}]}]}` + "\n")
+				continue
+			}
+			b.WriteString(line(n) + "\n")
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := []string{write("a.jsonl", 0, 40, -1), write("b.jsonl", 40, 45, -1), write("c.jsonl", 45, 90, -1)}
+	badAt := []string{write("d.jsonl", 0, 40, -1), write("e.jsonl", 40, 90, 57)}
+	old := decodeAhead
+	t.Cleanup(func() { decodeAhead = old })
+	for _, ahead := range []int{1, 2, 4} {
+		decodeAhead = ahead
+		read := func(files []string) ([]string, error) {
+			rd := newTraceReader(ReadLimits{}, ConvAuto, nil)
+			var names []string
+			for i, f := range files {
+				err := rd.readOn(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
+					names = append(names, req.ResourceSpans[0].ScopeSpans[0].Spans[0].Name)
+					return nil
+				})
+				if err == nil && i == len(files)-1 {
+					err = rd.dec.flush()
+				}
+				if err != nil {
+					rd.dec.abandon()
+					return names, err
+				}
+			}
+			return names, nil
+		}
+		names, err := read(good)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(names) != 90 {
+			t.Fatalf("decodeAhead %d: %d requests handed on, want 90", ahead, len(names))
+		}
+		for i, n := range names {
+			if n != fmt.Sprint("n", i) {
+				t.Fatalf("decodeAhead %d: request %d handed on is %s", ahead, i, n)
+			}
+		}
+		names, err = read(badAt)
+		if err == nil || !strings.Contains(err.Error(), "e.jsonl:18:") {
+			t.Fatalf("decodeAhead %d: error %v, want the one of e.jsonl:18 (line 58 of the input)", ahead, err)
+		}
+		if len(names) != 57 || names[56] != "n56" {
+			t.Fatalf("decodeAhead %d: %d requests handed on before the bad line, want the 57 before it", ahead, len(names))
+		}
+	}
+}
