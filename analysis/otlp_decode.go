@@ -192,25 +192,24 @@ func (d *jdec) str() (string, bool) {
 	}
 	start := d.i + 1
 	j := start
-	for j < len(d.b) {
-		c := d.b[j]
-		if c == '"' {
-			s := d.b[start:j]
-			d.i = j + 1
-			if !utf8.Valid(s) {
-				return "", false
-			}
-			return d.sub(s), true
-		}
-		if c == '\\' {
-			return d.escaped(start)
-		}
-		if c < 0x20 {
-			return "", false
-		}
+	for j < len(d.b) && !jsonSpecial[d.b[j]] {
 		j++
 	}
-	return "", false
+	if j >= len(d.b) {
+		return "", false
+	}
+	switch d.b[j] {
+	case '"':
+		s := d.b[start:j]
+		d.i = j + 1
+		if !utf8.Valid(s) {
+			return "", false
+		}
+		return d.sub(s), true
+	case '\\':
+		return d.escaped(start)
+	}
+	return "", false // a control byte
 }
 
 // escaped reads a string with escapes, from start (just after the opening quote).
@@ -218,6 +217,16 @@ func (d *jdec) escaped(start int) (string, bool) {
 	out := d.buf[:0]
 	j := start
 	for j < len(d.b) {
+		// The run of plain bytes up to the next quote, backslash or control byte is
+		// copied at once: values can be whole prompts, JSON text within JSON text.
+		k := j
+		for k < len(d.b) && !jsonSpecial[d.b[k]] {
+			k++
+		}
+		out = append(out, d.b[j:k]...)
+		if j = k; j >= len(d.b) {
+			break
+		}
 		c := d.b[j]
 		switch {
 		case c == '"':
@@ -229,12 +238,8 @@ func (d *jdec) escaped(start int) (string, bool) {
 			return string(out), true
 		case c < 0x20:
 			return "", false
-		case c != '\\':
-			out = append(out, c)
-			j++
-			continue
 		}
-		if j+1 >= len(d.b) {
+		if j+1 >= len(d.b) { // c is a backslash
 			return "", false
 		}
 		switch e := d.b[j+1]; e {
@@ -276,6 +281,16 @@ func (d *jdec) escaped(start int) (string, bool) {
 	}
 	return "", false
 }
+
+// jsonSpecial holds the bytes that end a run of plain bytes in a JSON string: the quote
+// that ends it, the backslash that begins an escape, and the control bytes it may not hold.
+var jsonSpecial = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
 
 func (d *jdec) hex4(at int) (rune, int) {
 	if at+4 > len(d.b) {

@@ -13,6 +13,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"pgregory.net/rapid"
 )
 
 // slowOTLPJSON is the reference decoding: the ids rewritten to base64, then protojson.
@@ -158,4 +159,30 @@ func BenchmarkOTLPJSONDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// Strings decode as protojson decodes them, whatever they hold: runs of plain bytes
+// between escapes, quotes and backslashes escaped or bare, control bytes, multi-byte and
+// invalid UTF-8, \u escapes and surrogate pairs, in a span's name and an attribute.
+func TestFastOTLPJSONStrings(t *testing.T) {
+	pieces := []string{"a", "plain text ", `\"`, `\\`, `\/`, `\n`, `\t`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, "é", "\xff", "\x01", `"`, `\`, `\x`, `{\"k\":\"v\"}`}
+	rapid.Check(t, func(t *rapid.T) {
+		var b strings.Builder
+		for range rapid.IntRange(0, 12).Draw(t, "pieces") {
+			b.WriteString(rapid.SampledFrom(pieces).Draw(t, "piece"))
+		}
+		s := b.String()
+		v := `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708",` +
+			`"name":"` + s + `","attributes":[{"key":"k","value":{"stringValue":"` + s + `"}}]}]}]}]}`
+		want, werr := slowOTLPJSON([]byte(v))
+		got, ok := fastOTLPJSON([]byte(v))
+		if ok && (werr != nil || !proto.Equal(got, want)) {
+			t.Fatalf("%q: the fast decoder accepts it (protojson: %v), or reads it otherwise", s, werr)
+		}
+		if !ok && werr == nil && !strings.Contains(s, `\ud83d`) {
+			// The fast decoder may give up on what protojson reads (the caller then uses
+			// protojson), but only on rare forms, such as a lone surrogate.
+			t.Fatalf("%q: the fast decoder gave up on a string protojson reads", s)
+		}
+	})
 }
