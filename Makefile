@@ -90,9 +90,10 @@ test: vet
 
 # The DuckDB packages' concurrency under the race detector, outside make test (about 2.5
 # minutes on two cores): a run's load (its lanes, the views a new database defines on a
-# goroutine of its own), the import's read-ahead, and sweeps that simulate while earlier
-# runs commit. Run it when changing any of them.
-RACE_DUCKDB := ^(TestRoundTrip|TestCancelledLoadIsPartial|TestFailedLoadKeepsNothing|TestFailedCommitKeepsNothing|TestAbandonKeepsNothing|TestViewsDefinedWhileLoading|TestImport.*|TestSpilledImport.*|TestHostile.*|TestFastProto.*|TestBatch.*|TestSerial.*)$$
+# goroutine of its own), the import's read-ahead, its JSON decoders and the parts it builds
+# while the last loads, and sweeps that simulate while earlier runs commit. Run it when
+# changing any of them.
+RACE_DUCKDB := ^(TestRoundTrip|TestCancelledLoadIsPartial|TestFailedLoadKeepsNothing|TestFailedCommitKeepsNothing|TestAbandonKeepsNothing|TestViewsDefinedWhileLoading|TestImport.*|TestSpilledImport.*|TestHostile.*|TestFastProto.*|TestDecodedRequestsInOrder|TestBatch.*|TestSerial.*)$$
 race:
 	$(GO) test -race -tags $(TAGS) -count=1 -timeout 30m -run '$(RACE_DUCKDB)' ./analysis/ ./pipeline/
 
