@@ -250,10 +250,22 @@ func (rd *traceReader) read(path string, fn func(req *coltracepb.ExportTraceServ
 	return rd.dec.flush()
 }
 
-// readOn is read, but the file's last JSON requests may still be decoding when it returns:
-// rd.dec.flush hands them on (and rd.dec.abandon drops them). A file read next goes on
-// reading while they decode, and its own requests are handed on after them.
+// readOn is read, but the file's last requests may still be decoding when it returns
+// (rd.dec): rd.dec.flush hands them on, rd.dec.abandon drops them. A file read next goes on
+// reading while they decode, and its own requests are handed on after them. When reading
+// the file fails, the requests read before it are handed on first, and the error of the
+// first of them that has one is returned, as though each had been handed on when read.
 func (rd *traceReader) readOn(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
+	err := rd.readFile(path, fn)
+	if err != nil {
+		if ferr := rd.dec.flush(); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}
+
+func (rd *traceReader) readFile(path string, fn func(req *coltracepb.ExportTraceServiceRequest, where string) error) error {
 	r, closeFile, err := rd.open(path, true)
 	if err != nil {
 		return err
@@ -268,11 +280,6 @@ func (rd *traceReader) readOn(path string, fn func(req *coltracepb.ExportTraceSe
 	}
 	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
 	case ".pb", ".binpb", ".protobuf", ".otlp":
-		// A protobuf file is decoded as it is read (whether it reads as length-delimited
-		// requests depends on each decoding): the JSON requests before it go first.
-		if err := rd.dec.flush(); err != nil {
-			return err
-		}
 		return rd.readProto(path, br, r.stored, handle)
 	}
 	return rd.readJSON(path, br, handle)
@@ -355,7 +362,7 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		if int64(len(b)) > rd.lim.Message {
 			return fmt.Errorf("%s: %w", path, &limitError{"the request body", "max-message", rd.lim.Message})
 		}
-		return rd.dec.add(b, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+		return rd.dec.add(b, decodeOTLPJSON, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w: %s", path, jsonErrLine(b, err), ErrBadTraceInput, clipError(err))
 			}
@@ -368,7 +375,7 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
 			line := line
-			derr := rd.dec.add(buf, rd.dec.reuse, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
+			derr := rd.dec.add(buf, decodeOTLPJSON, rd.dec.reuse, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
 				if derr != nil {
 					return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
 				}
@@ -427,12 +434,12 @@ type decodeJob struct {
 	deliver func(*coltracepb.ExportTraceServiceRequest, error) error
 }
 
-// add decodes b on a goroutine of its own and, once every request added before it has
+// add decodes b with decode on a goroutine of its own and, once every request added before it has
 // been handed on, hands on its request (or its error) to deliver; then release(b), when
 // given. It first hands on the oldest requests while the queue is full (decodeAhead
 // requests, or up to twice that many within decodeBytes), and returns the first error
 // deliver returned (the requests after it are dropped).
-func (q *decodeQueue) add(b []byte, release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
+func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTraceServiceRequest, error), release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
 	ahead := max(decodeAhead, 1)
 	for len(q.jobs) >= 2*ahead || len(q.jobs) >= ahead && q.bytes+len(b) > decodeBytes {
 		if err := q.next(); err != nil {
@@ -442,7 +449,7 @@ func (q *decodeQueue) add(b []byte, release func([]byte), deliver func(*coltrace
 	}
 	j := &decodeJob{done: make(chan struct{}), deliver: deliver, size: len(b)}
 	if ahead == 1 {
-		j.req, j.err = decodeOTLPJSON(b) // a request holds no part of b
+		j.req, j.err = decode(b) // a JSON request holds no part of b
 		close(j.done)
 	} else {
 		if q.running == nil {
@@ -452,7 +459,7 @@ func (q *decodeQueue) add(b []byte, release func([]byte), deliver func(*coltrace
 			defer close(j.done)
 			q.running <- struct{}{}
 			defer func() { <-q.running }()
-			j.req, j.err = decodeOTLPJSON(b)
+			j.req, j.err = decode(b)
 		}()
 	}
 	q.bytes += len(b)
@@ -586,9 +593,17 @@ func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 // handed on twice is kept once). size is the file's size when known (0 otherwise), which
 // a request body's buffer is made for.
 func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+	// Length-delimited requests are decoded as they are read (whether the file reads that
+	// way depends on each decoding) and handed on at once, after the requests before them.
+	inline := func(req *coltracepb.ExportTraceServiceRequest, where string) error {
+		if err := rd.dec.flush(); err != nil {
+			return err
+		}
+		return fn(req, where)
+	}
 	var head recording
 	n, err := streamDelimited(br, &head, rd.lim.Message, func(req *coltracepb.ExportTraceServiceRequest, i int) error {
-		return fn(req, fmt.Sprintf("%s: message %d", path, i))
+		return inline(req, fmt.Sprintf("%s: message %d", path, i))
 	})
 	var bad *delimitedError
 	if err == nil || !errors.As(err, &bad) {
@@ -616,14 +631,40 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 	if len(whole) == 0 {
 		return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
 	}
-	var req coltracepb.ExportTraceServiceRequest
-	if uerr := unmarshalRequest(whole, &req); uerr != nil || len(req.ResourceSpans) == 0 {
+	refused := func() error {
 		if n > 0 {
 			return fmt.Errorf("%s: message %d: %w: %s", path, n+1, ErrBadTraceInput, bad.msg)
 		}
 		return fmt.Errorf("%s: %w: neither one OTLP protobuf request nor length-delimited ones (%s)", path, ErrBadTraceInput, bad.msg)
 	}
-	return fn(&req, path)
+	if n > 0 { // a file that broke after its first messages, read again: at once
+		var req coltracepb.ExportTraceServiceRequest
+		if uerr := unmarshalRequest(whole, &req); uerr != nil || len(req.ResourceSpans) == 0 {
+			return refused()
+		}
+		return inline(&req, path)
+	}
+	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON request,
+	// on a goroutine of its own while the next file is read; the request is decoded over
+	// whole, which nothing reuses.
+	return rd.dec.add(whole, unmarshalBody, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+		if err != nil {
+			return refused()
+		}
+		return fn(req, path)
+	})
+}
+
+// errNotRequest is a protobuf body that is no OTLP request (or holds no spans).
+var errNotRequest = errors.New("not an OTLP request")
+
+// unmarshalBody decodes a protobuf request body.
+func unmarshalBody(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	var req coltracepb.ExportTraceServiceRequest
+	if err := unmarshalRequest(b, &req); err != nil || len(req.ResourceSpans) == 0 {
+		return nil, errNotRequest
+	}
+	return &req, nil
 }
 
 // delimitedError is input that is not (or no longer) length-delimited requests.

@@ -3,6 +3,7 @@
 package analysis
 
 import (
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,12 +11,14 @@ import (
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
 )
 
-// JSON requests decoded side by side (decodeQueue) reach the caller in the order of the
-// file's lines, across files, whatever their sizes; the error reported is that of the
-// first bad line in that order, and no request after it is handed on. Checked with one,
-// two and four requests decoding at once.
+// Requests decoded side by side (decodeQueue: JSON lines, protobuf request bodies) reach
+// the caller in the order they were read, across files, whatever their sizes; the error
+// reported is that of the first bad request in that order (a later file that cannot be
+// read does not hide it), and no request after it is handed on. Checked with one, two and
+// four requests decoding at once.
 func TestDecodedRequestsInOrder(t *testing.T) {
 	dir := t.TempDir()
 	line := func(n int) string {
@@ -40,8 +43,47 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 		}
 		return p
 	}
-	good := []string{write("a.jsonl", 0, 40, -1), write("b.jsonl", 40, 45, -1), write("c.jsonl", 45, 90, -1)}
+	body := func(name string, n int) string { // a protobuf request body of line n's request
+		req, err := decodeOTLPJSON([]byte(line(n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	delimited := func(name string, from, to int) string { // length-delimited requests, as the Collector's file exporter writes
+		var b []byte
+		for n := from; n < to; n++ {
+			req, err := decodeOTLPJSON([]byte(line(n)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := proto.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b = append(binary.AppendUvarint(b, uint64(len(m))), m...)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := []string{write("a.jsonl", 0, 40, -1), body("b.pb", 40), write("b2.jsonl", 41, 45, -1), body("b3.pb", 45), body("b4.pb", 46),
+		delimited("b5.pb", 47, 50), write("c.jsonl", 50, 90, -1)}
 	badAt := []string{write("d.jsonl", 0, 40, -1), write("e.jsonl", 40, 90, 57)}
+	empty := filepath.Join(dir, "f.jsonl")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	old := decodeAhead
 	t.Cleanup(func() { decodeAhead = old })
 	for _, ahead := range []int{1, 2, 4} {
@@ -82,6 +124,12 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 		}
 		if len(names) != 57 || names[56] != "n56" {
 			t.Fatalf("decodeAhead %d: %d requests handed on before the bad line, want the 57 before it", ahead, len(names))
+		}
+		// A later file that cannot be read does not hide the error of an earlier line, the
+		// last of its file (still decoding when the next file is opened).
+		_, err = read([]string{write("g.jsonl", 0, 10, 9), empty})
+		if err == nil || !strings.Contains(err.Error(), "g.jsonl:10:") {
+			t.Fatalf("decodeAhead %d: error %v, want the one of g.jsonl:10, before the empty file's", ahead, err)
 		}
 	}
 }

@@ -203,6 +203,16 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		partOf[g.root] = len(parts) - 1
 		parts[len(parts)-1].spans += g.spans
 	}
+	if err := sp.writeParts(parts, partOf); err != nil {
+		return nil, err
+	}
+	sp.close()
+	return parts, nil
+}
+
+// writeParts writes each record of the spill to the file of its part (partOf, by the root
+// of its trace's group), naming the files in parts.
+func (sp *spillRun) writeParts(parts []spillPart, partOf map[int32]int) error {
 	files := make([]*os.File, len(parts))
 	writers := make([]*s2.Writer, len(parts))
 	closeAll := func() {
@@ -216,12 +226,12 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 	for i := range parts {
 		f, err := os.CreateTemp(sp.dir, "part-*.spill")
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", errSpill, err)
+			return fmt.Errorf("%w: %w", errSpill, err)
 		}
 		files[i], writers[i], parts[i].path = f, newSpillWriter(f, 64<<10), f.Name()
 	}
 	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
+		return err
 	}
 	// The spill is read and its records sorted into their parts here, while a goroutine of
 	// its own compresses and writes each part's records: the two halves of the work take
@@ -295,11 +305,7 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 	if werr := <-written; rerr == nil && werr != nil {
 		rerr = fmt.Errorf("%w: %w", errSpill, werr)
 	}
-	if rerr != nil {
-		return nil, rerr
-	}
-	sp.close()
-	return parts, nil
+	return rerr
 }
 
 // parts are the spill files run r is built from: nil when it holds its spans.
