@@ -232,7 +232,7 @@ type traceReader struct {
 	red    *traces.Redactor
 	total  int64                  // bytes read so far, decompressed, every file
 	bounds map[string]*timeBounds // by run: an export's run id, else the service
-	dec    decodeQueue            // JSON requests being decoded, in the order they were read
+	dec    decodeQueue            // requests being decoded, in the order they were read
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
@@ -404,11 +404,12 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 	}
 }
 
-// decodeAhead is how many JSON requests are decoded at once, each on a goroutine of its
-// own, while the file goes on being read: decoding was the reading goroutine's work, and
-// the limit of an import's reading (research-fleet exported as OTLP/JSON, and traces
-// from agent libraries, docs/performance.md "Import: requests decoded side by side").
-// Requests are handed on in the order they were read, whatever order they decode in.
+// decodeAhead is how many requests (JSON lines and bodies, protobuf bodies) are decoded at
+// once, each on a goroutine of its own, while the input goes on being read: decoding was
+// the reading goroutine's work, and the limit of an import's reading (research-fleet
+// exported as OTLP, and traces from agent libraries; docs/performance.md, "Import:
+// requests decoded side by side"). Requests are handed on in the order they were read,
+// whatever order they decode in.
 var decodeAhead = min(runtime.GOMAXPROCS(0), 4)
 
 // decodeBytes bounds the text of the requests added and not yet handed on, past the first
@@ -418,7 +419,7 @@ var decodeAhead = min(runtime.GOMAXPROCS(0), 4)
 // several times their text, are held decodeAhead at a time.
 const decodeBytes = 16 << 20
 
-// decodeQueue holds the JSON requests being decoded, oldest first.
+// decodeQueue holds the requests being decoded, oldest first.
 type decodeQueue struct {
 	jobs    []*decodeJob
 	bytes   int           // the text of jobs
@@ -434,9 +435,9 @@ type decodeJob struct {
 	deliver func(*coltracepb.ExportTraceServiceRequest, error) error
 }
 
-// add decodes b with decode on a goroutine of its own and, once every request added before it has
-// been handed on, hands on its request (or its error) to deliver; then release(b), when
-// given. It first hands on the oldest requests while the queue is full (decodeAhead
+// add decodes b with decode on a goroutine of its own and, once every request added
+// before it has been handed on, hands on its request (or its error) to deliver; then
+// release(b), when given. It first hands on the oldest requests while the queue is full (decodeAhead
 // requests, or up to twice that many within decodeBytes), and returns the first error
 // deliver returned (the requests after it are dropped).
 func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTraceServiceRequest, error), release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
