@@ -28,6 +28,13 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 			`"scopeSpans":[{"spans":[{"traceId":"%032x","spanId":"%016x","name":"n%d","startTimeUnixNano":"1773905529327000000",`+
 			`"endTimeUnixNano":"1773905529427000000","attributes":[{"key":"pad","value":{"stringValue":"%s"}}]}]}]}]}`, n+1, n+1, n, pad)
 	}
+	save := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
 	write := func(name string, from, to, bad int) string {
 		var b strings.Builder
 		for n := from; n < to; n++ {
@@ -37,13 +44,9 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 			}
 			b.WriteString(line(n) + "\n")
 		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return save(name, []byte(b.String()))
 	}
-	body := func(name string, n int) string { // a protobuf request body of line n's request
+	encoded := func(n int) []byte { // line n's request as protobuf
 		req, err := decodeOTLPJSON([]byte(line(n)))
 		if err != nil {
 			t.Fatal(err)
@@ -52,38 +55,21 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return b
 	}
-	delimited := func(name string, from, to int) string { // length-delimited requests, as the Collector's file exporter writes
+	body := func(name string, n int) string { return save(name, encoded(n)) }
+	delimited := func(name string, from, to int) string { // as the Collector's file exporter writes
 		var b []byte
 		for n := from; n < to; n++ {
-			req, err := decodeOTLPJSON([]byte(line(n)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := proto.Marshal(req)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := encoded(n)
 			b = append(binary.AppendUvarint(b, uint64(len(m))), m...)
 		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
+		return save(name, b)
 	}
 	good := []string{write("a.jsonl", 0, 40, -1), body("b.pb", 40), write("b2.jsonl", 41, 45, -1), body("b3.pb", 45), body("b4.pb", 46),
 		delimited("b5.pb", 47, 50), write("c.jsonl", 50, 90, -1)}
 	badAt := []string{write("d.jsonl", 0, 40, -1), write("e.jsonl", 40, 90, 57)}
-	empty := filepath.Join(dir, "f.jsonl")
-	if err := os.WriteFile(empty, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	empty := save("f.jsonl", nil)
 	old := decodeAhead
 	t.Cleanup(func() { decodeAhead = old })
 	for _, ahead := range []int{1, 2, 4} {
