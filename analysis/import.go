@@ -219,7 +219,8 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 
 // importGCPercent is GOGC while an import reads its input (and, once it spilled, while it
 // builds its parts), and readHeapLimit the Go heap's soft limit while it reads (measured in
-// docs/performance.md, "Import: collections while reading" and "... while building").
+// docs/performance.md, "Import: collections while reading" and "Import: collections while
+// building").
 // Past the limit (a run holding 50,000 spans of long prompts, requests of --max-message)
 // the collector runs as often as the heap needs, with at most half the CPU.
 const (
@@ -279,11 +280,10 @@ func readRequests(ctx context.Context, rd *traceReader, files []string, add func
 	}
 	items, stop := make(chan item, readAhead), make(chan struct{})
 	errStopped := errors.New("stopped")
-	go func() {
-		defer close(items)
+	// A file's last requests decode while the next file is read (readOn); the last file's
+	// are handed on once every file is read.
+	readAll := func() error {
 		for i, f := range files {
-			// The last JSON requests of a file decode while the next is read (readOn);
-			// the last file's are handed on once it is read.
 			err := rd.readOn(f, func(req *coltracepb.ExportTraceServiceRequest, where string) error {
 				select {
 				case items <- item{file: i, req: req, where: where}:
@@ -292,18 +292,21 @@ func readRequests(ctx context.Context, rd *traceReader, files []string, add func
 					return errStopped
 				}
 			})
-			if err == nil && i == len(files)-1 {
-				err = rd.dec.flush()
-			}
 			if err != nil {
-				rd.dec.abandon()
-				if err != errStopped {
-					select {
-					case items <- item{err: err}:
-					case <-stop:
-					}
+				return err
+			}
+		}
+		return rd.dec.flush()
+	}
+	go func() {
+		defer close(items)
+		if err := readAll(); err != nil {
+			rd.dec.abandon()
+			if err != errStopped {
+				select {
+				case items <- item{err: err}:
+				case <-stop:
 				}
-				return
 			}
 		}
 	}()
@@ -358,7 +361,7 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 			b    *built
 			invs []record.Investigation
 		}
-		ready, stop := make(chan builtPart), make(chan struct{})
+		ready := make(chan builtPart)
 		var berr error
 		go func() {
 			defer close(ready)
@@ -374,19 +377,12 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 				// are most of an import's memory) are let go before they are sent.
 				invs := b.records()
 				in.release()
-				select {
-				case ready <- builtPart{b, invs}:
-					return nil
-				case <-stop:
-					return ctx.Err()
-				}
+				ready <- builtPart{b, invs}
+				return nil
 			})
 		}()
-		defer func() {
-			close(stop)
-			for range ready {
-			}
-		}()
+		// Every part built is sent: the loop ends when the building ends (a cancelled
+		// context ends it between parts), and berr is set before ready closes.
 		for bp := range ready {
 			bp.b.send(sink, bp.invs)
 			stored.flush()

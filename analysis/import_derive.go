@@ -101,12 +101,7 @@ func (o *storedOrder) replayedAttrs(s *record.Span) []record.Attr {
 		}
 		joined.WriteString(a.Key + "=" + a.Value)
 	}
-	for kv := range strings.SplitSeq(joined.String(), "\n") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			out = append(out, record.Attr{Key: k, Value: v})
-		}
-	}
-	return out
+	return appendRefusalAttrs(out, joined.String())
 }
 
 func (o *storedOrder) Transition(t *record.Transition) {

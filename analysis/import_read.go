@@ -374,7 +374,6 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		buf, err := readLine(br, rd.dec.buffer(), rd.lim.Message)
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
-			line := line
 			derr := rd.dec.add(buf, decodeOTLPJSON, rd.dec.reuse, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
 				if derr != nil {
 					return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
@@ -394,11 +393,6 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 			return nil
 		}
 		if err != nil {
-			// What was read before the line that failed is handed on first, as it would
-			// have been had each request been handed on as soon as it was read.
-			if ferr := rd.dec.flush(); ferr != nil {
-				return ferr
-			}
 			return fmt.Errorf("%s:%d: %w", path, line, readFailure(err))
 		}
 	}
@@ -429,17 +423,18 @@ type decodeQueue struct {
 
 type decodeJob struct {
 	done    chan struct{}
-	size    int
+	b       []byte
+	release func([]byte) // given b back once decoded; nil when b is the request's own
 	req     *coltracepb.ExportTraceServiceRequest
 	err     error
 	deliver func(*coltracepb.ExportTraceServiceRequest, error) error
 }
 
 // add decodes b with decode on a goroutine of its own and, once every request added
-// before it has been handed on, hands on its request (or its error) to deliver; then
-// release(b), when given. It first hands on the oldest requests while the queue is full (decodeAhead
-// requests, or up to twice that many within decodeBytes), and returns the first error
-// deliver returned (the requests after it are dropped).
+// before it has been handed on, gives b to release (when given) and hands on its request
+// (or its error) to deliver. It first hands on the oldest requests while the queue is
+// full (decodeAhead requests, or up to twice that many within decodeBytes), and returns
+// the first error deliver returned (the requests after it are dropped).
 func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTraceServiceRequest, error), release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
 	ahead := max(decodeAhead, 1)
 	for len(q.jobs) >= 2*ahead || len(q.jobs) >= ahead && q.bytes+len(b) > decodeBytes {
@@ -448,7 +443,7 @@ func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTrace
 			return err
 		}
 	}
-	j := &decodeJob{done: make(chan struct{}), deliver: deliver, size: len(b)}
+	j := &decodeJob{done: make(chan struct{}), b: b, release: release, deliver: deliver}
 	if ahead == 1 {
 		j.req, j.err = decode(b) // a JSON request holds no part of b
 		close(j.done)
@@ -464,12 +459,6 @@ func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTrace
 		}()
 	}
 	q.bytes += len(b)
-	if release != nil {
-		j.deliver = func(req *coltracepb.ExportTraceServiceRequest, err error) error {
-			release(b)
-			return deliver(req, err)
-		}
-	}
 	q.jobs = append(q.jobs, j)
 	return nil
 }
@@ -479,8 +468,11 @@ func (q *decodeQueue) next() error {
 	j := q.jobs[0]
 	q.jobs[0] = nil
 	q.jobs = q.jobs[1:]
-	q.bytes -= j.size
+	q.bytes -= len(j.b)
 	<-j.done
+	if j.release != nil {
+		j.release(j.b)
+	}
 	return j.deliver(j.req, j.err)
 }
 
@@ -639,11 +631,11 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 		return fmt.Errorf("%s: %w: neither one OTLP protobuf request nor length-delimited ones (%s)", path, ErrBadTraceInput, bad.msg)
 	}
 	if n > 0 { // a file that broke after its first messages, read again: at once
-		var req coltracepb.ExportTraceServiceRequest
-		if uerr := unmarshalRequest(whole, &req); uerr != nil || len(req.ResourceSpans) == 0 {
+		req, err := unmarshalBody(whole)
+		if err != nil {
 			return refused()
 		}
-		return inline(&req, path)
+		return inline(req, path)
 	}
 	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON request,
 	// on a goroutine of its own while the next file is read; the request is decoded over

@@ -261,16 +261,7 @@ func (sp *spillRun) writeParts(parts []spillPart, partOf map[int32]int) error {
 		}
 		written <- err
 	}()
-	pending := make([][]byte, len(parts))
-	send := func(part int) {
-		chunks <- chunk{part, pending[part]}
-		select {
-		case b := <-spare:
-			pending[part] = b
-		default:
-			pending[part] = make([]byte, 0, chunkSize)
-		}
-	}
+	pending := make([][]byte, len(parts)) // each part's chunk being filled; nil: none yet
 	rd := newSpillReader(sp.f, 1<<20)
 	var rec []byte
 	var rerr error
@@ -289,11 +280,16 @@ func (sp *spillRun) writeParts(parts []spillPart, partOf map[int32]int) error {
 		}
 		part := partOf[sp.find(t)]
 		if pending[part] == nil {
-			pending[part] = make([]byte, 0, chunkSize)
+			select {
+			case pending[part] = <-spare:
+			default:
+				pending[part] = make([]byte, 0, chunkSize)
+			}
 		}
 		pending[part] = append(pending[part], body...)
 		if len(pending[part]) >= chunkSize {
-			send(part)
+			chunks <- chunk{part, pending[part]}
+			pending[part] = nil
 		}
 	}
 	for part, b := range pending {
@@ -384,7 +380,8 @@ var errSpillCorrupt = fmt.Errorf("%w: a spill file is corrupt", errSpill)
 // on the goroutine that writes: traces from agent libraries carry prompts and messages
 // that repeat from span to span, and written uncompressed their spill, written once and
 // copied again into parts, was most of an import's system time and held the page cache's
-// writeback busy (docs/performance.md, "Import: spills compressed").
+// writeback busy (docs/performance.md, "Redaction of long values, again, and spills
+// compressed").
 
 // newSpillWriter compresses to f in blocks of up to block bytes. Close writes the last.
 func newSpillWriter(f io.Writer, block int) *s2.Writer {

@@ -215,11 +215,7 @@ func (rp *replayer) spans(from, to int64) ([]record.Span, error) {
 		}
 		if !r.null(25) {
 			// The attributes that say a failure was a refusal for capacity.
-			for kv := range strings.SplitSeq(r.str(25), "\n") {
-				if k, v, ok := strings.Cut(kv, "="); ok {
-					sp.Attrs = append(sp.Attrs, record.Attr{Key: k, Value: v})
-				}
-			}
+			sp.Attrs = appendRefusalAttrs(sp.Attrs, r.str(25))
 		}
 		if !r.null(10) {
 			sp.OpKey, sp.HasKey = parseOpKey(r.str(10))
@@ -280,6 +276,17 @@ func (rp *replayer) rest(from, to int64, spans []record.Span) error {
 	}
 	sendByInvestigation(rp.sink, spans, trans, invs)
 	return nil
+}
+
+// appendRefusalAttrs appends to attrs the attributes of joined, a failed span's attributes
+// named in compute.RefusalAttrs as the spans query joins them: key=value, one a line.
+func appendRefusalAttrs(attrs []record.Attr, joined string) []record.Attr {
+	for kv := range strings.SplitSeq(joined, "\n") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			attrs = append(attrs, record.Attr{Key: k, Value: v})
+		}
+	}
+	return attrs
 }
 
 // sendByInvestigation sends records to sink investigation by investigation, in id order:
