@@ -85,6 +85,9 @@ type inRun struct {
 	convs    map[string]int64  // spans by conventions
 	interned map[string]string // attribute keys and short string values, each held once
 	spill    *spillRun         // the spill its spans go to once the import holds too many (nil: held in spans)
+	// While it spills: the span being written and its attributes (newSpan).
+	spilling   inSpan
+	spillAttrs []spanAttr
 }
 
 // release lets the run's spans go once its records are built: nothing reads them after.
@@ -348,7 +351,8 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	}
 	key := hex.EncodeToString(append(sp.TraceId[:16:16], sp.SpanId...)) // one string: the trace id and span id share it
 	th := key[:32]
-	s := &inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: r.own(sp.Name),
+	s := r.newSpan()
+	*s = inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: r.own(sp.Name),
 		start: int64(sp.StartTimeUnixNano), end: int64(sp.EndTimeUnixNano),
 	}
 	if len(sp.ParentSpanId) == 8 {
@@ -360,7 +364,12 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if _, dup := r.byKey[s.key]; dup && r.spill == nil {
 		return nil // the same span sent twice (an exporter's retry): keep the first (a spilled run drops it when it reads it back)
 	}
-	s.attrs = r.compactAttrs(sp.Attributes)
+	if r.spill != nil {
+		r.spillAttrs = r.appendAttrs(r.spillAttrs[:0], sp.Attributes)
+		s.attrs = r.spillAttrs
+	} else {
+		s.attrs = r.compactAttrs(sp.Attributes)
+	}
 	for _, e := range sp.Events {
 		if r.native || e.Name == "exception" {
 			s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
@@ -421,22 +430,37 @@ func ownValue(v *commonpb.AnyValue) *commonpb.AnyValue {
 	return out
 }
 
+// newSpan is where addSpan makes a span: a new one while the run holds its spans, else
+// the run's one span being spilled (written out at once, read back later), so that a
+// spilling import makes no span and no list of attributes for each span it reads.
+func (r *inRun) newSpan() *inSpan {
+	if r.spill != nil {
+		return &r.spilling
+	}
+	return &inSpan{}
+}
+
 // compactAttrs is attributes in the compact form.
 func (r *inRun) compactAttrs(kvs []*commonpb.KeyValue) []spanAttr {
 	if len(kvs) == 0 {
 		return nil
 	}
-	out := make([]spanAttr, len(kvs))
+	return r.appendAttrs(make([]spanAttr, 0, len(kvs)), kvs)
+}
+
+// appendAttrs appends attributes in the compact form to out.
+func (r *inRun) appendAttrs(out []spanAttr, kvs []*commonpb.KeyValue) []spanAttr {
 	intern := r.intern
 	if r.spill != nil {
 		// Written out at once, read back (and shared then) with the run's part.
 		intern = func(s string) string { return s }
 	}
-	for i, kv := range kvs {
-		out[i] = spanAttr{key: intern(kv.Key), val: compactValue(kv.Value, intern)}
-		if out[i].val.kind == attrOther && r.spill == nil {
-			out[i].val.v = ownValue(out[i].val.v)
+	for _, kv := range kvs {
+		a := spanAttr{key: intern(kv.Key), val: compactValue(kv.Value, intern)}
+		if a.val.kind == attrOther && r.spill == nil {
+			a.val.v = ownValue(a.val.v)
 		}
+		out = append(out, a)
 	}
 	return out
 }
