@@ -47,7 +47,15 @@ const maxCount = 1 << 53
 var (
 	attrSets              sync.Once
 	countAttrs, nameAttrs map[string]bool
+	attrRules             map[string]attrRule // the three above by key: one lookup an attribute
 )
+
+// attrRule is what the checks read of an attribute's key: whether it is one of countAttrs,
+// of nameAttrs, and of maydayAttrs (with its kind).
+type attrRule struct {
+	count, name, mayday bool
+	kind                valueKind
+}
 
 func attrKinds() {
 	attrSets.Do(func() {
@@ -65,6 +73,22 @@ func attrKinds() {
 					nameAttrs[k] = true
 				}
 			}
+		}
+		attrRules = map[string]attrRule{}
+		for k := range countAttrs {
+			r := attrRules[k]
+			r.count = true
+			attrRules[k] = r
+		}
+		for k := range nameAttrs {
+			r := attrRules[k]
+			r.name = true
+			attrRules[k] = r
+		}
+		for k, kind := range maydayAttrs {
+			r := attrRules[k]
+			r.mayday, r.kind = true, kind
+			attrRules[k] = r
 		}
 	})
 }
@@ -205,7 +229,7 @@ func spanRef(sp *tracepb.Span) string {
 // text, bytesText).
 func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
 	for _, kv := range attrs {
-		if !nameAttrs[kv.Key] {
+		if !attrRules[kv.Key].name {
 			continue
 		}
 		switch x := kv.Value.GetValue().(type) {
@@ -401,13 +425,14 @@ func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) er
 	if n := textSize(v); n > float64(maxText) {
 		return fmt.Errorf("attribute %s: its value, as text, is longer than %s (--max-message)", excerpt(key), sizeText(maxText))
 	}
-	if countAttrs[key] {
+	rule := attrRules[key]
+	if rule.count {
 		if err := checkKind(v, kindCount); err != nil {
 			return fmt.Errorf("attribute %s: %w", key, err)
 		}
 	}
-	if k, ok := maydayAttrs[key]; ok && native {
-		if err := checkKind(v, k); err != nil {
+	if rule.mayday && native {
+		if err := checkKind(v, rule.kind); err != nil {
 			return fmt.Errorf("attribute %s: %w", key, err)
 		}
 	}

@@ -349,14 +349,19 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	if sp.EndTimeUnixNano != 0 && sp.EndTimeUnixNano < sp.StartTimeUnixNano {
 		return fmt.Errorf("span %q (%x) ends before it starts", sp.Name, sp.SpanId)
 	}
-	key := hex.EncodeToString(append(sp.TraceId[:16:16], sp.SpanId...)) // one string: the trace id and span id share it
+	// One string for the trace id and span id, one for the trace id and parent's span id.
+	var text [48]byte
+	hex.Encode(text[:32], sp.TraceId)
+	hex.Encode(text[32:], sp.SpanId)
+	key := string(text[:])
 	th := key[:32]
 	s := r.newSpan()
 	*s = inSpan{run: r, key: key, traceHex: th, otlpID: key[32:], name: r.own(sp.Name),
 		start: int64(sp.StartTimeUnixNano), end: int64(sp.EndTimeUnixNano),
 	}
 	if len(sp.ParentSpanId) == 8 {
-		s.parent = th + hex.EncodeToString(sp.ParentSpanId)
+		hex.Encode(text[32:], sp.ParentSpanId)
+		s.parent = string(text[:])
 	}
 	if sp.Status != nil {
 		s.code, s.msg = sp.Status.Code, r.own(sp.Status.Message)
