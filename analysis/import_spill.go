@@ -44,16 +44,18 @@ func partSpans() int64 { return max(spillSpans/2, 1) }
 
 // spillRun is the spill of one run: the file, and what the run-wide decisions need.
 type spillRun struct {
-	dir  string // the import's spill folder
-	f    *os.File
-	w    *s2.Writer
-	buf  []byte // the record being written
-	body []byte // its body, before its length
+	dir    string // the import's spill folder
+	f      *os.File
+	chunks spillChunks // the spill as written to f
+	buf    []byte      // the record being written
+	body   []byte      // its body, before its length
 
 	traceIdx map[[16]byte]int32 // trace id -> its index in first, count and join
 	first    []int64            // per trace: its first span's start
 	count    []int64            // per trace: spans written
 	join     []int32            // per trace: union-find parent (traces joined by a link or a session)
+	lo, hi   []int32            // per trace: the first and last chunk that hold its spans
+	partOf   []int32            // per trace, once the run is cut into parts read from the chunks: its part
 	sessions map[string]int32   // session id -> the first trace that named it
 	zero     int64              // the earliest start written
 	callIDs  map[uint64]uint64  // hash of a tool call id -> hash of the first tool span's key with it
@@ -68,7 +70,7 @@ func newSpillRun(dir string) (*spillRun, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errSpill, err)
 	}
-	return &spillRun{dir: dir, f: f, w: newSpillWriter(f, 1<<20), traceIdx: map[[16]byte]int32{},
+	return &spillRun{dir: dir, f: f, chunks: spillChunks{f: f}, traceIdx: map[[16]byte]int32{},
 		sessions: map[string]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
 }
 
@@ -84,6 +86,7 @@ func (sp *spillRun) trace(hexID string) int32 {
 	sp.first = append(sp.first, math.MaxInt64)
 	sp.count = append(sp.count, 0)
 	sp.join = append(sp.join, i)
+	sp.lo, sp.hi = append(sp.lo, math.MaxInt32), append(sp.hi, -1)
 	return i
 }
 
@@ -133,9 +136,11 @@ func (sp *spillRun) add(s *inSpan) error {
 		}
 	}
 	sp.buf, sp.body = appendSpill(sp.buf[:0], sp.body, t, s)
-	if _, err := sp.w.Write(sp.buf); err != nil {
-		return fmt.Errorf("%w: %w", errSpill, err)
+	if err := sp.chunks.add(sp.buf); err != nil {
+		return err
 	}
+	c := sp.chunks.filling()
+	sp.lo[t], sp.hi[t] = min(sp.lo[t], c), c
 	return nil
 }
 
@@ -157,18 +162,22 @@ func (sp *spillRun) close() {
 	}
 }
 
-// spillPart is one part of a spilled run: its traces' spans, in the order they were read.
+// spillPart is one part of a spilled run: its traces' spans, in the order they were read,
+// in a file of its own (path), or else in the spill's chunks from first to last.
 type spillPart struct {
-	path  string
-	spans int64
+	path        string
+	spans       int64
+	first, last int32
 }
 
 // parts cuts the run's groups of joined traces, in order of their first start, into parts
-// of about partSpans spans (a group is never cut: a part holds at least one), and writes
-// each part's spans to a file of its own.
+// of about partSpans spans (a group is never cut: a part holds at least one). When reading
+// each part from the chunks that hold its spans reads no more than directScan times the
+// spill, the parts are read so (readChunks); else each part's spans are written to a file
+// of its own, in one pass over the spill.
 func (sp *spillRun) parts() ([]spillPart, error) {
-	if err := sp.w.Close(); err != nil { // the last block; the file stays open
-		return nil, fmt.Errorf("%w: %w", errSpill, err)
+	if err := sp.chunks.flush(); err != nil { // the last chunk; the file stays open
+		return nil, err
 	}
 	type group struct {
 		root  int32
@@ -203,11 +212,55 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 		partOf[g.root] = len(parts) - 1
 		parts[len(parts)-1].spans += g.spans
 	}
+	inPlace := sp.readInPlace(parts, partOf)
+	if spillReadInPlace != nil {
+		spillReadInPlace(inPlace)
+	}
+	if inPlace {
+		return parts, nil
+	}
 	if err := sp.writeParts(parts, partOf); err != nil {
 		return nil, err
 	}
 	sp.close()
 	return parts, nil
+}
+
+// spillReadInPlace, set only by tests, is told of each spilled run whether its parts are
+// read from the spill's chunks (else from files of their own).
+var spillReadInPlace func(inPlace bool)
+
+// directScan bounds what reading the parts from the spill's chunks may read, as a multiple
+// of the spill: past it, a pass that copies each record into its part's file (read once,
+// written once, read once more) reads less. A variable for tests.
+var directScan = 2.0
+
+// readInPlace sets each part's range of chunks, and each trace's part, and reports whether
+// the parts are to be read from the chunks (the ranges read at most directScan times the
+// spill; a chunk read for two parts counts twice).
+func (sp *spillRun) readInPlace(parts []spillPart, partOf map[int32]int) bool {
+	for i := range parts {
+		parts[i].first, parts[i].last = math.MaxInt32, -1
+	}
+	sp.partOf = make([]int32, len(sp.first))
+	for t := range sp.first {
+		p, ok := partOf[sp.find(int32(t))]
+		if !ok || sp.hi[t] < 0 {
+			sp.partOf[t] = -1 // a trace only linked to
+			continue
+		}
+		sp.partOf[t] = int32(p)
+		parts[p].first, parts[p].last = min(parts[p].first, sp.lo[t]), max(parts[p].last, sp.hi[t])
+	}
+	read := 0
+	for _, p := range parts {
+		read += int(p.last-p.first) + 1
+	}
+	if float64(read) > directScan*float64(len(sp.chunks.at)) {
+		sp.partOf = nil
+		return false
+	}
+	return true
 }
 
 // writeParts writes each record of the spill to the file of its part (partOf, by the root
@@ -229,9 +282,6 @@ func (sp *spillRun) writeParts(parts []spillPart, partOf map[int32]int) error {
 			return fmt.Errorf("%w: %w", errSpill, err)
 		}
 		files[i], writers[i], parts[i].path = f, newSpillWriter(f, 64<<10), f.Name()
-	}
-	if _, err := sp.f.Seek(0, io.SeekStart); err != nil {
-		return err
 	}
 	// The spill is read and its records sorted into their parts here, while a goroutine of
 	// its own compresses and writes each part's records: the two halves of the work take
@@ -262,34 +312,34 @@ func (sp *spillRun) writeParts(parts []spillPart, partOf map[int32]int) error {
 		written <- err
 	}()
 	pending := make([][]byte, len(parts)) // each part's chunk being filled; nil: none yet
-	rd := newSpillReader(sp.f, 1<<20)
-	var rec []byte
+	cr := chunkReader{c: &sp.chunks}
 	var rerr error
-	for {
-		t, body, err := readSpillRecord(rd, &rec)
-		if err == io.EOF {
-			break
+	for i := range sp.chunks.filling() {
+		recs, err := cr.read(i)
+		if err == nil {
+			err = eachRecord(recs, func(t int32, rec []byte) error {
+				if int(t) >= len(sp.first) {
+					return errSpillCorrupt
+				}
+				part := partOf[sp.find(t)]
+				if pending[part] == nil {
+					select {
+					case pending[part] = <-spare:
+					default:
+						pending[part] = make([]byte, 0, chunkSize)
+					}
+				}
+				pending[part] = append(pending[part], rec...)
+				if len(pending[part]) >= chunkSize {
+					chunks <- chunk{part, pending[part]}
+					pending[part] = nil
+				}
+				return nil
+			})
 		}
 		if err != nil {
 			rerr = err
 			break
-		}
-		if int(t) >= len(sp.first) {
-			rerr = errSpillCorrupt
-			break
-		}
-		part := partOf[sp.find(t)]
-		if pending[part] == nil {
-			select {
-			case pending[part] = <-spare:
-			default:
-				pending[part] = make([]byte, 0, chunkSize)
-			}
-		}
-		pending[part] = append(pending[part], body...)
-		if len(pending[part]) >= chunkSize {
-			chunks <- chunk{part, pending[part]}
-			pending[part] = nil
 		}
 	}
 	for part, b := range pending {
@@ -326,16 +376,48 @@ func (r *inRun) eachPart(ctx context.Context, parts []spillPart, conventions str
 	if parts == nil {
 		return counted(true, r)
 	}
+	defer r.spill.close() // the chunks the parts were read from, when they were
 	for i, part := range parts {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		in := &inRun{id: r.id, native: r.native, service: r.service, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
-		if err := readPart(part.path, in, conventions); err != nil {
+		if part.path == "" {
+			if err := r.spill.readChunks(int32(i), part, in, conventions); err != nil {
+				return err
+			}
+		} else {
+			if err := readPart(part.path, in, conventions); err != nil {
+				return err
+			}
+			os.Remove(part.path)
+		}
+		if err := counted(i == 0, in); err != nil {
 			return err
 		}
-		os.Remove(part.path)
-		if err := counted(i == 0, in); err != nil {
+	}
+	return nil
+}
+
+// readChunks reads the spans of part p (numbered i) into r from the chunks that hold
+// them, as readPart reads a part's file.
+func (sp *spillRun) readChunks(i int32, p spillPart, r *inRun, forced string) error {
+	cr := chunkReader{c: &sp.chunks}
+	for c := p.first; c <= p.last; c++ {
+		recs, err := cr.read(c)
+		if err != nil {
+			return err
+		}
+		err = eachRecord(recs, func(t int32, rec []byte) error {
+			if int(t) >= len(sp.partOf) {
+				return errSpillCorrupt
+			}
+			if sp.partOf[t] != i {
+				return nil
+			}
+			return addSpilled(rec, r, forced)
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -360,18 +442,27 @@ func readPart(path string, r *inRun, forced string) error {
 		if err != nil {
 			return err
 		}
-		s, err := decodeSpill(body, r)
-		if err != nil {
+		if err := addSpilled(body, r, forced); err != nil {
 			return err
 		}
-		if _, dup := r.byKey[s.key]; dup {
-			continue
-		}
-		s.classify(forced)
-		r.convs[s.conv]++
-		r.byKey[s.key] = s
-		r.spans = append(r.spans, s)
 	}
+}
+
+// addSpilled adds the span of record rec to r (a part being read), as addSpan would have:
+// an exporter's duplicate of a span is dropped, the rest classified.
+func addSpilled(rec []byte, r *inRun, forced string) error {
+	s, err := decodeSpill(rec, r)
+	if err != nil {
+		return err
+	}
+	if _, dup := r.byKey[s.key]; dup {
+		return nil
+	}
+	s.classify(forced)
+	r.convs[s.conv]++
+	r.byKey[s.key] = s
+	r.spans = append(r.spans, s)
+	return nil
 }
 
 var errSpillCorrupt = fmt.Errorf("%w: a spill file is corrupt", errSpill)

@@ -3,6 +3,7 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -47,7 +48,8 @@ func incidentRows(t *testing.T, db *DB, runID string) string {
 // traces real agent libraries sent (their retries, sub-agents joined across traces by
 // links and session ids, missing roots, exporters' duplicates) and on mayday's own export
 // read as plain spans, every metric, every incident, every table's row count and the
-// import's summary are the same, with parts of a few dozen spans. Only the numbering of
+// import's summary are the same, with parts of a few dozen spans, whether the parts are
+// read from the spill's chunks or cut into files of their own. Only the numbering of
 // investigations and spans (by start within a part) and so the digest may differ.
 func TestSpilledImportMatchesInMemory(t *testing.T) {
 	ctx := context.Background()
@@ -70,60 +72,96 @@ func TestSpilledImportMatchesInMemory(t *testing.T) {
 			input{"research-fleet as its own export", out, ImportOptions{}})
 	}
 	for _, in := range inputs {
-		t.Run(in.name, func(t *testing.T) {
-			whole, wholeRes := importInto(t, []string{in.path}, in.opts)
-			tmp := withSpillSpans(t, 40)
-			parts, partsRes := importInto(t, []string{in.path}, in.opts)
-			if left, _ := os.ReadDir(tmp); len(left) != 0 {
-				t.Errorf("the spill left %d entries in the temporary folder (%s...)", len(left), left[0].Name())
+		for _, inPlace := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/in-place-%v", in.name, inPlace), func(t *testing.T) {
+				matchesInMemory(t, in.path, in.opts, inPlace)
+			})
+		}
+	}
+}
+
+// withSpillReadInPlace has a spilled import read its parts from the spill's chunks (made
+// small, so that a part's records lie in chunks of their own), or cut into files, and
+// fails the test unless every spilled run was read that way.
+func withSpillReadInPlace(t *testing.T, inPlace bool) {
+	t.Helper()
+	oldScan, oldSize := directScan, spillChunkSize
+	directScan = 0
+	if inPlace {
+		directScan, spillChunkSize = math.Inf(1), 512
+	}
+	runs := 0
+	spillReadInPlace = func(got bool) {
+		runs++
+		if got != inPlace {
+			t.Errorf("a spilled run's parts read in place: %v, want %v", got, inPlace)
+		}
+	}
+	t.Cleanup(func() {
+		directScan, spillChunkSize, spillReadInPlace = oldScan, oldSize, nil
+		if runs == 0 && !t.Failed() {
+			t.Errorf("no run spilled: the test compared nothing")
+		}
+	})
+}
+
+// matchesInMemory imports path whole and in parts of a few dozen spans (read in place or
+// cut into files) and compares the two.
+func matchesInMemory(t *testing.T, path string, opts ImportOptions, inPlace bool) {
+	t.Helper()
+	ctx := context.Background()
+	whole, wholeRes := importInto(t, []string{path}, opts)
+	tmp := withSpillSpans(t, 40)
+	withSpillReadInPlace(t, inPlace)
+	parts, partsRes := importInto(t, []string{path}, opts)
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("the spill left %d entries in the temporary folder (%s...)", len(left), left[0].Name())
+	}
+	if len(partsRes.Runs) != len(wholeRes.Runs) {
+		t.Fatalf("%d runs in parts, %d at once", len(partsRes.Runs), len(wholeRes.Runs))
+	}
+	for i, w := range wholeRes.Runs {
+		p := partsRes.Runs[i]
+		if p.Parts < 2 {
+			t.Fatalf("run %s: built in %d parts, want several (the test would compare nothing)", p.RunID, p.Parts)
+		}
+		if w.Parts != 0 {
+			t.Errorf("run %s: the import at once says %d parts", w.RunID, w.Parts)
+		}
+		p.Parts = 0
+		if !reflect.DeepEqual(p, w) {
+			t.Errorf("run %s: in parts\n%+v\n%+v\nat once\n%+v\n%+v", w.RunID, p, *p.Summary, w, *w.Summary)
+		}
+		wm, err := whole.Metrics(ctx, w.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pm, err := parts.Metrics(ctx, w.RunID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Equal, but for the last bits of sums of floats over rows in another order (a
+		// mayday export's compute): a relative 1e-12, far below any metric's meaning.
+		for _, name := range metric.Names() {
+			a, aok := pm.Value(name)
+			b, bok := wm.Value(name)
+			same := aok == bok && (a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) <= 1e-12*math.Abs(b))
+			if !same {
+				t.Errorf("run %s: %s = %v (%v) in parts, %v (%v) at once", w.RunID, name, a, aok, b, bok)
 			}
-			if len(partsRes.Runs) != len(wholeRes.Runs) {
-				t.Fatalf("%d runs in parts, %d at once", len(partsRes.Runs), len(wholeRes.Runs))
+		}
+		if !reflect.DeepEqual(pm.TerminationReasons, wm.TerminationReasons) {
+			t.Errorf("run %s: termination reasons %v in parts, %v at once", w.RunID, pm.TerminationReasons, wm.TerminationReasons)
+		}
+		if a, b := incidentRows(t, parts, w.RunID), incidentRows(t, whole, w.RunID); a != b {
+			t.Errorf("run %s: incidents in parts\n%s\nat once\n%s", w.RunID, a, b)
+		}
+		for _, table := range []string{"spans", "transitions", "investigations", "span_attributes", "recovery_episodes", "tool_stats", "roots"} {
+			q := "SELECT count(*) FROM " + table + " WHERE run_id = $1"
+			if a, b := queryInt(t, parts, q, w.RunID), queryInt(t, whole, q, w.RunID); a != b {
+				t.Errorf("run %s: %s holds %d rows in parts, %d at once", w.RunID, table, a, b)
 			}
-			for i, w := range wholeRes.Runs {
-				p := partsRes.Runs[i]
-				if p.Parts < 2 {
-					t.Fatalf("run %s: built in %d parts, want several (the test would compare nothing)", p.RunID, p.Parts)
-				}
-				if w.Parts != 0 {
-					t.Errorf("run %s: the import at once says %d parts", w.RunID, w.Parts)
-				}
-				p.Parts = 0
-				if !reflect.DeepEqual(p, w) {
-					t.Errorf("run %s: in parts\n%+v\n%+v\nat once\n%+v\n%+v", w.RunID, p, *p.Summary, w, *w.Summary)
-				}
-				wm, err := whole.Metrics(ctx, w.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				pm, err := parts.Metrics(ctx, w.RunID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				// Equal, but for the last bits of sums of floats over rows in another order (a
-				// mayday export's compute): a relative 1e-12, far below any metric's meaning.
-				for _, name := range metric.Names() {
-					a, aok := pm.Value(name)
-					b, bok := wm.Value(name)
-					same := aok == bok && (a == b || math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) <= 1e-12*math.Abs(b))
-					if !same {
-						t.Errorf("run %s: %s = %v (%v) in parts, %v (%v) at once", w.RunID, name, a, aok, b, bok)
-					}
-				}
-				if !reflect.DeepEqual(pm.TerminationReasons, wm.TerminationReasons) {
-					t.Errorf("run %s: termination reasons %v in parts, %v at once", w.RunID, pm.TerminationReasons, wm.TerminationReasons)
-				}
-				if a, b := incidentRows(t, parts, w.RunID), incidentRows(t, whole, w.RunID); a != b {
-					t.Errorf("run %s: incidents in parts\n%s\nat once\n%s", w.RunID, a, b)
-				}
-				for _, table := range []string{"spans", "transitions", "investigations", "span_attributes", "recovery_episodes", "tool_stats", "roots"} {
-					q := "SELECT count(*) FROM " + table + " WHERE run_id = $1"
-					if a, b := queryInt(t, parts, q, w.RunID), queryInt(t, whole, q, w.RunID); a != b {
-						t.Errorf("run %s: %s holds %d rows in parts, %d at once", w.RunID, table, a, b)
-					}
-				}
-			}
-		})
+		}
 	}
 }
 
@@ -340,3 +378,129 @@ func TestSpillFileRecords(t *testing.T) {
 }
 
 func binaryUvarint(n int) []byte { return binary.AppendUvarint(nil, uint64(n)) }
+
+// A chunked spill reads back, chunk by chunk, the records written to it, in order, each
+// with its trace index; a chunk longer than spillChunkSize holds one record. A byte
+// flipped anywhere in a chunk (its header or its compressed records), or a file cut short,
+// is refused as a corrupt spill, never read as other records.
+func TestSpillChunks(t *testing.T) {
+	old := spillChunkSize
+	spillChunkSize = 1 << 10
+	t.Cleanup(func() { spillChunkSize = old })
+	f, err := os.Create(filepath.Join(t.TempDir(), "x.spill"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := spillChunks{f: f}
+	var want [][]byte
+	var chunkOf []int32
+	for i := range 400 {
+		body := []byte(strings.Repeat(fmt.Sprintf("record %d ", i), 1+i%37))
+		if i == 200 {
+			body = bytes.Repeat([]byte("long "), 1000) // past the chunk size
+		}
+		rec := append(binaryUvarint(len(body)+1), byte(i%100))
+		rec = append(rec, body...)
+		if err := c.add(rec); err != nil {
+			t.Fatal(err)
+		}
+		want, chunkOf = append(want, rec), append(chunkOf, c.filling())
+	}
+	if err := c.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.filling(); n < 20 || chunkOf[len(chunkOf)-1] != n-1 {
+		t.Fatalf("%d chunks, the last record in chunk %d: want many, the last one", n, chunkOf[len(chunkOf)-1])
+	}
+	if chunkOf[199] == chunkOf[200] || chunkOf[200] == chunkOf[201] {
+		t.Errorf("the long record shares a chunk")
+	}
+	readAll := func() ([][]byte, []int32, error) {
+		r := chunkReader{c: &c}
+		var got [][]byte
+		var in []int32
+		for i := range c.filling() {
+			recs, err := r.read(i)
+			if err != nil {
+				return got, in, err
+			}
+			err = eachRecord(recs, func(tr int32, rec []byte) error {
+				if int(tr) != len(got)%100 {
+					return fmt.Errorf("record %d of trace %d", len(got), tr)
+				}
+				got, in = append(got, slices.Clone(rec)), append(in, i)
+				return nil
+			})
+			if err != nil {
+				return got, in, err
+			}
+		}
+		return got, in, nil
+	}
+	got, in, err := readAll()
+	if err != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(in, chunkOf) {
+		t.Fatalf("read back %d of %d records, err %v", len(got), len(want), err)
+	}
+	if c.size > int64(len(slices.Concat(want...))/2) {
+		t.Errorf("a spill of repeated text takes %d bytes for %d: not compressed", c.size, len(slices.Concat(want...)))
+	}
+	data, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []int64{0, 5, c.at[3] + 2, c.at[7] + chunkHead + 3, c.size - 1} {
+		bad := slices.Clone(data)
+		bad[at] ^= 0x5a
+		if _, err := f.WriteAt(bad, 0); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := readAll(); !errors.Is(err, errSpillCorrupt) {
+			t.Errorf("a byte flipped at %d of %d: %v, want a corrupt spill", at, len(data), err)
+		}
+	}
+	if err := f.Truncate(c.size * 2 / 3); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readAll(); !errors.Is(err, errSpillCorrupt) {
+		t.Errorf("a file cut at two thirds: %v, want a corrupt spill", err)
+	}
+}
+
+// Parts are read from the chunks when their ranges of chunks read the spill at most
+// directScan times: traces sent one after another (each part's chunks its own) are; traces
+// whose spans are spread over the whole spill (each part's range every chunk) are cut into
+// files instead. A trace only linked to (no spans) belongs to no part.
+func TestSpillReadInPlaceChoice(t *testing.T) {
+	spill := func(lo, hi []int32, chunks int) *spillRun {
+		sp := &spillRun{chunks: spillChunks{at: make([]int64, chunks)}, lo: lo, hi: hi}
+		for i := range lo {
+			sp.first, sp.join = append(sp.first, int64(i)), append(sp.join, int32(i))
+		}
+		return sp
+	}
+	partOf := map[int32]int{0: 0, 1: 0, 2: 1, 3: 1, 4: 1}
+	// In turn: traces 0 and 1 in chunks 0-1, 2 and 3 in chunks 2-3, trace 4 linked only.
+	sp := spill([]int32{0, 1, 2, 2, math.MaxInt32}, []int32{1, 1, 3, 3, -1}, 4)
+	parts := make([]spillPart, 2)
+	if !sp.readInPlace(parts, partOf) {
+		t.Errorf("traces sent in turn: cut into files, want read in place")
+	}
+	if parts[0].first != 0 || parts[0].last != 1 || parts[1].first != 2 || parts[1].last != 3 {
+		t.Errorf("chunk ranges %+v, want 0-1 and 2-3", parts)
+	}
+	if want := []int32{0, 0, 1, 1, -1}; !reflect.DeepEqual(sp.partOf, want) {
+		t.Errorf("traces' parts %v, want %v", sp.partOf, want)
+	}
+	// Spread: every trace has spans from the first chunk to the last, three parts read the
+	// spill three times.
+	sp = spill([]int32{0, 0, 0, 0, math.MaxInt32}, []int32{3, 3, 3, 3, -1}, 4)
+	if sp.readInPlace(make([]spillPart, 3), map[int32]int{0: 0, 1: 1, 2: 2, 3: 2, 4: 2}) || sp.partOf != nil {
+		t.Errorf("traces spread over the spill: read in place, want cut into files")
+	}
+	// At the bound: two parts of three chunks each over a spill of three chunks reads it twice.
+	sp = spill([]int32{0, 0, 0, 0, math.MaxInt32}, []int32{2, 2, 2, 2, -1}, 3)
+	if !sp.readInPlace(make([]spillPart, 2), partOf) {
+		t.Errorf("a spill read twice over: cut into files, want read in place (directScan %v)", directScan)
+	}
+}
