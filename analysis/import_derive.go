@@ -144,7 +144,7 @@ func (o *storedOrder) flush() {
 	if o.off {
 		return
 	}
-	slices.SortFunc(o.spans, func(x, y record.Span) int {
+	sortByIndex(o.spans, func(x, y *record.Span) int {
 		return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.End, y.End), cmp.Compare(int64(x.SpanID), int64(y.SpanID)))
 	})
 	slices.SortStableFunc(o.trans, func(x, y record.Transition) int {
