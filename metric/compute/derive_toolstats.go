@@ -63,7 +63,6 @@ type ToolStats struct {
 	nullTool bool                // an execute_tool or inspect span without a tool (NULL)
 
 	live map[int64]*tsInv // investigations whose row has not arrived, by id
-	ops  map[opTool]struct{}
 
 	done    completion
 	pending map[int64][]toolCompute // compute of unresolved investigations' executions that only incompleteness wastes
@@ -98,8 +97,39 @@ type modelCall struct {
 }
 
 type tsInv struct {
-	ops   []opTool
+	ops   []opTool            // its distinct operations, each with its tool
+	seen  map[opTool]struct{} // ops as a set, once they are more than opScan
 	calls []modelCall
+}
+
+// opScan is how many operations an investigation's list is searched through for one
+// before they are kept in a set too: a few dozen at most, most investigations.
+const opScan = 32
+
+// addOp adds k to the investigation's operations and reports whether it was new. The
+// latest is looked at first: an operation's attempts follow one another.
+func (e *tsInv) addOp(k opTool) bool {
+	if e.seen != nil {
+		if _, ok := e.seen[k]; ok {
+			return false
+		}
+		e.seen[k] = struct{}{}
+	} else {
+		for i := len(e.ops) - 1; i >= 0; i-- {
+			if e.ops[i] == k {
+				return false
+			}
+		}
+		if len(e.ops) == opScan {
+			e.seen = make(map[opTool]struct{}, 2*opScan)
+			for _, o := range e.ops {
+				e.seen[o] = struct{}{}
+			}
+			e.seen[k] = struct{}{}
+		}
+	}
+	e.ops = append(e.ops, k)
+	return true
 }
 
 type toolCompute struct {
@@ -110,7 +140,7 @@ type toolCompute struct {
 // NewToolStats returns an empty ToolStats.
 func NewToolStats(opts ToolStatsOptions) *ToolStats {
 	t := &ToolStats{opts: opts, tools: map[string]*toolAcc{}, live: map[int64]*tsInv{},
-		ops: map[opTool]struct{}{}, pending: map[int64][]toolCompute{}}
+		pending: map[int64][]toolCompute{}}
 	t.done = newCompletion(t.resolved)
 	return t
 }
@@ -187,12 +217,8 @@ func (t *ToolStats) Span(r *record.Span) {
 			a.operations++ // the view's model row counts its calls that are no retry
 		}
 		if r.Tool != "model" && r.HasKey {
-			k := opTool{r.OpKey, a}
-			if _, seen := t.ops[k]; !seen {
-				t.ops[k] = struct{}{}
+			if t.inv(r.OpKey.Investigation).addOp(opTool{r.OpKey, a}) {
 				a.operations++
-				e := t.inv(r.OpKey.Investigation)
-				e.ops = append(e.ops, k)
 			}
 		}
 		if !t.opts.UnknownQueueWait {
@@ -235,9 +261,6 @@ func (t *ToolStats) settleCalls(calls []modelCall) {
 func (t *ToolStats) Investigation(r *record.Investigation) {
 	if e := t.live[r.InvestigationID]; e != nil {
 		t.settleCalls(e.calls)
-		for _, k := range e.ops {
-			delete(t.ops, k)
-		}
 		delete(t.live, r.InvestigationID)
 	}
 	t.done.row(r)

@@ -120,6 +120,7 @@ type inv struct {
 
 	held   int64 // its spans and transitions (Sink.held)
 	ops    []op  // its operations, indexed by Sink.ops
+	shadow bool  // ops holds an entry of its own for a key another investigation has in Sink.ops
 	plans  []plan
 	signs  []sign
 	marks  []mark
@@ -401,34 +402,37 @@ func (s *Sink) op(e *inv, k record.OpKey) *op {
 	if j, ok := s.opIndex(e, k); ok {
 		return &e.ops[j]
 	}
-	i, ok := s.ops[k]
-	if ok {
+	n := len(e.ops)
+	e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(n)})
+	if _, taken := s.ops[k]; taken {
 		// The key is another live investigation's operation (not what the simulator
 		// writes; s.late says so): this investigation keeps its own entry for it.
-		e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(len(e.ops))})
-		return &e.ops[len(e.ops)-1]
+		e.shadow = true
+	} else {
+		s.ops[k] = int32(n)
 	}
-	if !ok {
-		i = int32(len(e.ops))
-		e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(len(e.ops))})
-		s.ops[k] = i
-	}
-	return &e.ops[i]
+	return &e.ops[n]
 }
 
 // opIndex returns where investigation e keeps operation k.
 func (s *Sink) opIndex(e *inv, k record.OpKey) (int, bool) {
 	// An investigation's keys are distinct (op adds one only when it is missing), and the
 	// records of an operation mostly follow one another: its latest operation first.
-	if n := len(e.ops); n > 0 && e.ops[n-1].key == k {
+	n := len(e.ops)
+	if n > 0 && e.ops[n-1].key == k {
 		return n - 1, true
 	}
-	if i, ok := s.ops[k]; ok && int(i) < len(e.ops) && e.ops[i].key == k {
+	i, ok := s.ops[k]
+	if ok && int(i) < n && e.ops[i].key == k {
 		return int(i), true
 	}
-	for j := range e.ops {
-		if e.ops[j].key == k {
-			return j, true
+	// Every operation of e is in s.ops at its index, but for its own entries of another
+	// investigation's keys (e.shadow): only then can k be elsewhere in e.ops.
+	if ok || e.shadow {
+		for j := range e.ops {
+			if e.ops[j].key == k {
+				return j, true
+			}
 		}
 	}
 	return 0, false
