@@ -24,7 +24,13 @@ import (
 // which says precisely what is wrong, so this path never changes what is accepted or the
 // message of a refusal.
 func fastOTLPJSON(b []byte) (req *coltracepb.ExportTraceServiceRequest, ok bool) {
-	d := &jdec{b: b, slabs: newSlabs(b)}
+	req, _, ok = fastOTLPJSONIn(b, newSlabs(b))
+	return req, ok
+}
+
+// fastOTLPJSONIn is fastOTLPJSON decoding into s (whose text is b, or a copy of it).
+func fastOTLPJSONIn(b []byte, s slabs) (req *coltracepb.ExportTraceServiceRequest, _ *slabs, ok bool) {
+	d := &jdec{b: b, slabs: s}
 	req = &coltracepb.ExportTraceServiceRequest{}
 	if !d.objectB(func(key []byte) bool {
 		switch string(key) {
@@ -37,10 +43,10 @@ func fastOTLPJSON(b []byte) (req *coltracepb.ExportTraceServiceRequest, ok bool)
 		}
 		return false
 	}) {
-		return nil, false
+		return nil, &d.slabs, false
 	}
 	d.ws()
-	return req, d.i == len(d.b)
+	return req, &d.slabs, d.i == len(d.b)
 }
 
 // jdec is a cursor over one JSON value.
