@@ -326,7 +326,7 @@ func readRequests(ctx context.Context, rd *traceReader, files []string, add func
 		if err := add(it.file, it.req, it.where); err != nil {
 			return err
 		}
-		rd.lines.recycle(it.req) // what the import keeps of a request is copied or spilled by now
+		rd.mem.recycle(it.req) // what the import keeps of a request is copied or spilled by now
 	}
 	return ctx.Err()
 }

@@ -234,7 +234,7 @@ type traceReader struct {
 	total  int64                  // bytes read so far, decompressed, every file
 	bounds map[string]*timeBounds // by run: an export's run id, else the service
 	dec    decodeQueue            // requests being decoded, in the order they were read
-	lines  lineBuffers            // JSON lines' buffers, each held until its request is added
+	mem    requestMemory          // what requests are read and decoded into, given back once added
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
@@ -365,7 +365,7 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 			return fmt.Errorf("%s: %w", path, &limitError{"the request body", "max-message", rd.lim.Message})
 		}
 		// b is read for this request alone: the request is decoded over it.
-		return rd.dec.add(b, decodeOTLPJSONOver, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+		return rd.dec.add(b, rd.mem.decodeJSON, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w: %s", path, jsonErrLine(b, err), ErrBadTraceInput, clipError(err))
 			}
@@ -374,22 +374,22 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 	}
 	lines := 0
 	for line := 1; ; line++ {
-		buf, err := readLine(br, rd.lines.get(), rd.lim.Message)
+		buf, err := readLine(br, rd.mem.get(), rd.lim.Message)
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
-			derr := rd.dec.add(buf, decodeOTLPJSONOver, nil, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
+			derr := rd.dec.add(buf, rd.mem.decodeJSON, nil, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
 				if derr != nil {
-					rd.lines.put(buf)
+					rd.mem.put(buf)
 					return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
 				}
-				rd.lines.hold(req, buf)
+				rd.mem.note(req, func(h *heldMemory) { h.buf = buf })
 				return fn(req, fmt.Sprintf("%s:%d", path, line))
 			})
 			if derr != nil {
 				return derr
 			}
 		} else {
-			rd.lines.put(buf)
+			rd.mem.put(buf)
 		}
 		if err == io.EOF {
 			if lines == 0 {
@@ -500,60 +500,103 @@ func (q *decodeQueue) abandon() {
 	q.jobs, q.bytes = nil, 0
 }
 
-// lineBuffers keeps the buffers JSON lines are read into. A line's request is decoded over
-// its buffer (its strings are parts of it, newSlabsOver), so the buffer is held until the
-// request has been added (recycle) and only then read into again. Copying each line's text
-// for its request instead made a new allocation of the line's size each time, written
-// once: on research-fleet's export (lines of 10 MB), page faults and the TLB flushes they
-// cost the other core were a quarter of decoding's CPU.
-type lineBuffers struct {
-	mu   sync.Mutex
-	free [][]byte
-	held map[*coltracepb.ExportTraceServiceRequest][]byte
+// requestMemory is what requests are read and decoded into and given back once each is
+// added (recycle), for the requests after it: the buffers JSON lines are read into, and
+// the slabs the requests are decoded into.
+//
+// A line's request is decoded over its buffer (its strings are parts of it, newSlabsOver),
+// so the buffer is held until the request has been added and only then read into again.
+// Copying each line's text for its request instead made a new allocation of the line's
+// size each time, written once. Slabs are taken from a pool, cleared, for the same reason
+// (slabPool).
+type requestMemory struct {
+	mu    sync.Mutex
+	free  [][]byte
+	held  map[*coltracepb.ExportTraceServiceRequest]*heldMemory
+	slabs slabPool
 }
 
-// get is a buffer that nothing holds.
-func (l *lineBuffers) get() []byte {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n := len(l.free); n > 0 {
-		b := l.free[n-1]
-		l.free[n-1] = nil
-		l.free = l.free[:n-1]
+// heldMemory is what one request was read or decoded into.
+type heldMemory struct {
+	buf   []byte
+	slabs *slabs
+}
+
+// get is a line buffer that nothing holds.
+func (m *requestMemory) get() []byte {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if n := len(m.free); n > 0 {
+		b := m.free[n-1]
+		m.free[n-1] = nil
+		m.free = m.free[:n-1]
 		return b[:0]
 	}
 	return nil
 }
 
-// put gives a buffer back: at most a few are kept (the requests decoding, queued and
+// put gives a line buffer back: at most a few are kept (the requests decoding, queued and
 // being added at once).
-func (l *lineBuffers) put(b []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if b != nil && len(l.free) <= 2*decodeAhead+readAhead {
-		l.free = append(l.free, b[:0])
+func (m *requestMemory) put(b []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if b != nil && len(m.free) <= 2*decodeAhead+readAhead {
+		m.free = append(m.free, b[:0])
 	}
 }
 
-// hold notes that req was decoded over b.
-func (l *lineBuffers) hold(req *coltracepb.ExportTraceServiceRequest, b []byte) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.held == nil {
-		l.held = map[*coltracepb.ExportTraceServiceRequest][]byte{}
+// note records in req's entry what set writes there.
+func (m *requestMemory) note(req *coltracepb.ExportTraceServiceRequest, set func(*heldMemory)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.held == nil {
+		m.held = map[*coltracepb.ExportTraceServiceRequest]*heldMemory{}
 	}
-	l.held[req] = b
+	h := m.held[req]
+	if h == nil {
+		h = &heldMemory{}
+		m.held[req] = h
+	}
+	set(h)
 }
 
-// recycle gives back the buffer req was decoded over, if any: nothing may read req after.
-func (l *lineBuffers) recycle(req *coltracepb.ExportTraceServiceRequest) {
-	l.mu.Lock()
-	b, ok := l.held[req]
-	delete(l.held, req)
-	l.mu.Unlock()
-	if ok {
-		l.put(b)
+// recycle gives back what req was read and decoded into: nothing may read req after.
+func (m *requestMemory) recycle(req *coltracepb.ExportTraceServiceRequest) {
+	m.mu.Lock()
+	h := m.held[req]
+	delete(m.held, req)
+	m.mu.Unlock()
+	if h == nil {
+		return
 	}
+	if h.slabs != nil {
+		h.slabs.recycle()
+	}
+	m.put(h.buf)
+}
+
+// decodeJSON is decodeOTLPJSON, but its request's strings are parts of b, not of a copy
+// (b must not change while the request is in use), and its objects come from the pool.
+func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	req, s, ok := fastOTLPJSONIn(b, m.slabs.slabsOver(b))
+	if !ok {
+		s.recycle()
+		return protoOTLPJSON(b)
+	}
+	m.note(req, func(h *heldMemory) { h.slabs = s })
+	return req, nil
+}
+
+// decodeBody is unmarshalBody into slabs of the pool.
+func (m *requestMemory) decodeBody(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
+	req := &coltracepb.ExportTraceServiceRequest{}
+	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b))
+	if !ok || len(req.ResourceSpans) == 0 {
+		s.recycle()
+		return unmarshalBody(b)
+	}
+	m.note(req, func(h *heldMemory) { h.slabs = s })
+	return req, nil
 }
 
 // readLine reads one line into buf (reused), refusing one longer than limit. The buffer
@@ -606,15 +649,6 @@ func jsonErrLine(b []byte, err error) int {
 // has the same shape). Ids are hex in OTLP/JSON; unknown fields are an error.
 func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	if req, ok := fastOTLPJSON(b); ok {
-		return req, nil
-	}
-	return protoOTLPJSON(b)
-}
-
-// decodeOTLPJSONOver is decodeOTLPJSON whose request's strings are parts of b, not of a
-// copy: b must not change while the request is in use.
-func decodeOTLPJSONOver(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
-	if req, _, ok := fastOTLPJSONIn(b, newSlabsOver(b)); ok {
 		return req, nil
 	}
 	return protoOTLPJSON(b)
@@ -698,7 +732,7 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON request,
 	// on a goroutine of its own while the next file is read; the request is decoded over
 	// whole, which nothing reuses.
-	return rd.dec.add(whole, unmarshalBody, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+	return rd.dec.add(whole, rd.mem.decodeBody, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 		if err != nil {
 			return refused()
 		}

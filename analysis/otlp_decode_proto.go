@@ -31,7 +31,13 @@ func unmarshalRequest(b []byte, req *coltracepb.ExportTraceServiceRequest) error
 // ids are parts of b (newSlabsOver): b must not change while req is in use. Every caller
 // reads each request into a buffer of its own, which nothing writes to after.
 func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
-	p := pdec{slabs: newSlabsOver(b)}
+	ok, _ := fastOTLPProtoIn(b, req, newSlabsOver(b))
+	return ok
+}
+
+// fastOTLPProtoIn is fastOTLPProto decoding into s (whose text is b), which it returns.
+func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs) (bool, *slabs) {
+	p := &pdec{slabs: s}
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if num != 1 || typ != protowire.BytesType {
 			return false
@@ -39,7 +45,7 @@ func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
 		rs := &tracepb.ResourceSpans{}
 		req.ResourceSpans = append(req.ResourceSpans, rs)
 		return p.resourceSpans(v, rs)
-	})
+	}), &p.slabs
 }
 
 // pdec decodes nested messages; depth counts the AnyValues open. Its objects and strings

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	"pgregory.net/rapid"
 
 	"github.com/mayday-sim/mayday/sim/record"
@@ -77,4 +78,50 @@ func TestSortByIndex(t *testing.T) {
 			t.Fatalf("got %v, want %v", s, want)
 		}
 	})
+}
+
+// A request's full-size slabs go back to the pool cleared when it is recycled, and the
+// next request decoded from the pool takes them: the same memory, holding nothing of the
+// request before (no string or pointer of it stays reachable). Slabs of a small request
+// (fewer objects) are its own.
+func TestSlabPoolReusesClearedSlabs(t *testing.T) {
+	var pool slabPool
+	text := make([]byte, slabSize*bytesPerObject)
+	s := pool.slabsOver(text)
+	take(&s, &s.kvs).Key = "api_key"
+	for range slabSize + 3 { // into a second slab
+		take(&s, &s.kvs).Key = "x"
+	}
+	bases := []*commonpb.KeyValue{&s.kvs.taken[0][0], &s.kvs.taken[1][0]}
+	s.recycle()
+	if n := len(pool.kvs.slabs); n != 2 {
+		t.Fatalf("%d slabs back in the pool, want 2", n)
+	}
+	s2 := pool.slabsOver(text)
+	got := take(&s2, &s2.kvs)
+	again := take(&s2, &s2.kvs)
+	if got.Key != "" || again.Key != "" {
+		t.Errorf("a recycled slab holds %q, %q: not cleared", got.Key, again.Key)
+	}
+	if got != bases[0] && got != bases[1] {
+		t.Errorf("the next request's slab is new memory, not one given back")
+	}
+	if len(pool.kvs.slabs) != 1 {
+		t.Errorf("%d slabs left in the pool after taking one, want 1", len(pool.kvs.slabs))
+	}
+	small := pool.slabsOver(make([]byte, 100))
+	take(&small, &small.kvs)
+	small.recycle()
+	if len(pool.kvs.slabs) != 1 {
+		t.Errorf("a small request's slab went to the pool")
+	}
+	// The pool keeps at most maxFreeSlabs of a kind.
+	many := make([][]commonpb.KeyValue, maxFreeSlabs+10)
+	for i := range many {
+		many[i] = make([]commonpb.KeyValue, slabSize)
+	}
+	pool.kvs.put(many)
+	if n := len(pool.kvs.slabs); n != maxFreeSlabs {
+		t.Errorf("the pool keeps %d slabs, want at most %d", n, maxFreeSlabs)
+	}
 }
