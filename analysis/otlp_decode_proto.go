@@ -307,27 +307,73 @@ func (p *pdec) appendKV(b []byte, kvs *[]*commonpb.KeyValue) bool {
 	return ok
 }
 
-// keyValue decodes a KeyValue.
+// keyValue decodes a KeyValue. Attributes are most of a request: its fields are read in
+// a loop of their own, and a value of one string or one integer directly (scalarValue).
 func (p *pdec) keyValue(b []byte) (*commonpb.KeyValue, bool) {
 	kv := take(&p.slabs, &p.kvs)
-	return kv, p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
-		if typ != protowire.BytesType {
-			return false
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || typ != protowire.BytesType {
+			return kv, false
 		}
+		v, m := protowire.ConsumeBytes(b[n:])
+		if m < 0 {
+			return kv, false
+		}
+		b = b[n+m:]
 		switch num {
 		case 1:
 			k, ok := p.str(v)
 			kv.Key = k
-			return ok
+			if !ok {
+				return kv, false
+			}
 		case 2:
 			if kv.Value != nil {
-				return false
+				return kv, false
 			}
 			kv.Value = take(&p.slabs, &p.avs)
-			return p.anyValue(v, kv.Value)
+			if !p.scalarValue(v, kv.Value) && !p.anyValue(v, kv.Value) {
+				return kv, false
+			}
+		default:
+			return kv, false
 		}
+	}
+	return kv, true
+}
+
+// scalarValue decodes v into a when v is exactly one string field (valid UTF-8) or one
+// integer field of an AnyValue, as anyValue would; anything else is left to anyValue.
+func (p *pdec) scalarValue(v []byte, a *commonpb.AnyValue) bool {
+	if len(v) < 2 {
 		return false
-	})
+	}
+	switch v[0] {
+	case 1<<3 | byte(protowire.BytesType): // string_value
+		l, n := protowire.ConsumeVarint(v[1:])
+		if n < 0 || uint64(len(v)-1-n) != l {
+			return false
+		}
+		text, ok := p.str(v[1+n:])
+		if !ok {
+			return false
+		}
+		sv := take(&p.slabs, &p.strs)
+		sv.StringValue = text
+		a.Value = sv
+		return true
+	case 3<<3 | byte(protowire.VarintType): // int_value
+		x, n := protowire.ConsumeVarint(v[1:])
+		if n < 0 || 1+n != len(v) {
+			return false
+		}
+		iv := take(&p.slabs, &p.ints)
+		iv.IntValue = int64(x)
+		a.Value = iv
+		return true
+	}
+	return false
 }
 
 // anyValue decodes an AnyValue; its oneof takes the last value sent, as proto.Unmarshal's

@@ -101,6 +101,17 @@ func TestFastProtoMatchesUnmarshal(t *testing.T) {
 	name := func(s string) []byte {
 		return protowire.AppendString(protowire.AppendTag(nil, 5, protowire.BytesType), s)
 	}
+	strValue := func(s string) []byte {
+		return protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), s)
+	}
+	intValue := func(x uint64) []byte {
+		return protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), x)
+	}
+	attr := func(value []byte) []byte { // span{9: key_value{1: "k", 2: value}}
+		kv := protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "k")
+		kv = protowire.AppendBytes(protowire.AppendTag(kv, 2, protowire.BytesType), value)
+		return protowire.AppendBytes(protowire.AppendTag(nil, 9, protowire.BytesType), kv)
+	}
 	for label, c := range map[string]struct {
 		b    []byte
 		fast bool
@@ -113,6 +124,14 @@ func TestFastProtoMatchesUnmarshal(t *testing.T) {
 		"a truncated field":    {span(name("x"))[:5], false},
 		"an empty request":     {nil, true},
 		"a zero-length string": {span(name("")), true},
+		// An attribute's value: one string or integer field is read directly, anything
+		// else as any AnyValue (a oneof sent twice takes the last).
+		"a string value":            {span(attr(strValue("v"))), true},
+		"an integer value":          {span(attr(intValue(7))), true},
+		"a string, then an integer": {span(attr(append(strValue("v"), intValue(7)...))), true},
+		"an integer, then a string": {span(attr(append(intValue(7), strValue("v")...))), true},
+		"a value's string cut":      {span(attr(strValue("value")[:4])), false},
+		"a value of invalid UTF-8":  {span(attr(strValue("\xff"))), false},
 	} {
 		if got := sameAsUnmarshal(t, c.b); got != c.fast {
 			t.Errorf("%s: fast path %t, want %t", label, got, c.fast)
