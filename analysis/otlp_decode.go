@@ -175,12 +175,15 @@ func (d *jdec) keyBytes() ([]byte, bool) {
 	if d.i >= len(d.b) || d.b[d.i] != '"' {
 		return nil, false
 	}
+	var high byte // the bits of every byte read: a member name is almost always ASCII
 	for j := d.i + 1; j < len(d.b); j++ {
-		switch c := d.b[j]; {
+		c := d.b[j]
+		high |= c
+		switch {
 		case c == '"':
 			k := d.b[d.i+1 : j]
 			d.i = j + 1
-			return k, utf8.Valid(k)
+			return k, high < utf8.RuneSelf || utf8.Valid(k)
 		case c == '\\':
 			s, ok := d.escaped(d.i + 1)
 			return []byte(s), ok
@@ -198,7 +201,9 @@ func (d *jdec) str() (string, bool) {
 	}
 	start := d.i + 1
 	j := start
+	var high byte // the bits of every byte read: only text past ASCII is checked as UTF-8
 	for j < len(d.b) && !jsonSpecial[d.b[j]] {
+		high |= d.b[j]
 		j++
 	}
 	if j >= len(d.b) {
@@ -208,7 +213,7 @@ func (d *jdec) str() (string, bool) {
 	case '"':
 		s := d.b[start:j]
 		d.i = j + 1
-		if !utf8.Valid(s) {
+		if high >= utf8.RuneSelf && !utf8.Valid(s) {
 			return "", false
 		}
 		return d.sub(s), true
