@@ -649,6 +649,9 @@ func (d *jdec) keyValues(dst *[]*commonpb.KeyValue) bool {
 }
 
 func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
+	if d.compactKeyValue(kv) {
+		return true
+	}
 	return d.objectB(func(key []byte) bool {
 		switch string(key) {
 		case "key":
@@ -662,6 +665,57 @@ func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
 		}
 		return false
 	})
+}
+
+// The members of an attribute as exporters write it, compactly: a key and a string or
+// integer value.
+var (
+	jsonKeyOpen   = []byte(`{"key":`)
+	jsonStringVal = []byte(`,"value":{"stringValue":`)
+	jsonIntVal    = []byte(`,"value":{"intValue":`)
+	jsonTwoClose  = []byte(`}}`)
+)
+
+// compactKeyValue reads an attribute written as exporters write nearly every one, with no
+// space: {"key":"k","value":{"stringValue":"v"}} or {"key":"k","value":{"intValue":n}}
+// (n a number or a string), into kv as keyValue would. Anything else leaves the cursor and
+// kv as they were and reports false, for keyValue's general reading (member order,
+// spacing, other kinds).
+func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
+	start := d.i
+	if !bytes.HasPrefix(d.b[d.i:], jsonKeyOpen) {
+		return false
+	}
+	d.i += len(jsonKeyOpen)
+	key, ok := d.str()
+	if ok {
+		switch rest := d.b[d.i:]; {
+		case bytes.HasPrefix(rest, jsonStringVal):
+			d.i += len(jsonStringVal)
+			var v string
+			if v, ok = d.str(); ok && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
+				d.i += len(jsonTwoClose)
+				kv.Key, kv.Value = key, take(&d.slabs, &d.avs)
+				sv := take(&d.slabs, &d.strs)
+				sv.StringValue = v
+				kv.Value.Value = sv
+				return true
+			}
+		case bytes.HasPrefix(rest, jsonIntVal):
+			d.i += len(jsonIntVal)
+			var n int64
+			if n, ok = d.int64v(); ok && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
+				d.i += len(jsonTwoClose)
+				kv.Key, kv.Value = key, take(&d.slabs, &d.avs)
+				iv := take(&d.slabs, &d.ints)
+				iv.IntValue = n
+				kv.Value.Value = iv
+				return true
+			}
+		}
+	}
+	d.i = start
+	return false
 }
 
 // anyValue reads an AnyValue: one of its kinds, or none ({}).

@@ -103,6 +103,11 @@ func TestFastOTLPJSONEdges(t *testing.T) {
 			`{"key":"k","value":{"kvlistValue":{"values":[{"key":"n","value":{"intValue":1}}]}}},{"key":"e","value":{}},{"key":"n","value":null}]`),
 		span(ids + `,"events":[{"timeUnixNano":"5","name":"exception","attributes":[]}],"links":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","flags":1}]`),
 		span(`"trace_id":"0102030405060708090a0b0c0d0e0f10","span_id":"0102030405060708","parent_span_id":"","start_time_unix_nano":7`),
+		// Attributes as exporters write them (read by compactKeyValue), and near misses
+		// of that form (read by keyValue).
+		span(ids + `,"attributes":[{"key":"s","value":{"stringValue":"v\"w"}},{"key":"i","value":{"intValue":7}},{"key":"j","value":{"intValue":"-8"}},` +
+			`{"key":"e\u00e9","value":{"stringValue":""}},{"key":"sp", "value":{"stringValue":"v"}},{"value":{"stringValue":"v"},"key":"r"},` +
+			`{"key":"c","value":{"stringValue":"v"} },{"key":"k","value":{"intValue":7} }]`),
 		` { "resourceSpans" : [ ] } `,
 		`{}`,
 	}
@@ -123,6 +128,9 @@ func TestFastOTLPJSONEdges(t *testing.T) {
 		span(ids + `,"startTimeUnixNano":-1`),
 		span(`"traceId":"zz"`),
 		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x","intValue":1}}]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x"}},"extra"]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"intValue":1.5}}]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"` + "\x01" + `"}}]`),
 		span(ids + `,"name":"` + "\xff" + `"`),
 		`{"resourceSpans":[]} x`,
 		`{"resourceSpans":[],}`,
