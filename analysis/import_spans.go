@@ -228,6 +228,7 @@ func (s *spanSet) run(key string, native bool) (*inRun, error) {
 	if r, ok := s.byID[key]; ok {
 		return r, nil
 	}
+	key = strings.Clone(key) // a run id can be a part of the request (slabs), whose memory is read into again
 	r := &inRun{id: key, native: native, resource: map[string]*commonpb.AnyValue{}, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
 	s.byID[key] = r
 	s.runs = append(s.runs, r)
@@ -255,9 +256,9 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 			r, err = s.run(v, true)
 		} else {
 			if s.service != "" && service != s.service {
-				if _, ok := s.skipped[service]; !ok {
-					service = strings.Clone(service) // kept: not a part of the request (slabs)
-				}
+				// Kept, so not a part of the request (slabs), whose memory is read into
+				// again; every time, since assigning to a map replaces its string key.
+				service = strings.Clone(service)
 				for _, ss := range rs.ScopeSpans {
 					s.skipped[service] += int64(len(ss.Spans))
 				}

@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"cmp"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -123,5 +126,78 @@ func TestSlabPoolReusesClearedSlabs(t *testing.T) {
 	pool.kvs.put(many)
 	if n := len(pool.kvs.slabs); n != maxFreeSlabs {
 		t.Errorf("the pool keeps %d slabs, want at most %d", n, maxFreeSlabs)
+	}
+}
+
+// What the import keeps of a request outlives the request's memory, which is read into
+// again for later requests (requestMemory): with the request's text overwritten after it
+// was added, every run (its id, service and resource) and every span it holds reads as
+// before, for a mayday export's run and for a run of plain spans.
+func TestSpanSetKeepsNothingOfTheRequest(t *testing.T) {
+	line := `{"resourceSpans":[{"resource":{"attributes":[{"key":"mayday.run_id","value":{"stringValue":"fleet-s7"}},` +
+		`{"key":"service.name","value":{"stringValue":"svc"}},{"key":"deployment","value":{"stringValue":"blue"}}]},` +
+		`"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"execute_tool WebSearch",` +
+		`"startTimeUnixNano":"1773905529327000000","endTimeUnixNano":"1773905529427000000","status":{"code":2,"message":"upstream 503"},` +
+		`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"WebSearch"}},` +
+		`{"key":"prompt","value":{"stringValue":"` + strings.Repeat("a long prompt ", 10) + `"}}],` +
+		`"events":[{"name":"exception","timeUnixNano":"1773905529427000000","attributes":[{"key":"exception.type","value":{"stringValue":"HTTPError"}}]}]}]}]}]}`
+	snapshot := func(set *spanSet) string {
+		var b strings.Builder
+		for _, r := range set.runs {
+			fmt.Fprintf(&b, "run %s %s %v|", r.id, r.service, r.native)
+			for _, k := range slices.Sorted(maps.Keys(r.resource)) {
+				fmt.Fprintf(&b, "%s=%s|", k, r.resource[k].GetStringValue())
+			}
+			for _, s := range r.spans {
+				fmt.Fprintf(&b, "span %s %s %s %s %s %s|", s.key, s.parent, s.name, s.msg, s.errType, s.status)
+				for _, a := range s.attrs {
+					fmt.Fprintf(&b, "%s=%s|", a.key, a.val.text())
+				}
+				for _, e := range s.events {
+					fmt.Fprintf(&b, "event %s|", e.name)
+					for _, a := range e.attrs {
+						fmt.Fprintf(&b, "%s=%s|", a.key, a.val.text())
+					}
+				}
+			}
+		}
+		return b.String()
+	}
+	for _, conv := range []string{ConvAuto, ConvGenAI} {
+		text := []byte(line)
+		req, _, ok := fastOTLPJSONIn(text, newSlabsOver(text))
+		if !ok {
+			t.Fatal("the fast decoder gave up on the test's request")
+		}
+		set := newSpanSet(conv, "import", "")
+		if err := set.add(req, "test"); err != nil {
+			t.Fatal(err)
+		}
+		// A service left out (--service) is counted by name, request after request.
+		other := newSpanSet(ConvGenAI, "import", "another")
+		for range 2 {
+			if err := other.add(req, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if fmt.Sprint(other.skipped) != "map[svc:2]" {
+			t.Fatalf("skipped %v, want svc's two spans", other.skipped)
+		}
+		want := snapshot(set)
+		if !strings.Contains(want, "WebSearch") || len(set.runs) != 1 {
+			t.Fatalf("%s: the run read %q", conv, want)
+		}
+		for i := range text {
+			text[i] = 'z'
+		}
+		if got := snapshot(set); got != want {
+			t.Errorf("%s: after the request's text was overwritten, the runs read\n%s\nnot\n%s", conv, got, want)
+		}
+		if r := set.byID[set.runs[0].id]; r != set.runs[0] {
+			t.Errorf("%s: the run is no longer found by its id", conv)
+		}
+		if got := fmt.Sprint(other.skipped); got != "map[svc:2]" {
+			t.Errorf("the services left out read %s after the request's text was overwritten", got)
+		}
 	}
 }
