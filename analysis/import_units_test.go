@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"pgregory.net/rapid"
 
 	"github.com/mayday-sim/mayday/sim/record"
@@ -139,7 +141,8 @@ func TestSpanSetKeepsNothingOfTheRequest(t *testing.T) {
 		`"scopeSpans":[{"spans":[{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","name":"execute_tool WebSearch",` +
 		`"startTimeUnixNano":"1773905529327000000","endTimeUnixNano":"1773905529427000000","status":{"code":2,"message":"upstream 503"},` +
 		`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"WebSearch"}},` +
-		`{"key":"prompt","value":{"stringValue":"` + strings.Repeat("a long prompt ", 10) + `"}}],` +
+		`{"key":"prompt","value":{"stringValue":"` + strings.Repeat("a long prompt ", 10) + `"}},` +
+		`{"key":"tags","value":{"arrayValue":{"values":[{"stringValue":"x"},{"intValue":"2"}]}}}],` +
 		`"events":[{"name":"exception","timeUnixNano":"1773905529427000000","attributes":[{"key":"exception.type","value":{"stringValue":"HTTPError"}}]}]}]}]}]}`
 	snapshot := func(set *spanSet) string {
 		var b strings.Builder
@@ -184,12 +187,13 @@ func TestSpanSetKeepsNothingOfTheRequest(t *testing.T) {
 			t.Fatalf("skipped %v, want svc's two spans", other.skipped)
 		}
 		want := snapshot(set)
-		if !strings.Contains(want, "WebSearch") || len(set.runs) != 1 {
+		if !strings.Contains(want, "WebSearch") || !strings.Contains(want, "tags=") || len(set.runs) != 1 {
 			t.Fatalf("%s: the run read %q", conv, want)
 		}
 		for i := range text {
 			text[i] = 'z'
 		}
+		clearRequest(req) // its objects go back to the slab pool, cleared
 		if got := snapshot(set); got != want {
 			t.Errorf("%s: after the request's text was overwritten, the runs read\n%s\nnot\n%s", conv, got, want)
 		}
@@ -198,6 +202,36 @@ func TestSpanSetKeepsNothingOfTheRequest(t *testing.T) {
 		}
 		if got := fmt.Sprint(other.skipped); got != "map[svc:2]" {
 			t.Errorf("the services left out read %s after the request's text was overwritten", got)
+		}
+	}
+}
+
+// clearRequest zeroes every object of req, as the slab pool clears them for reuse.
+func clearRequest(req *coltracepb.ExportTraceServiceRequest) {
+	clearAttrs := func(kvs []*commonpb.KeyValue) {
+		for _, kv := range kvs {
+			if kv.Value != nil {
+				*kv.Value = commonpb.AnyValue{}
+			}
+			*kv = commonpb.KeyValue{}
+		}
+	}
+	for _, rs := range req.ResourceSpans {
+		if rs.Resource != nil {
+			clearAttrs(rs.Resource.Attributes)
+		}
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				clearAttrs(sp.Attributes)
+				for _, e := range sp.Events {
+					clearAttrs(e.Attributes)
+					*e = tracepb.Span_Event{}
+				}
+				for _, l := range sp.Links {
+					*l = tracepb.Span_Link{}
+				}
+				*sp = tracepb.Span{}
+			}
 		}
 	}
 }
