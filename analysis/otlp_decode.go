@@ -687,35 +687,44 @@ func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
 		return false
 	}
 	d.i += len(jsonKeyOpen)
-	key, ok := d.str()
-	if ok {
+	if key, ok := d.str(); ok {
+		a := take(&d.slabs, &d.avs) // left unused when the form does not match
+		read := false
 		switch rest := d.b[d.i:]; {
 		case bytes.HasPrefix(rest, jsonStringVal):
 			d.i += len(jsonStringVal)
-			var v string
-			if v, ok = d.str(); ok && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
-				d.i += len(jsonTwoClose)
-				kv.Key, kv.Value = key, take(&d.slabs, &d.avs)
-				sv := take(&d.slabs, &d.strs)
-				sv.StringValue = v
-				kv.Value.Value = sv
-				return true
-			}
+			read = d.stringValue(a)
 		case bytes.HasPrefix(rest, jsonIntVal):
 			d.i += len(jsonIntVal)
-			var n int64
-			if n, ok = d.int64v(); ok && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
-				d.i += len(jsonTwoClose)
-				kv.Key, kv.Value = key, take(&d.slabs, &d.avs)
-				iv := take(&d.slabs, &d.ints)
-				iv.IntValue = n
-				kv.Value.Value = iv
-				return true
-			}
+			read = d.intValue(a)
+		}
+		// The value's object and the attribute's close together.
+		if read && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
+			d.i += len(jsonTwoClose)
+			kv.Key, kv.Value = key, a
+			return true
 		}
 	}
 	d.i = start
 	return false
+}
+
+// stringValue reads a string as the value of a.
+func (d *jdec) stringValue(a *commonpb.AnyValue) bool {
+	sv := take(&d.slabs, &d.strs)
+	var ok bool
+	sv.StringValue, ok = d.str()
+	a.Value = sv
+	return ok
+}
+
+// intValue reads an integer (a number, or a string of one) as the value of a.
+func (d *jdec) intValue(a *commonpb.AnyValue) bool {
+	iv := take(&d.slabs, &d.ints)
+	var ok bool
+	iv.IntValue, ok = d.int64v()
+	a.Value = iv
+	return ok
 }
 
 // anyValue reads an AnyValue: one of its kinds, or none ({}).
@@ -733,21 +742,13 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 		}
 		switch string(key) {
 		case "stringValue", "string_value":
-			sv := take(&d.slabs, &d.strs)
-			var ok bool
-			sv.StringValue, ok = d.str()
-			v.Value = sv
-			return ok
+			return d.stringValue(v)
 		case "boolValue", "bool_value":
 			b, ok := d.boolv()
 			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: b}
 			return ok
 		case "intValue", "int_value":
-			iv := take(&d.slabs, &d.ints)
-			var ok bool
-			iv.IntValue, ok = d.int64v()
-			v.Value = iv
-			return ok
+			return d.intValue(v)
 		case "doubleValue", "double_value":
 			f, ok := d.float64v()
 			v.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: f}
