@@ -467,3 +467,23 @@ func TestHostileDeepJSON(t *testing.T) {
 	os.WriteFile(p, []byte(line(nest(2_000_000))+"\n"), 0o644)
 	refused(t, []string{p}, ImportOptions{}, "deep.jsonl:1", "depth")
 }
+
+// A JSON object that sends a field twice (under one of its names, or both) is refused as
+// protojson refuses it, naming the file, the line and the field: not read with the last
+// value winning.
+func TestHostileDuplicateField(t *testing.T) {
+	tmp := t.TempDir()
+	span := `{"traceId":"0102030405060708090a0b0c0d0e0f10","spanId":"0102030405060708","startTimeUnixNano":"1773905529327000000","endTimeUnixNano":"1773905529427000000"`
+	for name, c := range map[string]struct{ line, field string }{
+		"name.jsonl":     {span + `,"name":"a","name":"b"}`, `duplicate field "name"`},
+		"trace-id.jsonl": {span + `,"name":"a","trace_id":"0102030405060708090a0b0c0d0e0f11"}`, `duplicate field "trace_id"`},
+		"key.jsonl":      {span + `,"name":"a","attributes":[{"key":"k","value":{"stringValue":"v"},"key":"j"}]}`, `duplicate field "key"`},
+	} {
+		p := filepath.Join(tmp, name)
+		req := `{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeSpans":[{"spans":[` + c.line + `]}]}]}`
+		if err := os.WriteFile(p, []byte(req+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, []string{p}, ImportOptions{}, name+":1", c.field)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -104,12 +105,21 @@ func (d *jdec) objectB(member func(key []byte) bool) bool {
 		d.i++
 		return true
 	}
+	// The members read so far, by their name in one spelling: protojson refuses a field
+	// sent twice, under either of its names, so the decoder gives up on it too.
+	var seen [24]uint64
+	n := 0
 	for {
 		d.ws()
 		key, ok := d.keyBytes()
 		if !ok {
 			return false
 		}
+		h := fieldName(key)
+		if slices.Contains(seen[:n], h) || n == len(seen) {
+			return false // a member twice (or a hash shared by two: protojson decides), or too many
+		}
+		seen[n], n = h, n+1
 		d.ws()
 		if d.i >= len(d.b) || d.b[d.i] != ':' {
 			return false
@@ -133,6 +143,22 @@ func (d *jdec) objectB(member func(key []byte) bool) bool {
 			return false
 		}
 	}
+}
+
+// fieldName is a hash (FNV-1a) of a member's name with its underscores left out and its
+// letters lower-cased: the same for a field's two JSON names ("traceId", "trace_id").
+func fieldName(key []byte) uint64 {
+	h := uint64(14695981039346656037)
+	for _, c := range key {
+		if c == '_' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		h = (h ^ uint64(c)) * 1099511628211
+	}
+	return h
 }
 
 // array reads an array (or null), calling elem with the cursor on each element.

@@ -129,6 +129,13 @@ func TestFastOTLPJSONEdges(t *testing.T) {
 		span(`"traceId":"zz"`),
 		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x","intValue":1}}]`),
 		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x"}},"extra"]`),
+		// A field sent twice, under one name or both of its names.
+		span(ids + `,"name":"a","name":"b"`),
+		span(ids + `,"trace_id":"0102030405060708090a0b0c0d0e0f10"`),
+		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x"},"key":"b"}]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"x","stringValue":"y"}}]`),
+		span(ids + `,"status":{"code":1,"code":2}`),
+		`{"resourceSpans":[],"resource_spans":[]}`,
 		span(ids + `,"attributes":[{"key":"a","value":{"intValue":1.5}}]`),
 		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"` + "\x01" + `"}}]`),
 		span(ids + `,"name":"` + "\xff" + `"`),
