@@ -90,8 +90,8 @@ func (sl *slab[T]) next(n int) []T {
 
 // slabPool holds the full-size slabs of requests no longer in use, cleared, for the
 // requests decoded after them. A fresh slab's memory is first touched by the decoder, and
-// on these machines (a shared 2-core virtual machine) that first touch faulted and flushed
-// the other core's TLB: an eighth of importing research-fleet's OTLP/JSON export.
+// that first touch faulted and flushed the other core's TLB: an eighth of importing
+// research-fleet's OTLP/JSON export, measured on a 2-core virtual machine.
 type slabPool struct {
 	spans  freeSlabs[tracepb.Span]
 	events freeSlabs[tracepb.Span_Event]
