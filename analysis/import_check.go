@@ -39,19 +39,18 @@ var (
 // integer a double (JSON, DuckDB's sums of doubles) holds exactly; far above any real one.
 const maxCount = 1 << 53
 
-// countAttrs are the attributes read as numbers (tokens, attempts) by any convention: each
-// must be a whole count from 0 to maxCount. nameAttrs become columns or names printed
+// attrRules says, by attribute key, what the checks read of an attribute (one lookup an
+// attribute). A count is read as a number (tokens, attempts) by some convention: it must be
+// a whole count from 0 to maxCount. A name becomes a column or a name printed
 // (runs.scenario, spans.tool, spans.model, a termination reason, summary.json, a fitted
-// scenario): they are redacted by shape, as any string is, before anything reads them.
-// Both are taken from the registered conventions, once they have registered.
+// scenario): it is redacted by shape, as any string is, before anything reads it. Both are
+// taken from the registered conventions, once they have registered; the mayday.* keys of
+// an export (maydayAttrs) carry their kind.
 var (
-	attrSets              sync.Once
-	countAttrs, nameAttrs map[string]bool
-	attrRules             map[string]attrRule // the three above by key: one lookup an attribute
+	attrSets  sync.Once
+	attrRules map[string]attrRule
 )
 
-// attrRule is what the checks read of an attribute's key: whether it is one of countAttrs,
-// of nameAttrs, and of maydayAttrs (with its kind).
 type attrRule struct {
 	count, name, mayday bool
 	kind                valueKind
@@ -59,36 +58,27 @@ type attrRule struct {
 
 func attrKinds() {
 	attrSets.Do(func() {
-		countAttrs = map[string]bool{}
-		nameAttrs = map[string]bool{"service.name": true, "mayday.scenario": true, "mayday.tool": true,
-			"mayday.model": true, "error.type": true, "exception.type": true}
+		attrRules = map[string]attrRule{}
+		mark := func(set func(*attrRule), keys ...string) {
+			for _, k := range keys {
+				r := attrRules[k]
+				set(&r)
+				attrRules[k] = r
+			}
+		}
+		count := func(r *attrRule) { r.count = true }
+		name := func(r *attrRule) { r.name = true }
+		mark(name, "service.name", "mayday.scenario", "mayday.tool", "mayday.model", "error.type", "exception.type")
 		for _, c := range conventions {
 			for _, list := range [][]string{c.Attempt, c.Resend, c.InputTokens, c.OutputTokens, c.TotalTokens} {
-				for _, k := range list {
-					countAttrs[k] = true
-				}
+				mark(count, list...)
 			}
 			for _, list := range [][]string{c.Tool, c.Model, c.ErrorType} {
-				for _, k := range list {
-					nameAttrs[k] = true
-				}
+				mark(name, list...)
 			}
 		}
-		attrRules = map[string]attrRule{}
-		for k := range countAttrs {
-			r := attrRules[k]
-			r.count = true
-			attrRules[k] = r
-		}
-		for k := range nameAttrs {
-			r := attrRules[k]
-			r.name = true
-			attrRules[k] = r
-		}
 		for k, kind := range maydayAttrs {
-			r := attrRules[k]
-			r.mayday, r.kind = true, kind
-			attrRules[k] = r
+			mark(func(r *attrRule) { r.mayday, r.kind = true, kind }, k)
 		}
 	})
 }
@@ -225,7 +215,7 @@ func spanRef(sp *tracepb.Span) string {
 	return fmt.Sprintf("%s (%x)", excerpt(sp.Name), sp.SpanId)
 }
 
-// redact replaces the values of nameAttrs by their redacted text (a bytes value as its
+// redact replaces the values of the name attributes (attrRules) by their redacted text (a bytes value as its
 // text, bytesText).
 func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
 	for _, kv := range attrs {

@@ -50,7 +50,7 @@ func FuzzImportMapping(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var reqs []*coltracepb.ExportTraceServiceRequest
-		if req, err := decodeOTLPJSON(body); err == nil {
+		if req, err := new(requestMemory).decodeJSON(body); err == nil {
 			reqs = append(reqs, req)
 		}
 		var req coltracepb.ExportTraceServiceRequest

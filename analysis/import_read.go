@@ -25,6 +25,7 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -575,8 +576,10 @@ func (m *requestMemory) recycle(req *coltracepb.ExportTraceServiceRequest) {
 	m.put(h.buf)
 }
 
-// decodeJSON is decodeOTLPJSON, but its request's strings are parts of b, not of a copy
-// (b must not change while the request is in use), and its objects come from the pool.
+// decodeJSON decodes one OTLP/JSON request (or a file exporter line, TracesData, which has
+// the same shape; ids are hex, unknown fields an error): with the fast decoder, over b (b
+// must not change while the request is in use) and into slabs of the pool, else with
+// protojson, which says what is wrong.
 func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	req, s, ok := fastOTLPJSONIn(b, m.slabs.slabsOver(b))
 	if !ok {
@@ -587,15 +590,23 @@ func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequ
 	return req, nil
 }
 
-// decodeBody is unmarshalBody into slabs of the pool.
+// decodeBody is unmarshalBody into slabs of the pool: what the fast decoder gives up on
+// goes to proto.Unmarshal at once, not through the fast decoder a second time.
 func (m *requestMemory) decodeBody(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	req := &coltracepb.ExportTraceServiceRequest{}
 	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b))
-	if !ok || len(req.ResourceSpans) == 0 {
+	if ok {
+		m.note(req, func(h *heldMemory) { h.slabs = s })
+	} else {
 		s.recycle()
-		return unmarshalBody(b)
+		proto.Reset(req)
+		if err := proto.Unmarshal(b, req); err != nil {
+			return nil, errNotRequest
+		}
 	}
-	m.note(req, func(h *heldMemory) { h.slabs = s })
+	if len(req.ResourceSpans) == 0 {
+		return nil, errNotRequest
+	}
 	return req, nil
 }
 
@@ -643,15 +654,6 @@ func jsonErrLine(b []byte, err error) int {
 		return 1 + bytes.Count(b[:se.Offset], []byte{'\n'})
 	}
 	return 1
-}
-
-// decodeOTLPJSON decodes one OTLP/JSON request (or a file exporter line, TracesData, which
-// has the same shape). Ids are hex in OTLP/JSON; unknown fields are an error.
-func decodeOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
-	if req, ok := fastOTLPJSON(b); ok {
-		return req, nil
-	}
-	return protoOTLPJSON(b)
 }
 
 // protoOTLPJSON decodes what the fast decoder gives up on, with protojson (which copies

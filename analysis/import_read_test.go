@@ -47,7 +47,7 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 		return save(name, []byte(b.String()))
 	}
 	encoded := func(n int) []byte { // line n's request as protobuf
-		req, err := decodeOTLPJSON([]byte(line(n)))
+		req, err := new(requestMemory).decodeJSON([]byte(line(n)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -561,11 +561,17 @@ func readSpillRecord(rd *bufio.Reader, buf *[]byte) (int32, []byte, error) {
 	if _, err := io.ReadFull(rd, (*buf)[head:]); err != nil {
 		return 0, nil, errSpillCorrupt
 	}
-	t, k := binary.Uvarint((*buf)[head:])
+	t, err := spillTrace((*buf)[head:])
+	return t, *buf, err
+}
+
+// spillTrace is the trace index a record's body begins with.
+func spillTrace(body []byte) (int32, error) {
+	t, k := binary.Uvarint(body)
 	if k <= 0 || t > math.MaxInt32 {
-		return 0, nil, errSpillCorrupt
+		return 0, errSpillCorrupt
 	}
-	return int32(t), *buf, nil
+	return int32(t), nil
 }
 
 // spillReader reads the fields of a record's body.

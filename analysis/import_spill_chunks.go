@@ -121,11 +121,11 @@ func eachRecord(recs []byte, fn func(trace int32, rec []byte) error) error {
 			return errSpillCorrupt
 		}
 		rec := recs[:k+int(n)]
-		t, j := binary.Uvarint(rec[k:])
-		if j <= 0 || t > math.MaxInt32 {
-			return errSpillCorrupt
+		t, err := spillTrace(rec[k:])
+		if err != nil {
+			return err
 		}
-		if err := fn(int32(t), rec); err != nil {
+		if err := fn(t, rec); err != nil {
 			return err
 		}
 		recs = recs[len(rec):]

@@ -355,22 +355,13 @@ func (p *pdec) scalarValue(v []byte, a *commonpb.AnyValue) bool {
 		if n < 0 || uint64(len(v)-1-n) != l {
 			return false
 		}
-		text, ok := p.str(v[1+n:])
-		if !ok {
-			return false
-		}
-		sv := take(&p.slabs, &p.strs)
-		sv.StringValue = text
-		a.Value = sv
-		return true
+		return p.stringValue(v[1+n:], a)
 	case 3<<3 | byte(protowire.VarintType): // int_value
 		x, n := protowire.ConsumeVarint(v[1:])
 		if n < 0 || 1+n != len(v) {
 			return false
 		}
-		iv := take(&p.slabs, &p.ints)
-		iv.IntValue = int64(x)
-		a.Value = iv
+		p.intValue(x, a)
 		return true
 	}
 	return false
@@ -386,17 +377,11 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, x uint64) bool {
 		switch {
 		case num == 1 && typ == protowire.BytesType:
-			sv := take(&p.slabs, &p.strs)
-			var ok bool
-			sv.StringValue, ok = p.str(v)
-			a.Value = sv
-			return ok
+			return p.stringValue(v, a)
 		case num == 2 && typ == protowire.VarintType:
 			a.Value = &commonpb.AnyValue_BoolValue{BoolValue: x != 0}
 		case num == 3 && typ == protowire.VarintType:
-			iv := take(&p.slabs, &p.ints)
-			iv.IntValue = int64(x)
-			a.Value = iv
+			p.intValue(x, a)
 		case num == 4 && typ == protowire.Fixed64Type:
 			a.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: math.Float64frombits(x)}
 		case num == 5 && typ == protowire.BytesType:
@@ -432,6 +417,22 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 		}
 		return true
 	})
+}
+
+// stringValue sets v, a proto3 string (valid UTF-8 only), as the value of a.
+func (p *pdec) stringValue(v []byte, a *commonpb.AnyValue) bool {
+	sv := take(&p.slabs, &p.strs)
+	var ok bool
+	sv.StringValue, ok = p.str(v)
+	a.Value = sv
+	return ok
+}
+
+// intValue sets x as the integer value of a.
+func (p *pdec) intValue(x uint64, a *commonpb.AnyValue) {
+	iv := take(&p.slabs, &p.ints)
+	iv.IntValue = int64(x)
+	a.Value = iv
 }
 
 // bytesOfValue is v as the bytes of a oneof: empty, not nil, when present and empty, as

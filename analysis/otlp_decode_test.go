@@ -16,6 +16,12 @@ import (
 	"pgregory.net/rapid"
 )
 
+// fastOTLPJSON is fastOTLPJSONIn over a copy of b, in slabs of its own.
+func fastOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, bool) {
+	req, _, ok := fastOTLPJSONIn(b, slabsOf(b, string(b)))
+	return req, ok
+}
+
 // slowOTLPJSON is the reference decoding: the ids rewritten to base64, then protojson.
 func slowOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	b, err := base64IDs(b)
