@@ -148,6 +148,55 @@ type timeBounds struct {
 	set    bool
 }
 
+// resourceNames is the export run id (mayday.run_id) and the service.name a resource's
+// attributes give, each "" when absent; the last of an attribute sent twice counts.
+func resourceNames(attrs []*commonpb.KeyValue) (runID, service string) {
+	for _, kv := range attrs {
+		switch kv.Key {
+		case "mayday.run_id":
+			runID = kv.Value.GetStringValue()
+		case "service.name":
+			service = kv.Value.GetStringValue()
+		}
+	}
+	return runID, service
+}
+
+// readEvent is the one span event a run of plain spans reads (inSpan.outcome); a mayday
+// export's spans carry rows in events of their own, all read.
+const readEvent = "exception"
+
+// readsEvent reports whether an import reads (and so checks) a span's event of this name.
+func readsEvent(native bool, name string) bool { return native || name == readEvent }
+
+// eventReading is which span events the fast decoders keep. A run of plain spans reads
+// only its spans' exception events; the others (an export's rows read as plain spans, a
+// library's logs) were a third of the work of decoding a protobuf export read with
+// --conventions, for nothing. Events left out are still checked as the decoder would
+// decode them, so what a request is accepted as does not change.
+type eventReading uint8
+
+const (
+	allEvents          eventReading = iota // every event
+	plainEvents                            // every resource's spans are plain spans (--conventions names one)
+	plainUnlessExports                     // plain spans unless the resource names an export run
+)
+
+// plain reports whether the spans of a resource with attributes attrs are read as plain
+// spans, whose events other than readEvent the decoder leaves out. seen says the resource
+// was decoded before them: when it comes after them (protobuf and JSON allow any order),
+// whether they are an export's is not known, and every event is kept.
+func (r eventReading) plain(attrs []*commonpb.KeyValue, seen bool) bool {
+	switch r {
+	case plainEvents:
+		return true
+	case plainUnlessExports:
+		runID, _ := resourceNames(attrs)
+		return seen && runID == ""
+	}
+	return false
+}
+
 // accept checks and redacts one request in place before it is kept; where names it.
 func (rd *traceReader) accept(req *coltracepb.ExportTraceServiceRequest, where string) error {
 	attrKinds()
@@ -157,15 +206,7 @@ func (rd *traceReader) accept(req *coltracepb.ExportTraceServiceRequest, where s
 		if rs.Resource != nil {
 			attrs = rs.Resource.Attributes
 		}
-		runID, service := "", ""
-		for _, kv := range attrs {
-			switch kv.Key {
-			case "mayday.run_id":
-				runID = kv.Value.GetStringValue()
-			case "service.name":
-				service = kv.Value.GetStringValue()
-			}
-		}
+		runID, service := resourceNames(attrs)
 		native := runID != "" && !rd.forced
 		rd.redact(attrs)
 		if err := checkResource(attrs, native, maxText); err != nil {
@@ -283,6 +324,9 @@ func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
 		}
 	}
 	for _, e := range sp.Events {
+		if !readsEvent(native, e.Name) {
+			continue // not read, so not checked: the fast decoders leave it out
+		}
 		rows := native && slices.Contains(recordEvents, e.Name)
 		for _, kv := range e.Attributes {
 			err := checkValue(kv.Key, kv.Value, false, maxText)

@@ -239,8 +239,13 @@ type traceReader struct {
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
-	return &traceReader{lim: lim.withDefaults(), forced: conventions != ConvAuto && conventions != "",
+	rd := &traceReader{lim: lim.withDefaults(), forced: conventions != ConvAuto && conventions != "",
 		red: traces.NewRedactor(nil, redact, nil), bounds: map[string]*timeBounds{}}
+	rd.mem.events = plainUnlessExports
+	if rd.forced {
+		rd.mem.events = plainEvents
+	}
+	return rd
 }
 
 // read decodes every request of the file path and calls fn with each, and where it came
@@ -515,6 +520,8 @@ type requestMemory struct {
 	free  [][]byte
 	held  map[*coltracepb.ExportTraceServiceRequest]*heldMemory
 	slabs slabPool
+
+	events eventReading // which span events the decoders keep
 }
 
 // heldMemory is what one request was read or decoded into.
@@ -581,7 +588,7 @@ func (m *requestMemory) recycle(req *coltracepb.ExportTraceServiceRequest) {
 // must not change while the request is in use) and into slabs of the pool, else with
 // protojson, which says what is wrong.
 func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
-	req, s, ok := fastOTLPJSONIn(b, m.slabs.slabsOver(b))
+	req, s, ok := fastOTLPJSONIn(b, m.slabs.slabsOver(b), m.events)
 	if !ok {
 		s.recycle()
 		return protoOTLPJSON(b)
@@ -594,7 +601,7 @@ func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequ
 // goes to proto.Unmarshal at once, not through the fast decoder a second time.
 func (m *requestMemory) decodeBody(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	req := &coltracepb.ExportTraceServiceRequest{}
-	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b))
+	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b), m.events)
 	if ok {
 		m.note(req, func(h *heldMemory) { h.slabs = s })
 	} else {

@@ -377,7 +377,7 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 		s.attrs = r.compactAttrs(sp.Attributes)
 	}
 	for _, e := range sp.Events {
-		if r.native || e.Name == "exception" {
+		if readsEvent(r.native, e.Name) {
 			s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
 		}
 	}

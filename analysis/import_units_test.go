@@ -168,7 +168,7 @@ func TestSpanSetKeepsNothingOfTheRequest(t *testing.T) {
 	}
 	for _, conv := range []string{ConvAuto, ConvGenAI} {
 		text := []byte(line)
-		req, _, ok := fastOTLPJSONIn(text, newSlabsOver(text))
+		req, _, ok := fastOTLPJSONIn(text, newSlabsOver(text), allEvents)
 		if !ok {
 			t.Fatal("the fast decoder gave up on the test's request")
 		}

@@ -25,8 +25,8 @@ import (
 // value of the wrong type, invalid UTF-8. The caller then decodes with protojson, which
 // says precisely what is wrong, so this path never changes what is accepted or the message
 // of a refusal.
-func fastOTLPJSONIn(b []byte, s slabs) (req *coltracepb.ExportTraceServiceRequest, _ *slabs, ok bool) {
-	d := &jdec{b: b, slabs: s}
+func fastOTLPJSONIn(b []byte, s slabs, events eventReading) (req *coltracepb.ExportTraceServiceRequest, _ *slabs, ok bool) {
+	d := &jdec{b: b, slabs: s, events: events}
 	req = &coltracepb.ExportTraceServiceRequest{}
 	if !d.objectB(func(key []byte) bool {
 		switch string(key) {
@@ -47,11 +47,13 @@ func fastOTLPJSONIn(b []byte, s slabs) (req *coltracepb.ExportTraceServiceReques
 
 // jdec is a cursor over one JSON value.
 type jdec struct {
-	b     []byte
-	i     int
-	buf   []byte
-	depth int // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
-	slabs     // what the request is decoded into
+	b      []byte
+	i      int
+	buf    []byte
+	depth  int          // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
+	events eventReading // which span events are kept
+	plain  bool         // the spans being read are plain spans: only their readEvent events are kept
+	slabs               // what the request is decoded into
 }
 
 // maxFastDepth bounds the recursion of anyValue: a hostile line of AnyValues nested
@@ -492,10 +494,12 @@ func (d *jdec) enum(names map[string]int32) (int32, bool) {
 }
 
 func (d *jdec) resourceSpans(rs *tracepb.ResourceSpans) bool {
+	d.plain = d.events.plain(nil, false)
 	return d.objectB(func(key []byte) bool {
 		switch string(key) {
 		case "resource":
 			rs.Resource = &resourcepb.Resource{}
+			defer func() { d.plain = d.events.plain(rs.Resource.Attributes, true) }()
 			return d.objectB(func(key []byte) bool {
 				switch string(key) {
 				case "attributes":
@@ -583,9 +587,17 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 			sp.DroppedAttributesCount, ok = d.uint32v()
 		case "events":
 			return d.array(func() bool {
-				e := take(&d.slabs, &d.events)
-				sp.Events = append(sp.Events, e)
-				return d.event(e)
+				m := d.mark()
+				e := take(&d.slabs, &d.slabs.events)
+				if !d.event(e) {
+					return false
+				}
+				if d.plain && e.Name != readEvent {
+					d.rewind(m) // checked as decoded, and left out
+				} else {
+					sp.Events = append(sp.Events, e)
+				}
+				return true
 			})
 		case "droppedEventsCount", "dropped_events_count":
 			sp.DroppedEventsCount, ok = d.uint32v()

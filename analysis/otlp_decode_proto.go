@@ -31,13 +31,14 @@ func unmarshalRequest(b []byte, req *coltracepb.ExportTraceServiceRequest) error
 // ids are parts of b (newSlabsOver): b must not change while req is in use. Every caller
 // reads each request into a buffer of its own, which nothing writes to after.
 func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
-	ok, _ := fastOTLPProtoIn(b, req, newSlabsOver(b))
+	ok, _ := fastOTLPProtoIn(b, req, newSlabsOver(b), allEvents)
 	return ok
 }
 
-// fastOTLPProtoIn is fastOTLPProto decoding into s (whose text is b), which it returns.
-func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs) (bool, *slabs) {
-	p := &pdec{slabs: s}
+// fastOTLPProtoIn is fastOTLPProto decoding into s (whose text is b), which it returns,
+// keeping the events that events says.
+func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs, events eventReading) (bool, *slabs) {
+	p := &pdec{slabs: s, events: events}
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if num != 1 || typ != protowire.BytesType {
 			return false
@@ -51,7 +52,9 @@ func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slab
 // pdec decodes nested messages; depth counts the AnyValues open. Its objects and strings
 // come from its slabs.
 type pdec struct {
-	depth int
+	depth  int
+	events eventReading
+	plain  bool // the spans being read are plain spans: only their readEvent events are kept
 	slabs
 }
 
@@ -109,6 +112,7 @@ func (p *pdec) fields(b []byte, fn func(num protowire.Number, typ protowire.Type
 }
 
 func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
+	p.plain = p.events.plain(nil, false)
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if typ != protowire.BytesType {
 			return false
@@ -119,7 +123,9 @@ func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
 				return false
 			}
 			rs.Resource = &resourcepb.Resource{}
-			return p.resource(v, rs.Resource)
+			ok := p.resource(v, rs.Resource)
+			p.plain = p.events.plain(rs.Resource.Attributes, true)
+			return ok
 		case 2:
 			ss := &tracepb.ScopeSpans{}
 			rs.ScopeSpans = append(rs.ScopeSpans, ss)
@@ -217,7 +223,12 @@ func (p *pdec) span(b []byte, s *tracepb.Span) bool {
 		case typ == protowire.VarintType && num == 10:
 			s.DroppedAttributesCount = uint32(x)
 		case typ == protowire.BytesType && num == 11:
-			e := take(&p.slabs, &p.events)
+			if p.plain {
+				if read, ok := p.skimEvent(v); !ok || !read {
+					return ok
+				}
+			}
+			e := take(&p.slabs, &p.slabs.events)
 			s.Events = append(s.Events, e)
 			ok = p.event(v, e)
 		case typ == protowire.VarintType && num == 12:
@@ -261,6 +272,80 @@ func (p *pdec) event(b []byte, e *tracepb.Span_Event) bool {
 			e.DroppedAttributesCount, ok = uint32(x), true
 		}
 		return ok
+	})
+}
+
+// skimEvent checks an event as event would decode it, without decoding it, and reports
+// whether it is one a run of plain spans reads (named readEvent).
+func (p *pdec) skimEvent(b []byte) (read, ok bool) {
+	ok = p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+		switch {
+		case num == 1 && typ == protowire.Fixed64Type, num == 4 && typ == protowire.VarintType:
+			return true
+		case num == 2 && typ == protowire.BytesType:
+			read = string(v) == readEvent
+			return utf8.Valid(v)
+		case num == 3 && typ == protowire.BytesType:
+			return p.skimKeyValue(v)
+		}
+		return false
+	})
+	return read, ok
+}
+
+// skimKeyValue checks a KeyValue as keyValue would decode it, without decoding it.
+func (p *pdec) skimKeyValue(b []byte) bool {
+	value := false
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || typ != protowire.BytesType {
+			return false
+		}
+		v, m := protowire.ConsumeBytes(b[n:])
+		if m < 0 {
+			return false
+		}
+		b = b[n+m:]
+		switch {
+		case num == 1 && !utf8.Valid(v), num == 2 && value, num != 1 && num != 2:
+			return false
+		case num == 2:
+			value = true
+			if !p.skimAnyValue(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// skimAnyValue checks an AnyValue as anyValue would decode it, without decoding it.
+func (p *pdec) skimAnyValue(b []byte) bool {
+	if p.depth++; p.depth > maxFastDepth {
+		p.depth--
+		return false
+	}
+	defer func() { p.depth-- }()
+	var last protowire.Number // the oneof's member so far
+	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+		again := num == last
+		last = num
+		switch {
+		case num == 1 && typ == protowire.BytesType:
+			return utf8.Valid(v)
+		case num == 2 && typ == protowire.VarintType, num == 3 && typ == protowire.VarintType,
+			num == 4 && typ == protowire.Fixed64Type, num == 7 && typ == protowire.BytesType:
+			return true
+		case num == 5 && typ == protowire.BytesType && !again:
+			return p.fields(v, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+				return num == 1 && typ == protowire.BytesType && p.skimAnyValue(v)
+			})
+		case num == 6 && typ == protowire.BytesType && !again:
+			return p.fields(v, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
+				return num == 1 && typ == protowire.BytesType && p.skimKeyValue(v)
+			})
+		}
+		return false
 	})
 }
 

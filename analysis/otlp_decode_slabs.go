@@ -85,6 +85,51 @@ func (sl *slab[T]) next(n int) []T {
 	return b
 }
 
+// slabMark is where a decoder's slabs of events and attributes stood; rewind gives back
+// what was taken from them after it.
+type slabMark struct {
+	events []tracepb.Span_Event
+	kvs    []commonpb.KeyValue
+	avs    []commonpb.AnyValue
+	strs   []commonpb.AnyValue_StringValue
+	ints   []commonpb.AnyValue_IntValue
+	lists  []*commonpb.KeyValue
+}
+
+func (s *slabs) mark() slabMark {
+	return slabMark{s.events.cur, s.kvs.cur, s.avs.cur, s.strs.cur, s.ints.cur, s.lists}
+}
+
+// rewind clears the events and attributes taken since m and takes them again next, for a
+// decoded event the import does not read: nothing may point to them. What a slab begun
+// since m holds is left to the request's end.
+func (s *slabs) rewind(m slabMark) {
+	s.events.cur = rewound(s.events.cur, m.events)
+	s.kvs.cur = rewound(s.kvs.cur, m.kvs)
+	s.avs.cur = rewound(s.avs.cur, m.avs)
+	s.strs.cur = rewound(s.strs.cur, m.strs)
+	s.ints.cur = rewound(s.ints.cur, m.ints)
+	s.lists = rewound(s.lists, m.lists)
+}
+
+// rewound is was, its part taken since cleared, when cur is what is left of it (the two
+// end at the same place); otherwise cur.
+func rewound[T any](cur, was []T) []T {
+	if len(cur) > len(was) || lastOf(cur) != lastOf(was) {
+		return cur
+	}
+	clear(was[:len(was)-len(cur)])
+	return was
+}
+
+// lastOf is the address of the last element of x's capacity (nil when it has none).
+func lastOf[T any](x []T) *T {
+	if cap(x) == 0 {
+		return nil
+	}
+	return &x[:cap(x)][cap(x)-1]
+}
+
 // slabPool holds the full-size slabs of requests no longer in use, cleared, for the
 // requests decoded after them. A fresh slab's memory is first touched by the decoder, and
 // that first touch faulted and flushed the other core's TLB: an eighth of importing

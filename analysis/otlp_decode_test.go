@@ -18,7 +18,7 @@ import (
 
 // fastOTLPJSON is fastOTLPJSONIn over a copy of b, in slabs of its own.
 func fastOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, bool) {
-	req, _, ok := fastOTLPJSONIn(b, slabsOf(b, string(b)))
+	req, _, ok := fastOTLPJSONIn(b, slabsOf(b, string(b)), allEvents)
 	return req, ok
 }
 
