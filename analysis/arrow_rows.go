@@ -98,6 +98,12 @@ func (r *arrowRows) str(i int) string {
 		v = a.Value(r.row)
 	case *array.StringView:
 		v = a.Value(r.row)
+	case *array.Dictionary: // an ENUM column (tables.sql)
+		if d, ok := a.Dictionary().(*array.String); ok && a.IsValid(r.row) {
+			v = d.Value(a.GetValueIndex(r.row))
+		} else if !ok {
+			panic("analysis: column " + r.cols[i].DataType().String() + " read as text")
+		}
 	default:
 		panic("analysis: column " + r.cols[i].DataType().String() + " read as text")
 	}

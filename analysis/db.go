@@ -26,6 +26,27 @@ import (
 //go:embed tables.sql
 var tablesSQL string
 
+// storedEnums is the members of every ENUM column of tables.sql, by "table.column": the
+// values the column can hold.
+var storedEnums = sync.OnceValue(func() map[string][]string {
+	enums := map[string][]string{}
+	table := ""
+	for _, line := range strings.Split(tablesSQL, "\n") {
+		if m := createTable.FindStringSubmatch(line); m != nil {
+			table = m[1]
+		} else if m := enumColumn.FindStringSubmatch(line); m != nil {
+			var members []string
+			for _, q := range strings.Split(m[2], ", ") {
+				members = append(members, strings.Trim(q, "'"))
+			}
+			enums[table+"."+m[1]] = members
+		}
+	}
+	return enums
+})
+
+var enumColumn = regexp.MustCompile(`^\s+(\w+)\s+ENUM\(([^)]*)\)`)
+
 // ErrReadOnly reports a write to a database opened with Open.
 var ErrReadOnly = errors.New("database is opened read-only")
 

@@ -73,6 +73,11 @@ func checkRoundTrip(t *testing.T, db *DB, tables []string, source func(table str
 	t.Helper()
 	for _, table := range tables {
 		cols := exportColumns(table)
+		for i, c := range cols {
+			if _, ok := storedEnums()[table+"."+strings.Trim(c, `"`)]; ok {
+				cols[i] = c + "::VARCHAR" // written to Parquet as its text, which hashes apart from the ENUM value
+			}
+		}
 		n, sum := tableSum(t, db, ident(table), cols)
 		pn, psum := tableSum(t, db, source(table), cols)
 		if n == "0" {

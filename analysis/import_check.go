@@ -466,7 +466,7 @@ func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) er
 		}
 	}
 	if rule.mayday && native {
-		if err := checkKind(v, rule.kind); err != nil {
+		if err := errors.Join(checkKind(v, rule.kind), checkEnum(key, v)); err != nil {
 			return fmt.Errorf("attribute %s: %w", key, err)
 		}
 	}
@@ -480,7 +480,35 @@ func checkColumn(key string, v *commonpb.AnyValue) error {
 			return fmt.Errorf("%s: %w", excerpt(key), err)
 		}
 	}
+	if err := checkEnum(key, v); err != nil {
+		return fmt.Errorf("%s: %w", excerpt(key), err)
+	}
 	return nil
+}
+
+// enumAttrs are the attributes and row columns of an export stored in an ENUM column of
+// tables.sql ("table.column"), which holds no other value: one is checked against it, so
+// that a value outside it is refused, naming it, rather than failing the load.
+var enumAttrs = map[string]string{
+	"mayday.failure_class": "spans.failure_class",
+	"from_state":           "transitions.from_state", "to_state": "transitions.to_state",
+	"failure_class": "transitions.failure_class", "action": "transitions.action",
+	"decided_by": "transitions.decided_by", "outcome": "executions.outcome",
+}
+
+// checkEnum refuses a string value of an attribute of enumAttrs that its column does not
+// hold. (A value of another type is read as "", which every such column holds.)
+func checkEnum(key string, v *commonpb.AnyValue) error {
+	col, ok := enumAttrs[key]
+	if !ok {
+		return nil
+	}
+	s, ok := v.GetValue().(*commonpb.AnyValue_StringValue)
+	members := storedEnums()[col]
+	if !ok || slices.Contains(members, s.StringValue) {
+		return nil
+	}
+	return fmt.Errorf("%s: want one of %s", excerpt(s.StringValue), strings.Join(slices.DeleteFunc(slices.Clone(members), func(m string) bool { return m == "" }), ", "))
 }
 
 // checkKind checks v against kind k. A value of another type than the kind's is left to

@@ -389,6 +389,8 @@ func TestHostileMaydayAttributes(t *testing.T) {
 		{"op.pb", nil, []*commonpb.KeyValue{strAttr("mayday.operation", "drop")}, "mayday.operation"},
 		{"tokens.pb", nil, []*commonpb.KeyValue{intAttr("mayday.input_tokens", math.MaxInt64)}, "mayday.input_tokens"},
 		{"opkey.pb", nil, []*commonpb.KeyValue{strAttr("mayday.op_key", "1/2")}, "mayday.op_key"},
+		// a value its ENUM column does not hold (tables.sql) is refused, not left to fail the load
+		{"class.pb", nil, []*commonpb.KeyValue{strAttr("mayday.failure_class", "flaky")}, "mayday.failure_class"},
 	}
 	for _, c := range cases {
 		res, span := nativeRequest(nil, c.span)
@@ -405,6 +407,19 @@ func TestHostileMaydayAttributes(t *testing.T) {
 	p := filepath.Join(tmp, "event.pb")
 	writeResource(t, p, res, span)
 	refused(t, []string{p}, ImportOptions{}, "event.pb", "arrived_at")
+	// transition and execution rows whose state, action, decider or outcome their ENUM
+	// column does not hold
+	for _, row := range []struct{ event, key string }{
+		{"mayday.transition", "from_state"}, {"mayday.transition", "to_state"}, {"mayday.transition", "action"},
+		{"mayday.transition", "decided_by"}, {"mayday.transition", "failure_class"}, {"mayday.execution", "outcome"},
+	} {
+		res, span := nativeRequest(nil, nil)
+		span.Events = []*tracepb.Span_Event{{Name: row.event, Attributes: []*commonpb.KeyValue{
+			intAttr("investigation_id", 1), strAttr(row.key, "drop table")}}}
+		p := filepath.Join(tmp, row.key+".pb")
+		writeResource(t, p, res, span)
+		refused(t, []string{p}, ImportOptions{}, row.key+".pb", row.key)
+	}
 	// a span a year after the export's time 0
 	res, span = nativeRequest(nil, nil)
 	span.StartTimeUnixNano += uint64(365 * 24 * time.Hour)

@@ -2,7 +2,10 @@ package recovery
 
 // Names of the enumerations as they appear in traces (snake_case, stable).
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 var stateNames = [...]string{
 	Pending: "pending", Running: "running", Waiting: "waiting", Recovering: "recovering",
@@ -167,4 +170,18 @@ func (o *OnExhaustion) UnmarshalText(b []byte) error {
 	}
 	*o = v
 	return nil
+}
+
+// Vocabulary is every name the enumerations that traces store take: the values a trace's
+// state, failure class, event, action and decider columns can hold ("" for none, "unknown"
+// for a value past the enumeration, which String gives).
+type Vocabulary struct {
+	States, Classes, Events, Actions, Deciders []string
+}
+
+// Names returns the vocabulary, each list in declaration order.
+func Names() Vocabulary {
+	with := func(names []string) []string { return append(slices.Clone(names), "unknown") }
+	return Vocabulary{States: with(stateNames[:]), Classes: with(classNames[:]), Events: with(eventNames[:]),
+		Actions: with(actionNames[:]), Deciders: with(deciderNames[:])}
 }
