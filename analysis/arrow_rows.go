@@ -90,20 +90,21 @@ func (r *arrowRows) bool(i int) bool {
 
 // str is a text column's value ("" when NULL), a copy the batch does not hold.
 func (r *arrowRows) str(i int) string {
-	var v string
-	switch a := r.cols[i].(type) {
-	case *array.String:
-		v = a.Value(r.row)
-	case *array.LargeString:
-		v = a.Value(r.row)
-	case *array.StringView:
-		v = a.Value(r.row)
-	case *array.Dictionary: // an ENUM column (tables.sql)
-		if d, ok := a.Dictionary().(*array.String); ok && a.IsValid(r.row) {
-			v = d.Value(a.GetValueIndex(r.row))
-		} else if !ok {
-			panic("analysis: column " + r.cols[i].DataType().String() + " read as text")
+	col, row := r.cols[i], r.row
+	if d, ok := col.(*array.Dictionary); ok { // an ENUM column (tables.sql): the text is its dictionary's
+		if d.IsNull(row) {
+			return ""
 		}
+		col, row = d.Dictionary(), d.GetValueIndex(row)
+	}
+	var v string
+	switch a := col.(type) {
+	case *array.String:
+		v = a.Value(row)
+	case *array.LargeString:
+		v = a.Value(row)
+	case *array.StringView:
+		v = a.Value(row)
 	default:
 		panic("analysis: column " + r.cols[i].DataType().String() + " read as text")
 	}

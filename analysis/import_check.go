@@ -256,8 +256,8 @@ func spanRef(sp *tracepb.Span) string {
 	return fmt.Sprintf("%s (%x)", excerpt(sp.Name), sp.SpanId)
 }
 
-// redact replaces the values of the name attributes (attrRules) by their redacted text (a bytes value as its
-// text, bytesText).
+// redact replaces the values of the name attributes (attrRules) by their redacted text (a
+// bytes value as its text, bytesText).
 func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
 	for _, kv := range attrs {
 		if !attrRules[kv.Key].name {

@@ -241,9 +241,9 @@ type traceReader struct {
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
 	rd := &traceReader{lim: lim.withDefaults(), forced: conventions != ConvAuto && conventions != "",
 		red: traces.NewRedactor(nil, redact, nil), bounds: map[string]*timeBounds{}}
-	rd.mem.events = plainUnlessExports
+	rd.mem.reading = plainUnlessExports
 	if rd.forced {
-		rd.mem.events = plainEvents
+		rd.mem.reading = plainEvents
 	}
 	return rd
 }
@@ -371,7 +371,7 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 			return fmt.Errorf("%s: %w", path, &limitError{"the request body", "max-message", rd.lim.Message})
 		}
 		// b is read for this request alone: the request is decoded over it.
-		return rd.dec.add(b, rd.mem.decodeJSON, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+		return rd.dec.add(b, rd.mem.decodeJSON, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 			if err != nil {
 				return fmt.Errorf("%s:%d: %w: %s", path, jsonErrLine(b, err), ErrBadTraceInput, clipError(err))
 			}
@@ -383,7 +383,7 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		buf, err := readLine(br, rd.mem.get(), rd.lim.Message)
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
-			derr := rd.dec.add(buf, rd.mem.decodeJSON, nil, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
+			derr := rd.dec.add(buf, rd.mem.decodeJSON, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
 				if derr != nil {
 					rd.mem.put(buf)
 					return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
@@ -433,19 +433,17 @@ type decodeQueue struct {
 
 type decodeJob struct {
 	done    chan struct{}
-	b       []byte
-	release func([]byte) // given b back once decoded; nil when b is the request's own
+	size    int
 	req     *coltracepb.ExportTraceServiceRequest
 	err     error
 	deliver func(*coltracepb.ExportTraceServiceRequest, error) error
 }
 
 // add decodes b with decode on a goroutine of its own and, once every request added
-// before it has been handed on, gives b to release (when given) and hands on its request
-// (or its error) to deliver. It first hands on the oldest requests while the queue is
+// before it has been handed on, hands on its request (or its error) to deliver. It first hands on the oldest requests while the queue is
 // full (decodeAhead requests, or up to twice that many within decodeBytes), and returns
 // the first error deliver returned (the requests after it are dropped).
-func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTraceServiceRequest, error), release func([]byte), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
+func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTraceServiceRequest, error), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
 	ahead := max(decodeAhead, 1)
 	for len(q.jobs) >= 2*ahead || len(q.jobs) >= ahead && q.bytes+len(b) > decodeBytes {
 		if err := q.next(); err != nil {
@@ -453,9 +451,9 @@ func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTrace
 			return err
 		}
 	}
-	j := &decodeJob{done: make(chan struct{}), b: b, release: release, deliver: deliver}
+	j := &decodeJob{done: make(chan struct{}), size: len(b), deliver: deliver}
 	if ahead == 1 {
-		j.req, j.err = decode(b) // a JSON request holds no part of b
+		j.req, j.err = decode(b)
 		close(j.done)
 	} else {
 		if q.running == nil {
@@ -478,11 +476,8 @@ func (q *decodeQueue) next() error {
 	j := q.jobs[0]
 	q.jobs[0] = nil
 	q.jobs = q.jobs[1:]
-	q.bytes -= len(j.b)
+	q.bytes -= j.size
 	<-j.done
-	if j.release != nil {
-		j.release(j.b)
-	}
 	return j.deliver(j.req, j.err)
 }
 
@@ -521,7 +516,7 @@ type requestMemory struct {
 	held  map[*coltracepb.ExportTraceServiceRequest]*heldMemory
 	slabs slabPool
 
-	events eventReading // which span events the decoders keep
+	reading eventReading // which span events the decoders keep
 }
 
 // heldMemory is what one request was read or decoded into.
@@ -588,7 +583,7 @@ func (m *requestMemory) recycle(req *coltracepb.ExportTraceServiceRequest) {
 // must not change while the request is in use) and into slabs of the pool, else with
 // protojson, which says what is wrong.
 func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
-	req, s, ok := fastOTLPJSONIn(b, m.slabs.slabsOver(b), m.events)
+	req, s, ok := fastOTLPJSONIn(b, m.slabs.slabsOver(b), m.reading)
 	if !ok {
 		s.recycle()
 		return protoOTLPJSON(b)
@@ -601,7 +596,7 @@ func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequ
 // goes to proto.Unmarshal at once, not through the fast decoder a second time.
 func (m *requestMemory) decodeBody(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	req := &coltracepb.ExportTraceServiceRequest{}
-	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b), m.events)
+	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b), m.reading)
 	if ok {
 		m.note(req, func(h *heldMemory) { h.slabs = s })
 	} else {
@@ -741,7 +736,7 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON request,
 	// on a goroutine of its own while the next file is read; the request is decoded over
 	// whole, which nothing reuses.
-	return rd.dec.add(whole, rd.mem.decodeBody, nil, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+	return rd.dec.add(whole, rd.mem.decodeBody, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 		if err != nil {
 			return refused()
 		}

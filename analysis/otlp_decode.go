@@ -25,8 +25,8 @@ import (
 // value of the wrong type, invalid UTF-8. The caller then decodes with protojson, which
 // says precisely what is wrong, so this path never changes what is accepted or the message
 // of a refusal.
-func fastOTLPJSONIn(b []byte, s slabs, events eventReading) (req *coltracepb.ExportTraceServiceRequest, _ *slabs, ok bool) {
-	d := &jdec{b: b, slabs: s, events: events}
+func fastOTLPJSONIn(b []byte, s slabs, reading eventReading) (req *coltracepb.ExportTraceServiceRequest, _ *slabs, ok bool) {
+	d := &jdec{b: b, slabs: s, reading: reading}
 	req = &coltracepb.ExportTraceServiceRequest{}
 	if !d.objectB(func(key []byte) bool {
 		switch string(key) {
@@ -47,13 +47,13 @@ func fastOTLPJSONIn(b []byte, s slabs, events eventReading) (req *coltracepb.Exp
 
 // jdec is a cursor over one JSON value.
 type jdec struct {
-	b      []byte
-	i      int
-	buf    []byte
-	depth  int          // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
-	events eventReading // which span events are kept
-	plain  bool         // the spans being read are plain spans: only their readEvent events are kept
-	slabs               // what the request is decoded into
+	b       []byte
+	i       int
+	buf     []byte
+	depth   int          // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
+	reading eventReading // which span events are kept
+	plain   bool         // the spans being read are plain spans: only their readEvent events are kept
+	slabs                // what the request is decoded into
 }
 
 // maxFastDepth bounds the recursion of anyValue: a hostile line of AnyValues nested
@@ -494,12 +494,12 @@ func (d *jdec) enum(names map[string]int32) (int32, bool) {
 }
 
 func (d *jdec) resourceSpans(rs *tracepb.ResourceSpans) bool {
-	d.plain = d.events.plain(nil, false)
+	d.plain = d.reading.plain(nil, false)
 	return d.objectB(func(key []byte) bool {
 		switch string(key) {
 		case "resource":
 			rs.Resource = &resourcepb.Resource{}
-			defer func() { d.plain = d.events.plain(rs.Resource.Attributes, true) }()
+			defer func() { d.plain = d.reading.plain(rs.Resource.Attributes, true) }()
 			return d.objectB(func(key []byte) bool {
 				switch string(key) {
 				case "attributes":
@@ -588,7 +588,7 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 		case "events":
 			return d.array(func() bool {
 				m := d.mark()
-				e := take(&d.slabs, &d.slabs.events)
+				e := take(&d.slabs, &d.events)
 				if !d.event(e) {
 					return false
 				}
@@ -744,19 +744,15 @@ func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
 
 // stringValue reads a string as the value of a.
 func (d *jdec) stringValue(a *commonpb.AnyValue) bool {
-	sv := take(&d.slabs, &d.strs)
-	var ok bool
-	sv.StringValue, ok = d.str()
-	a.Value = sv
+	v, ok := d.str()
+	d.setString(a, v)
 	return ok
 }
 
 // intValue reads an integer (a number, or a string of one) as the value of a.
 func (d *jdec) intValue(a *commonpb.AnyValue) bool {
-	iv := take(&d.slabs, &d.ints)
-	var ok bool
-	iv.IntValue, ok = d.int64v()
-	a.Value = iv
+	x, ok := d.int64v()
+	d.setInt(a, x)
 	return ok
 }
 

@@ -36,9 +36,9 @@ func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
 }
 
 // fastOTLPProtoIn is fastOTLPProto decoding into s (whose text is b), which it returns,
-// keeping the events that events says.
-func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs, events eventReading) (bool, *slabs) {
-	p := &pdec{slabs: s, events: events}
+// keeping the events that reading says.
+func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs, reading eventReading) (bool, *slabs) {
+	p := &pdec{slabs: s, reading: reading}
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if num != 1 || typ != protowire.BytesType {
 			return false
@@ -52,9 +52,9 @@ func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slab
 // pdec decodes nested messages; depth counts the AnyValues open. Its objects and strings
 // come from its slabs.
 type pdec struct {
-	depth  int
-	events eventReading
-	plain  bool // the spans being read are plain spans: only their readEvent events are kept
+	depth   int
+	reading eventReading // which span events are kept
+	plain   bool         // the spans being read are plain spans: only their readEvent events are kept
 	slabs
 }
 
@@ -112,7 +112,7 @@ func (p *pdec) fields(b []byte, fn func(num protowire.Number, typ protowire.Type
 }
 
 func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
-	p.plain = p.events.plain(nil, false)
+	p.plain = p.reading.plain(nil, false)
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
 		if typ != protowire.BytesType {
 			return false
@@ -124,7 +124,7 @@ func (p *pdec) resourceSpans(b []byte, rs *tracepb.ResourceSpans) bool {
 			}
 			rs.Resource = &resourcepb.Resource{}
 			ok := p.resource(v, rs.Resource)
-			p.plain = p.events.plain(rs.Resource.Attributes, true)
+			p.plain = p.reading.plain(rs.Resource.Attributes, true)
 			return ok
 		case 2:
 			ss := &tracepb.ScopeSpans{}
@@ -228,7 +228,7 @@ func (p *pdec) span(b []byte, s *tracepb.Span) bool {
 					return ok
 				}
 			}
-			e := take(&p.slabs, &p.slabs.events)
+			e := take(&p.slabs, &p.events)
 			s.Events = append(s.Events, e)
 			ok = p.event(v, e)
 		case typ == protowire.VarintType && num == 12:
@@ -446,7 +446,7 @@ func (p *pdec) scalarValue(v []byte, a *commonpb.AnyValue) bool {
 		if n < 0 || 1+n != len(v) {
 			return false
 		}
-		p.intValue(x, a)
+		p.setInt(a, int64(x))
 		return true
 	}
 	return false
@@ -466,7 +466,7 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 		case num == 2 && typ == protowire.VarintType:
 			a.Value = &commonpb.AnyValue_BoolValue{BoolValue: x != 0}
 		case num == 3 && typ == protowire.VarintType:
-			p.intValue(x, a)
+			p.setInt(a, int64(x))
 		case num == 4 && typ == protowire.Fixed64Type:
 			a.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: math.Float64frombits(x)}
 		case num == 5 && typ == protowire.BytesType:
@@ -506,18 +506,9 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 
 // stringValue sets v, a proto3 string (valid UTF-8 only), as the value of a.
 func (p *pdec) stringValue(v []byte, a *commonpb.AnyValue) bool {
-	sv := take(&p.slabs, &p.strs)
-	var ok bool
-	sv.StringValue, ok = p.str(v)
-	a.Value = sv
+	t, ok := p.str(v)
+	p.setString(a, t)
 	return ok
-}
-
-// intValue sets x as the integer value of a.
-func (p *pdec) intValue(x uint64, a *commonpb.AnyValue) {
-	iv := take(&p.slabs, &p.ints)
-	iv.IntValue = int64(x)
-	a.Value = iv
 }
 
 // bytesOfValue is v as the bytes of a oneof: empty, not nil, when present and empty, as

@@ -71,6 +71,20 @@ func take[T any](s *slabs, slab *slab[T]) *T {
 	return x
 }
 
+// setString and setInt set the value of a, an AnyValue, as both decoders make it: its
+// oneof's member from the slabs.
+func (s *slabs) setString(a *commonpb.AnyValue, v string) {
+	sv := take(s, &s.strs)
+	sv.StringValue = v
+	a.Value = sv
+}
+
+func (s *slabs) setInt(a *commonpb.AnyValue, x int64) {
+	iv := take(s, &s.ints)
+	iv.IntValue = x
+	a.Value = iv
+}
+
 // next is a new slab of n objects: one given back (cleared) by an earlier request when
 // there is one of that size.
 func (sl *slab[T]) next(n int) []T {
