@@ -171,48 +171,16 @@ type spillPart struct {
 }
 
 // parts cuts the run's groups of joined traces, in order of their first start, into parts
-// of about partSpans spans (a group is never cut: a part holds at least one). When reading
-// each part from the chunks that hold its spans reads no more than directScan times the
-// spill, the parts are read so (readChunks); else each part's spans are written to a file
-// of its own, in one pass over the spill.
+// (a group is never cut: a part holds at least one). Parts of about smallPartSpans spans
+// are taken when reading each from the chunks that hold its spans reads no more than
+// smallScan times the spill; else parts of about partSpans spans, read from the chunks when
+// that reads no more than directScan times the spill (readChunks), and otherwise each
+// written to a file of its own in one pass over the spill.
 func (sp *spillRun) parts() ([]spillPart, error) {
 	if err := sp.chunks.flush(); err != nil { // the last chunk; the file stays open
 		return nil, err
 	}
-	type group struct {
-		root  int32
-		first int64
-		spans int64
-	}
-	byRoot := map[int32]*group{}
-	var groups []*group
-	for i := range sp.first {
-		r := sp.find(int32(i))
-		g := byRoot[r]
-		if g == nil {
-			g = &group{root: r, first: math.MaxInt64}
-			byRoot[r] = g
-			groups = append(groups, g)
-		}
-		g.first = min(g.first, sp.first[i])
-		g.spans += sp.count[i]
-	}
-	// The root of a group is its lowest trace index, the first of its traces read: with
-	// the first start, an order that does not depend on map iteration.
-	slices.SortFunc(groups, func(x, y *group) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.root, y.root)) })
-	partOf := map[int32]int{}
-	var parts []spillPart
-	for _, g := range groups {
-		if g.spans == 0 {
-			continue // a trace only linked to
-		}
-		if len(parts) == 0 || parts[len(parts)-1].spans+g.spans > partSpans() && parts[len(parts)-1].spans > 0 {
-			parts = append(parts, spillPart{})
-		}
-		partOf[g.root] = len(parts) - 1
-		parts[len(parts)-1].spans += g.spans
-	}
-	inPlace := sp.readInPlace(parts, partOf)
+	parts, partOf, inPlace := sp.cut()
 	if spillReadInPlace != nil {
 		spillReadInPlace(inPlace)
 	}
@@ -226,6 +194,80 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 	return parts, nil
 }
 
+// cut cuts the run into parts as parts describes, and reports whether they are to be read
+// in place.
+func (sp *spillRun) cut() ([]spillPart, map[int32]int, bool) {
+	groups := sp.groups()
+	small, scan := min(smallPartSpans, partSpans()), directScan
+	if small < partSpans() {
+		scan = min(smallScan, directScan)
+	}
+	parts, partOf := cutParts(groups, small)
+	inPlace := sp.readInPlace(parts, partOf, scan)
+	if !inPlace && small < partSpans() {
+		parts, partOf = cutParts(groups, partSpans())
+		inPlace = sp.readInPlace(parts, partOf, directScan)
+	}
+	return parts, partOf, inPlace
+}
+
+// smallPartSpans is the size of the parts a run is cut into when their spans lie together
+// in the spill: a part's records, built and written, then stay in the processor's caches,
+// which made the import of research-fleet's export (431,142 spans read as plain spans)
+// 3-5% faster than parts of partSpans (docs/performance.md, "Import: small parts where the
+// spill keeps them together"). smallScan bounds what reading them in place may read: the
+// last chunk of a part is often the first of the next, read twice.
+const smallPartSpans = 8_000
+
+var smallScan = 1.5
+
+// traceGroup is a group of joined traces: its root (its lowest trace index), its first
+// start, its spans.
+type traceGroup struct {
+	root  int32
+	first int64
+	spans int64
+}
+
+// groups are the run's groups of joined traces, in order of their first start.
+func (sp *spillRun) groups() []*traceGroup {
+	byRoot := map[int32]*traceGroup{}
+	var groups []*traceGroup
+	for i := range sp.first {
+		r := sp.find(int32(i))
+		g := byRoot[r]
+		if g == nil {
+			g = &traceGroup{root: r, first: math.MaxInt64}
+			byRoot[r] = g
+			groups = append(groups, g)
+		}
+		g.first = min(g.first, sp.first[i])
+		g.spans += sp.count[i]
+	}
+	// The root of a group is its lowest trace index, the first of its traces read: with
+	// the first start, an order that does not depend on map iteration.
+	slices.SortFunc(groups, func(x, y *traceGroup) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.root, y.root)) })
+	return groups
+}
+
+// cutParts cuts groups, in their order, into parts of about size spans, and gives the part
+// of each group by its root.
+func cutParts(groups []*traceGroup, size int64) ([]spillPart, map[int32]int) {
+	partOf := map[int32]int{}
+	var parts []spillPart
+	for _, g := range groups {
+		if g.spans == 0 {
+			continue // a trace only linked to
+		}
+		if len(parts) == 0 || parts[len(parts)-1].spans+g.spans > size && parts[len(parts)-1].spans > 0 {
+			parts = append(parts, spillPart{})
+		}
+		partOf[g.root] = len(parts) - 1
+		parts[len(parts)-1].spans += g.spans
+	}
+	return parts, partOf
+}
+
 // spillReadInPlace, set only by tests, is told of each spilled run whether its parts are
 // read from the spill's chunks (else from files of their own).
 var spillReadInPlace func(inPlace bool)
@@ -236,9 +278,9 @@ var spillReadInPlace func(inPlace bool)
 var directScan = 2.0
 
 // readInPlace sets each part's range of chunks, and each trace's part, and reports whether
-// the parts are to be read from the chunks (the ranges read at most directScan times the
-// spill; a chunk read for two parts counts twice).
-func (sp *spillRun) readInPlace(parts []spillPart, partOf map[int32]int) bool {
+// the parts are to be read from the chunks (the ranges read at most scan times the spill; a
+// chunk read for two parts counts twice).
+func (sp *spillRun) readInPlace(parts []spillPart, partOf map[int32]int, scan float64) bool {
 	for i := range parts {
 		parts[i].first, parts[i].last = math.MaxInt32, -1
 	}
@@ -256,7 +298,7 @@ func (sp *spillRun) readInPlace(parts []spillPart, partOf map[int32]int) bool {
 	for _, p := range parts {
 		read += int(p.last-p.first) + 1
 	}
-	if float64(read) > directScan*float64(len(sp.chunks.at)) {
+	if float64(read) > scan*float64(len(sp.chunks.at)) {
 		sp.partOf = nil
 		return false
 	}

@@ -483,7 +483,7 @@ func TestSpillReadInPlaceChoice(t *testing.T) {
 	// In turn: traces 0 and 1 in chunks 0-1, 2 and 3 in chunks 2-3, trace 4 linked only.
 	sp := spill([]int32{0, 1, 2, 2, math.MaxInt32}, []int32{1, 1, 3, 3, -1}, 4)
 	parts := make([]spillPart, 2)
-	if !sp.readInPlace(parts, partOf) {
+	if !sp.readInPlace(parts, partOf, directScan) {
 		t.Errorf("traces sent in turn: cut into files, want read in place")
 	}
 	if parts[0].first != 0 || parts[0].last != 1 || parts[1].first != 2 || parts[1].last != 3 {
@@ -495,12 +495,56 @@ func TestSpillReadInPlaceChoice(t *testing.T) {
 	// Spread: every trace has spans from the first chunk to the last, three parts read the
 	// spill three times.
 	sp = spill([]int32{0, 0, 0, 0, math.MaxInt32}, []int32{3, 3, 3, 3, -1}, 4)
-	if sp.readInPlace(make([]spillPart, 3), map[int32]int{0: 0, 1: 1, 2: 2, 3: 2, 4: 2}) || sp.partOf != nil {
+	if sp.readInPlace(make([]spillPart, 3), map[int32]int{0: 0, 1: 1, 2: 2, 3: 2, 4: 2}, directScan) || sp.partOf != nil {
 		t.Errorf("traces spread over the spill: read in place, want cut into files")
 	}
 	// At the bound: two parts of three chunks each over a spill of three chunks reads it twice.
 	sp = spill([]int32{0, 0, 0, 0, math.MaxInt32}, []int32{2, 2, 2, 2, -1}, 3)
-	if !sp.readInPlace(make([]spillPart, 2), partOf) {
+	if !sp.readInPlace(make([]spillPart, 2), partOf, directScan) {
 		t.Errorf("a spill read twice over: cut into files, want read in place (directScan %v)", directScan)
+	}
+}
+
+// A run whose parts of smallPartSpans spans read the spill in place at most smallScan
+// times is cut into them; one whose small parts would read more (traces each spread over
+// several chunks) is cut into parts of partSpans, read in place when those stay within
+// directScan, and otherwise cut into files.
+func TestSpillPartSizeChoice(t *testing.T) {
+	if smallPartSpans*2 > partSpans() {
+		t.Fatalf("smallPartSpans %d is not below half of partSpans %d: the choice is not made", smallPartSpans, partSpans())
+	}
+	const traces, per = 64, smallPartSpans / 8 // 8 traces a small part
+	spill := func(spread int32) *spillRun {
+		sp := &spillRun{chunks: spillChunks{at: make([]int64, traces+int(spread))}}
+		for i := range int32(traces) {
+			sp.first, sp.count, sp.join = append(sp.first, int64(i)), append(sp.count, per), append(sp.join, i)
+			sp.lo, sp.hi = append(sp.lo, i), append(sp.hi, i+spread)
+		}
+		return sp
+	}
+	sizes := func(parts []spillPart) (n []int64) {
+		for _, p := range parts {
+			n = append(n, p.spans)
+		}
+		return n
+	}
+	// In turn, each trace in a chunk of its own: small parts read the spill once.
+	parts, _, inPlace := spill(0).cut()
+	if !inPlace || len(parts) != traces/8 || parts[0].spans != smallPartSpans {
+		t.Errorf("traces in turn: parts of %v (in place %v), want %d of %d", sizes(parts), inPlace, traces/8, smallPartSpans)
+	}
+	// Each trace over 8 chunks: the 8 small parts read 8 + 7 chunks each (120 of 71 chunks,
+	// 1.69 > smallScan); parts of partSpans (25,000 spans: 25, 25 and 14 traces) read 32,
+	// 32 and 21 chunks (1.20, within directScan).
+	parts, _, inPlace = spill(7).cut()
+	big := partSpans() / per * per
+	if !inPlace || len(parts) != 3 || parts[0].spans != big {
+		t.Errorf("traces over 7 chunks: parts of %v (in place %v), want 3 read in place, the first of %d", sizes(parts), inPlace, big)
+	}
+	// Each trace over 193 of 256 chunks: parts of partSpans read 217, 217 and 206 chunks
+	// (2.5 > directScan), small parts more: files of partSpans.
+	parts, _, inPlace = spill(traces * 3).cut()
+	if inPlace || len(parts) != 3 {
+		t.Errorf("traces over the whole spill: parts of %v (in place %v), want 3 cut into files", sizes(parts), inPlace)
 	}
 }
