@@ -217,9 +217,10 @@ func (sp *spillRun) cut() ([]spillPart, map[int32]int, bool) {
 // 3-5% faster than parts of partSpans (docs/performance.md, "Import: small parts where the
 // spill keeps them together"). smallScan bounds what reading them in place may read: the
 // last chunk of a part is often the first of the next, read twice.
-const smallPartSpans = 8_000
-
-var smallScan = 1.5
+const (
+	smallPartSpans = 8_000
+	smallScan      = 1.5
+)
 
 // traceGroup is a group of joined traces: its root (its lowest trace index), its first
 // start, its spans.
