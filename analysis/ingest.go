@@ -39,8 +39,9 @@ var errLoaderStopped = errors.New("analysis: the loader stopped")
 // interface. The tables are independent, so their lanes insert (and compress) on as many
 // cores as there are, while the simulation runs on its own.
 //
-// Finish commits the tables' transactions, and then, last, the transaction of the runs row:
-// a run is in the database when its runs row is. A failed or abandoned load rolls back every
+// Finish closes the lanes' queues; each table's lane commits its transaction once it has
+// drained, and then, last, the runs row's lane commits: a run is in the database when its
+// runs row is. A failed or abandoned load rolls back every
 // lane and deletes what a lane had already committed, so it leaves no rows behind.
 //
 // Rows of each table are stored in the order they were sent; the digest is computed on the
@@ -78,6 +79,7 @@ type lane struct {
 	decide  chan bool  // then: true = commit, false = roll back
 	done    chan error // the commit's or rollback's result
 	told    bool       // decide was sent (owned by the sender's goroutine)
+	early   bool       // the lane committed as soon as it drained (written before drained is sent)
 }
 
 var _ record.Sink = (*Load)(nil)
@@ -232,19 +234,26 @@ func (l *Load) runLane(ln *lane, conn *sql.Conn) {
 		}
 		err = exec("BEGIN TRANSACTION", nil)
 		err = errors.Join(err, l.insertAll(ln, ar, exec, err != nil))
+		// A table's lane commits as soon as it has drained, while the other lanes still
+		// insert their last batches: DuckDB compresses a table's last row group as it
+		// commits, one table at a time, and the run waited for the slowest lane first. The
+		// runs row still commits last, once every table has; a load that fails after a lane
+		// committed deletes that lane's rows again (Finish, rollback).
+		if err == nil && ln.table != traces.Runs && !l.aborted.Load() && !l.failed.Load() {
+			if err = commitLane(ln.table, exec); err == nil {
+				ln.early = true
+			}
+		}
 		ln.drained <- err
 		commit := <-ln.decide
 		decided = true
-		if err != nil {
-			return err // the transaction was never begun, or is rolled back below
+		if err != nil || ln.early {
+			return err // never begun, rolled back below, or already committed
 		}
 		if !commit {
 			return exec("ROLLBACK", nil)
 		}
-		if failCommit != nil && failCommit(ln.table) {
-			return errors.Join(errors.New("commit refused (test)"), exec("ROLLBACK", nil))
-		}
-		return exec("COMMIT", nil)
+		return commitLane(ln.table, exec)
 	})
 	if !decided { // conn.Raw failed before the lane could report
 		l.failed.Store(true)
@@ -257,6 +266,14 @@ func (l *Load) runLane(ln *lane, conn *sql.Conn) {
 		<-ln.decide
 	}
 	ln.done <- errors.Join(err, conn.Close())
+}
+
+// commitLane commits a lane's transaction (failCommit refuses it for tests).
+func commitLane(t traces.Table, exec func(string, []driver.NamedValue) error) error {
+	if failCommit != nil && failCommit(t) {
+		return errors.Join(errors.New("commit refused (test)"), exec("ROLLBACK", nil))
+	}
+	return exec("COMMIT", nil)
 }
 
 // arrowOn returns the Arrow interface of a raw DuckDB connection (inside sql.Conn.Raw) and a
@@ -442,7 +459,7 @@ func (l *Load) finish(run traces.Run) error {
 	if err == nil {
 		err = l.commit()
 	} else {
-		l.decideAll(false)
+		err = errors.Join(err, l.decideAll(false), l.deleteEarly())
 	}
 	if err != nil {
 		return fmt.Errorf("analysis: loading run %q into %s: %w", l.runID, l.db.name(), err)
@@ -572,6 +589,18 @@ func (l *Load) rollback() {
 	l.w.Close()
 	l.drain()
 	l.decideAll(false)
+	l.deleteEarly()
+}
+
+// deleteEarly deletes the rows of the lanes that committed as they drained, once every
+// lane has been told to roll back; the lanes' goroutines have ended.
+func (l *Load) deleteEarly() error {
+	for _, ln := range l.lanes {
+		if ln != nil && ln.early {
+			return l.deleteRun()
+		}
+	}
+	return nil
 }
 
 // Abandon rolls back a load whose records have all been sent (or none will be), instead of
