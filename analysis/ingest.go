@@ -87,6 +87,9 @@ var _ record.Sink = (*Load)(nil)
 // failCommit, when set (by tests), makes the commit of a lane's table fail.
 var failCommit func(traces.Table) bool
 
+// laneStarts, when set (by tests), is called by each lane before it begins its transaction.
+var laneStarts func(traces.Table)
+
 // Load starts loading the run runID. Send it the run's records, then call Finish. The
 // context is for the records' sake only: once it is cancelled the run is stored as
 // partial; the lanes always drain what they were sent, so a cancelled run still ends in a
@@ -227,6 +230,9 @@ func (l *Load) runLane(ln *lane, conn *sql.Conn) {
 	// consistency rests on its transactions, not on cancellation.
 	ctx := context.Background()
 	decided := false
+	if laneStarts != nil {
+		laneStarts(ln.table)
+	}
 	err := conn.Raw(func(dc any) error {
 		ar, exec, err := arrowOn(ctx, dc)
 		if err != nil {
@@ -559,20 +565,21 @@ func (l *Load) commit() error {
 	err := decide(tables, true)
 	err = errors.Join(err, decide([]*lane{runs}, err == nil))
 	if err != nil {
-		return errors.Join(err, l.deleteRun())
+		return errors.Join(err, l.deleteRun(nil))
 	}
 	return nil
 }
 
-// deleteRun removes the rows of this run from every table a lane wrote.
-func (l *Load) deleteRun() error {
+// deleteRun removes the rows of this run from every table a lane wrote (of the lanes
+// only picks, when given).
+func (l *Load) deleteRun(only func(*lane) bool) error {
 	ctx := context.Background()
 	tx, err := l.db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("removing the rows already committed: %w", err)
 	}
 	for _, ln := range l.lanes {
-		if ln == nil {
+		if ln == nil || only != nil && !only(ln) {
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+ident(ln.table.String())+" WHERE run_id = ?", l.runID); err != nil {
@@ -593,12 +600,12 @@ func (l *Load) rollback() {
 }
 
 // deleteEarly deletes the rows of the lanes that committed as they drained, once every
-// lane has been told to roll back; the lanes' goroutines have ended.
+// lane has been told to roll back; the lanes' goroutines have ended. Only those tables:
+// another lane may have failed because its table cannot be written at all.
 func (l *Load) deleteEarly() error {
-	for _, ln := range l.lanes {
-		if ln != nil && ln.early {
-			return l.deleteRun()
-		}
+	early := func(ln *lane) bool { return ln.early }
+	if slices.ContainsFunc(l.lanes, func(ln *lane) bool { return ln != nil && early(ln) }) {
+		return l.deleteRun(early)
 	}
 	return nil
 }

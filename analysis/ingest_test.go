@@ -355,6 +355,52 @@ func TestFailedCommitKeepsNothing(t *testing.T) {
 	}
 }
 
+// A lane that fails after other lanes have committed (each commits as soon as it has
+// drained) leaves nothing either: the tables already committed are emptied of the run
+// again, and the table that cannot be written is not touched. The tool_samples lane waits,
+// before it writes, until the spans of the run are committed.
+func TestFailedLoadAfterEarlyCommitsKeepsNothing(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.SQL().ExecContext(ctx, "ALTER TABLE tool_samples RENAME TO samples_away"); err != nil {
+		t.Fatal(err)
+	}
+	committed := false
+	laneStarts = func(tb traces.Table) {
+		if tb != traces.ToolSamples {
+			return
+		}
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			var n int64
+			if db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE run_id = 'bad'").Scan(&n) == nil && n > 0 {
+				committed = true
+				return
+			}
+		}
+	}
+	defer func() { laneStarts = nil }()
+	err = LoadCollector(db, "bad", tracetest.Synthetic(5000, 1), traces.Run{})
+	if !committed {
+		t.Fatal("the spans lane did not commit before the tool_samples lane began: the test tested nothing")
+	}
+	if err == nil || !strings.Contains(err.Error(), "tool_samples") {
+		t.Fatalf("load into a broken table after early commits: %v; want an error naming tool_samples", err)
+	}
+	for _, tb := range traces.Tables() {
+		name := tb.String()
+		if tb == traces.ToolSamples {
+			name = "samples_away"
+		}
+		if n := query(t, db, "SELECT count(*) FROM "+name)[0][0].(int64); n != 0 {
+			t.Errorf("%s keeps %d rows of a failed load", tb, n)
+		}
+	}
+}
+
 // An abandoned load keeps nothing, not even the rows its lanes had inserted (more than a
 // batch of each large table), Finish reports it, and the run can be loaded again.
 func TestAbandonKeepsNothing(t *testing.T) {
