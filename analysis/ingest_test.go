@@ -297,30 +297,14 @@ func TestCancelledLoadIsPartial(t *testing.T) {
 
 // A load that fails keeps nothing of its run and leaves the database usable.
 func TestFailedLoadKeepsNothing(t *testing.T) {
-	db, err := Create("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	if _, err := db.SQL().ExecContext(ctx, "ALTER TABLE tool_samples RENAME TO samples_away"); err != nil {
-		t.Fatal(err)
-	}
-	err = LoadCollector(db, "bad", tracetest.Synthetic(5000, 1), traces.Run{})
+	db := withToolSamplesAway(t)
+	err := LoadCollector(db, "bad", tracetest.Synthetic(5000, 1), traces.Run{})
 	if err == nil || !strings.Contains(err.Error(), "tool_samples") {
 		t.Fatalf("load into a broken table: %v; want an error naming tool_samples", err)
 	}
 	t.Log(err)
-	for _, tb := range traces.Tables() {
-		name := tb.String()
-		if tb == traces.ToolSamples {
-			name = "samples_away"
-		}
-		if n := query(t, db, "SELECT count(*) FROM "+name)[0][0].(int64); n != 0 {
-			t.Errorf("%s keeps %d rows of a failed load", tb, n)
-		}
-	}
-	if _, err := db.SQL().ExecContext(ctx, "ALTER TABLE samples_away RENAME TO tool_samples"); err != nil {
+	keepsNothing(t, db)
+	if _, err := db.SQL().Exec("ALTER TABLE samples_away RENAME TO tool_samples"); err != nil {
 		t.Fatal(err)
 	}
 	if err := LoadCollector(db, "good", tracetest.Synthetic(100, 1), traces.Run{}); err != nil {
@@ -360,15 +344,7 @@ func TestFailedCommitKeepsNothing(t *testing.T) {
 // again, and the table that cannot be written is not touched. The tool_samples lane waits,
 // before it writes, until the spans of the run are committed.
 func TestFailedLoadAfterEarlyCommitsKeepsNothing(t *testing.T) {
-	db, err := Create("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	if _, err := db.SQL().ExecContext(ctx, "ALTER TABLE tool_samples RENAME TO samples_away"); err != nil {
-		t.Fatal(err)
-	}
+	db := withToolSamplesAway(t)
 	committed := false
 	laneStarts = func(tb traces.Table) {
 		if tb != traces.ToolSamples {
@@ -376,20 +352,42 @@ func TestFailedLoadAfterEarlyCommitsKeepsNothing(t *testing.T) {
 		}
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			var n int64
-			if db.SQL().QueryRowContext(ctx, "SELECT count(*) FROM spans WHERE run_id = 'bad'").Scan(&n) == nil && n > 0 {
+			if db.SQL().QueryRow("SELECT count(*) FROM spans WHERE run_id = 'bad'").Scan(&n) == nil && n > 0 {
 				committed = true
 				return
 			}
 		}
 	}
 	defer func() { laneStarts = nil }()
-	err = LoadCollector(db, "bad", tracetest.Synthetic(5000, 1), traces.Run{})
+	err := LoadCollector(db, "bad", tracetest.Synthetic(5000, 1), traces.Run{})
 	if !committed {
 		t.Fatal("the spans lane did not commit before the tool_samples lane began: the test tested nothing")
 	}
 	if err == nil || !strings.Contains(err.Error(), "tool_samples") {
 		t.Fatalf("load into a broken table after early commits: %v; want an error naming tool_samples", err)
 	}
+	keepsNothing(t, db)
+}
+
+// withToolSamplesAway is a new database in memory whose tool_samples table is renamed
+// samples_away, so that a load's tool_samples lane fails.
+func withToolSamplesAway(t *testing.T) *DB {
+	t.Helper()
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.SQL().Exec("ALTER TABLE tool_samples RENAME TO samples_away"); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// keepsNothing fails the test unless every trace table of db (tool_samples renamed
+// samples_away) is empty.
+func keepsNothing(t *testing.T, db *DB) {
+	t.Helper()
 	for _, tb := range traces.Tables() {
 		name := tb.String()
 		if tb == traces.ToolSamples {
