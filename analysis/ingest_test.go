@@ -339,6 +339,36 @@ func TestFailedCommitKeepsNothing(t *testing.T) {
 	}
 }
 
+// A run stored as `mayday run` stores it, with its metrics row and derived tables, keeps no
+// row of either when its runs row's commit fails; and the same run then loads whole.
+func TestFailedCommitKeepsNoDerivedRows(t *testing.T) {
+	db, err := Create("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sc, err := scenarios.Load("transient-errors", []string{"workload.investigations=60"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	failCommit = func(tb traces.Table) bool { return tb == traces.Runs }
+	_, ferr := simulateLiveFinish(t, db, sc, 1, "r", false)
+	failCommit = nil
+	if ferr == nil || !strings.Contains(ferr.Error(), "runs") {
+		t.Fatalf("commit of runs refused: Finish returned %v; want an error naming runs", ferr)
+	}
+	for _, name := range append(derivedTableNames(), derivedRuns) {
+		if n := query(t, db, "SELECT count(*) FROM "+name)[0][0].(int64); n != 0 {
+			t.Errorf("%s keeps %d rows of a run whose commit failed", name, n)
+		}
+	}
+	keepsNothingIn(t, db, nil)
+	simulateLive(t, db, sc, 1, "r", false)
+	if n := query(t, db, "SELECT count(*) FROM recovery_episodes WHERE run_id = 'r'")[0][0].(int64); n == 0 {
+		t.Error("the run loaded again has no recovery episodes")
+	}
+}
+
 // A lane that fails after other lanes have committed (each commits as soon as it has
 // drained) leaves nothing either: the tables already committed are emptied of the run
 // again, and the table that cannot be written is not touched. The tool_samples lane waits,
@@ -388,10 +418,17 @@ func withToolSamplesAway(t *testing.T) *DB {
 // samples_away) is empty.
 func keepsNothing(t *testing.T, db *DB) {
 	t.Helper()
+	keepsNothingIn(t, db, map[traces.Table]string{traces.ToolSamples: "samples_away"})
+}
+
+// keepsNothingIn fails the test unless every trace table of db is empty; renamed gives the
+// names of tables a test renamed.
+func keepsNothingIn(t *testing.T, db *DB, renamed map[traces.Table]string) {
+	t.Helper()
 	for _, tb := range traces.Tables() {
 		name := tb.String()
-		if tb == traces.ToolSamples {
-			name = "samples_away"
+		if r, ok := renamed[tb]; ok {
+			name = r
 		}
 		if n := query(t, db, "SELECT count(*) FROM "+name)[0][0].(int64); n != 0 {
 			t.Errorf("%s keeps %d rows of a failed load", tb, n)

@@ -87,6 +87,16 @@ func LoadCollector(db *DB, runID string, c *record.Collector, run traces.Run) er
 // pipeline. check turns the simulator's invariant checker on.
 func simulateLive(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runID string, check bool) sim.Result {
 	t.Helper()
+	res, err := simulateLiveFinish(t, db, s, seed, runID, check)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// simulateLiveFinish is simulateLive, returning the error the load's Finish returned.
+func simulateLiveFinish(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runID string, check bool) (sim.Result, error) {
+	t.Helper()
 	ctx := context.Background()
 	opts, co := sinkOptions(t, s)
 	load, err := db.Load(ctx, runID, opts)
@@ -108,14 +118,12 @@ func simulateLive(t testing.TB, db *DB, s *scenarios.Scenario, seed uint64, runI
 	case !errors.Is(rowErr, compute.ErrOrder) && !errors.Is(rowErr, compute.ErrTooLarge):
 		t.Fatalf("run %s: %v", runID, rowErr)
 	}
-	if err := load.Finish(traces.Run{RunID: runID, Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
-		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete}); err != nil {
-		t.Fatal(err)
-	}
+	ferr := load.Finish(traces.Run{RunID: runID, Scenario: s.Name, Seed: seed, Config: string(s.JSON()),
+		ConfigHash: s.Hash(), Events: res.Events, Status: traces.StatusComplete})
 	if simErr != nil || len(res.Violations) > 0 {
 		t.Fatalf("run %s: %v %v", runID, simErr, res.Violations)
 	}
-	return res
+	return res, ferr
 }
 
 // simulatedMetrics runs seed of s into a metric/compute.Sink (and into extra), as `mayday
