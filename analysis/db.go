@@ -30,20 +30,30 @@ var tablesSQL string
 // values the column can hold.
 var storedEnums = sync.OnceValue(func() map[string][]string {
 	enums := map[string][]string{}
+	for col, m := range layoutColumns(enumColumn) {
+		var members []string
+		for _, q := range strings.Split(m[0], ", ") {
+			members = append(members, strings.Trim(q, "'"))
+		}
+		enums[col] = members
+	}
+	return enums
+})
+
+// layoutColumns gives, by "table.column", the submatches after the column's name of every
+// column line of tables.sql that re matches (re's first group is the column's name).
+func layoutColumns(re *regexp.Regexp) map[string][]string {
+	out := map[string][]string{}
 	table := ""
 	for _, line := range strings.Split(tablesSQL, "\n") {
 		if m := createTable.FindStringSubmatch(line); m != nil {
 			table = m[1]
-		} else if m := enumColumn.FindStringSubmatch(line); m != nil {
-			var members []string
-			for _, q := range strings.Split(m[2], ", ") {
-				members = append(members, strings.Trim(q, "'"))
-			}
-			enums[table+"."+m[1]] = members
+		} else if m := re.FindStringSubmatch(line); m != nil {
+			out[table+"."+m[1]] = m[2:]
 		}
 	}
-	return enums
-})
+	return out
+}
 
 var enumColumn = regexp.MustCompile(`^\s+(\w+)\s+ENUM\(([^)]*)\)`)
 

@@ -445,14 +445,8 @@ func TestSettingBytes(t *testing.T) {
 // columns were seen.
 func TestTextColumnsStoredAsDeclared(t *testing.T) {
 	declared := map[string]string{} // "table.column" -> method
-	table := ""
-	colRE := regexp.MustCompile(`^\s+(\w+)\s+VARCHAR USING COMPRESSION (\w+)`)
-	for _, line := range strings.Split(tablesSQL, "\n") {
-		if m := createTable.FindStringSubmatch(line); m != nil {
-			table = m[1]
-		} else if m := colRE.FindStringSubmatch(line); m != nil {
-			declared[table+"."+m[1]] = m[2]
-		}
+	for col, m := range layoutColumns(regexp.MustCompile(`^\s+(\w+)\s+VARCHAR USING COMPRESSION (\w+)`)) {
+		declared[col] = m[0]
 	}
 	if len(declared) < 20 {
 		t.Fatalf("tables.sql declares the compression of %d text columns; the layout names more than 20", len(declared))

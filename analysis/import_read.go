@@ -25,7 +25,6 @@ import (
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/mayday-sim/mayday/traces"
 )
@@ -596,18 +595,15 @@ func (m *requestMemory) decodeJSON(b []byte) (*coltracepb.ExportTraceServiceRequ
 // goes to proto.Unmarshal at once, not through the fast decoder a second time.
 func (m *requestMemory) decodeBody(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	req := &coltracepb.ExportTraceServiceRequest{}
-	ok, s := fastOTLPProtoIn(b, req, m.slabs.slabsOver(b), m.reading)
-	if ok {
-		m.note(req, func(h *heldMemory) { h.slabs = s })
-	} else {
-		s.recycle()
-		proto.Reset(req)
-		if err := proto.Unmarshal(b, req); err != nil {
-			return nil, errNotRequest
+	s, err := unmarshalRequestIn(b, req, m.slabs.slabsOver(b), m.reading)
+	if err != nil || len(req.ResourceSpans) == 0 {
+		if s != nil {
+			s.recycle()
 		}
-	}
-	if len(req.ResourceSpans) == 0 {
 		return nil, errNotRequest
+	}
+	if s != nil {
+		m.note(req, func(h *heldMemory) { h.slabs = s })
 	}
 	return req, nil
 }

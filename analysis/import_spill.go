@@ -198,17 +198,14 @@ func (sp *spillRun) parts() ([]spillPart, error) {
 // in place.
 func (sp *spillRun) cut() ([]spillPart, map[int32]int, bool) {
 	groups := sp.groups()
-	small, scan := min(smallPartSpans, partSpans()), directScan
-	if small < partSpans() {
-		scan = min(smallScan, directScan)
+	if small := int64(smallPartSpans); small < partSpans() {
+		parts, partOf := cutParts(groups, small)
+		if sp.readInPlace(parts, partOf, min(smallScan, directScan)) {
+			return parts, partOf, true
+		}
 	}
-	parts, partOf := cutParts(groups, small)
-	inPlace := sp.readInPlace(parts, partOf, scan)
-	if !inPlace && small < partSpans() {
-		parts, partOf = cutParts(groups, partSpans())
-		inPlace = sp.readInPlace(parts, partOf, directScan)
-	}
-	return parts, partOf, inPlace
+	parts, partOf := cutParts(groups, partSpans())
+	return parts, partOf, sp.readInPlace(parts, partOf, directScan)
 }
 
 // smallPartSpans is the size of the parts a run is cut into when their spans lie together

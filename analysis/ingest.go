@@ -41,8 +41,8 @@ var errLoaderStopped = errors.New("analysis: the loader stopped")
 //
 // Finish closes the lanes' queues; each table's lane commits its transaction once it has
 // drained, and then, last, the runs row's lane commits: a run is in the database when its
-// runs row is. A failed or abandoned load rolls back every
-// lane and deletes what a lane had already committed, so it leaves no rows behind.
+// runs row is. A failed or abandoned load rolls back every lane and deletes what a lane had
+// already committed, so it leaves no rows behind.
 //
 // Rows of each table are stored in the order they were sent; the digest is computed on the
 // sender's goroutine before the queues, so neither depends on goroutine timing.
@@ -244,7 +244,7 @@ func (l *Load) runLane(ln *lane, conn *sql.Conn) {
 		// insert their last batches: DuckDB compresses a table's last row group as it
 		// commits, one table at a time, and the run waited for the slowest lane first. The
 		// runs row still commits last, once every table has; a load that fails after a lane
-		// committed deletes that lane's rows again (Finish, rollback).
+		// committed deletes that lane's rows again (finish).
 		if err == nil && ln.table != traces.Runs && !l.aborted.Load() && !l.failed.Load() {
 			if err = commitLane(ln.table, exec); err == nil {
 				ln.early = true
@@ -590,25 +590,27 @@ func (l *Load) deleteRun(only func(*lane) bool) error {
 	return tx.Commit()
 }
 
-// rollback abandons the load: the lanes drain what they hold and roll back.
+// rollback abandons the load: the lanes drain what they hold and roll back. None has
+// committed: a lane commits early only once its queue is closed, which drain does after
+// aborted is set.
 func (l *Load) rollback() {
 	l.aborted.Store(true)
 	l.w.Close()
 	l.drain()
 	l.decideAll(false)
-	l.deleteEarly()
 }
 
 // deleteEarly deletes the rows of the lanes that committed as they drained, once every
 // lane has been told to roll back; the lanes' goroutines have ended. Only those tables:
 // another lane may have failed because its table cannot be written at all.
 func (l *Load) deleteEarly() error {
-	early := func(ln *lane) bool { return ln.early }
-	if slices.ContainsFunc(l.lanes, func(ln *lane) bool { return ln != nil && early(ln) }) {
-		return l.deleteRun(early)
+	if !slices.ContainsFunc(l.lanes, committedEarly) {
+		return nil
 	}
-	return nil
+	return l.deleteRun(committedEarly)
 }
+
+func committedEarly(ln *lane) bool { return ln != nil && ln.early }
 
 // Abandon rolls back a load whose records have all been sent (or none will be), instead of
 // finishing it: nothing of the run is kept. Finish then returns an error. It must not race

@@ -14,29 +14,33 @@ import (
 
 // unmarshalRequest decodes one OTLP protobuf request as proto.Unmarshal does. The generic
 // unmarshal was a quarter of the CPU of importing a protobuf export (2.1 s of 128,787
-// spans); fastOTLPProto decodes the fields OTLP defines directly, and anything it does not
+// spans); fastOTLPProtoIn decodes the fields OTLP defines directly, and anything it does not
 // read exactly as proto.Unmarshal would (an unknown field, a field of the wrong wire type, a
 // singular message sent twice, which proto merges, invalid UTF-8, nesting past
 // maxFastDepth) is left to proto.Unmarshal, so what is accepted and every error are its.
 // TestFastProtoMatchesUnmarshal and FuzzFastProto hold the two equal.
 func unmarshalRequest(b []byte, req *coltracepb.ExportTraceServiceRequest) error {
-	if fastOTLPProto(b, req) {
-		return nil
-	}
-	proto.Reset(req)
-	return proto.Unmarshal(b, req)
+	_, err := unmarshalRequestIn(b, req, newSlabsOver(b), allEvents)
+	return err
 }
 
-// fastOTLPProto decodes b into req and reports whether it could, exactly. req's strings and
+// unmarshalRequestIn is unmarshalRequest decoding into s (whose text is b) and keeping the
+// events that reading says. It returns the slabs req was decoded into, or nil (s given
+// back, recycle) when proto.Unmarshal decoded it.
+func unmarshalRequestIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs, reading eventReading) (*slabs, error) {
+	ok, used := fastOTLPProtoIn(b, req, s, reading)
+	if ok {
+		return used, nil
+	}
+	used.recycle()
+	proto.Reset(req)
+	return nil, proto.Unmarshal(b, req)
+}
+
+// fastOTLPProtoIn decodes b into req, into s (whose text is b), which it returns, keeping
+// the events that reading says, and reports whether it could, exactly. req's strings and
 // ids are parts of b (newSlabsOver): b must not change while req is in use. Every caller
 // reads each request into a buffer of its own, which nothing writes to after.
-func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
-	ok, _ := fastOTLPProtoIn(b, req, newSlabsOver(b), allEvents)
-	return ok
-}
-
-// fastOTLPProtoIn is fastOTLPProto decoding into s (whose text is b), which it returns,
-// keeping the events that reading says.
 func fastOTLPProtoIn(b []byte, req *coltracepb.ExportTraceServiceRequest, s slabs, reading eventReading) (bool, *slabs) {
 	p := &pdec{slabs: s, reading: reading}
 	return p.fields(b, func(num protowire.Number, typ protowire.Type, v []byte, _ uint64) bool {
@@ -297,15 +301,11 @@ func (p *pdec) skimEvent(b []byte) (read, ok bool) {
 func (p *pdec) skimKeyValue(b []byte) bool {
 	value := false
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || typ != protowire.BytesType {
+		num, v, rest, ok := lenField(b)
+		if !ok {
 			return false
 		}
-		v, m := protowire.ConsumeBytes(b[n:])
-		if m < 0 {
-			return false
-		}
-		b = b[n+m:]
+		b = rest
 		switch {
 		case num == 1 && !utf8.Valid(v), num == 2 && value, num != 1 && num != 2:
 			return false
@@ -397,15 +397,11 @@ func (p *pdec) appendKV(b []byte, kvs *[]*commonpb.KeyValue) bool {
 func (p *pdec) keyValue(b []byte) (*commonpb.KeyValue, bool) {
 	kv := take(&p.slabs, &p.kvs)
 	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 || typ != protowire.BytesType {
+		num, v, rest, ok := lenField(b)
+		if !ok {
 			return kv, false
 		}
-		v, m := protowire.ConsumeBytes(b[n:])
-		if m < 0 {
-			return kv, false
-		}
-		b = b[n+m:]
+		b = rest
 		switch num {
 		case 1:
 			k, ok := p.str(v)
@@ -426,6 +422,21 @@ func (p *pdec) keyValue(b []byte) (*commonpb.KeyValue, bool) {
 		}
 	}
 	return kv, true
+}
+
+// lenField reads the first field of b, which must be LEN-typed (a KeyValue holds no other):
+// its number, its value and the rest of b. Both readers of a KeyValue loop over its fields
+// with it rather than through fields, whose closure costs more on the most frequent message.
+func lenField(b []byte) (num protowire.Number, v, rest []byte, ok bool) {
+	num, typ, n := protowire.ConsumeTag(b)
+	if n < 0 || typ != protowire.BytesType {
+		return 0, nil, nil, false
+	}
+	v, m := protowire.ConsumeBytes(b[n:])
+	if m < 0 {
+		return 0, nil, nil, false
+	}
+	return num, v, b[n+m:], true
 }
 
 // scalarValue decodes v into a when v is exactly one string field (valid UTF-8) or one

@@ -18,6 +18,13 @@ import (
 
 // protoFixtureMessages is every request of the protobuf fixtures: the captures of real
 // libraries (length-delimited, gzipped) and the OTLP fixtures (one request a file).
+
+// fastOTLPProto is fastOTLPProtoIn over b, in slabs of its own, keeping every event.
+func fastOTLPProto(b []byte, req *coltracepb.ExportTraceServiceRequest) bool {
+	ok, _ := fastOTLPProtoIn(b, req, newSlabsOver(b), allEvents)
+	return ok
+}
+
 func protoFixtureMessages(t testing.TB) [][]byte {
 	t.Helper()
 	paths, _ := filepath.Glob("testdata/libraries/*/traces.pb.gz")
