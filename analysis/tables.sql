@@ -93,12 +93,15 @@ CREATE TABLE spans (
 -- Every other attribute of a span, one row each, in the span's order (redacted). A tool's
 -- static arguments are in tool_args instead; an execute_tool span whose arguments differ from
 -- its tool's set keeps its own here as arg.<name>. The view span_attributes gives back every
--- attribute of every span.
+-- attribute of every span. value is stored uncompressed: an import writes a row for every
+-- attribute of every span, and DuckDB's analysis and compression of short values cost a third
+-- of inserting them (docs/performance.md, "Attribute values stored uncompressed"); long
+-- values are stored the same either way.
 CREATE TABLE span_attrs (
     run_id   VARCHAR USING COMPRESSION dictionary NOT NULL,
     span_id  BIGINT NOT NULL,
     key      VARCHAR USING COMPRESSION dictionary NOT NULL,
-    value    VARCHAR NOT NULL
+    value    VARCHAR USING COMPRESSION uncompressed NOT NULL
 );
 
 -- A tool's static arguments, once per tool and run (key without the arg. prefix, value
