@@ -100,3 +100,41 @@ func TestExportEncodingsAgree(t *testing.T) {
 		}
 	}
 }
+
+// Protobuf request bodies are read into buffers that later files are read into again, once
+// each request has been added (requestMemory). Many small files of both encodings, decoded
+// several at a time, import into the same rows: a buffer read into while its request was
+// still being added would change the strings taken from it.
+func TestManyProtoBodiesImportAsJSON(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	db, _ := exampleDB(t, "research-fleet", 60)
+	dir := t.TempDir()
+	files := 0
+	for _, enc := range []string{EncodingJSON, EncodingProto} {
+		m, err := Export(context.Background(), db, filepath.Join(dir, enc), ExportOptions{Format: FormatOTLP, ChunkSpans: 40, Encoding: enc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = len(m.Files)
+	}
+	if files < 4*decodeAhead+2*readAhead {
+		t.Fatalf("%d files; want more than the requests decoded and queued at once", files)
+	}
+	const rows = `SELECT (SELECT digest FROM runs) || ' ' ||
+		(SELECT count(*) || ':' || sum(hash(span_id, key, value)) FROM span_attrs) || ' ' ||
+		(SELECT count(*) || ':' || sum(hash(span_id, tool, model, op_key, input_ref, output_ref, status)) FROM spans)`
+	for _, conv := range []string{ConvAuto, ConvGenAI} {
+		var got [2]string
+		for i, enc := range []string{EncodingJSON, EncodingProto} {
+			back, _ := importInto(t, []string{filepath.Join(dir, enc)}, ImportOptions{Conventions: conv, RunID: "back"})
+			if err := back.SQL().QueryRow(rows).Scan(&got[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if got[0] != got[1] {
+			t.Errorf("--conventions %s: OTLP/JSON imports as %s, protobuf as %s", conv, got[0], got[1])
+		}
+	}
+}

@@ -537,15 +537,23 @@ func (m *requestMemory) get() []byte {
 	return nil
 }
 
-// put gives a line buffer back: at most a few are kept (the requests decoding, queued and
-// being added at once).
+// put gives a buffer back: at most a few are kept (the requests decoding, queued and being
+// added at once), none larger than maxKeptBuffer.
 func (m *requestMemory) put(b []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if b != nil && len(m.free) <= 2*decodeAhead+readAhead {
+	if b != nil && cap(b) <= maxKeptBuffer && len(m.free) <= 2*decodeAhead+readAhead {
 		m.free = append(m.free, b[:0])
 	}
 }
+
+// maxKeptBuffer bounds the buffers requestMemory keeps for the next requests: a file or line
+// larger than this (up to --max-message) is read into a buffer of its own, which the garbage
+// collector takes back, so that the few kept never hold more than a few times this. Request
+// bodies and lines are rarely larger: mayday's export writes files of about 5 MiB
+// (protobuf) and 11 MiB (OTLP/JSON), and an OTLP/gRPC receiver takes messages of at most
+// 4 MiB unless configured otherwise.
+const maxKeptBuffer = 16 << 20
 
 // note records in req's entry what set writes there.
 func (m *requestMemory) note(req *coltracepb.ExportTraceServiceRequest, set func(*heldMemory)) {
@@ -703,7 +711,7 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 	if n == 0 {
 		// Not length-delimited from its first message (a request body, as mayday's own
 		// export writes): the file is what the first try read and the rest, read on.
-		whole, rerr = head.rest(br, rd.lim.Message, size)
+		whole, rerr = head.rest(br, rd.mem.get(), rd.lim.Message, size)
 	} else {
 		whole, rerr = rd.reread(path)
 	}
@@ -731,11 +739,14 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 	}
 	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON request,
 	// on a goroutine of its own while the next file is read; the request is decoded over
-	// whole, which nothing reuses.
+	// whole, which is read into again only once the request has been added, like a line's
+	// buffer.
 	return rd.dec.add(whole, rd.mem.decodeBody, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 		if err != nil {
+			rd.mem.put(whole)
 			return refused()
 		}
+		rd.mem.note(req, func(h *heldMemory) { h.buf = whole })
 		return fn(req, path)
 	})
 }
@@ -830,21 +841,21 @@ func (h *recording) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// rest is what h read and the rest of br, refused past limit bytes; size, when known, is
-// about how many bytes that is, which the buffer is made for at once.
-func (h *recording) rest(br *bufio.Reader, limit, size int64) ([]byte, error) {
-	buf := bytes.NewBuffer(h.read)
-	h.read = nil
-	if size > int64(buf.Len()) && size <= limit {
-		buf.Grow(int(size) - buf.Len() + bytes.MinRead)
+// rest is what h read and the rest of br, in buf (reused), refused past limit bytes; size,
+// when known, is about how many bytes that is, which the buffer is made for at once.
+func (h *recording) rest(br *bufio.Reader, buf []byte, limit, size int64) ([]byte, error) {
+	if want := size + bytes.MinRead; size > int64(len(h.read)) && size <= limit && int64(cap(buf)) < want {
+		buf = make([]byte, 0, want) // the end of the file is found with MinRead bytes to spare
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(br, limit+1-int64(buf.Len()))); err != nil {
+	b := bytes.NewBuffer(append(buf[:0], h.read...))
+	h.read = nil
+	if _, err := b.ReadFrom(io.LimitReader(br, limit+1-int64(b.Len()))); err != nil {
 		return nil, err
 	}
-	if int64(buf.Len()) > limit {
+	if int64(b.Len()) > limit {
 		return nil, &limitError{"the file, read as one request,", "max-message", limit}
 	}
-	return buf.Bytes(), nil
+	return b.Bytes(), nil
 }
 
 // readFailure is an error reading a file (a corrupt gzip stream, an I/O error) as refused
