@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,13 +41,19 @@ import (
 //     metrics view (reading what a report starts from);
 //   - metrics-view: `mayday query` of that run's metrics view against `mayday query` of
 //     SELECT 1 (opening the file, mayday's catalog over it, exit): the difference is the
-//     view's own time, reported per million stored rows as view-s-per-Mrows.
+//     view's own time, reported per million stored rows as view-s-per-Mrows;
+//   - import: `mayday import --conventions genai` of that run's OTLP export in protobuf
+//     against the same of its OTLP/JSON export (the same spans read as plain GenAI spans),
+//     each reported as spans a second (cmd-spans-per-s, ref-spans-per-s);
+//   - export: `mayday export --format otlp --encoding proto` of that run against the same
+//     in OTLP/JSON, with the size of each export (cmd-out-MiB, ref-out-MiB).
 //
 // Each iteration runs the command, then its reference (A B A B ...), so a change of the
 // machine's load hits both sides alike; both inherit this process's niceness. Each
-// sub-benchmark reports the medians of the walls (cmd-s, ref-s) and CPU seconds, the median
-// of the per-pair ratios (cmd/ref) with its spread (ratio-min, ratio-max), and the 1-minute
-// load average before the first pair (load1). `make bench-commands` runs them
+// sub-benchmark reports the medians of the walls (cmd-s, ref-s), CPU seconds and peak
+// resident memory (cmd-peak-MiB, ref-peak-MiB), the median of the per-pair ratios (cmd/ref)
+// with its spread (ratio-min, ratio-max), and the 1-minute load average before the first
+// pair (load1). `make bench-commands` runs them
 // (docs/performance.md).
 func BenchmarkCommands(b *testing.B) {
 	bin := benchBinary(b)
@@ -77,8 +84,21 @@ type commandBench struct {
 	after func(b *testing.B, bin, dir string, cmdS, refS float64)
 }
 
-// proc is one timed process: its wall and CPU (user + system) time.
-type proc struct{ wall, cpu time.Duration }
+// proc is one timed process: its wall and CPU (user + system) time, and its peak resident
+// memory in bytes.
+type proc struct {
+	wall, cpu time.Duration
+	peak      int64
+}
+
+// procOf is the times and peak memory of the finished process ps, which ran for wall.
+func procOf(ps *os.ProcessState, wall time.Duration) proc {
+	p := proc{wall: wall, cpu: ps.UserTime() + ps.SystemTime()}
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		p.peak = ru.Maxrss << 10 // kilobytes on Linux
+	}
+	return p
+}
 
 // fleet10k is research-fleet at the size the issue's figures use: 10,000 investigations,
 // about 1.09 million rows.
@@ -158,7 +178,82 @@ func commandBenches() []commandBench {
 			b.ReportMetric(float64(rows), "rows")
 			b.ReportMetric((cmdS-refS)/(float64(rows)/1e6), "view-s-per-Mrows")
 		}},
+		{name: "import", setup: func(b *testing.B, bin, dir string) {
+			makeSrc(b, bin, dir)
+			for _, enc := range []string{"proto", "json"} {
+				timeProc(b, "", bin, "export", srcRun(dir), "--format", "otlp", "--encoding", enc, "--out", filepath.Join(dir, "otlp-"+enc), "-q")
+			}
+		}, cmd: func(b *testing.B, bin, dir string, i int) proc {
+			return importProc(b, bin, dir, "proto", i)
+		}, ref: func(b *testing.B, bin, dir string, i int) proc {
+			return importProc(b, bin, dir, "json", i)
+		}, after: func(b *testing.B, bin, dir string, cmdS, refS float64) {
+			spans := float64(countSpans(b, bin, srcRun(dir)))
+			b.ReportMetric(spans, "spans")
+			b.ReportMetric(spans/cmdS, "cmd-spans-per-s")
+			b.ReportMetric(spans/refS, "ref-spans-per-s")
+		}},
+		{name: "export", setup: makeSrc, cmd: func(b *testing.B, bin, dir string, i int) proc {
+			return exportProc(b, bin, dir, "proto", i)
+		}, ref: func(b *testing.B, bin, dir string, i int) proc {
+			return exportProc(b, bin, dir, "json", i)
+		}, after: func(b *testing.B, bin, dir string, cmdS, refS float64) {
+			for side, enc := range map[string]string{"cmd": "proto", "ref": "json"} {
+				b.ReportMetric(float64(folderBytes(b, filepath.Join(dir, "otlp-"+enc)))/(1<<20), side+"-out-MiB")
+			}
+		}},
 	}
+}
+
+// importProc imports the OTLP export of the encoding enc in dir (made by the import
+// benchmark's setup) as plain GenAI spans into a new folder, which it removes.
+func importProc(b *testing.B, bin, dir, enc string, i int) proc {
+	out := filepath.Join(dir, fmt.Sprint("import-", enc, "-", i))
+	defer os.RemoveAll(out)
+	return timeProc(b, "", bin, "import", filepath.Join(dir, "otlp-"+enc), "--conventions", "genai", "--out", out, "-q")
+}
+
+// exportProc exports the run of dir as OTLP in the encoding enc into dir/otlp-<enc>,
+// replacing the export of the iteration before (kept for its size).
+func exportProc(b *testing.B, bin, dir, enc string, i int) proc {
+	out := filepath.Join(dir, "otlp-"+enc)
+	if err := os.RemoveAll(out); err != nil {
+		b.Fatal(err)
+	}
+	return timeProc(b, "", bin, "export", filepath.Join(dir, "src"), "--format", "otlp", "--encoding", enc, "--out", out, "-q")
+}
+
+// countSpans is the number of spans of the run folder run, with `mayday query`.
+func countSpans(b *testing.B, bin, run string) int64 {
+	b.Helper()
+	out, err := exec.Command(bin, "query", run, "SELECT count(*) AS n FROM spans", "--format", "csv").Output()
+	lines := strings.Fields(string(out))
+	var n int64
+	if err != nil || len(lines) != 2 {
+		b.Fatalf("counting the spans of %s: %v %q", run, err, out)
+	}
+	if _, err := fmt.Sscan(lines[1], &n); err != nil || n <= 0 {
+		b.Fatalf("counting the spans of %s: %q", run, out)
+	}
+	return n
+}
+
+// folderBytes is the size of the files in the folder dir.
+func folderBytes(b *testing.B, dir string) int64 {
+	b.Helper()
+	var n int64
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		n += info.Size()
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return n
 }
 
 // storedRows counts the rows of the trace tables (all but runs) of the run folder run, with
@@ -205,6 +300,9 @@ func pairs(b *testing.B, cmd, ref func(i int) proc) (cmdS, refS float64) {
 	b.ReportMetric(median(wall(refs)), "ref-s")
 	b.ReportMetric(median(cpu(cmds)), "cmd-cpu-s")
 	b.ReportMetric(median(cpu(refs)), "ref-cpu-s")
+	peak := func(ps []proc) []float64 { return mapf(ps, func(p proc) float64 { return float64(p.peak) / (1 << 20) }) }
+	b.ReportMetric(median(peak(cmds)), "cmd-peak-MiB")
+	b.ReportMetric(median(peak(refs)), "ref-peak-MiB")
 	b.ReportMetric(median(ratios), "cmd/ref")
 	b.ReportMetric(slices.Min(ratios), "ratio-min")
 	b.ReportMetric(slices.Max(ratios), "ratio-max")
@@ -258,7 +356,7 @@ func timeProc(b *testing.B, dir, name string, args ...string) proc {
 	if err != nil {
 		b.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out.String())
 	}
-	return proc{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return procOf(cmd.ProcessState, wall)
 }
 
 var (
@@ -332,7 +430,7 @@ func copyProc(b *testing.B, src, dst string) proc {
 	if err != nil || !strings.Contains(string(out), "copied") {
 		b.Fatalf("copy helper: %v\n%s", err, out)
 	}
-	return proc{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
+	return procOf(cmd.ProcessState, wall)
 }
 
 // TestCopyTablesHelperProcess is the reference of the run benchmarks, run as a process of its
