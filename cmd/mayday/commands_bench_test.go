@@ -300,7 +300,9 @@ func pairs(b *testing.B, cmd, ref func(i int) proc) (cmdS, refS float64) {
 	b.ReportMetric(median(wall(refs)), "ref-s")
 	b.ReportMetric(median(cpu(cmds)), "cmd-cpu-s")
 	b.ReportMetric(median(cpu(refs)), "ref-cpu-s")
-	peak := func(ps []proc) []float64 { return mapf(ps, func(p proc) float64 { return float64(p.peak) / (1 << 20) }) }
+	peak := func(ps []proc) []float64 {
+		return mapf(ps, func(p proc) float64 { return float64(p.peak) / (1 << 20) })
+	}
 	b.ReportMetric(median(peak(cmds)), "cmd-peak-MiB")
 	b.ReportMetric(median(peak(refs)), "ref-peak-MiB")
 	b.ReportMetric(median(ratios), "cmd/ref")
