@@ -93,7 +93,7 @@ test: vet
 # goroutine of its own), the import's read-ahead, its JSON decoders and the parts it builds
 # while the last loads, and sweeps that simulate while earlier runs commit. Run it when
 # changing any of them.
-RACE_DUCKDB := ^(TestRoundTrip|TestCancelledLoadIsPartial|TestFailedLoadKeepsNothing|TestFailedLoadAfterEarlyCommitsKeepsNothing|TestFailedCommitKeepsNothing|TestAbandonKeepsNothing|TestViewsDefinedWhileLoading|TestImport.*|TestSpilledImport.*|TestHostile.*|TestFastProto.*|TestDecodedRequestsInOrder|TestBatch.*|TestSerial.*)$$
+RACE_DUCKDB := ^(TestRoundTrip|TestCancelledLoadIsPartial|TestFailedLoadKeepsNothing|TestFailedLoadAfterEarlyCommitsKeepsNothing|TestFailedCommitKeepsNothing|TestAbandonKeepsNothing|TestViewsDefinedWhileLoading|TestImport.*|TestSpilledImport.*|TestHostile.*|TestFastProto.*|TestDecodedRequestsInOrder|TestManyProtoBodiesImportAsJSON|TestBatch.*|TestSerial.*)$$
 race:
 	$(GO) test -race -tags $(TAGS) -count=1 -timeout 30m -run '$(RACE_DUCKDB)' ./analysis/ ./pipeline/
 
