@@ -108,8 +108,9 @@ bench: simpy-note
 	$(MAKE) bench-memory
 
 # Whole commands as processes (cmd/mayday BenchmarkCommands: run, run --no-trace, the M/M/8
-# peer model against SimPy, sweep, check --all, report, the metrics view, import and export in
-# both encodings), each paired with its reference in the same run, A B A B ...; PAIRS pairs each (default 5), BENCH=sweep (a regexp) for some.
+# peer model against SimPy, sweep, check --all, report, the metrics view, import and export
+# in both encodings), each paired with its reference in the same run, A B A B ...; PAIRS
+# pairs each (default 5), BENCH=sweep (a regexp) for some.
 # Long (about 5 minutes on a quiet 2-core machine): not part of `make bench`. See
 # docs/performance.md.
 bench-commands: simpy-note

@@ -19,9 +19,9 @@
 //     behind.
 //   - A run is all or nothing: once Finish closes their queues, the tables' lanes commit as
 //     each drains, and then, last, the runs row's; if any lane fails, every lane rolls back
-//     and rows a lane had committed are deleted again. A cancelled load context stores the run as partial. Rows of a table are
-//     stored in the order the simulation emitted them, and runs.digest does not depend on
-//     goroutine timing.
+//     and rows a lane had committed are deleted again. A cancelled load context stores the
+//     run as partial. Rows of a table are stored in the order the simulation emitted them,
+//     and runs.digest does not depend on goroutine timing.
 //   - Every connection uses the UTC time zone, so results never depend on the host's.
 //
 // Measurement contract:

@@ -382,14 +382,12 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		buf, err := readLine(br, rd.mem.get(), rd.lim.Message)
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
-			derr := rd.dec.add(buf, rd.mem.decodeJSON, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
+			derr := rd.dec.add(buf, rd.mem.decodeJSON, rd.mem.holding(buf, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
 				if derr != nil {
-					rd.mem.put(buf)
 					return fmt.Errorf("%s:%d: %w: %s", path, line, ErrBadTraceInput, clipError(derr))
 				}
-				rd.mem.note(req, func(h *heldMemory) { h.buf = buf })
 				return fn(req, fmt.Sprintf("%s:%d", path, line))
-			})
+			}))
 			if derr != nil {
 				return derr
 			}
@@ -439,9 +437,10 @@ type decodeJob struct {
 }
 
 // add decodes b with decode on a goroutine of its own and, once every request added
-// before it has been handed on, hands on its request (or its error) to deliver. It first hands on the oldest requests while the queue is
-// full (decodeAhead requests, or up to twice that many within decodeBytes), and returns
-// the first error deliver returned (the requests after it are dropped).
+// before it has been handed on, hands on its request (or its error) to deliver. It first
+// hands on the oldest requests while the queue is full (decodeAhead requests, or up to
+// twice that many within decodeBytes), and returns the first error deliver returned (the
+// requests after it are dropped).
 func (q *decodeQueue) add(b []byte, decode func([]byte) (*coltracepb.ExportTraceServiceRequest, error), deliver func(*coltracepb.ExportTraceServiceRequest, error) error) error {
 	ahead := max(decodeAhead, 1)
 	for len(q.jobs) >= 2*ahead || len(q.jobs) >= ahead && q.bytes+len(b) > decodeBytes {
@@ -554,6 +553,19 @@ func (m *requestMemory) put(b []byte) {
 // (protobuf) and 11 MiB (OTLP/JSON), and an OTLP/gRPC receiver takes messages of at most
 // 4 MiB unless configured otherwise.
 const maxKeptBuffer = 16 << 20
+
+// holding is deliver for a request decoded over buf, a buffer of get: buf is held with the
+// request, until recycle gives both back, or given back at once when buf did not decode.
+func (m *requestMemory) holding(buf []byte, deliver func(*coltracepb.ExportTraceServiceRequest, error) error) func(*coltracepb.ExportTraceServiceRequest, error) error {
+	return func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+		if err != nil {
+			m.put(buf)
+		} else {
+			m.note(req, func(h *heldMemory) { h.buf = buf })
+		}
+		return deliver(req, err)
+	}
+}
 
 // note records in req's entry what set writes there.
 func (m *requestMemory) note(req *coltracepb.ExportTraceServiceRequest, set func(*heldMemory)) {
@@ -737,18 +749,15 @@ func (rd *traceReader) readProto(path string, br *bufio.Reader, size int64, fn f
 		}
 		return inline(req, path)
 	}
-	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON request,
-	// on a goroutine of its own while the next file is read; the request is decoded over
-	// whole, which is read into again only once the request has been added, like a line's
+	// A request body (mayday's own export, an OTLP/HTTP body): decoded like a JSON line,
+	// on a goroutine of its own while the next file is read, over whole, held like a line's
 	// buffer.
-	return rd.dec.add(whole, rd.mem.decodeBody, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
+	return rd.dec.add(whole, rd.mem.decodeBody, rd.mem.holding(whole, func(req *coltracepb.ExportTraceServiceRequest, err error) error {
 		if err != nil {
-			rd.mem.put(whole)
 			return refused()
 		}
-		rd.mem.note(req, func(h *heldMemory) { h.buf = whole })
 		return fn(req, path)
-	})
+	}))
 }
 
 // errNotRequest is a protobuf body that is no OTLP request (or holds no spans).

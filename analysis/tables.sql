@@ -20,11 +20,13 @@
 --     traced run writes about 5% faster (docs/performance.md, "Text columns stored by
 --     declared compression").
 --   * Columns whose values are mayday's own closed vocabularies (span operations, statuses and
---     failure classes; transition states, events, actions and deciders; execution outcomes)
---     are ENUMs of every value they can take, in byte order: they read, compare, sort and
---     concatenate as VARCHAR does, and DuckDB stores them as small integers, which made a
---     traced run about 10% cheaper in CPU (docs/performance.md, "Closed vocabularies stored
---     as ENUMs"). An import refuses a value outside them (an export's transitions).
+--     failure classes; transition states, failure classes, actions and deciders; execution
+--     outcomes) are ENUMs of every value they can take, in byte order: they read, compare,
+--     sort and concatenate as VARCHAR does, and DuckDB stores them as small integers, which
+--     made the traced M/M/8 run about 8% faster (docs/performance.md, "Import: unread events
+--     left out; closed vocabularies as ENUMs"). An import refuses a value outside them (an
+--     export's rows). Transition events and reasons stay VARCHAR: tests and tools write
+--     their own.
 
 CREATE TABLE runs (
     run_id        VARCHAR NOT NULL,
@@ -94,9 +96,9 @@ CREATE TABLE spans (
 -- static arguments are in tool_args instead; an execute_tool span whose arguments differ from
 -- its tool's set keeps its own here as arg.<name>. The view span_attributes gives back every
 -- attribute of every span. value is stored uncompressed: an import writes a row for every
--- attribute of every span, and DuckDB's analysis and compression of short values cost a third
--- of inserting them (docs/performance.md, "Attribute values stored uncompressed"); long
--- values are stored the same either way.
+-- attribute of every span, and DuckDB's analysis and compression of short values cost a
+-- third of inserting them; long values are stored the same either way (docs/performance.md,
+-- "Attribute values stored uncompressed; request bodies read into reused buffers").
 CREATE TABLE span_attrs (
     run_id   VARCHAR USING COMPRESSION dictionary NOT NULL,
     span_id  BIGINT NOT NULL,

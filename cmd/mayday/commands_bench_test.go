@@ -181,22 +181,22 @@ func commandBenches() []commandBench {
 		{name: "import", setup: func(b *testing.B, bin, dir string) {
 			makeSrc(b, bin, dir)
 			for _, enc := range []string{"proto", "json"} {
-				timeProc(b, "", bin, "export", srcRun(dir), "--format", "otlp", "--encoding", enc, "--out", filepath.Join(dir, "otlp-"+enc), "-q")
+				exportProc(b, bin, srcRun(dir), dir, enc)
 			}
 		}, cmd: func(b *testing.B, bin, dir string, i int) proc {
 			return importProc(b, bin, dir, "proto", i)
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
 			return importProc(b, bin, dir, "json", i)
 		}, after: func(b *testing.B, bin, dir string, cmdS, refS float64) {
-			spans := float64(countSpans(b, bin, srcRun(dir)))
+			spans := float64(queryCount(b, bin, srcRun(dir), "SELECT count(*) AS n FROM spans"))
 			b.ReportMetric(spans, "spans")
 			b.ReportMetric(spans/cmdS, "cmd-spans-per-s")
 			b.ReportMetric(spans/refS, "ref-spans-per-s")
 		}},
 		{name: "export", setup: makeSrc, cmd: func(b *testing.B, bin, dir string, i int) proc {
-			return exportProc(b, bin, dir, "proto", i)
+			return exportProc(b, bin, srcRun(dir), dir, "proto")
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
-			return exportProc(b, bin, dir, "json", i)
+			return exportProc(b, bin, srcRun(dir), dir, "json")
 		}, after: func(b *testing.B, bin, dir string, cmdS, refS float64) {
 			for side, enc := range map[string]string{"cmd": "proto", "ref": "json"} {
 				b.ReportMetric(float64(folderBytes(b, filepath.Join(dir, "otlp-"+enc)))/(1<<20), side+"-out-MiB")
@@ -213,29 +213,14 @@ func importProc(b *testing.B, bin, dir, enc string, i int) proc {
 	return timeProc(b, "", bin, "import", filepath.Join(dir, "otlp-"+enc), "--conventions", "genai", "--out", out, "-q")
 }
 
-// exportProc exports the run of dir as OTLP in the encoding enc into dir/otlp-<enc>,
+// exportProc exports the run folder src as OTLP in the encoding enc into dir/otlp-<enc>,
 // replacing the export of the iteration before (kept for its size).
-func exportProc(b *testing.B, bin, dir, enc string, i int) proc {
+func exportProc(b *testing.B, bin, src, dir, enc string) proc {
 	out := filepath.Join(dir, "otlp-"+enc)
 	if err := os.RemoveAll(out); err != nil {
 		b.Fatal(err)
 	}
-	return timeProc(b, "", bin, "export", filepath.Join(dir, "src"), "--format", "otlp", "--encoding", enc, "--out", out, "-q")
-}
-
-// countSpans is the number of spans of the run folder run, with `mayday query`.
-func countSpans(b *testing.B, bin, run string) int64 {
-	b.Helper()
-	out, err := exec.Command(bin, "query", run, "SELECT count(*) AS n FROM spans", "--format", "csv").Output()
-	lines := strings.Fields(string(out))
-	var n int64
-	if err != nil || len(lines) != 2 {
-		b.Fatalf("counting the spans of %s: %v %q", run, err, out)
-	}
-	if _, err := fmt.Sscan(lines[1], &n); err != nil || n <= 0 {
-		b.Fatalf("counting the spans of %s: %q", run, out)
-	}
-	return n
+	return timeProc(b, "", bin, "export", src, "--format", "otlp", "--encoding", enc, "--out", out, "-q")
 }
 
 // folderBytes is the size of the files in the folder dir.
@@ -256,8 +241,7 @@ func folderBytes(b *testing.B, dir string) int64 {
 	return n
 }
 
-// storedRows counts the rows of the trace tables (all but runs) of the run folder run, with
-// `mayday query`.
+// storedRows counts the rows of the trace tables (all but runs) of the run folder run.
 func storedRows(b *testing.B, bin, run string) int64 {
 	b.Helper()
 	var q []string
@@ -267,17 +251,24 @@ func storedRows(b *testing.B, bin, run string) int64 {
 		}
 		q = append(q, "(SELECT count(*) FROM "+t.String()+")")
 	}
-	out, err := exec.Command(bin, "query", run, "SELECT "+strings.Join(q, " + ")+" AS n", "--format", "csv").Output()
+	return queryCount(b, bin, run, "SELECT "+strings.Join(q, " + ")+" AS n")
+}
+
+// queryCount is the positive count that the query (one row, one column) gives on the run
+// folder run, with `mayday query`.
+func queryCount(b *testing.B, bin, run, query string) int64 {
+	b.Helper()
+	out, err := exec.Command(bin, "query", run, query, "--format", "csv").Output()
 	if err != nil {
-		b.Fatalf("counting the rows of %s: %v", run, err)
+		b.Fatalf("%s on %s: %v", query, run, err)
 	}
 	lines := strings.Fields(string(out))
 	var n int64
 	if len(lines) != 2 {
-		b.Fatalf("counting the rows of %s: %q", run, out)
+		b.Fatalf("%s on %s: %q", query, run, out)
 	}
 	if _, err := fmt.Sscan(lines[1], &n); err != nil || n <= 0 {
-		b.Fatalf("counting the rows of %s: %q", run, out)
+		b.Fatalf("%s on %s: %q", query, run, out)
 	}
 	return n
 }
