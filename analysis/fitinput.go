@@ -196,10 +196,10 @@ func (q *fitQueries) tools(obs *fit.Observed) {
 func (q *fitQueries) episodes(obs *fit.Observed) {
 	q.each(`SELECT CASE WHEN first_kind IN ('failed', 'timed_out')
                 AND tool IN (SELECT tool FROM attempts WHERE run_id = $1 AND tool IS NOT NULL) THEN tool ELSE '' END,
-            coalesce(failed_attempts, 0)::INTEGER, outcome, coalesce(ended_as, '')
+            coalesce(failed_attempts, 0)::INTEGER, outcome, coalesce(ended_as, ''), investigation_id
         FROM recovery_episodes WHERE run_id = $1 ORDER BY step_key`, func(r *sql.Rows) error {
 		var e fit.Episode
-		if err := r.Scan(&e.Tool, &e.Failed, &e.Outcome, &e.EndedAs); err != nil {
+		if err := r.Scan(&e.Tool, &e.Failed, &e.Outcome, &e.EndedAs, &e.Investigation); err != nil {
 			return err
 		}
 		obs.Episodes = append(obs.Episodes, e)

@@ -23,13 +23,17 @@ type ExhaustFit struct {
 	// NotRetried counts the operations that failed once, were never tried again, and whose
 	// step was never recovered (a policy refusal, or giving up at once).
 	NotRetried int
-	// GaveUp counts the exhausted operations whose investigation was then terminated (it
-	// gave up); WentOn those whose investigation went on and completed without the step.
+	// GaveUp counts the exhausted operations after which the investigation gave up: one per
+	// investigation that ended terminated after its attempts ran out (its earlier exhausted
+	// operations, if any, went on). WentOn counts the others whose investigation ended.
 	GaveUp, WentOn int
-	// OnExhausted is recovery.retry.on_exhausted: "reduce_scope" (most went on without the
-	// step), "escalate" (human reviews follow), "terminate" (most gave up), or "" when
-	// nothing ran out (the default stands).
+	// OnExhausted is recovery.retry.on_exhausted: "reduce_scope" (some went on without the
+	// step), "escalate" (human reviews follow, and most did not go on), "terminate" (every
+	// one gave up), or "" when nothing ran out (the default stands).
 	OnExhausted string
+	// GiveUp is recovery.retry.give_up with reduce_scope: the share of exhausted operations
+	// after which the investigation gave up, GaveUp / (GaveUp + WentOn) (0 when none did).
+	GiveUp float64
 }
 
 // fitExhaustion reads, from the episodes a tool's failure began, the attempts an
@@ -38,13 +42,16 @@ type ExhaustFit struct {
 // the fewer): the largest attempt number is not used, since one operation the trace
 // joined to the next of the same tool (an agent that moved on and called the tool again)
 // reads as one operation of twice the attempts. What follows is the investigation's end:
-// terminated (it gave up) or completed (it went on without the step). on_exhausted is one
-// action for every operation: reduce_scope (drop the step, go on) when they mostly went on
-// (MostlyWentOn); otherwise escalate when the run shows human reviews (reviewers resend or
-// terminate), else terminate. Those the action does not fit get a note.
+// an investigation that ended terminated gave up after the last of its exhausted
+// operations, and went on after the others. When some went on, on_exhausted is reduce_scope
+// (drop the step, go on) with give_up the share that gave up, the agent's own choice,
+// unless the run shows human reviews and the operations did not mostly go on
+// (MostlyWentOn): then escalate (reviewers resend or terminate). When every one gave up,
+// terminate, or escalate with reviews.
 func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 	var x ExhaustFit
 	byK := map[int]int{}
+	gaveUp := map[int64]bool{} // investigations already counted as giving up
 	for _, e := range eps {
 		if e.Tool == "" || e.Outcome != "ended" {
 			continue
@@ -57,6 +64,11 @@ func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 		x.Exhausted++
 		switch e.EndedAs {
 		case "terminated":
+			if e.Investigation != 0 && gaveUp[e.Investigation] {
+				x.WentOn++
+				continue
+			}
+			gaveUp[e.Investigation] = e.Investigation != 0
 			x.GaveUp++
 		case "completed":
 			x.WentOn++
@@ -85,8 +97,9 @@ func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 	}
 	switch {
 	case x.Exhausted == 0:
-	case MostlyWentOn(x.WentOn, x.GaveUp):
+	case x.WentOn > 0 && (!humans || MostlyWentOn(x.WentOn, x.GaveUp)):
 		x.OnExhausted = "reduce_scope"
+		x.GiveUp = float64(x.GaveUp) / float64(x.GaveUp+x.WentOn)
 	case humans:
 		x.OnExhausted = "escalate"
 	default:
@@ -101,11 +114,9 @@ const wentOnLevel = 0.01
 // MostlyWentOn reports whether the operations whose attempts ran out mostly went on without
 // their step (wentOn) rather than gave up (gaveUp): whether a fleet that did each half the
 // time would show wentOn or more of the wentOn + gaveUp with probability below 0.01 (the
-// one-sided binomial test). A bare majority is not enough: a fleet that gives up on about
-// half its exhaustions (the coin of the real-library fixtures) fits neither action, and
-// drawing reduce_scope from it would turn every one of its terminations into a completion,
-// where terminate keeps the variation of its completions. Such a mixture stays
-// terminate, and the note says how many went on. 31 of 31 is 5·10⁻¹⁰; 22 of 34 is 0.06.
+// one-sided binomial test). With human reviews in the run, a bare majority is not enough
+// to draw reduce_scope, which never asks reviewers about spent retries. 31 of 31 is
+// 5·10⁻¹⁰; 22 of 34 is 0.06.
 func MostlyWentOn(wentOn, gaveUp int) bool {
 	return wentOn > gaveUp && upperTail(wentOn, wentOn+gaveUp) < wentOnLevel
 }
@@ -140,6 +151,9 @@ func (x ExhaustFit) Comment(maxAttempts int) string {
 		s += fmt.Sprintf(" (%d after fewer)", x.Fewer)
 	}
 	s += fmt.Sprintf("; then %d gave up (terminated), %d went on without the step", x.GaveUp, x.WentOn)
+	if x.GiveUp > 0 {
+		s += fmt.Sprintf(" (give_up %s)", num(x.GiveUp))
+	}
 	if x.NotRetried > 0 {
 		s += fmt.Sprintf("; %d failed once and were never retried", x.NotRetried)
 	}
@@ -147,16 +161,11 @@ func (x ExhaustFit) Comment(maxAttempts int) string {
 }
 
 // notes are what the format cannot say about the exhaustion, for the end of the file.
-func (x ExhaustFit) notes(roots int) []string {
+func (x ExhaustFit) notes() []string {
 	var out []string
-	share := func(n int) string { return num(math.Round(float64(n)/float64(max(roots, 1))*1000) / 1000) }
-	switch {
-	case x.WentOn > 0 && x.OnExhausted == "terminate":
-		out = append(out, fmt.Sprintf("recovery.retry.on_exhausted: %d of %d operations whose attempts ran out went on without their step (the investigation completed), but not mostly (a binomial test against half and half at 0.01); the format takes one action for all, so they terminate here: the fit's completion_rate may be lower by up to %s",
-			x.WentOn, x.Exhausted, share(x.WentOn)))
-	case x.GaveUp > 0 && x.OnExhausted == "reduce_scope":
-		out = append(out, fmt.Sprintf("recovery.retry.on_exhausted: %d of %d operations whose attempts ran out gave up (the investigation was terminated), but more went on; the format takes one action for all, so they go on here: the fit's completion_rate may be higher by up to %s",
-			x.GaveUp, x.Exhausted, share(x.GaveUp)))
+	if x.OnExhausted == "escalate" && x.WentOn > 0 {
+		out = append(out, fmt.Sprintf("recovery.retry.on_exhausted: %d of %d operations whose attempts ran out went on without their step, but not mostly (a binomial test against half and half at 0.01), and the run shows human reviews: they escalate here, and a review resends or terminates",
+			x.WentOn, x.Exhausted))
 	}
 	if x.NotRetried > 0 {
 		out = append(out, fmt.Sprintf("%d operations failed once and were never retried (a policy refusal, or a non-retryable error); the format retries every fast failure of a tool, so they are fitted as the tool's transient failures", x.NotRetried))

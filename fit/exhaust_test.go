@@ -31,7 +31,7 @@ func TestExhaustionAttemptsAreTheMode(t *testing.T) {
 	e = append(e, Episode{Failed: 1, Outcome: "ended"}) // the model's failure: not a tool's
 	x := fitExhaustion(e, false)
 	want := ExhaustFit{MaxAttempts: 3, Exhausted: 15, AtMax: 12, Fewer: 1, More: 2, NotRetried: 3,
-		GaveUp: 7, WentOn: 8, OnExhausted: "terminate"}
+		GaveUp: 7, WentOn: 8, OnExhausted: "reduce_scope", GiveUp: 7.0 / 15}
 	if x != want {
 		t.Errorf("got %+v\nwant %+v", x, want)
 	}
@@ -41,11 +41,28 @@ func TestExhaustionAttemptsAreTheMode(t *testing.T) {
 			t.Errorf("comment %q lacks %q", c, s)
 		}
 	}
-	// 8 of 15 went on, not mostly (P(X ≥ 8 | 15, 1/2) = 0.5): they terminate; over 40 roots
-	// the completion rate may be lower by up to 8/40 = 0.2.
-	if n := x.notes(40); len(n) != 2 || !strings.Contains(n[0], "8 of 15") || !strings.Contains(n[0], "not mostly") ||
-		!strings.Contains(n[0], "lower by up to 0.2") {
+	// 8 of 15 went on, 7 gave up: the agents give up on 7/15 of their spent operations, which
+	// the fitted give_up says; only the never-retried operations need a note.
+	if n := x.notes(); len(n) != 1 || !strings.Contains(n[0], "3 operations failed once") {
 		t.Errorf("notes %q", n)
+	}
+	if !strings.Contains(c, "give_up 0.4667") {
+		t.Errorf("comment %q lacks the give_up", c)
+	}
+}
+
+// TestExhaustionGaveUpOncePerInvestigation: an investigation that went on after one
+// exhausted operation and gave up after a later one gave up once; its earlier operation
+// went on. Episodes without an investigation count one each.
+func TestExhaustionGaveUpOncePerInvestigation(t *testing.T) {
+	e := eps(6, 3, "ended", "terminated")
+	for i := range e {
+		e[i].Investigation = int64(1 + i/3) // two investigations of three exhausted operations
+	}
+	e = append(e, eps(2, 3, "ended", "completed")...)
+	x := fitExhaustion(e, false)
+	if x.GaveUp != 2 || x.WentOn != 6 || x.OnExhausted != "reduce_scope" || x.GiveUp != 0.25 {
+		t.Errorf("%+v: want 2 gave up, 6 went on, reduce_scope with give_up 0.25", x)
 	}
 }
 
@@ -63,12 +80,11 @@ func TestExhaustionTies(t *testing.T) {
 }
 
 // TestExhaustionFollows: the action follows what the exhausted operations' investigations
-// did: mostly went on (P(X ≥ went on | n, 1/2) < 0.01) → reduce_scope, with or without
-// reviews; otherwise reviews make it escalate and their absence terminate, a bare majority
-// or too few cases to tell included. The note names those the action does not fit. Tails:
-// 7 of 7 is 2⁻⁷ = 0.0078; 10 of 11 is 12/2048 = 0.0059; 5 of 5 is 2⁻⁵ = 0.031; 22 of 34 is
-// 0.061; 31 of 31 is 4.7·10⁻¹⁰. Nothing exhausted leaves the default (and the
-// largest attempt number) standing.
+// did: when some went on, reduce_scope with give_up the share that gave up, unless the run
+// shows reviews and they did not mostly go on (P(X ≥ went on | n, 1/2) ≥ 0.01): then
+// escalate, with a note; when none went on, escalate with reviews, else terminate. Tails:
+// 7 of 7 is 2⁻⁷ = 0.0078; 10 of 11 is 12/2048 = 0.0059. Nothing exhausted leaves the
+// default (and the largest attempt number) standing.
 func TestExhaustionFollows(t *testing.T) {
 	for _, c := range []struct {
 		k, n int
@@ -81,25 +97,27 @@ func TestExhaustionFollows(t *testing.T) {
 	cases := []struct {
 		gaveUp, wentOn int
 		humans         bool
-		want, note     string
+		want           string
+		giveUp         float64
+		note           string
 	}{
-		{2, 0, true, "escalate", ""},
-		{2, 0, false, "terminate", ""},
-		{0, 7, false, "reduce_scope", ""},
-		{0, 31, false, "reduce_scope", ""},
-		{1, 10, true, "reduce_scope", "1 of 11 operations whose attempts ran out gave up"},
-		{0, 5, false, "terminate", "5 of 5 operations whose attempts ran out went on"},
-		{12, 22, false, "terminate", "22 of 34 operations whose attempts ran out went on"},
-		{3, 3, false, "terminate", "3 of 6 operations whose attempts ran out went on"},
-		{3, 3, true, "escalate", ""},
-		{4, 3, false, "terminate", "3 of 7 operations whose attempts ran out went on"},
+		{2, 0, true, "escalate", 0, ""},
+		{2, 0, false, "terminate", 0, ""},
+		{0, 7, false, "reduce_scope", 0, ""},
+		{0, 31, false, "reduce_scope", 0, ""},
+		{1, 10, true, "reduce_scope", 1.0 / 11, ""},
+		{0, 5, false, "reduce_scope", 0, ""},
+		{12, 22, false, "reduce_scope", 12.0 / 34, ""},
+		{3, 3, false, "reduce_scope", 0.5, ""},
+		{3, 3, true, "escalate", 0, "3 of 6 operations whose attempts ran out went on"},
+		{4, 3, false, "reduce_scope", 4.0 / 7, ""},
 	}
 	for _, c := range cases {
 		x := fitExhaustion(append(eps(c.gaveUp, 3, "ended", "terminated"), eps(c.wentOn, 3, "ended", "completed")...), c.humans)
-		if x.OnExhausted != c.want || x.GaveUp != c.gaveUp || x.WentOn != c.wentOn {
-			t.Errorf("%d gave up, %d went on, reviews %t: %+v, want %s", c.gaveUp, c.wentOn, c.humans, x, c.want)
+		if x.OnExhausted != c.want || x.GaveUp != c.gaveUp || x.WentOn != c.wentOn || math.Abs(x.GiveUp-c.giveUp) > 1e-12 {
+			t.Errorf("%d gave up, %d went on, reviews %t: %+v, want %s, give_up %g", c.gaveUp, c.wentOn, c.humans, x, c.want, c.giveUp)
 		}
-		n := x.notes(10)
+		n := x.notes()
 		if c.note == "" && len(n) != 0 || c.note != "" && (len(n) != 1 || !strings.Contains(n[0], c.note)) {
 			t.Errorf("%d gave up, %d went on, reviews %t: notes %q, want %q", c.gaveUp, c.wentOn, c.humans, n, c.note)
 		}
@@ -108,13 +126,13 @@ func TestExhaustionFollows(t *testing.T) {
 	if x.MaxAttempts != 0 || x.OnExhausted != "" || x.NotRetried != 2 {
 		t.Errorf("nothing exhausted: %+v", x)
 	}
-	if n := x.notes(10); len(n) != 1 {
+	if n := x.notes(); len(n) != 1 {
 		t.Errorf("notes %q: want only the never-retried one", n)
 	}
 }
 
 // TestFitWritesExhaustion: Fit takes the mode over the largest attempt number (a joined
-// operation reached attempt 6) and writes on_exhausted, and the cap follows the fitted
+// operation reached attempt 6) and writes on_exhausted with give_up (4 of 5 gave up), and the cap follows the fitted
 // attempts: initial·multiplier^(max_attempts − 2).
 func TestFitWritesExhaustion(t *testing.T) {
 	obs := Observed{Name: "x", Arrivals: []float64{0, 10, 20}}
@@ -133,7 +151,7 @@ func TestFitWritesExhaustion(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := s.Retry
-	if r.MaxAttempts != 3 || r.Largest != 6 || r.Exhaust.OnExhausted != "terminate" {
+	if r.MaxAttempts != 3 || r.Largest != 6 || r.Exhaust.OnExhausted != "reduce_scope" || r.Exhaust.GiveUp != 0.8 {
 		t.Fatalf("retry %+v", r)
 	}
 	if want := r.Initial * r.Multiplier; math.Abs(r.Max-want) > 1e-9 {
@@ -144,7 +162,7 @@ func TestFitWritesExhaustion(t *testing.T) {
 		t.Fatal(err)
 	}
 	y := b.String()
-	if !strings.Contains(y, "max_attempts: 3,") || !strings.Contains(y, "on_exhausted: terminate}") ||
+	if !strings.Contains(y, "max_attempts: 3,") || !strings.Contains(y, "on_exhausted: reduce_scope, give_up: 0.8}") ||
 		!strings.Contains(y, "after 3 in 4 of 5") {
 		t.Errorf("YAML lacks the fitted exhaustion:\n%s", y)
 	}

@@ -163,7 +163,7 @@ func Fit(obs Observed) (Scenario, error) {
 			s.Retry.Max = s.Retry.Initial * math.Pow(s.Retry.Multiplier, float64(max(0, m-2)))
 		}
 	}
-	s.Notes = append(s.Notes, s.Retry.Exhaust.notes(len(obs.Arrivals))...)
+	s.Notes = append(s.Notes, s.Retry.Exhaust.notes()...)
 	for _, d := range []struct {
 		what string
 		d    *Dist

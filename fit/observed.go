@@ -51,6 +51,8 @@ type Episode struct {
 	// Outcome is recovered, ended or in_flight; EndedAs the investigation's final state
 	// (completed, terminated) when it ended.
 	Outcome, EndedAs string
+	// Investigation is the investigation the episode is in (0 when not known).
+	Investigation int64
 }
 
 // Turn is one successful model turn.

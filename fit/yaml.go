@@ -169,6 +169,9 @@ func (s Scenario) writeRecovery(b *strings.Builder) {
 	if r.Exhaust.OnExhausted != "" {
 		exhausted = ", on_exhausted: " + r.Exhaust.OnExhausted
 	}
+	if r.Exhaust.GiveUp > 0 {
+		exhausted += ", give_up: " + num(r.Exhaust.GiveUp)
+	}
 	if r.Gaps >= 5 {
 		fmt.Fprintf(b, "  retry: {max_attempts: %d, initial: %s, multiplier: %s, max: %s, jitter: %s%s}   # %d first backoffs; initial 95%% [%s, %s]\n",
 			r.MaxAttempts, dur(r.Initial), num(r.Multiplier), dur(r.Max), r.Jitter, exhausted, r.Gaps, dur(r.Initial*r.Gaps1()), dur(r.InitialHi))

@@ -273,6 +273,7 @@ type RetryPolicy struct {
 	Max         time.Duration `json:"max" key:"max,default=1m" doc:"cap of the backoff, at least initial"`
 	Jitter      Jitter        `json:"jitter" key:"jitter,default=full" want:"a jitter" doc:"how the backoff is randomised"`
 	OnExhausted Exhausted     `json:"on_exhausted" key:"on_exhausted,default=escalate" want:"an exhaustion action" doc:"what happens when the attempts are spent"`
+	GiveUp      float64       `json:"give_up,omitempty" key:"give_up,prob" doc:"chance that the agent gives up when an operation's attempts are spent: the investigation is terminated instead of taking on_exhausted"`
 }
 
 // Policy is an investigation's recovery configuration; one Policy is shared by many engines.

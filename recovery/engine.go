@@ -885,6 +885,10 @@ func (e *Engine) crashed(now int64, env Env) Decision {
 
 // judge takes a judgement point: asks the supervisor if there is one, else decides by rule.
 func (e *Engine) judge(now int64, ev EventKind, pt Point, env Env) Decision {
+	if pt == PointRetriesExhausted && e.p.Retry.GiveUp > 0 && env.Rand.Float64() < e.p.Retry.GiveUp {
+		// The agent's own choice, before any policy or supervisor: it abandons the task.
+		return e.act(now, ev, ActTerminate, ByEngine, pointReasons[pt], env)
+	}
 	if !e.p.Supervisor {
 		act, by := e.fallback(pt)
 		return e.act(now, ev, act, by, pointReasons[pt], env)

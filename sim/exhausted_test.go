@@ -103,3 +103,75 @@ func digestOf(t *testing.T, s *scenarios.Scenario) string {
 	d, _ := digest(t, s, 7)
 	return d
 }
+
+// TestExhaustedGiveUp: with give_up g, each spent operation ends its investigation
+// (terminated, retries_exhausted, decided by the engine) with probability g, and otherwise
+// takes on_exhausted (here reduce_scope: the step is dropped). Of E spent operations about
+// g·E give up: with 1,000 roots of 3 steps, each spent with probability 0.25 (a root stops
+// at its first give-up), E is about 700; the share that gave up is binomial, with standard
+// deviation √(0.3·0.7/700) ≈ 0.017, so the bounds 0.3 ± 0.09 are five deviations. give_up 0
+// leaves the run as it was (same digest as without the key); give_up 1 ends every
+// investigation whose operation ran out.
+func TestExhaustedGiveUp(t *testing.T) {
+	s := exhaustScenario(recovery.ExhaustedReduceScope)
+	s.Workload.Investigations = 1000
+	s.Workload.Subagents = scenarios.Subagents{}
+	s.Recovery.Retry.GiveUp = 0.3
+	var c record.Collector
+	run(t, s, 1, &c)
+	gaveUp, dropped := 0, 0
+	for _, tr := range c.Transitions {
+		if tr.Reason != recovery.ReasonRetriesExhausted || tr.From != "recovering" {
+			continue
+		}
+		switch {
+		case tr.Action == "terminate" && tr.To == "terminated" && tr.DecidedBy == "engine":
+			gaveUp++
+		case tr.Action == "reduce_scope" && tr.DecidedBy == "policy":
+			dropped++
+		default:
+			t.Fatalf("investigation %d: %s → %s, %s by %s on spent retries", tr.InvestigationID, tr.From, tr.To, tr.Action, tr.DecidedBy)
+		}
+	}
+	share := float64(gaveUp) / float64(gaveUp+dropped)
+	t.Logf("%d of %d spent operations gave up (%.3f)", gaveUp, gaveUp+dropped, share)
+	if gaveUp+dropped < 500 || share < 0.21 || share > 0.39 {
+		t.Errorf("%d of %d spent operations gave up; want about 0.3 of about 700", gaveUp, gaveUp+dropped)
+	}
+	terminated := 0
+	for _, inv := range c.Investigations {
+		if inv.FinalState == "terminated" {
+			if inv.TerminationReason != recovery.ReasonRetriesExhausted {
+				t.Errorf("investigation %d terminated for %s", inv.InvestigationID, inv.TerminationReason)
+			}
+			terminated++
+		}
+	}
+	if terminated != gaveUp {
+		t.Errorf("%d investigations terminated, %d gave up", terminated, gaveUp)
+	}
+
+	none := exhaustScenario(recovery.ExhaustedReduceScope)
+	zero := exhaustScenario(recovery.ExhaustedReduceScope)
+	zero.Recovery.Retry.GiveUp = 0
+	if a, b := digestOf(t, none), digestOf(t, zero); a != b {
+		t.Errorf("give_up 0 changed the run: digests %s and %s", a, b)
+	}
+
+	all := exhaustScenario(recovery.ExhaustedReduceScope)
+	all.Recovery.Retry.GiveUp = 1
+	var ca record.Collector
+	run(t, all, 1, &ca)
+	ended := 0
+	for _, tr := range ca.Transitions {
+		if tr.Action == "reduce_scope" && tr.Reason == recovery.ReasonRetriesExhausted {
+			t.Fatalf("give_up 1: investigation %d dropped a step on spent retries", tr.InvestigationID)
+		}
+		if tr.Action == "terminate" && tr.Reason == recovery.ReasonRetriesExhausted {
+			ended++
+		}
+	}
+	if ended < 100 {
+		t.Errorf("give_up 1: %d investigations gave up; want every one whose operation ran out (about 174 roots)", ended)
+	}
+}
