@@ -84,6 +84,7 @@ func buildPart(r *inRun, st *importStats, p buildParams) *built {
 	st.CyclesBroken = breakCycles(r)
 	toolResultsReported(r)
 	agentChains(r)
+	agentWrappers(r)
 	b.invs = investigations(r, st, p.firstInv)
 	b.next = spanIDs(b.invs, p.firstSpan)
 	// Every span kept, and a validation at most per tool attempt: room for them all at once,
@@ -168,6 +169,48 @@ func agentChains(r *inRun) {
 			s.role = roleAgent
 		} else if p := r.byKey[s.parent]; p != nil && p.role == roleTool {
 			s.role = roleAgent
+		}
+	}
+}
+
+// agentWrappers folds into an agent the agent spans nested in it with no tool call between
+// them when it does no work of its own (no tool call, model turn or other step outside
+// them): the outer span only wraps the agent run, as the OpenAI Agents SDK's workflow span
+// (its trace's root, an AGENT in OpenInference) wraps the agent it runs, or a run handed from
+// one agent to the next. The nested spans become steps of the outer agent, which is the
+// investigation. An agent nested under an agent that works, or reached through a tool call,
+// stays a sub-agent.
+func agentWrappers(r *inRun) {
+	var own map[*inSpan]bool
+	var nested map[*inSpan][]*inSpan
+	for _, s := range r.spans {
+		if s.role == roleOther {
+			continue
+		}
+		viaTool := false
+		for p := r.byKey[s.parent]; p != nil; p = r.byKey[p.parent] {
+			if p.role == roleAgent {
+				if s.role != roleAgent {
+					if own == nil {
+						own = map[*inSpan]bool{}
+					}
+					own[p] = true
+				} else if !viaTool {
+					if nested == nil {
+						nested = map[*inSpan][]*inSpan{}
+					}
+					nested[p] = append(nested[p], s)
+				}
+				break
+			}
+			viaTool = viaTool || p.role == roleTool
+		}
+	}
+	for outer, inner := range nested {
+		if !own[outer] {
+			for _, s := range inner {
+				s.role = roleOther
+			}
 		}
 	}
 }
@@ -310,6 +353,9 @@ func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 	for _, h := range order {
 		t := traces[h]
 		st.MissingParents += len(t.orphans)
+		if t.root == nil {
+			st.MissingRoots++
+		}
 		switch {
 		case t.root != nil && t.root.role == roleAgent:
 			t.home = byAgent[t.root]
@@ -318,7 +364,6 @@ func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 			if span == nil {
 				span = syntheticRoot(r, h, t.loose)
 				st.OrphanFragments += len(t.orphans)
-				st.MissingRoots++
 			}
 			t.home = newInv(span, true)
 		}

@@ -522,3 +522,76 @@ func TestFitReadsImportedReviewDecisions(t *testing.T) {
 		t.Errorf("reviews read as approved %v, want %v (approved, rejected, no decision: the import goes on)", got, want)
 	}
 }
+
+// An agent span that only wraps agents (no tool call or model turn of its own outside them)
+// is one investigation with the agents nested in it without a tool call between: the OpenAI
+// Agents SDK's workflow root over the agent it runs (through a CHAIN), and a run handed from
+// one agent to another under one wrapper. An agent that works keeps an agent nested in it
+// as a sub-agent, and an agent reached through a tool call is a sub-agent whatever wraps it.
+func TestMappingWrapperAgents(t *testing.T) {
+	oi := func(kind string) map[string]any { return map[string]any{"openinference.span.kind": kind} }
+	tool := func(name string) map[string]any {
+		return map[string]any{"openinference.span.kind": "TOOL", "tool.name": name}
+	}
+	cases := []struct {
+		name  string
+		spans []*tracepb.Span
+		invs  int // investigations
+		subs  int // of them sub-agents
+		tools int // tool attempts kept
+	}{
+		{"wrapper over one agent", []*tracepb.Span{
+			mkSpan(1, 1, 0, "Agent workflow", 0, 100, oi("AGENT")),
+			mkSpan(1, 2, 1, "Agent workflow", 0, 100, oi("CHAIN")),
+			mkSpan(1, 3, 2, "triage", 1, 99, oi("AGENT")),
+			mkSpan(1, 4, 3, "response", 2, 10, oi("LLM")),
+			mkSpan(1, 5, 3, "Bash", 11, 20, tool("Bash")),
+		}, 1, 0, 1},
+		{"wrapper over a handoff", []*tracepb.Span{
+			mkSpan(1, 1, 0, "Agent workflow", 0, 100, oi("AGENT")),
+			mkSpan(1, 3, 1, "triage", 1, 50, oi("AGENT")),
+			mkSpan(1, 4, 3, "response", 2, 10, oi("LLM")),
+			mkSpan(1, 5, 1, "billing", 51, 99, oi("AGENT")),
+			mkSpan(1, 6, 5, "Bash", 52, 60, tool("Bash")),
+		}, 1, 0, 1},
+		{"a working agent's nested agent", []*tracepb.Span{
+			mkSpan(1, 1, 0, "supervisor", 0, 100, oi("AGENT")),
+			mkSpan(1, 2, 1, "response", 1, 5, oi("LLM")),
+			mkSpan(1, 3, 1, "worker", 6, 99, oi("AGENT")),
+			mkSpan(1, 4, 3, "Bash", 7, 20, tool("Bash")),
+		}, 2, 1, 1},
+		{"an agent run by a tool under a wrapper", []*tracepb.Span{
+			mkSpan(1, 1, 0, "Agent workflow", 0, 100, oi("AGENT")),
+			mkSpan(1, 2, 1, "triage", 1, 99, oi("AGENT")),
+			mkSpan(1, 3, 2, "Task", 2, 90, tool("Task")),
+			mkSpan(1, 4, 3, "Agent workflow", 3, 89, oi("CHAIN")),
+			mkSpan(1, 5, 4, "researcher", 4, 88, oi("AGENT")),
+			mkSpan(1, 6, 5, "WebSearch", 5, 20, tool("WebSearch")),
+		}, 2, 1, 2},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, b, _ := mapped(t, c.spans...)
+			subs := 0
+			for _, inv := range b.invs {
+				if inv.parent != nil {
+					subs++
+				}
+			}
+			if len(b.invs) != c.invs || subs != c.subs {
+				t.Errorf("%d investigations, %d of them sub-agents; want %d and %d", len(b.invs), subs, c.invs, c.subs)
+			}
+			tools := 0
+			for _, inv := range b.invs {
+				for _, s := range inv.members {
+					if s.role == roleTool {
+						tools++
+					}
+				}
+			}
+			if tools != c.tools {
+				t.Errorf("%d tool attempts kept, want %d", tools, c.tools)
+			}
+		})
+	}
+}

@@ -45,6 +45,14 @@ var failedSpansLost = map[string]bool{"openllmetry": true}
 // trace cannot know"). Their import is held to that: see reported.
 var lastErrorUnreported = map[string]bool{"adk": true}
 
+// classesRedacted names the fixtures whose library writes one message for every failed
+// tool, whatever the error: the OpenAI Agents SDK JS 0.20 sets the tool span's error to
+// "Error running tool (non-fatal)" with "Error details are redacted", and the exception
+// event carries only that (docs/import.md, "What a trace cannot know"). Every failure
+// then reads as transient, the class of an error that names no other; their import is
+// held to the failures' total.
+var classesRedacted = map[string]bool{"openai-agents-openinference": true}
+
 type serviceTruth struct {
 	Investigations     int              `json:"investigations"`
 	Failed             int              `json:"investigations_failed"`
@@ -115,6 +123,9 @@ func TestImportLibraryFixtures(t *testing.T) {
 				if lastErrorUnreported[filepath.Base(dir)] {
 					want, seenTruth = reported(t, dir, run.Service, want, truth)
 				}
+				if classesRedacted[filepath.Base(dir)] {
+					want.FailuresPerClass = allTransient(want.FailuresPerClass)
+				}
 				checkServiceTruth(t, db, run, want)
 				checkAgainstOracle(t, db, run.RunID)
 				outagesSeen += checkOutages(t, db, run.RunID, seenTruth)
@@ -140,6 +151,17 @@ func TestImportLibraryFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allTransient is a count of failures per class as a trace that names no class carries it:
+// every failure transient.
+func allTransient(perClass map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for class, n := range perClass {
+		out[class] = 0
+		out["transient"] += n
+	}
+	return out
 }
 
 // carried is the truth of a service as a trace that loses every failed span carries it: the

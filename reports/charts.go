@@ -379,11 +379,30 @@ func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 		c.Panels = append(c.Panels, tokens)
 	case guards:
 		c.Caption += " The retry budget is off."
+	case failedAttempts(runs):
+		// Tools failed, but no run has the per-minute tool samples (an imported trace
+		// records no breaker or retry budget): there is nothing to draw, not nothing failed.
+		c.Caption += " The runs record no per-minute retry samples (a trace carries no breaker or budget state): see the failures chart."
+		retries.label(tu.end/2, top/2, "no retry samples", 0)
 	default:
 		c.Caption += " No tool had a failed attempt."
 		retries.label(tu.end/2, top/2, "no failed attempt", 0)
 	}
 	return c
+}
+
+// failedAttempts reports whether a tool of some run had a failed attempt.
+func failedAttempts(runs []*Run) bool {
+	for _, r := range runs {
+		for _, f := range r.Failures {
+			for _, v := range f.Values {
+				if v > 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // recoveryChart draws each run's recovery curve (the share of all episodes recovered by x

@@ -287,3 +287,36 @@ func legendColor(p *Panel, name string) string {
 	}
 	return ""
 }
+
+// The retries chart says why it is empty: a run whose tools never failed, against a run
+// whose tools failed but which has no per-minute tool samples (an imported trace), whose
+// caption must not claim that nothing failed.
+func TestGuardsChartWithoutSamples(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		edit      func(r *Run)
+		want, not string
+	}{
+		{"samples", func(r *Run) {}, "retries sent per simulated minute", "no per-minute"},
+		{"failures without samples", func(r *Run) { r.Guards = nil }, "no per-minute retry samples", "No tool had a failed attempt"},
+		{"nothing failed", func(r *Run) {
+			r.Guards = nil
+			for i := range r.Failures {
+				clear(r.Failures[i].Values)
+			}
+		}, "No tool had a failed attempt", "no per-minute"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := syntheticRun("a", 1)
+			tc.edit(r)
+			runs := []*Run{r}
+			c := guardsChart(runs, timeUnitFor(runs), toolOrder(runs))
+			if !strings.Contains(c.Caption, tc.want) || strings.Contains(c.Caption, tc.not) {
+				t.Errorf("caption %q: want %q in it and not %q", c.Caption, tc.want, tc.not)
+			}
+			if tc.name == "samples" && (len(c.Panels) != 2 || strings.Contains(c.Caption, "No tool had")) {
+				t.Errorf("with samples and a budget: %d panels, caption %q", len(c.Panels), c.Caption)
+			}
+		})
+	}
+}

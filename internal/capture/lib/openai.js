@@ -1,12 +1,15 @@
 // A fake OpenAI-compatible server for the drivers that call the official OpenAI client:
-// /v1/chat/completions answers each request with the fleet's scripted step for the run its
-// x-run-id header names, after the fleet's model latency on the virtual clock.
+// /v1/chat/completions (and /v1/responses, the Responses API the OpenAI Agents SDK uses by
+// default) answers each request with the fleet's scripted step for the run its x-run-id
+// header names, after the fleet's model latency on the virtual clock.
 import http from 'node:http';
 import { sleepVirtual } from './clock.js';
 
 // startFakeOpenAI listens on a free local port and returns the server: origin
 // (http://127.0.0.1:PORT) and close(); runsById maps the x-run-id header to the fleet's run.
-export async function startFakeOpenAI(fleet, runsById) {
+// toolName maps a fleet tool to the name the client gave the model for it (a library that
+// rewrites tool names, as the OpenAI Agents SDK does, is called by the name it sent).
+export async function startFakeOpenAI(fleet, runsById, { toolName = (name) => name } = {}) {
   const fake = http.createServer((req, res) => {
     req.resume();
     req.on('end', async () => {
@@ -15,12 +18,17 @@ export async function startFakeOpenAI(fleet, runsById) {
       const action = fleet.nextAction(run);
       const t = fleet.tokens(run);
       const model = run.kind === 'subagent' ? 'gpt-4.1-mini-2025-04-14' : 'gpt-4.1-2025-04-14';
+      if (req.url === '/v1/responses') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(responsesAnswer(run, action, t, model, toolName)));
+        return;
+      }
       let message;
       let finish = 'stop';
       if (action.type === 'tool') {
         run.pending = action;
         finish = 'tool_calls';
-        message = { role: 'assistant', content: null, tool_calls: [{ id: action.toolCallId, type: 'function', function: { name: action.tool, arguments: JSON.stringify({ q: run.investigation }) } }] };
+        message = { role: 'assistant', content: null, tool_calls: [{ id: action.toolCallId, type: 'function', function: { name: toolName(action.tool), arguments: JSON.stringify({ q: run.investigation }) } }] };
       } else {
         message = { role: 'assistant', content: action.type === 'final' ? action.text : `I could not finish: ${action.reason}` };
       }
@@ -37,6 +45,38 @@ export async function startFakeOpenAI(fleet, runsById) {
   });
   await new Promise((r) => fake.listen(0, '127.0.0.1', r));
   return { origin: `http://127.0.0.1:${fake.address().port}`, close: () => fake.close() };
+}
+
+// responsesAnswer: the step as a Responses API object (one function_call item, or one
+// assistant message); usage in the Responses names (input_tokens, output_tokens).
+function responsesAnswer(run, action, t, model, toolName) {
+  const id = run.r.hex(24);
+  let item;
+  if (action.type === 'tool') {
+    run.pending = action;
+    item = { type: 'function_call', id: `fc_${id}`, call_id: action.toolCallId, name: toolName(action.tool), arguments: JSON.stringify({ q: run.investigation }), status: 'completed' };
+  } else {
+    const text = action.type === 'final' ? action.text : `I could not finish: ${action.reason}`;
+    item = { type: 'message', id: `msg_${id}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+  }
+  return {
+    id: `resp_${id}`,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'completed',
+    model,
+    output: [item],
+    parallel_tool_calls: true,
+    tool_choice: 'auto',
+    tools: [],
+    usage: {
+      input_tokens: t.input,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: t.output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: t.input + t.output,
+    },
+  };
 }
 
 export class AgentGaveUpError extends Error {
