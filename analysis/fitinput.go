@@ -137,9 +137,19 @@ func (q *fitQueries) ints(query string, dst ...*int) {
 // turns reads the successful model turns; a turn's index is its rank within its
 // investigation (from 0), the step it prepares.
 func (q *fitQueries) turns(obs *fit.Observed) {
-	q.each(`SELECT (row_number() OVER (PARTITION BY investigation_id ORDER BY start, span_id) - 1)::INTEGER,
-            sim_seconds($1, "end") - sim_seconds($1, start), (coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::DOUBLE
-        FROM spans WHERE run_id = $1 AND operation = 'plan' AND kind = 'model_turn' AND status = 'ok'
+	// A turn's answer is in by the first tool call of its investigation that begins while
+	// the turn's span is still open (Mastra keeps it open while the tools it asked for run).
+	q.each(`WITH turns AS (
+            SELECT span_id, investigation_id, start, "end", (coalesce(input_tokens, 0) + coalesce(output_tokens, 0))::DOUBLE AS tokens
+            FROM spans WHERE run_id = $1 AND operation = 'plan' AND kind = 'model_turn' AND status = 'ok'),
+        answered AS (
+            SELECT m.span_id, min(t.start) AS at
+            FROM turns m JOIN spans t ON t.run_id = $1 AND t.investigation_id = m.investigation_id
+                AND t.operation = 'execute_tool' AND t.start > m.start AND t.start < m."end"
+            GROUP BY m.span_id)
+        SELECT (row_number() OVER (PARTITION BY investigation_id ORDER BY start, span_id) - 1)::INTEGER,
+            sim_seconds($1, coalesce(a.at, m."end")) - sim_seconds($1, m.start), m.tokens
+        FROM turns m LEFT JOIN answered a USING (span_id)
         ORDER BY investigation_id, start, span_id`, func(r *sql.Rows) error {
 		var t fit.Turn
 		if err := r.Scan(&t.Index, &t.Seconds, &t.Tokens); err != nil {

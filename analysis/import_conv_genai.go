@@ -10,7 +10,7 @@ func init() {
 		DetectAttrs:    []string{"gen_ai.operation.name"},
 		OperationAttrs: []string{"gen_ai.operation.name"},
 		Names: map[string]spanRole{
-			"invoke_agent": roleAgent, "create_agent": roleAgent,
+			"invoke_agent": roleAgent,
 			"chat": roleModel, "text_completion": roleModel, "generate_content": roleModel, "embeddings": roleModel,
 			"execute_tool": roleTool,
 		},

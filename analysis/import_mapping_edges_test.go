@@ -38,7 +38,7 @@ func TestMappingRolesOfEveryKind(t *testing.T) {
 		// GenAI: gen_ai.operation.name, else the span's name or its first word, else model
 		// attributes.
 		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "invoke_agent"}, roleAgent},
-		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "create_agent"}, roleAgent},
+		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "create_agent"}, roleOther},
 		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "chat"}, roleModel},
 		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "text_completion"}, roleModel},
 		{ConvGenAI, "x", map[string]any{"gen_ai.operation.name": "generate_content"}, roleModel},
@@ -593,5 +593,40 @@ func TestMappingWrapperAgents(t *testing.T) {
 				t.Errorf("%d tool attempts kept, want %d", tools, c.tools)
 			}
 		})
+	}
+}
+
+// A model turn's time for fit ends at the first tool call of its investigation that begins
+// while the turn's span is still open (Mastra keeps its chat span open while the tools it
+// asked for run), else at the span's end; a tool call of another investigation (a
+// sub-agent's) does not cut it.
+func TestFitModelTurnsEndAtTheirToolCalls(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	chat := map[string]any{"gen_ai.operation.name": "chat"}
+	tool := func(name string) map[string]any {
+		return map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
+	}
+	path := filepath.Join(t.TempDir(), "turns.binpb")
+	writeRequest(t, path,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
+		mkSpan(1, 2, 1, "chat m", 0, 30, chat), // open over the two tool calls it asked for
+		mkSpan(1, 3, 1, "execute_tool Bash", 2, 12, tool("Bash")),
+		mkSpan(1, 4, 1, "execute_tool Bash", 14, 29, tool("Bash")),
+		mkSpan(1, 5, 1, "chat m", 31, 34, chat), // closed before its tool call
+		mkSpan(1, 6, 1, "execute_tool Task", 35, 90, tool("Task")),
+		mkSpan(1, 7, 6, "invoke_agent sub", 36, 89, agent),
+		mkSpan(1, 8, 1, "chat m", 37, 60, chat), // open over the sub-agent's call only
+		mkSpan(1, 9, 7, "execute_tool WebSearch", 40, 50, tool("WebSearch")))
+	db, res := importInto(t, []string{path}, ImportOptions{})
+	obs, err := db.FitInput(context.Background(), res.Runs[0].RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []float64
+	for _, turn := range obs.Turns {
+		got = append(got, turn.Seconds)
+	}
+	if want := []float64{2, 3, 23}; !slices.Equal(got, want) {
+		t.Errorf("model turns of %v s, want %v", got, want)
 	}
 }

@@ -1,0 +1,284 @@
+// Drives Mastra (@mastra/core) through a scripted fleet and captures what its AI tracing
+// sends as OTLP through @mastra/otel-exporter (the OpenTelemetry GenAI form, its only form):
+// a `Mastra` instance with `Observability` (@mastra/observability) whose one config exports
+// through `OtelExporter` with the `custom` provider pointed at the local receiver
+// (`http/protobuf`). The agents are Mastra `Agent`s run by `agent.generate()`, their tools
+// `createTool()`s, the model a scripted `MockLanguageModelV3` (`ai` 6, `ai6/test`) whose
+// stream answers with the fleet's decision. A sub-agent is Mastra's own supervisor
+// delegation: the investigator lists `researcher` in its `agents`, which Mastra gives the
+// model as the tool `agent-researcher` (the fleet's `Task`). A failed tool is what Mastra
+// does by default with a thrown error. A run that gives up makes its model stream fail with
+// AgentGaveUpError.
+//
+// Mastra's exporter builds its own BatchSpanProcessor (queue 2,048, 5 s delay) and OTLP
+// exporter (the copy of @opentelemetry/exporter-trace-otlp-proto it depends on); the
+// capture only wraps that processor with its counting wrapper (which also loses the top
+// span of the runs the fleet marks). Nothing leaves the machine: the log signal is off,
+// no Mastra platform/cloud exporter is configured (no MASTRA_CLOUD_ACCESS_TOKEN),
+// MASTRA_TELEMETRY_DISABLED=1 turns off Mastra's PostHog telemetry, and `fetch` refuses
+// every host (the model is in-process; the count of refused requests is printed).
+//
+//   node mastra.js
+import { Fleet } from './lib/fleet.js';
+import { installClock, sleepVirtual } from './lib/clock.js';
+import { startReceiver, Accounting } from './lib/capture.js';
+import { HERE, finish, versions } from './lib/run.js';
+import path from 'node:path';
+
+const CONFIG = {
+  fixture: 'mastra-otel',
+  t0: '2026-03-23T15:00:00.000Z',
+  seed: 23,
+  file: 'traces.pb.gz',
+  services: [{ name: 'incident-commander', prefix: 'ic', investigations: Number(process.env.CAPTURE_N ?? 125) }],
+  outages: [{ tool: 'docs/search', start_min: 30, end_min: 50 }],
+};
+const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
+
+delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+delete process.env.MASTRA_CLOUD_ACCESS_TOKEN;
+delete process.env.MASTRA_PLATFORM_ACCESS_TOKEN;
+process.env.MASTRA_TELEMETRY_DISABLED = '1'; // Mastra's PostHog telemetry
+
+installClock({ t0Ms: Date.parse(CONFIG.t0), scale: SCALE });
+const rawDir = path.join(HERE, 'out', CONFIG.fixture);
+const receiver = await startReceiver(rawDir);
+const origin = new URL(receiver.url).origin;
+
+// no network at all through fetch (the model is in-process; the OTLP exporter uses node:http)
+const refused = [];
+globalThis.fetch = (input) => {
+  const url = String(input?.url ?? input);
+  refused.push(url);
+  return Promise.reject(new TypeError(`capture: no network (${url})`));
+};
+
+const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+
+const { Mastra } = await import('@mastra/core/mastra');
+const { Agent } = await import('@mastra/core/agent');
+const { createTool } = await import('@mastra/core/tools');
+const { Observability } = await import('@mastra/observability');
+const { OtelExporter } = await import('@mastra/otel-exporter');
+const { MockLanguageModelV3, simulateReadableStream } = await import('ai6/test');
+const { z } = await import('zod');
+
+class AgentGaveUpError extends Error {
+  constructor(msg) {
+    super(msg);
+    this.name = 'AgentGaveUpError';
+  }
+}
+
+const currentRun = () => fleet.als.getStore().run;
+const SUBAGENT_TOOL = 'agent-researcher';
+// Mastra gives the model each tool under a name of letters, digits, `_` and `-` (`docs/search`
+// is sent as `docs_search`), so the scripted model calls it by that name
+const toolName = (tool) => (tool === 'Task' ? SUBAGENT_TOOL : tool.replace(/[^a-zA-Z0-9_-]/g, '_'));
+
+function toolInput(name, run) {
+  switch (name) {
+    case 'WebSearch':
+      return { query: `checkout 5xx spike ${run.investigation}` };
+    case 'Bash':
+      return { command: 'kubectl get pods -n checkout' };
+    case 'docs/search':
+      return { query: 'rollback runbook' };
+    case 'mcp.github.create_issue':
+      return { repo: 'acme/checkout', title: `Incident ${run.investigation}` };
+    case 'Task':
+      return { prompt: `Look for incidents related to ${run.investigation}` };
+  }
+}
+
+// the scripted model: each call is one step of the run in the fleet's async context
+function scriptedModel(modelId) {
+  const step = async () => {
+    const run = currentRun();
+    await sleepVirtual(fleet.modelLatency(run));
+    const action = fleet.nextAction(run);
+    const t = fleet.tokens(run);
+    const usage = {
+      inputTokens: { total: t.input, noCache: t.input, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: t.output, text: t.output, reasoning: 0 },
+    };
+    if (action.type === 'abort') throw new AgentGaveUpError(action.reason);
+    const id = `msg_${run.r.hex(24)}`;
+    if (action.type === 'tool') run.pending = action;
+    return { action, usage, id };
+  };
+  return new MockLanguageModelV3({
+    provider: 'openai.chat',
+    modelId,
+    doGenerate: async () => {
+      const { action, usage, id } = await step();
+      const content = action.type === 'tool'
+        ? [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolInput(action.tool, currentRun())) }]
+        : [{ type: 'text', text: action.text }];
+      return {
+        content,
+        finishReason: { unified: action.type === 'tool' ? 'tool-calls' : 'stop', raw: action.type === 'tool' ? 'tool_calls' : 'stop' },
+        usage,
+        warnings: [],
+        response: { id, modelId },
+      };
+    },
+    doStream: async () => {
+      const { action, usage, id } = await step();
+      const chunks = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id, modelId, timestamp: new Date() }];
+      if (action.type === 'tool') {
+        chunks.push({ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolInput(action.tool, currentRun())) });
+      } else {
+        chunks.push({ type: 'text-start', id: 't0' }, { type: 'text-delta', id: 't0', delta: action.text }, { type: 'text-end', id: 't0' });
+      }
+      chunks.push({ type: 'finish', finishReason: { unified: action.type === 'tool' ? 'tool-calls' : 'stop', raw: action.type === 'tool' ? 'tool_calls' : 'stop' }, usage });
+      return { stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) };
+    },
+  });
+}
+
+const SCHEMAS = {
+  WebSearch: z.object({ query: z.string() }),
+  Bash: z.object({ command: z.string() }),
+  'docs/search': z.object({ query: z.string() }),
+  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
+};
+
+// the fleet's tools as Mastra tools; each call is one attempt of the fleet
+const fleetTool = (name) =>
+  createTool({
+    id: name,
+    description: `${name} tool`,
+    inputSchema: SCHEMAS[name],
+    execute: async (_input, context) => {
+      const run = currentRun();
+      const action = run.pending;
+      const callId = context?.agent?.toolCallId;
+      if (callId && callId !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${callId}`);
+      return fleet.attempt(run, action, () => Promise.reject(new Error('no sub-agent')));
+    },
+  });
+const toolsOf = (names) => Object.fromEntries(names.map((n) => [n, fleetTool(n)]));
+
+const researcher = new Agent({
+  id: 'researcher',
+  name: 'researcher',
+  description: 'Researches one question for an incident investigation and reports what it found.',
+  instructions: 'You research one question for an incident investigation and report what you found.',
+  model: scriptedModel('gpt-4.1-mini'),
+  tools: toolsOf(['WebSearch', 'docs/search', 'Bash']),
+  defaultOptions: { maxSteps: 40 },
+});
+
+// the sub-agent's run is the fleet's Task attempt: Mastra's delegation tool calls
+// researcher.generate(), wrapped here to run it as the fleet's sub-agent
+const researcherGenerate = researcher.generate.bind(researcher);
+researcher.generate = (...args) => {
+  const run = currentRun();
+  return fleet.attempt(run, run.pending, (child) =>
+    fleet.als.run({ run: child }, async () => {
+      try {
+        const out = await researcherGenerate(...args);
+        if (out?.error) throw out.error;
+        fleet.endRun(child, 'completed');
+        return out;
+      } catch (e) {
+        fleet.endRun(child, 'failed');
+        throw e;
+      }
+    }),
+  );
+};
+
+const investigator = new Agent({
+  id: 'incident-commander',
+  name: 'incident-commander',
+  instructions: 'You are an incident investigation agent.',
+  model: scriptedModel('gpt-4.1'),
+  tools: toolsOf(['WebSearch', 'Bash', 'docs/search', 'mcp.github.create_issue']),
+  agents: { researcher },
+  defaultOptions: { maxSteps: 40 },
+});
+
+// Mastra's exporter, as its README shows, with the custom provider at the receiver
+const otelExporter = new OtelExporter({
+  provider: { custom: { endpoint: origin, protocol: 'http/protobuf' } },
+  // the exporter measures its deadline with Date.now(), on the virtual clock
+  timeout: 24 * 3600 * 1000,
+  signals: { logs: false },
+});
+const mastra = new Mastra({
+  agents: { investigator, researcher },
+  observability: new Observability({
+    configs: {
+      otel: { serviceName: CONFIG.services[0].name, exporters: [otelExporter] },
+    },
+  }),
+  logger: false,
+});
+
+// the counting wrapper around Mastra's own batch processor; a run marked to lose its top
+// span loses its root span (no parent), known by the run id in its tracing metadata
+await otelExporter.ensureSetup();
+if (!otelExporter.processor) throw new Error('OtelExporter did not set up its trace processor');
+const counters = { ended: 0, dropped: 0 };
+const runsById = new Map();
+const dropper = {
+  onStart() {},
+  drop(span) {
+    if (span.parentSpanContext) return false;
+    const run = runsById.get(span.attributes['mastra.metadata.run_id']);
+    if (!run?.dropTop || run.topDropped) return false;
+    run.topDropped = true;
+    return true;
+  },
+};
+otelExporter.processor = new Accounting(otelExporter.processor, counters, dropper);
+
+const agent = mastra.getAgent('investigator');
+async function runInvestigation(run) {
+  runsById.set(run.runId, run);
+  try {
+    const result = await agent.generate(`Investigate ${run.investigation}`, {
+      maxSteps: 40,
+      tracingOptions: { metadata: { investigation_id: run.investigation, run_id: run.runId } },
+    });
+    if (result?.error) throw result.error;
+    fleet.endRun(run, 'completed');
+    return result.text;
+  } catch (e) {
+    fleet.endRun(run, 'failed');
+    throw e;
+  }
+}
+
+await fleet.runAll(runInvestigation, { concurrencyLog: true });
+await new Promise((r) => setTimeout(r, 500));
+console.log(JSON.stringify({ refused_requests: refused.length, refused_hosts: [...new Set(refused.map((u) => new URL(u).host))] }));
+const tel = {
+  counters,
+  shutdown: async () => {
+    await otelExporter.flush();
+    await mastra.shutdown?.();
+    await otelExporter.shutdown();
+  },
+};
+await finish({
+  fixture: CONFIG.fixture,
+  fleet,
+  receiver,
+  tel,
+  rawDir,
+  library: versions([
+    '@mastra/core',
+    '@mastra/observability',
+    '@mastra/otel-exporter',
+    'ai6=ai',
+    '@mastra/otel-exporter/node_modules/@opentelemetry/exporter-trace-otlp-proto=@opentelemetry/exporter-trace-otlp-proto',
+    '@opentelemetry/sdk-trace-base',
+  ]),
+  file: CONFIG.file,
+  gzip: true,
+});
+process.exit(0);
