@@ -356,3 +356,21 @@ func TestMappingInvestigations(t *testing.T) {
 		t.Errorf("the sub-agent's trace is not joined to the graph run that started it")
 	}
 }
+
+// An error.type that names no error (Mastra's unknown, the GenAI conventions' _OTHER) gives
+// way to the exception's own type when that names one; a specific error.type stands.
+func TestGenericErrorTypeGivesWay(t *testing.T) {
+	for i, c := range []struct{ errorType, excType, want string }{
+		{"unknown", "TimeoutError", "TimeoutError"},
+		{"_OTHER", "PolicyViolationError", "PolicyViolationError"},
+		{"unknown", "Error", "unknown"},
+		{"RateLimitError", "TimeoutError", "RateLimitError"},
+	} {
+		s := failWith(mkSpan(byte(i+1), 1, 0, "execute_tool Bash", 0, 1,
+			map[string]any{"gen_ai.operation.name": "execute_tool", "error.type": c.errorType}), "it failed", c.excType)
+		r, _, _ := mapped(t, s)
+		if got := r.spans[0].errType; got != c.want {
+			t.Errorf("error.type %s, exception %s: type %s, want %s", c.errorType, c.excType, got, c.want)
+		}
+	}
+}

@@ -689,8 +689,8 @@ func (s *inSpan) outcome() {
 		for _, kv := range e.attrs {
 			switch kv.key {
 			case "exception.type":
-				if s.errType == "" {
-					s.errType = firstLine(kv.val.text())
+				if t := firstLine(kv.val.text()); s.errType == "" || genericErrorTypes[s.errType] && t != "" && !genericErrorTypes[t] {
+					s.errType = t
 				}
 			case "exception.message":
 				if excMsg == "" {
@@ -729,8 +729,10 @@ func (s *inSpan) outcome() {
 	}
 }
 
-// genericErrorTypes are error types that name no error: the base classes.
-var genericErrorTypes = map[string]bool{"Error": true, "Exception": true, "BaseException": true}
+// genericErrorTypes are error types that name no error: the base classes, and the values
+// instrumentations write when they know no type (the GenAI conventions' _OTHER; Mastra
+// writes unknown).
+var genericErrorTypes = map[string]bool{"Error": true, "Exception": true, "BaseException": true, "_OTHER": true, "unknown": true}
 
 // errorNamePrefix returns the error name that begins msg as "Name: ..." (a dotted
 // identifier ending in Error or Exception, as JavaScript's and Python's errors print
