@@ -374,3 +374,22 @@ func TestGenericErrorTypeGivesWay(t *testing.T) {
 		}
 	}
 }
+
+// An error's name is read where it is printed "Name: message", at the message's start or
+// inside it (a wrapper's message around the error's own), never a bare Error or a word that
+// only ends in Error without the colon.
+func TestErrorNameInMessage(t *testing.T) {
+	for msg, want := range map[string]string{
+		"TimeoutError: Bash timed out": "TimeoutError",
+		`Error in agent run: {"error":"AgentGaveUpError: gave up: Bash failed 3 times"}`:   "AgentGaveUpError",
+		"Error: 503 Service Unavailable":                                                   "",
+		"openai.RateLimitError: too many requests":                                         "openai.RateLimitError",
+		"retrying after a TimeoutError in Bash":                                            "",
+		`Error running tool (non-fatal): {"error":"Tool execution failed. Error details"}`: "",
+		"": "",
+	} {
+		if got := errorName(msg); got != want {
+			t.Errorf("errorName(%q) = %q, want %q", msg, got, want)
+		}
+	}
+}

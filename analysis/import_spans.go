@@ -703,9 +703,9 @@ func (s *inSpan) outcome() {
 		// A bare Error (LangSmith JS writes it for every exception) says less than the
 		// message's own "TimeoutError: ..." prefix, the error's name as JavaScript and Python
 		// print it.
-		if name := errorNamePrefix(excMsg); name != "" {
+		if name := errorName(excMsg); name != "" {
 			s.errType = name
-		} else if name := errorNamePrefix(firstLine(s.msg)); name != "" {
+		} else if name := errorName(firstLine(s.msg)); name != "" {
 			s.errType = name
 		}
 	}
@@ -734,20 +734,31 @@ func (s *inSpan) outcome() {
 // writes unknown).
 var genericErrorTypes = map[string]bool{"Error": true, "Exception": true, "BaseException": true, "_OTHER": true, "unknown": true}
 
-// errorNamePrefix returns the error name that begins msg as "Name: ..." (a dotted
+// errorName returns the first error name in msg printed as "Name: ..." (a dotted
 // identifier ending in Error or Exception, as JavaScript's and Python's errors print
-// themselves), else "".
-func errorNamePrefix(msg string) string {
-	name, _, ok := strings.Cut(msg, ": ")
-	if !ok || len(name) > 128 || genericErrorTypes[name] || !(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")) {
-		return ""
-	}
-	for _, r := range name {
-		if !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+// themselves), at its start or inside it (the OpenAI Agents SDK wraps a run's error as
+// `Error in agent run: {"error":"AgentGaveUpError: ..."}`), else "". A bare Error or
+// Exception is no name.
+func errorName(msg string) string {
+	for rest := msg; ; {
+		i := strings.Index(rest, ": ")
+		if i < 0 {
 			return ""
 		}
+		j := i
+		for j > 0 && j > i-128 && isNameByte(rest[j-1]) {
+			j--
+		}
+		if name := rest[j:i]; (j == 0 || !isNameByte(rest[j-1])) && !genericErrorTypes[name] &&
+			(strings.HasSuffix(name, "Error") || strings.HasSuffix(name, "Exception")) && name[0] != '.' {
+			return name
+		}
+		rest = rest[i+2:]
 	}
-	return name
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // firstLine is the first line of text that is not blank, trimmed.
