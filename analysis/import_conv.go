@@ -22,6 +22,10 @@ type convention struct {
 	// DetectAttrPrefixes: or an attribute whose key starts with one of these.
 	// DetectNamePrefixes: or whose name starts with one of these.
 	DetectAttrs, DetectAttrPrefixes, DetectNamePrefixes []string
+	// ProducerAttrs: attributes only the instrumented library itself writes; a span
+	// carrying one is of this convention whatever the rank, even when another
+	// instrumentation added its own attributes to the span.
+	ProducerAttrs []string
 
 	// KindAttrs name the attribute that says what a span is (its value upper-cased is
 	// looked up in Kinds), e.g. openinference.span.kind.
@@ -58,6 +62,11 @@ type convention struct {
 	// (for a producer that records the event only for a failed run but leaves the status
 	// OK, which OpenTelemetry makes final once set).
 	ExceptionFails bool
+	// FailsWithException: the producer records each failure of its own as an exception
+	// event, so an error status on a span without one (and without an error type) was set
+	// by something else and is not read as a failure. OpenInference's processor for the AI
+	// SDK copies a trace's first error onto every later span whose status was unset.
+	FailsWithException bool
 	// Request and Response: a model turn's request and response as JSON (the messages it
 	// was sent and answered). The tool calls a response asks for and the tool results a
 	// request reports are read from them (toolResultsReported in import_build.go).
@@ -113,9 +122,16 @@ func (c *convention) detect(s *inSpan) bool {
 	return false
 }
 
-// detectConvention is the first registered convention that detects s; the last one (the
-// fallback) when none does.
+// detectConvention is the convention whose producer attributes s carries, else the first
+// registered convention that detects s; the last one (the fallback) when none does.
 func detectConvention(s *inSpan) *convention {
+	for _, c := range conventions {
+		for _, kv := range s.attrs {
+			if slices.Contains(c.ProducerAttrs, kv.key) {
+				return c
+			}
+		}
+	}
 	for _, c := range conventions[:len(conventions)-1] {
 		if c.detect(s) {
 			return c

@@ -6,11 +6,16 @@ package analysis
 // .doStream children model calls, ai.toolCall a tool attempt (ai.toolCall.name,
 // ai.toolCall.id, ai.toolCall.args or .input), ai.usage.* the tokens. The SDK's GenAI
 // form (invoke_agent, chat, execute_tool) is read by the GenAI convention; its names are
-// also understood here in case a span mixes both.
+// also understood here in case a span mixes both. A span with ai.operationId was made by
+// the SDK whatever else it carries (ProducerAttrs): OpenInference's processor for the AI
+// SDK (@arizeai/openinference-vercel) adds its own attributes to these spans, but the
+// SDK's own say more (call ids, tokens) and its failures are its exception events
+// (FailsWithException).
 func init() {
 	register(&convention{
 		Name:               ConvAISDK,
 		Rank:               30,
+		ProducerAttrs:      []string{"ai.operationId"},
 		DetectNamePrefixes: []string{"ai."},
 		DetectAttrs:        []string{"ai.operationId", "ai.toolCall.name"},
 		OperationAttrs:     []string{"ai.operationId"},
@@ -33,6 +38,7 @@ func init() {
 		Model:        append([]string{"ai.response.model", "ai.model.id"}, genAIModel...),
 		Session: []string{"ai.telemetry.metadata.sessionId", "ai.telemetry.metadata.session_id", "ai.telemetry.metadata.conversationId",
 			"ai.telemetry.metadata.threadId", "gen_ai.conversation.id", "session.id"},
-		ErrorType: []string{"error.type"},
+		ErrorType:          []string{"error.type"},
+		FailsWithException: true,
 	})
 }

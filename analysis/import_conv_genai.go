@@ -11,7 +11,7 @@ func init() {
 		OperationAttrs: []string{"gen_ai.operation.name"},
 		Names: map[string]spanRole{
 			"invoke_agent": roleAgent,
-			"chat": roleModel, "text_completion": roleModel, "generate_content": roleModel, "embeddings": roleModel,
+			"chat":         roleModel, "text_completion": roleModel, "generate_content": roleModel, "embeddings": roleModel,
 			"execute_tool": roleTool,
 		},
 		ModelAttrs:     append([]string{"llm.request.type"}, genAIModelAttrs...),

@@ -393,3 +393,27 @@ func TestErrorNameInMessage(t *testing.T) {
 		}
 	}
 }
+
+// An AI SDK span carrying OpenInference's attributes too (@arizeai/openinference-vercel) is
+// read by the AI SDK convention, and fails only with an exception event of its own: the
+// processor's copy of a trace's first error onto a later span without a status is no
+// failure of that span.
+func TestAISDKFailsWithItsExceptions(t *testing.T) {
+	attrs := map[string]any{"ai.operationId": "ai.toolCall", "ai.toolCall.name": "Bash", "ai.toolCall.id": "c1",
+		"openinference.span.kind": "TOOL", "tool.name": "Bash"}
+	copied := mkSpan(1, 1, 0, "ai.toolCall sre-copilot", 0, 1, attrs)
+	copied.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "503 Service Unavailable"}
+	own := failWith(mkSpan(2, 1, 0, "ai.toolCall sre-copilot", 0, 1, attrs), "Bash timed out after 20000 ms", "TimeoutError")
+	r, _, _ := mapped(t, copied, own)
+	for _, s := range r.spans {
+		if s.conv != ConvAISDK || s.role != roleTool {
+			t.Errorf("%s: convention %s, role %v; want the AI SDK's tool", s.key, s.conv, s.role)
+		}
+	}
+	if s := r.spans[0]; s.status != "ok" {
+		t.Errorf("an error status without the SDK's exception: %s %s, want ok", s.status, s.failureClass)
+	}
+	if s := r.spans[1]; s.status != "timeout" || s.failureClass != "uncertain_completion" {
+		t.Errorf("the SDK's own failure: %s %s, want timeout", s.status, s.failureClass)
+	}
+}

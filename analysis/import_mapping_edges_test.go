@@ -208,8 +208,9 @@ func TestMappingRetryWindowEdges(t *testing.T) {
 	}
 }
 
-// Detection: the first convention, in rank order, that a span's attributes or name match;
-// GenAI when none does, even for a span that carries GenAI's attributes beside another's.
+// Detection: the convention whose producer attributes a span carries (the AI SDK's
+// ai.operationId), else the first convention, in rank order, that a span's attributes or
+// name match; GenAI when none does, even for a span that carries GenAI's attributes beside another's.
 func TestMappingDetection(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -226,7 +227,8 @@ func TestMappingDetection(t *testing.T) {
 		{"call_llm", map[string]any{"gcp.vertex.agent.llm_request": "{}", "gen_ai.request.model": "m"}, ConvADK},
 		{"execute_tool Bash", map[string]any{"gen_ai.operation.name": "execute_tool", "gcp.vertex.agent.tool_call_args": "{}"}, ConvADK},
 		{"WebSearch", map[string]any{"langsmith.span.kind": "tool", "gen_ai.operation.name": "execute_tool"}, ConvLangSmith},
-		{"ai.toolCall", map[string]any{"ai.toolCall.name": "Bash", "langsmith.span.kind": "tool"}, ConvAISDK}, // an AI SDK span through LangSmith's exporter
+		{"ai.toolCall", map[string]any{"ai.toolCall.name": "Bash", "langsmith.span.kind": "tool"}, ConvAISDK},            // an AI SDK span through LangSmith's exporter
+		{"ai.toolCall x", map[string]any{"ai.operationId": "ai.toolCall", "openinference.span.kind": "TOOL"}, ConvAISDK}, // through OpenInference's processor
 		{"xai.generate", nil, ConvGenAI},
 		{"x", map[string]any{"gen_ai.operation.name": "chat"}, ConvGenAI},
 		{"x", map[string]any{"ai.other": "v"}, ConvGenAI},

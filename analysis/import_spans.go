@@ -699,6 +699,11 @@ func (s *inSpan) outcome() {
 			}
 		}
 	}
+	if !exception && s.errType == "" && s.cv != nil && s.cv.FailsWithException {
+		// The producer records every failure of its own as an exception event: an error
+		// status without one was set by something else, and is not this span's failure.
+		s.code, s.msg = tracepb.Status_STATUS_CODE_UNSET, ""
+	}
 	if genericErrorTypes[s.errType] || (s.errType == "" && (exception || s.code == tracepb.Status_STATUS_CODE_ERROR)) {
 		// A bare Error (LangSmith JS writes it for every exception) says less than the
 		// message's own "TimeoutError: ..." prefix, the error's name as JavaScript and Python

@@ -156,11 +156,12 @@ func TestImportLibraryFixtures(t *testing.T) {
 // allTransient is a count of failures per class as a trace that names no class carries it:
 // every failure transient.
 func allTransient(perClass map[string]int64) map[string]int64 {
-	out := map[string]int64{}
+	out, all := map[string]int64{}, int64(0)
 	for class, n := range perClass {
 		out[class] = 0
-		out["transient"] += n
+		all += n
 	}
+	out["transient"] = all
 	return out
 }
 

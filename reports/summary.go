@@ -52,6 +52,9 @@ type SeedRun struct {
 	Events      int64              `json:"events"`
 	WallSeconds float64            `json:"wall_seconds"`
 	Metrics     map[string]float64 `json:"metrics"`
+	// TerminationReasons are the run's terminated investigations by reason (the runs of an
+	// import of several services; a seed's are in the runs table).
+	TerminationReasons map[string]int64 `json:"termination_reasons,omitempty"`
 }
 
 // Interval is a metric's mean across seeds with its bootstrap confidence interval. Lo and
@@ -195,7 +198,7 @@ func SummarizeImported(scenario, version string, outs []analysis.Outcome, unknow
 	if len(outs) > 1 {
 		for _, o := range outs {
 			s.Seeds = append(s.Seeds, SeedRun{Seed: o.Seed, RunID: o.RunID, Digest: o.Digest, Status: o.Status,
-				Events: o.Events, Metrics: MetricMap(o.Metrics)})
+				Events: o.Events, Metrics: MetricMap(o.Metrics), TerminationReasons: o.Metrics.TerminationReasons})
 		}
 	}
 	return s

@@ -249,6 +249,7 @@ func printPerRun(io *ioStreams, sum reports.Summary) error {
 		one := sum
 		one.Scenario, one.Seeds, one.Intervals = r.Scenario, nil, nil
 		one.Seed, one.Digest, one.Status, one.Metrics = sum.Seeds[i].Seed, sum.Seeds[i].Digest, sum.Seeds[i].Status, sum.Seeds[i].Metrics
+		one.TerminationReasons = sum.Seeds[i].TerminationReasons
 		fmt.Fprintf(io.Out, "run %s:\n", r.RunID)
 		if err := one.WriteText(io.Out); err != nil {
 			return err

@@ -136,10 +136,13 @@ export const BATCH = {
 // makeProviders: one provider per service, all exporting to url in the given encoding
 // ('proto' or 'json'). The first provider is registered (global tracer and the
 // AsyncLocalStorage context manager that carries the active span through awaits).
+// makeProcessor(exporter), when given, makes each provider's processor instead of the
+// BatchSpanProcessor (for a library that ships its own processor around the exporter; it
+// should take BATCH as its queue settings); the counting wrapper still sits around it.
 // exporter and processor troubles (a dropped batch, a failed export) are printed
 diag.setLogger(new DiagConsoleLogger(), DiagLogLevel.WARN);
 
-export function makeProviders({ url, encoding, services, dropper = null, resourceExtra = {} }) {
+export function makeProviders({ url, encoding, services, dropper = null, resourceExtra = {}, makeProcessor = null }) {
   const counters = { ended: 0, dropped: 0 };
   const providers = {};
   let first = true;
@@ -148,7 +151,7 @@ export function makeProviders({ url, encoding, services, dropper = null, resourc
     // a generous timeout keeps a scaled clock from expiring requests in flight.
     const opts = { url, timeoutMillis: 24 * 3600 * 1000 };
     const exporter = encoding === 'json' ? new JsonExporter(opts) : new ProtoExporter(opts);
-    const bsp = new BatchSpanProcessor(exporter, BATCH);
+    const bsp = makeProcessor ? makeProcessor(exporter) : new BatchSpanProcessor(exporter, BATCH);
     const provider = new NodeTracerProvider({
       resource: defaultResource().merge(resourceFromAttributes({
         'service.name': service,

@@ -9,7 +9,10 @@ import { sleepVirtual } from './clock.js';
 // (http://127.0.0.1:PORT) and close(); runsById maps the x-run-id header to the fleet's run.
 // toolName maps a fleet tool to the name the client gave the model for it (a library that
 // rewrites tool names, as the OpenAI Agents SDK does, is called by the name it sent).
-export async function startFakeOpenAI(fleet, runsById, { toolName = (name) => name } = {}) {
+// finalTool, when given, names the tool through which a library's agent gives its final
+// answer (BeeAI's `final_answer`, arguments `{"response": text}`): the final answer and a
+// give-up are then a call of that tool rather than a text message (chat completions only).
+export async function startFakeOpenAI(fleet, runsById, { toolName = (name) => name, finalTool = null } = {}) {
   const fake = http.createServer((req, res) => {
     req.resume();
     req.on('end', async () => {
@@ -29,6 +32,10 @@ export async function startFakeOpenAI(fleet, runsById, { toolName = (name) => na
         run.pending = action;
         finish = 'tool_calls';
         message = { role: 'assistant', content: null, tool_calls: [{ id: action.toolCallId, type: 'function', function: { name: toolName(action.tool), arguments: JSON.stringify({ q: run.investigation }) } }] };
+      } else if (finalTool) {
+        finish = 'tool_calls';
+        const text = action.type === 'final' ? action.text : `I could not finish: ${action.reason}`;
+        message = { role: 'assistant', content: null, tool_calls: [{ id: `call_${run.r.hex(24)}`, type: 'function', function: { name: finalTool, arguments: JSON.stringify({ response: text }) } }] };
       } else {
         message = { role: 'assistant', content: action.type === 'final' ? action.text : `I could not finish: ${action.reason}` };
       }

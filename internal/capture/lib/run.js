@@ -42,7 +42,8 @@ export function topSpanDropper(fleetOf) {
 // current run; the top span (no parent) of a run marked dropTop is ended but never sent.
 // dropAtEnd(span, fleet), when given, decides instead at the span's end (for libraries that
 // start spans outside the run's async context, such as LangChain's callback handlers).
-export async function setup({ fixture, t0, scale, encoding, services, fleetRef, resourceExtra, dropAtEnd }) {
+// makeProcessor(exporter), when given, is each provider's span processor (see makeProviders).
+export async function setup({ fixture, t0, scale, encoding, services, fleetRef, resourceExtra, dropAtEnd, makeProcessor }) {
   installClock({ t0Ms: Date.parse(t0), scale });
   const rawDir = path.join(HERE, 'out', fixture);
   const receiver = await startReceiver(rawDir);
@@ -50,7 +51,7 @@ export async function setup({ fixture, t0, scale, encoding, services, fleetRef, 
   const dropper = dropAtEnd
     ? { onStart() {}, drop: (span) => dropAtEnd(span, fleetRef.fleet) }
     : top;
-  const tel = makeProviders({ url: receiver.url, encoding, services, dropper, resourceExtra });
+  const tel = makeProviders({ url: receiver.url, encoding, services, dropper, resourceExtra, makeProcessor });
   return { receiver, tel, rawDir };
 }
 
