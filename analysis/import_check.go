@@ -54,6 +54,7 @@ var (
 type attrRule struct {
 	count, name, mayday bool
 	kind                valueKind
+	countFields         []string // fields of a JSON object in the value that are counts (key#field)
 }
 
 func attrKinds() {
@@ -68,10 +69,18 @@ func attrKinds() {
 		}
 		count := func(r *attrRule) { r.count = true }
 		name := func(r *attrRule) { r.name = true }
+		countField := func(keys ...string) {
+			for _, k := range keys {
+				if base, field, ok := strings.Cut(k, "#"); ok {
+					mark(func(r *attrRule) { r.countFields = append(r.countFields, field) }, base)
+				}
+			}
+		}
 		mark(name, "service.name", "mayday.scenario", "mayday.tool", "mayday.model", "error.type", "exception.type")
 		for _, c := range conventions {
 			for _, list := range [][]string{c.Attempt, c.Resend, c.InputTokens, c.OutputTokens, c.TotalTokens} {
 				mark(count, list...)
+				countField(list...)
 			}
 			for _, list := range [][]string{c.Tool, c.Model, c.ErrorType} {
 				mark(name, list...)
@@ -465,12 +474,68 @@ func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) er
 			return fmt.Errorf("attribute %s: %w", key, err)
 		}
 	}
+	if len(rule.countFields) > 0 {
+		if err := checkCountFields(v, rule.countFields); err != nil {
+			return fmt.Errorf("attribute %s: %w", key, err)
+		}
+	}
 	if rule.mayday && native {
 		if err := errors.Join(checkKind(v, rule.kind), checkEnum(key, v)); err != nil {
 			return fmt.Errorf("attribute %s: %w", key, err)
 		}
 	}
 	return nil
+}
+
+// checkCountFields checks the count fields of a JSON object held as a string (Langfuse's
+// usage_details): each present is a whole number from 0 to maxCount. A value that is no
+// JSON object is left alone (the import reads no count from it).
+func checkCountFields(v *commonpb.AnyValue, fields []string) error {
+	obj, ok := jsonObject(v.GetStringValue())
+	if !ok {
+		return nil
+	}
+	for _, f := range fields {
+		n, ok := obj[f]
+		if !ok {
+			continue
+		}
+		var val *commonpb.AnyValue
+		if i, err := n.Int64(); err == nil {
+			val = &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: i}}
+		} else if x, err := n.Float64(); err == nil {
+			val = &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: x}}
+		} else {
+			return fmt.Errorf("field %s: %s: want a whole number from 0 to %d", excerpt(f), excerpt(n.String()), maxCount)
+		}
+		if err := checkKind(val, kindCount); err != nil {
+			return fmt.Errorf("field %s: %w", excerpt(f), err)
+		}
+	}
+	return nil
+}
+
+// jsonObject reads text as a JSON object whose numbers keep their text; false when it is
+// not one (or a field is no number: such a field is read as absent).
+func jsonObject(text string) (map[string]json.Number, bool) {
+	t := strings.TrimSpace(text)
+	if !strings.HasPrefix(t, "{") {
+		return nil, false
+	}
+	var raw map[string]json.RawMessage
+	if json.Unmarshal([]byte(t), &raw) != nil {
+		return nil, false
+	}
+	out := make(map[string]json.Number, len(raw))
+	for k, r := range raw {
+		var n json.Number
+		d := json.NewDecoder(strings.NewReader(string(r)))
+		d.UseNumber()
+		if d.Decode(&n) == nil {
+			out[k] = n
+		}
+	}
+	return out, true
 }
 
 // checkColumn checks one column of a row an export carries.

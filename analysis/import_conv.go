@@ -62,6 +62,11 @@ type convention struct {
 	// (for a producer that records the event only for a failed run but leaves the status
 	// OK, which OpenTelemetry makes final once set).
 	ExceptionFails bool
+	// ErrorLevel: an attribute whose value ERROR (any case) marks the span failed, for a
+	// library that records failures as a level rather than as the span's status (Langfuse's
+	// langfuse.observation.level); ErrorMessage: where such a library writes the error's
+	// message (read when the span's status carries none).
+	ErrorLevel, ErrorMessage []string
 	// FailsWithException: the producer records each failure of its own as an exception
 	// event, so an error status on a span without one (and without an error type) was set
 	// by something else and is not read as a failure. OpenInference's processor for the AI

@@ -13,6 +13,9 @@ func init() {
 			"AGENT": roleAgent, "LLM": roleModel, "EMBEDDING": roleModel,
 			"TOOL": roleTool, "RETRIEVER": roleTool, "RERANKER": roleTool,
 		},
+		// LangChain's prebuilt agents (createAgent) are graphs: the run is a root CHAIN named
+		// after the agent, and a sub-agent a CHAIN under the tool call that ran it.
+		ChainKinds:   []string{"CHAIN"},
 		Tool:         []string{"tool.name"},
 		CallID:       []string{"tool_call.id", "tool.call.id", "gen_ai.tool.call.id"},
 		Args:         []string{"tool.parameters.input", "input.value"},

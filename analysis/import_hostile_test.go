@@ -153,6 +153,10 @@ func TestHostileNumbers(t *testing.T) {
 		{"inf.pb", doubleAttr("gen_ai.usage.input_tokens", math.Inf(1))},
 		{"text.pb", strAttr("attempt", "9223372036854775807")},
 		{"past53.pb", intAttr("http.request.resend_count", 1<<53+1)},
+		// a count inside a JSON object (Langfuse's usage_details)
+		{"jsonmax.pb", strAttr("langfuse.observation.usage_details", `{"input": 9223372036854775807, "output": 3}`)},
+		{"jsonneg.pb", strAttr("langfuse.observation.usage_details", `{"input": 3, "output": -1}`)},
+		{"jsonbig.pb", strAttr("langfuse.observation.usage_details", `{"total": 1e300}`)},
 	}
 	for _, c := range cases {
 		spans := agentAndTool()
@@ -169,6 +173,20 @@ func TestHostileNumbers(t *testing.T) {
 	db, _ := importInto(t, []string{p}, ImportOptions{})
 	if n := queryInt(t, db, "SELECT input_tokens FROM spans WHERE operation = 'invoke_agent'"); n != 1<<53 {
 		t.Errorf("input_tokens %d, want 2^53", n)
+	}
+	// a Langfuse generation's tokens read from its usage_details; a field of no number, or a
+	// value that is no JSON object, reads no count
+	gen := func(id byte, usage string) *tracepb.Span {
+		return mkSpan(1, id, 1, "gpt chat", float64(id), float64(id)+1, map[string]any{"langfuse.observation.type": "generation",
+			"langfuse.observation.usage_details": usage})
+	}
+	p = filepath.Join(tmp, "langfuse.pb")
+	writeRequest(t, p, mkSpan(1, 1, 0, "agent", 0, 10, map[string]any{"langfuse.observation.type": "agent"}),
+		gen(2, `{"input": 120, "output": 7, "total": 127}`), gen(3, `{"input": "many", "total": 9}`), gen(4, `not json`))
+	db, _ = importInto(t, []string{p}, ImportOptions{})
+	got := queryInt(t, db, "SELECT sum(input_tokens) * 1000 + sum(output_tokens) FROM spans WHERE operation = 'plan'")
+	if got != 129*1000+7 {
+		t.Errorf("tokens read as %d, want 129 in (120 + the total 9 of a call that names no input) and 7 out", got)
 	}
 }
 

@@ -33,7 +33,7 @@ func TestMappingRolesOfEveryKind(t *testing.T) {
 		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "TOOL"}, roleTool},
 		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "retriever"}, roleTool},
 		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "RERANKER"}, roleTool},
-		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "CHAIN"}, roleOther},
+		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "CHAIN"}, roleAgent}, // a root chain stands for its agent
 		{ConvOpenInference, "a", map[string]any{"openinference.span.kind": "GUARDRAIL"}, roleOther},
 		// GenAI: gen_ai.operation.name, else the span's name or its first word, else model
 		// attributes.
@@ -238,7 +238,7 @@ func TestMappingDetection(t *testing.T) {
 			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
 		}
 	}
-	if names := ConventionNames(); len(names) != 6 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+	if names := ConventionNames(); len(names) != 7 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
 	}
 }

@@ -29,6 +29,7 @@ const (
 	ConvAISDK         = "aisdk"
 	ConvADK           = "adk"
 	ConvLangSmith     = "langsmith"
+	ConvLangfuse      = "langfuse"
 	ConvMayday        = "mayday" // a mayday export: gen_ai.* plus mayday.*
 )
 
@@ -586,6 +587,19 @@ func (s *inSpan) str(keys ...string) string {
 
 func (s *inSpan) num(keys ...string) (int64, bool) {
 	for _, k := range keys {
+		if base, field, ok := strings.Cut(k, "#"); ok {
+			// a field of a JSON object held as a string (checked as a count on reading)
+			if v := s.attr(base); v != nil && v.kind == attrString {
+				if obj, ok := jsonObject(v.s); ok {
+					if n, err := obj[field].Int64(); err == nil {
+						return n, true
+					} else if x, err := obj[field].Float64(); err == nil {
+						return int64(x), true
+					}
+				}
+			}
+			continue
+		}
 		v := s.attr(k)
 		if v == nil {
 			continue
@@ -697,6 +711,13 @@ func (s *inSpan) outcome() {
 					excMsg = firstLine(kv.val.text())
 				}
 			}
+		}
+	}
+	if s.cv != nil && len(s.cv.ErrorLevel) > 0 && strings.EqualFold(s.str(s.cv.ErrorLevel...), "ERROR") {
+		// the library's failure is a level: the span failed, with the message it wrote
+		s.code = tracepb.Status_STATUS_CODE_ERROR
+		if strings.TrimSpace(s.msg) == "" {
+			s.msg = s.str(s.cv.ErrorMessage...)
 		}
 	}
 	if !exception && s.errType == "" && s.cv != nil && s.cv.FailsWithException {

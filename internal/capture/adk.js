@@ -5,7 +5,7 @@
 // LlmAgent run by its own runner inside the Task tool (as ADK's AgentTool does).
 //
 //   node adk.js
-import { Fleet } from './lib/fleet.js';
+import { Fleet, toolInput } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
 import { setup, finish, versions } from './lib/run.js';
 
@@ -47,20 +47,6 @@ const TOOL_SCHEMAS = {
   'mcp.github.create_issue': { repo: { type: 'STRING' }, title: { type: 'STRING' } },
   Task: { description: { type: 'STRING' }, subagent_type: { type: 'STRING' } },
 };
-function toolInput(name, run) {
-  switch (name) {
-    case 'WebSearch':
-      return { query: `checkout 5xx spike ${run.investigation}` };
-    case 'Bash':
-      return { command: 'kubectl get pods -n checkout' };
-    case 'docs/search':
-      return { query: 'rollback runbook' };
-    case 'mcp.github.create_issue':
-      return { repo: 'acme/checkout', title: `Incident ${run.investigation}` };
-    case 'Task':
-      return { description: 'look for related incidents', subagent_type: 'researcher' };
-  }
-}
 
 // ScriptedLlm: a BaseLlm whose every answer is the fleet's scripted decision for the run.
 class ScriptedLlm extends adk.BaseLlm {

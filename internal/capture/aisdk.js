@@ -1,17 +1,31 @@
 // Drives the Vercel AI SDK (generateText with tools, scripted mock models) through a
 // scripted fleet and captures the OTLP bodies its OpenTelemetry integration sends.
 //
-//   node aisdk.js legacy   # ai@6, experimental_telemetry: { isEnabled: true } (ai.* spans), protobuf
-//   node aisdk.js genai    # ai@7 + @ai-sdk/otel OpenTelemetry (invoke_agent / chat / execute_tool), JSON lines
-import { Fleet } from './lib/fleet.js';
+//   node aisdk.js legacy         # ai@6, experimental_telemetry: { isEnabled: true } (ai.* spans), protobuf
+//   node aisdk.js genai          # ai@7 + @ai-sdk/otel OpenTelemetry (invoke_agent / chat / execute_tool), JSON lines
+//   node aisdk.js openinference  # the legacy spans exported the way Arize Phoenix users send AI SDK traces, JSON lines
+//
+// openinference: OpenInference's OpenInferenceBatchSpanProcessor (@arizeai/openinference-vercel)
+// wraps the OTLP/HTTP JSON exporter, so each span carries both the AI SDK's ai.* attributes and
+// the OpenInference ones (openinference.span.kind, llm.*, tool.*, input.value, ...) it adds at
+// the span's end. The processor is the one of its README's standalone example (no span filter,
+// no reparenting; context attributes propagated, its default), given the capture's queue
+// settings; the capture's counting wrapper sits around it. 3.x says it targets AI SDK 7
+// (@ai-sdk/otel); it still maps the ai.* spans of AI SDK 6 by their operation.name
+// (ai.generateText -> AGENT, ai.generateText.doGenerate -> LLM, ai.toolCall -> TOOL). Nothing
+// leaves the machine: the model is in-process and fetch refuses every host (the count of
+// refused requests is printed).
+import { Fleet, toolInput } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
+import { BATCH } from './lib/capture.js';
 import { setup, finish, versions } from './lib/run.js';
 
 const form = process.argv[2];
-if (form !== 'legacy' && form !== 'genai') {
-  console.error('usage: node aisdk.js legacy|genai');
+if (form !== 'legacy' && form !== 'genai' && form !== 'openinference') {
+  console.error('usage: node aisdk.js legacy|genai|openinference');
   process.exit(2);
 }
+const legacySpans = form !== 'genai'; // ai@6 with experimental_telemetry
 
 const CONFIG = {
   legacy: {
@@ -38,9 +52,35 @@ const CONFIG = {
     ],
     outages: [{ tool: 'docs/search', start_min: 20, end_min: 40 }],
   },
+  openinference: {
+    fixture: 'aisdk-openinference',
+    t0: '2026-03-24T08:00:00.000Z',
+    seed: 24,
+    encoding: 'json',
+    file: 'traces.jsonl.gz',
+    services: [
+      { name: 'sre-copilot', prefix: 'sre', investigations: 85 },
+      { name: 'deploy-guard', prefix: 'dg', investigations: 45 },
+    ],
+    outages: [{ tool: 'WebSearch', start_min: 30, end_min: 50 }],
+  },
 }[form];
 
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 60);
+const openInference = form === 'openinference' ? await import('@arizeai/openinference-vercel') : null;
+const refused = [];
+if (openInference) {
+  for (const k of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'PHOENIX_COLLECTOR_ENDPOINT', 'PHOENIX_API_KEY']) {
+    delete process.env[k];
+  }
+  // no network at all through fetch (the model is in-process; the OTLP exporter uses node:http)
+  globalThis.fetch = (input) => {
+    const url = String(input?.url ?? input);
+    refused.push(url);
+    return Promise.reject(new TypeError(`capture: no network (${url})`));
+  };
+}
+
 const fleetRef = {};
 const { receiver, tel, rawDir } = await setup({
   fixture: CONFIG.fixture,
@@ -49,11 +89,16 @@ const { receiver, tel, rawDir } = await setup({
   encoding: CONFIG.encoding,
   services: CONFIG.services.map((s) => s.name),
   fleetRef,
+  ...(openInference && {
+    // the Phoenix project, as OpenInference's README sets it on the resource
+    resourceExtra: { 'openinference.project.name': 'incident-response' },
+    makeProcessor: (exporter) => new openInference.OpenInferenceBatchSpanProcessor({ exporter, config: BATCH }),
+  }),
 });
 
-const ai = form === 'legacy' ? await import('ai6') : await import('ai');
-const aiTest = form === 'legacy' ? await import('ai6/test') : await import('ai/test');
-const Mock = form === 'legacy' ? aiTest.MockLanguageModelV3 : aiTest.MockLanguageModelV4;
+const ai = legacySpans ? await import('ai6') : await import('ai');
+const aiTest = legacySpans ? await import('ai6/test') : await import('ai/test');
+const Mock = legacySpans ? aiTest.MockLanguageModelV3 : aiTest.MockLanguageModelV4;
 const otel = form === 'genai' ? await import('@ai-sdk/otel') : null;
 const integrations = {};
 if (otel) {
@@ -72,20 +117,6 @@ const TOOL_SCHEMAS = {
   'mcp.github.create_issue': { repo: { type: 'string' }, title: { type: 'string' } },
   Task: { description: { type: 'string' }, subagent_type: { type: 'string' } },
 };
-function toolInput(name, run) {
-  switch (name) {
-    case 'WebSearch':
-      return { query: `checkout 5xx spike ${run.investigation}` };
-    case 'Bash':
-      return { command: 'kubectl get pods -n checkout' };
-    case 'docs/search':
-      return { query: 'rollback runbook' };
-    case 'mcp.github.create_issue':
-      return { repo: 'acme/checkout', title: `Incident ${run.investigation}` };
-    case 'Task':
-      return { description: 'look for related incidents', subagent_type: 'researcher' };
-  }
-}
 
 function usage(t) {
   return {
@@ -101,10 +132,15 @@ class AgentGaveUpError extends Error {
   }
 }
 
+// the model each form's fleet names: Anthropic's, or OpenAI's for the Phoenix users' form
+const MODELS = openInference
+  ? { provider: 'openai.chat', root: 'gpt-4.1', sub: 'gpt-4.1-mini', stop: 'stop', tools: 'tool_calls', id: 'chatcmpl-', version: '-2025-04-14' }
+  : { provider: 'anthropic.messages', root: 'claude-sonnet-4-5', sub: 'claude-haiku-4-5', stop: 'end_turn', tools: 'tool_use', id: 'msg_', version: '' };
+
 async function runAgent(run) {
   const model = new Mock({
-    provider: 'anthropic.messages',
-    modelId: run.kind === 'subagent' ? 'claude-haiku-4-5' : 'claude-sonnet-4-5',
+    provider: MODELS.provider,
+    modelId: run.kind === 'subagent' ? MODELS.sub : MODELS.root,
     doGenerate: async () => {
       await sleepVirtual(fleet.modelLatency(run));
       const action = fleet.nextAction(run);
@@ -113,19 +149,19 @@ async function runAgent(run) {
       if (action.type === 'final') {
         return {
           content: [{ type: 'text', text: action.text }],
-          finishReason: { unified: 'stop', raw: 'end_turn' },
+          finishReason: { unified: 'stop', raw: MODELS.stop },
           usage: usage(t),
           warnings: [],
-          response: { id: `msg_${run.r.hex(24)}`, modelId: model.modelId },
+          response: { id: `${MODELS.id}${run.r.hex(24)}`, modelId: `${model.modelId}${MODELS.version}` },
         };
       }
       run.pending = action;
       return {
         content: [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: action.tool, input: JSON.stringify(toolInput(action.tool, run)) }],
-        finishReason: { unified: 'tool-calls', raw: 'tool_use' },
+        finishReason: { unified: 'tool-calls', raw: MODELS.tools },
         usage: usage(t),
         warnings: [],
-        response: { id: `msg_${run.r.hex(24)}`, modelId: model.modelId },
+        response: { id: `${MODELS.id}${run.r.hex(24)}`, modelId: `${model.modelId}${MODELS.version}` },
       };
     },
   });
@@ -152,7 +188,7 @@ async function runAgent(run) {
     maxRetries: 0,
   };
   const telemetry =
-    form === 'legacy'
+    legacySpans
       ? { experimental_telemetry: { isEnabled: true, functionId, metadata: { investigation_id: run.investigation, run_id: run.runId }, tracer: tel.tracer(run.service, 'ai') } }
       : {
           runtimeContext: { investigation_id: run.investigation, run_id: run.runId },
@@ -169,6 +205,12 @@ async function runAgent(run) {
 }
 
 await fleet.runAll(runAgent);
+if (openInference) console.log(JSON.stringify({ refused_requests: refused.length }));
+const LIBRARY = {
+  legacy: ['ai6=ai', '@opentelemetry/sdk-trace-node', `@opentelemetry/exporter-trace-otlp-proto`],
+  genai: ['ai', '@ai-sdk/otel', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http'],
+  openinference: ['ai6=ai', '@arizeai/openinference-vercel', '@arizeai/openinference-core', '@arizeai/openinference-semantic-conventions', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http'],
+}[form];
 await finish({
   fixture: CONFIG.fixture,
   fleet,
@@ -177,5 +219,5 @@ await finish({
   rawDir,
   file: CONFIG.file,
   gzip: true,
-  library: versions(form === 'legacy' ? ['ai6=ai', '@opentelemetry/sdk-trace-node', `@opentelemetry/exporter-trace-otlp-proto`] : ['ai', '@ai-sdk/otel', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']),
+  library: versions(LIBRARY),
 });

@@ -5,7 +5,7 @@
 //
 //   node langgraph.js
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { Fleet } from './lib/fleet.js';
+import { Fleet, toolInput } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
 import { setup, finish, versions } from './lib/run.js';
 
@@ -107,20 +107,6 @@ class ScriptedChatModel extends BaseChatModel {
   }
 }
 
-function toolInput(name, run) {
-  switch (name) {
-    case 'WebSearch':
-      return { query: `checkout 5xx spike ${run.investigation}` };
-    case 'Bash':
-      return { command: 'kubectl get pods -n checkout' };
-    case 'docs/search':
-      return { query: 'rollback runbook' };
-    case 'mcp.github.create_issue':
-      return { repo: 'acme/checkout', title: `Incident ${run.investigation}` };
-    case 'Task':
-      return { description: 'look for related incidents', subagent_type: 'researcher' };
-  }
-}
 
 const SCHEMAS = {
   WebSearch: z.object({ query: z.string() }),

@@ -19,7 +19,7 @@
 // every host (the model is in-process; the count of refused requests is printed).
 //
 //   node mastra.js
-import { Fleet } from './lib/fleet.js';
+import { Fleet, toolInput } from './lib/fleet.js';
 import { installClock, sleepVirtual } from './lib/clock.js';
 import { startReceiver, Accounting } from './lib/capture.js';
 import { HERE, finish, versions } from './lib/run.js';
@@ -77,20 +77,8 @@ const SUBAGENT_TOOL = 'agent-researcher';
 // is sent as `docs_search`), so the scripted model calls it by that name
 const toolName = (tool) => (tool === 'Task' ? SUBAGENT_TOOL : tool.replace(/[^a-zA-Z0-9_-]/g, '_'));
 
-function toolInput(name, run) {
-  switch (name) {
-    case 'WebSearch':
-      return { query: `checkout 5xx spike ${run.investigation}` };
-    case 'Bash':
-      return { command: 'kubectl get pods -n checkout' };
-    case 'docs/search':
-      return { query: 'rollback runbook' };
-    case 'mcp.github.create_issue':
-      return { repo: 'acme/checkout', title: `Incident ${run.investigation}` };
-    case 'Task':
-      return { prompt: `Look for incidents related to ${run.investigation}` };
-  }
-}
+// Mastra's delegation tool takes a prompt; the fleet's other tools their usual arguments
+const toolArgs = (name, run) => (name === 'Task' ? { prompt: `Look for incidents related to ${run.investigation}` } : toolInput(name, run));
 
 // the scripted model: each call is one step of the run in the fleet's async context
 function scriptedModel(modelId) {
@@ -114,7 +102,7 @@ function scriptedModel(modelId) {
     doGenerate: async () => {
       const { action, usage, id } = await step();
       const content = action.type === 'tool'
-        ? [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolInput(action.tool, currentRun())) }]
+        ? [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolArgs(action.tool, currentRun())) }]
         : [{ type: 'text', text: action.text }];
       return {
         content,
@@ -128,7 +116,7 @@ function scriptedModel(modelId) {
       const { action, usage, id } = await step();
       const chunks = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id, modelId, timestamp: new Date() }];
       if (action.type === 'tool') {
-        chunks.push({ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolInput(action.tool, currentRun())) });
+        chunks.push({ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolArgs(action.tool, currentRun())) });
       } else {
         chunks.push({ type: 'text-start', id: 't0' }, { type: 'text-delta', id: 't0', delta: action.text }, { type: 'text-end', id: 't0' });
       }

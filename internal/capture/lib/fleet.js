@@ -371,3 +371,20 @@ export class Fleet {
     };
   }
 }
+
+// toolInput is the arguments the scripted model gives a call of the fleet's tool name in run
+// (every attempt of a run's calls of one tool has the same; a Task call starts a sub-agent).
+export function toolInput(name, run) {
+  switch (name) {
+    case 'WebSearch':
+      return { query: `checkout 5xx spike ${run.investigation}` };
+    case 'Bash':
+      return { command: 'kubectl get pods -n checkout' };
+    case 'docs/search':
+      return { query: 'rollback runbook' };
+    case 'mcp.github.create_issue':
+      return { repo: 'acme/checkout', title: `Incident ${run.investigation}` };
+    case 'Task':
+      return { description: 'look for related incidents', subagent_type: 'researcher' };
+  }
+}

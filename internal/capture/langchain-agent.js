@@ -1,0 +1,190 @@
+// Drives LangChain.js v1's prebuilt agent (`createAgent` from the `langchain` package, a
+// LangGraph graph underneath: a model node and its ToolNode) instrumented with OpenInference
+// (@arizeai/openinference-instrumentation-langchain) through a scripted fleet and captures the
+// OTLP bodies it sends. Tools are LangChain `tool()`s; the model is the scripted
+// `BaseChatModel` subclass of langgraph.js. A failed tool is what createAgent does by
+// default: its ToolNode catches the error and sends the model a ToolMessage with status
+// "error"; the model calls the tool again (a new tool call id). A sub-agent is the `Task`
+// tool invoking a nested `researcher` agent (the same trace, under the Task tool span). A run
+// that gives up throws AgentGaveUpError from the model after its answer.
+//
+//   node langchain-agent.js
+import { Fleet, toolInput } from './lib/fleet.js';
+import { sleepVirtual } from './lib/clock.js';
+import { setup, finish, versions } from './lib/run.js';
+
+const CONFIG = {
+  fixture: 'langchain-agent-openinference',
+  t0: '2026-03-26T09:00:00.000Z',
+  seed: 26,
+  encoding: 'json',
+  file: 'traces.jsonl.gz',
+  services: [{ name: 'incident-agent', prefix: 'ia', investigations: Number(process.env.CAPTURE_N ?? 130) }],
+  outages: [{ tool: 'Bash', start_min: 20, end_min: 40 }],
+};
+const SCALE = Number(process.env.CAPTURE_SCALE ?? 20);
+const fleetRef = {};
+const { receiver, tel, rawDir } = await setup({
+  fixture: CONFIG.fixture,
+  t0: CONFIG.t0,
+  scale: SCALE,
+  encoding: CONFIG.encoding,
+  services: CONFIG.services.map((s) => s.name),
+  fleetRef,
+  resourceExtra: { 'openinference.project.name': 'incident-agent' },
+  // the top span of an investigation marked to lose it: the agent's root CHAIN span, known
+  // at its end by its session id (the investigation) and the agent in its metadata
+  dropAtEnd: (span, fleet) => {
+    if (span.parentSpanContext) return false;
+    const inv = span.attributes['session.id'];
+    const meta = String(span.attributes.metadata ?? '');
+    if (!inv || !meta.includes('"agent":"incident-agent"')) return false;
+    const run = fleet.runs.find((r) => r.runId === inv);
+    return Boolean(run?.dropTop);
+  },
+});
+
+const refused = [];
+globalThis.fetch = (input) => {
+  const url = String(input?.url ?? input);
+  refused.push(url);
+  return Promise.reject(new TypeError(`capture: no network (${url})`));
+};
+for (const k of Object.keys(process.env)) if (k.startsWith('LANGSMITH_') || k.startsWith('LANGCHAIN_')) delete process.env[k];
+
+const { LangChainInstrumentation } = await import('@arizeai/openinference-instrumentation-langchain');
+const CallbackManagerModule = await import('@langchain/core/callbacks/manager');
+const lc = new LangChainInstrumentation({ tracerProvider: tel.providers['incident-agent'] });
+lc.manuallyInstrument(CallbackManagerModule);
+
+const { BaseChatModel } = await import('@langchain/core/language_models/chat_models');
+const { AIMessage, HumanMessage } = await import('@langchain/core/messages');
+const { tool, createAgent } = await import('langchain');
+const { z } = await import('zod');
+
+const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+fleetRef.fleet = fleet;
+
+class AgentGaveUpError extends Error {
+  constructor(msg) {
+    super(msg);
+    this.name = 'AgentGaveUpError';
+  }
+}
+
+const currentRun = () => fleet.als.getStore().run;
+
+// ScriptedChatModel: a chat model whose every answer is the fleet's scripted decision.
+class ScriptedChatModel extends BaseChatModel {
+  constructor(modelName) {
+    super({});
+    this.modelName = modelName;
+  }
+  _llmType() {
+    return 'anthropic';
+  }
+  bindTools() {
+    return this;
+  }
+  invocationParams() {
+    return { model: this.modelName, temperature: 0 };
+  }
+  async _generate() {
+    const run = currentRun();
+    await sleepVirtual(fleet.modelLatency(run));
+    const action = fleet.nextAction(run);
+    const t = fleet.tokens(run);
+    if (action.type === 'abort') throw new AgentGaveUpError(action.reason);
+    const usage_metadata = { input_tokens: t.input, output_tokens: t.output, total_tokens: t.input + t.output };
+    const response_metadata = { model_name: this.modelName, stop_reason: action.type === 'final' ? 'end_turn' : 'tool_use' };
+    let message;
+    if (action.type === 'final') {
+      message = new AIMessage({ content: action.text, usage_metadata, response_metadata });
+    } else {
+      run.pending = action;
+      message = new AIMessage({
+        content: '',
+        tool_calls: [{ id: action.toolCallId, name: action.tool, args: toolInput(action.tool, run), type: 'tool_call' }],
+        usage_metadata,
+        response_metadata,
+      });
+    }
+    return {
+      generations: [{ text: typeof message.content === 'string' ? message.content : '', message }],
+      llmOutput: { tokenUsage: { promptTokens: t.input, completionTokens: t.output, totalTokens: t.input + t.output } },
+    };
+  }
+}
+
+
+const SCHEMAS = {
+  WebSearch: z.object({ query: z.string() }),
+  Bash: z.object({ command: z.string() }),
+  'docs/search': z.object({ query: z.string() }),
+  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
+  Task: z.object({ description: z.string(), subagent_type: z.string() }),
+};
+
+function makeTools(names) {
+  return names.map((name) =>
+    tool(
+      async (_input, config) => {
+        const run = currentRun();
+        const action = run.pending;
+        const id = config?.toolCall?.id;
+        if (id && id !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${id}`);
+        const out = await fleet.attempt(run, action, runSubagent);
+        return JSON.stringify(out);
+      },
+      { name, description: `${name} tool`, schema: SCHEMAS[name] },
+    ),
+  );
+}
+
+function makeAgent(name, modelName, toolNames) {
+  return createAgent({
+    name,
+    model: new ScriptedChatModel(modelName),
+    tools: makeTools(toolNames),
+    systemPrompt: `You are ${name}, an incident investigation agent.`,
+  });
+}
+
+const mainAgent = makeAgent('incident-agent', 'claude-sonnet-4-5', ['WebSearch', 'Bash', 'docs/search', 'mcp.github.create_issue', 'Task']);
+const researcher = makeAgent('researcher', 'claude-haiku-4-5', ['WebSearch', 'Bash', 'docs/search']);
+
+async function invoke(agent, run, metadata) {
+  try {
+    const res = await agent.invoke(
+      { messages: [new HumanMessage(`Investigate ${run.investigation}`)] },
+      { recursionLimit: 200, metadata },
+    );
+    fleet.endRun(run, 'completed');
+    return res;
+  } catch (e) {
+    fleet.endRun(run, 'failed');
+    throw e;
+  }
+}
+
+// runSubagent: the Task tool invokes the researcher agent inside the tool call (the same
+// trace and LangChain run tree: the nested agent's spans are children of the Task tool span)
+async function runSubagent(child) {
+  return fleet.als.run({ run: child }, async () => {
+    const res = await invoke(researcher, child, { session_id: child.investigation, parent_run: child.parent, agent: 'researcher' });
+    return res.messages[res.messages.length - 1].content;
+  });
+}
+
+await fleet.runAll((run) => invoke(mainAgent, run, { session_id: run.investigation, agent: 'incident-agent' }));
+console.error(`fetch requests refused: ${refused.length}`);
+await finish({
+  fixture: CONFIG.fixture,
+  fleet,
+  receiver,
+  tel,
+  rawDir,
+  file: CONFIG.file,
+  gzip: true,
+  library: versions(['langchain', '@langchain/langgraph', '@langchain/core', '@arizeai/openinference-instrumentation-langchain', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']),
+});
