@@ -81,8 +81,14 @@ type convention struct {
 // conventions is every registered convention, in detection order.
 var conventions []*convention
 
+// producers maps each convention's ProducerAttrs to it.
+var producers = map[string]*convention{}
+
 // register adds a convention; each import_conv_*.go file calls it from init.
 func register(c *convention) {
+	for _, k := range c.ProducerAttrs {
+		producers[k] = c
+	}
 	conventions = append(conventions, c)
 	slices.SortStableFunc(conventions, func(a, b *convention) int { return a.Rank - b.Rank })
 }
@@ -130,9 +136,9 @@ func (c *convention) detect(s *inSpan) bool {
 // detectConvention is the convention whose producer attributes s carries, else the first
 // registered convention that detects s; the last one (the fallback) when none does.
 func detectConvention(s *inSpan) *convention {
-	for _, c := range conventions {
+	if len(producers) > 0 {
 		for _, kv := range s.attrs {
-			if slices.Contains(c.ProducerAttrs, kv.key) {
+			if c := producers[kv.key]; c != nil {
 				return c
 			}
 		}

@@ -5,9 +5,9 @@
 //
 //   node langgraph.js
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { Fleet, toolInput } from './lib/fleet.js';
-import { sleepVirtual } from './lib/clock.js';
+import { Fleet } from './lib/fleet.js';
 import { setup, finish, versions } from './lib/run.js';
+import { scriptedLangChain } from './lib/langchain.js';
 
 const CONFIG = {
   fixture: 'langgraph-openinference',
@@ -56,81 +56,7 @@ const { z } = await import('zod');
 const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
 fleetRef.fleet = fleet;
 
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
-
-const currentRun = () => fleet.als.getStore().run;
-
-// ScriptedChatModel: a chat model whose every answer is the fleet's scripted decision.
-class ScriptedChatModel extends BaseChatModel {
-  constructor(modelName) {
-    super({});
-    this.modelName = modelName;
-  }
-  _llmType() {
-    return 'anthropic';
-  }
-  bindTools() {
-    return this;
-  }
-  invocationParams() {
-    return { model: this.modelName, temperature: 0 };
-  }
-  async _generate() {
-    const run = currentRun();
-    await sleepVirtual(fleet.modelLatency(run));
-    const action = fleet.nextAction(run);
-    const t = fleet.tokens(run);
-    if (action.type === 'abort') throw new AgentGaveUpError(action.reason);
-    const usage_metadata = { input_tokens: t.input, output_tokens: t.output, total_tokens: t.input + t.output };
-    const response_metadata = { model_name: this.modelName, stop_reason: action.type === 'final' ? 'end_turn' : 'tool_use' };
-    let message;
-    if (action.type === 'final') {
-      message = new AIMessage({ content: action.text, usage_metadata, response_metadata });
-    } else {
-      run.pending = action;
-      message = new AIMessage({
-        content: '',
-        tool_calls: [{ id: action.toolCallId, name: action.tool, args: toolInput(action.tool, run), type: 'tool_call' }],
-        usage_metadata,
-        response_metadata,
-      });
-    }
-    return {
-      generations: [{ text: typeof message.content === 'string' ? message.content : '', message }],
-      llmOutput: { tokenUsage: { promptTokens: t.input, completionTokens: t.output, totalTokens: t.input + t.output } },
-    };
-  }
-}
-
-
-const SCHEMAS = {
-  WebSearch: z.object({ query: z.string() }),
-  Bash: z.object({ command: z.string() }),
-  'docs/search': z.object({ query: z.string() }),
-  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
-  Task: z.object({ description: z.string(), subagent_type: z.string() }),
-};
-
-function makeTools(names) {
-  return names.map((name) =>
-    tool(
-      async (_input, config) => {
-        const run = currentRun();
-        const action = run.pending;
-        const id = config?.toolCall?.id;
-        if (id && id !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${id}`);
-        const out = await fleet.attempt(run, action, runSubagent);
-        return JSON.stringify(out);
-      },
-      { name, description: `${name} tool`, schema: SCHEMAS[name] },
-    ),
-  );
-}
+const { ScriptedChatModel, makeTools } = scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, (child) => runSubagent(child));
 
 function makeGraph(modelName, toolNames) {
   const model = new ScriptedChatModel(modelName);

@@ -388,3 +388,11 @@ export function toolInput(name, run) {
       return { description: 'look for related incidents', subagent_type: 'researcher' };
   }
 }
+
+// AgentGaveUpError is what a scripted model throws when the fleet's run gives up.
+export class AgentGaveUpError extends Error {
+  constructor(msg) {
+    super(msg);
+    this.name = 'AgentGaveUpError';
+  }
+}

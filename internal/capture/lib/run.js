@@ -7,7 +7,8 @@ import { installClock } from './clock.js';
 import { startReceiver, makeProviders, assemble } from './capture.js';
 
 export const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-export const FIXTURES = path.resolve(HERE, '../../analysis/testdata/libraries');
+// CAPTURE_FIXTURES writes the fixtures elsewhere (to try a capture without touching the repo)
+export const FIXTURES = process.env.CAPTURE_FIXTURES ?? path.resolve(HERE, '../../analysis/testdata/libraries');
 
 export function versions(names) {
   const out = {};
