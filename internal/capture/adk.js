@@ -5,9 +5,9 @@
 // LlmAgent run by its own runner inside the Task tool (as ADK's AgentTool does).
 //
 //   node adk.js
-import { Fleet, toolInput } from './lib/fleet.js';
+import { toolInput } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 
 const CONFIG = {
   fixture: 'adk',
@@ -19,19 +19,9 @@ const CONFIG = {
   outages: [{ tool: 'WebSearch', start_min: 15, end_min: 35 }],
 };
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 40);
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
-});
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
 const adk = await import('@google/adk');
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 
 class AgentGaveUpError extends Error {
   constructor(msg) {
@@ -118,13 +108,4 @@ async function runAgent(run) {
 }
 
 await fleet.runAll(runAgent);
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  file: CONFIG.file,
-  gzip: true,
-  library: versions(['@google/adk', '@google/genai', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-proto']),
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(['@google/adk', '@google/genai', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-proto']));

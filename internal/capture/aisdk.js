@@ -15,10 +15,10 @@
 // (ai.generateText -> AGENT, ai.generateText.doGenerate -> LLM, ai.toolCall -> TOOL). Nothing
 // leaves the machine: the model is in-process and fetch refuses every host (the count of
 // refused requests is printed).
-import { Fleet, toolInput } from './lib/fleet.js';
+import { toolInput } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
 import { BATCH } from './lib/capture.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 
 const form = process.argv[2];
 if (form !== 'legacy' && form !== 'genai' && form !== 'openinference') {
@@ -81,14 +81,7 @@ if (openInference) {
   };
 }
 
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   ...(openInference && {
     // the Phoenix project, as OpenInference's README sets it on the resource
     resourceExtra: { 'openinference.project.name': 'incident-response' },
@@ -107,8 +100,6 @@ if (otel) {
   }
 }
 
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 
 const TOOL_SCHEMAS = {
   WebSearch: { query: { type: 'string' } },
@@ -211,13 +202,4 @@ const LIBRARY = {
   genai: ['ai', '@ai-sdk/otel', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http'],
   openinference: ['ai6=ai', '@arizeai/openinference-vercel', '@arizeai/openinference-core', '@arizeai/openinference-semantic-conventions', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http'],
 }[form];
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  file: CONFIG.file,
-  gzip: true,
-  library: versions(LIBRARY),
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(LIBRARY));

@@ -25,8 +25,7 @@
 //   node beeai.js
 import { register } from 'node:module';
 import { diag } from '@opentelemetry/api';
-import { Fleet } from './lib/fleet.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 import { startFakeOpenAI } from './lib/openai.js';
 
 const CONFIG = {
@@ -46,19 +45,10 @@ delete process.env.OPENAI_API_HEADERS;
 delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   resourceExtra: { 'openinference.project.name': 'incident-response' },
 });
 
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 const runsById = new Map();
 // BeeAI allows tool names of letters, digits, `-` and `_` only, so the fleet's tools are
 // named so (`docs/search` is `docs_search`) and the scripted model calls them by those names
@@ -203,14 +193,5 @@ await fleet.runAll(runInvestigation, { concurrencyLog: process.env.CAPTURE_LOG =
 await new Promise((r) => setTimeout(r, 500));
 fake.close();
 console.log(JSON.stringify({ refused_requests: refused.length, refused_hosts: [...new Set(refused.map((u) => new URL(u).host))] }));
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  library: versions(['beeai-framework', 'beeai-framework/node_modules/ai=ai', '@ai-sdk/openai', '@arizeai/openinference-instrumentation-beeai', '@arizeai/openinference-core', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-proto']),
-  file: CONFIG.file,
-  gzip: true,
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(['beeai-framework', 'beeai-framework/node_modules/ai=ai', '@ai-sdk/openai', '@arizeai/openinference-instrumentation-beeai', '@arizeai/openinference-core', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-proto']));
 process.exit(0);

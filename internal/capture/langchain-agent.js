@@ -9,8 +9,7 @@
 // that gives up throws AgentGaveUpError from the model after its answer.
 //
 //   node langchain-agent.js
-import { Fleet } from './lib/fleet.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 import { scriptedLangChain } from './lib/langchain.js';
 
 const CONFIG = {
@@ -23,14 +22,7 @@ const CONFIG = {
   outages: [{ tool: 'Bash', start_min: 20, end_min: 40 }],
 };
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 20);
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   resourceExtra: { 'openinference.project.name': 'incident-agent' },
   // the top span of an investigation marked to lose it: the agent's root CHAIN span, known
   // at its end by its session id (the investigation) and the agent in its metadata
@@ -62,8 +54,6 @@ const { AIMessage, HumanMessage } = await import('@langchain/core/messages');
 const { tool, createAgent } = await import('langchain');
 const { z } = await import('zod');
 
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 
 const { ScriptedChatModel, makeTools } = scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, (child) => runSubagent(child));
 
@@ -104,13 +94,4 @@ async function runSubagent(child) {
 
 await fleet.runAll((run) => invoke(mainAgent, run, { session_id: run.investigation, agent: 'incident-agent' }));
 console.error(`fetch requests refused: ${refused.length}`);
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  file: CONFIG.file,
-  gzip: true,
-  library: versions(['langchain', '@langchain/langgraph', '@langchain/core', '@arizeai/openinference-instrumentation-langchain', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']),
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(['langchain', '@langchain/langgraph', '@langchain/core', '@arizeai/openinference-instrumentation-langchain', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']));

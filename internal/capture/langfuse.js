@@ -23,9 +23,9 @@
 // LANGFUSE_* variables), `fetch` refuses every host (the count is printed: 0).
 //
 //   node langfuse.js
-import { Fleet, toolInput } from './lib/fleet.js';
+import { toolInput } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 
 const CONFIG = {
   fixture: 'langfuse-otel',
@@ -40,15 +40,7 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 
 for (const k of Object.keys(process.env)) if (k.startsWith('LANGFUSE_') || k.startsWith('OTEL_EXPORTER_OTLP')) delete process.env[k];
 
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
-});
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
 const refused = [];
 globalThis.fetch = (input) => {
@@ -60,8 +52,6 @@ globalThis.fetch = (input) => {
 const { startActiveObservation, observe, propagateAttributes, setLangfuseTracerProvider } = await import('@langfuse/tracing');
 setLangfuseTracerProvider(tel.providers['incident-desk']);
 
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 
 class AgentGaveUpError extends Error {
   constructor(msg) {
@@ -179,13 +169,4 @@ await fleet.runAll((run) =>
   ),
 );
 console.error(`fetch requests refused: ${refused.length}`);
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  file: CONFIG.file,
-  gzip: true,
-  library: versions(['@langfuse/tracing', '@langfuse/core', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-proto']),
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(['@langfuse/tracing', '@langfuse/core', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-proto']));

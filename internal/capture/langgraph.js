@@ -5,8 +5,7 @@
 //
 //   node langgraph.js
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
-import { Fleet } from './lib/fleet.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 import { scriptedLangChain } from './lib/langchain.js';
 
 const CONFIG = {
@@ -19,14 +18,7 @@ const CONFIG = {
   outages: [{ tool: 'mcp.github.create_issue', start_min: 30, end_min: 50 }],
 };
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 20);
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   resourceExtra: { 'openinference.project.name': 'incident-graph' },
   // the top span of an investigation marked to lose it: the graph's root CHAIN span, known
   // at its end by its session id (the investigation) and the agent in its metadata
@@ -53,8 +45,6 @@ const { StateGraph, MessagesAnnotation, START, END } = await import('@langchain/
 const { ToolNode, toolsCondition } = await import('@langchain/langgraph/prebuilt');
 const { z } = await import('zod');
 
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 
 const { ScriptedChatModel, makeTools } = scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, (child) => runSubagent(child));
 
@@ -101,13 +91,4 @@ async function runSubagent(child) {
 }
 
 await fleet.runAll((run) => invoke(mainGraph, run, 'incident-graph', { session_id: run.investigation, agent: 'incident-graph' }));
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  file: CONFIG.file,
-  gzip: true,
-  library: versions(['@langchain/langgraph', '@langchain/core', '@arizeai/openinference-instrumentation-langchain', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']),
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(['@langchain/langgraph', '@langchain/core', '@arizeai/openinference-instrumentation-langchain', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']));

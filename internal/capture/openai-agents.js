@@ -16,8 +16,7 @@
 // refuses every host but the fake model server (the count of refused requests is printed).
 //
 //   node openai-agents.js
-import { Fleet } from './lib/fleet.js';
-import { setup, finish, versions } from './lib/run.js';
+import { startCapture, finishCapture, versions } from './lib/run.js';
 import { startFakeOpenAI } from './lib/openai.js';
 
 const CONFIG = {
@@ -36,18 +35,8 @@ delete process.env.OPENAI_AGENTS_DISABLE_TRACING;
 delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
 delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 
-const fleetRef = {};
-const { receiver, tel, rawDir } = await setup({
-  fixture: CONFIG.fixture,
-  t0: CONFIG.t0,
-  scale: SCALE,
-  encoding: CONFIG.encoding,
-  services: CONFIG.services.map((s) => s.name),
-  fleetRef,
-});
+const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
-fleetRef.fleet = fleet;
 const runsById = new Map();
 // the SDK gives the model each tool under a name of letters, digits and underscores
 // (`docs/search` is sent as `docs_search`), so the scripted model calls it by that name
@@ -184,14 +173,5 @@ fake.close();
 // its direct child (with the SDK's task span in between it is not), so these are never sent
 const openRoots = instrumentation.processor?.rootSpans?.size ?? null;
 console.log(JSON.stringify({ refused_requests: refused.length, refused_hosts: [...new Set(refused.map((u) => new URL(u).host))], root_spans_never_ended: openRoots }));
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  library: versions(['@openai/agents', '@openai/agents-core', '@openai/agents-openai', '@openai/agents-openai/node_modules/openai=openai', '@arizeai/openinference-instrumentation-openai-agents', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']),
-  file: CONFIG.file,
-  gzip: true,
-});
+await finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, versions(['@openai/agents', '@openai/agents-core', '@openai/agents-openai', '@openai/agents-openai/node_modules/openai=openai', '@arizeai/openinference-instrumentation-openai-agents', '@opentelemetry/sdk-trace-node', '@opentelemetry/exporter-trace-otlp-http']));
 process.exit(0);

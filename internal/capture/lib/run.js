@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installClock } from './clock.js';
 import { startReceiver, makeProviders, assemble } from './capture.js';
+import { Fleet } from './fleet.js';
 
 export const HERE = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 // CAPTURE_FIXTURES writes the fixtures elsewhere (to try a capture without touching the repo)
@@ -54,6 +55,31 @@ export async function setup({ fixture, t0, scale, encoding, services, fleetRef, 
     : top;
   const tel = makeProviders({ url: receiver.url, encoding, services, dropper, resourceExtra, makeProcessor });
   return { receiver, tel, rawDir };
+}
+
+// startCapture starts a capture from its CONFIG (fixture, t0, encoding, services, seed,
+// outages) at the virtual clock's scale: the receiver, the providers (setup; extra adds
+// setup's options, as resourceExtra, dropAtEnd or makeProcessor) and the fleet.
+export async function startCapture(CONFIG, scale, extra = {}) {
+  const fleetRef = {};
+  const cap = await setup({
+    fixture: CONFIG.fixture,
+    t0: CONFIG.t0,
+    scale,
+    encoding: CONFIG.encoding,
+    services: CONFIG.services.map((s) => s.name),
+    fleetRef,
+    ...extra,
+  });
+  const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+  fleetRef.fleet = fleet;
+  return { ...cap, fleet };
+}
+
+// finishCapture ends a capture started by startCapture: the gzipped trace file and the
+// truth in the fixture's folder, with the library's versions.
+export async function finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, library) {
+  await finish({ fixture: CONFIG.fixture, fleet, receiver, tel, rawDir, file: CONFIG.file, gzip: true, library });
 }
 
 export async function finish({ fixture, fleet, receiver, tel, rawDir, library, file, gzip }) {
