@@ -26,7 +26,7 @@
 import { register } from 'node:module';
 import { diag } from '@opentelemetry/api';
 import { startCapture, finishCapture, versions } from './lib/run.js';
-import { startFakeOpenAI } from './lib/openai.js';
+import { startFakeOpenAI, guardFetch } from './lib/openai.js';
 
 const CONFIG = {
   fixture: '../libraries-unmapped/beeai-openinference', // not yet mapped: its README
@@ -58,19 +58,7 @@ const fakeOrigin = fake.origin;
 
 // no network but the fake model server; a request to it carries the run it belongs to
 // (x-run-id), from the fleet's async context
-const realFetch = globalThis.fetch;
-const refused = [];
-globalThis.fetch = (input, init = {}) => {
-  const url = String(input?.url ?? input);
-  if (!url.startsWith(fakeOrigin + '/')) {
-    refused.push(url);
-    return Promise.reject(new TypeError(`capture: no network (${url})`));
-  }
-  const run = fleet.als.getStore()?.run;
-  const headers = new Headers(init.headers ?? input?.headers);
-  if (run) headers.set('x-run-id', run.runId);
-  return realFetch(input, { ...init, headers });
-};
+const refused = guardFetch(fleet, fakeOrigin);
 
 // BeeAI imports `zod` undeclared and needs zod 3: lib/zod3-hooks.js resolves its `zod` to
 // zod 4's `zod/v3` (the tools' schemas below are made with the same)

@@ -17,7 +17,7 @@
 //
 //   node openai-agents.js
 import { startCapture, finishCapture, versions } from './lib/run.js';
-import { startFakeOpenAI } from './lib/openai.js';
+import { startFakeOpenAI, guardFetch } from './lib/openai.js';
 
 const CONFIG = {
   fixture: 'openai-agents-openinference',
@@ -46,19 +46,7 @@ const fakeOrigin = fake.origin;
 // no network but the fake model server (the OTLP exporter uses node:http, not fetch); a
 // request to the fake server carries the run it belongs to (x-run-id), from the fleet's
 // async context, so the server answers with that run's scripted step
-const realFetch = globalThis.fetch;
-const refused = [];
-globalThis.fetch = (input, init = {}) => {
-  const url = String(input?.url ?? input);
-  if (!url.startsWith(fakeOrigin + '/')) {
-    refused.push(url);
-    return Promise.reject(new TypeError(`capture: no network (${url})`));
-  }
-  const run = fleet.als.getStore()?.run;
-  const headers = new Headers(init.headers ?? input?.headers);
-  if (run) headers.set('x-run-id', run.runId);
-  return realFetch(input, { ...init, headers });
-};
+const refused = guardFetch(fleet, fakeOrigin);
 process.env.OPENAI_BASE_URL = `${fakeOrigin}/v1`;
 
 const agents = await import('@openai/agents');

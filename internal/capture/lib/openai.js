@@ -137,3 +137,23 @@ export async function agentLoop({ fleet, client, run, callTool }) {
     throw e;
   }
 }
+
+// guardFetch lets fetch reach only the fake model server at origin, each request carrying
+// the run it belongs to (x-run-id, from the fleet's async context) so that the server
+// answers with that run's scripted step; it returns the addresses it refused.
+export function guardFetch(fleet, origin) {
+  const realFetch = globalThis.fetch;
+  const refused = [];
+  globalThis.fetch = (input, init = {}) => {
+    const url = String(input?.url ?? input);
+    if (!url.startsWith(origin + '/')) {
+      refused.push(url);
+      return Promise.reject(new TypeError(`capture: no network (${url})`));
+    }
+    const run = fleet.als.getStore()?.run;
+    const headers = new Headers(init.headers ?? input?.headers);
+    if (run) headers.set('x-run-id', run.runId);
+    return realFetch(input, { ...init, headers });
+  };
+  return refused;
+}
