@@ -114,14 +114,7 @@ const models = {
 const subagentOf = (child, fn) =>
   fleet.als.run({ run: child }, async () => {
     runsById.set(child.runId, child);
-    try {
-      const out = await fn();
-      fleet.endRun(child, 'completed');
-      return out;
-    } catch (e) {
-      fleet.endRun(child, 'failed');
-      throw e;
-    }
+    return fleet.track(child, fn);
   });
 
 // the fleet's tools as BeeAI DynamicTools (named by toolName); each call is one attempt of the fleet

@@ -10,7 +10,7 @@
 //
 //   node langchain-agent.js
 import { startCapture, finishCapture, versions } from './lib/run.js';
-import { scriptedLangChain } from './lib/langchain.js';
+import { scriptedLangChain, dropRootChain } from './lib/langchain.js';
 
 const CONFIG = {
   fixture: 'langchain-agent-openinference',
@@ -24,16 +24,7 @@ const CONFIG = {
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 20);
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   resourceExtra: { 'openinference.project.name': 'incident-agent' },
-  // the top span of an investigation marked to lose it: the agent's root CHAIN span, known
-  // at its end by its session id (the investigation) and the agent in its metadata
-  dropAtEnd: (span, fleet) => {
-    if (span.parentSpanContext) return false;
-    const inv = span.attributes['session.id'];
-    const meta = String(span.attributes.metadata ?? '');
-    if (!inv || !meta.includes('"agent":"incident-agent"')) return false;
-    const run = fleet.runs.find((r) => r.runId === inv);
-    return Boolean(run?.dropTop);
-  },
+  dropAtEnd: dropRootChain('incident-agent'),
 });
 
 const refused = [];

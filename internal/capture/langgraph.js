@@ -6,7 +6,7 @@
 //   node langgraph.js
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { startCapture, finishCapture, versions } from './lib/run.js';
-import { scriptedLangChain } from './lib/langchain.js';
+import { scriptedLangChain, dropRootChain } from './lib/langchain.js';
 
 const CONFIG = {
   fixture: 'langgraph-openinference',
@@ -20,16 +20,7 @@ const CONFIG = {
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 20);
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   resourceExtra: { 'openinference.project.name': 'incident-graph' },
-  // the top span of an investigation marked to lose it: the graph's root CHAIN span, known
-  // at its end by its session id (the investigation) and the agent in its metadata
-  dropAtEnd: (span, fleet) => {
-    if (span.parentSpanContext) return false;
-    const inv = span.attributes['session.id'];
-    const meta = String(span.attributes.metadata ?? '');
-    if (!inv || !meta.includes('"agent":"incident-graph"')) return false;
-    const run = fleet.runs.find((r) => r.runId === inv);
-    return Boolean(run?.dropTop);
-  },
+  dropAtEnd: dropRootChain('incident-graph'),
 });
 
 const { LangChainInstrumentation } = await import('@arizeai/openinference-instrumentation-langchain');

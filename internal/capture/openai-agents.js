@@ -70,14 +70,7 @@ const currentRun = () => fleet.als.getStore().run;
 const subagentOf = (child, fn) =>
   fleet.als.run({ run: child }, async () => {
     runsById.set(child.runId, child);
-    try {
-      const out = await fn();
-      fleet.endRun(child, 'completed');
-      return out;
-    } catch (e) {
-      fleet.endRun(child, 'failed');
-      throw e;
-    }
+    return fleet.track(child, fn);
   });
 
 // the fleet's tools as the SDK's function tools; each call is one attempt of the fleet

@@ -109,6 +109,19 @@ export class Fleet {
     run.outcome = outcome;
   }
 
+  // track runs fn, the agent run of run, and ends run completed, or failed when fn throws
+  // (rethrown).
+  async track(run, fn) {
+    try {
+      const out = await fn();
+      this.endRun(run, 'completed');
+      return out;
+    } catch (e) {
+      this.endRun(run, 'failed');
+      throw e;
+    }
+  }
+
   opId(run) {
     return `${run.runId}/op${run.i + 1}`;
   }

@@ -76,3 +76,17 @@ export function scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, 
 
   return { ScriptedChatModel, makeTools };
 }
+
+// dropRootChain is a capture's dropAtEnd for LangChain's OpenInference spans: the top span of
+// an investigation marked to lose it is its root CHAIN span, known at its end by its session
+// id (the investigation) and the agent named in its metadata.
+export function dropRootChain(agent) {
+  return (span, fleet) => {
+    if (span.parentSpanContext) return false;
+    const inv = span.attributes['session.id'];
+    const meta = String(span.attributes.metadata ?? '');
+    if (!inv || !meta.includes(`"agent":"${agent}"`)) return false;
+    const run = fleet.runs.find((r) => r.runId === inv);
+    return Boolean(run?.dropTop);
+  };
+}
