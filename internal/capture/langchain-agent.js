@@ -61,17 +61,12 @@ const mainAgent = makeAgent('incident-agent', 'claude-sonnet-4-5', ['WebSearch',
 const researcher = makeAgent('researcher', 'claude-haiku-4-5', ['WebSearch', 'Bash', 'docs/search']);
 
 async function invoke(agent, run, metadata) {
-  try {
-    const res = await agent.invoke(
+  return fleet.track(run, () =>
+    agent.invoke(
       { messages: [new HumanMessage(`Investigate ${run.investigation}`)] },
       { recursionLimit: 200, metadata },
-    );
-    fleet.endRun(run, 'completed');
-    return res;
-  } catch (e) {
-    fleet.endRun(run, 'failed');
-    throw e;
-  }
+    ),
+  );
 }
 
 // runSubagent: the Task tool invokes the researcher agent inside the tool call (the same

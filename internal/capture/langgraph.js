@@ -55,17 +55,12 @@ const mainGraph = makeGraph('claude-sonnet-4-5', ['WebSearch', 'Bash', 'docs/sea
 const researcher = makeGraph('claude-haiku-4-5', ['WebSearch', 'Bash', 'docs/search']);
 
 async function invoke(graph, run, name, metadata) {
-  try {
-    const res = await graph.invoke(
+  return fleet.track(run, () =>
+    graph.invoke(
       { messages: [new HumanMessage(`Investigate ${run.investigation}`)] },
       { runName: name, recursionLimit: 200, configurable: { thread_id: run.runId }, metadata },
-    );
-    fleet.endRun(run, 'completed');
-    return res;
-  } catch (e) {
-    fleet.endRun(run, 'failed');
-    throw e;
-  }
+    ),
+  );
 }
 
 // runSubagent runs the researcher graph as its own trace: outside the caller's OpenTelemetry
