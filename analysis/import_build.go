@@ -847,6 +847,16 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 	return sp
 }
 
+// terminationReason is why an agent span's run ended in error: its error type when that
+// names one, else the first line of its status message (a stack never), else the type it
+// has (a bare Error, or "exception" for an exception event without a type).
+func terminationReason(a *inSpan) string {
+	if a.errType != "" && a.errType != "exception" && !genericErrorTypes[a.errType] {
+		return a.errType
+	}
+	return cmp.Or(firstLine(a.msg), a.errType)
+}
+
 // finish sets the investigation's final state and its start and end transitions.
 func (b *built) finish(inv *inInv) {
 	a := inv.span
@@ -859,7 +869,7 @@ func (b *built) finish(inv *inInv) {
 		return
 	case a.status != "ok" && a.code == tracepb.Status_STATUS_CODE_ERROR:
 		inv.rec.FinalState = "terminated"
-		inv.rec.TerminationReason = cmp.Or(a.errType, a.msg)
+		inv.rec.TerminationReason = terminationReason(a)
 	default:
 		inv.rec.FinalState = "completed"
 	}

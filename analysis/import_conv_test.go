@@ -419,3 +419,20 @@ func TestAISDKFailsWithItsExceptions(t *testing.T) {
 		t.Errorf("the SDK's own failure: %s %s, want timeout", s.status, s.failureClass)
 	}
 }
+
+// A terminated run's reason is its error's name when it has one, else the first line of
+// its status message (never the stack after it), else the bare type it has.
+func TestTerminationReason(t *testing.T) {
+	for _, c := range []struct{ errType, msg, want string }{
+		{"AgentGaveUpError", "gave up: Bash failed 3 times", "AgentGaveUpError"},
+		{"exception", "gave up: Bash failed 3 times\n    at agent (a.js:1)", "gave up: Bash failed 3 times"},
+		{"unknown", "gave up: docs/search failed 3 times", "gave up: docs/search failed 3 times"},
+		{"Error", "", "Error"},
+		{"", "it failed", "it failed"},
+		{"exception", "  \n", "exception"},
+	} {
+		if got := terminationReason(&inSpan{errType: c.errType, msg: c.msg}); got != c.want {
+			t.Errorf("type %q, message %q: reason %q, want %q", c.errType, c.msg, got, c.want)
+		}
+	}
+}
