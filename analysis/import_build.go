@@ -181,29 +181,56 @@ func agentChains(r *inRun) {
 // investigation. An agent nested under an agent that works, or reached through a tool call,
 // stays a sub-agent.
 func agentWrappers(r *inRun) {
-	var own map[*inSpan]bool
-	var nested map[*inSpan][]*inSpan
+	// above is, for each span, the nearest agent span above it and whether a tool span lies
+	// between them; it is filled from the top down along each walk, so every span is walked
+	// once whatever the depth (a hostile chain of nested spans stays linear).
+	type up struct {
+		agent   *inSpan
+		viaTool bool
+	}
+	above := make(map[*inSpan]up, len(r.spans))
+	var path []*inSpan
+	upOf := func(s *inSpan) up {
+		path = path[:0]
+		x := s
+		for {
+			if _, ok := above[x]; ok {
+				break
+			}
+			path = append(path, x)
+			p := r.byKey[x.parent]
+			if p == nil {
+				above[x] = up{}
+				path = path[:len(path)-1]
+				break
+			}
+			if p.role == roleAgent {
+				above[x] = up{agent: p}
+				path = path[:len(path)-1]
+				break
+			}
+			x = p
+		}
+		for i := len(path) - 1; i >= 0; i-- {
+			p := r.byKey[path[i].parent]
+			u := above[p]
+			above[path[i]] = up{agent: u.agent, viaTool: u.viaTool || p.role == roleTool}
+		}
+		return above[s]
+	}
+	own := map[*inSpan]bool{}
+	nested := map[*inSpan][]*inSpan{}
 	for _, s := range r.spans {
 		if s.role == roleOther {
 			continue
 		}
-		viaTool := false
-		for p := r.byKey[s.parent]; p != nil; p = r.byKey[p.parent] {
-			if p.role == roleAgent {
-				if s.role != roleAgent {
-					if own == nil {
-						own = map[*inSpan]bool{}
-					}
-					own[p] = true
-				} else if !viaTool {
-					if nested == nil {
-						nested = map[*inSpan][]*inSpan{}
-					}
-					nested[p] = append(nested[p], s)
-				}
-				break
-			}
-			viaTool = viaTool || p.role == roleTool
+		u := upOf(s)
+		switch {
+		case u.agent == nil:
+		case s.role != roleAgent:
+			own[u.agent] = true
+		case !u.viaTool:
+			nested[u.agent] = append(nested[u.agent], s)
 		}
 	}
 	for outer, inner := range nested {

@@ -520,3 +520,35 @@ func TestHostileDuplicateField(t *testing.T) {
 		refused(t, []string{p}, ImportOptions{}, name+":1", c.field)
 	}
 }
+
+// A trace nested as deep as it is long (each span the parent of the next: tool calls, with
+// an agent every 10,000 spans, each under the tool call above it) imports, with every agent
+// a sub-agent of the one above. Each rule that walks up the tree (ancestry, wrapper agents)
+// remembers what it found, so each span is walked once: walked from every span up to its
+// agent, these 60,000 spans would take 3·10⁸ steps.
+func TestHostileDeepNesting(t *testing.T) {
+	const n, every = 60000, 10000
+	t0 := uint64(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).UnixNano())
+	trace := bytes.Repeat([]byte{9}, 16)
+	spans := make([]*tracepb.Span, n)
+	for i := range spans {
+		id := make([]byte, 8)
+		binary.BigEndian.PutUint64(id, uint64(i+1))
+		s := &tracepb.Span{TraceId: trace, SpanId: id, Name: "execute_tool Bash",
+			StartTimeUnixNano: t0 + uint64(i), EndTimeUnixNano: t0 + uint64(2*n-i),
+			Attributes: []*commonpb.KeyValue{strAttr("gen_ai.operation.name", "execute_tool"), strAttr("gen_ai.tool.name", "Bash")}}
+		if i%every == 0 {
+			s.Name, s.Attributes = "invoke_agent a", []*commonpb.KeyValue{strAttr("gen_ai.operation.name", "invoke_agent")}
+		}
+		if i > 0 {
+			s.ParentSpanId = spans[i-1].SpanId
+		}
+		spans[i] = s
+	}
+	p := filepath.Join(t.TempDir(), "deep.pb")
+	writeRequest(t, p, spans...)
+	db, _ := importInto(t, []string{p}, ImportOptions{})
+	if got := queryInt(t, db, "SELECT count(*) FROM investigations WHERE depth = (investigation_id - 1)"); got != n/every {
+		t.Errorf("%d investigations each one deeper than the last, want %d (an agent every %d spans, each under the tool call above it)", got, n/every, every)
+	}
+}
