@@ -173,64 +173,26 @@ func agentChains(r *inRun) {
 	}
 }
 
-// agentWrappers folds into an agent the agent spans nested in it with no tool call between
-// them when it does no work of its own (no tool call, model turn or other step outside
-// them): the outer span only wraps the agent run, as the OpenAI Agents SDK's workflow span
-// (its trace's root, an AGENT in OpenInference) wraps the agent it runs, or a run handed from
-// one agent to the next. The nested spans become steps of the outer agent, which is the
-// investigation. An agent nested under an agent that works, or reached through a tool call,
-// stays a sub-agent.
+// agentWrappers folds into an agent the agent spans nested in it when it does no work of
+// its own (no tool call, model turn or other step outside them): the outer span only wraps
+// the agent run, as the OpenAI Agents SDK's workflow span (its trace's root, an AGENT in
+// OpenInference) wraps the agent it runs, or a run handed from one agent to the next. The
+// nested spans become steps of the outer agent, which is the investigation. An agent nested
+// under an agent that works stays a sub-agent, and so does one reached through a tool call:
+// that call is its outer agent's own work.
 func agentWrappers(r *inRun) {
-	// above is, for each span, the nearest agent span above it and whether a tool span lies
-	// between them; it is filled from the top down along each walk, so every span is walked
-	// once whatever the depth (a hostile chain of nested spans stays linear).
-	type up struct {
-		agent   *inSpan
-		viaTool bool
-	}
-	above := make(map[*inSpan]up, len(r.spans))
-	var path []*inSpan
-	upOf := func(s *inSpan) up {
-		path = path[:0]
-		x := s
-		for {
-			if _, ok := above[x]; ok {
-				break
-			}
-			path = append(path, x)
-			p := r.byKey[x.parent]
-			if p == nil {
-				above[x] = up{}
-				path = path[:len(path)-1]
-				break
-			}
-			if p.role == roleAgent {
-				above[x] = up{agent: p}
-				path = path[:len(path)-1]
-				break
-			}
-			x = p
-		}
-		for i := len(path) - 1; i >= 0; i-- {
-			p := r.byKey[path[i].parent]
-			u := above[p]
-			above[path[i]] = up{agent: u.agent, viaTool: u.viaTool || p.role == roleTool}
-		}
-		return above[s]
-	}
+	an := newAncestry(r)
 	own := map[*inSpan]bool{}
 	nested := map[*inSpan][]*inSpan{}
 	for _, s := range r.spans {
-		if s.role == roleOther {
-			continue
-		}
-		u := upOf(s)
-		switch {
-		case u.agent == nil:
+		switch p := r.byKey[s.parent]; {
+		case s.role == roleOther:
 		case s.role != roleAgent:
-			own[u.agent] = true
-		case !u.viaTool:
-			nested[u.agent] = append(nested[u.agent], s)
+			if a := an.agent[s]; a != nil {
+				own[a] = true
+			}
+		case p != nil && an.agent[p] != nil:
+			nested[an.agent[p]] = append(nested[an.agent[p]], s)
 		}
 	}
 	for outer, inner := range nested {
@@ -291,7 +253,7 @@ func breakCycles(r *inRun) int {
 // ancestry finds, for every span, its nearest agent ancestor (itself when it is one; nil
 // when it has none) and the top of its chain (the trace's root, or the top of an orphan
 // fragment whose parent span is missing). Parents are walked iteratively after
-// breakCycles.
+// breakCycles, each span once.
 type ancestry struct {
 	agent map[*inSpan]*inSpan
 	top   map[*inSpan]*inSpan
@@ -878,7 +840,7 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 // names one, else the first line of its status message (a stack never), else the type it
 // has (a bare Error, or "exception" for an exception event without a type).
 func terminationReason(a *inSpan) string {
-	if a.errType != "" && a.errType != "exception" && !genericErrorTypes[a.errType] {
+	if a.errType != "" && a.errType != unnamedException && !genericErrorTypes[a.errType] {
 		return a.errType
 	}
 	return cmp.Or(firstLine(a.msg), a.errType)

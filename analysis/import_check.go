@@ -67,20 +67,21 @@ func attrKinds() {
 				attrRules[k] = r
 			}
 		}
-		count := func(r *attrRule) { r.count = true }
-		name := func(r *attrRule) { r.name = true }
-		countField := func(keys ...string) {
+		// a count is an attribute's value, or a field of the JSON object it holds (key#field)
+		counts := func(keys ...string) {
 			for _, k := range keys {
 				if base, field, ok := strings.Cut(k, "#"); ok {
 					mark(func(r *attrRule) { r.countFields = append(r.countFields, field) }, base)
+				} else {
+					mark(func(r *attrRule) { r.count = true }, k)
 				}
 			}
 		}
+		name := func(r *attrRule) { r.name = true }
 		mark(name, "service.name", "mayday.scenario", "mayday.tool", "mayday.model", "error.type", "exception.type")
 		for _, c := range conventions {
 			for _, list := range [][]string{c.Attempt, c.Resend, c.InputTokens, c.OutputTokens, c.TotalTokens} {
-				mark(count, list...)
-				countField(list...)
+				counts(list...)
 			}
 			for _, list := range [][]string{c.Tool, c.Model, c.ErrorType} {
 				mark(name, list...)
@@ -489,53 +490,52 @@ func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) er
 
 // checkCountFields checks the count fields of a JSON object held as a string (Langfuse's
 // usage_details): each present is a whole number from 0 to maxCount. A value that is no
-// JSON object is left alone (the import reads no count from it).
+// JSON object is left alone (the import reads no count from it), as is a field that is no
+// number.
 func checkCountFields(v *commonpb.AnyValue, fields []string) error {
-	obj, ok := jsonObject(v.GetStringValue())
-	if !ok {
-		return nil
-	}
+	obj := jsonObject(v.GetStringValue())
 	for _, f := range fields {
-		n, ok := obj[f]
-		if !ok {
-			continue
-		}
-		var val *commonpb.AnyValue
-		if i, err := n.Int64(); err == nil {
-			val = &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: i}}
-		} else if x, err := n.Float64(); err == nil {
-			val = &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: x}}
-		} else {
-			return fmt.Errorf("field %s: %s: want a whole number from 0 to %d", excerpt(f), excerpt(n.String()), maxCount)
-		}
-		if err := checkKind(val, kindCount); err != nil {
-			return fmt.Errorf("field %s: %w", excerpt(f), err)
+		if n, ok := obj[f]; ok {
+			if err := checkKind(n.anyValue(), kindCount); err != nil {
+				return fmt.Errorf("field %s: %w", excerpt(f), err)
+			}
 		}
 	}
 	return nil
 }
 
-// jsonObject reads text as a JSON object whose numbers keep their text; false when it is
-// not one (or a field is no number: such a field is read as absent).
-func jsonObject(text string) (map[string]json.Number, bool) {
+// jsonNumber is a number field of a JSON object, as its text.
+type jsonNumber json.Number
+
+// anyValue is the number as an attribute value: an int when it is a whole number that fits,
+// else a double.
+func (n jsonNumber) anyValue() *commonpb.AnyValue {
+	if i, err := json.Number(n).Int64(); err == nil {
+		return &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: i}}
+	}
+	x, _ := json.Number(n).Float64()
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: x}}
+}
+
+// jsonObject reads the number fields of text as a JSON object (nil when it is not one).
+func jsonObject(text string) map[string]jsonNumber {
 	t := strings.TrimSpace(text)
 	if !strings.HasPrefix(t, "{") {
-		return nil, false
+		return nil
 	}
-	var raw map[string]json.RawMessage
-	if json.Unmarshal([]byte(t), &raw) != nil {
-		return nil, false
+	d := json.NewDecoder(strings.NewReader(t))
+	d.UseNumber()
+	var fields map[string]any
+	if d.Decode(&fields) != nil {
+		return nil
 	}
-	out := make(map[string]json.Number, len(raw))
-	for k, r := range raw {
-		var n json.Number
-		d := json.NewDecoder(strings.NewReader(string(r)))
-		d.UseNumber()
-		if d.Decode(&n) == nil {
-			out[k] = n
+	out := map[string]jsonNumber{}
+	for k, v := range fields {
+		if n, ok := v.(json.Number); ok {
+			out[k] = jsonNumber(n)
 		}
 	}
-	return out, true
+	return out
 }
 
 // checkColumn checks one column of a row an export carries.

@@ -587,20 +587,19 @@ func (s *inSpan) str(keys ...string) string {
 
 func (s *inSpan) num(keys ...string) (int64, bool) {
 	for _, k := range keys {
+		var v *attrValue
 		if base, field, ok := strings.Cut(k, "#"); ok {
-			// a field of a JSON object held as a string (checked as a count on reading)
-			if v := s.attr(base); v != nil && v.kind == attrString {
-				if obj, ok := jsonObject(v.s); ok {
-					if n, err := obj[field].Int64(); err == nil {
-						return n, true
-					} else if x, err := obj[field].Float64(); err == nil {
-						return int64(x), true
-					}
+			// a field of a JSON object held as a string (checked as a count on reading),
+			// read as the attribute it would be
+			if b := s.attr(base); b != nil && b.kind == attrString {
+				if n, ok := jsonObject(b.s)[field]; ok {
+					a := compactValue(n.anyValue(), nil)
+					v = &a
 				}
 			}
-			continue
+		} else {
+			v = s.attr(k)
 		}
-		v := s.attr(k)
 		if v == nil {
 			continue
 		}
@@ -736,7 +735,7 @@ func (s *inSpan) outcome() {
 		}
 	}
 	if exception && s.errType == "" {
-		s.errType = "exception"
+		s.errType = unnamedException
 	}
 	if exception && s.cv != nil && s.cv.ExceptionFails {
 		// the convention records the event only for a failure: the span ended in error,
@@ -754,6 +753,10 @@ func (s *inSpan) outcome() {
 		s.status = "timeout"
 	}
 }
+
+// unnamedException is the error type of a span whose exception event names none, and whose
+// messages name none either.
+const unnamedException = "exception"
 
 // genericErrorTypes are error types that name no error: the base classes, and the values
 // instrumentations write when they know no type (the GenAI conventions' _OTHER; Mastra

@@ -64,12 +64,13 @@ func fitExhaustion(eps []Episode, humans bool) ExhaustFit {
 		x.Exhausted++
 		switch e.EndedAs {
 		case "terminated":
+			// one give-up per investigation (an episode of no known investigation is its own)
 			if e.Investigation != 0 && gaveUp[e.Investigation] {
 				x.WentOn++
-				continue
+			} else {
+				gaveUp[e.Investigation] = true
+				x.GaveUp++
 			}
-			gaveUp[e.Investigation] = e.Investigation != 0
-			x.GaveUp++
 		case "completed":
 			x.WentOn++
 		}

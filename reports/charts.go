@@ -395,10 +395,8 @@ func guardsChart(runs []*Run, tu timeUnit, tools []string) *Chart {
 func failedAttempts(runs []*Run) bool {
 	for _, r := range runs {
 		for _, f := range r.Failures {
-			for _, v := range f.Values {
-				if v > 0 {
-					return true
-				}
+			if maxOf(f.Values) > 0 {
+				return true
 			}
 		}
 	}
