@@ -227,18 +227,14 @@ otelExporter.processor = new Accounting(otelExporter.processor, counters, droppe
 const agent = mastra.getAgent('investigator');
 async function runInvestigation(run) {
   runsById.set(run.runId, run);
-  try {
+  return fleet.track(run, async () => {
     const result = await agent.generate(`Investigate ${run.investigation}`, {
       maxSteps: 40,
       tracingOptions: { metadata: { investigation_id: run.investigation, run_id: run.runId } },
     });
     if (result?.error) throw result.error;
-    fleet.endRun(run, 'completed');
     return result.text;
-  } catch (e) {
-    fleet.endRun(run, 'failed');
-    throw e;
-  }
+  });
 }
 
 await fleet.runAll(runInvestigation, { concurrencyLog: true });

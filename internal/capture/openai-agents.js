@@ -136,14 +136,7 @@ async function runInvestigation(run) {
     groupId: run.investigation,
     traceMetadata: { investigation_id: run.investigation, run_id: run.runId },
   });
-  try {
-    const result = await runner.run(investigator, `Investigate ${run.investigation}`, { maxTurns: 40 });
-    fleet.endRun(run, 'completed');
-    return result.finalOutput;
-  } catch (e) {
-    fleet.endRun(run, 'failed');
-    throw e;
-  }
+  return fleet.track(run, async () => (await runner.run(investigator, `Investigate ${run.investigation}`, { maxTurns: 40 })).finalOutput);
 }
 
 await fleet.runAll(runInvestigation, { concurrencyLog: true });
