@@ -47,7 +47,7 @@ export function topSpanDropper(fleetOf) {
 // makeProcessor(exporter), when given, is each provider's span processor (see makeProviders).
 export async function setup({ fixture, t0, scale, encoding, services, fleetRef, resourceExtra, dropAtEnd, makeProcessor }) {
   installClock({ t0Ms: Date.parse(t0), scale });
-  const rawDir = path.join(HERE, 'out', fixture);
+  const rawDir = path.join(HERE, 'out', path.basename(fixture)); // a fixture named by a path (an unmapped one) still writes its raw bodies under out/
   const receiver = await startReceiver(rawDir);
   const top = topSpanDropper(() => fleetRef.fleet);
   const dropper = dropAtEnd
