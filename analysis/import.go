@@ -157,7 +157,7 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	unpin := sync.OnceFunc(PinGoHeap(math.MaxInt64))
 	defer unpin()
 	set, rd := newSpanSet(opts.Conventions, opts.RunID, opts.Service), newTraceReader(opts.Limits, opts.Conventions, opts.Redact)
-	set.dbPath = db.path
+	set.dbPath, set.maxRuns = db.path, rd.lim.Runs
 	defer set.closeSpill()
 	// Reading makes and drops a request's objects at a high rate over a small live heap
 	// (what is held past a request is copied out of it, or spilled): collections every

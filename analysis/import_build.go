@@ -386,11 +386,7 @@ func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 		inv.id = firstID + int64(i+1)
 	}
 	for _, inv := range invs {
-		inv.root = inv
-		for inv.root.parent != nil {
-			inv.root = inv.root.parent
-			inv.depth++
-		}
+		inv.rootAndDepth()
 		slices.SortFunc(inv.members, spanOrder)
 	}
 	return invs
@@ -437,6 +433,11 @@ func syntheticRoot(r *inRun, trace string, loose []*inSpan) *inSpan {
 // from when its trace says so: a span link from its agent span to a span of another trace,
 // else a session (conversation, thread) id shared with an investigation of another trace
 // that was running when it began (the latest such). A join never makes a loop.
+//
+// The session rule is a sweep over each session's investigations in start order, so that a
+// conversation of many turns (each a trace of its own, one id) costs its length, not its
+// square: an investigation that ended before one began has ended before every later one
+// begins too, and leaves the sweep for good.
 func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inInv, traces map[string]*traceInfo, st *importStats) {
 	invOf := func(s *inSpan) *inInv {
 		if a := an.agent[s]; a != nil {
@@ -444,9 +445,22 @@ func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inIn
 		}
 		return traces[s.traceHex].home
 	}
-	sessions := map[string][]*inInv{}
+	top := newInvTops(invs)
+	join := func(inv, to *inInv) {
+		inv.parent = to
+		top.link(inv, to)
+		st.JoinedTraces++
+	}
+	var sessions map[string][]*inInv
+	var ids []string // the sessions in the order first met, so that joins never follow map order
 	for _, inv := range invs {
 		if id := inv.session(); id != "" {
+			if sessions == nil {
+				sessions = map[string][]*inInv{}
+			}
+			if _, seen := sessions[id]; !seen {
+				ids = append(ids, id)
+			}
 			sessions[id] = append(sessions[id], inv)
 		}
 	}
@@ -454,39 +468,106 @@ func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inIn
 		if inv.parent != nil {
 			continue
 		}
-		var to *inInv
 		for _, l := range inv.span.links {
 			if !l.ok {
 				continue
 			}
 			if p := r.byKey[l.key]; p != nil && p.traceHex != inv.trace {
-				to = invOf(p)
+				if to := invOf(p); to != nil && top.find(to) != inv {
+					join(inv, to)
+				}
 				break
 			}
 		}
-		if to == nil {
-			for _, c := range sessions[inv.session()] {
-				if c.trace != inv.trace && c.span.start <= inv.span.start && (c.span.end == 0 || c.span.end >= inv.span.start) &&
-					(to == nil || spanOrder(c.span, to.span) > 0) && !c.descendsFrom(inv) {
-					to = c
-				}
+	}
+	for _, id := range ids {
+		members := sessions[id]
+		slices.SortStableFunc(members, func(x, y *inInv) int { return spanOrder(x.span, y.span) })
+		var open []*inInv // pushed in start order; the top is the latest begun
+		next := 0
+		for _, inv := range members {
+			for next < len(members) && members[next].span.start <= inv.span.start {
+				open = append(open, members[next])
+				next++
 			}
-		}
-		if to != nil && to != inv && !to.descendsFrom(inv) {
-			inv.parent = to
-			st.JoinedTraces++
+			if inv.parent != nil {
+				continue
+			}
+			skipped := 0
+			for i := len(open) - 1; i >= 0 && skipped < maxSessionSkips; i-- {
+				c := open[i]
+				if c.span.end != 0 && c.span.end < inv.span.start {
+					if i == len(open)-1 {
+						open = open[:i] // ended before this one began, so before every later one too
+					}
+					continue
+				}
+				if c == inv || c.trace == inv.trace || top.find(c) == inv {
+					skipped++
+					continue
+				}
+				join(inv, c)
+				break
+			}
 		}
 	}
 }
 
-// descendsFrom reports whether inv is anc or one of its descendants.
-func (inv *inInv) descendsFrom(anc *inInv) bool {
-	for x := inv; x != nil; x = x.parent {
-		if x == anc {
-			return true
+// maxSessionSkips bounds how many of a session's running investigations that cannot be a
+// parent (of the same trace, or below the one joining) the session rule passes over for one
+// investigation, so that no trace makes the sweep quadratic; past it the investigation stays
+// a root.
+const maxSessionSkips = 1024
+
+// invTops finds the top investigation above each (the investigation without a parent that
+// it descends from), with path compression: joinTraces asks, before each join, whether the
+// candidate parent descends from the investigation it would join, which is a loop exactly
+// when the candidate's top is that investigation (only investigations without a parent
+// join). A join puts a top under another investigation, so the tops only ever move up.
+type invTops map[*inInv]*inInv
+
+func newInvTops(invs []*inInv) invTops {
+	t := make(invTops, len(invs))
+	for _, inv := range invs {
+		if inv.parent != nil {
+			t[inv] = inv.parent
 		}
 	}
-	return false
+	return t
+}
+
+func (t invTops) find(inv *inInv) *inInv {
+	x := inv
+	for t[x] != nil {
+		x = t[x]
+	}
+	for y := inv; y != x; {
+		next := t[y]
+		t[y] = x
+		y = next
+	}
+	return x
+}
+
+func (t invTops) link(inv, to *inInv) { t[inv] = to }
+
+// rootAndDepth sets inv.root and inv.depth, and those of every investigation above it, by
+// one walk up that stops at the first investigation already set: a chain of sub-agents (or
+// of joined traces) as long as the run costs its length, not its square.
+func (inv *inInv) rootAndDepth() {
+	var up []*inInv
+	x := inv
+	for x.root == nil && x.parent != nil {
+		up = append(up, x)
+		x = x.parent
+	}
+	if x.root == nil { // a top
+		x.root, x.depth = x, 0
+	}
+	for i := len(up) - 1; i >= 0; i-- {
+		y := up[i]
+		y.root, y.depth = y.parent.root, y.parent.depth+1
+	}
 }
 
 // session is the investigation's session id: its agent span's, else the first member's

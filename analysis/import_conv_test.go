@@ -6,6 +6,7 @@ package analysis
 // ./analysis/ runs them in seconds).
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -433,6 +434,49 @@ func TestTerminationReason(t *testing.T) {
 	} {
 		if got := terminationReason(&inSpan{errType: c.errType, msg: c.msg}); got != c.want {
 			t.Errorf("type %q, message %q: reason %q, want %q", c.errType, c.msg, got, c.want)
+		}
+	}
+}
+
+// A session shared by many traces: a conversation of 20,000 turns, each its own trace and
+// over before the next begins, joins nothing; 20,000 agent runs each begun while the one
+// before still ran join into one chain, each a sub-agent of the one before it. The session
+// rule sweeps the session's runs in start order and finds each run's top by path
+// compression, and an investigation's root and depth are found once each: compared run to
+// run, as the rule was first written, these 40,000 runs took 4·10⁸ steps.
+func TestMappingLongSessions(t *testing.T) {
+	const n = 20000
+	t0 := uint64(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).UnixNano())
+	agent := func(trace int, session string, start, end uint64) *tracepb.Span {
+		id := make([]byte, 16)
+		binary.BigEndian.PutUint64(id[8:], uint64(trace))
+		return &tracepb.Span{TraceId: id, SpanId: id[8:], Name: "invoke_agent a", StartTimeUnixNano: t0 + start, EndTimeUnixNano: t0 + end,
+			Attributes: []*commonpb.KeyValue{strAttr("gen_ai.operation.name", "invoke_agent"), strAttr("gen_ai.conversation.id", session)}}
+	}
+	var spans []*tracepb.Span
+	for i := range n {
+		spans = append(spans, agent(i+1, "turns", uint64(i)*10, uint64(i)*10+5))    // over before the next begins
+		spans = append(spans, agent(n+i+1, "chain", uint64(i)*10, uint64(i)*10+25)) // the next begins while it runs
+	}
+	_, b, st := mapped(t, spans...)
+	if len(b.invs) != 2*n {
+		t.Fatalf("%d investigations, want %d", len(b.invs), 2*n)
+	}
+	if st.JoinedTraces != n-1 {
+		t.Errorf("%d traces joined, want %d (each run of the chain but the first)", st.JoinedTraces, n-1)
+	}
+	depth := map[string][]int32{}
+	for _, inv := range b.invs {
+		depth[inv.session()] = append(depth[inv.session()], inv.depth)
+	}
+	for i, d := range depth["chain"] {
+		if d != int32(i) {
+			t.Fatalf("run %d of the chain at depth %d, want %d (a sub-agent of the run before it)", i, d, i)
+		}
+	}
+	for i, d := range depth["turns"] {
+		if d != 0 {
+			t.Fatalf("turn %d at depth %d, want 0 (no turn runs while another does)", i, d)
 		}
 	}
 }

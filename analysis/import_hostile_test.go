@@ -552,3 +552,29 @@ func TestHostileDeepNesting(t *testing.T) {
 		t.Errorf("%d investigations each one deeper than the last, want %d (an agent every %d spans, each under the tool call above it)", got, n/every, every)
 	}
 }
+
+// A file of a resource per service.name makes a run per service, each stored and measured
+// on its own: past --max-runs the input is refused, naming the file and the cap, before any
+// run is stored; at the cap it imports.
+func TestHostileManyServices(t *testing.T) {
+	const n = 12
+	reqs := &coltracepb.ExportTraceServiceRequest{}
+	for i := range n {
+		reqs.ResourceSpans = append(reqs.ResourceSpans, &tracepb.ResourceSpans{
+			Resource:   &resourcepb.Resource{Attributes: []*commonpb.KeyValue{strAttr("service.name", fmt.Sprintf("svc-%d", i))}},
+			ScopeSpans: []*tracepb.ScopeSpans{{Spans: agentAndTool()}}})
+	}
+	b, err := proto.Marshal(reqs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "services.pb")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	refused(t, []string{p}, ImportOptions{Limits: ReadLimits{Runs: n - 1}}, "services.pb", fmt.Sprintf("more than %d runs", n-1), "--max-runs", "--service")
+	db, _ := importInto(t, []string{p}, ImportOptions{Limits: ReadLimits{Runs: n}})
+	if got := queryInt(t, db, "SELECT count(*) FROM runs"); got != n {
+		t.Errorf("%d runs at the cap, want %d", got, n)
+	}
+}

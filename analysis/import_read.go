@@ -50,6 +50,7 @@ type ReadLimits struct {
 	File    int64         // one file, decompressed
 	Total   int64         // every file of the import together, decompressed
 	Spread  time.Duration // from the earliest start to the latest end of one run's spans
+	Runs    int           // runs made by one import (one per service.name, one per run of a mayday export)
 }
 
 // The default limits: far above what a collector writes (an OTLP request is a few MiB; a
@@ -60,6 +61,10 @@ const (
 	DefaultMaxFile    = 16 << 30
 	DefaultMaxTotal   = 64 << 30
 	DefaultMaxSpread  = 31 * 24 * time.Hour
+	// DefaultMaxRuns: each run is stored, and its metrics computed, on its own (some 40 ms
+	// for a run of a few spans), so a file of a span per service.name would otherwise take
+	// minutes per megabyte.
+	DefaultMaxRuns = 1000
 )
 
 func (l ReadLimits) withDefaults() ReadLimits {
@@ -67,6 +72,7 @@ func (l ReadLimits) withDefaults() ReadLimits {
 	l.File = cmp.Or(l.File, DefaultMaxFile)
 	l.Total = cmp.Or(l.Total, DefaultMaxTotal)
 	l.Spread = cmp.Or(l.Spread, DefaultMaxSpread)
+	l.Runs = cmp.Or(l.Runs, DefaultMaxRuns)
 	return l
 }
 

@@ -163,6 +163,7 @@ type spanSet struct {
 	skipped  map[string]int64 // spans of other services than --service, by service
 	spans    int64
 	dbPath   string // the database's file, beside which the runs spill ("" = in memory)
+	maxRuns  int    // ReadLimits.Runs (0: no cap)
 	spillTo  string // the spill folder, once made
 }
 
@@ -229,6 +230,9 @@ func (s *spanSet) run(key string, native bool) (*inRun, error) {
 	if r, ok := s.byID[key]; ok {
 		return r, nil
 	}
+	if s.maxRuns > 0 && len(s.runs) >= s.maxRuns {
+		return nil, refuse("more than %d runs in the input (one per service.name, and one per run of a mayday export; --service NAME imports one service, --max-runs raises the cap)", s.maxRuns)
+	}
 	key = strings.Clone(key) // a run id can be a part of the request (slabs), whose memory is read into again
 	r := &inRun{id: key, native: native, resource: map[string]*commonpb.AnyValue{}, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
 	s.byID[key] = r
@@ -270,7 +274,9 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 				r.service = strings.Clone(service)
 			}
 		}
-		if err != nil {
+		if errors.Is(err, ErrBadTraceInput) {
+			return fmt.Errorf("%s: %w", where, err)
+		} else if err != nil {
 			return err
 		}
 		for k, v := range res {

@@ -36,6 +36,7 @@ type importOptions struct {
 	MaxFile     string
 	MaxInput    string
 	MaxSpread   time.Duration
+	MaxRuns     int
 }
 
 // newImportCmd builds 'mayday import'; runF, when not nil, gets the parsed options instead
@@ -97,6 +98,7 @@ regular files only, and a link in it to a file outside it is refused.`,
 	f.StringVar(&opts.MaxFile, "max-file", fmt.Sprintf("%dGiB", analysis.DefaultMaxFile>>30), "refuse a file larger than this, decompressed")
 	f.StringVar(&opts.MaxInput, "max-input", fmt.Sprintf("%dGiB", analysis.DefaultMaxTotal>>30), "refuse input larger than this, every file decompressed")
 	f.DurationVar(&opts.MaxSpread, "max-spread", analysis.DefaultMaxSpread, "refuse a run whose spans cover more than this, from the first start to the last end")
+	f.IntVar(&opts.MaxRuns, "max-runs", analysis.DefaultMaxRuns, "refuse input of more runs than this (one per service.name, one per run of a mayday export)")
 	_ = cmd.RegisterFlagCompletionFunc("conventions", cobra.FixedCompletions(
 		append([]string{analysis.ConvAuto}, analysis.ConventionNames()...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -275,5 +277,9 @@ func importLimits(opts *importOptions) (analysis.ReadLimits, error) {
 		return l, badInputf("--max-spread %s: want a positive duration such as 744h (31 days)", opts.MaxSpread)
 	}
 	l.Spread = opts.MaxSpread
+	if opts.MaxRuns <= 0 {
+		return l, badInputf("--max-runs %d: want a positive count", opts.MaxRuns)
+	}
+	l.Runs = opts.MaxRuns
 	return l, nil
 }
