@@ -714,7 +714,7 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 		op.lastStep = step
 		ops[s] = op
 		lastOfTool[tool] = op
-		st.called(step, tool)
+		st.called(step, tool, s.start)
 		open[tool] = slices.DeleteFunc(open[tool], func(o *inOp) bool { return o == op || (args != "" && o.args == args) })
 		if s.status != "ok" && s.failureClass != "policy_violation" {
 			open[tool] = append(open[tool], op)
@@ -729,6 +729,7 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 type steps struct {
 	turnEnds []int64                 // ends of the model turns, in order
 	tools    map[int]map[string]bool // step -> the tools called in it
+	latest   map[string]int64        // tool -> the latest start of a call of it
 }
 
 func newSteps(inv *inInv) *steps {
@@ -747,11 +748,25 @@ func (st *steps) of(s *inSpan) int {
 	return n
 }
 
-func (st *steps) called(step int, tool string) {
+func (st *steps) called(step int, tool string, start int64) {
 	if st.tools[step] == nil {
 		st.tools[step] = map[string]bool{}
 	}
 	st.tools[step][tool] = true
+	if st.latest == nil {
+		st.latest = map[string]int64{}
+	}
+	st.latest[tool] = max(st.latest[tool], start)
+}
+
+// otherSince reports whether a call of a tool other than tool began after at.
+func (st *steps) otherSince(tool string, at int64) bool {
+	for t, start := range st.latest {
+		if t != tool && start > at {
+			return true
+		}
+	}
+	return false
 }
 
 // movedOn reports whether a step after from and before to called tools, none of them tool:
@@ -767,8 +782,9 @@ func (st *steps) movedOn(tool string, from, to int) bool {
 
 // retryOf returns the open operation that s retries: the latest whose last attempt failed
 // and ended before s began, within window, with the same recorded arguments (or none
-// recorded on either side), and with no step in between that called only other tools;
-// nil when there is none.
+// recorded on either side), and with no step in between that called only other tools (or,
+// in the same step, no call of another tool begun after the failure); nil when there is
+// none.
 func retryOf(open []*inOp, s *inSpan, args string, window time.Duration, st *steps, step int) *inOp {
 	for i := len(open) - 1; i >= 0; i-- {
 		o := open[i]
@@ -780,6 +796,12 @@ func retryOf(open []*inOp, s *inSpan, args string, window time.Duration, st *ste
 			continue
 		}
 		if st.movedOn(o.tool, o.lastStep, step) {
+			continue
+		}
+		if step == o.lastStep && st.otherSince(o.tool, last.end) {
+			// The model turns do not part the two calls (a library whose one model span lasts
+			// the whole run, as VoltAgent's does): that another tool was called after the
+			// failure and before this call is what says the agent went on.
 			continue
 		}
 		return o
@@ -921,7 +943,7 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 // names one, else the first line of its status message (a stack never), else the type it
 // has (a bare Error, or "exception" for an exception event without a type).
 func terminationReason(a *inSpan) string {
-	if a.errType != "" && a.errType != unnamedException && !genericErrorTypes[a.errType] {
+	if a.errType != "" && a.errType != unnamedException && !a.genericError(a.errType) {
 		return a.errType
 	}
 	return cmp.Or(firstLine(a.msg), a.errType)

@@ -22,6 +22,9 @@ type convention struct {
 	// DetectAttrPrefixes: or an attribute whose key starts with one of these.
 	// DetectNamePrefixes: or whose name starts with one of these.
 	DetectAttrs, DetectAttrPrefixes, DetectNamePrefixes []string
+	// DetectAttrSets: or every attribute of one of these sets (for a library whose own keys
+	// are common words, each of which alone could be anyone's).
+	DetectAttrSets [][]string
 	// ProducerAttrs: attributes only the instrumented library itself writes; a span
 	// carrying one is of this convention whatever the rank, even when another
 	// instrumentation added its own attributes to the span.
@@ -58,6 +61,9 @@ type convention struct {
 	Session []string
 	// ErrorType: the error's type (before the exception event's exception.type).
 	ErrorType []string
+	// WrapperErrors: error types the library wraps every error in, which name no error (as
+	// Error does): the message's own error name, else its first line, is read instead.
+	WrapperErrors []string
 	// ExceptionFails: an exception event marks its span failed whatever its status says
 	// (for a producer that records the event only for a failed run but leaves the status
 	// OK, which OpenTelemetry makes final once set).
@@ -128,6 +134,11 @@ func (c *convention) detect(s *inSpan) bool {
 			if strings.HasPrefix(kv.key, p) {
 				return true
 			}
+		}
+	}
+	for _, set := range c.DetectAttrSets {
+		if !slices.ContainsFunc(set, func(k string) bool { return s.attr(k) == nil }) {
+			return true
 		}
 	}
 	return false

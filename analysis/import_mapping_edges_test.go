@@ -232,13 +232,16 @@ func TestMappingDetection(t *testing.T) {
 		{"xai.generate", nil, ConvGenAI},
 		{"x", map[string]any{"gen_ai.operation.name": "chat"}, ConvGenAI},
 		{"x", map[string]any{"ai.other": "v"}, ConvGenAI},
+		{"incident-commander", map[string]any{"entity.type": "agent", "entity.id": "a", "operation.id": "u"}, ConvVoltAgent},
+		{"tool.execution:Bash", map[string]any{"entity.type": "agent", "span.type": "tool", "operation.id": "u"}, ConvVoltAgent},
+		{"x", map[string]any{"entity.type": "agent", "span.type": "tool"}, ConvGenAI}, // common words alone are anyone's
 	} {
 		r, _, _ := mapped(t, mkSpan(1, 1, 0, c.name, 0, 1, c.attrs))
 		if got := r.spans[0].conv; got != c.conv {
 			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
 		}
 	}
-	if names := ConventionNames(); len(names) != 7 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+	if names := ConventionNames(); len(names) != 8 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
 	}
 }

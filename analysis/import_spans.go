@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -708,7 +709,7 @@ func (s *inSpan) outcome() {
 		for _, kv := range e.attrs {
 			switch kv.key {
 			case "exception.type":
-				if t := firstLine(kv.val.text()); s.errType == "" || genericErrorTypes[s.errType] && t != "" && !genericErrorTypes[t] {
+				if t := firstLine(kv.val.text()); s.errType == "" || s.genericError(s.errType) && t != "" && !s.genericError(t) {
 					s.errType = t
 				}
 			case "exception.message":
@@ -730,7 +731,7 @@ func (s *inSpan) outcome() {
 		// status without one was set by something else, and is not this span's failure.
 		s.code, s.msg = tracepb.Status_STATUS_CODE_UNSET, ""
 	}
-	if genericErrorTypes[s.errType] || (s.errType == "" && (exception || s.code == tracepb.Status_STATUS_CODE_ERROR)) {
+	if s.genericError(s.errType) || (s.errType == "" && (exception || s.code == tracepb.Status_STATUS_CODE_ERROR)) {
 		// A bare Error (LangSmith JS writes it for every exception) says less than the
 		// message's own "TimeoutError: ..." prefix, the error's name as JavaScript and Python
 		// print it.
@@ -768,6 +769,12 @@ const unnamedException = "exception"
 // instrumentations write when they know no type (the GenAI conventions' _OTHER; Mastra
 // writes unknown).
 var genericErrorTypes = map[string]bool{"Error": true, "Exception": true, "BaseException": true, "_OTHER": true, "unknown": true}
+
+// genericError reports whether an error type names no error: one of genericErrorTypes, or
+// a wrapper of s's convention (WrapperErrors).
+func (s *inSpan) genericError(t string) bool {
+	return genericErrorTypes[t] || s.cv != nil && slices.Contains(s.cv.WrapperErrors, t)
+}
 
 // errorName returns the first error name in msg printed as "Name: ..." (a dotted
 // identifier ending in Error or Exception, as JavaScript's and Python's errors print

@@ -35,7 +35,7 @@ import { HERE, finish, versions, topSpanDropper } from './lib/run.js';
 import path from 'node:path';
 
 const CONFIG = {
-  fixture: '../libraries-unmapped/voltagent-otel',
+  fixture: 'voltagent-otel',
   t0: '2026-03-10T06:30:00.000Z',
   seed: 310,
   file: 'traces.pb.gz',
