@@ -827,14 +827,25 @@ func (b *built) memberSpans(inv *inInv, ops map[*inSpan]*inOp) {
 	failedTurns := int32(0)
 	opsSeen := int32(0)
 	firstTurn := map[*inOp]uint64{}
+	var opStarts []int64 // the first attempt's start of each operation, in order
+	for s, op := range ops {
+		if op.attempts[0] == s {
+			opStarts = append(opStarts, s.start)
+		}
+	}
+	slices.Sort(opStarts)
 	for _, s := range inv.members {
 		switch s.role {
 		case roleModel:
 			sp := b.span(s, inv, record.OpPlan)
 			if s.status != "ok" {
+				// A failed turn was planning the next operation after those begun before
+				// it failed (at its end): a turn that lasts the run, as VoltAgent's one
+				// model span does, failed after every operation of the run, not before them.
 				failedTurns++
+				planned, _ := slices.BinarySearch(opStarts, max(s.end, s.start))
 				sp.Tool, sp.HasKey, sp.Attempt = "model", true, failedTurns
-				sp.OpKey = record.OpKey{Investigation: inv.id, Step: opsSeen + 1}
+				sp.OpKey = record.OpKey{Investigation: inv.id, Step: int32(planned) + 1}
 			} else {
 				failedTurns = 0
 				lastTurn = s.id

@@ -480,3 +480,31 @@ func TestMappingLongSessions(t *testing.T) {
 		}
 	}
 }
+
+// A model span that lasts the whole run (VoltAgent's llm:generateText, its tool calls its
+// siblings) and fails at the end failed after the run's operations, planning the next: its
+// failure is an operation of its own, not the first tool operation's (whose episode it
+// would take over, read as the model's). Where nothing runs during the model turns, a step
+// with no tool call between parts the calls, as before.
+func TestMappingFailedEnclosingTurn(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	chat := map[string]any{"gen_ai.operation.name": "chat"}
+	tool := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "WebSearch", "gen_ai.tool.call.arguments": `{"q":1}`}
+	bash := map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash"}
+	_, b, _ := mapped(t,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
+		failWith(mkSpan(1, 2, 1, "chat m", 1, 99, chat), "gave up: WebSearch failed 2 times", "AgentGaveUpError"),
+		failWith(mkSpan(1, 3, 1, "execute_tool WebSearch", 10, 11, tool), "503", ""),
+		failWith(mkSpan(1, 4, 1, "execute_tool WebSearch", 20, 21, tool), "503", ""),
+		mkSpan(1, 5, 1, "execute_tool Bash", 30, 31, bash),
+		failWith(mkSpan(1, 6, 1, "execute_tool WebSearch", 40, 41, tool), "503", ""),
+	)
+	if got, want := opsOf(b), "WebSearch 1#1, WebSearch 1#2, Bash 2#1, WebSearch 3#1"; got != want {
+		t.Errorf("operations %s, want %s (Bash, called after the failure, says the agent went on)", got, want)
+	}
+	for _, s := range b.spans {
+		if s.Operation == record.OpPlan && s.OpKey.Step != 4 {
+			t.Errorf("the failed model turn is step %d, want 4 (after the run's three operations)", s.OpKey.Step)
+		}
+	}
+}

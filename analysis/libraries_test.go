@@ -3,17 +3,17 @@
 package analysis
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/mayday-sim/mayday/internal/fixturetruth"
 )
 
 // libraryTruth is the part of a fixture's truth.json (analysis/testdata/libraries/README.md)
@@ -156,67 +156,41 @@ func TestImportLibraryFixtures(t *testing.T) {
 	}
 }
 
-// asTraced is the truth of a service as any trace carries its operations: the fleet's
-// scripted model gives every call of one tool in a run the same arguments, so an operation
-// it gave up on and the next operation of that tool, begun before any call of another tool,
-// are calls of one tool with one set of arguments, each failed call followed by another: in
-// the trace, one operation still being retried (docs/import.md, "What a trace cannot
-// know"). Such operations count as one, with one recovery episode, recovered when the last
-// of them recovered or succeeded; every other figure stands.
+// asTraced is the truth of a service as any trace carries its operations: an operation a
+// trace reads as the retries of the one before it (fixturetruth.Continued) counts as part of
+// that one, its episode the same episode, recovered when it succeeded; every other figure
+// stands.
 func asTraced(t *testing.T, dir, service string, want serviceTruth) serviceTruth {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	continued, err := fixturetruth.Continued(b, service)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var full struct {
 		Operations []struct {
 			OpID    string `json:"op_id"`
-			Service string `json:"service"`
 			Outcome string `json:"outcome"`
 		} `json:"operations"`
-		Attempts []struct {
-			RunID   string `json:"run_id"`
-			Service string `json:"service"`
-			OpID    string `json:"op_id"`
-			Tool    string `json:"tool"`
-			Start   string `json:"start_unix_ns"`
-		} `json:"attempts"`
 	}
 	if err := json.Unmarshal(b, &full); err != nil {
 		t.Fatal(err)
 	}
-	outcome := map[string]string{}
 	for _, o := range full.Operations {
-		outcome[o.OpID] = o.Outcome
-	}
-	byRun := map[string][]int{}
-	for i, a := range full.Attempts {
-		if a.Service == service {
-			byRun[a.RunID] = append(byRun[a.RunID], i)
+		if _, ok := continued[o.OpID]; !ok {
+			continue
+		}
+		want.Operations--
+		if o.Outcome == "succeeded" {
+			want.Recovered++ // its first attempt now follows failures: the one episode recovers
+		} else {
+			want.Episodes-- // its own episode is the one it goes on
 		}
 	}
-	merged := 0
-	for _, idx := range byRun {
-		slices.SortStableFunc(idx, func(x, y int) int {
-			a, _ := strconv.ParseInt(full.Attempts[x].Start, 10, 64)
-			b, _ := strconv.ParseInt(full.Attempts[y].Start, 10, 64)
-			return cmp.Compare(a, b)
-		})
-		for k := 1; k < len(idx); k++ {
-			prev, cur := full.Attempts[idx[k-1]], full.Attempts[idx[k]]
-			if cur.OpID != prev.OpID && cur.Tool == prev.Tool && outcome[prev.OpID] == "gave_up" {
-				merged++ // the episode of prev goes on into cur's
-				if outcome[cur.OpID] == "succeeded" {
-					want.Recovered++ // cur's first attempt now follows failures: the one episode recovers
-				} else {
-					want.Episodes-- // cur's own episode is the one it goes on
-				}
-			}
-		}
-	}
-	if merged > 0 {
-		want.Operations -= merged
+	if len(continued) > 0 {
 		want.RetryAmplification = float64(want.Attempts) / float64(want.Operations)
 	}
 	return want

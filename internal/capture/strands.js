@@ -29,7 +29,7 @@ import { sleepVirtual } from './lib/clock.js';
 import { guardFetch } from './lib/openai.js';
 
 const CONFIG = {
-  fixture: '../libraries-unmapped/strands-otel', // not yet mapped: its README
+  fixture: 'strands-otel',
   t0: '2026-03-12T08:30:00.000Z',
   seed: 312,
   encoding: 'proto',
