@@ -493,7 +493,7 @@ func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) er
 // JSON object is left alone (the import reads no count from it), as is a field that is no
 // number.
 func checkCountFields(v *commonpb.AnyValue, fields []string) error {
-	obj := jsonObject(v.GetStringValue())
+	obj := jsonObject(v.GetStringValue(), fields)
 	for _, f := range fields {
 		if n, ok := obj[f]; ok {
 			if err := checkKind(n.anyValue(), kindCount); err != nil {
@@ -517,25 +517,46 @@ func (n jsonNumber) anyValue() *commonpb.AnyValue {
 	return &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: x}}
 }
 
-// jsonObject reads the number fields of text as a JSON object (nil when it is not one).
-func jsonObject(text string) map[string]jsonNumber {
+// jsonObject reads the named number fields of text as a JSON object (nil when it is not
+// one). A field is a key of the object, else a path of keys joined by dots into the objects
+// it holds (Genkit's model output: usage.inputTokens).
+func jsonObject(text string, fields []string) map[string]jsonNumber {
 	t := strings.TrimSpace(text)
 	if !strings.HasPrefix(t, "{") {
 		return nil
 	}
 	d := json.NewDecoder(strings.NewReader(t))
 	d.UseNumber()
-	var fields map[string]any
-	if d.Decode(&fields) != nil {
+	var obj map[string]any
+	if d.Decode(&obj) != nil {
 		return nil
 	}
 	out := map[string]jsonNumber{}
-	for k, v := range fields {
-		if n, ok := v.(json.Number); ok {
-			out[k] = jsonNumber(n)
+	for _, f := range fields {
+		if n, ok := jsonPath(obj, f).(json.Number); ok {
+			out[f] = jsonNumber(n)
 		}
 	}
 	return out
+}
+
+// jsonPath is the value at path in obj: the key path, else the key before a dot and the
+// rest of the path in the object it holds; nil when there is none.
+func jsonPath(obj map[string]any, path string) any {
+	if v, ok := obj[path]; ok {
+		return v
+	}
+	for i := 0; i < len(path); i++ {
+		if path[i] != '.' {
+			continue
+		}
+		if inner, ok := obj[path[:i]].(map[string]any); ok {
+			if v := jsonPath(inner, path[i+1:]); v != nil {
+				return v
+			}
+		}
+	}
+	return nil
 }
 
 // checkColumn checks one column of a row an export carries.

@@ -157,6 +157,8 @@ func TestHostileNumbers(t *testing.T) {
 		{"jsonmax.pb", strAttr("langfuse.observation.usage_details", `{"input": 9223372036854775807, "output": 3}`)},
 		{"jsonneg.pb", strAttr("langfuse.observation.usage_details", `{"input": 3, "output": -1}`)},
 		{"jsonbig.pb", strAttr("langfuse.observation.usage_details", `{"total": 1e300}`)},
+		// a count inside an object inside a JSON object (Genkit's model output)
+		{"jsonpath.pb", strAttr("genkit:output", `{"message": {}, "usage": {"inputTokens": -2}}`)},
 	}
 	for _, c := range cases {
 		spans := agentAndTool()
@@ -187,6 +189,19 @@ func TestHostileNumbers(t *testing.T) {
 	got := queryInt(t, db, "SELECT sum(input_tokens) * 1000 + sum(output_tokens) FROM spans WHERE operation = 'plan'")
 	if got != 129*1000+7 {
 		t.Errorf("tokens read as %d, want 129 in (120 + the total 9 of a call that names no input) and 7 out", got)
+	}
+	// a Genkit model call's tokens read from the usage object of its output
+	model := func(id byte, output string) *tracepb.Span {
+		return mkSpan(1, id, 1, "openai/gpt-4.1", float64(id), float64(id)+1, map[string]any{"genkit:type": "action",
+			"genkit:metadata:subtype": "model", "genkit:name": "openai/gpt-4.1", "genkit:output": output})
+	}
+	p = filepath.Join(tmp, "genkit.pb")
+	writeRequest(t, p, mkSpan(1, 1, 0, "investigate", 0, 10, map[string]any{"genkit:type": "action", "genkit:metadata:subtype": "flow"}),
+		model(2, `{"message": {"role": "model"}, "usage": {"inputTokens": 2014, "outputTokens": 159}}`), model(3, `{"usage": 5}`))
+	db, _ = importInto(t, []string{p}, ImportOptions{})
+	got = queryInt(t, db, "SELECT sum(input_tokens) * 1000 + sum(output_tokens) FROM spans WHERE operation = 'plan'")
+	if got != 2014*1000+159 {
+		t.Errorf("tokens read as %d, want 2014 in and 159 out (usage.inputTokens, usage.outputTokens)", got)
 	}
 }
 

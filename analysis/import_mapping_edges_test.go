@@ -235,13 +235,14 @@ func TestMappingDetection(t *testing.T) {
 		{"incident-commander", map[string]any{"entity.type": "agent", "entity.id": "a", "operation.id": "u"}, ConvVoltAgent},
 		{"tool.execution:Bash", map[string]any{"entity.type": "agent", "span.type": "tool", "operation.id": "u"}, ConvVoltAgent},
 		{"x", map[string]any{"entity.type": "agent", "span.type": "tool"}, ConvGenAI}, // common words alone are anyone's
+		{"Bash", map[string]any{"genkit:type": "action", "genkit:metadata:subtype": "tool"}, ConvGenkit},
 	} {
 		r, _, _ := mapped(t, mkSpan(1, 1, 0, c.name, 0, 1, c.attrs))
 		if got := r.spans[0].conv; got != c.conv {
 			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
 		}
 	}
-	if names := ConventionNames(); len(names) != 8 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+	if names := ConventionNames(); len(names) != 9 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
 	}
 }

@@ -599,7 +599,7 @@ func (s *inSpan) num(keys ...string) (int64, bool) {
 			// a field of a JSON object held as a string (checked as a count on reading),
 			// read as the attribute it would be
 			if b := s.attr(base); b != nil && b.kind == attrString {
-				if n, ok := jsonObject(b.s)[field]; ok {
+				if n, ok := jsonObject(b.s, []string{field})[field]; ok {
 					a := compactValue(n.anyValue(), nil)
 					v = &a
 				}

@@ -37,7 +37,7 @@ import { guardFetch } from './lib/openai.js';
 import { HERE, finishCapture, versions } from './lib/run.js';
 
 const CONFIG = {
-  fixture: '../libraries-unmapped/genkit-otel',
+  fixture: 'genkit-otel',
   t0: '2026-03-27T14:30:00.000Z',
   seed: 4127,
   encoding: 'proto',
