@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -717,23 +718,35 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 		st.called(step, tool, s.start)
 		open[tool] = slices.DeleteFunc(open[tool], func(o *inOp) bool { return o == op || (args != "" && o.args == args) })
 		if s.status != "ok" && s.failureClass != "policy_violation" {
+			if len(open[tool]) == maxOpenOps {
+				open[tool] = slices.Delete(open[tool], 0, 1)
+			}
 			open[tool] = append(open[tool], op)
 		}
 	}
 	return ops
 }
 
+// maxOpenOps bounds the operations of one tool an investigation keeps open for retries
+// (the latest whose last attempt failed): a call retries one of the last few failed
+// operations of its tool, and a trace of thousands of failed calls of one tool with as many
+// arguments would otherwise compare each call with every one before it.
+const maxOpenOps = 64
+
 // steps numbers an investigation's agent-loop steps: a tool call's step is how many of
 // the investigation's model turns ended before it began, so the calls a model turn asked
 // for share a step whatever span they sit under.
 type steps struct {
-	turnEnds []int64                 // ends of the model turns, in order
-	tools    map[int]map[string]bool // step -> the tools called in it
-	latest   map[string]int64        // tool -> the latest start of a call of it
+	turnEnds  []int64          // ends of the model turns, in order
+	withCalls []int            // the steps that called a tool, in order (calls come in start order, so steps never go back)
+	byTool    map[string][]int // tool -> the steps that called it, in order
+	// the latest call's start and tool, and the latest start of a call of another tool
+	latest, other int64
+	latestTool    string
 }
 
 func newSteps(inv *inInv) *steps {
-	st := &steps{tools: map[int]map[string]bool{}}
+	st := &steps{byTool: map[string][]int{}, latest: math.MinInt64, other: math.MinInt64}
 	for _, s := range inv.members {
 		if s.role == roleModel && s.end != 0 {
 			st.turnEnds = append(st.turnEnds, s.end)
@@ -748,36 +761,39 @@ func (st *steps) of(s *inSpan) int {
 	return n
 }
 
+// called records a call of tool at step, begun at start (calls in start order).
 func (st *steps) called(step int, tool string, start int64) {
-	if st.tools[step] == nil {
-		st.tools[step] = map[string]bool{}
+	if n := len(st.withCalls); n == 0 || st.withCalls[n-1] != step {
+		st.withCalls = append(st.withCalls, step)
 	}
-	st.tools[step][tool] = true
-	if st.latest == nil {
-		st.latest = map[string]int64{}
+	if n := len(st.byTool[tool]); n == 0 || st.byTool[tool][n-1] != step {
+		st.byTool[tool] = append(st.byTool[tool], step)
 	}
-	st.latest[tool] = max(st.latest[tool], start)
+	if tool != st.latestTool {
+		st.other, st.latestTool = st.latest, tool
+	}
+	st.latest = start
 }
 
 // otherSince reports whether a call of a tool other than tool began after at.
 func (st *steps) otherSince(tool string, at int64) bool {
-	for t, start := range st.latest {
-		if t != tool && start > at {
-			return true
-		}
+	if st.latestTool != tool {
+		return st.latest > at
 	}
-	return false
+	return st.other > at
 }
 
 // movedOn reports whether a step after from and before to called tools, none of them tool:
-// the agent went on to other work instead of calling the tool again.
+// the agent went on to other work instead of calling the tool again. The steps that called
+// this tool are among those that called any, so one such step is there exactly when the
+// second are more than the first.
 func (st *steps) movedOn(tool string, from, to int) bool {
-	for k := from + 1; k < to; k++ {
-		if t := st.tools[k]; len(t) > 0 && !t[tool] {
-			return true
-		}
+	within := func(steps []int) int {
+		lo, _ := slices.BinarySearch(steps, from+1)
+		hi, _ := slices.BinarySearch(steps, to)
+		return max(hi-lo, 0)
 	}
-	return false
+	return within(st.withCalls) > within(st.byTool[tool])
 }
 
 // retryOf returns the open operation that s retries: the latest whose last attempt failed

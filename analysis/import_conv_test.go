@@ -6,6 +6,7 @@ package analysis
 // ./analysis/ runs them in seconds).
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -505,6 +506,52 @@ func TestMappingFailedEnclosingTurn(t *testing.T) {
 	for _, s := range b.spans {
 		if s.Operation == record.OpPlan && s.OpKey.Step != 4 {
 			t.Errorf("the failed model turn is step %d, want 4 (after the run's three operations)", s.OpKey.Step)
+		}
+	}
+}
+
+// One investigation of 40,000 failed calls of one tool, each with arguments of its own, and
+// then of 20,000 tools each called twice: every call of the first is an operation of its
+// own (other arguments), every second call of the second a retry. An investigation keeps at
+// most maxOpenOps failed operations of a tool open, and a step's tools are counted by
+// search, so each call costs the same however many came before: compared with every
+// earlier failed call, as the rule was first written, these took 16·10⁸ steps.
+func TestMappingManyFailedCalls(t *testing.T) {
+	const n = 40000
+	t0 := uint64(time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC).UnixNano())
+	trace := bytes.Repeat([]byte{7}, 16)
+	call := func(i int, tool, args string) *tracepb.Span {
+		id := make([]byte, 8)
+		binary.BigEndian.PutUint64(id, uint64(i+2))
+		return &tracepb.Span{TraceId: trace, SpanId: id, ParentSpanId: []byte{0, 0, 0, 0, 0, 0, 0, 1}, Name: "execute_tool " + tool,
+			StartTimeUnixNano: t0 + uint64(i)*1e6, EndTimeUnixNano: t0 + uint64(i)*1e6 + 5e5,
+			Status: &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "503 Service Unavailable"},
+			Attributes: []*commonpb.KeyValue{strAttr("gen_ai.operation.name", "execute_tool"), strAttr("gen_ai.tool.name", tool),
+				strAttr("gen_ai.tool.call.arguments", args)}}
+	}
+	for _, c := range []struct {
+		name string
+		call func(i int) *tracepb.Span
+		ops  int
+	}{
+		{"one tool, every call its own arguments", func(i int) *tracepb.Span { return call(i, "Bash", fmt.Sprintf(`{"c":%d}`, i)) }, n},
+		{"a tool per two calls", func(i int) *tracepb.Span { return call(i, fmt.Sprintf("t%d", i/2), `{}`) }, n / 2},
+	} {
+		spans := []*tracepb.Span{{TraceId: trace, SpanId: []byte{0, 0, 0, 0, 0, 0, 0, 1}, Name: "invoke_agent a",
+			StartTimeUnixNano: t0, EndTimeUnixNano: t0 + uint64(n+1)*1e6,
+			Attributes: []*commonpb.KeyValue{strAttr("gen_ai.operation.name", "invoke_agent")}}}
+		for i := range n {
+			spans = append(spans, c.call(i))
+		}
+		_, b, _ := mapped(t, spans...)
+		ops := map[int32]bool{}
+		for _, s := range b.spans {
+			if s.Operation == record.OpExecuteTool {
+				ops[s.OpKey.Step] = true
+			}
+		}
+		if len(ops) != c.ops {
+			t.Errorf("%s: %d operations, want %d", c.name, len(ops), c.ops)
 		}
 	}
 }
