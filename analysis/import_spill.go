@@ -56,7 +56,8 @@ type spillRun struct {
 	join     []int32            // per trace: union-find parent (traces joined by a link or a session)
 	lo, hi   []int32            // per trace: the first and last chunk that hold its spans
 	partOf   []int32            // per trace, once the run is cut into parts read from the chunks: its part
-	sessions map[string]int32   // session id -> the first trace that named it
+	last     []int64            // per trace: its last span's end (math.MaxInt64 while a span never ended)
+	sessions map[string][]int32 // session id -> the traces that named it (joined by joinSessions)
 	zero     int64              // the earliest start written
 	callIDs  map[uint64]uint64  // hash of a tool call id -> hash of the first tool span's key with it
 	repeat   bool               // some tool call id is on two different tool spans
@@ -71,7 +72,7 @@ func newSpillRun(dir string) (*spillRun, error) {
 		return nil, fmt.Errorf("%w: %w", errSpill, err)
 	}
 	return &spillRun{dir: dir, f: f, chunks: spillChunks{f: f}, traceIdx: map[[16]byte]int32{},
-		sessions: map[string]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
+		sessions: map[string][]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
 }
 
 // trace is the index of the trace whose id is hex (32 hex digits), made on first sight.
@@ -84,6 +85,7 @@ func (sp *spillRun) trace(hexID string) int32 {
 	i := int32(len(sp.first))
 	sp.traceIdx[id] = i
 	sp.first = append(sp.first, math.MaxInt64)
+	sp.last = append(sp.last, math.MinInt64)
 	sp.count = append(sp.count, 0)
 	sp.join = append(sp.join, i)
 	sp.lo, sp.hi = append(sp.lo, math.MaxInt32), append(sp.hi, -1)
@@ -109,6 +111,11 @@ func (sp *spillRun) union(a, b int32) {
 func (sp *spillRun) add(s *inSpan) error {
 	t := sp.trace(s.traceHex)
 	sp.first[t] = min(sp.first[t], s.start)
+	if s.end == 0 {
+		sp.last[t] = math.MaxInt64 // never ended: running still
+	} else {
+		sp.last[t] = max(sp.last[t], s.end)
+	}
 	sp.count[t]++
 	sp.zero = min(sp.zero, s.start)
 	for _, l := range s.links {
@@ -118,10 +125,10 @@ func (sp *spillRun) add(s *inSpan) error {
 	}
 	if s.cv != nil {
 		if id := s.str(s.cv.Session...); id != "" {
-			if o, ok := sp.sessions[id]; ok {
-				sp.union(t, o)
-			} else {
-				sp.sessions[strings.Clone(id)] = t // not a part of the request (slabs)
+			if ts, ok := sp.sessions[id]; !ok {
+				sp.sessions[strings.Clone(id)] = []int32{t} // the key not a part of the request (slabs)
+			} else if ts[len(ts)-1] != t {
+				sp.sessions[id] = append(ts, t)
 			}
 		}
 	}
@@ -227,8 +234,33 @@ type traceGroup struct {
 	spans int64
 }
 
+// joinSessions joins the traces of each session whose times overlap: an agent run joins
+// through its session only a run of another trace that was running when it began
+// (joinTraces), so a conversation whose turns are traces one after another (a chat of a
+// thousand turns under one id) stays a thousand groups, each built on its own, rather than
+// one group that holds every turn in memory at once.
+func (sp *spillRun) joinSessions() {
+	for _, ts := range sp.sessions {
+		slices.SortFunc(ts, func(a, b int32) int { return cmp.Or(cmp.Compare(sp.first[a], sp.first[b]), cmp.Compare(a, b)) })
+		prev, until := int32(-1), int64(math.MinInt64) // the latest trace of the overlapping run of traces, and its end
+		for _, t := range ts {
+			if prev >= 0 && t != prev && sp.first[t] <= until {
+				sp.union(t, prev)
+			}
+			if prev < 0 || sp.first[t] > until {
+				until = sp.last[t]
+			} else {
+				until = max(until, sp.last[t])
+			}
+			prev = t
+		}
+	}
+	sp.sessions = nil
+}
+
 // groups are the run's groups of joined traces, in order of their first start.
 func (sp *spillRun) groups() []*traceGroup {
+	sp.joinSessions()
 	byRoot := map[int32]*traceGroup{}
 	var groups []*traceGroup
 	for i := range sp.first {

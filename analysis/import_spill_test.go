@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 	"pgregory.net/rapid"
 
@@ -274,6 +275,30 @@ func TestSpilledImportJoinsLinkedTraces(t *testing.T) {
 	}
 	if a, b := shape(parts), shape(whole); a != b || !strings.Contains(b, "1 true") || !strings.HasSuffix(b, " 1 tool spans") {
 		t.Errorf("investigations in parts: %s\nat once: %s\n(want the sub-agent at depth 1 and one tool span)", a, b)
+	}
+}
+
+// A session id joins into one group only traces whose times overlap: a conversation whose
+// turns are traces one after another is a part per turn when spilled, not one part that
+// holds them all, and a turn that began while another ran still joins it as its sub-agent.
+func TestSpilledImportSessionsByTime(t *testing.T) {
+	agent := func(trace byte, start, end float64) *tracepb.Span {
+		return mkSpan(trace, 1, 0, "invoke_agent a", start, end, map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.conversation.id": "chat-1"})
+	}
+	path := filepath.Join(t.TempDir(), "turns.binpb")
+	// four turns one after another; the fifth begins while the fourth runs
+	writeRequest(t, path, agent(1, 0, 10), agent(2, 20, 30), agent(3, 40, 50), agent(4, 60, 70), agent(5, 65, 68))
+	shape := func(db *DB) string {
+		return fmt.Sprint(query(t, db, "SELECT depth, arrived_at FROM investigations ORDER BY arrived_at"))
+	}
+	whole, _ := importInto(t, []string{path}, ImportOptions{})
+	withSpillSpans(t, 1)
+	parts, res := importInto(t, []string{path}, ImportOptions{})
+	if got := res.Runs[0].Parts; got != 4 {
+		t.Errorf("%d parts, want 4: a part per turn, the fifth with the fourth", got)
+	}
+	if a, b := shape(parts), shape(whole); a != b || strings.Count(b, "[1 ") != 1 {
+		t.Errorf("investigations in parts: %s\nat once: %s\n(want one sub-agent, the fifth turn)", a, b)
 	}
 }
 
