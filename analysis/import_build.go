@@ -484,7 +484,7 @@ func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inIn
 	for _, id := range ids {
 		members := sessions[id]
 		slices.SortStableFunc(members, func(x, y *inInv) int { return spanOrder(x.span, y.span) })
-		var open []*inInv // pushed in start order; the top is the latest begun
+		var open, kept []*inInv // open: pushed in start order, the top the latest begun
 		next := 0
 		for _, inv := range members {
 			for next < len(members) && members[next].span.start <= inv.span.start {
@@ -494,21 +494,26 @@ func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inIn
 			if inv.parent != nil {
 				continue
 			}
-			skipped := 0
-			for i := len(open) - 1; i >= 0 && skipped < maxSessionSkips; i-- {
+			// Down from the latest begun: one that ended before inv began has ended before
+			// every later one begins too, and is dropped; one that cannot be inv's parent is
+			// passed over and kept.
+			kept = kept[:0]
+			i := len(open) - 1
+			for ; i >= 0 && len(kept) < maxSessionSkips; i-- {
 				c := open[i]
 				if c.span.end != 0 && c.span.end < inv.span.start {
-					if i == len(open)-1 {
-						open = open[:i] // ended before this one began, so before every later one too
-					}
 					continue
 				}
 				if c == inv || c.trace == inv.trace || top.find(c) == inv {
-					skipped++
+					kept = append(kept, c)
 					continue
 				}
 				join(inv, c)
 				break
+			}
+			open = open[:i+1]
+			for k := len(kept) - 1; k >= 0; k-- {
+				open = append(open, kept[k])
 			}
 		}
 	}
