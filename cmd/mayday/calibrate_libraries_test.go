@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/mayday-sim/mayday/internal/fixturetruth"
 )
 
 // libraryTruth is what the test reads of a real-library fixture's truth.json: the fleet's
@@ -25,6 +27,7 @@ type libraryTruth struct {
 		Outcome string `json:"outcome"` // completed or failed
 	} `json:"runs"`
 	Operations []struct {
+		OpID     string `json:"op_id"`
 		RunID    string `json:"run_id"`
 		Attempts int    `json:"attempts"`
 		Outcome  string `json:"outcome"` // succeeded, recovered, refused or gave_up
@@ -34,7 +37,15 @@ type libraryTruth struct {
 // exhausted counts, for one service, the operations whose attempts ran out (outcome
 // gave_up after max_attempts attempts) by what their run did next: it gave up (the run
 // failed) or went on (the run completed without the step).
-func (tr *libraryTruth) exhausted(service string) (gaveUp, wentOn int) {
+//
+// An exhausted operation that a trace reads as going on into the next one (its retries:
+// fixturetruth.Continued) is not an exhaustion the trace shows: the one it goes on into
+// is counted in its place, when it ran out in turn.
+func (tr *libraryTruth) exhausted(service string, continued map[string]string) (gaveUp, wentOn int) {
+	goesOn := map[string]bool{}
+	for _, prev := range continued {
+		goesOn[prev] = true
+	}
 	outcome := map[string]string{}
 	for _, r := range tr.Runs {
 		if r.Service == service {
@@ -42,7 +53,7 @@ func (tr *libraryTruth) exhausted(service string) (gaveUp, wentOn int) {
 		}
 	}
 	for _, o := range tr.Operations {
-		if o.Outcome != "gave_up" || o.Attempts < tr.Params.MaxAttempts {
+		if o.Outcome != "gave_up" || o.Attempts < tr.Params.MaxAttempts || goesOn[o.OpID] {
 			continue
 		}
 		switch outcome[o.RunID] {
@@ -144,7 +155,11 @@ func TestCalibrateLibraryFixtures(t *testing.T) {
 						t.Errorf("max_attempts %d (largest attempt number %d), want the fleet's %d; %+v",
 							sc.Retry.MaxAttempts, sc.Retry.Largest, truth.Params.MaxAttempts, x)
 					}
-					gaveUp, wentOn := truth.exhausted(svc)
+					continued, err := fixturetruth.Continued(data, svc)
+					if err != nil {
+						t.Fatal(err)
+					}
+					gaveUp, wentOn := truth.exhausted(svc, continued)
 					hidden := observedTerminated(t, run) == 0
 					t.Logf("truth: %d exhausted operations gave up, %d went on (gave-ups hidden by the trace: %t); fit: %+v",
 						gaveUp, wentOn, hidden, x)
