@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/zstd"
 	"io"
 	"io/fs"
 	"os"
@@ -42,6 +43,18 @@ var ErrBadTraceInput = errors.New("not OTLP trace data")
 
 // traceExts are the file names ImportFiles reads from a folder.
 var traceExts = []string{".json", ".jsonl", ".ndjson", ".pb", ".binpb", ".protobuf", ".otlp"}
+
+// uncompressedName is a file's name without its .gz or .zst.
+func uncompressedName(name string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".zst")
+}
+
+// utf8BOM is the byte-order mark some editors write at the start of a UTF-8 file.
+const utf8BOM = "\xef\xbb\xbf"
+
+// maxZstdWindow is the largest window a zstd frame may ask the decoder to hold (zstd's
+// --long=27): a frame asking more is refused rather than given the memory.
+const maxZstdWindow = 128 << 20
 
 // ReadLimits bound what an import reads, so that a hostile file is refused in bounded time
 // and memory rather than read without end. A zero field takes its default.
@@ -180,7 +193,7 @@ func folderInputs(dir string) ([]string, error) {
 		if d.IsDir() || d.Name() == ManifestFile || strings.HasPrefix(d.Name(), ".") {
 			return nil
 		}
-		if !slices.Contains(traceExts, filepath.Ext(strings.TrimSuffix(d.Name(), ".gz"))) {
+		if !slices.Contains(traceExts, filepath.Ext(uncompressedName(d.Name()))) {
 			return nil
 		}
 		mode := d.Type()
@@ -291,7 +304,7 @@ func (rd *traceReader) readFile(path string, fn func(req *coltracepb.ExportTrace
 		}
 		return fn(req, where)
 	}
-	switch filepath.Ext(strings.TrimSuffix(path, ".gz")) {
+	switch filepath.Ext(uncompressedName(path)) {
 	case ".pb", ".binpb", ".protobuf", ".otlp":
 		return rd.readProto(path, br, r.stored, handle)
 	}
@@ -317,7 +330,8 @@ func (rd *traceReader) open(path string, total bool) (*countingReader, func(), e
 	var r io.Reader = f
 	closeFile := func() { f.Close() }
 	stored := st.Size()
-	if strings.HasSuffix(path, ".gz") {
+	switch {
+	case strings.HasSuffix(path, ".gz"):
 		stored = 0
 		gz, err := gzip.NewReader(f)
 		if err != nil {
@@ -325,6 +339,16 @@ func (rd *traceReader) open(path string, total bool) (*countingReader, func(), e
 			return nil, nil, refuse("%s: not gzip data: %s", path, clipError(err))
 		}
 		r, closeFile = gz, func() { gz.Close(); f.Close() }
+	case strings.HasSuffix(path, ".zst"):
+		// The Collector's file exporter with compression: zstd writes one zstd stream, or a
+		// frame per write; either reads back as the file it compressed.
+		stored = 0
+		zr, err := zstd.NewReader(f, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderLowmem(true))
+		if err != nil {
+			f.Close()
+			return nil, nil, refuse("%s: not zstd data: %s", path, clipError(err))
+		}
+		r, closeFile = zr, func() { zr.Close(); f.Close() }
 	}
 	return &countingReader{r: r, rd: rd, total: total, stored: stored}, closeFile, nil
 }
@@ -357,6 +381,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // (pretty-printed) request body. A .jsonl or .ndjson file, and a file whose first line is
 // longer than the read buffer (a compact request body is one line too), are read as lines.
 func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltracepb.ExportTraceServiceRequest, string) error) error {
+	if b, _ := br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		br.Discard(len(utf8BOM)) // an editor's byte-order mark: not JSON, and not the data
+	}
 	first, whole, err := peekLine(br)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, readFailure(err))
@@ -366,7 +393,7 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 			return fmt.Errorf("%s: %w: the file is empty", path, ErrBadTraceInput)
 		}
 	}
-	ext := filepath.Ext(strings.TrimSuffix(path, ".gz"))
+	ext := filepath.Ext(uncompressedName(path))
 	if ext != ".jsonl" && ext != ".ndjson" && whole && !json.Valid(first) {
 		b, err := io.ReadAll(io.LimitReader(br, rd.lim.Message+1))
 		if err != nil {

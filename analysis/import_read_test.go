@@ -10,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klauspost/compress/zstd"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -117,5 +121,66 @@ func TestDecodedRequestsInOrder(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "g.jsonl:10:") {
 			t.Fatalf("decodeAhead %d: error %v, want the one of g.jsonl:10, before the empty file's", ahead, err)
 		}
+	}
+}
+
+// The forms trace files come in, each read as the same spans as the plain protobuf request:
+// zstd (the Collector file exporter's compression: one stream, or a frame per write) of
+// JSON lines and of length-delimited protobuf; JSON that a byte-order mark begins; JSON whose
+// ids are base64, as protojson writes the OTLP protos (OTLP/JSON writes hex), on the fast
+// decoder's path and on protojson's (a pretty-printed body).
+func TestReadFileForms(t *testing.T) {
+	dir := t.TempDir()
+	top, call, sub := linkedAgent()
+	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Spans: []*tracepb.Span{top, call, sub}}}}}}
+	pb, err := proto.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b64, err := protojson.Marshal(req) // ids in base64
+	if err != nil {
+		t.Fatal(err)
+	}
+	hexJSON, err := hexIDs(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pretty, err := protojson.MarshalOptions{Multiline: true}.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delimited := protowire.AppendBytes(nil, pb)
+	enc, err := zstd.NewWriter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonLines := append(append(hexJSON, '\n'), append(hexJSON, '\n')...) // the same request twice: an exporter's retry
+	files := map[string][]byte{
+		"plain.pb":        pb,
+		"lines.jsonl.zst": enc.EncodeAll(jsonLines, nil),
+		"frames.pb.zst":   append(enc.EncodeAll(delimited, nil), enc.EncodeAll(delimited, nil)...),
+		"bom.json":        append([]byte(utf8BOM), hexJSON...),
+		"base64.json":     b64,
+		"pretty.json":     pretty,
+	}
+	shape := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		db, _ := importInto(t, []string{p}, ImportOptions{})
+		return fmt.Sprint(query(t, db, "SELECT operation, depth, span_id, parent_span_id FROM spans JOIN investigations USING (run_id, investigation_id) ORDER BY span_id"))
+	}
+	want := shape("plain.pb")
+	if !strings.Contains(want, "invoke_agent 1") {
+		t.Fatalf("the plain request reads as %s: want the sub-agent joined at depth 1", want)
+	}
+	for name := range files {
+		if got := shape(name); got != want {
+			t.Errorf("%s reads as %s, want %s", name, got, want)
+		}
+	}
+	if raw, ok := base64ID([]byte("0af7651916cd43dd8448eb211c80319c")); ok {
+		t.Errorf("a hex trace id read as base64 (%x)", raw)
 	}
 }

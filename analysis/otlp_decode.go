@@ -458,7 +458,7 @@ func (d *jdec) idAs(key []byte, dst *[]byte) bool {
 	return d.id(dst)
 }
 
-// id reads a hex trace or span id.
+// id reads a trace or span id: hex, as OTLP/JSON writes it, or base64 (base64ID).
 func (d *jdec) id(dst *[]byte) bool {
 	if d.null() {
 		return true
@@ -468,6 +468,10 @@ func (d *jdec) id(dst *[]byte) bool {
 		return false
 	}
 	if s == "" {
+		return true
+	}
+	if raw, ok := base64ID([]byte(s)); ok {
+		*dst = append(d.idBytes(len(raw))[:0], raw...)
 		return true
 	}
 	if len(s)%2 != 0 {

@@ -30,15 +30,35 @@ func hexIDs(b []byte) ([]byte, error) {
 	})
 }
 
-// base64IDs rewrites the id fields of OTLP/JSON from hex to base64, for protojson.
+// base64IDs rewrites the id fields of OTLP/JSON from hex to base64, for protojson. An id
+// already in base64 (what protojson itself writes, and so what a program that marshals the
+// OTLP protos with it writes) is kept.
 func base64IDs(b []byte) ([]byte, error) {
 	return rewriteIDs(b, func(v []byte) ([]byte, error) {
+		if _, ok := base64ID(v); ok {
+			return v, nil
+		}
 		raw, err := hex.DecodeString(string(v))
 		if err != nil {
 			return nil, err
 		}
 		return []byte(base64.StdEncoding.EncodeToString(raw)), nil
 	})
+}
+
+// base64ID decodes a trace or span id written in base64 (16 or 8 bytes: 24 or 12
+// characters, 22 or 11 without padding), which no hex id is (32 or 16 characters).
+func base64ID(v []byte) ([]byte, bool) {
+	if len(v) != 24 && len(v) != 22 && len(v) != 12 && len(v) != 11 {
+		return nil, false
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
+		raw := make([]byte, enc.DecodedLen(len(v)))
+		if k, err := enc.Decode(raw, v); err == nil && (k == 16 || k == 8) && enc.EncodedLen(k) == len(v) {
+			return raw[:k], true
+		}
+	}
+	return nil, false
 }
 
 // rewriteIDs replaces the string value of every id key by conv(value).
