@@ -707,8 +707,8 @@ func jsonErrLine(b []byte, err error) int {
 	return 1
 }
 
-// protoOTLPJSON decodes what the fast decoder gives up on, with protojson (which copies
-// what it keeps), and says what is wrong.
+// protoOTLPJSON decodes what the fast decoder gives up on (a field it does not know among
+// them), with protojson (which copies what it keeps), and says what is wrong.
 func protoOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 	if err := json.Unmarshal(b, new(json.RawMessage)); err != nil {
 		return nil, err
@@ -718,11 +718,16 @@ func protoOTLPJSON(b []byte) (*coltracepb.ExportTraceServiceRequest, error) {
 		return nil, err
 	}
 	var req coltracepb.ExportTraceServiceRequest
-	if err := protojson.Unmarshal(b, &req); err != nil {
+	if err := otlpJSONOptions.Unmarshal(b, &req); err != nil {
 		return nil, err
 	}
 	return &req, nil
 }
+
+// otlpJSONOptions decodes OTLP/JSON as the OTLP specification requires of a receiver: a
+// field of an unknown name is ignored (a newer OTLP adds fields), as the protobuf decoder
+// ignores an unknown field number.
+var otlpJSONOptions = protojson.UnmarshalOptions{DiscardUnknown: true}
 
 // readProto streams length-delimited requests one at a time; a file that does not read
 // that way from its first message is read as one request. A file that stops reading as
