@@ -236,13 +236,16 @@ func TestMappingDetection(t *testing.T) {
 		{"tool.execution:Bash", map[string]any{"entity.type": "agent", "span.type": "tool", "operation.id": "u"}, ConvVoltAgent},
 		{"x", map[string]any{"entity.type": "agent", "span.type": "tool"}, ConvGenAI}, // common words alone are anyone's
 		{"Bash", map[string]any{"genkit:type": "action", "genkit:metadata:subtype": "tool"}, ConvGenkit},
+		{"Tool: Bash", map[string]any{"tool.name": "Bash", "function.id": "call_1"}, ConvAx},
+		{"AI Chat Request", map[string]any{"gen_ai.operation.name": "chat", "ax.session.id": "s"}, ConvAx},
+		{"x", map[string]any{"tool.mode": "native", "function.id": "call_1"}, ConvAx},
 	} {
 		r, _, _ := mapped(t, mkSpan(1, 1, 0, c.name, 0, 1, c.attrs))
 		if got := r.spans[0].conv; got != c.conv {
 			t.Errorf("%q %v: read as %s, want %s", c.name, c.attrs, got, c.conv)
 		}
 	}
-	if names := ConventionNames(); len(names) != 9 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
+	if names := ConventionNames(); len(names) != 10 || names[len(names)-1] != ConvGenAI || names[0] != ConvOpenInference {
 		t.Errorf("conventions in detection order: %v", names)
 	}
 }
