@@ -86,6 +86,7 @@ func buildPart(r *inRun, st *importStats, p buildParams) *built {
 	toolResultsReported(r)
 	agentChains(r)
 	agentWrappers(r)
+	nestedModelTurns(r)
 	b.invs = investigations(r, st, p.firstInv)
 	b.next = spanIDs(b.invs, p.firstSpan)
 	// Every span kept, and a validation at most per tool attempt: room for them all at once,
@@ -170,6 +171,40 @@ func agentChains(r *inRun) {
 			s.role = roleAgent
 		} else if p := r.byKey[s.parent]; p != nil && p.role == roleTool {
 			s.role = roleAgent
+		}
+	}
+}
+
+// nestedModelTurns keeps one model turn of a model call that two instrumentations both
+// recorded, one span in the other: Anthropic's and OpenAI's SDKs trace their own calls
+// (a GenAI client span) under OpenInference's or OpenLLMetry's span of the same call, and
+// LangChain's model span holds the client library's. A model turn whose parent, or whose
+// parent's parent through a span of no role, is a model turn is that turn again: the outer
+// one stays (it is what the library the user wrote against recorded), unless only the inner
+// one carries the call's tokens. The other is a span of no role, kept as a link.
+func nestedModelTurns(r *inRun) {
+	hasTokens := func(s *inSpan) bool {
+		cv := s.convention()
+		_, in := s.num(cv.InputTokens...)
+		_, out := s.num(cv.OutputTokens...)
+		_, total := s.num(cv.TotalTokens...)
+		return in || out || total
+	}
+	for _, s := range r.spans {
+		if s.role != roleModel {
+			continue
+		}
+		outer := r.byKey[s.parent]
+		if outer != nil && outer.role == roleOther {
+			outer = r.byKey[outer.parent]
+		}
+		if outer == nil || outer.role != roleModel || outer == s {
+			continue
+		}
+		if !hasTokens(outer) && hasTokens(s) {
+			outer.role = roleOther
+		} else {
+			s.role = roleOther
 		}
 	}
 }

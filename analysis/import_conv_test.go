@@ -555,3 +555,40 @@ func TestMappingManyFailedCalls(t *testing.T) {
 		}
 	}
 }
+
+// One model call recorded by two instrumentations, a span in the other (OpenInference's LLM
+// span and the Anthropic SDK's own GenAI client span under it), is one model turn: the
+// outer one, or the inner one when only it carries the tokens; through an HTTP span of no
+// role between them too. Model calls side by side stay two.
+func TestMappingNestedModelTurns(t *testing.T) {
+	agent := map[string]any{"openinference.span.kind": "AGENT"}
+	llm := map[string]any{"openinference.span.kind": "LLM", "llm.token_count.prompt": 100, "llm.token_count.completion": 7}
+	bare := map[string]any{"openinference.span.kind": "LLM"}
+	client := map[string]any{"gen_ai.operation.name": "chat", "gen_ai.usage.input_tokens": 100, "gen_ai.usage.output_tokens": 7}
+	http := map[string]any{"http.request.method": "POST"}
+	_, b, _ := mapped(t,
+		mkSpan(1, 1, 0, "agent", 0, 100, agent),
+		mkSpan(1, 2, 1, "Anthropic Messages", 1, 2, llm),
+		mkSpan(1, 3, 2, "anthropic.messages.create", 1, 2, client), // the same call: dropped
+		mkSpan(1, 4, 1, "LangChain model", 3, 4, bare),
+		mkSpan(1, 5, 4, "POST", 3, 4, http),
+		mkSpan(1, 6, 5, "chat gpt", 3, 4, client), // the same call, its tokens only here: kept instead
+		mkSpan(1, 7, 1, "Anthropic Messages", 5, 6, llm),
+	)
+	var turns []string
+	tokens := int64(0)
+	for _, s := range b.spans {
+		if s.Operation == record.OpPlan {
+			turns = append(turns, fmt.Sprint(s.SpanID))
+			tokens += s.InputTokens + s.OutputTokens
+		}
+	}
+	if len(turns) != 3 || tokens != 3*107 {
+		t.Errorf("%d model turns with %d tokens, want 3 with %d (each call once)", len(turns), tokens, 3*107)
+	}
+	for _, s := range b.invs[0].members {
+		if s.name == "LangChain model" && s.role != roleOther || s.name == "chat gpt" && s.role != roleModel {
+			t.Errorf("%s read as %v: want the tokens' span the turn", s.name, s.role)
+		}
+	}
+}

@@ -33,7 +33,7 @@ import { startFakeAnthropic } from './lib/anthropic.js';
 import { AgentGaveUpError } from './lib/fleet.js';
 
 const CONFIG = {
-  fixture: '../libraries-unmapped/anthropic-openinference', // not yet mapped: its README
+  fixture: 'anthropic-openinference',
   t0: '2026-03-29T10:00:00.000Z',
   seed: 29,
   encoding: 'proto',
