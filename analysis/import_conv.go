@@ -42,8 +42,9 @@ type convention struct {
 	// name, else its first word, looked up in Names.
 	OperationAttrs []string
 	Names          map[string]spanRole
-	// ModelAttrs: a span of no other role that carries one of these is a model turn.
-	ModelAttrs []string
+	// ModelAttrs: a span of no other role that carries one of these is a model turn;
+	// ToolAttrs: one that carries one of these (and none of ModelAttrs) is a tool call.
+	ModelAttrs, ToolAttrs []string
 
 	// Tool names the tool of a tool span (the first attribute present), else the span
 	// name with ToolNamePrefix cut off.
@@ -192,6 +193,11 @@ func (c *convention) role(s *inSpan) spanRole {
 	for _, k := range c.ModelAttrs {
 		if s.attr(k) != nil {
 			return roleModel
+		}
+	}
+	for _, k := range c.ToolAttrs {
+		if s.attr(k) != nil {
+			return roleTool
 		}
 	}
 	return roleOther

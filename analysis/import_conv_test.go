@@ -126,6 +126,15 @@ func TestConventionDeclarations(t *testing.T) {
 		{conv: ConvOpenLLMetry, name: "openai.chat", attrs: map[string]any{"llm.request.type": "chat", "llm.usage.prompt_tokens": 11,
 			"llm.usage.completion_tokens": 3, "llm.response.model": "gpt"}, role: roleModel, in: 11, out: 3, model: "gpt"},
 		{conv: ConvOpenLLMetry, name: "ops.workflow", attrs: map[string]any{"traceloop.span.kind": "workflow"}, role: roleOther},
+		// Pydantic AI's default names before its instrumentation version 3 (no operation name
+		// on its agent and tool spans), and a tool span that names none but its call id
+		{conv: ConvGenAI, name: "agent run", attrs: map[string]any{"agent_name": "triage", "logfire.msg": "triage run"}, role: roleAgent},
+		{conv: ConvGenAI, name: "running tool", attrs: map[string]any{"gen_ai.tool.name": "WebSearch", "gen_ai.tool.call.id": "call_3",
+			"tool_arguments": `{"q":"x"}`, "logfire.msg": "running tool: WebSearch"}, role: roleTool, tool: "WebSearch", call: "call_3", args: `{"q":"x"}`},
+		{conv: ConvGenAI, name: "execute_tool Bash", attrs: map[string]any{"gen_ai.tool.name": "Bash", "gen_ai.tool.call.id": "call_4"},
+			role: roleTool, tool: "Bash", call: "call_4"},
+		{conv: ConvGenAI, name: "lookup", attrs: map[string]any{"gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "call_5"},
+			role: roleTool, tool: "lookup", call: "call_5"},
 	}
 	for i, c := range cases {
 		t.Run(c.conv+"/"+c.name, func(t *testing.T) {
