@@ -5,7 +5,7 @@
 // LlmAgent run by its own runner inside the Task tool (as ADK's AgentTool does).
 //
 //   node adk.js
-import { toolInput } from './lib/fleet.js';
+import { toolInput, AgentGaveUpError } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
 import { startCapture, finishCapture, versions } from './lib/run.js';
 
@@ -22,13 +22,6 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 40);
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
 const adk = await import('@google/adk');
-
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
 
 const TOOL_SCHEMAS = {
   WebSearch: { query: { type: 'STRING' } },

@@ -15,8 +15,8 @@
 // (ai.generateText -> AGENT, ai.generateText.doGenerate -> LLM, ai.toolCall -> TOOL). Nothing
 // leaves the machine: the model is in-process and fetch refuses every host (the count of
 // refused requests is printed).
-import { toolInput } from './lib/fleet.js';
-import { sleepVirtual } from './lib/clock.js';
+import { scriptedAiModel } from './lib/aisdk-model.js';
+import { refuseFetch } from './lib/openai.js';
 import { BATCH } from './lib/capture.js';
 import { startCapture, finishCapture, versions } from './lib/run.js';
 
@@ -68,17 +68,13 @@ const CONFIG = {
 
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 60);
 const openInference = form === 'openinference' ? await import('@arizeai/openinference-vercel') : null;
-const refused = [];
+let refused = [];
 if (openInference) {
   for (const k of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'PHOENIX_COLLECTOR_ENDPOINT', 'PHOENIX_API_KEY']) {
     delete process.env[k];
   }
   // no network at all through fetch (the model is in-process; the OTLP exporter uses node:http)
-  globalThis.fetch = (input) => {
-    const url = String(input?.url ?? input);
-    refused.push(url);
-    return Promise.reject(new TypeError(`capture: no network (${url})`));
-  };
+  refused = refuseFetch();
 }
 
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
@@ -109,52 +105,21 @@ const TOOL_SCHEMAS = {
   Task: { description: { type: 'string' }, subagent_type: { type: 'string' } },
 };
 
-function usage(t) {
-  return {
-    inputTokens: { total: t.input, noCache: t.input, cacheRead: 0, cacheWrite: 0 },
-    outputTokens: { total: t.output, text: t.output, reasoning: 0 },
-  };
-}
-
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
-
 // the model each form's fleet names: Anthropic's, or OpenAI's for the Phoenix users' form
 const MODELS = openInference
   ? { provider: 'openai.chat', root: 'gpt-4.1', sub: 'gpt-4.1-mini', stop: 'stop', tools: 'tool_calls', id: 'chatcmpl-', version: '-2025-04-14' }
   : { provider: 'anthropic.messages', root: 'claude-sonnet-4-5', sub: 'claude-haiku-4-5', stop: 'end_turn', tools: 'tool_use', id: 'msg_', version: '' };
 
 async function runAgent(run) {
-  const model = new Mock({
+  const modelId = run.kind === 'subagent' ? MODELS.sub : MODELS.root;
+  const model = scriptedAiModel(fleet, {
+    Mock,
     provider: MODELS.provider,
-    modelId: run.kind === 'subagent' ? MODELS.sub : MODELS.root,
-    doGenerate: async () => {
-      await sleepVirtual(fleet.modelLatency(run));
-      const action = fleet.nextAction(run);
-      const t = fleet.tokens(run);
-      if (action.type === 'abort') throw new AgentGaveUpError(action.reason);
-      if (action.type === 'final') {
-        return {
-          content: [{ type: 'text', text: action.text }],
-          finishReason: { unified: 'stop', raw: MODELS.stop },
-          usage: usage(t),
-          warnings: [],
-          response: { id: `${MODELS.id}${run.r.hex(24)}`, modelId: `${model.modelId}${MODELS.version}` },
-        };
-      }
-      run.pending = action;
-      return {
-        content: [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: action.tool, input: JSON.stringify(toolInput(action.tool, run)) }],
-        finishReason: { unified: 'tool-calls', raw: MODELS.tools },
-        usage: usage(t),
-        warnings: [],
-        response: { id: `${MODELS.id}${run.r.hex(24)}`, modelId: `${model.modelId}${MODELS.version}` },
-      };
-    },
+    modelId,
+    responseModelId: `${modelId}${MODELS.version}`,
+    runOf: () => run,
+    raw: { stop: MODELS.stop, tools: MODELS.tools },
+    idPrefix: MODELS.id,
   });
   const tools = {};
   const names = run.kind === 'subagent' ? ['WebSearch', 'Bash', 'docs/search'] : Object.keys(TOOL_SCHEMAS);

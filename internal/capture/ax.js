@@ -43,8 +43,6 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 
 delete process.env.OPENAI_API_KEY;
 delete process.env.OPENAI_APIKEY;
-delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
@@ -64,11 +62,7 @@ const { trace } = await import('@opentelemetry/api');
 axGlobals.tracer = trace.getTracer('ax');
 
 const currentRun = () => fleet.als.getStore().run;
-const subagentOf = (child, fn) =>
-  fleet.als.run({ run: child }, async () => {
-    runsById.set(child.runId, child);
-    return fleet.track(child, fn);
-  });
+const subagentOf = (child, fn) => fleet.runSubagent(child, fn, runsById);
 
 // the model: Ax's OpenAI provider on the fake server; after the model's answer, a run the
 // fleet aborted gives up (the agent's code throws)

@@ -27,6 +27,7 @@ import { register } from 'node:module';
 import { diag } from '@opentelemetry/api';
 import { startCapture, finishCapture, versions } from './lib/run.js';
 import { startFakeOpenAI, guardFetch } from './lib/openai.js';
+import { AgentGaveUpError } from './lib/fleet.js';
 
 const CONFIG = {
   fixture: '../libraries-unmapped/beeai-openinference', // not yet mapped: its README
@@ -42,8 +43,6 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 delete process.env.OPENAI_API_KEY;
 delete process.env.OPENAI_API_ENDPOINT;
 delete process.env.OPENAI_API_HEADERS;
-delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   resourceExtra: { 'openinference.project.name': 'incident-response' },
@@ -86,13 +85,6 @@ const patchedByManual = beeai.BaseAgent.prototype.run !== before;
 if (!patchedByManual) instrumentation.patch(beeai);
 console.log(JSON.stringify({ beeai_version: beeai.Version, manuallyInstrument_patched: patchedByManual, warnings }));
 
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
-
 const currentRun = () => fleet.als.getStore().run;
 
 // BeeAI's OpenAI model; after its answer, a run the fleet aborted gives up (the agent's code
@@ -111,11 +103,7 @@ const models = {
   subagent: new FleetOpenAIChatModel('gpt-4.1-mini', {}, client),
 };
 
-const subagentOf = (child, fn) =>
-  fleet.als.run({ run: child }, async () => {
-    runsById.set(child.runId, child);
-    return fleet.track(child, fn);
-  });
+const subagentOf = (child, fn) => fleet.runSubagent(child, fn, runsById);
 
 // the fleet's tools as BeeAI DynamicTools (named by toolName); each call is one attempt of the fleet
 const fleetTool = (name) =>

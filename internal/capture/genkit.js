@@ -28,13 +28,12 @@
 // `fetch` refuses every host (the model is in-process; the count is printed: 0).
 //
 //   node genkit.js
-import path from 'node:path';
 import { createRequire } from 'node:module';
-import { Fleet, toolInput, AgentGaveUpError } from './lib/fleet.js';
-import { installClock, sleepVirtual } from './lib/clock.js';
-import { startReceiver, Accounting, BATCH } from './lib/capture.js';
-import { guardFetch } from './lib/openai.js';
-import { HERE, finishCapture, versions } from './lib/run.js';
+import { toolInput, toolSchemas, AgentGaveUpError } from './lib/fleet.js';
+import { sleepVirtual } from './lib/clock.js';
+import { Accounting, BATCH } from './lib/capture.js';
+import { refuseFetch } from './lib/openai.js';
+import { startOwnCapture, finishCapture, ownTel, versions, topSpanDropper } from './lib/run.js';
 
 const CONFIG = {
   fixture: 'genkit-otel',
@@ -50,14 +49,11 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 for (const k of Object.keys(process.env)) if (k.startsWith('OTEL_')) delete process.env[k];
 for (const k of ['GENKIT_ENV', 'GENKIT_TELEMETRY_SERVER', 'GENKIT_ENABLE_REALTIME_TELEMETRY', 'ENABLE_FIREBASE_MONITORING', 'GENKIT_RUNTIME_ID', 'OPENAI_API_KEY']) delete process.env[k];
 
-installClock({ t0Ms: Date.parse(CONFIG.t0), scale: SCALE });
-const rawDir = path.join(HERE, 'out', path.basename(CONFIG.fixture));
-const receiver = await startReceiver(rawDir);
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+const { receiver, rawDir, fleet } = await startOwnCapture(CONFIG, SCALE);
 
 // no network at all through fetch: the model is in-process and the OTLP exporter uses
-// node:http; no origin is allowed (this one is never requested)
-const refused = guardFetch(fleet, 'http://capture-no-network.invalid');
+// node:http
+const refused = refuseFetch();
 
 const { genkit, z, generateMiddleware } = await import('genkit');
 const { enableTelemetry, flushTracing } = await import('genkit/tracing');
@@ -71,17 +67,7 @@ const { Resource } = requireGenkit('@opentelemetry/resources');
 // the top span of a run the fleet marked dropTop (its flow span: Genkit makes the outermost
 // Genkit span a root) is ended but never sent; sdk-trace-base 1.25 spans carry parentSpanId
 const counters = { ended: 0, dropped: 0 };
-const marked = new Set();
-const dropper = {
-  onStart(span) {
-    const run = fleet.als.getStore()?.run;
-    if (run?.dropTop && !span.parentSpanId && !run.topMarked) {
-      run.topMarked = true;
-      marked.add(span.spanContext().spanId);
-    }
-  },
-  drop: (span) => marked.has(span.spanContext().spanId),
-};
+const dropper = topSpanDropper(() => fleet, (span) => span.parentSpanId);
 // the exporter measures its deadline with Date.now(), on the virtual clock: a virtual day
 const exporter = new OTLPTraceExporter({ url: receiver.url, timeoutMillis: 24 * 3600 * 1000 });
 const processor = new Accounting(new BatchSpanProcessor(exporter, BATCH), counters, dropper);
@@ -130,13 +116,7 @@ function scriptedModel(name) {
 const commander = scriptedModel('openai/gpt-4.1');
 const researcherModel = scriptedModel('openai/gpt-4.1-mini');
 
-const SCHEMAS = {
-  WebSearch: z.object({ query: z.string() }),
-  Bash: z.object({ command: z.string() }),
-  'docs/search': z.object({ query: z.string() }),
-  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
-  Task: z.object({ description: z.string(), subagent_type: z.string() }),
-};
+const SCHEMAS = toolSchemas(z);
 
 // the fleet's tools as Genkit tools; each call is one attempt of the fleet
 let researcherFlow;
@@ -146,7 +126,7 @@ const tools = Object.fromEntries(
     ai.defineTool({ name, description: `${name} tool`, inputSchema: SCHEMAS[name], outputSchema: z.any() }, async () => {
       const run = currentRun();
       return fleet.attempt(run, run.pending, (child) =>
-        fleet.als.run({ run: child }, () => fleet.track(child, () => researcherFlow({ question: `look for incidents related to ${run.investigation}` }))),
+        fleet.runSubagent(child, () => researcherFlow({ question: `look for incidents related to ${run.investigation}` })),
       );
     }),
   ]),
@@ -164,48 +144,26 @@ const toolErrorsAsResults = generateMiddleware({ name: 'toolErrorsAsResults', de
   },
 }));
 
+// an agent's turn loop: one generate with its tools, tool errors as tool responses
+const generate = async (model, system, prompt, toolList) =>
+  (await ai.generate({ model, system, prompt, tools: toolList, use: [toolErrorsAsResults()], maxTurns: 40 })).text;
+
 researcherFlow = ai.defineFlow(
   { name: 'researcher', inputSchema: z.object({ question: z.string() }), outputSchema: z.string() },
-  async ({ question }) => {
-    const res = await ai.generate({
-      model: researcherModel,
-      system: 'You research one question for an incident investigation and report what you found.',
-      prompt: question,
-      tools: [tools.WebSearch, tools['docs/search'], tools.Bash],
-      use: [toolErrorsAsResults()],
-      maxTurns: 40,
-    });
-    return res.text;
-  },
+  ({ question }) =>
+    generate(researcherModel, 'You research one question for an incident investigation and report what you found.', question, [tools.WebSearch, tools['docs/search'], tools.Bash]),
 );
 
 const investigate = ai.defineFlow(
   { name: 'investigate', inputSchema: z.object({ investigation: z.string() }), outputSchema: z.string() },
-  async ({ investigation }) => {
-    const res = await ai.generate({
-      model: commander,
-      system: 'You are an incident investigation agent.',
-      prompt: `Investigate ${investigation}`,
-      tools: Object.values(tools),
-      use: [toolErrorsAsResults()],
-      maxTurns: 40,
-    });
-    return res.text;
-  },
+  ({ investigation }) => generate(commander, 'You are an incident investigation agent.', `Investigate ${investigation}`, Object.values(tools)),
 );
 
 await fleet.runAll((run) => fleet.track(run, () => investigate({ investigation: run.investigation })), { concurrencyLog: !!process.env.CAPTURE_VERBOSE });
 await new Promise((r) => setTimeout(r, 500));
 console.log(JSON.stringify({ refused_requests: refused.length, refused_hosts: [...new Set(refused.map((u) => new URL(u).host))] }));
 
-const tel = {
-  counters,
-  shutdown: async () => {
-    await flushTracing();
-    await processor.forceFlush();
-    await processor.shutdown();
-  },
-};
+const tel = ownTel(counters, () => flushTracing(), () => processor.forceFlush(), () => processor.shutdown());
 await finishCapture(
   CONFIG,
   { fleet, receiver, tel, rawDir },

@@ -11,6 +11,7 @@
 //   node langchain-agent.js
 import { startCapture, finishCapture, versions } from './lib/run.js';
 import { scriptedLangChain, dropRootChain } from './lib/langchain.js';
+import { refuseFetch } from './lib/openai.js';
 
 const CONFIG = {
   fixture: 'langchain-agent-openinference',
@@ -27,12 +28,7 @@ const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE, {
   dropAtEnd: dropRootChain('incident-agent'),
 });
 
-const refused = [];
-globalThis.fetch = (input) => {
-  const url = String(input?.url ?? input);
-  refused.push(url);
-  return Promise.reject(new TypeError(`capture: no network (${url})`));
-};
+const refused = refuseFetch();
 for (const k of Object.keys(process.env)) if (k.startsWith('LANGSMITH_') || k.startsWith('LANGCHAIN_')) delete process.env[k];
 
 const { LangChainInstrumentation } = await import('@arizeai/openinference-instrumentation-langchain');

@@ -23,7 +23,8 @@
 // LANGFUSE_* variables), `fetch` refuses every host (the count is printed: 0).
 //
 //   node langfuse.js
-import { toolInput } from './lib/fleet.js';
+import { toolInput, AgentGaveUpError } from './lib/fleet.js';
+import { refuseFetch } from './lib/openai.js';
 import { sleepVirtual } from './lib/clock.js';
 import { startCapture, finishCapture, versions } from './lib/run.js';
 
@@ -42,23 +43,10 @@ for (const k of Object.keys(process.env)) if (k.startsWith('LANGFUSE_') || k.sta
 
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
-const refused = [];
-globalThis.fetch = (input) => {
-  const url = String(input?.url ?? input);
-  refused.push(url);
-  return Promise.reject(new TypeError(`capture: no network (${url})`));
-};
+const refused = refuseFetch();
 
 const { startActiveObservation, observe, propagateAttributes, setLangfuseTracerProvider } = await import('@langfuse/tracing');
 setLangfuseTracerProvider(tel.providers['incident-desk']);
-
-
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
 
 const currentRun = () => fleet.als.getStore().run;
 

@@ -19,11 +19,11 @@
 // every host (the model is in-process; the count of refused requests is printed).
 //
 //   node mastra.js
-import { Fleet, toolInput } from './lib/fleet.js';
-import { installClock, sleepVirtual } from './lib/clock.js';
-import { startReceiver, Accounting } from './lib/capture.js';
-import { HERE, finish, versions } from './lib/run.js';
-import path from 'node:path';
+import { toolInput, toolSchemas } from './lib/fleet.js';
+import { Accounting } from './lib/capture.js';
+import { refuseFetch } from './lib/openai.js';
+import { scriptedAiModel } from './lib/aisdk-model.js';
+import { startOwnCapture, finishCapture, ownTel, versions } from './lib/run.js';
 
 const CONFIG = {
   fixture: 'mastra-otel',
@@ -35,26 +35,15 @@ const CONFIG = {
 };
 const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 
-delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 delete process.env.MASTRA_CLOUD_ACCESS_TOKEN;
 delete process.env.MASTRA_PLATFORM_ACCESS_TOKEN;
 process.env.MASTRA_TELEMETRY_DISABLED = '1'; // Mastra's PostHog telemetry
 
-installClock({ t0Ms: Date.parse(CONFIG.t0), scale: SCALE });
-const rawDir = path.join(HERE, 'out', CONFIG.fixture);
-const receiver = await startReceiver(rawDir);
+const { receiver, rawDir, fleet } = await startOwnCapture(CONFIG, SCALE);
 const origin = new URL(receiver.url).origin;
 
 // no network at all through fetch (the model is in-process; the OTLP exporter uses node:http)
-const refused = [];
-globalThis.fetch = (input) => {
-  const url = String(input?.url ?? input);
-  refused.push(url);
-  return Promise.reject(new TypeError(`capture: no network (${url})`));
-};
-
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+const refused = refuseFetch();
 
 const { Mastra } = await import('@mastra/core/mastra');
 const { Agent } = await import('@mastra/core/agent');
@@ -63,13 +52,6 @@ const { Observability } = await import('@mastra/observability');
 const { OtelExporter } = await import('@mastra/otel-exporter');
 const { MockLanguageModelV3, simulateReadableStream } = await import('ai6/test');
 const { z } = await import('zod');
-
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
 
 const currentRun = () => fleet.als.getStore().run;
 const SUBAGENT_TOOL = 'agent-researcher';
@@ -81,57 +63,11 @@ const toolName = (tool) => (tool === 'Task' ? SUBAGENT_TOOL : tool.replace(/[^a-
 const toolArgs = (name, run) => (name === 'Task' ? { prompt: `Look for incidents related to ${run.investigation}` } : toolInput(name, run));
 
 // the scripted model: each call is one step of the run in the fleet's async context
-function scriptedModel(modelId) {
-  const step = async () => {
-    const run = currentRun();
-    await sleepVirtual(fleet.modelLatency(run));
-    const action = fleet.nextAction(run);
-    const t = fleet.tokens(run);
-    const usage = {
-      inputTokens: { total: t.input, noCache: t.input, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: t.output, text: t.output, reasoning: 0 },
-    };
-    if (action.type === 'abort') throw new AgentGaveUpError(action.reason);
-    const id = `msg_${run.r.hex(24)}`;
-    if (action.type === 'tool') run.pending = action;
-    return { action, usage, id };
-  };
-  return new MockLanguageModelV3({
-    provider: 'openai.chat',
-    modelId,
-    doGenerate: async () => {
-      const { action, usage, id } = await step();
-      const content = action.type === 'tool'
-        ? [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolArgs(action.tool, currentRun())) }]
-        : [{ type: 'text', text: action.text }];
-      return {
-        content,
-        finishReason: { unified: action.type === 'tool' ? 'tool-calls' : 'stop', raw: action.type === 'tool' ? 'tool_calls' : 'stop' },
-        usage,
-        warnings: [],
-        response: { id, modelId },
-      };
-    },
-    doStream: async () => {
-      const { action, usage, id } = await step();
-      const chunks = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id, modelId, timestamp: new Date() }];
-      if (action.type === 'tool') {
-        chunks.push({ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolArgs(action.tool, currentRun())) });
-      } else {
-        chunks.push({ type: 'text-start', id: 't0' }, { type: 'text-delta', id: 't0', delta: action.text }, { type: 'text-end', id: 't0' });
-      }
-      chunks.push({ type: 'finish', finishReason: { unified: action.type === 'tool' ? 'tool-calls' : 'stop', raw: action.type === 'tool' ? 'tool_calls' : 'stop' }, usage });
-      return { stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) };
-    },
-  });
-}
+// (Mastra streams: doStream answers)
+const scriptedModel = (modelId) =>
+  scriptedAiModel(fleet, { Mock: MockLanguageModelV3, simulateReadableStream, provider: 'openai.chat', modelId, toolName, toolArgs });
 
-const SCHEMAS = {
-  WebSearch: z.object({ query: z.string() }),
-  Bash: z.object({ command: z.string() }),
-  'docs/search': z.object({ query: z.string() }),
-  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
-};
+const SCHEMAS = toolSchemas(z);
 
 // the fleet's tools as Mastra tools; each call is one attempt of the fleet
 const fleetTool = (name) =>
@@ -165,16 +101,10 @@ const researcherGenerate = researcher.generate.bind(researcher);
 researcher.generate = (...args) => {
   const run = currentRun();
   return fleet.attempt(run, run.pending, (child) =>
-    fleet.als.run({ run: child }, async () => {
-      try {
-        const out = await researcherGenerate(...args);
-        if (out?.error) throw out.error;
-        fleet.endRun(child, 'completed');
-        return out;
-      } catch (e) {
-        fleet.endRun(child, 'failed');
-        throw e;
-      }
+    fleet.runSubagent(child, async () => {
+      const out = await researcherGenerate(...args);
+      if (out?.error) throw out.error;
+      return out;
     }),
   );
 };
@@ -240,21 +170,11 @@ async function runInvestigation(run) {
 await fleet.runAll(runInvestigation, { concurrencyLog: true });
 await new Promise((r) => setTimeout(r, 500));
 console.log(JSON.stringify({ refused_requests: refused.length, refused_hosts: [...new Set(refused.map((u) => new URL(u).host))] }));
-const tel = {
-  counters,
-  shutdown: async () => {
-    await otelExporter.flush();
-    await mastra.shutdown?.();
-    await otelExporter.shutdown();
-  },
-};
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  library: versions([
+const tel = ownTel(counters, () => otelExporter.flush(), () => mastra.shutdown?.(), () => otelExporter.shutdown());
+await finishCapture(
+  CONFIG,
+  { fleet, receiver, tel, rawDir },
+  versions([
     '@mastra/core',
     '@mastra/observability',
     '@mastra/otel-exporter',
@@ -262,7 +182,5 @@ await finish({
     '@mastra/otel-exporter/node_modules/@opentelemetry/exporter-trace-otlp-proto=@opentelemetry/exporter-trace-otlp-proto',
     '@opentelemetry/sdk-trace-base',
   ]),
-  file: CONFIG.file,
-  gzip: true,
-});
+);
 process.exit(0);

@@ -18,6 +18,7 @@
 //   node openai-agents.js
 import { startCapture, finishCapture, versions } from './lib/run.js';
 import { startFakeOpenAI, guardFetch } from './lib/openai.js';
+import { AgentGaveUpError } from './lib/fleet.js';
 
 const CONFIG = {
   fixture: 'openai-agents-openinference',
@@ -32,8 +33,6 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 
 delete process.env.OPENAI_API_KEY;
 delete process.env.OPENAI_AGENTS_DISABLE_TRACING;
-delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
@@ -59,19 +58,8 @@ const instrumentation = new OpenAIAgentsInstrumentation({ tracerProvider: tel.pr
 instrumentation.manuallyInstrument(agents);
 setDefaultOpenAIKey('sk-test');
 
-class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
-
 const currentRun = () => fleet.als.getStore().run;
-const subagentOf = (child, fn) =>
-  fleet.als.run({ run: child }, async () => {
-    runsById.set(child.runId, child);
-    return fleet.track(child, fn);
-  });
+const subagentOf = (child, fn) => fleet.runSubagent(child, fn, runsById);
 
 // the fleet's tools as the SDK's function tools; each call is one attempt of the fleet
 const fleetTool = (name) =>

@@ -24,9 +24,9 @@
 //
 //   node strands.js
 import { startCapture, finishCapture, versions } from './lib/run.js';
-import { toolInput, AgentGaveUpError } from './lib/fleet.js';
+import { toolInput, toolSchemas, AgentGaveUpError } from './lib/fleet.js';
 import { sleepVirtual } from './lib/clock.js';
-import { guardFetch } from './lib/openai.js';
+import { refuseFetch } from './lib/openai.js';
 
 const CONFIG = {
   fixture: 'strands-otel',
@@ -42,16 +42,14 @@ const SCALE = Number(process.env.CAPTURE_SCALE ?? 30);
 delete process.env.OTEL_SEMCONV_STABILITY_OPT_IN; // Strands' default conventions
 delete process.env.OTEL_SERVICE_NAME; // Strands names its tracer (scope) after it: 'strands-agents'
 delete process.env.LANGFUSE_BASE_URL; // would move message content from events to attributes
-delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 delete process.env.OPENAI_API_KEY;
 delete process.env.AWS_ACCESS_KEY_ID;
 delete process.env.AWS_PROFILE;
 
 const { receiver, tel, rawDir, fleet } = await startCapture(CONFIG, SCALE);
 
-// no network at all through fetch: no URL starts with this origin, so every request is refused
-const refused = guardFetch(fleet, 'capture-no-network:');
+// no network at all through fetch
+const refused = refuseFetch();
 
 const { Agent, Model, tool } = await import('@strands-agents/sdk');
 const { z } = await import('zod');
@@ -101,12 +99,7 @@ class ScriptedModel extends Model {
   }
 }
 
-const SCHEMAS = {
-  WebSearch: z.object({ query: z.string() }),
-  Bash: z.object({ command: z.string() }),
-  'docs/search': z.object({ query: z.string() }),
-  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
-};
+const SCHEMAS = toolSchemas(z);
 
 // the fleet's tools as Strands tools; each call is one attempt of the fleet
 const fleetTool = (name) =>
@@ -122,8 +115,6 @@ const fleetTool = (name) =>
       return fleet.attempt(run, action, () => Promise.reject(new Error('no sub-agent')));
     },
   });
-
-const subagentOf = (child, fn) => fleet.als.run({ run: child }, () => fleet.track(child, fn));
 
 // the Task tool: a researcher Agent as a tool (AgentAsTool). Its stream is the fleet's Task
 // attempt, whose sub-agent run is the nested invocation of the researcher (its events are
@@ -143,7 +134,7 @@ function taskTool() {
     const run = currentRun();
     const events = [];
     const result = await fleet.attempt(run, run.pending, (child) =>
-      subagentOf(child, async () => {
+      fleet.runSubagent(child, async () => {
         const gen = stream(toolContext);
         let next = await gen.next();
         while (!next.done) {

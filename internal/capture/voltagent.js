@@ -28,11 +28,11 @@
 //
 //   node voltagent.js
 import { register } from 'node:module';
-import { Fleet, toolInput, AgentGaveUpError } from './lib/fleet.js';
-import { installClock, sleepVirtual } from './lib/clock.js';
-import { startReceiver, Accounting, BATCH } from './lib/capture.js';
-import { HERE, finish, versions, topSpanDropper } from './lib/run.js';
-import path from 'node:path';
+import { toolInput, toolSchemas, AgentGaveUpError } from './lib/fleet.js';
+import { Accounting, BATCH } from './lib/capture.js';
+import { refuseFetch } from './lib/openai.js';
+import { scriptedAiModel } from './lib/aisdk-model.js';
+import { startOwnCapture, finishCapture, ownTel, versions, topSpanDropper } from './lib/run.js';
 
 const CONFIG = {
   fixture: 'voltagent-otel',
@@ -57,25 +57,14 @@ register(
 );
 
 for (const k of Object.keys(process.env)) if (k.startsWith('VOLTAGENT_') || k.startsWith('VOLTOPS_')) delete process.env[k];
-delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
-delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
 // a production deployment: VoltAgent's model provider registry does not fetch models.dev at
 // import (it does outside production), and its console logger's default level is `error`
 process.env.NODE_ENV = 'production';
 
-installClock({ t0Ms: Date.parse(CONFIG.t0), scale: SCALE });
-const rawDir = path.join(HERE, 'out', path.basename(CONFIG.fixture));
-const receiver = await startReceiver(rawDir);
+const { receiver, rawDir, fleet } = await startOwnCapture(CONFIG, SCALE);
 
 // no network at all through fetch (the model is in-process; the OTLP exporter uses node:http)
-const refused = [];
-globalThis.fetch = (input) => {
-  const url = String(input?.url ?? input);
-  refused.push(url);
-  return Promise.reject(new TypeError(`capture: no network (${url})`));
-};
-
-const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+const refused = refuseFetch();
 
 const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
 const { BatchSpanProcessor } = await import('@opentelemetry/sdk-trace-base');
@@ -91,57 +80,14 @@ const toolName = (tool) => (tool === 'Task' ? SUBAGENT_TOOL : tool);
 const toolArgs = (name, run) =>
   name === 'Task' ? { task: `Look for incidents related to ${run.investigation}`, targetAgents: ['researcher'] } : toolInput(name, run);
 
-// the scripted model: each call is one step of the run in the fleet's async context
-function scriptedModel(modelId) {
-  const step = async () => {
-    const run = currentRun();
-    await sleepVirtual(fleet.modelLatency(run));
-    const action = fleet.nextAction(run);
-    const t = fleet.tokens(run);
-    const usage = {
-      inputTokens: { total: t.input, noCache: t.input, cacheRead: 0, cacheWrite: 0 },
-      outputTokens: { total: t.output, text: t.output, reasoning: 0 },
-    };
-    if (action.type === 'abort') {
-      const e = new AgentGaveUpError(action.reason);
-      e.isRetryable = false; // VoltAgent retries a model error unless it says it is not retryable
-      throw e;
-    }
-    const id = `msg_${run.r.hex(24)}`;
-    if (action.type === 'tool') run.pending = action;
-    return { action, usage, id };
-  };
-  const finishReason = (action) => ({ unified: action.type === 'tool' ? 'tool-calls' : 'stop', raw: action.type === 'tool' ? 'tool_calls' : 'stop' });
-  return new MockLanguageModelV3({
-    provider: 'openai.chat',
-    modelId,
-    doGenerate: async () => {
-      const { action, usage, id } = await step();
-      const content = action.type === 'tool'
-        ? [{ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolArgs(action.tool, currentRun())) }]
-        : [{ type: 'text', text: action.text }];
-      return { content, finishReason: finishReason(action), usage, warnings: [], response: { id, modelId, timestamp: new Date() } };
-    },
-    doStream: async () => {
-      const { action, usage, id } = await step();
-      const chunks = [{ type: 'stream-start', warnings: [] }, { type: 'response-metadata', id, modelId, timestamp: new Date() }];
-      if (action.type === 'tool') {
-        chunks.push({ type: 'tool-call', toolCallId: action.toolCallId, toolName: toolName(action.tool), input: JSON.stringify(toolArgs(action.tool, currentRun())) });
-      } else {
-        chunks.push({ type: 'text-start', id: 't0' }, { type: 'text-delta', id: 't0', delta: action.text }, { type: 'text-end', id: 't0' });
-      }
-      chunks.push({ type: 'finish', finishReason: finishReason(action), usage });
-      return { stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) };
-    },
-  });
-}
+// the scripted model: each call is one step of the run in the fleet's async context. A run
+// that gives up throws AgentGaveUpError marked not retryable: VoltAgent retries a model error
+// unless it says it is not retryable
+const giveUp = (reason) => Object.assign(new AgentGaveUpError(reason), { isRetryable: false });
+const scriptedModel = (modelId) =>
+  scriptedAiModel(fleet, { Mock: MockLanguageModelV3, simulateReadableStream, provider: 'openai.chat', modelId, toolName, toolArgs, timestamp: true, giveUp });
 
-const SCHEMAS = {
-  WebSearch: z.object({ query: z.string() }),
-  Bash: z.object({ command: z.string() }),
-  'docs/search': z.object({ query: z.string() }),
-  'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
-};
+const SCHEMAS = toolSchemas(z);
 
 // the fleet's tools as VoltAgent tools; each call is one attempt of the fleet
 const fleetTool = (name) =>
@@ -176,16 +122,10 @@ researcher.streamText = (...args) => {
   const run = currentRun();
   if (run.pending?.tool !== 'Task') throw new Error(`researcher started outside a Task call (${run.runId})`);
   return fleet.attempt(run, run.pending, (child) =>
-    fleet.als.run({ run: child }, async () => {
-      try {
-        const response = await researcherStreamText(...args);
-        await response.text;
-        fleet.endRun(child, 'completed');
-        return response;
-      } catch (e) {
-        fleet.endRun(child, 'failed');
-        throw e;
-      }
+    fleet.runSubagent(child, async () => {
+      const response = await researcherStreamText(...args);
+      await response.text;
+      return response;
     }),
   );
 };
@@ -227,20 +167,11 @@ async function runInvestigation(run) {
 await fleet.runAll(runInvestigation, { concurrencyLog: !!process.env.CAPTURE_VERBOSE });
 await new Promise((r) => setTimeout(r, 500));
 console.log(JSON.stringify({ refused_requests: refused.length, refused_hosts: [...new Set(refused.map((u) => new URL(u).host))] }));
-const tel = {
-  counters,
-  shutdown: async () => {
-    await observability.forceFlush();
-    await observability.shutdown();
-  },
-};
-await finish({
-  fixture: CONFIG.fixture,
-  fleet,
-  receiver,
-  tel,
-  rawDir,
-  library: versions([
+const tel = ownTel(counters, () => observability.forceFlush(), () => observability.shutdown());
+await finishCapture(
+  CONFIG,
+  { fleet, receiver, tel, rawDir },
+  versions([
     '@voltagent/core',
     'ai6=ai',
     '@opentelemetry/sdk-trace-node',
@@ -248,7 +179,5 @@ await finish({
     '@opentelemetry/exporter-trace-otlp-proto',
     '@voltagent/core/node_modules/@opentelemetry/resources=@opentelemetry/resources',
   ]),
-  file: CONFIG.file,
-  gzip: true,
-});
+);
 process.exit(0);

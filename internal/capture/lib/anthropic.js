@@ -7,6 +7,7 @@
 import http from 'node:http';
 import { sleepVirtual } from './clock.js';
 import { toolInput } from './fleet.js';
+import { listenLocal } from './openai.js';
 
 export const CLAUDE_MODELS = {
   // request name -> the dated name the API answers with
@@ -69,6 +70,5 @@ export async function startFakeAnthropic(fleet, runsById, { toolName = (name) =>
       }));
     });
   });
-  await new Promise((r) => fake.listen(0, '127.0.0.1', r));
-  return { origin: `http://127.0.0.1:${fake.address().port}`, close: () => fake.close() };
+  return listenLocal(fake);
 }

@@ -122,6 +122,17 @@ export class Fleet {
     }
   }
 
+  // runSubagent runs fn as the sub-agent run child (made by attempt for a Task call): in the
+  // child's async context, ended completed, or failed when fn throws (track). runsById, when
+  // given, maps the child's run id to it first (for a fake model server that answers by
+  // x-run-id).
+  runSubagent(child, fn, runsById = null) {
+    return this.als.run({ run: child }, () => {
+      runsById?.set(child.runId, child);
+      return this.track(child, fn);
+    });
+  }
+
   opId(run) {
     return `${run.runId}/op${run.i + 1}`;
   }
@@ -400,6 +411,18 @@ export function toolInput(name, run) {
     case 'Task':
       return { description: 'look for related incidents', subagent_type: 'researcher' };
   }
+}
+
+// toolSchemas is the fleet's tools' arguments (those toolInput gives) as zod object schemas,
+// made with the z a script imports (the libraries want different zod versions).
+export function toolSchemas(z) {
+  return {
+    WebSearch: z.object({ query: z.string() }),
+    Bash: z.object({ command: z.string() }),
+    'docs/search': z.object({ query: z.string() }),
+    'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
+    Task: z.object({ description: z.string(), subagent_type: z.string() }),
+  };
 }
 
 // AgentGaveUpError is what a scripted model throws when the fleet's run gives up.

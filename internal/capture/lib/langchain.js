@@ -3,7 +3,7 @@
 // LangChain tools. LangChain's classes are passed in, since a capture imports them only after
 // it has set up its instrumentation.
 import { sleepVirtual } from './clock.js';
-import { toolInput, AgentGaveUpError } from './fleet.js';
+import { toolInput, toolSchemas, AgentGaveUpError } from './fleet.js';
 
 export function scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, runSubagent) {
   const currentRun = () => fleet.als.getStore().run;
@@ -49,14 +49,7 @@ export function scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, 
     }
   }
 
-
-  const SCHEMAS = {
-    WebSearch: z.object({ query: z.string() }),
-    Bash: z.object({ command: z.string() }),
-    'docs/search': z.object({ query: z.string() }),
-    'mcp.github.create_issue': z.object({ repo: z.string(), title: z.string() }),
-    Task: z.object({ description: z.string(), subagent_type: z.string() }),
-  };
+  const SCHEMAS = toolSchemas(z);
 
   function makeTools(names) {
     return names.map((name) =>

@@ -4,6 +4,7 @@
 // header names, after the fleet's model latency on the virtual clock.
 import http from 'node:http';
 import { sleepVirtual } from './clock.js';
+import { AgentGaveUpError } from './fleet.js';
 
 // startFakeOpenAI listens on a free local port and returns the server: origin
 // (http://127.0.0.1:PORT) and close(); runsById maps the x-run-id header to the fleet's run.
@@ -50,8 +51,13 @@ export async function startFakeOpenAI(fleet, runsById, { toolName = (name) => na
       }));
     });
   });
-  await new Promise((r) => fake.listen(0, '127.0.0.1', r));
-  return { origin: `http://127.0.0.1:${fake.address().port}`, close: () => fake.close() };
+  return listenLocal(fake);
+}
+
+// listenLocal starts a fake server on a free local port and returns { origin, close() }.
+export async function listenLocal(server) {
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
 }
 
 // responsesAnswer: the step as a Responses API object (one function_call item, or one
@@ -86,12 +92,6 @@ function responsesAnswer(run, action, t, model, toolName) {
   };
 }
 
-export class AgentGaveUpError extends Error {
-  constructor(msg) {
-    super(msg);
-    this.name = 'AgentGaveUpError';
-  }
-}
 
 export const TOOLS = ['WebSearch', 'Bash', 'docs/search', 'mcp.github.create_issue', 'Task'].map((name) => ({
   type: 'function',
@@ -140,13 +140,14 @@ export async function agentLoop({ fleet, client, run, callTool }) {
 
 // guardFetch lets fetch reach only the fake model server at origin, each request carrying
 // the run it belongs to (x-run-id, from the fleet's async context) so that the server
-// answers with that run's scripted step; it returns the addresses it refused.
-export function guardFetch(fleet, origin) {
+// answers with that run's scripted step; it returns the addresses it refused. With no
+// origin it refuses every request (refuseFetch).
+export function guardFetch(fleet, origin = null) {
   const realFetch = globalThis.fetch;
   const refused = [];
   globalThis.fetch = (input, init = {}) => {
     const url = String(input?.url ?? input);
-    if (!url.startsWith(origin + '/')) {
+    if (origin === null || !url.startsWith(origin + '/')) {
       refused.push(url);
       return Promise.reject(new TypeError(`capture: no network (${url})`));
     }
@@ -156,4 +157,10 @@ export function guardFetch(fleet, origin) {
     return realFetch(input, { ...init, headers });
   };
   return refused;
+}
+
+// refuseFetch: no network at all through fetch (for a capture whose model is in-process; the
+// OTLP exporters use node:http). It returns the addresses it refused.
+export function refuseFetch() {
+  return guardFetch(null);
 }

@@ -26,12 +26,14 @@ export function versions(names) {
 // marked dropTop, and drop(span) says whether a span is one: the span is ended but never
 // sent, so its children arrive with a parent that never comes. Spans are known by their
 // span id, since a library's own processor may hand the exporter other span objects.
-export function topSpanDropper(fleetOf) {
+// hasParent(span) says whether a span has a parent (sdk-trace-base 2.x spans carry
+// parentSpanContext; a library's 1.x copy gives parentSpanId instead).
+export function topSpanDropper(fleetOf, hasParent = (span) => span.parentSpanContext) {
   const marked = new Set();
   return {
     onStart(span) {
       const run = fleetOf()?.als.getStore()?.run;
-      if (run?.dropTop && !span.parentSpanContext && !run.topMarked) {
+      if (run?.dropTop && !hasParent(span) && !run.topMarked) {
         run.topMarked = true;
         marked.add(span.spanContext().spanId);
       }
@@ -57,10 +59,19 @@ export async function setup({ fixture, t0, scale, encoding, services, fleetRef, 
   return { receiver, tel, rawDir };
 }
 
+// clearOtlpEnv removes the OTLP endpoint variables, so that no library exporter sends
+// anywhere but where the capture tells it (startCapture and startOwnCapture call it before
+// the script imports its library).
+export function clearOtlpEnv() {
+  delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+  delete process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+}
+
 // startCapture starts a capture from its CONFIG (fixture, t0, encoding, services, seed,
 // outages) at the virtual clock's scale: the receiver, the providers (setup; extra adds
 // setup's options, as resourceExtra, dropAtEnd or makeProcessor) and the fleet.
 export async function startCapture(CONFIG, scale, extra = {}) {
+  clearOtlpEnv();
   const fleetRef = {};
   const cap = await setup({
     fixture: CONFIG.fixture,
@@ -76,7 +87,32 @@ export async function startCapture(CONFIG, scale, extra = {}) {
   return { ...cap, fleet };
 }
 
-// finishCapture ends a capture started by startCapture: the gzipped trace file and the
+// startOwnCapture starts a capture from its CONFIG for a library that brings its own tracer
+// provider or span processor (the capture makes none): the virtual clock at scale, the
+// receiver (its raw bodies under out/) and the fleet. It returns what finishCapture takes but
+// tel, which the script makes around the library's processor.
+export async function startOwnCapture(CONFIG, scale) {
+  clearOtlpEnv();
+  installClock({ t0Ms: Date.parse(CONFIG.t0), scale });
+  const rawDir = path.join(HERE, 'out', path.basename(CONFIG.fixture));
+  const receiver = await startReceiver(rawDir);
+  const fleet = new Fleet({ fixture: CONFIG.fixture, seed: CONFIG.seed, services: CONFIG.services, outages: CONFIG.outages });
+  return { receiver, rawDir, fleet };
+}
+
+// ownTel is the tel (for finishCapture) of a capture whose library owns its span processor:
+// the counters of the counting wrapper around it, and the library's shutdown, the steps
+// (functions, each awaited) in order.
+export function ownTel(counters, ...shutdownSteps) {
+  return {
+    counters,
+    shutdown: async () => {
+      for (const step of shutdownSteps) await step();
+    },
+  };
+}
+
+// finishCapture ends a capture started by startCapture (or startOwnCapture, with its tel): the gzipped trace file and the
 // truth in the fixture's folder, with the library's versions.
 export async function finishCapture(CONFIG, { fleet, receiver, tel, rawDir }, library) {
   await finish({ fixture: CONFIG.fixture, fleet, receiver, tel, rawDir, file: CONFIG.file, gzip: true, library });
