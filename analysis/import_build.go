@@ -729,7 +729,7 @@ func operations(inv *inInv, rules retryRules) map[*inSpan]*inOp {
 		}
 		cv := s.convention()
 		tool := cv.toolName(s)
-		args := s.str(cv.Args...)
+		args := cv.args(s)
 		call := s.str(cv.CallID...)
 		attempt, hasAttempt := cv.attempt(s)
 		step := st.of(s)

@@ -172,12 +172,15 @@ func resourceNames(attrs []*commonpb.KeyValue) (runID, service string) {
 	return runID, service
 }
 
-// readEvent is the one span event a run of plain spans reads (inSpan.outcome); a mayday
-// export's spans carry rows in events of their own, all read.
+// readEvent is the span event a run of plain spans reads for failures (inSpan.outcome),
+// besides the events some convention reads a tool's arguments from (argsEventNames); a
+// mayday export's spans carry rows in events of their own, all read.
 const readEvent = "exception"
 
 // readsEvent reports whether an import reads (and so checks) a span's event of this name.
-func readsEvent(native bool, name string) bool { return native || name == readEvent }
+func readsEvent(native bool, name string) bool {
+	return native || name == readEvent || argsEventNames[name]
+}
 
 // eventReading is which span events the fast decoders keep. A run of plain spans reads
 // only its spans' exception events; the others (an export's rows read as plain spans, a

@@ -53,6 +53,11 @@ type convention struct {
 	// CallID: the tool call's id; Args: its arguments as the trace records them; Attempt:
 	// an attempt number counted from 1; Resend: one counted from 0.
 	CallID, Args, Attempt, Resend []string
+	// ArgsEvents: "event#attribute", where a library writes a tool call's arguments in an
+	// event of the tool's span rather than in an attribute (the Strands Agents SDK:
+	// gen_ai.tool.message#content); read when no Args attribute is there. The import keeps
+	// the first event of each such name on a span, besides its exception events.
+	ArgsEvents []string
 	// Tokens: input, output, and a total used only when neither of the others is present.
 	InputTokens, OutputTokens, TotalTokens []string
 	// Model: the model a model turn used.
@@ -91,10 +96,40 @@ var conventions []*convention
 // producers maps each convention's ProducerAttrs to it.
 var producers = map[string]*convention{}
 
+// argsEventNames are the events some convention reads a tool call's arguments from
+// (ArgsEvents).
+var argsEventNames = map[string]bool{}
+
+// args is a tool span's arguments as its convention's declaration finds them: an Args
+// attribute, else an attribute of an ArgsEvents event.
+func (c *convention) args(s *inSpan) string {
+	if a := s.str(c.Args...); a != "" {
+		return a
+	}
+	for _, ev := range c.ArgsEvents {
+		name, key, _ := strings.Cut(ev, "#")
+		for _, e := range s.events {
+			if e.name != name {
+				continue
+			}
+			for _, kv := range e.attrs {
+				if kv.key == key && kv.val.kind == attrString {
+					return kv.val.s
+				}
+			}
+		}
+	}
+	return ""
+}
+
 // register adds a convention; each import_conv_*.go file calls it from init.
 func register(c *convention) {
 	for _, k := range c.ProducerAttrs {
 		producers[k] = c
+	}
+	for _, ev := range c.ArgsEvents {
+		name, _, _ := strings.Cut(ev, "#")
+		argsEventNames[name] = true
 	}
 	conventions = append(conventions, c)
 	slices.SortStableFunc(conventions, func(a, b *convention) int { return a.Rank - b.Rank })

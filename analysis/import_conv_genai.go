@@ -24,6 +24,7 @@ func init() {
 		ToolNamePrefix: "execute_tool ",
 		CallID:         []string{"gen_ai.tool.call.id", "tool_call.id", "tool.call.id"},
 		Args:           []string{"gen_ai.tool.call.arguments", "gen_ai.tool.arguments", "tool_arguments"},
+		ArgsEvents:     []string{"gen_ai.tool.message#content"},
 		Attempt:        attemptAttrs,
 		Resend:         resendAttrs,
 		InputTokens:    genAIInputTokens,

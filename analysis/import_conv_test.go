@@ -601,3 +601,37 @@ func TestMappingNestedModelTurns(t *testing.T) {
 		}
 	}
 }
+
+// The Strands Agents SDK writes a tool call's arguments only in a gen_ai.tool.message event
+// of its execute_tool span (content), and its chat spans repeat the conversation's tool
+// messages as events of that name: a failed call followed by the same tool with other
+// arguments is a new operation, with the same arguments its retry; only the first event of
+// that name is kept on a span.
+func TestMappingArgumentsInEvents(t *testing.T) {
+	agent := map[string]any{"gen_ai.operation.name": "invoke_agent"}
+	tool := func(id byte, start float64, args string, failed bool) *tracepb.Span {
+		s := mkSpan(1, id, 1, "execute_tool WebSearch", start, start+1, map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "WebSearch"})
+		s.Events = []*tracepb.Span_Event{{Name: "gen_ai.tool.message", Attributes: []*commonpb.KeyValue{strAttr("role", "tool"), strAttr("content", args)}}}
+		if failed {
+			failWith(s, "503 Service Unavailable", "Error")
+		}
+		return s
+	}
+	chat := mkSpan(1, 9, 1, "chat", 40, 41, map[string]any{"gen_ai.operation.name": "chat"})
+	for i := range 5 {
+		chat.Events = append(chat.Events, &tracepb.Span_Event{Name: "gen_ai.tool.message", Attributes: []*commonpb.KeyValue{strAttr("content", fmt.Sprintf(`{"turn":%d}`, i))}})
+	}
+	r, b, _ := mapped(t,
+		mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
+		tool(2, 10, `{"query":"a"}`, true),
+		tool(3, 20, `{"query":"a"}`, true), // the same arguments: a retry
+		tool(4, 30, `{"query":"b"}`, false), // other arguments: a new operation
+		chat,
+	)
+	if got, want := opsOf(b), "WebSearch 1#1, WebSearch 1#2, WebSearch 2#1"; got != want {
+		t.Errorf("operations %s, want %s", got, want)
+	}
+	if n := len(spanNamed(r, "chat").events); n != 1 {
+		t.Errorf("the chat span keeps %d gen_ai.tool.message events, want the first", n)
+	}
+}

@@ -385,9 +385,13 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 		s.attrs = r.compactAttrs(sp.Attributes)
 	}
 	for _, e := range sp.Events {
-		if readsEvent(r.native, e.Name) {
-			s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
+		if !readsEvent(r.native, e.Name) {
+			continue
 		}
+		if !r.native && e.Name != readEvent && slices.ContainsFunc(s.events, func(k spanEvent) bool { return k.name == e.Name }) {
+			continue // a tool's arguments are in the first (a chat span repeats the conversation's)
+		}
+		s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
 	}
 	if len(sp.Links) > 0 {
 		s.links = make([]spanLink, len(sp.Links))

@@ -596,7 +596,7 @@ func (d *jdec) span(sp *tracepb.Span) bool {
 				if !d.event(e) {
 					return false
 				}
-				if d.plain && e.Name != readEvent {
+				if d.plain && !readsEvent(false, e.Name) {
 					d.rewind(m) // checked as decoded, and left out
 				} else {
 					sp.Events = append(sp.Events, e)
