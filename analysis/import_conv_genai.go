@@ -32,6 +32,7 @@ func init() {
 		Model:          genAIModel,
 		Session:        []string{"gen_ai.conversation.id", "session.id"},
 		ErrorType:      []string{"error.type"},
+		WrapperErrors:  []string{"ModelError"}, // the Strands Agents SDK wraps every error its model throws
 		Request:        []string{"gen_ai.input.messages"},
 		Response:       []string{"gen_ai.output.messages"},
 	})
