@@ -184,11 +184,8 @@ func agentChains(r *inRun) {
 // one carries the call's tokens. The other is a span of no role, kept as a link.
 func nestedModelTurns(r *inRun) {
 	hasTokens := func(s *inSpan) bool {
-		cv := s.convention()
-		_, in := s.num(cv.InputTokens...)
-		_, out := s.num(cv.OutputTokens...)
-		_, total := s.num(cv.TotalTokens...)
-		return in || out || total
+		in, out := s.convention().tokens(s)
+		return in+out > 0
 	}
 	for _, s := range r.spans {
 		if s.role != roleModel {

@@ -173,13 +173,13 @@ func resourceNames(attrs []*commonpb.KeyValue) (runID, service string) {
 }
 
 // readEvent is the span event a run of plain spans reads for failures (inSpan.outcome),
-// besides the events some convention reads a tool's arguments from (argsEventNames); a
+// besides the events some convention reads a tool's arguments or tokens from (readEvents); a
 // mayday export's spans carry rows in events of their own, all read.
 const readEvent = "exception"
 
 // readsEvent reports whether an import reads (and so checks) a span's event of this name.
 func readsEvent(native bool, name string) bool {
-	return native || name == readEvent || argsEventNames[name]
+	return native || name == readEvent || readEvents[name]
 }
 
 // eventReading is which span events the fast decoders keep. A run of plain spans reads

@@ -60,6 +60,10 @@ type convention struct {
 	ArgsEvents []string
 	// Tokens: input, output, and a total used only when neither of the others is present.
 	InputTokens, OutputTokens, TotalTokens []string
+	// TokenEvent: an event whose attributes carry the token counts under those names, read
+	// when the span's own attributes carry none (Ax: gen_ai.usage). The import keeps the
+	// first event of that name on a span.
+	TokenEvent string
 	// Model: the model a model turn used.
 	Model []string
 	// Session: a conversation, session or thread id, which joins an agent run in its own
@@ -96,9 +100,9 @@ var conventions []*convention
 // producers maps each convention's ProducerAttrs to it.
 var producers = map[string]*convention{}
 
-// argsEventNames are the events some convention reads a tool call's arguments from
-// (ArgsEvents).
-var argsEventNames = map[string]bool{}
+// readEvents are the events some convention reads a tool call's arguments (ArgsEvents) or
+// a model call's tokens (TokenEvent) from.
+var readEvents = map[string]bool{}
 
 // args is a tool span's arguments as its convention's declaration finds them: an Args
 // attribute, else an attribute of an ArgsEvents event.
@@ -108,10 +112,7 @@ func (c *convention) args(s *inSpan) string {
 	}
 	for _, ev := range c.ArgsEvents {
 		name, key, _ := strings.Cut(ev, "#")
-		for _, e := range s.events {
-			if e.name != name {
-				continue
-			}
+		if e := s.event(name); e != nil {
 			for _, kv := range e.attrs {
 				if kv.key == key && kv.val.kind == attrString {
 					return kv.val.s
@@ -122,6 +123,16 @@ func (c *convention) args(s *inSpan) string {
 	return ""
 }
 
+// event is s's first kept event of that name, or nil.
+func (s *inSpan) event(name string) *spanEvent {
+	for i := range s.events {
+		if s.events[i].name == name {
+			return &s.events[i]
+		}
+	}
+	return nil
+}
+
 // register adds a convention; each import_conv_*.go file calls it from init.
 func register(c *convention) {
 	for _, k := range c.ProducerAttrs {
@@ -129,7 +140,10 @@ func register(c *convention) {
 	}
 	for _, ev := range c.ArgsEvents {
 		name, _, _ := strings.Cut(ev, "#")
-		argsEventNames[name] = true
+		readEvents[name] = true
+	}
+	if c.TokenEvent != "" {
+		readEvents[c.TokenEvent] = true
 	}
 	conventions = append(conventions, c)
 	slices.SortStableFunc(conventions, func(a, b *convention) int { return a.Rank - b.Rank })
@@ -271,14 +285,25 @@ func (c *convention) attempt(s *inSpan) (int64, bool) {
 	return 0, false
 }
 
-// tokens reads a span's input and output tokens.
+// tokens reads a span's input and output tokens: from its attributes, else from its
+// TokenEvent's.
 func (c *convention) tokens(s *inSpan) (in, out int64) {
-	in, okIn := s.num(c.InputTokens...)
-	out, okOut := s.num(c.OutputTokens...)
-	if total, ok := s.num(c.TotalTokens...); ok && !okIn && !okOut {
-		in = total
+	in, out, ok := c.tokensIn(s)
+	if e := s.event(c.TokenEvent); !ok && c.TokenEvent != "" && e != nil {
+		in, out, _ = c.tokensIn(&inSpan{attrs: e.attrs})
 	}
 	return in, out
+}
+
+// tokensIn reads the token counts among s's attributes, and whether any was there.
+func (c *convention) tokensIn(s *inSpan) (in, out int64, found bool) {
+	in, okIn := s.num(c.InputTokens...)
+	out, okOut := s.num(c.OutputTokens...)
+	total, okTotal := s.num(c.TotalTokens...)
+	if okTotal && !okIn && !okOut {
+		in = total
+	}
+	return in, out, okIn || okOut || okTotal
 }
 
 // Attribute lists several conventions share.

@@ -9,8 +9,8 @@ const ConvAx = "ax"
 // span naming its function in tool.name and the model's call id in function.id (no
 // arguments, no result). A failed function call leaves the status unset and records an
 // exception event of type Error without a message, and a function.error event: every
-// failure is read, none of its class. Tokens are only in a gen_ai.usage event, which the
-// import does not read.
+// failure is read, none of its class. A model call's tokens are only in its gen_ai.usage
+// event (TokenEvent).
 func init() {
 	register(&convention{
 		Name:               ConvAx,
@@ -28,6 +28,8 @@ func init() {
 		Resend:             resendAttrs,
 		InputTokens:        genAIInputTokens,
 		OutputTokens:       genAIOutputTokens,
+		TotalTokens:        []string{"gen_ai.usage.total_tokens"},
+		TokenEvent:         "gen_ai.usage",
 		Model:              genAIModel,
 		Session:            []string{"ax.session.id", "gen_ai.conversation.id"},
 		ErrorType:          []string{"error.type"},

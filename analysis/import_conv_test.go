@@ -624,7 +624,7 @@ func TestMappingArgumentsInEvents(t *testing.T) {
 	r, b, _ := mapped(t,
 		mkSpan(1, 1, 0, "invoke_agent a", 0, 100, agent),
 		tool(2, 10, `{"query":"a"}`, true),
-		tool(3, 20, `{"query":"a"}`, true), // the same arguments: a retry
+		tool(3, 20, `{"query":"a"}`, true),  // the same arguments: a retry
 		tool(4, 30, `{"query":"b"}`, false), // other arguments: a new operation
 		chat,
 	)
@@ -633,5 +633,27 @@ func TestMappingArgumentsInEvents(t *testing.T) {
 	}
 	if n := len(spanNamed(r, "chat").events); n != 1 {
 		t.Errorf("the chat span keeps %d gen_ai.tool.message events, want the first", n)
+	}
+}
+
+// Ax writes a model call's tokens only in its gen_ai.usage event: they are read from it
+// (TokenEvent), from the first such event; attributes, where a span has them, come first.
+func TestMappingTokensInEvents(t *testing.T) {
+	usage := func(in, out int64) *tracepb.Span_Event {
+		return &tracepb.Span_Event{Name: "gen_ai.usage", Attributes: []*commonpb.KeyValue{intAttr("gen_ai.usage.input_tokens", in), intAttr("gen_ai.usage.output_tokens", out)}}
+	}
+	chat := mkSpan(1, 2, 1, "AI Chat Request", 1, 2, map[string]any{"gen_ai.operation.name": "chat", "ax.session.id": "s"})
+	chat.Events = []*tracepb.Span_Event{usage(200, 15), usage(9, 9)}
+	own := mkSpan(1, 3, 1, "AI Chat Request", 3, 4, map[string]any{"gen_ai.operation.name": "chat", "ax.session.id": "s", "gen_ai.usage.input_tokens": 5})
+	own.Events = []*tracepb.Span_Event{usage(900, 900)}
+	_, b, _ := mapped(t, mkSpan(1, 1, 0, "AxGen > triage", 0, 10, map[string]any{"provided_functions": "Bash"}), chat, own)
+	var got []string
+	for _, s := range b.spans {
+		if s.Operation == record.OpPlan {
+			got = append(got, fmt.Sprintf("%d/%d", s.InputTokens, s.OutputTokens))
+		}
+	}
+	if want := "200/15 5/0"; strings.Join(got, " ") != want {
+		t.Errorf("model turns' tokens %v, want %s (the first event's; the span's own first)", got, want)
 	}
 }

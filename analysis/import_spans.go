@@ -389,7 +389,7 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 			continue
 		}
 		if !r.native && e.Name != readEvent && slices.ContainsFunc(s.events, func(k spanEvent) bool { return k.name == e.Name }) {
-			continue // a tool's arguments are in the first (a chat span repeats the conversation's)
+			continue // what a convention reads is in the first (a chat span repeats the conversation's messages)
 		}
 		s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
 	}
