@@ -657,3 +657,30 @@ func TestMappingTokensInEvents(t *testing.T) {
 		t.Errorf("model turns' tokens %v, want %s (the first event's; the span's own first)", got, want)
 	}
 }
+
+// What a convention says a span is wins over its name: an agent named supervisor (as
+// multi-agent graphs name theirs) is an agent, a tool named ask_human a tool, a graph's
+// supervisor node a step; a span of no role named for a human review is a human step, a
+// chain node of a graph included, and one of no kind named for a supervisor a supervisor
+// step. A handoff tool is a step.
+func TestMappingNamesDoNotOverrideKinds(t *testing.T) {
+	oi := func(kind string) map[string]any { return map[string]any{"openinference.span.kind": kind} }
+	r, _, _ := mapped(t,
+		mkSpan(1, 1, 0, "incident-supervisor", 0, 100, oi("CHAIN")),
+		mkSpan(1, 2, 1, "supervisor", 1, 2, oi("AGENT")),
+		mkSpan(1, 3, 2, "ask_human", 2, 3, oi("TOOL")),
+		mkSpan(1, 4, 1, "supervisor", 4, 5, oi("CHAIN")),
+		mkSpan(1, 5, 1, "human_review", 6, 7, oi("CHAIN")),
+		mkSpan(1, 6, 1, "supervisor check", 8, 9, nil),
+		mkSpan(1, 7, 4, "transfer_to_researcher", 4, 5, map[string]any{"openinference.span.kind": "TOOL", "tool.name": "transfer_to_researcher"}),
+		mkSpan(1, 8, 4, "transfer_back_to_supervisor", 4, 5, map[string]any{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "transfer_back_to_supervisor"}),
+	)
+	// a handoff (LangGraph's, the OpenAI Agents SDK's) is control flow, not a tool call
+	want := map[byte]spanRole{1: roleAgent, 2: roleAgent, 3: roleTool, 4: roleOther, 5: roleHuman, 6: roleSupervise, 7: roleOther, 8: roleOther}
+	for _, s := range r.spans {
+		id := s.otlpID[len(s.otlpID)-1] - '0'
+		if w, ok := want[id]; ok && s.role != w {
+			t.Errorf("span %d %q read as role %d, want %d", id, s.name, s.role, w)
+		}
+	}
+}

@@ -672,17 +672,28 @@ func (s *inSpan) classify(forced string) {
 	if s.cv != nil {
 		s.conv = s.cv.Name
 	}
-	name := strings.ToLower(s.name)
-	switch {
-	case s.conv == ConvMayday:
+	if s.conv == ConvMayday {
 		s.role = maydayRole(mayOp)
-	case strings.Contains(name, "human"):
-		s.role = roleHuman
-	case strings.Contains(name, "supervis"):
-		s.role = roleSupervise
-	default:
+	} else {
 		s.role = s.cv.role(s)
 		s.chain = s.role == roleOther && s.cv.isChain(s)
+	}
+	if s.conv == ConvMayday {
+		// a mayday export's span says what it is
+	} else if s.role == roleOther {
+		// A span the convention gives no role is a human step when its name says so (a
+		// graph's human_review node, but not a chain at a trace's root, the agent of its
+		// graph), and a span of no kind at all a supervisor step. What the convention says a
+		// span is wins: an agent named supervisor, a tool named ask_human, and a graph's
+		// supervisor node, which is the agent that hands out the work, not an overseer.
+		switch name := strings.ToLower(s.name); {
+		case strings.Contains(name, "human") && !(s.chain && s.parent == ""):
+			s.role, s.chain = roleHuman, false
+		case strings.Contains(name, "supervis") && !s.chain:
+			s.role = roleSupervise
+		}
+	} else if s.role == roleTool && isHandoff(s.cv.toolName(s)) {
+		s.role = roleOther // the agent handing the work on, not a tool doing it
 	}
 	s.outcome()
 }
@@ -773,6 +784,14 @@ const unnamedException = "exception"
 // instrumentations write when they know no type (the GenAI conventions' _OTHER; Mastra
 // writes unknown).
 var genericErrorTypes = map[string]bool{"Error": true, "Exception": true, "BaseException": true, "_OTHER": true, "unknown": true}
+
+// isHandoff reports whether a tool is an agent handing the conversation to another agent:
+// the tools LangGraph's supervisor and swarm (transfer_to_<agent>, transfer_back_to_<agent>)
+// and the OpenAI Agents SDK (transfer_to_<agent>) give a model for it. A handoff is control
+// flow, not work a tool does: counted as tool calls, each would dilute retry amplification.
+func isHandoff(tool string) bool {
+	return strings.HasPrefix(tool, "transfer_to_") || strings.HasPrefix(tool, "transfer_back_to_")
+}
 
 // genericError reports whether an error type names no error: one of genericErrorTypes, or
 // a wrapper of s's convention (WrapperErrors).
