@@ -89,12 +89,8 @@ func libraryFixtures(t *testing.T) []string {
 
 func readTruth(t *testing.T, dir string) libraryTruth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var truth libraryTruth
-	if err := json.Unmarshal(b, &truth); err != nil {
+	if err := json.Unmarshal(readFullTruth(t, dir).raw, &truth); err != nil {
 		t.Fatalf("%s: %v", dir, err)
 	}
 	return truth
@@ -161,27 +157,35 @@ func TestImportLibraryFixtures(t *testing.T) {
 	}
 }
 
+// readFullTruth reads a fixture's truth.json whole: its records (fixturetruth.Truth) and,
+// as raw, its text.
+func readFullTruth(t *testing.T, dir string) fullTruth {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := fixturetruth.Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fullTruth{Truth: tr, raw: b}
+}
+
+type fullTruth struct {
+	fixturetruth.Truth
+	raw []byte
+}
+
 // asTraced is the truth of a service as any trace carries its operations: an operation a
 // trace reads as the retries of the one before it (fixturetruth.Continued) counts as part of
 // that one, its episode the same episode, recovered when it succeeded; every other figure
 // stands.
 func asTraced(t *testing.T, dir, service string, want serviceTruth) serviceTruth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
+	full := readFullTruth(t, dir)
+	continued, err := full.Continued(service)
 	if err != nil {
-		t.Fatal(err)
-	}
-	continued, err := fixturetruth.Continued(b, service)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var full struct {
-		Operations []struct {
-			OpID    string `json:"op_id"`
-			Outcome string `json:"outcome"`
-		} `json:"operations"`
-	}
-	if err := json.Unmarshal(b, &full); err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range full.Operations {
@@ -213,20 +217,7 @@ var handoffWorkers = map[string]bool{"langgraph-supervisor-openinference": true}
 // and the Task attempts (the handoffs to the sub-agent) neither attempts nor operations.
 func withoutTasks(t *testing.T, dir, service string, want serviceTruth) serviceTruth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var full struct {
-		Attempts []struct {
-			Service string `json:"service"`
-			OpID    string `json:"op_id"`
-			Tool    string `json:"tool"`
-		} `json:"attempts"`
-	}
-	if err := json.Unmarshal(b, &full); err != nil {
-		t.Fatal(err)
-	}
+	full := readFullTruth(t, dir)
 	ops := map[string]bool{}
 	for _, a := range full.Attempts {
 		if a.Service == service && a.Tool == "Task" {
@@ -257,19 +248,7 @@ func allTransient(perClass map[string]int64) map[string]int64 {
 // between (then it still counts once), no failures, no episodes, no failed run.
 func carried(t *testing.T, dir, service string, want serviceTruth) serviceTruth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var full struct {
-		Attempts []struct {
-			Service string `json:"service"`
-			Status  string `json:"status"`
-		} `json:"attempts"`
-	}
-	if err := json.Unmarshal(b, &full); err != nil {
-		t.Fatal(err)
-	}
+	full := readFullTruth(t, dir)
 	ok := 0
 	for _, a := range full.Attempts {
 		if a.Service == service && a.Status == "ok" {
@@ -287,29 +266,7 @@ func carried(t *testing.T, dir, service string, want serviceTruth) serviceTruth 
 // sees ends, for the incident check, no later than the last failure it still carries in it.
 func reported(t *testing.T, dir, service string, want serviceTruth, truth libraryTruth) (serviceTruth, libraryTruth) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "truth.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var full struct {
-		Runs []struct {
-			RunID   string `json:"run_id"`
-			Kind    string `json:"kind"`
-			Outcome string `json:"outcome"`
-		} `json:"runs"`
-		Attempts []struct {
-			RunID   string `json:"run_id"`
-			Service string `json:"service"`
-			Tool    string `json:"tool"`
-			Status  string `json:"status"`
-			Class   string `json:"failure_class"`
-			End     string `json:"end_unix_ns"`
-			Outage  bool   `json:"in_outage"`
-		} `json:"attempts"`
-	}
-	if err := json.Unmarshal(b, &full); err != nil {
-		t.Fatal(err)
-	}
+	full := readFullTruth(t, dir)
 	aborted := map[string]bool{}
 	for _, r := range full.Runs {
 		if r.Kind == "investigation" && r.Outcome == "failed" {

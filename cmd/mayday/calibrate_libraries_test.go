@@ -155,7 +155,11 @@ func TestCalibrateLibraryFixtures(t *testing.T) {
 						t.Errorf("max_attempts %d (largest attempt number %d), want the fleet's %d; %+v",
 							sc.Retry.MaxAttempts, sc.Retry.Largest, truth.Params.MaxAttempts, x)
 					}
-					continued, err := fixturetruth.Continued(data, svc)
+					records, err := fixturetruth.Parse(data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					continued, err := records.Continued(svc)
 					if err != nil {
 						t.Fatal(err)
 					}
