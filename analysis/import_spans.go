@@ -677,25 +677,26 @@ func (s *inSpan) classify(forced string) {
 	} else {
 		s.role = s.cv.role(s)
 		s.chain = s.role == roleOther && s.cv.isChain(s)
-	}
-	if s.conv == ConvMayday {
-		// a mayday export's span says what it is
-	} else if s.role == roleOther {
-		// A span the convention gives no role is a human step when its name says so (a
-		// graph's human_review node, but not a chain at a trace's root, the agent of its
-		// graph), and a span of no kind at all a supervisor step. What the convention says a
-		// span is wins: an agent named supervisor, a tool named ask_human, and a graph's
-		// supervisor node, which is the agent that hands out the work, not an overseer.
-		switch name := strings.ToLower(s.name); {
-		case strings.Contains(name, "human") && !(s.chain && s.parent == ""):
-			s.role, s.chain = roleHuman, false
-		case strings.Contains(name, "supervis") && !s.chain:
-			s.role = roleSupervise
-		}
-	} else if s.role == roleTool && isHandoff(s.cv.toolName(s)) {
-		s.role = roleOther // the agent handing the work on, not a tool doing it
+		s.roleByName()
 	}
 	s.outcome()
+}
+
+// roleByName completes the role the convention gave a plain span. A span of no role is a
+// human step when its name says so (a graph's human_review node, but not a chain at a
+// trace's root, the agent of its graph), and a span of no kind at all a supervisor step.
+// What the convention says a span is wins: an agent named supervisor, a tool named
+// ask_human, and a graph's supervisor node, which is the agent that hands out the work, not
+// an overseer. A handoff tool is a step.
+func (s *inSpan) roleByName() {
+	switch name := strings.ToLower(s.name); {
+	case s.role == roleOther && strings.Contains(name, "human") && !(s.chain && s.parent == ""):
+		s.role, s.chain = roleHuman, false
+	case s.role == roleOther && strings.Contains(name, "supervis") && !s.chain:
+		s.role = roleSupervise
+	case s.role == roleTool && isHandoff(s.cv.toolName(s)):
+		s.role = roleOther // the agent handing the work on, not a tool doing it
+	}
 }
 
 func maydayRole(op string) spanRole {
