@@ -484,13 +484,10 @@ func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inIn
 		top.link(inv, to)
 		st.JoinedTraces++
 	}
-	var sessions map[string][]*inInv
+	sessions := map[string][]*inInv{}
 	var ids []string // the sessions in the order first met, so that joins never follow map order
 	for _, inv := range invs {
 		if id := inv.session(); id != "" {
-			if sessions == nil {
-				sessions = map[string][]*inInv{}
-			}
 			if _, seen := sessions[id]; !seen {
 				ids = append(ids, id)
 			}

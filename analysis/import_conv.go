@@ -112,25 +112,24 @@ func (c *convention) args(s *inSpan) string {
 	}
 	for _, ev := range c.ArgsEvents {
 		name, key, _ := strings.Cut(ev, "#")
-		if e := s.event(name); e != nil {
-			for _, kv := range e.attrs {
-				if kv.key == key && kv.val.kind == attrString {
-					return kv.val.s
-				}
+		if e, ok := s.event(name); ok {
+			if a := e.str(key); a != "" {
+				return a
 			}
 		}
 	}
 	return ""
 }
 
-// event is s's first kept event of that name, or nil.
-func (s *inSpan) event(name string) *spanEvent {
-	for i := range s.events {
-		if s.events[i].name == name {
-			return &s.events[i]
+// event is s's first kept event of that name as a span of its attributes alone, so that
+// the attribute readers (str, num) read it as they read a span.
+func (s *inSpan) event(name string) (inSpan, bool) {
+	for _, e := range s.events {
+		if e.name == name {
+			return inSpan{attrs: e.attrs}, true
 		}
 	}
-	return nil
+	return inSpan{}, false
 }
 
 // register adds a convention; each import_conv_*.go file calls it from init.
@@ -289,8 +288,10 @@ func (c *convention) attempt(s *inSpan) (int64, bool) {
 // TokenEvent's.
 func (c *convention) tokens(s *inSpan) (in, out int64) {
 	in, out, ok := c.tokensIn(s)
-	if e := s.event(c.TokenEvent); !ok && c.TokenEvent != "" && e != nil {
-		in, out, _ = c.tokensIn(&inSpan{attrs: e.attrs})
+	if !ok && c.TokenEvent != "" {
+		if e, ok := s.event(c.TokenEvent); ok {
+			in, out, _ = c.tokensIn(&e)
+		}
 	}
 	return in, out
 }

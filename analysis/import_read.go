@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/klauspost/compress/zstd"
 	"io"
 	"io/fs"
 	"os"
@@ -27,6 +26,7 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/mayday-sim/mayday/traces"
 )
 

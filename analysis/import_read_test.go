@@ -180,7 +180,7 @@ func TestReadFileForms(t *testing.T) {
 			t.Errorf("%s reads as %s, want %s", name, got, want)
 		}
 	}
-	if raw, ok := base64ID([]byte("0af7651916cd43dd8448eb211c80319c")); ok {
+	if raw, ok := base64ID("0af7651916cd43dd8448eb211c80319c"); ok {
 		t.Errorf("a hex trace id read as base64 (%x)", raw)
 	}
 }

@@ -470,7 +470,7 @@ func (d *jdec) id(dst *[]byte) bool {
 	if s == "" {
 		return true
 	}
-	if raw, ok := base64ID([]byte(s)); ok {
+	if raw, ok := base64ID(s); ok {
 		*dst = append(d.idBytes(len(raw))[:0], raw...)
 		return true
 	}

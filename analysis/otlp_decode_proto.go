@@ -287,7 +287,7 @@ func (p *pdec) skimEvent(b []byte) (read, ok bool) {
 		case num == 1 && typ == protowire.Fixed64Type, num == 4 && typ == protowire.VarintType:
 			return true
 		case num == 2 && typ == protowire.BytesType:
-			read = readsEvent(false, string(v))
+			read = string(v) == readEvent || readEvents[string(v)] // readsEvent, without a string per event
 			return utf8.Valid(v)
 		case num == 3 && typ == protowire.BytesType:
 			return p.skimKeyValue(v)

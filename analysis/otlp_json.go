@@ -35,7 +35,7 @@ func hexIDs(b []byte) ([]byte, error) {
 // OTLP protos with it writes) is kept.
 func base64IDs(b []byte) ([]byte, error) {
 	return rewriteIDs(b, func(v []byte) ([]byte, error) {
-		if _, ok := base64ID(v); ok {
+		if _, ok := base64ID(string(v)); ok {
 			return v, nil
 		}
 		raw, err := hex.DecodeString(string(v))
@@ -48,14 +48,13 @@ func base64IDs(b []byte) ([]byte, error) {
 
 // base64ID decodes a trace or span id written in base64 (16 or 8 bytes: 24 or 12
 // characters, 22 or 11 without padding), which no hex id is (32 or 16 characters).
-func base64ID(v []byte) ([]byte, bool) {
+func base64ID(v string) ([]byte, bool) {
 	if len(v) != 24 && len(v) != 22 && len(v) != 12 && len(v) != 11 {
 		return nil, false
 	}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding} {
-		raw := make([]byte, enc.DecodedLen(len(v)))
-		if k, err := enc.Decode(raw, v); err == nil && (k == 16 || k == 8) && enc.EncodedLen(k) == len(v) {
-			return raw[:k], true
+		if raw, err := enc.DecodeString(v); err == nil && (len(raw) == 16 || len(raw) == 8) && enc.EncodedLen(len(raw)) == len(v) {
+			return raw, true
 		}
 	}
 	return nil, false
