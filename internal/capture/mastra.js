@@ -76,11 +76,7 @@ const fleetTool = (name) =>
     description: `${name} tool`,
     inputSchema: SCHEMAS[name],
     execute: async (_input, context) => {
-      const run = currentRun();
-      const action = run.pending;
-      const callId = context?.agent?.toolCallId;
-      if (callId && callId !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${callId}`);
-      return fleet.attempt(run, action, () => Promise.reject(new Error('no sub-agent')));
+      return fleet.attemptPending(currentRun(), context?.agent?.toolCallId);
     },
   });
 const toolsOf = (names) => Object.fromEntries(names.map((n) => [n, fleetTool(n)]));

@@ -108,11 +108,7 @@ const fleetTool = (name) =>
     description: `${name} tool`,
     inputSchema: SCHEMAS[name],
     callback: async (_input, context) => {
-      const run = currentRun();
-      const action = run.pending;
-      const callId = context?.toolUse?.toolUseId;
-      if (callId && callId !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${callId}`);
-      return fleet.attempt(run, action, () => Promise.reject(new Error('no sub-agent')));
+      return fleet.attemptPending(currentRun(), context?.toolUse?.toolUseId);
     },
   });
 

@@ -126,6 +126,15 @@ export class Fleet {
   // child's async context, ended completed, or failed when fn throws (track). runsById, when
   // given, maps the child's run id to it first (for a fake model server that answers by
   // x-run-id).
+  // attemptPending is the attempt of the run's pending action, called by a library's tool
+  // with the call id the library gave it (checked against the scripted one when it gives
+  // one); runSubagent runs a Task's sub-agent (by default there is none).
+  attemptPending(run, callId, runSubagent = () => Promise.reject(new Error('no sub-agent'))) {
+    const action = run.pending;
+    if (callId && callId !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${callId}`);
+    return this.attempt(run, action, runSubagent);
+  }
+
   runSubagent(child, fn, runsById = null) {
     return this.als.run({ run: child }, () => {
       runsById?.set(child.runId, child);

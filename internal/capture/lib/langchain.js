@@ -55,11 +55,7 @@ export function scriptedLangChain(fleet, { BaseChatModel, AIMessage, tool, z }, 
     return names.map((name) =>
       tool(
         async (_input, config) => {
-          const run = currentRun();
-          const action = run.pending;
-          const id = config?.toolCall?.id;
-          if (id && id !== action.toolCallId) throw new Error(`scripted call ${action.toolCallId} != ${id}`);
-          const out = await fleet.attempt(run, action, runSubagent);
+          const out = await fleet.attemptPending(currentRun(), config?.toolCall?.id, runSubagent);
           return JSON.stringify(out);
         },
         { name, description: `${name} tool`, schema: SCHEMAS[name] },
