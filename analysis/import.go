@@ -350,7 +350,7 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 	stored := newStoredOrder(p.zero / 1000) // the run's time 0 as its config stores it (time_zero_us)
 	hooks := loadHooks{
 		start:     func(l *Load) { l.w.Stored(stored) },
-		done:      func(*Load) error { return stored.finish(r.id, unknownMetrics(row().Config)) },
+		done:      func(*Load) error { return stored.finish(r.id, unknownMetrics(row().Config), 0) }, // no simulation events
 		committed: func() error { return stored.store(ctx, db, r.id) },
 	}
 	err = loadRecords(ctx, db, r.id, opts, hooks, row, func(sink record.Sink) error {

@@ -5,6 +5,7 @@ package analysis
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -44,11 +45,48 @@ type storedOrder struct {
 	attrs   []record.Attr
 	tables  *compute.Tables // the run's derived tables, once finished
 	metrics *Metrics        // and its metrics row
+
+	// A run of mayday's own export read back (newNativeOrder) stores every column, so
+	// nothing is zeroed, and it has faults, tool samples and executions, which replay sends
+	// before (faults, samples) and after (executions) every investigation: they are held
+	// until then. Its investigations are sent in id order across parts, though a part's
+	// subagents may have greater ids than the next part's roots (flushNative);
+	// TestNativeImportDerivesAsReplay holds the result equal to replay's.
+	native   bool
+	faults   []record.Fault
+	samples  []record.Sample
+	execs    []record.Execution
+	sentHead bool // the faults and samples were sent
 }
 
 func newStoredOrder(origin int64) *storedOrder {
 	return &storedOrder{origin: origin, last: -1, sink: compute.New(compute.Options{Guards: true, Origin: origin,
 		Tables: true, Replay: true, UnknownQueueWait: true})}
+}
+
+// maxHeldExecutions bounds the executions a native run's storedOrder holds until its last
+// part (about 100 bytes each): past it the run is left to replay, which reads them back
+// from the database in bounded memory.
+const maxHeldExecutions = 1_000_000
+
+// newNativeOrder is the storedOrder of a run of mayday's own export read back, whose
+// runs.config is config. A config that names an import's time 0 (a run imported from
+// traces, then exported) is left to replay, which reads its clock as the views do.
+func newNativeOrder(config string) *storedOrder {
+	var c struct {
+		Import map[string]json.RawMessage `json:"import"`
+	}
+	if json.Valid([]byte(config)) {
+		if err := json.Unmarshal([]byte(config), &c); err != nil || c.Import["time_zero_us"] != nil {
+			return &storedOrder{off: true}
+		}
+	}
+	origin := record.Epoch / 1000 // run_origin_us of a simulated run
+	opts := compute.Options{Guards: true, Origin: origin, Tables: true, Replay: true}
+	if prices, err := compute.StoredPrices(config); err == nil {
+		opts.Prices = prices
+	}
+	return &storedOrder{origin: origin, last: -1, native: true, sink: compute.New(opts)}
 }
 
 // at is t, a record's time, as replay reads it back: nanoseconds since the run's time 0,
@@ -61,7 +99,12 @@ func (o *storedOrder) Span(s *record.Span) {
 	}
 	sp := *s
 	sp.Start, sp.End = o.at(s.Start), o.at(s.End)
-	sp.Compute, sp.QueueWait = 0, 0
+	if o.native {
+		// Stored as seconds, read back as round(seconds * 1e9).
+		sp.QueueWait = int64(math.Round(float64(s.QueueWait) / 1e9 * 1e9))
+	} else {
+		sp.Compute, sp.QueueWait = 0, 0
+	}
 	sp.CausedBy = slices.Clone(s.CausedBy)
 	sp.Attrs = o.replayedAttrs(s)
 	o.spans = append(o.spans, sp)
@@ -123,20 +166,78 @@ func (o *storedOrder) Investigation(r *record.Investigation) {
 	if r.Ended {
 		inv.EndedAt = o.at(r.EndedAt)
 	}
-	inv.Compute, inv.TrulyValid, inv.Validated, inv.Scope, inv.Crashes, inv.Revisions = 0, false, false, "", 0, 0
+	if o.native {
+		if inv.Scope == "" {
+			inv.Scope = record.ScopeFull // as the table stores it
+		}
+	} else {
+		inv.Compute, inv.TrulyValid, inv.Validated, inv.Scope, inv.Crashes, inv.Revisions = 0, false, false, "", 0, 0
+	}
 	o.invs = append(o.invs, inv)
 }
 
-// An import of plain spans sends none of these: a run that did would be left to replay.
-func (o *storedOrder) Execution(*record.Execution) { o.leave() }
-func (o *storedOrder) Fault(*record.Fault)         { o.leave() }
-func (o *storedOrder) Sample(*record.Sample)       { o.leave() }
-func (o *storedOrder) Worker(*record.Worker)       { o.leave() }
+// An import of plain spans sends none of these: a run that did would be left to replay. A
+// native run's are held (see storedOrder).
+func (o *storedOrder) Execution(e *record.Execution) {
+	if o.off || !o.native || len(o.execs) >= maxHeldExecutions {
+		o.leave()
+		return
+	}
+	ex := *e
+	ex.Start, ex.End = o.at(e.Start), o.at(e.End)
+	o.execs = append(o.execs, ex)
+}
+
+func (o *storedOrder) Fault(f *record.Fault) {
+	if o.off || !o.native || o.sentHead {
+		o.leave()
+		return
+	}
+	ft := *f
+	ft.Start, ft.End = o.at(f.Start), o.at(f.End)
+	o.faults = append(o.faults, ft)
+}
+
+func (o *storedOrder) Sample(r *record.Sample) {
+	if o.off || !o.native || o.sentHead {
+		o.leave()
+		return
+	}
+	sm := *r
+	sm.At = o.at(r.At)
+	if sm.BudgetTokens < 0 {
+		sm.BudgetTokens = -1 // stored NULL, read back as -1
+	}
+	o.samples = append(o.samples, sm)
+}
+
+// Worker: replay sends no workers.
+func (o *storedOrder) Worker(*record.Worker) {
+	if !o.native {
+		o.leave()
+	}
+}
 
 // leave gives the run up to replay.
 func (o *storedOrder) leave() {
 	o.off = true
 	o.spans, o.trans, o.invs = nil, nil, nil
+	o.faults, o.samples, o.execs = nil, nil, nil
+}
+
+// sendHead sends a native run's faults and tool samples, once, as replay sends them first.
+func (o *storedOrder) sendHead() {
+	if o.sentHead {
+		return
+	}
+	o.sentHead = true
+	for i := range o.faults {
+		o.sink.Fault(&o.faults[i])
+	}
+	for i := range o.samples {
+		o.sink.Sample(&o.samples[i])
+	}
+	o.faults, o.samples = nil, nil
 }
 
 // flush sends the part's records to the Sink in replay's order.
@@ -165,6 +266,10 @@ func (o *storedOrder) flush() {
 	if first == math.MaxInt64 {
 		return
 	}
+	if o.native {
+		o.flushNative(first)
+		return
+	}
 	if first <= o.last {
 		o.leave()
 		return
@@ -177,16 +282,78 @@ func (o *storedOrder) flush() {
 	o.spans, o.trans, o.invs = o.spans[:0], o.trans[:0], o.invs[:0]
 }
 
+// flushNative sends a native run's held investigations (sorted, the least id first) whose
+// ids follow on from those sent, one after another, and holds the rest for a later part. A
+// run's investigation ids have no gaps, so each is sent once every smaller one has been,
+// and all in id order, as replay sends them, whichever part holds each. A part holding an
+// id at or below one sent, or more held than maxHeldRecords (ids with a gap), leaves the
+// run to replay.
+func (o *storedOrder) flushNative(first int64) {
+	if !o.sentHead {
+		o.last = first - 1
+		o.sendHead()
+	}
+	if first <= o.last {
+		o.leave()
+		return
+	}
+	i, j, k := 0, 0, 0
+	for id := o.last + 1; ; id++ {
+		n := 0
+		for ; i < len(o.spans) && o.spans[i].InvestigationID == id; i++ {
+			n++
+		}
+		for ; j < len(o.trans) && o.trans[j].InvestigationID == id; j++ {
+			n++
+		}
+		for ; k < len(o.invs) && o.invs[k].InvestigationID == id; k++ {
+			n++
+		}
+		if n == 0 {
+			break
+		}
+		o.last = id
+	}
+	sendByInvestigation(o.sink, o.spans[:i], o.trans[:j], o.invs[:k])
+	o.spans, o.trans, o.invs = dropFirst(o.spans, i), dropFirst(o.trans, j), dropFirst(o.invs, k)
+	if len(o.spans)+len(o.trans)+len(o.invs) > maxHeldRecords {
+		o.leave()
+	}
+}
+
+// maxHeldRecords bounds the spans, transitions and rows a native run's storedOrder holds for
+// investigations whose smaller ids are still to come.
+const maxHeldRecords = 300_000
+
+// dropFirst removes the first n elements of s in place, clearing what it vacates.
+func dropFirst[T any](s []T, n int) []T {
+	if n == 0 {
+		return s
+	}
+	m := copy(s, s[n:])
+	clear(s[m:])
+	return s[:m]
+}
+
 // finish computes the run's metrics row and derived tables, which store stores once the run
-// is committed; unknown are the metrics the run cannot measure. (Load.SetMetrics would store
+// is committed; unknown are the metrics the run cannot measure, events its simulation events
+// (none for a trace). (Load.SetMetrics would store
 // the row with the run, but its commit waits for a new database's views, which take
 // deriveMu to fill the derived tables, which the import holds.)
-func (o *storedOrder) finish(runID string, unknown []string) error {
+func (o *storedOrder) finish(runID string, unknown []string, events int64) error {
 	if o.off {
 		return nil
 	}
+	if o.native {
+		o.sendHead()
+		sendByInvestigation(o.sink, o.spans, o.trans, o.invs) // held, in id order: greater than any sent
+		for i := range o.execs {
+			o.sink.Execution(&o.execs[i])
+		}
+		o.execs = nil
+	}
 	o.spans, o.trans, o.invs = nil, nil, nil
-	row, err := o.sink.Finish(0) // an imported run has no simulation events
+	row, err := o.sink.Finish(events)
 	if err != nil {
 		return nil // left to replay, which says what is wrong
 	}

@@ -9,6 +9,9 @@ import (
 	"runtime/debug"
 	"slices"
 	"testing"
+
+	"github.com/mayday-sim/mayday/scenarios"
+	"github.com/mayday-sim/mayday/sim/record"
 )
 
 // An imported run's derived tables and metrics row, computed as it loads (storedOrder), are
@@ -32,35 +35,67 @@ func TestImportDerivesAsReplay(t *testing.T) {
 				if parts > 0 {
 					withSpillSpans(t, parts)
 				}
-				asLoaded := map[string]bool{}
-				importDerived = func(runID string, loaded bool) { asLoaded[runID] = loaded }
-				t.Cleanup(func() { importDerived = nil })
-				db, res := importInto(t, inputs[name], ImportOptions{})
-				ctx := context.Background()
-				for _, run := range res.Runs {
-					if !asLoaded[run.RunID] {
-						t.Errorf("run %s: its derived tables were left to replay", run.RunID)
-						continue
-					}
-					got := derivedRows(t, db, run.RunID)
-					if _, err := db.SQL().Exec("DELETE FROM "+derivedRuns+" WHERE run_id = ?", run.RunID); err != nil {
-						t.Fatal(err)
-					}
-					if err := db.deriveMissing(ctx); err != nil {
-						t.Fatal(err)
-					}
-					want := derivedRows(t, db, run.RunID)
-					for table, rows := range want {
-						if len(rows) == 0 && table != storedMetrics {
-							continue
-						}
-						if !slices.Equal(got[table], rows) {
-							t.Errorf("run %s, %s: as loaded %d rows, replayed %d; first difference:\n%s", run.RunID, table,
-								len(got[table]), len(rows), firstDifference(got[table], rows))
-						}
-					}
-				}
+				derivedAsReplay(t, inputs[name])
 			})
+		}
+	}
+}
+
+// The same of runs of mayday's own export read back: every embedded example (cut to 60
+// investigations, with its faults, tool samples, executions and subagents), held in memory
+// and built in parts of a few hundred spans, where a part's subagents have greater ids than
+// the next part's roots and its executions are held to the end.
+func TestNativeImportDerivesAsReplay(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulation")
+	}
+	for _, info := range scenarios.List() {
+		db, _ := exampleDB(t, info.Name, 60)
+		out := filepath.Join(t.TempDir(), "otlp")
+		if _, err := Export(context.Background(), db, out, ExportOptions{Format: FormatOTLP, ChunkSpans: 2000}); err != nil {
+			t.Fatal(err)
+		}
+		for _, parts := range []int64{0, 300} {
+			t.Run(fmt.Sprintf("%s/parts-%d", info.Name, parts), func(t *testing.T) {
+				if parts > 0 {
+					withSpillSpans(t, parts)
+				}
+				derivedAsReplay(t, []string{out})
+			})
+		}
+	}
+}
+
+// derivedAsReplay imports inputs and fails t unless every run's derived tables and metrics
+// row were computed as it loaded, and equal, row for row, those replay computes.
+func derivedAsReplay(t *testing.T, inputs []string) {
+	t.Helper()
+	asLoaded := map[string]bool{}
+	importDerived = func(runID string, loaded bool) { asLoaded[runID] = loaded }
+	t.Cleanup(func() { importDerived = nil })
+	db, res := importInto(t, inputs, ImportOptions{})
+	ctx := context.Background()
+	for _, run := range res.Runs {
+		if !asLoaded[run.RunID] {
+			t.Errorf("run %s: its derived tables were left to replay", run.RunID)
+			continue
+		}
+		got := derivedRows(t, db, run.RunID)
+		if _, err := db.SQL().Exec("DELETE FROM "+derivedRuns+" WHERE run_id = ?", run.RunID); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.deriveMissing(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := derivedRows(t, db, run.RunID)
+		for table, rows := range want {
+			if len(rows) == 0 && table != storedMetrics {
+				continue
+			}
+			if !slices.Equal(got[table], rows) {
+				t.Errorf("run %s, %s: as loaded %d rows, replayed %d; first difference:\n%s", run.RunID, table,
+					len(got[table]), len(rows), firstDifference(got[table], rows))
+			}
 		}
 	}
 }
@@ -112,5 +147,38 @@ func TestImportGCNests(t *testing.T) {
 	b()
 	if got := gogc(); got != before {
 		t.Fatalf("GOGC %d after every import ended, want %d as before", got, before)
+	}
+}
+
+// A native run's investigations are sent in id order across parts: an id is sent once
+// every smaller one has been, the rest held; a part holding an id at or below one sent
+// leaves the run to replay.
+func TestNativeOrderSendsInIDOrder(t *testing.T) {
+	part := func(o *storedOrder, ids ...int64) {
+		for _, id := range ids {
+			o.Span(&record.Span{InvestigationID: id, SpanID: uint64(id)})
+			o.Investigation(&record.Investigation{InvestigationID: id, RootID: id})
+		}
+		o.flush()
+	}
+	o := newNativeOrder("{}")
+	part(o, 1, 4, 7)
+	if o.last != 1 || len(o.invs) != 2 || len(o.spans) != 2 {
+		t.Fatalf("after ids 1, 4, 7: sent up to %d, holding %d rows and %d spans; want 1 sent, 4 and 7 held", o.last, len(o.invs), len(o.spans))
+	}
+	part(o, 2, 3, 5)
+	if o.last != 5 || len(o.invs) != 1 || o.invs[0].InvestigationID != 7 {
+		t.Fatalf("after ids 2, 3, 5: sent up to %d, holding %v; want 1-5 sent, 7 held", o.last, o.invs)
+	}
+	part(o, 6)
+	if o.last != 7 || len(o.invs) != 0 || o.off {
+		t.Fatalf("after id 6: sent up to %d, holding %d, off %v; want all sent", o.last, len(o.invs), o.off)
+	}
+	part(o, 3)
+	if !o.off {
+		t.Fatal("a part holding an id below those sent did not leave the run to replay")
+	}
+	if o := newNativeOrder(`{"import": {"time_zero_us": 1}}`); !o.off {
+		t.Fatal("a run whose config names an import's time 0 was not left to replay")
 	}
 }

@@ -44,26 +44,51 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 	}
 	ir := ImportedRun{RunID: r.id, Scenario: run.Scenario, Native: true, Conventions: map[string]int64{}, Parts: len(parts),
 		TimeZero: time.Unix(0, record.Epoch).UTC()}
+	// The derived tables and metrics row are computed as the run loads, from the records
+	// as stored, in replay's order (import_derive.go).
+	stored := newNativeOrder(run.Config)
 	// Each part's records are rebuilt and loaded in turn, each table's rows in their
-	// exported order within the part (a run that holds its spans is one part).
+	// exported order within the part (a run that holds its spans is one part). As in
+	// importRun, a part is read back and rebuilt on a goroutine of its own while the one
+	// before it is sent to the load.
 	send := func(sink record.Sink) error {
-		return r.eachPart(ctx, parts, opts.Conventions, &ir, func(first bool, in *inRun) error {
-			c, err := nativeRecords(in, first)
-			if err != nil {
-				return err
-			}
-			ir.Investigations += len(c.Investigations)
-			in.release() // the records are all the load needs (see importRun)
+		ready := make(chan *record.Collector)
+		var berr error
+		go func() {
+			defer close(ready)
+			berr = r.eachPart(ctx, parts, opts.Conventions, &ir, func(first bool, in *inRun) error {
+				c, err := nativeRecords(in, first)
+				if err != nil {
+					return err
+				}
+				ir.Investigations += len(c.Investigations)
+				in.release() // the records are all the load needs (see importRun)
+				ready <- c
+				return nil
+			})
+		}()
+		// Every part rebuilt is sent; berr is set before ready closes.
+		for c := range ready {
 			c.Replay(sink)
-			return nil
-		})
+			stored.flush()
+		}
+		return berr
 	}
 	var unknown []string
+	events := run.Events
 	if _, ok := res["mayday.events"]; !ok {
-		unknown = append(unknown, noEvents)
+		unknown, events = append(unknown, noEvents), 0 // stored NULL: none
 	}
-	if err := loadRecords(ctx, db, r.id, opts, loadHooks{}, func() traces.Run { return run }, send, unknown...); err != nil {
+	hooks := loadHooks{
+		start:     func(l *Load) { l.w.Stored(stored) },
+		done:      func(*Load) error { return stored.finish(r.id, nil, events) },
+		committed: func() error { return stored.store(ctx, db, r.id) },
+	}
+	if err := loadRecords(ctx, db, r.id, opts, hooks, func() traces.Run { return run }, send, unknown...); err != nil {
 		return ImportedRun{}, err
+	}
+	if importDerived != nil {
+		importDerived(r.id, !stored.off)
 	}
 	return ir, nil
 }

@@ -79,8 +79,7 @@ type Writer struct {
 	emit  EmitFunc
 	red   *Redactor // d's
 	d     *Digester
-	// stored, when set (Stored), receives every investigation, span and transition as
-	// the tables store it.
+	// stored, when set (Stored), receives every record as the tables store it.
 	stored record.Sink
 	err    error
 
@@ -316,9 +315,9 @@ func (w *Writer) opKey(k record.OpKey) []byte {
 	return b
 }
 
-// Stored makes sink receive every investigation, span and transition as the tables store
-// it, when it is written: its text redacted (a span's refs, attributes, tool version and
-// model; a reason), its times still those of the record. What the sink is handed is the
+// Stored makes sink receive every record as the tables store it, when it is written: its
+// text redacted (a span's refs, attributes, tool version and model; a reason; a fault's
+// parameters), its times still those of the record. What the sink is handed is the
 // writer's to reuse: it copies what it keeps.
 func (w *Writer) Stored(sink record.Sink) { w.stored = sink }
 
@@ -539,6 +538,9 @@ func (w *Writer) Execution(r *record.Execution) {
 		return
 	}
 	w.d.Execution(r)
+	if w.stored != nil {
+		w.stored.Execution(r)
+	}
 	c := &w.ex
 	c.runID.Append(w.runID)
 	c.tool.Append(r.Tool)
@@ -559,7 +561,11 @@ func (w *Writer) Fault(r *record.Fault) {
 	if !w.ok() {
 		return
 	}
-	params := w.d.redactFault(r).Parameters
+	red := w.d.redactFault(r)
+	if w.stored != nil {
+		w.stored.Fault(red)
+	}
+	params := red.Parameters
 	c := &w.fault
 	c.runID.Append(w.runID)
 	c.id.Append(r.FaultID)
@@ -585,6 +591,9 @@ func (w *Writer) Worker(r *record.Worker) {
 		return
 	}
 	w.d.Worker(r)
+	if w.stored != nil {
+		w.stored.Worker(r)
+	}
 	c := &w.wrk
 	c.runID.Append(w.runID)
 	c.worker.Append(r.Worker)
@@ -598,6 +607,9 @@ func (w *Writer) Sample(r *record.Sample) {
 		return
 	}
 	w.d.Sample(r)
+	if w.stored != nil {
+		w.stored.Sample(r)
+	}
 	c := &w.samp
 	c.runID.Append(w.runID)
 	c.tool.Append(r.Tool)
