@@ -107,15 +107,21 @@ func buildPart(r *inRun, st *importStats, p buildParams) *built {
 	return b
 }
 
-// sortByIndex sorts s by cmp, unstably, as slices.SortFunc would: the sort moves indices,
-// and each element then moves once to its place (records are a few hundred bytes, and
-// their moves, with the collector's write barriers, were most of sorting them).
+// sortByIndex sorts s by cmp, stably, as slices.SortStableFunc would: the sort moves
+// indices (ties kept in their order), and each element then moves once to its place
+// (records are a few hundred bytes, and their moves, with the collector's write barriers,
+// were most of sorting them).
 func sortByIndex[T any](s []T, cmp func(x, y *T) int) {
 	idx := make([]int32, len(s))
 	for i := range idx {
 		idx[i] = int32(i)
 	}
-	slices.SortFunc(idx, func(a, b int32) int { return cmp(&s[a], &s[b]) })
+	slices.SortFunc(idx, func(a, b int32) int {
+		if c := cmp(&s[a], &s[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
 	// Element idx[i] goes to i: follow each cycle of the permutation once.
 	for i := range idx {
 		if idx[i] < 0 {

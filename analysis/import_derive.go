@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -52,11 +53,13 @@ type storedOrder struct {
 	// until then. Its investigations are sent in id order across parts, though a part's
 	// subagents may have greater ids than the next part's roots (flushNative);
 	// TestNativeImportDerivesAsReplay holds the result equal to replay's.
-	native   bool
-	faults   []record.Fault
-	samples  []record.Sample
-	execs    []record.Execution
-	sentHead bool // the faults and samples were sent
+	native      bool
+	faults      []record.Fault
+	samples     []record.Sample
+	execs       []record.Execution
+	sentHead    bool                         // the faults and samples were sent
+	pending     map[int64]*heldInvestigation // investigations held until every smaller id is sent
+	heldRecords int                          // the records they hold
 }
 
 func newStoredOrder(origin int64) *storedOrder {
@@ -222,7 +225,7 @@ func (o *storedOrder) Worker(*record.Worker) {
 func (o *storedOrder) leave() {
 	o.off = true
 	o.spans, o.trans, o.invs = nil, nil, nil
-	o.faults, o.samples, o.execs = nil, nil, nil
+	o.faults, o.samples, o.execs, o.pending = nil, nil, nil, nil
 }
 
 // sendHead sends a native run's faults and tool samples, once, as replay sends them first.
@@ -245,12 +248,12 @@ func (o *storedOrder) flush() {
 	if o.off {
 		return
 	}
-	sortByIndex(o.spans, func(x, y *record.Span) int {
-		return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.End, y.End), cmp.Compare(int64(x.SpanID), int64(y.SpanID)))
-	})
-	slices.SortStableFunc(o.trans, func(x, y record.Transition) int {
-		return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.At, y.At))
-	})
+	if o.native {
+		o.flushNative()
+		return
+	}
+	sortByIndex(o.spans, replaySpanOrder)
+	sortByIndex(o.trans, replayTransitionOrder)
 	slices.SortFunc(o.invs, func(x, y record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
 	// The part's least and greatest investigation ids: each sorted list's first and last.
 	first, top := int64(math.MaxInt64), int64(math.MinInt64)
@@ -266,10 +269,6 @@ func (o *storedOrder) flush() {
 	if first == math.MaxInt64 {
 		return
 	}
-	if o.native {
-		o.flushNative(first)
-		return
-	}
 	if first <= o.last {
 		o.leave()
 		return
@@ -282,58 +281,107 @@ func (o *storedOrder) flush() {
 	o.spans, o.trans, o.invs = o.spans[:0], o.trans[:0], o.invs[:0]
 }
 
-// flushNative sends a native run's held investigations (sorted, the least id first) whose
-// ids follow on from those sent, one after another, and holds the rest for a later part. A
-// run's investigation ids have no gaps, so each is sent once every smaller one has been,
-// and all in id order, as replay sends them, whichever part holds each. A part holding an
-// id at or below one sent, or more held than maxHeldRecords (ids with a gap), leaves the
-// run to replay.
-func (o *storedOrder) flushNative(first int64) {
-	if !o.sentHead {
-		o.last = first - 1
-		o.sendHead()
-	}
-	if first <= o.last {
-		o.leave()
-		return
-	}
+// flushNative sends the part's investigations in id order, each once every smaller id has
+// been sent, and holds the others (copied out of the part) until then. A run's
+// investigation ids have no gaps, so all are sent in id order, as replay sends them,
+// whichever part holds each. A part holding an id at or below one sent, or more held than
+// maxHeldRecords (ids with a gap), leaves the run to replay.
+func (o *storedOrder) flushNative() {
+	sortByIndex(o.spans, replaySpanOrder)
+	sortByIndex(o.trans, replayTransitionOrder)
+	sortByIndex(o.invs, func(x, y *record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
 	i, j, k := 0, 0, 0
-	for id := o.last + 1; ; id++ {
-		n := 0
-		for ; i < len(o.spans) && o.spans[i].InvestigationID == id; i++ {
-			n++
+	for !o.off {
+		id := int64(math.MaxInt64)
+		if i < len(o.spans) {
+			id = o.spans[i].InvestigationID
 		}
-		for ; j < len(o.trans) && o.trans[j].InvestigationID == id; j++ {
-			n++
+		if j < len(o.trans) {
+			id = min(id, o.trans[j].InvestigationID)
 		}
-		for ; k < len(o.invs) && o.invs[k].InvestigationID == id; k++ {
-			n++
+		if k < len(o.invs) {
+			id = min(id, o.invs[k].InvestigationID)
 		}
-		if n == 0 {
+		if id == math.MaxInt64 {
 			break
 		}
-		o.last = id
+		i0, j0, k0 := i, j, k
+		for ; i < len(o.spans) && o.spans[i].InvestigationID == id; i++ {
+		}
+		for ; j < len(o.trans) && o.trans[j].InvestigationID == id; j++ {
+		}
+		for ; k < len(o.invs) && o.invs[k].InvestigationID == id; k++ {
+		}
+		if !o.sentHead {
+			o.last = id - 1 // the least id of the first part
+			o.sendHead()
+		}
+		switch {
+		case id <= o.last:
+			o.leave()
+		case id == o.last+1:
+			sendByInvestigation(o.sink, o.spans[i0:i], o.trans[j0:j], o.invs[k0:k])
+			o.last = id
+			o.sendHeld()
+		default:
+			h := &heldInvestigation{spans: slices.Clone(o.spans[i0:i]), trans: slices.Clone(o.trans[j0:j]), invs: slices.Clone(o.invs[k0:k])}
+			if o.pending == nil {
+				o.pending = map[int64]*heldInvestigation{}
+			}
+			o.pending[id] = h
+			if o.heldRecords += h.records(); o.heldRecords > maxHeldRecords {
+				o.leave()
+			}
+		}
 	}
-	sendByInvestigation(o.sink, o.spans[:i], o.trans[:j], o.invs[:k])
-	o.spans, o.trans, o.invs = dropFirst(o.spans, i), dropFirst(o.trans, j), dropFirst(o.invs, k)
-	if len(o.spans)+len(o.trans)+len(o.invs) > maxHeldRecords {
-		o.leave()
+	if o.off {
+		return
 	}
+	clear(o.spans)
+	clear(o.trans)
+	clear(o.invs)
+	o.spans, o.trans, o.invs = o.spans[:0], o.trans[:0], o.invs[:0]
+}
+
+// heldInvestigation is the records of an investigation a native run holds until every
+// smaller id has been sent.
+type heldInvestigation struct {
+	spans []record.Span
+	trans []record.Transition
+	invs  []record.Investigation
+}
+
+func (h *heldInvestigation) records() int { return len(h.spans) + len(h.trans) + len(h.invs) }
+
+// sendHeld sends the held investigations that follow on from the last id sent.
+func (o *storedOrder) sendHeld() {
+	for {
+		h := o.pending[o.last+1]
+		if h == nil {
+			return
+		}
+		delete(o.pending, o.last+1)
+		o.heldRecords -= h.records()
+		sendByInvestigation(o.sink, h.spans, h.trans, h.invs)
+		o.last++
+	}
+}
+
+// replaySpanOrder is the order replay sends an investigation's spans in: by investigation,
+// end and span id.
+func replaySpanOrder(x, y *record.Span) int {
+	return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.End, y.End), cmp.Compare(int64(x.SpanID), int64(y.SpanID)))
+}
+
+// replayTransitionOrder is replay's order of transitions, by investigation and time (ties
+// in the order stored: sortByIndex is stable).
+func replayTransitionOrder(x, y *record.Transition) int {
+	return cmp.Or(cmp.Compare(x.InvestigationID, y.InvestigationID), cmp.Compare(x.At, y.At))
 }
 
 // maxHeldRecords bounds the spans, transitions and rows a native run's storedOrder holds for
 // investigations whose smaller ids are still to come.
 const maxHeldRecords = 300_000
-
-// dropFirst removes the first n elements of s in place, clearing what it vacates.
-func dropFirst[T any](s []T, n int) []T {
-	if n == 0 {
-		return s
-	}
-	m := copy(s, s[n:])
-	clear(s[m:])
-	return s[:m]
-}
 
 // finish computes the run's metrics row and derived tables, which store stores once the run
 // is committed; unknown are the metrics the run cannot measure, events its simulation events
@@ -346,7 +394,11 @@ func (o *storedOrder) finish(runID string, unknown []string, events int64) error
 	}
 	if o.native {
 		o.sendHead()
-		sendByInvestigation(o.sink, o.spans, o.trans, o.invs) // held, in id order: greater than any sent
+		for _, id := range slices.Sorted(maps.Keys(o.pending)) { // held: greater than any sent
+			h := o.pending[id]
+			sendByInvestigation(o.sink, h.spans, h.trans, h.invs)
+		}
+		o.pending = nil
 		for i := range o.execs {
 			o.sink.Execution(&o.execs[i])
 		}

@@ -63,21 +63,21 @@ func TestSortSpans(t *testing.T) {
 	})
 }
 
-// sortByIndex orders as slices.SortFunc does, for keys that never tie, and keeps every
-// element whole.
+// sortByIndex orders as slices.SortStableFunc does, ties kept in their order, and keeps
+// every element whole.
 func TestSortByIndex(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
-		keys := rapid.Permutation(rapid.SliceOfNDistinct(rapid.IntRange(-500, 500), 0, 80, rapid.ID[int]).Draw(t, "keys")).Draw(t, "order")
+		keys := rapid.SliceOfN(rapid.IntRange(-20, 20), 0, 80).Draw(t, "keys")
 		type rec struct {
 			key  int
 			text string
 		}
 		s := make([]rec, len(keys))
 		for i, k := range keys {
-			s[i] = rec{k, string(rune('A' + (k+500)%26))}
+			s[i] = rec{k, fmt.Sprint(i)}
 		}
 		want := slices.Clone(s)
-		slices.SortFunc(want, func(x, y rec) int { return cmp.Compare(x.key, y.key) })
+		slices.SortStableFunc(want, func(x, y rec) int { return cmp.Compare(x.key, y.key) })
 		sortByIndex(s, func(x, y *rec) int { return cmp.Compare(x.key, y.key) })
 		if !slices.Equal(s, want) {
 			t.Fatalf("got %v, want %v", s, want)
