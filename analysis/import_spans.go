@@ -87,14 +87,36 @@ type inRun struct {
 	convs    map[string]int64  // spans by conventions
 	interned map[string]string // attribute keys and short string values, each held once
 	spill    *spillRun         // the spill its spans go to once the import holds too many (nil: held in spans)
-	// While it spills: the span being written and its attributes (newSpan).
-	spilling   inSpan
-	spillAttrs []spanAttr
+	// While it spills: the span being written, its attributes and events (newSpan).
+	spilling    inSpan
+	spillAttrs  []spanAttr
+	spillEvents []spanEvent
+	spillEvAt   []int // where each event's attributes start in spillAttrs
+	// A part read back from the spill makes its spans, attributes and events in blocks
+	// (arena): one allocation for many, all let go with the part.
+	spanArena  []inSpan
+	attrArena  []spanAttr
+	eventArena []spanEvent
 }
 
 // release lets the run's spans go once its records are built: nothing reads them after.
 func (r *inRun) release() {
 	r.spans, r.byKey, r.interned = nil, nil, nil
+	r.spanArena, r.attrArena, r.eventArena = nil, nil, nil
+}
+
+// arenaBlock is how many elements a block of a part's arena holds (more for one larger list).
+const arenaBlock = 4096
+
+// arena returns n elements of the block *a, starting a new block when it has too few left:
+// the elements are the caller's, capped so that appending to them copies.
+func arena[T any](a *[]T, n int) []T {
+	if cap(*a)-len(*a) < n {
+		*a = make([]T, 0, max(n, arenaBlock))
+	}
+	i := len(*a)
+	*a = (*a)[:i+n]
+	return (*a)[i : i+n : i+n]
 }
 
 // maxInterned bounds the strings a run shares (what passes it is held as it came), and
@@ -379,19 +401,30 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 		return nil // the same span sent twice (an exporter's retry): keep the first (a spilled run drops it when it reads it back)
 	}
 	if r.spill != nil {
+		// Written out at once: the span's attributes and events' go in the run's buffers.
 		r.spillAttrs = r.appendAttrs(r.spillAttrs[:0], sp.Attributes)
-		s.attrs = r.spillAttrs
+		n := len(r.spillAttrs)
+		s.attrs, s.events, r.spillEvAt = r.spillAttrs, r.spillEvents[:0], r.spillEvAt[:0]
+		for _, e := range sp.Events {
+			if r.keepsEvent(s, e.Name) {
+				r.spillEvAt = append(r.spillEvAt, len(r.spillAttrs))
+				r.spillAttrs = r.appendAttrs(r.spillAttrs, e.Attributes)
+				s.events = append(s.events, spanEvent{name: r.intern(e.Name)})
+			}
+		}
+		r.spillEvAt = append(r.spillEvAt, len(r.spillAttrs))
+		s.attrs = r.spillAttrs[:n] // spillAttrs may have moved as the events' were added
+		for i := range s.events {
+			s.events[i].attrs = r.spillAttrs[r.spillEvAt[i]:r.spillEvAt[i+1]]
+		}
+		r.spillEvents = s.events
 	} else {
 		s.attrs = r.compactAttrs(sp.Attributes)
-	}
-	for _, e := range sp.Events {
-		if !readsEvent(r.native, e.Name) {
-			continue
+		for _, e := range sp.Events {
+			if r.keepsEvent(s, e.Name) {
+				s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
+			}
 		}
-		if !r.native && e.Name != readEvent && slices.ContainsFunc(s.events, func(k spanEvent) bool { return k.name == e.Name }) {
-			continue // what a convention reads is in the first (a chat span repeats the conversation's messages)
-		}
-		s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
 	}
 	if len(sp.Links) > 0 {
 		s.links = make([]spanLink, len(sp.Links))
@@ -446,6 +479,16 @@ func ownValue(v *commonpb.AnyValue) *commonpb.AnyValue {
 		return proto.Clone(v).(*commonpb.AnyValue) // a value decoded always encodes; never reached
 	}
 	return out
+}
+
+// keepsEvent reports whether span s keeps an event of this name, after the events it kept
+// so far.
+func (r *inRun) keepsEvent(s *inSpan, name string) bool {
+	if !readsEvent(r.native, name) {
+		return false
+	}
+	// What a convention reads is in the first (a chat span repeats the conversation's messages).
+	return r.native || name == readEvent || !slices.ContainsFunc(s.events, func(k spanEvent) bool { return k.name == name })
 }
 
 // newSpan is where addSpan makes a span: a new one while the run holds its spans, else

@@ -710,7 +710,7 @@ func (d *spillReader) attrs(r *inRun) []spanAttr {
 	if n == 0 {
 		return nil
 	}
-	out := make([]spanAttr, n)
+	out := arena(&r.attrArena, n)
 	for i := range out {
 		out[i].key = r.internBytes(d.bytes())
 		kind := attrKind(d.byte1())
@@ -742,7 +742,8 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 		return nil, errSpillCorrupt
 	}
 	d.uvarint() // the trace index
-	s := &inSpan{run: r}
+	s := &arena(&r.spanArena, 1)[0]
+	s.run = r
 	s.key = d.str()
 	s.parent = d.str()
 	s.name = d.str()
@@ -751,7 +752,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 	s.msg = d.str()
 	s.attrs = d.attrs(r)
 	if n := d.count(); n > 0 {
-		s.events = make([]spanEvent, n)
+		s.events = arena(&r.eventArena, n)
 		for i := range s.events {
 			s.events[i] = spanEvent{name: r.internBytes(d.bytes()), attrs: d.attrs(r)}
 		}
