@@ -45,6 +45,8 @@ import (
 //   - import: `mayday import --conventions genai` of that run's OTLP export in protobuf
 //     against the same of its OTLP/JSON export (the same spans read as plain GenAI spans),
 //     each reported as spans a second (cmd-spans-per-s, ref-spans-per-s);
+//   - import-native: the same without --conventions: the exports read back as mayday's
+//     own, every table rebuilt;
 //   - export: `mayday export --format otlp --encoding proto` of that run against the same
 //     in OTLP/JSON, with the size of each export (cmd-out-MiB, ref-out-MiB).
 //
@@ -184,15 +186,20 @@ func commandBenches() []commandBench {
 				exportProc(b, bin, srcRun(dir), dir, enc)
 			}
 		}, cmd: func(b *testing.B, bin, dir string, i int) proc {
+			return importProc(b, bin, dir, "proto", i, "--conventions", "genai")
+		}, ref: func(b *testing.B, bin, dir string, i int) proc {
+			return importProc(b, bin, dir, "json", i, "--conventions", "genai")
+		}, after: importSpans(srcRun)},
+		{name: "import-native", setup: func(b *testing.B, bin, dir string) {
+			makeSrc(b, bin, dir)
+			for _, enc := range []string{"proto", "json"} {
+				exportProc(b, bin, srcRun(dir), dir, enc)
+			}
+		}, cmd: func(b *testing.B, bin, dir string, i int) proc {
 			return importProc(b, bin, dir, "proto", i)
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
 			return importProc(b, bin, dir, "json", i)
-		}, after: func(b *testing.B, bin, dir string, cmdS, refS float64) {
-			spans := float64(queryCount(b, bin, srcRun(dir), "SELECT count(*) AS n FROM spans"))
-			b.ReportMetric(spans, "spans")
-			b.ReportMetric(spans/cmdS, "cmd-spans-per-s")
-			b.ReportMetric(spans/refS, "ref-spans-per-s")
-		}},
+		}, after: importSpans(srcRun)},
 		{name: "export", setup: makeSrc, cmd: func(b *testing.B, bin, dir string, i int) proc {
 			return exportProc(b, bin, srcRun(dir), dir, "proto")
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
@@ -206,11 +213,23 @@ func commandBenches() []commandBench {
 }
 
 // importProc imports the OTLP export of the encoding enc in dir (made by the import
-// benchmark's setup) as plain GenAI spans into a new folder, which it removes.
-func importProc(b *testing.B, bin, dir, enc string, i int) proc {
+// benchmark's setup), with the flags given, into a new folder, which it removes.
+func importProc(b *testing.B, bin, dir, enc string, i int, flags ...string) proc {
 	out := filepath.Join(dir, fmt.Sprint("import-", enc, "-", i))
 	defer os.RemoveAll(out)
-	return timeProc(b, "", bin, "import", filepath.Join(dir, "otlp-"+enc), "--conventions", "genai", "--out", out, "-q")
+	args := append([]string{"import", filepath.Join(dir, "otlp-"+enc), "--out", out, "-q"}, flags...)
+	return timeProc(b, "", bin, args...)
+}
+
+// importSpans reports an import pair's spans a second (cmd-spans-per-s, ref-spans-per-s):
+// the spans of the run exported, over each side's median wall.
+func importSpans(srcRun func(string) string) func(b *testing.B, bin, dir string, cmdS, refS float64) {
+	return func(b *testing.B, bin, dir string, cmdS, refS float64) {
+		spans := float64(queryCount(b, bin, srcRun(dir), "SELECT count(*) AS n FROM spans"))
+		b.ReportMetric(spans, "spans")
+		b.ReportMetric(spans/cmdS, "cmd-spans-per-s")
+		b.ReportMetric(spans/refS, "ref-spans-per-s")
+	}
 }
 
 // exportProc exports the run folder src as OTLP in the encoding enc into dir/otlp-<enc>,
