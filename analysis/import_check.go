@@ -55,6 +55,11 @@ type attrRule struct {
 	count, name, mayday bool
 	kind                valueKind
 	countFields         []string // fields of a JSON object in the value that are counts (key#field)
+	// As a column of a row an export carries (recordColumns, enumAttrs): its kind, and the
+	// ENUM column ("table.column") that holds its values.
+	column   valueKind
+	isColumn bool
+	enum     string
 }
 
 func attrKinds() {
@@ -89,6 +94,12 @@ func attrKinds() {
 		}
 		for k, kind := range maydayAttrs {
 			mark(func(r *attrRule) { r.mayday, r.kind = true, kind }, k)
+		}
+		for k, kind := range recordColumns {
+			mark(func(r *attrRule) { r.isColumn, r.column = true, kind }, k)
+		}
+		for k, col := range enumAttrs {
+			mark(func(r *attrRule) { r.enum = col }, k)
 		}
 	})
 }
@@ -290,7 +301,7 @@ func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
 func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error {
 	attrKinds()
 	for _, kv := range attrs {
-		if err := checkValue(kv.Key, kv.Value, native, maxText); err != nil {
+		if err := checkValue(kv.Key, kv.Value, attrRules[kv.Key], native, maxText); err != nil {
 			return err
 		}
 		if !native {
@@ -300,7 +311,7 @@ func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error
 		case "mayday.faults", "mayday.tool_samples":
 			for i, row := range kv.Value.GetArrayValue().GetValues() {
 				for _, c := range row.GetKvlistValue().GetValues() {
-					if err := checkColumn(c.Key, c.Value); err != nil {
+					if err := checkColumn(c.Key, c.Value, attrRules[c.Key]); err != nil {
 						return fmt.Errorf("%s row %d: %w", kv.Key, i+1, err)
 					}
 				}
@@ -332,7 +343,7 @@ func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
 		}
 	}
 	for _, kv := range sp.Attributes {
-		if err := checkValue(kv.Key, kv.Value, native, maxText); err != nil {
+		if err := checkValue(kv.Key, kv.Value, attrRules[kv.Key], native, maxText); err != nil {
 			return err
 		}
 	}
@@ -342,9 +353,10 @@ func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
 		}
 		rows := native && slices.Contains(recordEvents, e.Name)
 		for _, kv := range e.Attributes {
-			err := checkValue(kv.Key, kv.Value, false, maxText)
+			rule := attrRules[kv.Key] // one lookup for both checks
+			err := checkValue(kv.Key, kv.Value, rule, false, maxText)
 			if err == nil && rows {
-				err = checkColumn(kv.Key, kv.Value)
+				err = checkColumn(kv.Key, kv.Value, rule)
 			}
 			if err != nil {
 				return fmt.Errorf("event %s: %w", excerpt(e.Name), err)
@@ -468,11 +480,10 @@ func days(ns int64) string {
 
 // checkValue checks one attribute: its text stays within maxText, a count is a count,
 // and, in an export, a mayday.* attribute holds what its kind says.
-func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) error {
+func checkValue(key string, v *commonpb.AnyValue, rule attrRule, native bool, maxText int64) error {
 	if n := textSize(v); n > float64(maxText) {
 		return fmt.Errorf("attribute %s: its value, as text, is longer than %s (--max-message)", excerpt(key), sizeText(maxText))
 	}
-	rule := attrRules[key]
 	if rule.count {
 		if err := checkKind(v, kindCount); err != nil {
 			return fmt.Errorf("attribute %s: %w", key, err)
@@ -484,7 +495,7 @@ func checkValue(key string, v *commonpb.AnyValue, native bool, maxText int64) er
 		}
 	}
 	if rule.mayday && native {
-		if err := errors.Join(checkKind(v, rule.kind), checkEnum(key, v)); err != nil {
+		if err := errors.Join(checkKind(v, rule.kind), checkEnum(rule.enum, v)); err != nil {
 			return fmt.Errorf("attribute %s: %w", key, err)
 		}
 	}
@@ -563,13 +574,13 @@ func jsonPath(obj map[string]any, path string) any {
 }
 
 // checkColumn checks one column of a row an export carries.
-func checkColumn(key string, v *commonpb.AnyValue) error {
-	if k, ok := recordColumns[key]; ok {
-		if err := checkKind(v, k); err != nil {
+func checkColumn(key string, v *commonpb.AnyValue, rule attrRule) error {
+	if rule.isColumn {
+		if err := checkKind(v, rule.column); err != nil {
 			return fmt.Errorf("%s: %w", excerpt(key), err)
 		}
 	}
-	if err := checkEnum(key, v); err != nil {
+	if err := checkEnum(rule.enum, v); err != nil {
 		return fmt.Errorf("%s: %w", excerpt(key), err)
 	}
 	return nil
@@ -585,11 +596,11 @@ var enumAttrs = map[string]string{
 	"decided_by": "transitions.decided_by", "outcome": "executions.outcome",
 }
 
-// checkEnum refuses a string value of an attribute of enumAttrs that its column does not
-// hold. (A value of another type is read as "", which every such column holds.)
-func checkEnum(key string, v *commonpb.AnyValue) error {
-	col, ok := enumAttrs[key]
-	if !ok {
+// checkEnum refuses a string value of an attribute of enumAttrs that its column col
+// ("table.column", "" for none) does not hold. (A value of another type is read as "",
+// which every such column holds.)
+func checkEnum(col string, v *commonpb.AnyValue) error {
+	if col == "" {
 		return nil
 	}
 	s, ok := v.GetValue().(*commonpb.AnyValue_StringValue)
