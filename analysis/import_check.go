@@ -260,11 +260,7 @@ func (rd *traceReader) accept(req *coltracepb.ExportTraceServiceRequest, where s
 				if sp.Status != nil {
 					sp.Status.Message = rd.red.Text(sp.Status.Message)
 				}
-				rd.redact(sp.Attributes)
-				for _, e := range sp.Events {
-					rd.redact(e.Attributes)
-				}
-				if err := checkSpan(sp, native, maxText); err != nil {
+				if err := rd.checkSpan(sp, native, maxText); err != nil {
 					return refuse("%s: span %s: %v", where, spanRef(sp), err)
 				}
 				if err := rd.spanTimes(sp, native, b); err != nil {
@@ -284,15 +280,20 @@ func spanRef(sp *tracepb.Span) string {
 // bytes value as its text, bytesText).
 func (rd *traceReader) redact(attrs []*commonpb.KeyValue) {
 	for _, kv := range attrs {
-		if !attrRules[kv.Key].name {
-			continue
-		}
-		switch x := kv.Value.GetValue().(type) {
-		case *commonpb.AnyValue_StringValue:
-			x.StringValue = rd.red.Text(x.StringValue)
-		case *commonpb.AnyValue_BytesValue:
-			kv.Value.Value = &commonpb.AnyValue_StringValue{StringValue: rd.red.Text(bytesText(x.BytesValue))}
-		}
+		rd.redactValue(kv, attrRules[kv.Key])
+	}
+}
+
+// redactValue redacts kv's value when its rule says it is a name.
+func (rd *traceReader) redactValue(kv *commonpb.KeyValue, rule attrRule) {
+	if !rule.name {
+		return
+	}
+	switch x := kv.Value.GetValue().(type) {
+	case *commonpb.AnyValue_StringValue:
+		x.StringValue = rd.red.Text(x.StringValue)
+	case *commonpb.AnyValue_BytesValue:
+		kv.Value.Value = &commonpb.AnyValue_StringValue{StringValue: rd.red.Text(bytesText(x.BytesValue))}
 	}
 }
 
@@ -322,8 +323,9 @@ func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error
 }
 
 // checkSpan checks one span: its ids, its times, and the attributes an import reads as
-// numbers (and, in an export, its mayday.* attributes and the rows its events carry).
-func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
+// numbers (and, in an export, its mayday.* attributes and the rows its events carry). Its
+// name attributes, and its events', are redacted first (redactValue), as they are read.
+func (rd *traceReader) checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
 	attrKinds()
 	if len(sp.TraceId) != 16 || len(sp.SpanId) != 8 {
 		return fmt.Errorf("trace id of %d bytes and span id of %d bytes (want 16 and 8)", len(sp.TraceId), len(sp.SpanId))
@@ -343,17 +345,21 @@ func checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
 		}
 	}
 	for _, kv := range sp.Attributes {
-		if err := checkValue(kv.Key, kv.Value, attrRules[kv.Key], native, maxText); err != nil {
+		rule := attrRules[kv.Key] // one lookup for the redaction and the checks
+		rd.redactValue(kv, rule)
+		if err := checkValue(kv.Key, kv.Value, rule, native, maxText); err != nil {
 			return err
 		}
 	}
 	for _, e := range sp.Events {
 		if !readsEvent(native, e.Name) {
+			rd.redact(e.Attributes)
 			continue // not read, so not checked: the fast decoders leave it out
 		}
 		rows := native && slices.Contains(recordEvents, e.Name)
 		for _, kv := range e.Attributes {
-			rule := attrRules[kv.Key] // one lookup for both checks
+			rule := attrRules[kv.Key]
+			rd.redactValue(kv, rule)
 			err := checkValue(kv.Key, kv.Value, rule, false, maxText)
 			if err == nil && rows {
 				err = checkColumn(kv.Key, kv.Value, rule)
