@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -448,25 +449,52 @@ func (r *inRun) eachPart(ctx context.Context, parts []spillPart, conventions str
 	if parts == nil {
 		return counted(true, r)
 	}
-	defer r.spill.close() // the chunks the parts were read from, when they were
-	for i, part := range parts {
-		if err := ctx.Err(); err != nil {
+	// Each part is read back on a goroutine of its own while the one before it is built:
+	// reading (decompressing, decoding, sharing the strings) was half of the goroutine that
+	// builds them, the slower stage of a mayday export's load. One part waits read ahead.
+	type readBack struct {
+		in  *inRun
+		err error
+	}
+	ahead, stop := make(chan readBack, 1), make(chan struct{})
+	var reading sync.WaitGroup
+	reading.Go(func() {
+		defer close(ahead)
+		for i, part := range parts {
+			rb := readBack{err: ctx.Err()}
+			if rb.err == nil {
+				rb.in = &inRun{id: r.id, native: r.native, service: r.service, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
+				if part.path == "" {
+					rb.err = r.spill.readChunks(int32(i), part, rb.in, conventions)
+				} else {
+					rb.err = readPart(part.path, rb.in, conventions)
+					os.Remove(part.path)
+				}
+			}
+			select {
+			case ahead <- rb:
+			case <-stop:
+				return
+			}
+			if rb.err != nil {
+				return
+			}
+		}
+	})
+	defer func() {
+		close(stop)
+		reading.Wait()
+		r.spill.close() // the chunks the parts were read from, when they were, once nothing reads them
+	}()
+	i := 0
+	for rb := range ahead {
+		if rb.err != nil {
+			return rb.err
+		}
+		if err := counted(i == 0, rb.in); err != nil {
 			return err
 		}
-		in := &inRun{id: r.id, native: r.native, service: r.service, resource: r.resource, byKey: map[string]*inSpan{}, convs: map[string]int64{}}
-		if part.path == "" {
-			if err := r.spill.readChunks(int32(i), part, in, conventions); err != nil {
-				return err
-			}
-		} else {
-			if err := readPart(part.path, in, conventions); err != nil {
-				return err
-			}
-			os.Remove(part.path)
-		}
-		if err := counted(i == 0, in); err != nil {
-			return err
-		}
+		i++
 	}
 	return nil
 }
