@@ -236,6 +236,7 @@ func (r *inRun) startSpill(dir string) error {
 		return err
 	}
 	r.spill = sp
+	sp.byReading = r.native
 	for _, x := range r.spans {
 		if err := sp.add(x); err != nil {
 			return err

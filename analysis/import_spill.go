@@ -62,6 +62,9 @@ type spillRun struct {
 	zero     int64              // the earliest start written
 	callIDs  map[uint64]uint64  // hash of a tool call id -> hash of the first tool span's key with it
 	repeat   bool               // some tool call id is on two different tool spans
+	// byReading: the groups are taken in the order they were read, not of their first
+	// start (a mayday export's run: see groups).
+	byReading bool
 	// callIDs holds 64-bit hashes, not the ids, to keep a run's memory small: two ids (or
 	// two span keys) that collide would read as a repeat (or as one span), a chance of
 	// about n²/2^65 for n ids, far below anything a real fleet sends.
@@ -277,7 +280,17 @@ func (sp *spillRun) groups() []*traceGroup {
 	}
 	// The root of a group is its lowest trace index, the first of its traces read: with
 	// the first start, an order that does not depend on map iteration.
-	slices.SortFunc(groups, func(x, y *traceGroup) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.root, y.root)) })
+	if sp.byReading {
+		// A mayday export writes its traces in the order of their root investigation's id,
+		// and its parts' derived tables are computed in id order (storedOrder.flushNative),
+		// each investigation held until every smaller id is sent. In order of first start,
+		// a root that waited for a worker comes far after its id (research-fleet at 40,000
+		// investigations over 44 hours held more than 300,000 records); read in order, only
+		// subagents wait, for the roots that arrived before they started.
+		slices.SortFunc(groups, func(x, y *traceGroup) int { return cmp.Compare(x.root, y.root) })
+	} else {
+		slices.SortFunc(groups, func(x, y *traceGroup) int { return cmp.Or(cmp.Compare(x.first, y.first), cmp.Compare(x.root, y.root)) })
+	}
 	return groups
 }
 
