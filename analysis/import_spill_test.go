@@ -573,3 +573,27 @@ func TestSpillPartSizeChoice(t *testing.T) {
 		t.Errorf("traces over the whole spill: parts of %v (in place %v), want 3 cut into files", sizes(parts), inPlace)
 	}
 }
+
+// A run of plain spans takes its groups of traces in order of their first start; a mayday
+// export's in the order they were read (its roots' id order), however late a root's first
+// span started (one that waited for a worker).
+func TestSpillGroupsOrder(t *testing.T) {
+	for _, byReading := range []bool{false, true} {
+		sp := &spillRun{traceIdx: map[[16]byte]int32{}, byReading: byReading}
+		for i, start := range []int64{30, 10, 20} {
+			x := sp.trace(fmt.Sprintf("%032x", i+1))
+			sp.first[x], sp.count[x] = start, 1
+		}
+		var roots []int32
+		for _, g := range sp.groups() {
+			roots = append(roots, g.root)
+		}
+		want := []int32{1, 2, 0}
+		if byReading {
+			want = []int32{0, 1, 2}
+		}
+		if !slices.Equal(roots, want) {
+			t.Errorf("byReading %v: groups %v, want %v", byReading, roots, want)
+		}
+	}
+}
