@@ -411,8 +411,9 @@ func (rd *traceReader) readJSON(path string, br *bufio.Reader, fn func(*coltrace
 		})
 	}
 	lines := 0
+	lr := lineReader{br: br}
 	for line := 1; ; line++ {
-		buf, err := readLine(br, rd.mem.get(), rd.lim.Message)
+		buf, err := lr.readLine(rd.mem.get(), rd.lim.Message)
 		if len(bytes.TrimSpace(buf)) > 0 && (err == nil || err == io.EOF) {
 			lines++
 			derr := rd.dec.add(buf, rd.mem.decodeJSON, rd.mem.holding(buf, func(req *coltracepb.ExportTraceServiceRequest, derr error) error {
@@ -661,25 +662,77 @@ func (m *requestMemory) decodeBody(b []byte) (*coltracepb.ExportTraceServiceRequ
 	return req, nil
 }
 
+// lineReader reads the lines of a file. A line longer than the reader's buffer (a whole
+// request on one line: mayday's own OTLP/JSON export writes 10-12 MB lines) is read past
+// the buffer, straight into the line's own: one copy of its bytes instead of two. What
+// such a read takes past the line's end is carried to the lines after it.
+type lineReader struct {
+	br    *bufio.Reader
+	carry []byte // bytes read past the last line's end: the start of the next lines
+	spare []byte // carry's memory
+}
+
 // readLine reads one line into buf (reused), refusing one longer than limit. The buffer
 // doubles as it grows, up to limit, so refusing a line allocates less than twice limit.
-func readLine(br *bufio.Reader, buf []byte, limit int64) ([]byte, error) {
+func (lr *lineReader) readLine(buf []byte, limit int64) ([]byte, error) {
+	tooLong := &limitError{"the line", "max-message", limit}
+	if len(lr.carry) > 0 {
+		end, found := len(lr.carry), false
+		if i := bytes.IndexByte(lr.carry, '\n'); i >= 0 {
+			end, found = i+1, true
+		}
+		if int64(len(buf)+end) > limit {
+			return buf[:0], tooLong
+		}
+		buf = append(growLine(buf, end, limit), lr.carry[:end]...)
+		lr.carry = lr.carry[end:]
+		if found {
+			return buf, nil
+		}
+	}
+	frag, err := lr.br.ReadSlice('\n')
+	if int64(len(buf)+len(frag)) > limit {
+		return buf[:0], tooLong
+	}
+	buf = append(growLine(buf, len(frag), limit), frag...)
+	if err != bufio.ErrBufferFull {
+		return buf, err
+	}
+	// The reader's buffer is spent: the rest of the line is read straight into buf, as much
+	// as it has room for at a time (a read of at least the reader's size bypasses its
+	// buffer), never past limit.
 	for {
-		frag, err := br.ReadSlice('\n')
-		need := len(buf) + len(frag)
-		if int64(need) > limit {
-			return buf[:0], &limitError{"the line", "max-message", limit}
+		if int64(len(buf)) >= limit {
+			return buf[:0], tooLong // the next byte, a newline or not, makes it longer
 		}
-		if need > cap(buf) {
-			grown := make([]byte, len(buf), min(int64(max(2*cap(buf), need)), limit))
-			copy(grown, buf)
-			buf = grown
+		left := limit - int64(len(buf))
+		buf = growLine(buf, int(min(int64(lr.br.Size()), left)), limit)
+		room := buf[len(buf):cap(buf)]
+		room = room[:min(int64(len(room)), left)]
+		n, err := lr.br.Read(room)
+		got := room[:n]
+		if i := bytes.IndexByte(got, '\n'); i >= 0 {
+			lr.carry = append(lr.spare[:0], got[i+1:]...)
+			lr.spare = lr.carry[:0]
+			return buf[:len(buf)+i+1], nil
 		}
-		buf = append(buf, frag...)
-		if err != bufio.ErrBufferFull {
+		buf = buf[:len(buf)+n]
+		if err != nil {
 			return buf, err
 		}
 	}
+}
+
+// growLine returns buf with room for n more bytes (len(buf)+n at most limit), doubling as
+// it grows, up to limit.
+func growLine(buf []byte, n int, limit int64) []byte {
+	need := len(buf) + n
+	if need <= cap(buf) {
+		return buf
+	}
+	grown := make([]byte, len(buf), min(int64(max(2*cap(buf), need)), limit))
+	copy(grown, buf)
+	return grown
 }
 
 // peekLine returns the first line without consuming it, and whether it ended within the
