@@ -180,38 +180,43 @@ func (o *storedOrder) Investigation(r *record.Investigation) {
 }
 
 // An import of plain spans sends none of these: a run that did would be left to replay. A
-// native run's are held (see storedOrder).
+// native run's are held (see storedOrder): its executions to the end, its faults and tool
+// samples, which come with its first part, until that part is sent.
 func (o *storedOrder) Execution(e *record.Execution) {
-	if o.off || !o.native || len(o.execs) >= maxHeldExecutions {
-		o.leave()
-		return
+	if o.holds(len(o.execs) < maxHeldExecutions) {
+		ex := *e
+		ex.Start, ex.End = o.at(e.Start), o.at(e.End)
+		o.execs = append(o.execs, ex)
 	}
-	ex := *e
-	ex.Start, ex.End = o.at(e.Start), o.at(e.End)
-	o.execs = append(o.execs, ex)
 }
 
 func (o *storedOrder) Fault(f *record.Fault) {
-	if o.off || !o.native || o.sentHead {
-		o.leave()
-		return
+	if o.holds(!o.sentHead) {
+		ft := *f
+		ft.Start, ft.End = o.at(f.Start), o.at(f.End)
+		o.faults = append(o.faults, ft)
 	}
-	ft := *f
-	ft.Start, ft.End = o.at(f.Start), o.at(f.End)
-	o.faults = append(o.faults, ft)
 }
 
 func (o *storedOrder) Sample(r *record.Sample) {
-	if o.off || !o.native || o.sentHead {
+	if o.holds(!o.sentHead) {
+		sm := *r
+		sm.At = o.at(r.At)
+		if sm.BudgetTokens < 0 {
+			sm.BudgetTokens = -1 // stored NULL, read back as -1
+		}
+		o.samples = append(o.samples, sm)
+	}
+}
+
+// holds reports whether the run keeps a record of a kind only a native run sends, which it
+// can when ok; otherwise the run is left to replay.
+func (o *storedOrder) holds(ok bool) bool {
+	if o.off || !o.native || !ok {
 		o.leave()
-		return
+		return false
 	}
-	sm := *r
-	sm.At = o.at(r.At)
-	if sm.BudgetTokens < 0 {
-		sm.BudgetTokens = -1 // stored NULL, read back as -1
-	}
-	o.samples = append(o.samples, sm)
+	return true
 }
 
 // Worker: replay sends no workers.
