@@ -122,7 +122,12 @@ func sortByIndex[T any](s []T, cmp func(x, y *T) int) {
 		}
 		return int(a - b)
 	})
-	// Element idx[i] goes to i: follow each cycle of the permutation once.
+	permute(s, idx)
+}
+
+// permute moves element idx[i] of s to i, each element once (idx is a permutation, which it
+// leaves spent): it follows each cycle of the permutation.
+func permute[T any](s []T, idx []int32) {
 	for i := range idx {
 		if idx[i] < 0 {
 			continue

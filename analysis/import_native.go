@@ -233,16 +233,15 @@ func (n *native) span(s *inSpan) record.Span {
 // sortByRow puts records in the order of their rows in the exported table (stable, so an
 // export without mayday.row keeps the order read).
 func sortByRow[T any](recs []T, rows []int64) {
-	idx := make([]int, len(recs))
+	if slices.IsSorted(rows) {
+		return
+	}
+	idx := make([]int32, len(recs))
 	for i := range idx {
-		idx[i] = i
+		idx[i] = int32(i)
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(rows[a], rows[b]) })
-	sorted := make([]T, len(recs))
-	for i, j := range idx {
-		sorted[i] = recs[j]
-	}
-	copy(recs, sorted)
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(rows[a], rows[b]) })
+	permute(recs, idx)
 }
 
 func cmpOr[T comparable](a, b T) T {
