@@ -296,7 +296,7 @@ func (o *storedOrder) flushNative() {
 	sortByIndex(o.trans, replayTransitionOrder)
 	sortByIndex(o.invs, func(x, y *record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
 	i, j, k := 0, 0, 0
-	for !o.off {
+	for !o.off && (i < len(o.spans) || j < len(o.trans) || k < len(o.invs)) {
 		id := int64(math.MaxInt64)
 		if i < len(o.spans) {
 			id = o.spans[i].InvestigationID
@@ -308,6 +308,7 @@ func (o *storedOrder) flushNative() {
 			id = min(id, o.invs[k].InvestigationID)
 		}
 		if id == math.MaxInt64 {
+			o.leave() // no id follows it (a hostile export's): replay reads it as it is
 			break
 		}
 		i0, j0, k0 := i, j, k

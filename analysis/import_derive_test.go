@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
@@ -179,6 +180,11 @@ func TestNativeOrderSendsInIDOrder(t *testing.T) {
 	part(o, 3)
 	if !o.off {
 		t.Fatal("a part holding an id below those sent did not leave the run to replay")
+	}
+	o = newNativeOrder("{}")
+	part(o, 1, math.MaxInt64)
+	if !o.off {
+		t.Fatal("an investigation id of 2^63-1, which no id follows, did not leave the run to replay")
 	}
 	if o := newNativeOrder(`{"import": {"time_zero_us": 1}}`); !o.off {
 		t.Fatal("a run whose config names an import's time 0 was not left to replay")
