@@ -170,7 +170,7 @@ func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, Metr
 		runID).Scan(&origin, &config, &events); err != nil {
 		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: reading its clock: %w", runID, err)
 	}
-	opts := compute.Options{Guards: true, Origin: origin, Tables: true, Replay: true}
+	opts := replayOptions(origin, config)
 	// A trace that records no tool's queue wait (an import from another producer) has
 	// tool_stats' queue waits from the model's calls only, as the stored NULLs say.
 	var waits, tools int64
@@ -179,9 +179,6 @@ func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, Metr
 		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: %w", runID, err)
 	}
 	opts.UnknownQueueWait = tools > 0 && waits == 0
-	if prices, err := compute.StoredPrices(config); err == nil {
-		opts.Prices = prices
-	}
 	sink := compute.New(opts)
 	if err := replay(ctx, db.db, runID, origin, sink); err != nil {
 		return compute.Tables{}, Metrics{}, fmt.Errorf("analysis: run %s: %w", runID, memoryHint(err))
@@ -200,6 +197,17 @@ func (db *DB) deriveRun(ctx context.Context, runID string) (compute.Tables, Metr
 		return compute.Tables{}, Metrics{}, err
 	}
 	return sink.Tables(runID), m, nil
+}
+
+// replayOptions are the options of the Sink that computes a stored run's metrics row and
+// derived tables from its records, replayed (deriveRun) or as an import stores them
+// (storedOrder): time 0 at origin, the prices of its config (none when it names none).
+func replayOptions(origin int64, config string) compute.Options {
+	opts := compute.Options{Guards: true, Origin: origin, Tables: true, Replay: true}
+	if prices, err := compute.StoredPrices(config); err == nil {
+		opts.Prices = prices
+	}
+	return opts
 }
 
 // unknownMetrics are the metrics an imported run's config names under $.import.unknown.

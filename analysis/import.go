@@ -354,41 +354,27 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 		committed: func() error { return stored.store(ctx, db, r.id) },
 	}
 	err = loadRecords(ctx, db, r.id, opts, hooks, row, func(sink record.Sink) error {
-		// A part is read back and built on a goroutine of its own while the one before it
-		// is sent to the load (redacted, digested, batched): the two were the one
-		// goroutine's work, and the limit of a spilled import's build. Parts are built
-		// and sent in order, and each part is built after the one before it, as before.
 		type builtPart struct {
 			b    *built
 			invs []record.Investigation
 		}
-		ready := make(chan builtPart)
-		var berr error
-		go func() {
-			defer close(ready)
-			berr = r.eachPart(ctx, parts, opts.Conventions, &ir, func(_ bool, in *inRun) error {
-				pst := &importStats{}
-				b := buildPart(in, pst, p)
-				pst.count(in, red)
-				st.add(pst)
-				ir.Investigations += len(b.invs)
-				p.firstInv += int64(len(b.invs))
-				p.firstSpan = b.next
-				// The records are all the load needs: the spans as read (their attributes
-				// are most of an import's memory) are let go before they are sent.
-				invs := b.records()
-				in.release()
-				ready <- builtPart{b, invs}
-				return nil
-			})
-		}()
-		// Every part built is sent: the loop ends when the building ends (a cancelled
-		// context ends it between parts), and berr is set before ready closes.
-		for bp := range ready {
+		return eachPartAhead(ctx, r, parts, opts.Conventions, &ir, func(_ bool, in *inRun) (builtPart, error) {
+			pst := &importStats{}
+			b := buildPart(in, pst, p)
+			pst.count(in, red)
+			st.add(pst)
+			ir.Investigations += len(b.invs)
+			p.firstInv += int64(len(b.invs))
+			p.firstSpan = b.next
+			// The records are all the load needs: the spans as read (their attributes are
+			// most of an import's memory) are let go before they are sent.
+			invs := b.records()
+			in.release()
+			return builtPart{b, invs}, nil
+		}, func(bp builtPart) {
 			bp.b.send(sink, bp.invs)
 			stored.flush()
-		}
-		return berr
+		})
 	}, traceUnknowns...)
 	if err == nil && importDerived != nil {
 		importDerived(r.id, !stored.off)

@@ -886,7 +886,6 @@ func modelName(s *inSpan) string { return s.str(s.convention().Model...) }
 func (b *built) memberSpans(inv *inInv, ops map[*inSpan]*inOp) {
 	var lastTurn uint64 // the latest model turn that succeeded
 	failedTurns := int32(0)
-	opsSeen := int32(0)
 	firstTurn := map[*inOp]uint64{}
 	var opStarts []int64 // the first attempt's start of each operation, in order
 	for s, op := range ops {
@@ -919,7 +918,6 @@ func (b *built) memberSpans(inv *inInv, ops map[*inSpan]*inOp) {
 			sp.OpKey = record.OpKey{Investigation: inv.id, Step: op.step}
 			sp.Attempt = int32(slices.Index(op.attempts, s) + 1)
 			if sp.Attempt == 1 {
-				opsSeen++
 				firstTurn[op] = lastTurn
 			}
 			if t := firstTurn[op]; t != 0 {

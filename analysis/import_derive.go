@@ -51,7 +51,7 @@ type storedOrder struct {
 	// nothing is zeroed, and it has faults, tool samples and executions, which replay sends
 	// before (faults, samples) and after (executions) every investigation: they are held
 	// until then. Its investigations are sent in id order across parts, though a part's
-	// subagents may have greater ids than the next part's roots (flushNative);
+	// subagents may have greater ids than the next part's roots (flush);
 	// TestNativeImportDerivesAsReplay holds the result equal to replay's.
 	native      bool
 	faults      []record.Fault
@@ -63,8 +63,9 @@ type storedOrder struct {
 }
 
 func newStoredOrder(origin int64) *storedOrder {
-	return &storedOrder{origin: origin, last: -1, sink: compute.New(compute.Options{Guards: true, Origin: origin,
-		Tables: true, Replay: true, UnknownQueueWait: true})}
+	opts := replayOptions(origin, "") // a run of plain spans is unpriced
+	opts.UnknownQueueWait = true
+	return &storedOrder{origin: origin, last: -1, sink: compute.New(opts)}
 }
 
 // maxHeldExecutions bounds the executions a native run's storedOrder holds until its last
@@ -85,11 +86,7 @@ func newNativeOrder(config string) *storedOrder {
 		}
 	}
 	origin := record.Epoch / 1000 // run_origin_us of a simulated run
-	opts := compute.Options{Guards: true, Origin: origin, Tables: true, Replay: true}
-	if prices, err := compute.StoredPrices(config); err == nil {
-		opts.Prices = prices
-	}
-	return &storedOrder{origin: origin, last: -1, native: true, sink: compute.New(opts)}
+	return &storedOrder{origin: origin, last: -1, native: true, sink: compute.New(replayOptions(origin, config))}
 }
 
 // at is t, a record's time, as replay reads it back: nanoseconds since the run's time 0,
@@ -248,50 +245,17 @@ func (o *storedOrder) sendHead() {
 	o.faults, o.samples = nil, nil
 }
 
-// flush sends the part's records to the Sink in replay's order.
+// flush sends the part's investigations to the Sink in replay's order: in id order, each
+// once every smaller id has been sent, the others held (copied out of the part) until then.
+// A run's investigation ids have no gaps, so all are sent in id order, as replay sends
+// them, whichever part holds each: a plain run numbers its parts' investigations one after
+// another, and nothing waits; a mayday export's subagents wait for the roots numbered
+// before them. A part holding an id at or below one sent, or more held than maxHeldRecords
+// (ids with a gap), leaves the run to replay.
 func (o *storedOrder) flush() {
 	if o.off {
 		return
 	}
-	if o.native {
-		o.flushNative()
-		return
-	}
-	sortByIndex(o.spans, replaySpanOrder)
-	sortByIndex(o.trans, replayTransitionOrder)
-	slices.SortFunc(o.invs, func(x, y record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
-	// The part's least and greatest investigation ids: each sorted list's first and last.
-	first, top := int64(math.MaxInt64), int64(math.MinInt64)
-	if n := len(o.spans); n > 0 {
-		first, top = min(first, o.spans[0].InvestigationID), max(top, o.spans[n-1].InvestigationID)
-	}
-	if n := len(o.trans); n > 0 {
-		first, top = min(first, o.trans[0].InvestigationID), max(top, o.trans[n-1].InvestigationID)
-	}
-	if n := len(o.invs); n > 0 {
-		first, top = min(first, o.invs[0].InvestigationID), max(top, o.invs[n-1].InvestigationID)
-	}
-	if first == math.MaxInt64 {
-		return
-	}
-	if first <= o.last {
-		o.leave()
-		return
-	}
-	o.last = top
-	sendByInvestigation(o.sink, o.spans, o.trans, o.invs)
-	clear(o.spans)
-	clear(o.trans)
-	clear(o.invs)
-	o.spans, o.trans, o.invs = o.spans[:0], o.trans[:0], o.invs[:0]
-}
-
-// flushNative sends the part's investigations in id order, each once every smaller id has
-// been sent, and holds the others (copied out of the part) until then. A run's
-// investigation ids have no gaps, so all are sent in id order, as replay sends them,
-// whichever part holds each. A part holding an id at or below one sent, or more held than
-// maxHeldRecords (ids with a gap), leaves the run to replay.
-func (o *storedOrder) flushNative() {
 	sortByIndex(o.spans, replaySpanOrder)
 	sortByIndex(o.trans, replayTransitionOrder)
 	sortByIndex(o.invs, func(x, y *record.Investigation) int { return cmp.Compare(x.InvestigationID, y.InvestigationID) })
@@ -398,19 +362,17 @@ func (o *storedOrder) finish(runID string, unknown []string, events int64) error
 	if o.off {
 		return nil
 	}
-	if o.native {
-		o.sendHead()
-		for _, id := range slices.Sorted(maps.Keys(o.pending)) { // held: greater than any sent
-			h := o.pending[id]
-			sendByInvestigation(o.sink, h.spans, h.trans, h.invs)
-		}
-		o.pending = nil
-		for i := range o.execs {
-			o.sink.Execution(&o.execs[i])
-		}
-		o.execs = nil
+	// What a run of plain spans never holds: faults, samples, investigations after a gap,
+	// executions.
+	o.sendHead()
+	for _, id := range slices.Sorted(maps.Keys(o.pending)) { // held: greater than any sent
+		h := o.pending[id]
+		sendByInvestigation(o.sink, h.spans, h.trans, h.invs)
 	}
-	o.spans, o.trans, o.invs = nil, nil, nil
+	for i := range o.execs {
+		o.sink.Execution(&o.execs[i])
+	}
+	o.spans, o.trans, o.invs, o.pending, o.execs = nil, nil, nil, nil, nil
 	row, err := o.sink.Finish(events)
 	if err != nil {
 		return nil // left to replay, which says what is wrong

@@ -47,31 +47,21 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 	// as stored, in replay's order (import_derive.go).
 	stored := newNativeOrder(run.Config)
 	// Each part's records are rebuilt and loaded in turn, each table's rows in their
-	// exported order within the part (a run that holds its spans is one part). As in
-	// importRun, a part is read back and rebuilt on a goroutine of its own while the one
-	// before it is sent to the load.
+	// exported order within the part (a run that holds its spans is one part), each rebuilt
+	// while the one before it is sent to the load (eachPartAhead).
 	send := func(sink record.Sink) error {
-		ready := make(chan *record.Collector)
-		var berr error
-		go func() {
-			defer close(ready)
-			berr = r.eachPart(ctx, parts, opts.Conventions, &ir, func(first bool, in *inRun) error {
-				c, err := nativeRecords(in, first)
-				if err != nil {
-					return err
-				}
-				ir.Investigations += len(c.Investigations)
-				in.release() // the records are all the load needs (see importRun)
-				ready <- c
-				return nil
-			})
-		}()
-		// Every part rebuilt is sent; berr is set before ready closes.
-		for c := range ready {
+		return eachPartAhead(ctx, r, parts, opts.Conventions, &ir, func(first bool, in *inRun) (*record.Collector, error) {
+			c, err := nativeRecords(in, first)
+			if err != nil {
+				return nil, err
+			}
+			ir.Investigations += len(c.Investigations)
+			in.release() // the records are all the load needs (see importRun)
+			return c, nil
+		}, func(c *record.Collector) {
 			c.Replay(sink)
 			stored.flush()
-		}
-		return berr
+		})
 	}
 	var unknown []string
 	events := run.Events

@@ -282,7 +282,7 @@ func (sp *spillRun) groups() []*traceGroup {
 	// the first start, an order that does not depend on map iteration.
 	if sp.byReading {
 		// A mayday export writes its traces in the order of their root investigation's id,
-		// and its parts' derived tables are computed in id order (storedOrder.flushNative),
+		// and its parts' derived tables are computed in id order (storedOrder.flush),
 		// each investigation held until every smaller id is sent. In order of first start,
 		// a root that waited for a worker comes far after its id (research-fleet at 40,000
 		// investigations over 44 hours held more than 300,000 records); read in order, only
@@ -510,6 +510,32 @@ func (r *inRun) eachPart(ctx context.Context, parts []spillPart, conventions str
 		i++
 	}
 	return nil
+}
+
+// eachPartAhead is eachPart with each part built (build, on a goroutine of its own) while
+// the one before it is sent to the load (send, on the caller's: redacted, digested,
+// batched): the two were one goroutine's work, and the limit of a spilled import's load.
+// Parts are built and sent in order, each built after the one before it.
+func eachPartAhead[T any](ctx context.Context, r *inRun, parts []spillPart, conventions string, ir *ImportedRun,
+	build func(first bool, in *inRun) (T, error), send func(T)) error {
+	ready := make(chan T)
+	var berr error
+	go func() {
+		defer close(ready)
+		berr = r.eachPart(ctx, parts, conventions, ir, func(first bool, in *inRun) error {
+			x, err := build(first, in)
+			if err == nil {
+				ready <- x
+			}
+			return err
+		})
+	}()
+	// Every part built is sent: the loop ends when the building ends (a cancelled context
+	// ends it between parts), and berr is set before ready closes.
+	for x := range ready {
+		send(x)
+	}
+	return berr
 }
 
 // readChunks reads the spans of part p (numbered i) into r from the chunks that hold
