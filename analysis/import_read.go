@@ -703,6 +703,9 @@ func (lr *lineReader) readLine(buf []byte, limit int64) ([]byte, error) {
 	// buffer), never past limit.
 	for {
 		if int64(len(buf)) >= limit {
+			if _, err := lr.br.Peek(1); err == io.EOF {
+				return buf, io.EOF // the file's last line, without a newline, at the limit
+			}
 			return buf[:0], tooLong // the next byte, a newline or not, makes it longer
 		}
 		left := limit - int64(len(buf))
