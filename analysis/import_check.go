@@ -695,25 +695,39 @@ func checkKind(v *commonpb.AnyValue, k valueKind) error {
 // checkNumber checks a numeric value of kind k: finite, and for a count a whole number in
 // range. A string is checked when it reads as a number (the import reads "120" as 120).
 func checkNumber(v *commonpb.AnyValue, k valueKind) error {
+	// The text of a number is made only for the error: most values fit.
 	switch x := v.GetValue().(type) {
 	case *commonpb.AnyValue_IntValue:
-		return checkInt(x.IntValue, strconv.FormatInt(x.IntValue, 10), k)
+		if !intFits(x.IntValue, k) {
+			return wantErr(strconv.FormatInt(x.IntValue, 10), k)
+		}
 	case *commonpb.AnyValue_DoubleValue:
-		return checkFloat(x.DoubleValue, strconv.FormatFloat(x.DoubleValue, 'g', -1, 64), k)
+		if !floatFits(x.DoubleValue, k) {
+			return wantErr(strconv.FormatFloat(x.DoubleValue, 'g', -1, 64), k)
+		}
 	case *commonpb.AnyValue_StringValue:
 		t := strings.TrimSpace(x.StringValue)
 		if i, err := strconv.ParseInt(t, 10, 64); err == nil {
-			return checkInt(i, excerpt(x.StringValue), k)
+			if !intFits(i, k) {
+				return wantErr(excerpt(x.StringValue), k)
+			}
+			return nil
 		}
 		if f, err := strconv.ParseFloat(t, 64); err == nil || errors.Is(err, strconv.ErrRange) {
-			return checkFloat(f, excerpt(x.StringValue), k)
+			if !floatFits(f, k) {
+				return wantErr(excerpt(x.StringValue), k)
+			}
+			return nil
 		}
 		if _, err := strconv.ParseInt(t, 10, 64); errors.Is(err, strconv.ErrRange) {
-			return checkFloat(math.Inf(1), excerpt(x.StringValue), k)
+			return wantErr(excerpt(x.StringValue), k) // past any float: +Inf fits no kind
 		}
 	}
 	return nil // not a number: the import does not read it as one
 }
+
+// wantErr is the error of a number, written text, that does not fit kind k.
+func wantErr(text string, k valueKind) error { return fmt.Errorf("%s: want %s", text, wantOf(k)) }
 
 // wantOf says what a number of kind k must be.
 func wantOf(k valueKind) string {
@@ -730,23 +744,21 @@ func wantOf(k valueKind) string {
 	return "a finite number"
 }
 
-func checkInt(i int64, text string, k valueKind) error {
-	ok := true
+// intFits reports whether the integer i is a number of kind k.
+func intFits(i int64, k valueKind) bool {
 	switch k {
 	case kindCount, kindSeconds:
-		ok = i >= 0 && i <= maxCount
+		return i >= 0 && i <= maxCount
 	case kindCount32:
-		ok = i >= 0 && i <= math.MaxInt32
+		return i >= 0 && i <= math.MaxInt32
 	case kindTime:
-		ok = i >= minTraceTime.UnixNano() && i < maxTraceTime.UnixNano()
+		return i >= minTraceTime.UnixNano() && i < maxTraceTime.UnixNano()
 	}
-	if !ok {
-		return fmt.Errorf("%s: want %s", text, wantOf(k))
-	}
-	return nil
+	return true
 }
 
-func checkFloat(f float64, text string, k valueKind) error {
+// floatFits reports whether f is a number of kind k: finite, and in its range.
+func floatFits(f float64, k valueKind) bool {
 	ok := !math.IsNaN(f) && !math.IsInf(f, 0)
 	switch k {
 	case kindCount:
@@ -758,10 +770,7 @@ func checkFloat(f float64, text string, k valueKind) error {
 	case kindTime:
 		ok = ok && f >= float64(minTraceTime.UnixNano()) && f < float64(maxTraceTime.UnixNano())
 	}
-	if !ok {
-		return fmt.Errorf("%s: want %s", text, wantOf(k))
-	}
-	return nil
+	return ok
 }
 
 // textSize bounds from above the length of the value as the import stores it (anyText):

@@ -84,9 +84,10 @@ type inRun struct {
 	resource map[string]*commonpb.AnyValue
 	spans    []*inSpan
 	byKey    map[string]*inSpan
-	convs    map[string]int64  // spans by conventions
-	interned map[string]string // attribute keys and short string values, each held once
-	spill    *spillRun         // the spill its spans go to once the import holds too many (nil: held in spans)
+	convs    map[string]int64       // spans by conventions
+	interned map[string]string      // attribute keys and short string values, each held once
+	recent   *[recentStrings]string // the strings interned last, in front of interned (recentSlot)
+	spill    *spillRun              // the spill its spans go to once the import holds too many (nil: held in spans)
 	// While it spills: the span being written, its attributes and events (newSpan).
 	spilling    inSpan
 	spillAttrs  []spanAttr
@@ -101,7 +102,7 @@ type inRun struct {
 
 // release lets the run's spans go once its records are built: nothing reads them after.
 func (r *inRun) release() {
-	r.spans, r.byKey, r.interned = nil, nil, nil
+	r.spans, r.byKey, r.interned, r.recent = nil, nil, nil, nil
 	r.spanArena, r.attrArena, r.eventArena = nil, nil, nil
 }
 
@@ -138,10 +139,16 @@ func (r *inRun) intern(text string) string {
 	if len(text) > maxInternLen {
 		return r.own(text)
 	}
-	if t, ok := r.interned[text]; ok {
-		return t
+	slot := r.recentSlot(text)
+	if *slot == text {
+		return *slot
 	}
-	return r.share(strings.Clone(text))
+	t, ok := r.interned[text]
+	if !ok {
+		t = r.share(strings.Clone(text))
+	}
+	*slot = t
+	return t
 }
 
 // internBytes is intern for b, a part of a spill record being read: the run's copy when it
@@ -150,10 +157,49 @@ func (r *inRun) internBytes(b []byte) string {
 	if len(b) > maxInternLen {
 		return string(b)
 	}
-	if t, ok := r.interned[string(b)]; ok {
-		return t
+	slot := r.recentSlot(string(b))
+	if *slot == string(b) {
+		return *slot
 	}
-	return r.share(string(b))
+	t, ok := r.interned[string(b)]
+	if !ok {
+		t = r.share(string(b))
+	}
+	*slot = t
+	return t
+}
+
+// recentStrings is how many strings a run remembers in front of interned, each in the slot
+// its text hashes to: the keys and values of a run's spans come back span after span, and
+// comparing one slot is a fraction of a lookup in a map of up to maxInterned strings
+// (docs/performance.md, "Import: the strings a part shares, looked up in front").
+const recentStrings = 1 << 11
+
+// recentSlot is the slot of recent that text belongs in. The hash mixes the length and the
+// first and last eight bytes (every byte of a shorter text): a slot holding another
+// string is a miss, never a wrong answer, since the caller compares the whole text.
+func (r *inRun) recentSlot(text string) *string {
+	if r.recent == nil {
+		r.recent = new([recentStrings]string)
+	}
+	const mul = 0x9e3779b97f4a7c15
+	h := uint64(len(text))
+	if n := len(text); n >= 8 {
+		h = (h ^ le64(text)) * mul
+		h ^= le64(text[n-8:])
+	} else {
+		for i := 0; i < n; i++ {
+			h = h<<8 | uint64(text[i])
+		}
+	}
+	return &r.recent[(h*mul)>>(64-11)]
+}
+
+// le64 is the first eight bytes of s (at least eight long), little-endian.
+func le64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // share adds text, a string of the run's own, to the strings its spans share, while there
@@ -744,9 +790,25 @@ func (s *inSpan) roleByName() {
 }
 
 func maydayRole(op string) spanRole {
-	return map[string]spanRole{"invoke_agent": roleAgent, "plan": roleModel, "execute_tool": roleTool,
-		"human_review": roleHuman, "supervise": roleSupervise, "validate": roleValidate,
-		"inspect": roleInspect, "takeover": roleTakeover}[op]
+	switch op {
+	case "invoke_agent":
+		return roleAgent
+	case "plan":
+		return roleModel
+	case "execute_tool":
+		return roleTool
+	case "human_review":
+		return roleHuman
+	case "supervise":
+		return roleSupervise
+	case "validate":
+		return roleValidate
+	case "inspect":
+		return roleInspect
+	case "takeover":
+		return roleTakeover
+	}
+	return roleOther
 }
 
 // outcome sets the span's status and failure class from its OTLP status, its error type

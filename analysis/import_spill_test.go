@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -596,4 +597,44 @@ func TestSpillGroupsOrder(t *testing.T) {
 			t.Errorf("byReading %v: groups %v, want %v", byReading, roots, want)
 		}
 	}
+}
+
+// The slots in front of a run's shared strings never answer with another string: texts of
+// every length up to past maxInternLen, many of them in the same slot (the same length and
+// first and last eight bytes, or all eight bytes of a short text), interned as strings and
+// as bytes, come back equal to themselves, and a text shared once comes back as the same
+// copy.
+func TestInternRecentSlots(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := &inRun{}
+		mid := rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "ab", ""}), 1, 20).Draw(t, "middles")
+		var texts []string
+		for range rapid.IntRange(1, 60).Draw(t, "texts") {
+			head := rapid.StringMatching(`[xy]{0,9}`).Draw(t, "head")
+			text := head + rapid.SampledFrom(mid).Draw(t, "middle") + "-tail-end"
+			if rapid.Bool().Draw(t, "long") {
+				text += strings.Repeat("z", maxInternLen)
+			}
+			texts = append(texts, text)
+		}
+		first := map[string]string{}
+		for _, text := range texts {
+			var got string
+			if rapid.Bool().Draw(t, "bytes") {
+				got = r.internBytes([]byte(text))
+			} else {
+				got = r.intern(text)
+			}
+			if got != text {
+				t.Fatalf("intern(%q) = %q", text, got)
+			}
+			if len(text) > maxInternLen {
+				continue
+			}
+			if f, ok := first[text]; ok && unsafe.StringData(f) != unsafe.StringData(got) {
+				t.Fatalf("intern(%q) made a second copy", text)
+			}
+			first[text] = got
+		}
+	})
 }

@@ -56,8 +56,9 @@ type Redactor struct {
 	// maxSecretKeys keys of at most maxSecretKeyLen bytes): a run's attribute keys are few
 	// and come back on every span, and the answer depends on the key alone.
 	secretKeys map[string]bool
-	secrets    []string // known secret values, longest first is not needed: each is replaced whole
-	shortest   int      // the length of the shortest of secrets: a shorter text holds none
+	secrets    []string             // known secret values, longest first is not needed: each is replaced whole
+	shortest   int                  // the length of the shortest of secrets: a shorter text holds none
+	pairs      [1 << 16 / 64]uint64 // the first two bytes of each secret, as a set of 65,536 bits (mayHold)
 	buf        []byte
 }
 
@@ -144,6 +145,10 @@ func (r *Redactor) learn(v string) {
 		r.shortest = len(v)
 	}
 	r.secrets = append(r.secrets, v)
+	if len(v) >= 2 {
+		x := uint(v[0])<<8 | uint(v[1])
+		r.pairs[x>>6] |= 1 << (x & 63)
+	}
 }
 
 func (r *Redactor) known(v string) bool {
@@ -185,12 +190,37 @@ func (r *Redactor) Text(s string) string {
 	if len(s) < r.shortest {
 		return s // most values (numbers, names, states) are shorter than any secret learned
 	}
+	if !r.mayHold(s) {
+		return s
+	}
 	for _, sec := range r.secrets {
 		if strings.Contains(s, sec) {
 			s = strings.ReplaceAll(s, sec, r.Hash(sec))
 		}
 	}
 	return s
+}
+
+// mayHold reports whether s might hold one of the learned secrets: false only when no
+// secret begins at any position of s. It tests each position's two bytes against the first
+// two of every secret (pairs) before comparing any secret, where testing every secret with
+// strings.Contains scanned s once for each of up to maxLearned secrets.
+func (r *Redactor) mayHold(s string) bool {
+	if r.shortest < 2 {
+		return len(r.secrets) > 0 // a secret of one byte (Options.Secrets): no pair to test
+	}
+	for i := 0; i+r.shortest <= len(s); i++ {
+		x := uint(s[i])<<8 | uint(s[i+1])
+		if r.pairs[x>>6]&(1<<(x&63)) == 0 {
+			continue
+		}
+		for _, sec := range r.secrets {
+			if strings.HasPrefix(s[i:], sec) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // shape is the redacted form of a credential-shaped value: its hash, which Hash also learns

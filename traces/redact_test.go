@@ -260,3 +260,32 @@ func TestSecretKeyRemembered(t *testing.T) {
 		t.Error("a secret key first seen once the memory is full reads as not secret")
 	}
 }
+
+// mayHold is false only where no learned secret occurs: on text made of the secrets, parts
+// of them and other bytes, it agrees with testing each secret by strings.Contains whenever
+// that finds one, and with a secret of one or two bytes among them.
+func TestMayHoldFindsEveryLearnedSecret(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		secrets := rapid.SliceOfN(rapid.StringMatching(`[abk-]{1,12}`), 1, maxLearned).Draw(t, "secrets")
+		r := NewRedactor(nil, nil, secrets)
+		pieces := append([]string{"a", "b", "k", "-", "x", " "}, secrets...)
+		for _, sec := range secrets {
+			pieces = append(pieces, sec[:len(sec)/2], sec[len(sec)/2:])
+		}
+		var b strings.Builder
+		for range rapid.IntRange(0, 10).Draw(t, "pieces") {
+			b.WriteString(rapid.SampledFrom(pieces).Draw(t, "piece"))
+		}
+		s := b.String()
+		want := false
+		for _, sec := range r.secrets {
+			want = want || strings.Contains(s, sec)
+		}
+		if want && !r.mayHold(s) {
+			t.Fatalf("mayHold(%q) is false, but it holds one of %q", s, r.secrets)
+		}
+		if !want && r.shortest >= 2 && r.mayHold(s) {
+			t.Fatalf("mayHold(%q) is true, but it holds none of %q", s, r.secrets)
+		}
+	})
+}
