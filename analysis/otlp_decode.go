@@ -49,7 +49,7 @@ func fastOTLPJSONIn(b []byte, s slabs, reading eventReading) (req *coltracepb.Ex
 type jdec struct {
 	b       []byte
 	i       int
-	buf     []byte
+	buf     []byte       // a string with escapes, unescaped (then copied to the slabs' text)
 	depth   int          // AnyValues nested: past maxFastDepth, protojson (which bounds recursion) decides
 	reading eventReading // which span events are kept
 	plain   bool         // the spans being read are plain spans: only their readEvent events are kept
@@ -269,7 +269,7 @@ func (d *jdec) escaped(start int) (string, bool) {
 			if !utf8.Valid(out) {
 				return "", false
 			}
-			return string(out), true
+			return d.copyText(out), true
 		case c < 0x20:
 			return "", false
 		}

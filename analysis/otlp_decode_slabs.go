@@ -31,6 +31,7 @@ type slabs struct {
 	strs    slab[commonpb.AnyValue_StringValue]
 	ints    slab[commonpb.AnyValue_IntValue]
 	ids     []byte
+	texts   textSlab             // the strings of the request that are not parts of it (JSON strings with escapes)
 	scratch []*commonpb.KeyValue // the lists of attributes being read, innermost last
 	lists   []*commonpb.KeyValue // the slab the lists are cut from
 }
@@ -156,6 +157,7 @@ type slabPool struct {
 	avs    freeSlabs[commonpb.AnyValue]
 	strs   freeSlabs[commonpb.AnyValue_StringValue]
 	ints   freeSlabs[commonpb.AnyValue_IntValue]
+	texts  freeTexts
 }
 
 // maxFreeSlabs bounds the slabs of one kind a pool keeps (at most 16 MB, for the largest
@@ -200,6 +202,7 @@ func (p *slabPool) slabsOver(b []byte) slabs {
 	s := newSlabsOver(b)
 	s.spans.free, s.events.free, s.links.free = &p.spans, &p.events, &p.links
 	s.kvs.free, s.avs.free, s.strs.free, s.ints.free = &p.kvs, &p.avs, &p.strs, &p.ints
+	s.texts.free = &p.texts
 	return s
 }
 
@@ -213,6 +216,95 @@ func (s *slabs) recycle() {
 	giveBack(&s.avs)
 	giveBack(&s.strs)
 	giveBack(&s.ints)
+	s.texts.giveBack()
+}
+
+// textSlab is where a request's strings that are not parts of its text are written: a
+// JSON string with escapes, unescaped. Each was a string of its own, made by copying the
+// unescaped bytes once more: on traces of long prompts (JSON within JSON, escapes every few
+// bytes) a third of everything the import allocated, and the collections that followed
+// (docs/performance.md, "Import: unescaped strings written where the request's slabs are").
+// The strings are parts of blocks of textBlock bytes that go back to a pool with the
+// request's slabs.
+type textSlab struct {
+	cur   []byte   // the block being written: its length is what strings took
+	taken [][]byte // full-size blocks taken, given back on recycle
+	free  *freeTexts
+}
+
+// textBlock is the size of a text slab's block; a string of more than textOwn bytes is
+// a block of its own size, not taken from the pool.
+const (
+	textBlock    = 256 << 10
+	textOwn      = textBlock / 4
+	maxFreeTexts = 64 // blocks a pool keeps: 16 MB
+)
+
+// copyText returns a copy of b written in the slabs' text blocks.
+func (s *slabs) copyText(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	t := &s.texts
+	var dst []byte
+	switch {
+	case len(b) > textOwn:
+		dst = make([]byte, len(b))
+	default:
+		if cap(t.cur)-len(t.cur) < len(b) {
+			var blk []byte
+			if t.free != nil {
+				blk = t.free.get()
+			}
+			if blk == nil {
+				blk = make([]byte, 0, textBlock)
+			}
+			if t.free != nil {
+				t.taken = append(t.taken, blk)
+			}
+			t.cur = blk
+		}
+		n := len(t.cur)
+		t.cur = t.cur[:n+len(b)]
+		dst = t.cur[n:]
+	}
+	copy(dst, b)
+	return unsafe.String(unsafe.SliceData(dst), len(dst))
+}
+
+// giveBack returns the full-size blocks taken to the pool: nothing may read the request's
+// strings after.
+func (t *textSlab) giveBack() {
+	if t.free != nil {
+		t.free.put(t.taken)
+	}
+	t.cur, t.taken = nil, nil
+}
+
+// freeTexts is the text blocks of requests no longer in use. They are not cleared: they
+// hold no pointers, and every byte of one is written before it is read.
+type freeTexts struct {
+	mu     sync.Mutex
+	blocks [][]byte
+}
+
+func (f *freeTexts) get() []byte {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := len(f.blocks)
+	if n == 0 {
+		return nil
+	}
+	b := f.blocks[n-1]
+	f.blocks[n-1] = nil
+	f.blocks = f.blocks[:n-1]
+	return b[:0]
+}
+
+func (f *freeTexts) put(taken [][]byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.blocks = append(f.blocks, taken[:min(len(taken), max(maxFreeTexts-len(f.blocks), 0))]...)
 }
 
 func giveBack[T any](sl *slab[T]) {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -221,4 +222,62 @@ func TestFastOTLPJSONStrings(t *testing.T) {
 			t.Fatalf("%q: the fast decoder gave up on a string protojson reads", s)
 		}
 	})
+}
+
+// Strings with escapes are written in text blocks that go back to the pool with their
+// request: a request decoded while another is in use never writes over the other's
+// strings, and a block given back and taken again by a new request leaves the requests
+// still in use as they were. The requests hold strings of every size around the limits
+// (a block's rest, a string of its own past textOwn), more than a block's worth in all.
+func TestTextSlabsKeepRequestsApart(t *testing.T) {
+	line := func(tag string) []byte {
+		var b strings.Builder
+		b.WriteString(`{"resourceSpans":[{"scopeSpans":[{"spans":[`)
+		for i, n := range []int{1, 7, 100, 4000, textOwn - 1, textOwn, textOwn + 1, 200000, 3, textBlock / 2} {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			v := strings.Repeat(tag+`\"`, n/3+1)
+			fmt.Fprintf(&b, `{"traceId":"0af7651916cd43dd8448eb211c80319c","spanId":"b7ad6b71692033%02d","name":"n\t%s%d",`+
+				`"attributes":[{"key":"k\n%d","value":{"stringValue":"%s"}}]}`, i, tag, i, i, v)
+		}
+		b.WriteString(`]}]}]}`)
+		return []byte(b.String())
+	}
+	var pool slabPool
+	decode := func(b []byte) (*coltracepb.ExportTraceServiceRequest, *slabs) {
+		req, s, ok := fastOTLPJSONIn(b, pool.slabsOver(b), allEvents)
+		if !ok {
+			t.Fatal("the fast decoder gave up on the test's request")
+		}
+		return req, s
+	}
+	want := func(b []byte) *coltracepb.ExportTraceServiceRequest {
+		req, err := slowOTLPJSON(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return req
+	}
+	a, b, c := line("a"), line("bb"), line("ccc")
+	_, sa := decode(a)
+	rb, sb := decode(b)
+	if len(pool.texts.blocks) != 0 || len(sa.texts.taken) == 0 || len(sb.texts.taken) == 0 {
+		t.Fatalf("blocks in the pool %d, taken by the requests %d and %d: want 0 and some", len(pool.texts.blocks), len(sa.texts.taken), len(sb.texts.taken))
+	}
+	sa.recycle()
+	if len(pool.texts.blocks) == 0 {
+		t.Fatal("the first request's blocks did not go back to the pool")
+	}
+	rc, sc := decode(c) // takes the first request's blocks again
+	for _, x := range []struct {
+		got  *coltracepb.ExportTraceServiceRequest
+		line []byte
+	}{{rb, b}, {rc, c}} {
+		if !proto.Equal(x.got, want(x.line)) {
+			t.Errorf("a request in use changed: %.80s", x.line)
+		}
+	}
+	sb.recycle()
+	sc.recycle()
 }
