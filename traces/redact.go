@@ -56,6 +56,7 @@ type Redactor struct {
 	// maxSecretKeys keys of at most maxSecretKeyLen bytes): a run's attribute keys are few
 	// and come back on every span, and the answer depends on the key alone.
 	secretKeys map[string]bool
+	onlyTokens map[string]bool      // onlyToken's answers, bounded as secretKeys
 	secrets    []string             // known secret values, longest first is not needed: each is replaced whole
 	shortest   int                  // the length of the shortest of secrets: a shorter text holds none
 	pairs      [1 << 16 / 64]uint64 // the first two bytes of each secret, as a set of 65,536 bits (mayHold)
@@ -93,7 +94,23 @@ func (r *Redactor) SecretKey(k string) bool {
 	return v
 }
 
-// The bounds of Redactor.secretKeys: past them, keys are checked each time.
+// onlyToken is secret.Keys.OnlyToken for the key k, remembered like SecretKey's answers:
+// in free text a count such as "tokens: 4000" follows the same few keys again and again.
+func (r *Redactor) onlyToken(k string) bool {
+	if v, ok := r.onlyTokens[k]; ok {
+		return v
+	}
+	v := r.keys.OnlyToken(k)
+	if r.onlyTokens == nil {
+		r.onlyTokens = make(map[string]bool)
+	}
+	if len(r.onlyTokens) < maxSecretKeys && len(k) <= maxSecretKeyLen {
+		r.onlyTokens[strings.Clone(k)] = v
+	}
+	return v
+}
+
+// The bounds of Redactor.secretKeys and onlyTokens: past them, keys are checked each time.
 const (
 	maxSecretKeys   = 4096
 	maxSecretKeyLen = 256
@@ -327,6 +344,18 @@ func isDelim(c byte) bool {
 	return false
 }
 
+// nextAt is the index of the first c in s at or after i (len(s) when there is none), given
+// the one found before, at: looked for again only once i has passed it.
+func nextAt(s string, c byte, i, at int) int {
+	if at >= i {
+		return at
+	}
+	if n := strings.IndexByte(s[i:], c); n >= 0 {
+		return i + n
+	}
+	return len(s)
+}
+
 func numeric(v string) bool {
 	if v == "true" || v == "false" || v == "null" {
 		return true
@@ -341,31 +370,39 @@ func numeric(v string) bool {
 }
 
 // keyValues redacts the values of secret-looking key=value / key: value pairs in s.
+//
+// A key is an identifier (identBytes) followed by any quotes, then any blanks, then ':' or
+// '='. The scan goes from one ':' or '=' to the next (strings.IndexByte, many bytes at a
+// time) and reads the identifier before each backwards, no further back than where the scan
+// stands: a long text is mostly words that no ':' or '=' follows, which reading forwards
+// tested byte by byte (keyValuesForward in the tests, which it is held to).
 func (r *Redactor) keyValues(s string) string {
 	out := r.buf[:0]
 	last := 0 // s[last:] is not yet copied to out
 	changed := false
+	colon, equals := -1, -1 // the next ':' and '=' at or after i (len(s): none), once looked for
 	for i := 0; i < len(s); {
-		if !isIdent(s[i]) {
-			i++
+		colon, equals = nextAt(s, ':', i, colon), nextAt(s, '=', i, equals)
+		k := min(colon, equals)
+		if k == len(s) {
+			break
+		}
+		e := k // the identifier's end: before its quotes and blanks
+		for e > i && (s[e-1] == ' ' || s[e-1] == '\t') {
+			e--
+		}
+		for e > i && (s[e-1] == '"' || s[e-1] == '\'') {
+			e--
+		}
+		st := e
+		for st > i && isIdent(s[st-1]) {
+			st--
+		}
+		if st == e || !r.SecretKey(s[st:e]) {
+			i = k + 1
 			continue
 		}
-		j := i
-		for j < len(s) && isIdent(s[j]) {
-			j++
-		}
-		ident := s[i:j]
-		k := j
-		for k < len(s) && (s[k] == '"' || s[k] == '\'') {
-			k++
-		}
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) || (s[k] != ':' && s[k] != '=') || !r.SecretKey(ident) {
-			i = j
-			continue
-		}
+		ident := s[st:e]
 		k++
 		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
 			k++
@@ -407,7 +444,7 @@ func (r *Redactor) keyValues(s string) string {
 			}
 		}
 		v := s[vs:ve]
-		if v == "" || numeric(v) && r.keys.OnlyToken(ident) || Redacted(v) {
+		if v == "" || numeric(v) && r.onlyToken(ident) || Redacted(v) {
 			i = ve
 			if i == k {
 				i++
