@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -94,30 +95,97 @@ type inRun struct {
 	spillEvents []spanEvent
 	spillEvAt   []int // where each event's attributes start in spillAttrs
 	// A part read back from the spill makes its spans, attributes and events in blocks
-	// (arena): one allocation for many, all let go with the part.
-	spanArena  []inSpan
-	attrArena  []spanAttr
-	eventArena []spanEvent
+	// (arena): one allocation for many, given back with the part (release).
+	spanArena  arena[inSpan]
+	attrArena  arena[spanAttr]
+	eventArena arena[spanEvent]
 }
 
-// release lets the run's spans go once its records are built: nothing reads them after.
+// release lets the run's spans go once its records are built: nothing reads them after,
+// and the blocks they were made in go back to their pools for the parts after it.
 func (r *inRun) release() {
 	r.spans, r.byKey, r.interned, r.recent = nil, nil, nil, nil
-	r.spanArena, r.attrArena, r.eventArena = nil, nil, nil
+	r.spanArena.giveBack(&spanBlocks)
+	r.attrArena.giveBack(&attrBlocks)
+	r.eventArena.giveBack(&eventBlocks)
 }
 
 // arenaBlock is how many elements a block of a part's arena holds (more for one larger list).
 const arenaBlock = 4096
 
-// arena returns n elements of the block *a, starting a new block when it has too few left:
-// the elements are the caller's, capped so that appending to them copies.
-func arena[T any](a *[]T, n int) []T {
-	if cap(*a)-len(*a) < n {
-		*a = make([]T, 0, max(n, arenaBlock))
+// arena is the blocks a part's objects of one kind are made in: cur is what is left of the
+// block in use, taken every full-size block the part took.
+type arena[T any] struct {
+	cur   []T
+	taken [][]T
+}
+
+// take returns n elements of the block in use, starting a new block (one given back by an
+// earlier part, cleared, when there is one) when it has too few left: the elements are the
+// caller's, zero, capped so that appending to them copies.
+func (a *arena[T]) take(pool *blockPool[T], n int) []T {
+	if cap(a.cur)-len(a.cur) < n {
+		var b []T
+		if n <= arenaBlock {
+			b = pool.get()
+			if b == nil {
+				b = make([]T, 0, arenaBlock)
+			}
+			a.taken = append(a.taken, b)
+		} else {
+			b = make([]T, 0, n)
+		}
+		a.cur = b
 	}
-	i := len(*a)
-	*a = (*a)[:i+n]
-	return (*a)[i : i+n : i+n]
+	i := len(a.cur)
+	a.cur = a.cur[:i+n]
+	return a.cur[i : i+n : i+n]
+}
+
+// giveBack clears the full-size blocks the part took and gives them to pool: a fresh
+// block was zeroed by the allocator anyway, and the part's spans, attributes and events
+// were most of what a spilled import allocated, and so of its collections
+// (docs/performance.md, "Import: a part's blocks made again from the part before").
+func (a *arena[T]) giveBack(pool *blockPool[T]) {
+	for _, b := range a.taken {
+		clear(b[:cap(b)])
+	}
+	pool.put(a.taken)
+	a.cur, a.taken = nil, nil
+}
+
+// blockPool is the cleared blocks of parts released, for the parts read after them (on
+// another goroutine). It keeps at most maxPoolBlocks: about two parts' worth.
+type blockPool[T any] struct {
+	mu     sync.Mutex
+	blocks [][]T
+}
+
+const maxPoolBlocks = 64
+
+var (
+	spanBlocks  blockPool[inSpan]
+	attrBlocks  blockPool[spanAttr]
+	eventBlocks blockPool[spanEvent]
+)
+
+func (p *blockPool[T]) get() []T {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := len(p.blocks)
+	if n == 0 {
+		return nil
+	}
+	b := p.blocks[n-1]
+	p.blocks[n-1] = nil
+	p.blocks = p.blocks[:n-1]
+	return b[:0]
+}
+
+func (p *blockPool[T]) put(blocks [][]T) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.blocks = append(p.blocks, blocks[:min(len(blocks), max(maxPoolBlocks-len(p.blocks), 0))]...)
 }
 
 // maxInterned bounds the strings a run shares (what passes it is held as it came), and

@@ -638,3 +638,37 @@ func TestInternRecentSlots(t *testing.T) {
 		}
 	})
 }
+
+// A part's arena hands out zero elements, from blocks given back by parts released before
+// it (cleared) or new ones, never from a block a part still in use holds; a list longer
+// than a block is a block of its own, not kept.
+func TestArenaBlocksGivenBack(t *testing.T) {
+	var pool blockPool[spanAttr]
+	var a, b arena[spanAttr]
+	first := a.take(&pool, 3)
+	for i := range first {
+		first[i] = spanAttr{key: "k", val: attrValue{s: "v", kind: attrString}}
+	}
+	for range arenaBlock {
+		a.take(&pool, 1)[0].key = "filled"
+	}
+	long := a.take(&pool, arenaBlock+1)
+	if len(a.taken) != 2 || cap(long) != arenaBlock+1 {
+		t.Fatalf("blocks taken %d, the long list's capacity %d: want 2 and %d", len(a.taken), cap(long), arenaBlock+1)
+	}
+	held := b.take(&pool, 1) // b's part is still in use
+	held[0].key = "held"
+	a.giveBack(&pool)
+	if len(pool.blocks) != 2 {
+		t.Fatalf("the pool kept %d blocks, want the 2 full-size ones", len(pool.blocks))
+	}
+	var c arena[spanAttr]
+	for range 2 * arenaBlock {
+		if e := c.take(&pool, 1)[0]; e != (spanAttr{}) {
+			t.Fatalf("a block given back handed out %+v, want a zero element", e)
+		}
+	}
+	if held[0].key != "held" || len(pool.blocks) != 0 {
+		t.Fatalf("the part in use holds %q, the pool %d blocks: want \"held\" and 0", held[0].key, len(pool.blocks))
+	}
+}
