@@ -145,7 +145,7 @@ func (a *arena[T]) take(pool *blockPool[T], n int) []T {
 // giveBack clears the full-size blocks the part took and gives them to pool: a fresh
 // block was zeroed by the allocator anyway, and the part's spans, attributes and events
 // were most of what a spilled import allocated, and so of its collections
-// (docs/performance.md, "Import: a part's blocks made again from the part before").
+// (docs/performance.md, "Import: fewer copies, lookups and allocations").
 func (a *arena[T]) giveBack(pool *blockPool[T]) {
 	for _, b := range a.taken {
 		clear(b[:cap(b)])
@@ -240,7 +240,7 @@ func (r *inRun) internBytes(b []byte) string {
 // recentStrings is how many strings a run remembers in front of interned, each in the slot
 // its text hashes to: the keys and values of a run's spans come back span after span, and
 // comparing one slot is a fraction of a lookup in a map of up to maxInterned strings
-// (docs/performance.md, "Import: the strings a part shares, looked up in front").
+// (docs/performance.md, "Import: fewer copies, lookups and allocations").
 const recentStrings = 1 << 11
 
 // recentSlot is the slot of recent that text belongs in. The hash mixes the length and the

@@ -223,7 +223,7 @@ func (s *slabs) recycle() {
 // JSON string with escapes, unescaped. Each was a string of its own, made by copying the
 // unescaped bytes once more: on traces of long prompts (JSON within JSON, escapes every few
 // bytes) a third of everything the import allocated, and the collections that followed
-// (docs/performance.md, "Import: unescaped strings written where the request's slabs are").
+// (docs/performance.md, "Import: fewer copies, lookups and allocations").
 // The strings are parts of blocks of textBlock bytes that go back to a pool with the
 // request's slabs.
 type textSlab struct {
