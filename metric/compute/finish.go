@@ -119,8 +119,8 @@ func (s *Sink) settle(e *inv) {
 		delete(s.plans, e.plans[i].id)
 	}
 	for i := range e.ops {
-		if j, ok := s.ops[e.ops[i].key]; ok && int(j) == i {
-			delete(s.ops, e.ops[i].key)
+		if j, ok := s.ops.get(e.ops[i].key); ok && int(j) == i {
+			s.ops.delete(e.ops[i].key)
 		}
 	}
 	w := waste{computeC: e.execWasteCompute, computeN: e.execCompute,

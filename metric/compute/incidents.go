@@ -321,18 +321,18 @@ func (s *Sink) incidentRow(tool int32, w detect.Span, calls []detect.Call, hits 
 // toolMinuteRows makes the rows of tool_minutes: every tool and minute with a call or a
 // guard, and whether an incident of the tool covered part of the minute.
 func (s *Sink) toolMinuteRows(windows [][]detect.Span) {
-	keys := make([]tm, 0, len(s.minutes))
-	for k := range s.minutes {
+	keys := make([]tm, 0, s.minutes.len())
+	s.minutes.each(func(k tm) {
 		if k.tool != noTool {
 			keys = append(keys, k)
 		}
-	}
+	}, unpackMinute)
 	slices.SortFunc(keys, func(a, b tm) int {
 		return cmp.Or(strings.Compare(s.tools.list[a.tool], s.tools.list[b.tool]), cmp.Compare(a.minute, b.minute))
 	})
 	s.minuteRows = slices.Grow(s.minuteRows, len(keys))
 	for _, k := range keys {
-		c := s.minutes[k]
+		c, _ := s.minutes.get(k)
 		from, to := k.minute*usPerMinute, (k.minute+1)*usPerMinute
 		in := false
 		if int(k.tool) < len(windows) {

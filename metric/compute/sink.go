@@ -261,9 +261,9 @@ type Sink struct {
 
 	attempts, operations int64
 	failedCalls          int64
-	ops                  map[record.OpKey]int32 // the operations of live investigations: index in their entry
-	plans                map[uint64]planRef     // the model turns of live investigations
-	minutes              map[tm]*tmCount
+	ops                  packedMap[record.OpKey, int32] // the operations of live investigations: index in their entry
+	plans                map[uint64]planRef             // the model turns of live investigations
+	minutes              packedMap[tm, *tmCount]
 	validPerMinute       []int64
 
 	// the settled investigations
@@ -322,9 +322,9 @@ func New(opts Options) *Sink {
 		opts:        opts,
 		live:        map[int64]*inv{},
 		reasons:     map[string]int64{},
-		ops:         map[record.OpKey]int32{},
+		ops:         newPackedMap[record.OpKey, int32](packOp),
 		plans:       map[uint64]planRef{},
-		minutes:     map[tm]*tmCount{},
+		minutes:     newPackedMap[tm, *tmCount](packMinute),
 		pend:        map[int64]*pending{},
 		pendingRoot: map[int64]int64{},
 		states:      newIDFlags[uint16](opts.Investigations),
@@ -404,12 +404,12 @@ func (s *Sink) op(e *inv, k record.OpKey) *op {
 	}
 	n := len(e.ops)
 	e.ops = append(e.ops, op{key: k, tool: noTool, more: e.opMore(n)})
-	if _, taken := s.ops[k]; taken {
+	if _, taken := s.ops.get(k); taken {
 		// The key is another live investigation's operation (not what the simulator
 		// writes; s.late says so): this investigation keeps its own entry for it.
 		e.shadow = true
 	} else {
-		s.ops[k] = int32(n)
+		s.ops.put(k, int32(n))
 	}
 	return &e.ops[n]
 }
@@ -422,7 +422,7 @@ func (s *Sink) opIndex(e *inv, k record.OpKey) (int, bool) {
 	if n > 0 && e.ops[n-1].key == k {
 		return n - 1, true
 	}
-	i, ok := s.ops[k]
+	i, ok := s.ops.get(k)
 	if ok && int(i) < n && e.ops[i].key == k {
 		return int(i), true
 	}
@@ -469,10 +469,10 @@ func causersOf(o *op, buf []uint64) []uint64 {
 
 func (s *Sink) minute(tool int32, m int64) *tmCount {
 	k := tm{tool, m}
-	c := s.minutes[k]
+	c, _ := s.minutes.get(k)
 	if c == nil {
 		c = &tmCount{}
-		s.minutes[k] = c
+		s.minutes.put(k, c)
 	}
 	return c
 }
