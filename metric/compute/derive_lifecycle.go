@@ -47,6 +47,10 @@ type Lifecycle struct {
 	held   map[int64][]lifeMove
 	kinds  idFlags[uint8]                       // lSeen, lSub
 	moves  [2]map[int64]*[len(lifeStates)]int64 // per kind, the moves of each minute
+	// The minute each kind moved in last, and its counters: a transition moves out of one
+	// state and into another in the same minute, and records come in time order.
+	lastMinute [2]int64
+	last       [2]*[len(lifeStates)]int64
 }
 
 // The kind of an investigation whose row arrived (Lifecycle.kinds).
@@ -85,10 +89,13 @@ func (l *Lifecycle) move(k int, at int64, st int8, delta int64) {
 		return
 	}
 	m := simMinute(at, l.origin)
-	c := l.moves[k][m]
-	if c == nil {
-		c = &[len(lifeStates)]int64{}
-		l.moves[k][m] = c
+	c := l.last[k]
+	if c == nil || l.lastMinute[k] != m {
+		if c = l.moves[k][m]; c == nil {
+			c = &[len(lifeStates)]int64{}
+			l.moves[k][m] = c
+		}
+		l.last[k], l.lastMinute[k] = c, m
 	}
 	c[st] += delta
 }
