@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -123,12 +122,12 @@ type arena[T any] struct {
 // take returns n elements of the block in use, starting a new block (one given back by an
 // earlier part, cleared, when there is one) when it has too few left: the elements are the
 // caller's, zero, capped so that appending to them copies.
-func (a *arena[T]) take(pool *blockPool[T], n int) []T {
+func (a *arena[T]) take(pool *freeSlabs[T], n int) []T {
 	if cap(a.cur)-len(a.cur) < n {
 		var b []T
 		if n <= arenaBlock {
-			b = pool.get()
-			if b == nil {
+			b = pool.get()[:0]
+			if cap(b) == 0 {
 				b = make([]T, 0, arenaBlock)
 			}
 			a.taken = append(a.taken, b)
@@ -142,51 +141,24 @@ func (a *arena[T]) take(pool *blockPool[T], n int) []T {
 	return a.cur[i : i+n : i+n]
 }
 
-// giveBack clears the full-size blocks the part took and gives them to pool: a fresh
+// giveBack gives the full-size blocks the part took to pool, which clears them: a fresh
 // block was zeroed by the allocator anyway, and the part's spans, attributes and events
 // were most of what a spilled import allocated, and so of its collections
 // (docs/performance.md, "Import: fewer copies, lookups and allocations").
-func (a *arena[T]) giveBack(pool *blockPool[T]) {
-	for _, b := range a.taken {
-		clear(b[:cap(b)])
-	}
-	pool.put(a.taken)
+func (a *arena[T]) giveBack(pool *freeSlabs[T]) {
+	pool.put(a.taken, maxPoolBlocks, true)
 	a.cur, a.taken = nil, nil
 }
 
-// blockPool is the cleared blocks of parts released, for the parts read after them (on
-// another goroutine). It keeps at most maxPoolBlocks: about two parts' worth.
-type blockPool[T any] struct {
-	mu     sync.Mutex
-	blocks [][]T
-}
-
+// maxPoolBlocks is how many blocks of a kind the parts' pools keep: about two parts' worth.
 const maxPoolBlocks = 64
 
+// The blocks of parts released, for the parts read after them (on another goroutine).
 var (
-	spanBlocks  blockPool[inSpan]
-	attrBlocks  blockPool[spanAttr]
-	eventBlocks blockPool[spanEvent]
+	spanBlocks  freeSlabs[inSpan]
+	attrBlocks  freeSlabs[spanAttr]
+	eventBlocks freeSlabs[spanEvent]
 )
-
-func (p *blockPool[T]) get() []T {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	n := len(p.blocks)
-	if n == 0 {
-		return nil
-	}
-	b := p.blocks[n-1]
-	p.blocks[n-1] = nil
-	p.blocks = p.blocks[:n-1]
-	return b[:0]
-}
-
-func (p *blockPool[T]) put(blocks [][]T) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.blocks = append(p.blocks, blocks[:min(len(blocks), max(maxPoolBlocks-len(p.blocks), 0))]...)
-}
 
 // maxInterned bounds the strings a run shares (what passes it is held as it came), and
 // maxInternLen the length of a value shared: keys and values such as tool, model and

@@ -643,7 +643,7 @@ func TestInternRecentSlots(t *testing.T) {
 // it (cleared) or new ones, never from a block a part still in use holds; a list longer
 // than a block is a block of its own, not kept.
 func TestArenaBlocksGivenBack(t *testing.T) {
-	var pool blockPool[spanAttr]
+	var pool freeSlabs[spanAttr]
 	var a, b arena[spanAttr]
 	first := a.take(&pool, 3)
 	for i := range first {
@@ -659,8 +659,8 @@ func TestArenaBlocksGivenBack(t *testing.T) {
 	held := b.take(&pool, 1) // b's part is still in use
 	held[0].key = "held"
 	a.giveBack(&pool)
-	if len(pool.blocks) != 2 {
-		t.Fatalf("the pool kept %d blocks, want the 2 full-size ones", len(pool.blocks))
+	if len(pool.slabs) != 2 {
+		t.Fatalf("the pool kept %d blocks, want the 2 full-size ones", len(pool.slabs))
 	}
 	var c arena[spanAttr]
 	for range 2 * arenaBlock {
@@ -668,7 +668,7 @@ func TestArenaBlocksGivenBack(t *testing.T) {
 			t.Fatalf("a block given back handed out %+v, want a zero element", e)
 		}
 	}
-	if held[0].key != "held" || len(pool.blocks) != 0 {
-		t.Fatalf("the part in use holds %q, the pool %d blocks: want \"held\" and 0", held[0].key, len(pool.blocks))
+	if held[0].key != "held" || len(pool.slabs) != 0 {
+		t.Fatalf("the part in use holds %q, the pool %d blocks: want \"held\" and 0", held[0].key, len(pool.slabs))
 	}
 }

@@ -125,7 +125,7 @@ func TestSlabPoolReusesClearedSlabs(t *testing.T) {
 	for i := range many {
 		many[i] = make([]commonpb.KeyValue, slabSize)
 	}
-	pool.kvs.put(many)
+	pool.kvs.put(many, maxFreeSlabs, true)
 	if n := len(pool.kvs.slabs); n != maxFreeSlabs {
 		t.Errorf("the pool keeps %d slabs, want at most %d", n, maxFreeSlabs)
 	}

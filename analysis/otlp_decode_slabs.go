@@ -157,19 +157,22 @@ type slabPool struct {
 	avs    freeSlabs[commonpb.AnyValue]
 	strs   freeSlabs[commonpb.AnyValue_StringValue]
 	ints   freeSlabs[commonpb.AnyValue_IntValue]
-	texts  freeTexts
+	texts  freeSlabs[byte]
 }
 
 // maxFreeSlabs bounds the slabs of one kind a pool keeps (at most 16 MB, for the largest
 // kind): about what the requests decoding and queued at once take.
 const maxFreeSlabs = 1024
 
-// freeSlabs is the cleared slabs of one kind, shared by the goroutines that decode.
+// freeSlabs is the slabs of one kind given back, shared by the goroutines that take them:
+// a request's decoded objects (slabPool), its unescaped text (textSlab), a spill part's
+// spans, attributes and events (arena).
 type freeSlabs[T any] struct {
 	mu    sync.Mutex
 	slabs [][]T
 }
 
+// get returns a slab given back, or nil.
 func (f *freeSlabs[T]) get() []T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -183,18 +186,22 @@ func (f *freeSlabs[T]) get() []T {
 	return b
 }
 
-// put clears the slabs taken and keeps those there is room for.
-func (f *freeSlabs[T]) put(taken [][]T) {
+// put keeps those of the slabs taken there is room for (keep in all), cleared first when
+// clearing: a slab of objects with pointers must not keep an old request's alive, and a
+// part's objects are handed out as zero; bytes are written before they are read.
+func (f *freeSlabs[T]) put(taken [][]T, keep int, clearing bool) {
 	f.mu.Lock()
-	room := maxFreeSlabs - len(f.slabs)
+	room := keep - len(f.slabs)
 	f.mu.Unlock()
 	taken = taken[:min(len(taken), max(room, 0))]
-	for _, b := range taken {
-		clear(b) // no pointer into an old request stays behind
+	if clearing {
+		for _, b := range taken {
+			clear(b[:cap(b)])
+		}
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.slabs = append(f.slabs, taken[:min(len(taken), max(maxFreeSlabs-len(f.slabs), 0))]...)
+	f.slabs = append(f.slabs, taken[:min(len(taken), max(keep-len(f.slabs), 0))]...)
 }
 
 // slabsOver is newSlabsOver whose full-size slabs come from, and go back to (recycle), p.
@@ -229,7 +236,7 @@ func (s *slabs) recycle() {
 type textSlab struct {
 	cur   []byte   // the block being written: its length is what strings took
 	taken [][]byte // full-size blocks taken, given back on recycle
-	free  *freeTexts
+	free  *freeSlabs[byte]
 }
 
 // textBlock is the size of a text slab's block; a string of more than textOwn bytes is
@@ -254,7 +261,7 @@ func (s *slabs) copyText(b []byte) string {
 		if cap(t.cur)-len(t.cur) < len(b) {
 			var blk []byte
 			if t.free != nil {
-				blk = t.free.get()
+				blk = t.free.get()[:0]
 			}
 			if blk == nil {
 				blk = make([]byte, 0, textBlock)
@@ -276,40 +283,14 @@ func (s *slabs) copyText(b []byte) string {
 // strings after.
 func (t *textSlab) giveBack() {
 	if t.free != nil {
-		t.free.put(t.taken)
+		t.free.put(t.taken, maxFreeTexts, false)
 	}
 	t.cur, t.taken = nil, nil
 }
 
-// freeTexts is the text blocks of requests no longer in use. They are not cleared: they
-// hold no pointers, and every byte of one is written before it is read.
-type freeTexts struct {
-	mu     sync.Mutex
-	blocks [][]byte
-}
-
-func (f *freeTexts) get() []byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := len(f.blocks)
-	if n == 0 {
-		return nil
-	}
-	b := f.blocks[n-1]
-	f.blocks[n-1] = nil
-	f.blocks = f.blocks[:n-1]
-	return b[:0]
-}
-
-func (f *freeTexts) put(taken [][]byte) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.blocks = append(f.blocks, taken[:min(len(taken), max(maxFreeTexts-len(f.blocks), 0))]...)
-}
-
 func giveBack[T any](sl *slab[T]) {
 	if sl.free != nil && len(sl.taken) > 0 {
-		sl.free.put(sl.taken)
+		sl.free.put(sl.taken, maxFreeSlabs, true)
 	}
 	sl.cur, sl.taken = nil, nil
 }

@@ -262,11 +262,11 @@ func TestTextSlabsKeepRequestsApart(t *testing.T) {
 	a, b, c := line("a"), line("bb"), line("ccc")
 	_, sa := decode(a)
 	rb, sb := decode(b)
-	if len(pool.texts.blocks) != 0 || len(sa.texts.taken) == 0 || len(sb.texts.taken) == 0 {
-		t.Fatalf("blocks in the pool %d, taken by the requests %d and %d: want 0 and some", len(pool.texts.blocks), len(sa.texts.taken), len(sb.texts.taken))
+	if len(pool.texts.slabs) != 0 || len(sa.texts.taken) == 0 || len(sb.texts.taken) == 0 {
+		t.Fatalf("blocks in the pool %d, taken by the requests %d and %d: want 0 and some", len(pool.texts.slabs), len(sa.texts.taken), len(sb.texts.taken))
 	}
 	sa.recycle()
-	if len(pool.texts.blocks) == 0 {
+	if len(pool.texts.slabs) == 0 {
 		t.Fatal("the first request's blocks did not go back to the pool")
 	}
 	rc, sc := decode(c) // takes the first request's blocks again

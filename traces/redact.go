@@ -377,85 +377,49 @@ func numeric(v string) bool {
 // stands: a long text is mostly words that no ':' or '=' follows, which reading forwards
 // tested byte by byte (keyValuesForward in the tests, which it is held to).
 func (r *Redactor) keyValues(s string) string {
-	out := r.buf[:0]
-	last := 0 // s[last:] is not yet copied to out
-	changed := false
 	colon, equals := -1, -1 // the next ':' and '=' at or after i (len(s): none), once looked for
-	for i := 0; i < len(s); {
+	return r.redactPairs(s, func(i int) (st, e, k int) {
 		colon, equals = nextAt(s, ':', i, colon), nextAt(s, '=', i, equals)
-		k := min(colon, equals)
-		if k == len(s) {
-			break
-		}
-		e := k // the identifier's end: before its quotes and blanks
+		k = min(colon, equals)
+		e = k // the identifier's end: before its quotes and blanks
 		for e > i && (s[e-1] == ' ' || s[e-1] == '\t') {
 			e--
 		}
 		for e > i && (s[e-1] == '"' || s[e-1] == '\'') {
 			e--
 		}
-		st := e
+		st = e
 		for st > i && isIdent(s[st-1]) {
 			st--
+		}
+		return st, e, k
+	})
+}
+
+// redactPairs redacts the values of the secret-looking pairs of s that key finds: key(i)
+// returns the next ':' or '=' at or after i (len(s) when there is none) and the identifier
+// [st, e) before it (empty when there is none), read no further back than i.
+func (r *Redactor) redactPairs(s string, key func(i int) (st, e, k int)) string {
+	out := r.buf[:0]
+	last := 0 // s[last:] is not yet copied to out
+	changed := false
+	for i := 0; i < len(s); {
+		st, e, k := key(i)
+		if k >= len(s) {
+			break
 		}
 		if st == e || !r.SecretKey(s[st:e]) {
 			i = k + 1
 			continue
 		}
-		ident := s[st:e]
-		k++
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
+		vs, ve, next, redact := r.pairValue(s, k, s[st:e])
+		if redact {
+			out = append(out, s[last:vs]...)
+			out = append(out, r.Hash(s[vs:ve])...)
+			last = ve
+			changed = true
 		}
-		if k >= len(s) {
-			break
-		}
-		var vs, ve int // value bounds
-		if q := s[k]; q == '"' || q == '\'' {
-			vs = k + 1
-			ve = vs
-			for ve < len(s) && s[ve] != q {
-				if s[ve] == '\\' {
-					ve++
-				}
-				ve++
-			}
-			if ve > len(s) {
-				ve = len(s)
-			}
-		} else {
-			if s[k] == '{' || s[k] == '[' { // a nested object: its own keys decide
-				i = k
-				continue
-			}
-			vs = k
-			ve = vs
-			for ve < len(s) && !isDelim(s[ve]) {
-				ve++
-			}
-			// "authorization: Bearer abc": the scheme and its credential are one value.
-			for _, sc := range authSchemes {
-				if ve < len(s) && s[ve] == ' ' && strings.EqualFold(s[vs:ve+1], sc) {
-					ve++
-					for ve < len(s) && !isDelim(s[ve]) {
-						ve++
-					}
-				}
-			}
-		}
-		v := s[vs:ve]
-		if v == "" || numeric(v) && r.onlyToken(ident) || Redacted(v) {
-			i = ve
-			if i == k {
-				i++
-			}
-			continue
-		}
-		out = append(out, s[last:vs]...)
-		out = append(out, r.Hash(v)...)
-		last = ve
-		changed = true
-		i = ve
+		i = next
 	}
 	if !changed {
 		r.buf = out
@@ -464,6 +428,59 @@ func (r *Redactor) keyValues(s string) string {
 	out = append(out, s[last:]...)
 	r.buf = out[:0]
 	return string(out)
+}
+
+// pairValue reads the value of the pair whose key (secret-looking) ends before the ':' or
+// '=' at k: its bounds, where the scan of s goes on, and whether to redact it (not an empty
+// value, a count after a key that is secret only for "token", a value redacted already, or
+// a nested object, whose own keys decide).
+func (r *Redactor) pairValue(s string, k int, ident string) (vs, ve, next int, redact bool) {
+	k++
+	for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+		k++
+	}
+	if k >= len(s) {
+		return 0, 0, len(s), false
+	}
+	if q := s[k]; q == '"' || q == '\'' {
+		vs = k + 1
+		ve = vs
+		for ve < len(s) && s[ve] != q {
+			if s[ve] == '\\' {
+				ve++
+			}
+			ve++
+		}
+		if ve > len(s) {
+			ve = len(s)
+		}
+	} else {
+		if s[k] == '{' || s[k] == '[' {
+			return 0, 0, k, false
+		}
+		vs = k
+		ve = vs
+		for ve < len(s) && !isDelim(s[ve]) {
+			ve++
+		}
+		// "authorization: Bearer abc": the scheme and its credential are one value.
+		for _, sc := range authSchemes {
+			if ve < len(s) && s[ve] == ' ' && strings.EqualFold(s[vs:ve+1], sc) {
+				ve++
+				for ve < len(s) && !isDelim(s[ve]) {
+					ve++
+				}
+			}
+		}
+	}
+	v := s[vs:ve]
+	if v == "" || numeric(v) && r.onlyToken(ident) || Redacted(v) {
+		if ve == k {
+			return vs, ve, ve + 1, false
+		}
+		return vs, ve, ve, false
+	}
+	return vs, ve, ve, true
 }
 
 // JSON redacts a JSON document: string members under secret-looking names, the value of

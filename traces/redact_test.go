@@ -291,93 +291,33 @@ func TestMayHoldFindsEveryLearnedSecret(t *testing.T) {
 }
 
 // keyValuesForward is keyValues as it was written before it looked for ':' and '=' first:
-// every identifier read forwards, byte by byte. keyValues is held to it.
+// every identifier read forwards, byte by byte, each that a ':' or '=' follows (after quotes
+// and blanks) a key. keyValues is held to it; both redact what they find with redactPairs.
 func (r *Redactor) keyValuesForward(s string) string {
-	out := r.buf[:0]
-	last := 0 // s[last:] is not yet copied to out
-	changed := false
-	for i := 0; i < len(s); {
-		if !isIdent(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isIdent(s[j]) {
-			j++
-		}
-		ident := s[i:j]
-		k := j
-		for k < len(s) && (s[k] == '"' || s[k] == '\'') {
-			k++
-		}
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) || (s[k] != ':' && s[k] != '=') || !r.SecretKey(ident) {
-			i = j
-			continue
-		}
-		k++
-		for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
-			k++
-		}
-		if k >= len(s) {
-			break
-		}
-		var vs, ve int // value bounds
-		if q := s[k]; q == '"' || q == '\'' {
-			vs = k + 1
-			ve = vs
-			for ve < len(s) && s[ve] != q {
-				if s[ve] == '\\' {
-					ve++
-				}
-				ve++
-			}
-			if ve > len(s) {
-				ve = len(s)
-			}
-		} else {
-			if s[k] == '{' || s[k] == '[' { // a nested object: its own keys decide
-				i = k
+	return r.redactPairs(s, func(i int) (st, e, k int) {
+		for i < len(s) {
+			if !isIdent(s[i]) {
+				i++
 				continue
 			}
-			vs = k
-			ve = vs
-			for ve < len(s) && !isDelim(s[ve]) {
-				ve++
+			j := i
+			for j < len(s) && isIdent(s[j]) {
+				j++
 			}
-			// "authorization: Bearer abc": the scheme and its credential are one value.
-			for _, sc := range authSchemes {
-				if ve < len(s) && s[ve] == ' ' && strings.EqualFold(s[vs:ve+1], sc) {
-					ve++
-					for ve < len(s) && !isDelim(s[ve]) {
-						ve++
-					}
-				}
+			k := j
+			for k < len(s) && (s[k] == '"' || s[k] == '\'') {
+				k++
 			}
+			for k < len(s) && (s[k] == ' ' || s[k] == '\t') {
+				k++
+			}
+			if k < len(s) && (s[k] == ':' || s[k] == '=') {
+				return i, j, k
+			}
+			i = j
 		}
-		v := s[vs:ve]
-		if v == "" || numeric(v) && r.keys.OnlyToken(ident) || Redacted(v) {
-			i = ve
-			if i == k {
-				i++
-			}
-			continue
-		}
-		out = append(out, s[last:vs]...)
-		out = append(out, r.Hash(v)...)
-		last = ve
-		changed = true
-		i = ve
-	}
-	if !changed {
-		r.buf = out
-		return s
-	}
-	out = append(out, s[last:]...)
-	r.buf = out[:0]
-	return string(out)
+		return len(s), len(s), len(s)
+	})
 }
 
 // keyValues finds what reading every identifier forwards finds, on text made of keys
