@@ -210,6 +210,7 @@ func Import(ctx context.Context, db *DB, inputs []string, opts ImportOptions) (*
 	}
 	// The derived tables of the runs, computed from the records as stored, with the memory
 	// the Go heap held for the spans given back first.
+	dropPartBlocks()
 	ReleaseGoMemory()
 	if err := db.fillDerived(ctx); err != nil {
 		return nil, err

@@ -150,8 +150,17 @@ func (a *arena[T]) giveBack(pool *freeSlabs[T]) {
 	a.cur, a.taken = nil, nil
 }
 
-// maxPoolBlocks is how many blocks of a kind the parts' pools keep: about two parts' worth.
-const maxPoolBlocks = 64
+// maxPoolBlocks is how many blocks of a kind the parts' pools keep: two parts of 25,000
+// spans' worth (a block of spans is 1.2 MB). An import empties them as it ends
+// (dropPartBlocks).
+const maxPoolBlocks = 16
+
+// dropPartBlocks lets go of the blocks the parts' pools keep.
+func dropPartBlocks() {
+	spanBlocks.drop()
+	attrBlocks.drop()
+	eventBlocks.drop()
+}
 
 // The blocks of parts released, for the parts read after them (on another goroutine).
 var (

@@ -186,6 +186,13 @@ func (f *freeSlabs[T]) get() []T {
 	return b
 }
 
+// drop lets go of every slab kept.
+func (f *freeSlabs[T]) drop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.slabs = nil
+}
+
 // put keeps those of the slabs taken there is room for (keep in all), cleared first when
 // clearing: a slab of objects with pointers must not keep an old request's alive, and a
 // part's objects are handed out as zero; bytes are written before they are read.
