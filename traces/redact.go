@@ -197,11 +197,13 @@ func (r *Redactor) Text(s string) string {
 	if s == "" {
 		return s
 	}
-	if strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0 {
+	pairs, blank := marks(s)
+	if pairs {
 		s = r.keyValues(s)
 	}
 	s = secret.Replace(s, r.shape)
-	if strings.IndexByte(s, ' ') >= 0 {
+	// A redaction adds no blank, so a text without one before has none after.
+	if blank && strings.IndexByte(s, ' ') >= 0 {
 		s = r.schemes(s)
 	}
 	if len(s) < r.shortest {
@@ -238,6 +240,24 @@ func (r *Redactor) mayHold(s string) bool {
 		}
 	}
 	return false
+}
+
+// marks reports whether s holds a ':' or '=' (a key=value pair may follow) and a blank (a
+// scheme's credential may follow). Most values are short: one loop over their bytes costs
+// less than three calls of strings.IndexByte, which a long text is left to.
+func marks(s string) (pairs, blank bool) {
+	if len(s) > 32 {
+		return strings.IndexByte(s, ':') >= 0 || strings.IndexByte(s, '=') >= 0, strings.IndexByte(s, ' ') >= 0
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ':', '=':
+			pairs = true
+		case ' ':
+			blank = true
+		}
+	}
+	return pairs, blank
 }
 
 // shape is the redacted form of a credential-shaped value: its hash, which Hash also learns

@@ -342,3 +342,17 @@ func TestKeyValuesAsReadForwards(t *testing.T) {
 		}
 	})
 }
+
+// marks agrees with strings.IndexByte on texts short and long, around its 32-byte limit.
+func TestMarksAsIndexByte(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOfN(rapid.SampledFrom([]rune{'a', ':', '=', ' ', '\t', 'é'}), 0, 40, -1).Draw(t, "s")
+		pairs, blank := marks(s)
+		if want := strings.ContainsAny(s, ":="); pairs != want {
+			t.Fatalf("marks(%q) pairs %v, want %v", s, pairs, want)
+		}
+		if want := strings.Contains(s, " "); blank != want {
+			t.Fatalf("marks(%q) blank %v, want %v", s, blank, want)
+		}
+	})
+}
