@@ -2,6 +2,8 @@ package traces
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"pgregory.net/rapid"
 
 	"github.com/mayday-sim/mayday/sim/record"
 	"github.com/mayday-sim/mayday/traces/tracetest"
@@ -408,4 +411,18 @@ func TestWriterAttrLayout(t *testing.T) {
 	if !slices.Equal(kinds, wantKinds) {
 		t.Errorf("spans.kind = %v, want %v", kinds, wantKinds)
 	}
+}
+
+// opKey writes what fmt writes, for keys of one investigation after another and of the same
+// one again, with steps and revisions around 10 and 100 and negative.
+func TestOpKeyAsFormatted(t *testing.T) {
+	w, _ := NewWriter("r", Options{}, func(_ Table, rec arrow.RecordBatch) error { rec.Release(); return nil })
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.SampledFrom([]int64{-1, 0, 9, 10, 99, 100, 101, 12345, math.MaxInt32, math.MinInt32})
+		k := record.OpKey{Investigation: rapid.SampledFrom([]int64{0, 1, 7, 123456789, -5, math.MaxInt64, math.MinInt64}).Draw(t, "inv"),
+			Step: int32(n.Draw(t, "step")), Revision: int32(n.Draw(t, "rev"))}
+		if got, want := string(w.opKey(k)), fmt.Sprintf("%d/%d/%d", k.Investigation, k.Step, k.Revision); got != want {
+			t.Fatalf("opKey(%+v) = %q, want %q", k, got, want)
+		}
+	})
 }
