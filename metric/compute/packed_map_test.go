@@ -21,8 +21,8 @@ func TestPackedMapAsAMap(t *testing.T) {
 		mins, wantMins := newPackedMap[tm, *tmCount](packMinute), map[tm]*tmCount{}
 		for i := range rapid.IntRange(0, 60).Draw(t, "steps") {
 			k := record.OpKey{Investigation: rapid.OneOf(edge(1<<36), rapid.Int64()).Draw(t, "inv"),
-				Step: int32(edge(1 << 20).Draw(t, "step")), Revision: int32(edge(1 << 8).Draw(t, "rev"))}
-			m := tm{tool: int32(edge(1<<16 - 1).Draw(t, "tool")), minute: rapid.OneOf(edge(1<<48), rapid.Int64()).Draw(t, "minute")}
+				Step: int32(edge(1<<20).Draw(t, "step")), Revision: int32(edge(1<<8).Draw(t, "rev"))}
+			m := tm{tool: int32(edge(1<<16-1).Draw(t, "tool")), minute: rapid.OneOf(edge(1<<48), rapid.Int64()).Draw(t, "minute")}
 			switch rapid.IntRange(0, 2).Draw(t, "do") {
 			case 0:
 				ops.put(k, int32(i))
