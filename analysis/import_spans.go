@@ -104,36 +104,39 @@ type inRun struct {
 // and the blocks they were made in go back to their pools for the parts after it.
 func (r *inRun) release() {
 	r.spans, r.byKey, r.interned, r.recent = nil, nil, nil, nil
-	r.spanArena.giveBack(&spanBlocks)
-	r.attrArena.giveBack(&attrBlocks)
-	r.eventArena.giveBack(&eventBlocks)
+	r.spanArena.giveBack(&spanBlocks, maxPoolBlocks, true)
+	r.attrArena.giveBack(&attrBlocks, maxPoolBlocks, true)
+	r.eventArena.giveBack(&eventBlocks, maxPoolBlocks, true)
 }
 
-// arenaBlock is how many elements a block of a part's arena holds (more for one larger list).
+// arenaBlock is how many elements a block of a part's arena holds.
 const arenaBlock = 4096
 
-// arena is the blocks a part's objects of one kind are made in: cur is what is left of the
-// block in use, taken every full-size block the part took.
+// arena is the blocks objects of one kind are made in, many at a time (a part's spans,
+// attributes and events; a request's unescaped text): cur is what is left of the block in
+// use, taken every block the arena took.
 type arena[T any] struct {
 	cur   []T
 	taken [][]T
 }
 
-// take returns n elements of the block in use, starting a new block (one given back by an
-// earlier part, cleared, when there is one) when it has too few left: the elements are the
-// caller's, zero, capped so that appending to them copies.
-func (a *arena[T]) take(pool *freeSlabs[T], n int) []T {
+// take returns n elements of the block in use, starting a new block of block elements (one
+// given back to pool, when pool is not nil and has one) when it has too few left; more than
+// a block's n are a list of their own. The elements are the caller's, capped so that
+// appending to them copies, and zero unless pool gives back its blocks uncleared.
+func (a *arena[T]) take(pool *freeSlabs[T], n, block int) []T {
+	if n > block {
+		return make([]T, n)
+	}
 	if cap(a.cur)-len(a.cur) < n {
 		var b []T
-		if n <= arenaBlock {
+		if pool != nil {
 			b = pool.get()[:0]
-			if cap(b) == 0 {
-				b = make([]T, 0, arenaBlock)
-			}
-			a.taken = append(a.taken, b)
-		} else {
-			b = make([]T, 0, n)
 		}
+		if cap(b) == 0 {
+			b = make([]T, 0, block)
+		}
+		a.taken = append(a.taken, b)
 		a.cur = b
 	}
 	i := len(a.cur)
@@ -141,12 +144,15 @@ func (a *arena[T]) take(pool *freeSlabs[T], n int) []T {
 	return a.cur[i : i+n : i+n]
 }
 
-// giveBack gives the full-size blocks the part took to pool, which clears them: a fresh
+// giveBack gives the blocks the arena took to pool (none when it is nil), which keeps up
+// to keep and clears them when clearing. A part's blocks are given back cleared: a fresh
 // block was zeroed by the allocator anyway, and the part's spans, attributes and events
 // were most of what a spilled import allocated, and so of its collections
 // (docs/performance.md, "Import: fewer copies, lookups and allocations").
-func (a *arena[T]) giveBack(pool *freeSlabs[T]) {
-	pool.put(a.taken, maxPoolBlocks, true)
+func (a *arena[T]) giveBack(pool *freeSlabs[T], keep int, clearing bool) {
+	if pool != nil {
+		pool.put(a.taken, keep, clearing)
+	}
 	a.cur, a.taken = nil, nil
 }
 

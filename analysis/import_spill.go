@@ -777,7 +777,7 @@ func (d *spillReader) attrs(r *inRun) []spanAttr {
 	if n == 0 {
 		return nil
 	}
-	out := r.attrArena.take(&attrBlocks, n)
+	out := r.attrArena.take(&attrBlocks, n, arenaBlock)
 	for i := range out {
 		out[i].key = r.internBytes(d.bytes())
 		kind := attrKind(d.byte1())
@@ -809,7 +809,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 		return nil, errSpillCorrupt
 	}
 	d.uvarint() // the trace index
-	s := &r.spanArena.take(&spanBlocks, 1)[0]
+	s := &r.spanArena.take(&spanBlocks, 1, arenaBlock)[0]
 	s.run = r
 	s.key = d.str()
 	s.parent = d.str()
@@ -819,7 +819,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 	s.msg = d.str()
 	s.attrs = d.attrs(r)
 	if n := d.count(); n > 0 {
-		s.events = r.eventArena.take(&eventBlocks, n)
+		s.events = r.eventArena.take(&eventBlocks, n, arenaBlock)
 		for i := range s.events {
 			s.events[i] = spanEvent{name: r.internBytes(d.bytes()), attrs: d.attrs(r)}
 		}

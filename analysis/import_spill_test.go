@@ -645,26 +645,26 @@ func TestInternRecentSlots(t *testing.T) {
 func TestArenaBlocksGivenBack(t *testing.T) {
 	var pool freeSlabs[spanAttr]
 	var a, b arena[spanAttr]
-	first := a.take(&pool, 3)
+	first := a.take(&pool, 3, arenaBlock)
 	for i := range first {
 		first[i] = spanAttr{key: "k", val: attrValue{s: "v", kind: attrString}}
 	}
 	for range arenaBlock {
-		a.take(&pool, 1)[0].key = "filled"
+		a.take(&pool, 1, arenaBlock)[0].key = "filled"
 	}
-	long := a.take(&pool, arenaBlock+1)
+	long := a.take(&pool, arenaBlock+1, arenaBlock)
 	if len(a.taken) != 2 || cap(long) != arenaBlock+1 {
 		t.Fatalf("blocks taken %d, the long list's capacity %d: want 2 and %d", len(a.taken), cap(long), arenaBlock+1)
 	}
-	held := b.take(&pool, 1) // b's part is still in use
+	held := b.take(&pool, 1, arenaBlock) // b's part is still in use
 	held[0].key = "held"
-	a.giveBack(&pool)
+	a.giveBack(&pool, maxPoolBlocks, true)
 	if len(pool.slabs) != 2 {
 		t.Fatalf("the pool kept %d blocks, want the 2 full-size ones", len(pool.slabs))
 	}
 	var c arena[spanAttr]
 	for range 2 * arenaBlock {
-		if e := c.take(&pool, 1)[0]; e != (spanAttr{}) {
+		if e := c.take(&pool, 1, arenaBlock)[0]; e != (spanAttr{}) {
 			t.Fatalf("a block given back handed out %+v, want a zero element", e)
 		}
 	}

@@ -31,7 +31,8 @@ type slabs struct {
 	strs    slab[commonpb.AnyValue_StringValue]
 	ints    slab[commonpb.AnyValue_IntValue]
 	ids     []byte
-	texts   textSlab             // the strings of the request that are not parts of it (JSON strings with escapes)
+	texts   arena[byte]          // the strings of the request that are not parts of it (copyText)
+	textsOf *freeSlabs[byte]     // the pool texts' blocks come from and go back to (nil: none)
 	scratch []*commonpb.KeyValue // the lists of attributes being read, innermost last
 	lists   []*commonpb.KeyValue // the slab the lists are cut from
 }
@@ -165,8 +166,8 @@ type slabPool struct {
 const maxFreeSlabs = 1024
 
 // freeSlabs is the slabs of one kind given back, shared by the goroutines that take them:
-// a request's decoded objects (slabPool), its unescaped text (textSlab), a spill part's
-// spans, attributes and events (arena).
+// a request's decoded objects (slabPool), and the blocks of an arena: its unescaped text
+// (copyText), a spill part's spans, attributes and events.
 type freeSlabs[T any] struct {
 	mu    sync.Mutex
 	slabs [][]T
@@ -216,7 +217,7 @@ func (p *slabPool) slabsOver(b []byte) slabs {
 	s := newSlabsOver(b)
 	s.spans.free, s.events.free, s.links.free = &p.spans, &p.events, &p.links
 	s.kvs.free, s.avs.free, s.strs.free, s.ints.free = &p.kvs, &p.avs, &p.strs, &p.ints
-	s.texts.free = &p.texts
+	s.textsOf = &p.texts
 	return s
 }
 
@@ -230,69 +231,35 @@ func (s *slabs) recycle() {
 	giveBack(&s.avs)
 	giveBack(&s.strs)
 	giveBack(&s.ints)
-	s.texts.giveBack()
+	s.texts.giveBack(s.textsOf, maxFreeTexts, false) // bytes are written before they are read
 }
 
-// textSlab is where a request's strings that are not parts of its text are written: a
-// JSON string with escapes, unescaped. Each was a string of its own, made by copying the
-// unescaped bytes once more: on traces of long prompts (JSON within JSON, escapes every few
-// bytes) a third of everything the import allocated, and the collections that followed
-// (docs/performance.md, "Import: fewer copies, lookups and allocations").
-// The strings are parts of blocks of textBlock bytes that go back to a pool with the
-// request's slabs.
-type textSlab struct {
-	cur   []byte   // the block being written: its length is what strings took
-	taken [][]byte // full-size blocks taken, given back on recycle
-	free  *freeSlabs[byte]
-}
-
-// textBlock is the size of a text slab's block; a string of more than textOwn bytes is
-// a block of its own size, not taken from the pool.
+// textBlock is the size of a block of a request's text; a string of more than textOwn bytes
+// is a block of its own size, not taken from the pool.
 const (
 	textBlock    = 256 << 10
 	textOwn      = textBlock / 4
 	maxFreeTexts = 64 // blocks a pool keeps: 16 MB
 )
 
-// copyText returns a copy of b written in the slabs' text blocks.
+// copyText returns a copy of b written in the request's text blocks (texts), which go back
+// to the pool with the request's slabs. A JSON string with escapes, unescaped, was a string
+// of its own, made by copying the unescaped bytes once more: on traces of long prompts (JSON
+// within JSON, escapes every few bytes) a third of everything the import allocated, and the
+// collections that followed (docs/performance.md, "Import: fewer copies, lookups and
+// allocations"). A string of more than textOwn bytes is a block of its own.
 func (s *slabs) copyText(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	t := &s.texts
 	var dst []byte
-	switch {
-	case len(b) > textOwn:
+	if len(b) > textOwn {
 		dst = make([]byte, len(b))
-	default:
-		if cap(t.cur)-len(t.cur) < len(b) {
-			var blk []byte
-			if t.free != nil {
-				blk = t.free.get()[:0]
-			}
-			if blk == nil {
-				blk = make([]byte, 0, textBlock)
-			}
-			if t.free != nil {
-				t.taken = append(t.taken, blk)
-			}
-			t.cur = blk
-		}
-		n := len(t.cur)
-		t.cur = t.cur[:n+len(b)]
-		dst = t.cur[n:]
+	} else {
+		dst = s.texts.take(s.textsOf, len(b), textBlock)
 	}
 	copy(dst, b)
 	return unsafe.String(unsafe.SliceData(dst), len(dst))
-}
-
-// giveBack returns the full-size blocks taken to the pool: nothing may read the request's
-// strings after.
-func (t *textSlab) giveBack() {
-	if t.free != nil {
-		t.free.put(t.taken, maxFreeTexts, false)
-	}
-	t.cur, t.taken = nil, nil
 }
 
 func giveBack[T any](sl *slab[T]) {

@@ -83,29 +83,25 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 // SecretKey reports whether values under the key k must be redacted (secret.Keys.Secret:
 // OpenTelemetry GenAI token counts such as gen_ai.usage.input_tokens are counts, not
 // credentials, unless another part of their name is secret-looking).
-func (r *Redactor) SecretKey(k string) bool {
-	if v, ok := r.secretKeys[k]; ok {
-		return v
-	}
-	v := r.keys.Secret(k)
-	if len(r.secretKeys) < maxSecretKeys && len(k) <= maxSecretKeyLen {
-		r.secretKeys[strings.Clone(k)] = v
-	}
-	return v
-}
+func (r *Redactor) SecretKey(k string) bool { return remembered(&r.secretKeys, k, r.keys.Secret) }
 
 // onlyToken is secret.Keys.OnlyToken for the key k, remembered like SecretKey's answers:
 // in free text a count such as "tokens: 4000" follows the same few keys again and again.
-func (r *Redactor) onlyToken(k string) bool {
-	if v, ok := r.onlyTokens[k]; ok {
+func (r *Redactor) onlyToken(k string) bool { return remembered(&r.onlyTokens, k, r.keys.OnlyToken) }
+
+// remembered is answer(k), from *answers when it holds k, else computed and kept there
+// while the bounds allow: a run's keys are few and come back on every span, and the
+// answer depends on the key alone.
+func remembered(answers *map[string]bool, k string, answer func(string) bool) bool {
+	if v, ok := (*answers)[k]; ok {
 		return v
 	}
-	v := r.keys.OnlyToken(k)
-	if r.onlyTokens == nil {
-		r.onlyTokens = make(map[string]bool)
+	v := answer(k)
+	if *answers == nil {
+		*answers = make(map[string]bool)
 	}
-	if len(r.onlyTokens) < maxSecretKeys && len(k) <= maxSecretKeyLen {
-		r.onlyTokens[strings.Clone(k)] = v
+	if len(*answers) < maxSecretKeys && len(k) <= maxSecretKeyLen {
+		(*answers)[strings.Clone(k)] = v
 	}
 	return v
 }
