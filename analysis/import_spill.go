@@ -58,10 +58,14 @@ type spillRun struct {
 	lo, hi   []int32            // per trace: the first and last chunk that hold its spans
 	partOf   []int32            // per trace, once the run is cut into parts read from the chunks: its part
 	last     []int64            // per trace: its last span's end (math.MaxInt64 while a span never ended)
-	sessions map[string][]int32 // session id -> the traces that named it (joined by joinSessions)
-	zero     int64              // the earliest start written
-	callIDs  map[uint64]uint64  // hash of a tool call id -> hash of the first tool span's key with it
-	repeat   bool               // some tool call id is on two different tool spans
+	// sessions maps a session id to the traces that named it (joined by joinSessions). Its
+	// values are pointers, so that adding a trace never assigns to the map: assigning to a
+	// key already there stores the new key in its place, and the id read from a span is a
+	// part of its request, whose memory is read into again later.
+	sessions map[string]*[]int32
+	zero     int64             // the earliest start written
+	callIDs  map[uint64]uint64 // hash of a tool call id -> hash of the first tool span's key with it
+	repeat   bool              // some tool call id is on two different tool spans
 	// byReading: the groups are taken in the order they were read, not of their first
 	// start (a mayday export's run: see groups).
 	byReading bool
@@ -76,7 +80,7 @@ func newSpillRun(dir string) (*spillRun, error) {
 		return nil, fmt.Errorf("%w: %w", errSpill, err)
 	}
 	return &spillRun{dir: dir, f: f, chunks: spillChunks{f: f}, traceIdx: map[[16]byte]int32{},
-		sessions: map[string][]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
+		sessions: map[string]*[]int32{}, callIDs: map[uint64]uint64{}, zero: math.MaxInt64}, nil
 }
 
 // trace is the index of the trace whose id is hex (32 hex digits), made on first sight.
@@ -130,9 +134,9 @@ func (sp *spillRun) add(s *inSpan) error {
 	if s.cv != nil {
 		if id := s.str(s.cv.Session...); id != "" {
 			if ts, ok := sp.sessions[id]; !ok {
-				sp.sessions[strings.Clone(id)] = []int32{t} // the key not a part of the request (slabs)
-			} else if ts[len(ts)-1] != t {
-				sp.sessions[id] = append(ts, t)
+				sp.sessions[strings.Clone(id)] = &[]int32{t} // the key not a part of the request (slabs)
+			} else if (*ts)[len(*ts)-1] != t {
+				*ts = append(*ts, t)
 			}
 		}
 	}
@@ -244,7 +248,8 @@ type traceGroup struct {
 // thousand turns under one id) stays a thousand groups, each built on its own, rather than
 // one group that holds every turn in memory at once.
 func (sp *spillRun) joinSessions() {
-	for _, ts := range sp.sessions {
+	for _, p := range sp.sessions {
+		ts := *p
 		slices.SortFunc(ts, func(a, b int32) int { return cmp.Or(cmp.Compare(sp.first[a], sp.first[b]), cmp.Compare(a, b)) })
 		prev, until := int32(-1), int64(math.MinInt64) // the latest trace of the overlapping run of traces, and its end
 		for _, t := range ts {

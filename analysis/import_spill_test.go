@@ -672,3 +672,42 @@ func TestArenaBlocksGivenBack(t *testing.T) {
 		t.Fatalf("the part in use holds %q, the pool %d blocks: want \"held\" and 0", held[0].key, len(pool.slabs))
 	}
 }
+
+// A session id read from a span is a part of its request, whose memory is read into again
+// for later requests: the spill keeps each session's traces under a key of its own. Before,
+// adding a second trace assigned to the map, which stored the span's id, a part of the
+// request, in the key's place; once the request's memory was read into again, the session
+// was found no more, split in two, and an import of a large fleet's traces was cut into
+// other parts from run to run (the LangGraph fixture copied 100 times).
+func TestSpillSessionsOutliveTheirRequests(t *testing.T) {
+	sp, err := newSpillRun(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.close()
+	cv := &convention{Session: []string{"session.id"}}
+	request := []byte("conversation-42") // the id as a request holds it
+	span := func(trace byte, id string) *inSpan {
+		th := strings.Repeat(string(trace), 32)
+		return &inSpan{traceHex: th, key: th + "0000000000000001", cv: cv, start: 1, end: 2,
+			attrs: []spanAttr{{key: "session.id", val: attrValue{kind: attrString, s: id}}}}
+	}
+	inRequest := unsafe.String(&request[0], len(request))
+	for _, tr := range []byte{'a', 'b'} {
+		if err := sp.add(span(tr, inRequest)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	copy(request, "something-else!") // the request's memory read into again
+	if err := sp.add(span('c', strings.Clone("conversation-42"))); err != nil {
+		t.Fatal(err)
+	}
+	if len(sp.sessions) != 1 {
+		t.Fatalf("%d sessions, want the one all three traces named", len(sp.sessions))
+	}
+	for id, ts := range sp.sessions {
+		if id != "conversation-42" || len(*ts) != 3 {
+			t.Fatalf("session %q holds traces %v, want conversation-42 with 3", id, *ts)
+		}
+	}
+}
