@@ -354,7 +354,7 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 		done:      func(*Load) error { return stored.finish(r.id, unknownMetrics(row().Config), 0) }, // no simulation events
 		committed: func() error { return stored.store(ctx, db, r.id) },
 	}
-	err = loadRecords(ctx, db, r.id, opts, hooks, row, func(sink record.Sink) error {
+	err = loadRecords(ctx, db, r.id, opts, true, hooks, row, func(sink record.Sink) error {
 		type builtPart struct {
 			b    *built
 			invs []record.Investigation
@@ -376,7 +376,7 @@ func importRun(ctx context.Context, db *DB, r *inRun, files []string, opts Impor
 			bp.b.send(sink, bp.invs)
 			stored.flush()
 		})
-	}, traceUnknowns...)
+	})
 	if err == nil && importDerived != nil {
 		importDerived(r.id, !stored.off)
 	}
@@ -410,7 +410,7 @@ func plainRunRow(r *inRun, ir ImportedRun, files []string, opts ImportOptions) t
 	if err != nil {
 		panic(err) // maps of strings and numbers always marshal
 	}
-	return traces.Run{RunID: r.id, Scenario: ir.Scenario, Config: string(config), Version: opts.Version}
+	return traces.Run{RunID: r.id, Scenario: ir.Scenario, Config: string(config), Version: opts.Version, NoEvents: true}
 }
 
 // records is the investigations' records; the investigations are let go.
@@ -464,14 +464,14 @@ func serviceList(skipped map[string]int64) string {
 var importTee func(runID string) record.Sink
 
 // loadRecords loads one run's records through the same path as a simulation (redaction,
-// digest, lanes), commits it, then runs each statement of unknown with the run's id as $1:
-// what the records had to fill in but the producer cannot know, set back to NULL. The
-// commit and those statements hold deriveMu, which every fill of derived tables takes (a
-// new database's views fill them on a goroutine of their own), so that no fill computes the
-// run from the values the statements replace. run gives the runs row once every record is
-// sent.
-func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, hooks loadHooks, run func() traces.Run, send func(record.Sink) error, unknown ...string) error {
-	l, err := db.Load(ctx, runID, traces.Options{Redact: opts.Redact})
+// digest, lanes) and commits it. fromTrace says the records were read from plain spans:
+// what they had to fill in but a trace cannot know (traces.Options.FromTrace) is stored
+// NULL as it loads. The commit and the committed hook hold deriveMu, which every fill of
+// derived tables takes (a new database's views fill them on a goroutine of their own), so
+// that no fill computes the run while its derived tables are being stored. run gives the
+// runs row once every record is sent.
+func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, fromTrace bool, hooks loadHooks, run func() traces.Run, send func(record.Sink) error) error {
+	l, err := db.Load(ctx, runID, traces.Options{Redact: opts.Redact, FromTrace: fromTrace})
 	if err != nil {
 		return err
 	}
@@ -496,14 +496,6 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 	db.deriveMu.Lock()
 	err = l.Finish(run())
 	committed := err == nil
-	for _, q := range unknown {
-		if err != nil {
-			break
-		}
-		if _, err = db.db.ExecContext(ctx, q, runID); err != nil {
-			err = fmt.Errorf("import: run %s: %w", runID, err)
-		}
-	}
 	if err == nil && hooks.committed != nil {
 		err = hooks.committed()
 	}
@@ -515,25 +507,13 @@ func loadRecords(ctx context.Context, db *DB, runID string, opts ImportOptions, 
 }
 
 // loadHooks are what an import does beside loadRecords' load: start once the load is made,
-// done once every record is sent, before the commit, and committed after the commit and the
-// statements that follow it, under deriveMu. Any may be nil.
+// done once every record is sent, before the commit, and committed after the commit, under
+// deriveMu. Any may be nil.
 type loadHooks struct {
 	start     func(*Load)
 	done      func(*Load) error
 	committed func() error
 }
-
-// traceUnknowns are what the records of a run of plain spans had to fill in but a trace
-// cannot know: an investigation's compute, truth, validation and scope, a span's compute
-// and queue wait, and the run's simulation events.
-var traceUnknowns = []string{
-	"UPDATE investigations SET compute = NULL, truly_valid = NULL, validated = NULL, scope = NULL, crashes = NULL, revisions = NULL WHERE run_id = $1",
-	"UPDATE spans SET compute = NULL, queue_wait = NULL WHERE run_id = $1",
-	noEvents,
-}
-
-// noEvents is the statement that says a run has no simulation events.
-const noEvents = "UPDATE runs SET events = NULL WHERE run_id = $1"
 
 // ImportOutcomes reads back the runs an import wrote, with their metrics, for the summary.
 // The metrics of every run are read in one query: the metrics view costs about as much for

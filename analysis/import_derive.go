@@ -23,8 +23,8 @@ import (
 // them and sent to the same Sink, part by part. What replay reads differs from the records
 // sent, and storedOrder makes that difference itself:
 //   - times are stored in microseconds and replayed as nanoseconds since the run's time 0;
-//   - what a trace cannot know (traceUnknowns: compute, queue waits, truth, validation,
-//     scope, crashes, revisions) is stored NULL and replayed as zero;
+//   - what a trace cannot know (traces.Options.FromTrace: compute, queue waits, truth,
+//     validation, scope, crashes, revisions) is stored NULL and replayed as zero;
 //   - a span's attributes are replayed as its kind and, on a failed span, the attributes a
 //     capacity refusal is told by (compute.RefusalAttrs), joined and split as replay's
 //     query does;

@@ -63,17 +63,16 @@ func importNative(ctx context.Context, db *DB, r *inRun, opts ImportOptions) (Im
 			stored.flush()
 		})
 	}
-	var unknown []string
 	events := run.Events
 	if _, ok := res["mayday.events"]; !ok {
-		unknown, events = append(unknown, noEvents), 0 // stored NULL: none
+		run.NoEvents, events = true, 0 // stored NULL: none
 	}
 	hooks := loadHooks{
 		start:     func(l *Load) { l.w.Stored(stored) },
 		done:      func(*Load) error { return stored.finish(r.id, nil, events) },
 		committed: func() error { return stored.store(ctx, db, r.id) },
 	}
-	if err := loadRecords(ctx, db, r.id, opts, hooks, func() traces.Run { return run }, send, unknown...); err != nil {
+	if err := loadRecords(ctx, db, r.id, opts, false, hooks, func() traces.Run { return run }, send); err != nil {
 		return ImportedRun{}, err
 	}
 	if importDerived != nil {

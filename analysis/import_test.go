@@ -109,6 +109,10 @@ func TestImportFixtureFleets(t *testing.T) {
 				"SELECT count(*) FROM attempts WHERE failed":                                               p.Realized.FailedAttempts,
 				"SELECT count(*) FROM investigations WHERE truly_valid IS NOT NULL OR compute IS NOT NULL": 0,
 				"SELECT count(*) FROM executions":                                                          0,
+				// What only a simulation knows is stored NULL as the run loads.
+				"SELECT count(*) FROM investigations WHERE validated IS NOT NULL OR scope IS NOT NULL OR crashes IS NOT NULL OR revisions IS NOT NULL": 0,
+				"SELECT count(*) FROM spans WHERE compute IS NOT NULL OR queue_wait IS NOT NULL":                                                       0,
+				"SELECT count(*) FROM runs WHERE events IS NOT NULL":                                                                                   0,
 			} {
 				if got := queryInt(t, db, q); got != int64(want) {
 					t.Errorf("%s = %d, want %d", q, got, want)

@@ -173,6 +173,14 @@ func (c *boolCol) Append(v bool) {
 	c.n++
 }
 
+func (c *boolCol) AppendNull() {
+	c.null(c.n)
+	if c.n%8 == 0 {
+		c.bits = append(sized(c.bits, c.last), 0)
+	}
+	c.n++
+}
+
 func (c *boolCol) length() int { return c.n }
 
 func (c *boolCol) array(dt arrow.DataType, mem memory.Allocator) arrow.Array {

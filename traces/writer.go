@@ -35,6 +35,12 @@ type Options struct {
 	// Secrets lists known secret values (for example the scenario's tool arguments under
 	// secret-looking keys) to scrub from free text wherever they appear.
 	Secrets []string
+	// FromTrace says the records were read from a trace of spans, which cannot record what
+	// only a simulation knows: an investigation's compute, truth (truly_valid), validation,
+	// scope, crashes and revisions, a span's compute and queue wait. Those columns are
+	// written NULL, whatever the records hold; the records, as given, are still what the
+	// digest covers.
+	FromTrace bool
 }
 
 // EmitFunc receives each full record batch of a table, in order. It owns rec and must
@@ -52,6 +58,7 @@ type Run struct {
 	Version     string
 	Digest      string // "" = the writer's digest
 	Events      int64
+	NoEvents    bool   // the run's simulation events are not known: events is stored NULL
 	Status      string // complete | partial; "" = complete
 	WallSeconds float64
 }
@@ -103,6 +110,8 @@ type Writer struct {
 	targ  toolArgCols
 	wrk   workerCols
 
+	fromTrace bool // Options.FromTrace
+
 	key []byte // op_key scratch
 	// keyInv is the investigation whose "<id>/" the first keyInvLen bytes of key hold.
 	keyInv    int64
@@ -131,13 +140,14 @@ func NewWriter(runID string, opts Options, emit EmitFunc) (*Writer, error) {
 		opts.BatchRows = DefaultBatchRows
 	}
 	w := &Writer{
-		mem:      opts.Allocator,
-		runID:    runID,
-		batch:    opts.BatchRows,
-		emit:     emit,
-		d:        NewDigester(opts),
-		key:      make([]byte, 0, 64),
-		toolArgs: make(map[string][]record.Attr),
+		mem:       opts.Allocator,
+		fromTrace: opts.FromTrace,
+		runID:     runID,
+		batch:     opts.BatchRows,
+		emit:      emit,
+		d:         NewDigester(opts),
+		key:       make([]byte, 0, 64),
+		toolArgs:  make(map[string][]record.Attr),
 	}
 	w.red = w.d.red
 	w.cols = [numTables][]column{
@@ -260,7 +270,11 @@ func (w *Writer) WriteRun(r Run) error {
 	appendOpt(&c.configHash, r.ConfigHash)
 	appendOpt(&c.version, r.Version)
 	c.digest.Append(r.Digest)
-	c.events.Append(r.Events)
+	if r.NoEvents {
+		c.events.AppendNull()
+	} else {
+		c.events.Append(r.Events)
+	}
 	c.status.Append(r.Status)
 	c.wall.Append(r.WallSeconds)
 	w.rows[Runs]++
@@ -372,18 +386,30 @@ func (w *Writer) Investigation(r *record.Investigation) {
 	appendOpt(&c.reason, reason)
 	c.steps.Append(r.Steps)
 	c.attempts.Append(r.Attempts)
-	c.revisions.Append(r.Revisions)
+	if w.fromTrace {
+		c.revisions.AppendNull()
+	} else {
+		c.revisions.Append(r.Revisions)
+	}
 	c.escalations.Append(r.Escalations)
 	c.tokens.Append(r.Tokens)
-	c.compute.Append(r.Compute)
-	c.trulyValid.Append(r.TrulyValid)
-	c.validated.Append(r.Validated)
-	c.crashes.Append(r.Crashes)
-	scope := r.Scope
-	if scope == "" {
-		scope = record.ScopeFull
+	if w.fromTrace {
+		c.compute.AppendNull()
+		c.trulyValid.AppendNull()
+		c.validated.AppendNull()
+		c.crashes.AppendNull()
+		c.scope.AppendNull()
+	} else {
+		c.compute.Append(r.Compute)
+		c.trulyValid.Append(r.TrulyValid)
+		c.validated.Append(r.Validated)
+		c.crashes.Append(r.Crashes)
+		scope := r.Scope
+		if scope == "" {
+			scope = record.ScopeFull
+		}
+		c.scope.Append(scope)
 	}
-	c.scope.Append(scope)
 	w.row(Investigations)
 }
 
@@ -420,13 +446,21 @@ func (w *Writer) Span(r *record.Span) {
 	appendOptI32(&c.attempt, s.Attempt)
 	c.start.Append(ts(s.Start))
 	c.end.Append(ts(s.End))
-	c.queueWait.Append(seconds(s.QueueWait))
+	if w.fromTrace {
+		c.queueWait.AppendNull()
+	} else {
+		c.queueWait.Append(seconds(s.QueueWait))
+	}
 	c.status.Append(string(s.Status))
 	appendOpt(&c.failureClass, s.FailureClass)
 	appendOpt(&c.faultID, s.FaultID)
 	c.inTokens.Append(s.InputTokens)
 	c.outTokens.Append(s.OutputTokens)
-	c.compute.Append(s.Compute)
+	if w.fromTrace {
+		c.compute.AppendNull()
+	} else {
+		c.compute.Append(s.Compute)
+	}
 	appendOpt(&c.inRef, s.InputRef)
 	appendOpt(&c.outRef, s.OutputRef)
 	c.causedBy.Next()

@@ -277,6 +277,48 @@ func TestWriterSpanValues(t *testing.T) {
 	}
 }
 
+// FromTrace stores NULL in every column only a simulation knows, and nothing else changes:
+// the other columns and the digest are those of the same records written without it.
+func TestWriterFromTrace(t *testing.T) {
+	write := func(opts Options) (*sink, string) {
+		s := newKeepingSink(t)
+		w, _ := NewWriter("r", opts, s.emit)
+		w.Span(&record.Span{SpanID: 1, InvestigationID: 1, Operation: record.OpExecuteTool, Tool: "t", Status: record.StatusOK,
+			QueueWait: 2e9, Compute: 3.5, InputTokens: 7})
+		w.Investigation(&record.Investigation{InvestigationID: 1, RootID: 1, FinalState: "completed", Ended: true, EndedAt: 9,
+			Revisions: 2, Compute: 4, TrulyValid: true, Validated: true, Crashes: 1, Scope: record.ScopeFull, Tokens: 11})
+		if err := w.WriteRun(Run{Events: 42, NoEvents: opts.FromTrace}); err != nil {
+			t.Fatal(err)
+		}
+		d := w.Digest()
+		w.Close()
+		return s, d
+	}
+	sim, simDigest := write(Options{})
+	tr, trDigest := write(Options{FromTrace: true})
+	if simDigest != trDigest {
+		t.Errorf("digest %s from a trace, %s from a simulation: want the same", trDigest, simDigest)
+	}
+	unknown := map[Table][]string{
+		Spans:          {"queue_wait", "compute"},
+		Investigations: {"revisions", "compute", "truly_valid", "validated", "crashes", "scope"},
+		Runs:           {"events"},
+	}
+	for tb, cols := range unknown {
+		got, want := rowOf(t, tr.keep[tb][0], 0), rowOf(t, sim.keep[tb][0], 0)
+		for name, v := range want {
+			switch {
+			case slices.Contains(cols, name):
+				if got[name] != nil || v == nil {
+					t.Errorf("%s.%s = %v from a trace, %v from a simulation; want NULL and a value", tb, name, got[name], v)
+				}
+			case fmt.Sprint(got[name]) != fmt.Sprint(v):
+				t.Errorf("%s.%s = %v from a trace, %v from a simulation; want the same", tb, name, got[name], v)
+			}
+		}
+	}
+}
+
 func TestWriterMisuse(t *testing.T) {
 	release := func(_ Table, rec arrow.RecordBatch) error { rec.Release(); return nil }
 	if _, err := NewWriter("", Options{}, release); err == nil {
