@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
@@ -98,12 +99,13 @@ type inRun struct {
 	spanArena  arena[inSpan]
 	attrArena  arena[spanAttr]
 	eventArena arena[spanEvent]
+	text       []byte // the block partText copies into
 }
 
 // release lets the run's spans go once its records are built: nothing reads them after,
 // and the blocks they were made in go back to their pools for the parts after it.
 func (r *inRun) release() {
-	r.spans, r.byKey, r.interned, r.recent = nil, nil, nil, nil
+	r.spans, r.byKey, r.interned, r.recent, r.text = nil, nil, nil, nil, nil
 	r.spanArena.giveBack(&spanBlocks, maxPoolBlocks, true)
 	r.attrArena.giveBack(&attrBlocks, maxPoolBlocks, true)
 	r.eventArena.giveBack(&eventBlocks, maxPoolBlocks, true)
@@ -210,7 +212,7 @@ func (r *inRun) intern(text string) string {
 // has one (looked up without making a string first), else a string of its own.
 func (r *inRun) internBytes(b []byte) string {
 	if len(b) > maxInternLen {
-		return string(b)
+		return r.partText(b)
 	}
 	slot := r.recentSlot(string(b))
 	if *slot == string(b) {
@@ -223,6 +225,32 @@ func (r *inRun) internBytes(b []byte) string {
 	*slot = t
 	return t
 }
+
+// partText is b as a string of a part read back from the spill, for the strings nothing
+// keeps past the part (span ids, long attribute values): copied into the part's current
+// text block, one allocation for many strings instead of one each. A block is never
+// written again where a string lies, nor reused: the collector frees it once no string
+// points into it. A value longer than a quarter of a block has a string of its own.
+// Measured on the LangGraph fixture copied 100 times, whose prompts are most of the
+// spill: docs/performance.md, "Import: a part's strings in blocks".
+func (r *inRun) partText(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > partTextBlock/4 {
+		return string(b)
+	}
+	if cap(r.text)-len(r.text) < len(b) {
+		r.text = make([]byte, 0, partTextBlock)
+	}
+	i := len(r.text)
+	r.text = append(r.text, b...)
+	return unsafe.String(&r.text[i], len(b))
+}
+
+// partTextBlock is the size of a part's text blocks: small enough that a string kept past
+// its part (none is meant to be) holds little memory with it.
+const partTextBlock = 64 << 10
 
 // recentStrings is how many strings a run remembers in front of interned, each in the slot
 // its text hashes to: the keys and values of a run's spans come back span after span, and

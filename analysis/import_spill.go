@@ -816,8 +816,8 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 	d.uvarint() // the trace index
 	s := &r.spanArena.take(&spanBlocks, 1, arenaBlock)[0]
 	s.run = r
-	s.key = d.str()
-	s.parent = d.str()
+	s.key = r.partText(d.bytes())
+	s.parent = r.partText(d.bytes())
 	s.name = d.str()
 	s.start, s.end = d.varint(), d.varint()
 	s.code = tracepb.Status_StatusCode(d.varint())
@@ -832,7 +832,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 	if n := d.count(); n > 0 {
 		s.links = make([]spanLink, n)
 		for i := range s.links {
-			s.links[i] = spanLink{key: d.str(), ok: d.byte1() == 1}
+			s.links[i] = spanLink{key: r.partText(d.bytes()), ok: d.byte1() == 1}
 		}
 	}
 	if d.err || len(d.b) != 0 || len(s.key) != 48 {

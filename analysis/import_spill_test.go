@@ -639,6 +639,38 @@ func TestInternRecentSlots(t *testing.T) {
 	})
 }
 
+// partText gives back each text as it was, whatever becomes of the bytes it was read from
+// and of the strings made after it: texts of every length around a block's quarter and
+// its whole, read from one scratch buffer overwritten between calls, as a spill's records
+// are. Short strings share a block; longer ones than a quarter of it are their own.
+func TestPartTextKeepsEveryString(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		r := &inRun{}
+		var scratch []byte
+		var texts, got []string
+		for range rapid.IntRange(1, 200).Draw(t, "texts") {
+			n := rapid.SampledFrom([]int{0, 1, 47, 65, 4096, partTextBlock/4 - 1, partTextBlock / 4, partTextBlock/4 + 1, partTextBlock}).Draw(t, "length")
+			text := strings.Repeat(rapid.StringMatching(`[a-z]{1,7}`).Draw(t, "unit"), n+1)[:n]
+			scratch = append(scratch[:0], text...)
+			got = append(got, r.partText(scratch))
+			texts = append(texts, text)
+			for i := range scratch {
+				scratch[i] = '#'
+			}
+		}
+		for i, text := range texts {
+			if got[i] != text {
+				t.Fatalf("text %d of %d bytes changed", i, len(text))
+			}
+		}
+	})
+	r := &inRun{}
+	a, b := r.partText([]byte("first")), r.partText([]byte("second"))
+	if unsafe.StringData(b) != (*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(a)), len(a))) {
+		t.Errorf("two short texts of a part are not in one block")
+	}
+}
+
 // A part's arena hands out zero elements, from blocks given back by parts released before
 // it (cleared) or new ones, never from a block a part still in use holds; a list longer
 // than a block is a block of its own, not kept.
