@@ -53,6 +53,7 @@ type built struct {
 	trans []record.Transition
 	zero  int64  // Unix nanoseconds of time 0
 	next  uint64 // the last span id given
+	attrs arena[record.Attr] // the spans' attribute lists, many to a block
 }
 
 // buildGeneric maps a run of plain spans (any convention but mayday's own) to records.
@@ -990,7 +991,10 @@ func (b *built) span(s *inSpan, inv *inInv, op record.Operation) record.Span {
 			inv.rec.Tokens += in + out
 		}
 	}
-	sp.Attrs = slices.Grow(sp.Attrs, len(s.attrs)+1)
+	// Room for the span's own attributes and each one added here: its kind, two of
+	// mayday.imported at most, error.type.
+	list := b.attrs.take(nil, len(s.attrs)+4, arenaBlock)[:0]
+	sp.Attrs = append(list, sp.Attrs...)
 	for _, kv := range s.attrs {
 		sp.Attrs = append(sp.Attrs, record.Attr{Key: kv.key, Value: kv.val.text()})
 	}

@@ -818,7 +818,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 	s.run = r
 	s.key = r.partText(d.bytes())
 	s.parent = r.partText(d.bytes())
-	s.name = d.str()
+	s.name = r.internBytes(d.bytes())
 	s.start, s.end = d.varint(), d.varint()
 	s.code = tracepb.Status_StatusCode(d.varint())
 	s.msg = d.str()
