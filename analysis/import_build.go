@@ -51,8 +51,8 @@ type built struct {
 	invs  []*inInv
 	spans []record.Span
 	trans []record.Transition
-	zero  int64  // Unix nanoseconds of time 0
-	next  uint64 // the last span id given
+	zero  int64              // Unix nanoseconds of time 0
+	next  uint64             // the last span id given
 	attrs arena[record.Attr] // the spans' attribute lists, many to a block
 }
 
