@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -305,6 +306,19 @@ func ts(sim int64) arrow.Timestamp { return arrow.Timestamp(record.Epoch + sim) 
 // seconds converts simulated nanoseconds to seconds.
 func seconds(ns int64) float64 { return float64(ns) / 1e9 }
 
+// simulated appends v, a value only a simulation knows, to c: NULL when the records were
+// read from a trace (Options.FromTrace).
+func simulated[T any](w *Writer, c interface {
+	Append(T)
+	AppendNull()
+}, v T) {
+	if w.fromTrace {
+		c.AppendNull()
+	} else {
+		c.Append(v)
+	}
+}
+
 func appendOpt(b *strCol, s string) {
 	if s == "" {
 		b.AppendNull()
@@ -386,30 +400,14 @@ func (w *Writer) Investigation(r *record.Investigation) {
 	appendOpt(&c.reason, reason)
 	c.steps.Append(r.Steps)
 	c.attempts.Append(r.Attempts)
-	if w.fromTrace {
-		c.revisions.AppendNull()
-	} else {
-		c.revisions.Append(r.Revisions)
-	}
+	simulated(w, &c.revisions, r.Revisions)
 	c.escalations.Append(r.Escalations)
 	c.tokens.Append(r.Tokens)
-	if w.fromTrace {
-		c.compute.AppendNull()
-		c.trulyValid.AppendNull()
-		c.validated.AppendNull()
-		c.crashes.AppendNull()
-		c.scope.AppendNull()
-	} else {
-		c.compute.Append(r.Compute)
-		c.trulyValid.Append(r.TrulyValid)
-		c.validated.Append(r.Validated)
-		c.crashes.Append(r.Crashes)
-		scope := r.Scope
-		if scope == "" {
-			scope = record.ScopeFull
-		}
-		c.scope.Append(scope)
-	}
+	simulated(w, &c.compute, r.Compute)
+	simulated(w, &c.trulyValid, r.TrulyValid)
+	simulated(w, &c.validated, r.Validated)
+	simulated(w, &c.crashes, r.Crashes)
+	simulated(w, &c.scope, cmp.Or(r.Scope, record.ScopeFull))
 	w.row(Investigations)
 }
 
@@ -446,21 +444,13 @@ func (w *Writer) Span(r *record.Span) {
 	appendOptI32(&c.attempt, s.Attempt)
 	c.start.Append(ts(s.Start))
 	c.end.Append(ts(s.End))
-	if w.fromTrace {
-		c.queueWait.AppendNull()
-	} else {
-		c.queueWait.Append(seconds(s.QueueWait))
-	}
+	simulated(w, &c.queueWait, seconds(s.QueueWait))
 	c.status.Append(string(s.Status))
 	appendOpt(&c.failureClass, s.FailureClass)
 	appendOpt(&c.faultID, s.FaultID)
 	c.inTokens.Append(s.InputTokens)
 	c.outTokens.Append(s.OutputTokens)
-	if w.fromTrace {
-		c.compute.AppendNull()
-	} else {
-		c.compute.Append(s.Compute)
-	}
+	simulated(w, &c.compute, s.Compute)
 	appendOpt(&c.inRef, s.InputRef)
 	appendOpt(&c.outRef, s.OutputRef)
 	c.causedBy.Next()
