@@ -16,8 +16,9 @@ import (
 // What an OTLP export carries beyond the spans, so that mayday import rebuilds every table
 // a metric reads: each investigation's row, its lifecycle transitions and its tools'
 // executions as events of its invoke_agent span (mayday.investigation, mayday.transition,
-// mayday.execution), and the run's faults and tool samples as resource attributes of the
-// run's first file (mayday.faults, mayday.tool_samples: arrays of key-value lists). Each
+// mayday.execution), and the run's faults, tool samples and workers as resource attributes
+// of the run's first file (mayday.faults, mayday.tool_samples, mayday.workers: arrays of
+// key-value lists). Each
 // row is the table's columns under their names; a timestamp is an int of Unix nanoseconds,
 // a NULL is left out; mayday.row is the row's place in its table (its rowid), so that an
 // import stores the rows in the same order (sums of doubles depend on it).
@@ -56,10 +57,20 @@ func readRecordEvents(ctx context.Context, db *DB, runID string, c traceChunk) (
 	return out, nil
 }
 
-// readRunRecords returns the run's faults and tool samples as resource attributes.
+// carriedTables are the run's tables an export carries as resource attributes, by key.
+var carriedTables = []struct{ table, key string }{
+	{"faults", "mayday.faults"}, {"tool_samples", "mayday.tool_samples"}, {"workers", "mayday.workers"},
+}
+
+// isCarried reports whether key is the resource attribute of a carried table.
+func isCarried(key string) bool {
+	return slices.ContainsFunc(carriedTables, func(t struct{ table, key string }) bool { return t.key == key })
+}
+
+// readRunRecords returns the run's carried tables as resource attributes.
 func readRunRecords(ctx context.Context, db *DB, runID string) ([]*commonpb.KeyValue, error) {
 	var attrs []*commonpb.KeyValue
-	for _, t := range []struct{ table, key string }{{"faults", "mayday.faults"}, {"tool_samples", "mayday.tool_samples"}} {
+	for _, t := range carriedTables {
 		var rows []*commonpb.AnyValue
 		q := "SELECT rowid, * EXCLUDE (run_id) FROM " + ident(t.table) + " WHERE run_id = $1 ORDER BY rowid"
 		err := eachRow(ctx, db, t.table, runID, q, []any{runID}, nil, func(kvs []*commonpb.KeyValue, _ []any) {

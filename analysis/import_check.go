@@ -142,8 +142,8 @@ var maydayAttrs = map[string]valueKind{
 }
 
 // recordColumns are the columns of the rows an export carries as events (investigations,
-// transitions, executions) and resource lists (faults, tool samples), by kind; the others
-// are text.
+// transitions, executions) and resource lists (faults, tool samples, workers), by kind;
+// the others are text.
 var recordColumns = map[string]valueKind{
 	"mayday.row": kindCount, "investigation_id": kindCount, "parent_id": kindCount, "root_id": kindCount,
 	"tokens": kindCount, "depth": kindCount32, "steps": kindCount32, "attempts": kindCount32,
@@ -151,7 +151,7 @@ var recordColumns = map[string]valueKind{
 	"attempt": kindCount32, "queued": kindCount32, "in_service": kindCount32, "parked": kindCount32,
 	"failures": kindCount32, "retries": kindCount32, "compute": kindSeconds, "budget_tokens": kindNumber,
 	"arrived_at": kindTime, "ended_at": kindTime, "at": kindTime, "start": kindTime, "end": kindTime,
-	"window_start": kindTime, "window_end": kindTime, "fault_id": kindID,
+	"window_start": kindTime, "window_end": kindTime, "fault_id": kindID, "worker": kindCount,
 }
 
 // recordEvents are the span events of an export that carry rows.
@@ -309,7 +309,7 @@ func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error
 			continue
 		}
 		switch kv.Key {
-		case "mayday.faults", "mayday.tool_samples":
+		case "mayday.faults", "mayday.tool_samples", "mayday.workers":
 			for i, row := range kv.Value.GetArrayValue().GetValues() {
 				for _, c := range row.GetKvlistValue().GetValues() {
 					if err := checkColumn(c.Key, c.Value, attrRules[c.Key]); err != nil {

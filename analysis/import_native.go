@@ -107,66 +107,44 @@ func nativeRecords(r *inRun, withRun bool) (*record.Collector, error) {
 	return &n.c, nil
 }
 
-// events rebuilds the investigations, transitions and executions from the invoke_agent
-// spans' events.
+// events gathers the investigations, transitions and executions the spans' events carry
+// (nativeRows), each table in its exported order.
 func (n *native) events() {
-	var invRows, transRows, execRows []int64
-	defer func() {
-		sortByRow(n.c.Investigations, invRows)
-		sortByRow(n.c.Transitions, transRows)
-		sortByRow(n.c.Executions, execRows)
-	}()
-	// Counted first, so that each list of records is made once at its size.
-	count := map[string]int{}
+	var invs, trans, execs int
 	for _, s := range n.r.spans {
-		for _, e := range s.events {
-			count[e.name]++
+		if s.rows != nil {
+			invs, trans, execs = invs+len(s.rows.invs), trans+len(s.rows.trans), execs+len(s.rows.execs)
 		}
 	}
-	n.c.Investigations = make([]record.Investigation, 0, count["mayday.investigation"])
-	n.c.Transitions = make([]record.Transition, 0, count["mayday.transition"])
-	n.c.Executions = make([]record.Execution, 0, count["mayday.execution"])
-	invRows = make([]int64, 0, count["mayday.investigation"])
-	transRows = make([]int64, 0, count["mayday.transition"])
-	execRows = make([]int64, 0, count["mayday.execution"])
+	n.c.Investigations = make([]record.Investigation, 0, invs)
+	n.c.Transitions = make([]record.Transition, 0, trans)
+	n.c.Executions = make([]record.Execution, 0, execs)
+	invRows, transRows, execRows := make([]int64, 0, invs), make([]int64, 0, trans), make([]int64, 0, execs)
 	for _, s := range n.r.spans {
-		for _, e := range s.events {
-			v := spanAttrs(e.attrs)
-			switch e.name {
-			case "mayday.investigation":
-				inv := record.Investigation{InvestigationID: v.int("investigation_id"), ParentID: v.int("parent_id"),
-					RootID: v.int("root_id"), Depth: int32(v.int("depth")), ArrivedAt: v.time("arrived_at"),
-					FinalState: v.str("final_state"), TerminationReason: v.str("termination_reason"),
-					Steps: int32(v.int("steps")), Attempts: int32(v.int("attempts")), Revisions: int32(v.int("revisions")),
-					Escalations: int32(v.int("escalations")), Tokens: v.int("tokens"), Compute: v.float("compute"),
-					TrulyValid: v.bool("truly_valid"), Validated: v.bool("validated"), Crashes: int32(v.int("crashes")),
-					Scope: v.str("scope")}
-				if v.has("ended_at") {
-					inv.Ended, inv.EndedAt = true, v.time("ended_at")
-				}
-				n.rootOf[inv.InvestigationID] = inv.RootID
-				n.c.Investigations = append(n.c.Investigations, inv)
-				invRows = append(invRows, v.int("mayday.row"))
-			case "mayday.transition":
-				n.c.Transitions = append(n.c.Transitions, record.Transition{InvestigationID: v.int("investigation_id"),
-					At: v.time("at"), From: v.str("from_state"), To: v.str("to_state"), Event: v.str("event"),
-					FailureClass: v.str("failure_class"), Action: v.str("action"), DecidedBy: v.str("decided_by"),
-					Reason: v.str("reason"), Attempt: int32(v.int("attempt"))})
-				transRows = append(transRows, v.int("mayday.row"))
-			case "mayday.execution":
-				key, _ := parseOpKey(v.str("op_key"))
-				n.c.Executions = append(n.c.Executions, record.Execution{Tool: v.str("tool"), OpKey: key,
-					InvestigationID: v.int("investigation_id"), Execution: int32(v.int("execution")),
-					Start: v.time("start"), End: v.time("end"), Outcome: v.str("outcome"), Delivered: v.bool("delivered"),
-					Compute: v.float("compute"), SideEffects: v.bool("side_effects")})
-				execRows = append(execRows, v.int("mayday.row"))
-			}
+		if s.rows == nil {
+			continue
 		}
+		for _, inv := range s.rows.invs {
+			n.rootOf[inv.InvestigationID] = inv.RootID
+		}
+		n.c.Investigations = append(n.c.Investigations, s.rows.invs...)
+		invRows = append(invRows, s.rows.invRows...)
+		n.c.Transitions = append(n.c.Transitions, s.rows.trans...)
+		transRows = append(transRows, s.rows.transRows...)
+		n.c.Executions = append(n.c.Executions, s.rows.execs...)
+		execRows = append(execRows, s.rows.execRows...)
 	}
+	sortByRow(n.c.Investigations, invRows)
+	sortByRow(n.c.Transitions, transRows)
+	sortByRow(n.c.Executions, execRows)
 }
 
-// runRecords rebuilds the faults and tool samples from the resource.
+// runRecords rebuilds the faults, tool samples and workers from the resource.
 func (n *native) runRecords() {
+	for _, row := range n.r.resource["mayday.workers"].GetArrayValue().GetValues() {
+		v := kvMap(row.GetKvlistValue().GetValues())
+		n.c.Workers = append(n.c.Workers, record.Worker{Worker: v.int("worker"), Zone: v.str("zone")})
+	}
 	for _, row := range n.r.resource["mayday.faults"].GetArrayValue().GetValues() {
 		v := kvMap(row.GetKvlistValue().GetValues())
 		_, window := v["window_start"]
@@ -199,7 +177,8 @@ func (n *native) span(s *inSpan) record.Span {
 		FailureClass: v.str("mayday.failure_class"), FaultID: v.str("mayday.fault_id"),
 		InputTokens:  cmpOr(v.int("gen_ai.usage.input_tokens"), v.int("mayday.input_tokens")),
 		OutputTokens: cmpOr(v.int("gen_ai.usage.output_tokens"), v.int("mayday.output_tokens")),
-		Compute:      v.float("mayday.compute"), InputRef: v.str("mayday.input_ref"), OutputRef: v.str("mayday.output_ref")}
+		Compute:      v.float("mayday.compute"), InputRef: v.str("mayday.input_ref"), OutputRef: v.str("mayday.output_ref"),
+		Worker: v.int("mayday.worker")}
 	if root, ok := n.rootOf[inv]; ok {
 		sp.TraceID = root
 	}

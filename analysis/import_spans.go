@@ -60,7 +60,8 @@ type inSpan struct {
 	code         tracepb.Status_StatusCode
 	msg          string
 	attrs        []spanAttr
-	events       []spanEvent // every event of a mayday export's span; only exceptions otherwise
+	events       []spanEvent // every event of a mayday export's span but those rows carry; only exceptions otherwise
+	rows         *nativeRows // the rows a mayday export's span carries in its events (nil: none)
 	links        []spanLink
 	traceHex     string
 	conv         string      // the convention's name (ConvMayday for a mayday export)
@@ -93,7 +94,8 @@ type inRun struct {
 	spilling    inSpan
 	spillAttrs  []spanAttr
 	spillEvents []spanEvent
-	spillEvAt   []int // where each event's attributes start in spillAttrs
+	spillEvAt   []int      // where each event's attributes start in spillAttrs
+	spillRows   nativeRows // the rows it carries
 	// A part read back from the spill makes its spans, attributes and events in blocks
 	// (arena): one allocation for many, given back with the part (release).
 	spanArena  arena[inSpan]
@@ -433,7 +435,7 @@ func (s *spanSet) add(req *coltracepb.ExportTraceServiceRequest, where string) e
 			return err
 		}
 		for k, v := range res {
-			if _, ok := r.resource[k]; !ok || k == "mayday.faults" || k == "mayday.tool_samples" {
+			if _, ok := r.resource[k]; !ok || isCarried(k) {
 				r.resource[strings.Clone(k)] = ownValue(v)
 			}
 		}
@@ -535,7 +537,14 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 		r.spillAttrs = r.appendAttrs(r.spillAttrs[:0], sp.Attributes)
 		n := len(r.spillAttrs)
 		s.attrs, s.events, r.spillEvAt = r.spillAttrs, r.spillEvents[:0], r.spillEvAt[:0]
+		rows := &r.spillRows
+		*rows = nativeRows{rows.invs[:0], rows.invRows[:0], rows.trans[:0], rows.transRows[:0], rows.execs[:0], rows.execRows[:0]}
 		for _, e := range sp.Events {
+			if r.native && isRowEvent(e.Name) {
+				rows.add(e.Name, e.Attributes, func(s string) string { return s }) // written out at once
+				s.rows = rows
+				continue
+			}
 			if r.keepsEvent(s, e.Name) {
 				r.spillEvAt = append(r.spillEvAt, len(r.spillAttrs))
 				r.spillAttrs = r.appendAttrs(r.spillAttrs, e.Attributes)
@@ -551,6 +560,13 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 	} else {
 		s.attrs = r.compactAttrs(sp.Attributes)
 		for _, e := range sp.Events {
+			if r.native && isRowEvent(e.Name) {
+				if s.rows == nil {
+					s.rows = &nativeRows{}
+				}
+				s.rows.add(e.Name, e.Attributes, r.intern)
+				continue
+			}
 			if r.keepsEvent(s, e.Name) {
 				s.events = append(s.events, spanEvent{name: r.intern(e.Name), attrs: r.compactAttrs(e.Attributes)})
 			}

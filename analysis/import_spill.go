@@ -630,7 +630,7 @@ func newSpillReader(f io.Reader, size int) *bufio.Reader {
 
 // A spill record: its length (uvarint, counting what follows), the trace index (uvarint),
 // then the span: key, parent, name, start, end, status code, status message, attributes,
-// events, links. Strings are a uvarint length and the bytes; an attribute its key, its kind
+// events, links, and the rows an export's span carries (appendRows). Strings are a uvarint length and the bytes; an attribute its key, its kind
 // and its value (a string, a uvarint, or a protobuf AnyValue for the other kinds).
 
 // appendSpill appends the record of s, of trace index trace, to b. body is scratch space
@@ -659,6 +659,7 @@ func appendSpill(b, body []byte, trace int32, s *inSpan) (rec, scratch []byte) {
 		}
 		body = append(body, ok)
 	}
+	body = appendRows(body, s.rows)
 	b = binary.AppendUvarint(b, uint64(len(body)))
 	return append(b, body...), body
 }
@@ -835,6 +836,7 @@ func decodeSpill(rec []byte, r *inRun) (*inSpan, error) {
 			s.links[i] = spanLink{key: r.partText(d.bytes()), ok: d.byte1() == 1}
 		}
 	}
+	s.rows = d.rows(r)
 	if d.err || len(d.b) != 0 || len(s.key) != 48 {
 		return nil, errSpillCorrupt
 	}

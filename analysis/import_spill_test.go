@@ -24,6 +24,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/mayday-sim/mayday/metric"
+	"github.com/mayday-sim/mayday/sim/record"
 )
 
 // withSpillSpans sets spillSpans for the test, and TMPDIR to a folder of the test's, so
@@ -212,6 +213,7 @@ func TestSpillRoundTrip(t *testing.T) {
 		for range rapid.IntRange(0, 2).Draw(t, "links") {
 			s.links = append(s.links, spanLink{key: rapid.String().Draw(t, "link"), ok: rapid.Bool().Draw(t, "ok")})
 		}
+		s.rows = drawRows(t)
 		trace := rapid.Int32Range(0, math.MaxInt32).Draw(t, "trace index")
 		rec, _ := appendSpill(nil, nil, trace, s)
 		rd := &spillReader{b: rec}
@@ -254,6 +256,45 @@ func TestSpillRoundTrip(t *testing.T) {
 			}
 		}
 	})
+}
+
+// drawRows draws the rows an export's span may carry (nil for none), every field of any
+// value.
+func drawRows(t *rapid.T) *nativeRows {
+	if !rapid.Bool().Draw(t, "rows") {
+		return nil
+	}
+	i64, i32 := rapid.Int64(), rapid.Int32()
+	text := rapid.String()
+	f64 := rapid.Float64()
+	var n nativeRows
+	for range rapid.IntRange(0, 2).Draw(t, "investigations") {
+		n.invs = append(n.invs, record.Investigation{InvestigationID: i64.Draw(t, "id"), ParentID: i64.Draw(t, "parent"),
+			RootID: i64.Draw(t, "root"), Depth: i32.Draw(t, "depth"), ArrivedAt: i64.Draw(t, "arrived"), Ended: rapid.Bool().Draw(t, "ended"),
+			EndedAt: i64.Draw(t, "ended at"), FinalState: text.Draw(t, "final"), TerminationReason: text.Draw(t, "reason"),
+			Steps: i32.Draw(t, "steps"), Attempts: i32.Draw(t, "attempts"), Revisions: i32.Draw(t, "revisions"),
+			Escalations: i32.Draw(t, "escalations"), Tokens: i64.Draw(t, "tokens"), Compute: f64.Draw(t, "compute"),
+			TrulyValid: rapid.Bool().Draw(t, "truly valid"), Validated: rapid.Bool().Draw(t, "validated"),
+			Crashes: i32.Draw(t, "crashes"), Scope: text.Draw(t, "scope")})
+		n.invRows = append(n.invRows, i64.Draw(t, "row"))
+	}
+	for range rapid.IntRange(0, 3).Draw(t, "transitions") {
+		n.trans = append(n.trans, record.Transition{InvestigationID: i64.Draw(t, "id"), At: i64.Draw(t, "at"),
+			From: text.Draw(t, "from"), To: text.Draw(t, "to"), Event: text.Draw(t, "event"), FailureClass: text.Draw(t, "class"),
+			Action: text.Draw(t, "action"), DecidedBy: text.Draw(t, "decided by"), Reason: text.Draw(t, "reason"), Attempt: i32.Draw(t, "attempt")})
+		n.transRows = append(n.transRows, i64.Draw(t, "row"))
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "executions") {
+		n.execs = append(n.execs, record.Execution{Tool: text.Draw(t, "tool"), InvestigationID: i64.Draw(t, "id"),
+			OpKey:     record.OpKey{Investigation: i64.Draw(t, "key investigation"), Step: i32.Draw(t, "step"), Revision: i32.Draw(t, "revision")},
+			Execution: i32.Draw(t, "execution"), Start: i64.Draw(t, "start"), End: i64.Draw(t, "end"), Outcome: text.Draw(t, "outcome"),
+			Delivered: rapid.Bool().Draw(t, "delivered"), Compute: f64.Draw(t, "compute"), SideEffects: rapid.Bool().Draw(t, "side effects")})
+		n.execRows = append(n.execRows, i64.Draw(t, "row"))
+	}
+	if n.invs == nil && n.trans == nil && n.execs == nil {
+		return nil
+	}
+	return &n
 }
 
 // A sub-agent in a trace of its own, linked to the tool call that started it, is joined to
