@@ -4,7 +4,6 @@ package analysis
 
 import (
 	"context"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +15,8 @@ import (
 	"github.com/mayday-sim/mayday/scenarios"
 )
 
-// The protobuf export, gzipped, imported back gives every metric of every example exactly,
-// as the JSON export does (TestImportRoundTripsExport).
+// The protobuf export, gzipped, imported back gives every metric and every carried row of
+// every example exactly, as the JSON export does (TestImportRoundTripsExport).
 func TestExportRoundTripProto(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation")
@@ -36,31 +35,7 @@ func TestExportRoundTripProto(t *testing.T) {
 					t.Errorf("%s: want a .pb.gz file", f.Path)
 				}
 			}
-			back, res := importInto(t, []string{out}, ImportOptions{})
-			if len(res.Runs) != 1 || res.Runs[0].RunID != runID || !res.Runs[0].Native {
-				t.Fatalf("imported %+v, want run %s back", res.Runs, runID)
-			}
-			want, err := db.Metrics(ctx, runID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := back.Metrics(ctx, runID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, name := range MetricNames {
-				w, wok := want.Value(name)
-				g, gok := got.Value(name)
-				if wok != gok || !(w == g || math.IsNaN(w) && math.IsNaN(g)) {
-					t.Errorf("%s: %v (%v) after the round trip, %v (%v) before", name, g, gok, w, wok)
-				}
-			}
-			for _, table := range []string{"investigations", "spans", "transitions", "executions", "faults", "tool_samples"} {
-				q := "SELECT count(*) FROM " + table
-				if a, b := queryInt(t, db, q), queryInt(t, back, q); a != b {
-					t.Errorf("%s: %d rows after the round trip, %d before", table, b, a)
-				}
-			}
+			roundTripsExport(t, db, runID, out, false)
 		})
 	}
 }
