@@ -154,8 +154,15 @@ var recordColumns = map[string]valueKind{
 	"window_start": kindTime, "window_end": kindTime, "fault_id": kindID, "worker": kindCount,
 }
 
-// recordEvents are the span events of an export that carry rows.
-var recordEvents = []string{"mayday.investigation", "mayday.transition", "mayday.execution"}
+// isRowEvent reports whether a span event of an export, by its name, carries a row of
+// investigations, transitions or executions.
+func isRowEvent(name string) bool {
+	switch name {
+	case "mayday.investigation", "mayday.transition", "mayday.execution":
+		return true
+	}
+	return false
+}
 
 var (
 	hexShape     = regexp.MustCompile(`^[0-9a-f]{0,128}$`)
@@ -308,13 +315,13 @@ func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error
 		if !native {
 			continue
 		}
-		switch kv.Key {
-		case "mayday.faults", "mayday.tool_samples", "mayday.workers":
-			for i, row := range kv.Value.GetArrayValue().GetValues() {
-				for _, c := range row.GetKvlistValue().GetValues() {
-					if err := checkColumn(c.Key, c.Value, attrRules[c.Key]); err != nil {
-						return fmt.Errorf("%s row %d: %w", kv.Key, i+1, err)
-					}
+		if !isCarried(kv.Key) {
+			continue
+		}
+		for i, row := range kv.Value.GetArrayValue().GetValues() {
+			for _, c := range row.GetKvlistValue().GetValues() {
+				if err := checkColumn(c.Key, c.Value, attrRules[c.Key]); err != nil {
+					return fmt.Errorf("%s row %d: %w", kv.Key, i+1, err)
 				}
 			}
 		}
@@ -356,7 +363,7 @@ func (rd *traceReader) checkSpan(sp *tracepb.Span, native bool, maxText int64) e
 			rd.redact(e.Attributes)
 			continue // not read, so not checked: the fast decoders leave it out
 		}
-		rows := native && slices.Contains(recordEvents, e.Name)
+		rows := native && isRowEvent(e.Name)
 		for _, kv := range e.Attributes {
 			rule := attrRules[kv.Key]
 			rd.redactValue(kv, rule)
@@ -404,7 +411,7 @@ func (rd *traceReader) spanTimes(sp *tracepb.Span, native bool, b *timeBounds) e
 		return nil
 	}
 	for _, e := range sp.Events {
-		if !slices.Contains(recordEvents, e.Name) {
+		if !isRowEvent(e.Name) {
 			continue
 		}
 		for _, kv := range e.Attributes {

@@ -142,19 +142,19 @@ func (n *native) events() {
 // runRecords rebuilds the faults, tool samples and workers from the resource.
 func (n *native) runRecords() {
 	for _, row := range n.r.resource["mayday.workers"].GetArrayValue().GetValues() {
-		v := kvMap(row.GetKvlistValue().GetValues())
+		v := rowValues{row.GetKvlistValue().GetValues(), asIs}
 		n.c.Workers = append(n.c.Workers, record.Worker{Worker: v.int("worker"), Zone: v.str("zone")})
 	}
 	for _, row := range n.r.resource["mayday.faults"].GetArrayValue().GetValues() {
-		v := kvMap(row.GetKvlistValue().GetValues())
-		_, window := v["window_start"]
+		v := rowValues{row.GetKvlistValue().GetValues(), asIs}
+		window := v.has("window_start")
 		n.c.Faults = append(n.c.Faults, record.Fault{FaultID: v.str("fault_id"), Kind: v.str("kind"), Tool: v.str("tool"),
 			Start: v.time("start"), End: v.time("end"), Parameters: v.str("parameters"), Window: window, Hits: v.str("hits")})
 	}
 	for _, row := range n.r.resource["mayday.tool_samples"].GetArrayValue().GetValues() {
-		v := kvMap(row.GetKvlistValue().GetValues())
+		v := rowValues{row.GetKvlistValue().GetValues(), asIs}
 		budget := -1.0
-		if _, ok := v["budget_tokens"]; ok {
+		if v.has("budget_tokens") {
 			budget = v.float("budget_tokens")
 		}
 		n.c.Samples = append(n.c.Samples, record.Sample{Tool: v.str("tool"), At: v.time("at"), Queued: int32(v.int("queued")),
@@ -243,32 +243,8 @@ func seedOf(v *commonpb.AnyValue) uint64 {
 	return uint64(v.GetIntValue())
 }
 
-// kvs is a list of attributes by key.
-type kvs map[string]*commonpb.AnyValue
-
-func kvMap(list []*commonpb.KeyValue) kvs {
-	m := make(kvs, len(list))
-	for _, kv := range list {
-		m[kv.Key] = kv.Value
-	}
-	return m
-}
-
-func (m kvs) str(k string) string { return m[k].GetStringValue() }
-func (m kvs) bool(k string) bool  { return m[k].GetBoolValue() }
-func (m kvs) float(k string) float64 {
-	if v, ok := m[k].GetValue().(*commonpb.AnyValue_IntValue); ok {
-		return float64(v.IntValue)
-	}
-	return m[k].GetDoubleValue()
-}
-func (m kvs) int(k string) int64 { return m[k].GetIntValue() }
-
-// time is a timestamp column (Unix nanoseconds) as simulated time.
-func (m kvs) time(k string) int64 { return m[k].GetIntValue() - record.Epoch }
-
-// spanAttrs is a span's (or event's) attributes read by key, the last of a key, as kvs
-// reads protobuf values. It is the list itself, searched from its end: a span or event of
+// spanAttrs is a span's (or event's) attributes read by key, the last of a key, as
+// rowValues reads protobuf values. It is the list itself, searched from its end: a span or event of
 // an export has a dozen attributes and is asked for about as many, and the search cost a
 // fifth of what a map made for each (built, then read) did.
 type spanAttrs []spanAttr

@@ -9,7 +9,7 @@ import (
 	"github.com/mayday-sim/mayday/sim/record"
 )
 
-// nativeRows are the rows the events of a span of a mayday export carry (recordEvents):
+// nativeRows are the rows the events of a span of a mayday export carry (isRowEvent):
 // its investigations, transitions and executions, read as records when the span is taken
 // in, each with its row in the exported table (mayday.row). An export carries every
 // transition of a run as an event of about ten attributes; held as attributes, each went
@@ -25,6 +25,12 @@ type nativeRows struct {
 	execRows  []int64
 }
 
+// reset empties n for the next span, keeping its memory.
+func (n *nativeRows) reset() {
+	*n = nativeRows{invs: n.invs[:0], invRows: n.invRows[:0], trans: n.trans[:0], transRows: n.transRows[:0],
+		execs: n.execs[:0], execRows: n.execRows[:0]}
+}
+
 // rowValues reads the attributes of a row event as the records' fields read them: the
 // last attribute of a key counts; an integer field reads an integer value (else 0), a
 // float an integer or a double, a text a string, a flag a boolean; a time is Unix
@@ -38,13 +44,20 @@ func (v rowValues) get(k string) *commonpb.AnyValue {
 	for i := len(v.kvs) - 1; i >= 0; i-- {
 		if v.kvs[i].Key == k {
 			if v.kvs[i].Value == nil {
-				return &commonpb.AnyValue{}
+				return noValue
 			}
 			return v.kvs[i].Value
 		}
 	}
 	return nil
 }
+
+// noValue is the value of an attribute sent without one: there, and of no kind.
+var noValue = &commonpb.AnyValue{}
+
+// asIs is a string as it is: the own of rowValues whose strings are the run's already, or
+// are copied at once (a spill's).
+func asIs(s string) string { return s }
 
 func (v rowValues) has(k string) bool   { return v.get(k) != nil }
 func (v rowValues) int(k string) int64  { return v.get(k).GetIntValue() }
@@ -62,7 +75,7 @@ func (v rowValues) float(k string) float64 {
 	return 0
 }
 
-// add reads the row of the event name (one of recordEvents) from its attributes.
+// add reads the row of the event name (one isRowEvent names) from its attributes.
 func (n *nativeRows) add(name string, kvs []*commonpb.KeyValue, own func(string) string) {
 	v := rowValues{kvs, own}
 	switch name {
@@ -93,15 +106,6 @@ func (n *nativeRows) add(name string, kvs []*commonpb.KeyValue, own func(string)
 			Compute: v.float("compute"), SideEffects: v.bool("side_effects")})
 		n.execRows = append(n.execRows, v.int("mayday.row"))
 	}
-}
-
-// isRowEvent reports whether an event of this name carries a row (recordEvents).
-func isRowEvent(name string) bool {
-	switch name {
-	case "mayday.investigation", "mayday.transition", "mayday.execution":
-		return true
-	}
-	return false
 }
 
 // appendRows appends the spill encoding of n (nil: none) to b: each kind's count, then

@@ -101,13 +101,13 @@ type inRun struct {
 	spanArena  arena[inSpan]
 	attrArena  arena[spanAttr]
 	eventArena arena[spanEvent]
-	text       []byte // the block partText copies into
+	text       arena[byte] // the blocks partText copies into
 }
 
 // release lets the run's spans go once its records are built: nothing reads them after,
 // and the blocks they were made in go back to their pools for the parts after it.
 func (r *inRun) release() {
-	r.spans, r.byKey, r.interned, r.recent, r.text = nil, nil, nil, nil, nil
+	r.spans, r.byKey, r.interned, r.recent, r.text = nil, nil, nil, nil, arena[byte]{}
 	r.spanArena.giveBack(&spanBlocks, maxPoolBlocks, true)
 	r.attrArena.giveBack(&attrBlocks, maxPoolBlocks, true)
 	r.eventArena.giveBack(&eventBlocks, maxPoolBlocks, true)
@@ -198,6 +198,22 @@ func (r *inRun) intern(text string) string {
 	if len(text) > maxInternLen {
 		return r.own(text)
 	}
+	return r.shared(text)
+}
+
+// internBytes is intern for b, a part of a spill record being read: the run's copy when it
+// has one (looked up without making a string first), else a string of its own.
+func (r *inRun) internBytes(b []byte) string {
+	if len(b) > maxInternLen {
+		return r.partText(b)
+	}
+	return r.shared(unsafe.String(unsafe.SliceData(b), len(b)))
+}
+
+// shared is the run's copy of text, a short one: found in front of interned (recentSlot)
+// or in it, else a copy (text is a part of a request or of a spill record), shared while
+// there is room.
+func (r *inRun) shared(text string) string {
 	slot := r.recentSlot(text)
 	if *slot == text {
 		return *slot
@@ -210,24 +226,6 @@ func (r *inRun) intern(text string) string {
 	return t
 }
 
-// internBytes is intern for b, a part of a spill record being read: the run's copy when it
-// has one (looked up without making a string first), else a string of its own.
-func (r *inRun) internBytes(b []byte) string {
-	if len(b) > maxInternLen {
-		return r.partText(b)
-	}
-	slot := r.recentSlot(string(b))
-	if *slot == string(b) {
-		return *slot
-	}
-	t, ok := r.interned[string(b)]
-	if !ok {
-		t = r.share(string(b))
-	}
-	*slot = t
-	return t
-}
-
 // partText is b as a string of a part read back from the spill, for the strings nothing
 // keeps past the part (span ids, long attribute values): copied into the part's current
 // text block, one allocation for many strings instead of one each. A block is never
@@ -235,20 +233,7 @@ func (r *inRun) internBytes(b []byte) string {
 // points into it. A value longer than a quarter of a block has a string of its own.
 // Measured on the LangGraph fixture copied 100 times, whose prompts are most of the
 // spill: docs/performance.md, "Import: a part's strings in blocks".
-func (r *inRun) partText(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > partTextBlock/4 {
-		return string(b)
-	}
-	if cap(r.text)-len(r.text) < len(b) {
-		r.text = make([]byte, 0, partTextBlock)
-	}
-	i := len(r.text)
-	r.text = append(r.text, b...)
-	return unsafe.String(&r.text[i], len(b))
-}
+func (r *inRun) partText(b []byte) string { return textIn(&r.text, nil, b, partTextBlock) }
 
 // partTextBlock is the size of a part's text blocks: small enough that a string kept past
 // its part (none is meant to be) holds little memory with it.
@@ -538,10 +523,10 @@ func (r *inRun) addSpan(sp *tracepb.Span, forced string) error {
 		n := len(r.spillAttrs)
 		s.attrs, s.events, r.spillEvAt = r.spillAttrs, r.spillEvents[:0], r.spillEvAt[:0]
 		rows := &r.spillRows
-		*rows = nativeRows{rows.invs[:0], rows.invRows[:0], rows.trans[:0], rows.transRows[:0], rows.execs[:0], rows.execRows[:0]}
+		rows.reset()
 		for _, e := range sp.Events {
 			if r.native && isRowEvent(e.Name) {
-				rows.add(e.Name, e.Attributes, func(s string) string { return s }) // written out at once
+				rows.add(e.Name, e.Attributes, asIs) // written out at once
 				s.rows = rows
 				continue
 			}

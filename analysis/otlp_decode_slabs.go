@@ -234,8 +234,8 @@ func (s *slabs) recycle() {
 	s.texts.giveBack(s.textsOf, maxFreeTexts, false) // bytes are written before they are read
 }
 
-// textBlock is the size of a block of a request's text; a string of more than textOwn bytes
-// is a block of its own size, not taken from the pool.
+// textBlock is the size of a block of a request's text (textIn), and textOwn the longest
+// string copyText writes in one: a longer one is an allocation of its own.
 const (
 	textBlock    = 256 << 10
 	textOwn      = textBlock / 4
@@ -247,16 +247,22 @@ const (
 // of its own, made by copying the unescaped bytes once more: on traces of long prompts (JSON
 // within JSON, escapes every few bytes) a third of everything the import allocated, and the
 // collections that followed (docs/performance.md, "Import: fewer copies, lookups and
-// allocations"). A string of more than textOwn bytes is a block of its own.
-func (s *slabs) copyText(b []byte) string {
+// allocations").
+func (s *slabs) copyText(b []byte) string { return textIn(&s.texts, s.textsOf, b, textBlock) }
+
+// textIn returns a copy of b as a string written in a's blocks of block bytes (taken from
+// pool, when it is not nil and has one); a string of more than a quarter of a block is an
+// allocation of its own. The bytes a string lies in are not written again until its
+// blocks are given back.
+func textIn(a *arena[byte], pool *freeSlabs[byte], b []byte, block int) string {
 	if len(b) == 0 {
 		return ""
 	}
 	var dst []byte
-	if len(b) > textOwn {
+	if len(b) > block/4 {
 		dst = make([]byte, len(b))
 	} else {
-		dst = s.texts.take(s.textsOf, len(b), textBlock)
+		dst = a.take(pool, len(b), block)
 	}
 	copy(dst, b)
 	return unsafe.String(unsafe.SliceData(dst), len(dst))

@@ -164,19 +164,20 @@ type boolCol struct {
 
 func (c *boolCol) Append(v bool) {
 	c.valid(c.n)
+	c.push(v)
+}
+
+func (c *boolCol) AppendNull() {
+	c.null(c.n)
+	c.push(false)
+}
+
+func (c *boolCol) push(v bool) {
 	if c.n%8 == 0 {
 		c.bits = append(sized(c.bits, c.last), 0)
 	}
 	if v {
 		c.bits[c.n/8] |= 1 << (c.n % 8)
-	}
-	c.n++
-}
-
-func (c *boolCol) AppendNull() {
-	c.null(c.n)
-	if c.n%8 == 0 {
-		c.bits = append(sized(c.bits, c.last), 0)
 	}
 	c.n++
 }
