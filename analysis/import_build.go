@@ -83,6 +83,7 @@ type buildParams struct {
 // traces, to records.
 func buildPart(r *inRun, st *importStats, p buildParams) *built {
 	b := &built{zero: p.zero}
+	linkParents(r)
 	st.CyclesBroken = breakCycles(r)
 	toolResultsReported(r)
 	agentChains(r)
@@ -170,6 +171,17 @@ func sortSpans(spans []record.Span, first uint64) {
 	}
 }
 
+// linkParents points each span of r at its parent span (up), looked up once by key for
+// every pass of the build that walks up the tree; a parent not in r leaves it nil.
+func linkParents(r *inRun) {
+	for _, s := range r.spans {
+		s.up = nil
+		if s.parent != "" {
+			s.up = r.byKey[s.parent]
+		}
+	}
+}
+
 // agentChains makes agents of the chain spans (a convention's ChainKinds) that stand where
 // an agent does: a trace's root span, or the span a tool call ran, which is a sub-agent. A
 // chain under a chain or a model call is a step of its agent, and a chain whose parent
@@ -181,7 +193,7 @@ func agentChains(r *inRun) {
 		}
 		if s.parent == "" {
 			s.role = roleAgent
-		} else if p := r.byKey[s.parent]; p != nil && p.role == roleTool {
+		} else if p := s.up; p != nil && p.role == roleTool {
 			s.role = roleAgent
 		}
 	}
@@ -203,9 +215,9 @@ func nestedModelTurns(r *inRun) {
 		if s.role != roleModel {
 			continue
 		}
-		outer := r.byKey[s.parent]
+		outer := s.up
 		if outer != nil && outer.role == roleOther {
-			outer = r.byKey[outer.parent]
+			outer = outer.up
 		}
 		if outer == nil || outer.role != roleModel || outer == s {
 			continue
@@ -226,18 +238,18 @@ func nestedModelTurns(r *inRun) {
 // under an agent that works stays a sub-agent, and so does one reached through a tool call:
 // that call is its outer agent's own work.
 func agentWrappers(r *inRun) {
-	an := newAncestry(r)
+	findAncestry(r)
 	own := map[*inSpan]bool{}
 	nested := map[*inSpan][]*inSpan{}
 	for _, s := range r.spans {
-		switch p := r.byKey[s.parent]; {
+		switch p := s.up; {
 		case s.role == roleOther:
 		case s.role != roleAgent:
-			if a := an.agent[s]; a != nil {
+			if a := s.anc.agent; a != nil {
 				own[a] = true
 			}
-		case p != nil && an.agent[p] != nil:
-			nested[an.agent[p]] = append(nested[an.agent[p]], s)
+		case p != nil && p.anc.agent != nil:
+			nested[p.anc.agent] = append(nested[p.anc.agent], s)
 		}
 	}
 	for outer, inner := range nested {
@@ -280,9 +292,9 @@ func breakCycles(r *inRun) int {
 		for cur := s; cur != nil && state[cur] == unseen; {
 			state[cur] = onPath
 			path = append(path, cur)
-			p := r.byKey[cur.parent]
+			p := cur.up
 			if p != nil && state[p] == onPath {
-				cur.parent, cur.cycle = "", true
+				cur.parent, cur.up, cur.cycle = "", nil, true
 				cut++
 				break
 			}
@@ -295,29 +307,26 @@ func breakCycles(r *inRun) int {
 	return cut
 }
 
-// ancestry finds, for every span, its nearest agent ancestor (itself when it is one; nil
-// when it has none) and the top of its chain (the trace's root, or the top of an orphan
-// fragment whose parent span is missing). Parents are walked iteratively after
-// breakCycles, each span once.
-type ancestry struct {
-	agent map[*inSpan]*inSpan
-	top   map[*inSpan]*inSpan
-}
-
-func newAncestry(r *inRun) *ancestry {
-	an := &ancestry{agent: make(map[*inSpan]*inSpan, len(r.spans)), top: make(map[*inSpan]*inSpan, len(r.spans))}
+// findAncestry finds, for every span of r, its nearest agent ancestor (itself when it is
+// one; nil when it has none) and the top of its chain (the trace's root, or the top of an
+// orphan fragment whose parent span is missing), and holds them on the span (anc). Parents
+// are walked iteratively after breakCycles, each span once.
+func findAncestry(r *inRun) {
+	for _, s := range r.spans {
+		s.anc = spanAncestry{}
+	}
 	var path []*inSpan
 	for _, s := range r.spans {
 		path = path[:0]
 		var agent, top *inSpan
 		cur := s
 		for {
-			if _, ok := an.top[cur]; ok {
-				agent, top = an.agent[cur], an.top[cur]
+			if cur.anc.top != nil {
+				agent, top = cur.anc.agent, cur.anc.top
 				break
 			}
 			path = append(path, cur)
-			p := r.byKey[cur.parent]
+			p := cur.up
 			if p == nil {
 				top = cur
 				break
@@ -331,10 +340,9 @@ func newAncestry(r *inRun) *ancestry {
 			if x.role == roleAgent {
 				agent = x
 			}
-			an.agent[x], an.top[x] = agent, top
+			x.anc = spanAncestry{agent: agent, top: top}
 		}
 	}
-	return an
 }
 
 // investigations finds every investigation of the run, its parent and members, and numbers
@@ -346,7 +354,7 @@ func newAncestry(r *inRun) *ancestry {
 // its trace's home investigation when there is one, else a root, which a link or a shared
 // session id may then join to the run it was started from (joinTraces).
 func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
-	an := newAncestry(r)
+	findAncestry(r)
 	byAgent := map[*inSpan]*inInv{}
 	var invs []*inInv
 	newInv := func(span *inSpan, implicit bool) *inInv {
@@ -368,13 +376,13 @@ func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 			traces[s.traceHex] = t
 			order = append(order, s.traceHex)
 		}
-		top := an.top[s]
+		top := s.anc.top
 		if top.parent == "" {
 			t.root = top
 		} else if top == s {
 			t.orphans = append(t.orphans, s)
 		}
-		if an.agent[s] == nil {
+		if s.anc.agent == nil {
 			t.loose = append(t.loose, s)
 			if s.role != roleOther {
 				t.roleSpans++
@@ -409,7 +417,7 @@ func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 		}
 	}
 	for _, s := range r.spans {
-		a := an.agent[s]
+		a := s.anc.agent
 		if a == nil {
 			continue
 		}
@@ -419,13 +427,13 @@ func investigations(r *inRun, st *importStats, firstID int64) []*inInv {
 			inv.members = append(inv.members, s)
 			continue
 		}
-		if p := r.byKey[s.parent]; p != nil && an.agent[p] != nil {
-			inv.parent = byAgent[an.agent[p]]
+		if p := s.up; p != nil && p.anc.agent != nil {
+			inv.parent = byAgent[p.anc.agent]
 		} else if home := traces[s.traceHex].home; home != nil && home != inv {
 			inv.parent = home
 		}
 	}
-	joinTraces(r, invs, an, byAgent, traces, st)
+	joinTraces(r, invs, byAgent, traces, st)
 	slices.SortFunc(invs, func(x, y *inInv) int { return spanOrder(x.span, y.span) })
 	for i, inv := range invs {
 		inv.id = firstID + int64(i+1)
@@ -483,9 +491,9 @@ func syntheticRoot(r *inRun, trace string, loose []*inSpan) *inSpan {
 // conversation of many turns (each a trace of its own, one id) costs its length, not its
 // square: an investigation that ended before one began has ended before every later one
 // begins too, and leaves the sweep for good.
-func joinTraces(r *inRun, invs []*inInv, an *ancestry, byAgent map[*inSpan]*inInv, traces map[string]*traceInfo, st *importStats) {
+func joinTraces(r *inRun, invs []*inInv, byAgent map[*inSpan]*inInv, traces map[string]*traceInfo, st *importStats) {
 	invOf := func(s *inSpan) *inInv {
-		if a := an.agent[s]; a != nil {
+		if a := s.anc.agent; a != nil {
 			return byAgent[a]
 		}
 		return traces[s.traceHex].home
@@ -965,7 +973,7 @@ func (b *built) human(inv *inInv, s *inSpan) {
 }
 
 func parentID(s *inSpan, inv *inInv) uint64 {
-	if p := s.run.byKey[s.parent]; p != nil && p.id != 0 {
+	if p := s.up; p != nil && p.id != 0 {
 		return p.id
 	}
 	if inv.span != s {
@@ -1115,7 +1123,7 @@ func toolResultsReported(r *inRun) {
 // askedBy is the id of the one call of tool that the nearest model turn above s asked
 // for, "" when there is none or more than one.
 func askedBy(r *inRun, s *inSpan, tool string) string {
-	for p := r.byKey[s.parent]; p != nil; p = r.byKey[p.parent] {
+	for p := s.up; p != nil; p = p.up {
 		if p.role != roleModel {
 			continue
 		}

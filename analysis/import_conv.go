@@ -100,6 +100,14 @@ var conventions []*convention
 // producers maps each convention's ProducerAttrs to it.
 var producers = map[string]*convention{}
 
+// producerLens holds the lengths of the producers' keys (longer ones share the last bit):
+// a key of another length is no producer's, which detectConvention learns without hashing
+// it (a model call of an agent library carries dozens of long attribute keys).
+var producerLens [65]bool
+
+// mayBeProducer reports whether key may be one of producers' keys.
+func mayBeProducer(key string) bool { return producerLens[min(len(key), len(producerLens)-1)] }
+
 // readEvents are the events some convention reads a tool call's arguments (ArgsEvents) or
 // a model call's tokens (TokenEvent) from.
 var readEvents = map[string]bool{}
@@ -136,6 +144,7 @@ func (s *inSpan) event(name string) (inSpan, bool) {
 func register(c *convention) {
 	for _, k := range c.ProducerAttrs {
 		producers[k] = c
+		producerLens[min(len(k), len(producerLens)-1)] = true
 	}
 	for _, ev := range c.ArgsEvents {
 		name, _, _ := strings.Cut(ev, "#")
@@ -198,6 +207,9 @@ func (c *convention) detect(s *inSpan) bool {
 func detectConvention(s *inSpan) *convention {
 	if len(producers) > 0 {
 		for _, kv := range s.attrs {
+			if !mayBeProducer(kv.key) {
+				continue
+			}
 			if c := producers[kv.key]; c != nil {
 				return c
 			}

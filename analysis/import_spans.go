@@ -53,8 +53,10 @@ const (
 // inSpan is one imported span.
 type inSpan struct {
 	run          *inRun
-	key, parent  string // trace id + span id (hex), the parent's; parent "" for a root
-	otlpID       string // the span id alone (hex)
+	key, parent  string       // trace id + span id (hex), the parent's; parent "" for a root
+	up           *inSpan      // the parent span in the run or part being built, nil when it is not in the data (linkParents)
+	anc          spanAncestry // its nearest agent and the top of its chain (findAncestry)
+	otlpID       string       // the span id alone (hex)
 	name         string
 	start, end   int64 // Unix nanoseconds
 	code         tracepb.Status_StatusCode
@@ -76,6 +78,11 @@ type inSpan struct {
 	chain        bool // of one of its convention's ChainKinds: an agent where it stands (agentChains)
 	missingRoot  bool // it stands for a trace's root span that is not in the data
 }
+
+// spanAncestry is a span's nearest agent ancestor (itself when it is one; nil when it has
+// none) and the top of its chain (the trace's root, or the top of an orphan fragment); top
+// is nil until findAncestry has reached the span.
+type spanAncestry struct{ agent, top *inSpan }
 
 // inRun collects the spans of one run: every span of a mayday export's run (its resource
 // names mayday.run_id), or of one service (service.name) of everything else imported.
