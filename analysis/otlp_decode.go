@@ -704,18 +704,22 @@ func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
 	})
 }
 
-// The members of an attribute as exporters write it, compactly: a key and a string or
-// integer value.
+// The members of an attribute as exporters write it, compactly: a key and a string,
+// integer, double or boolean value.
 var (
 	jsonKeyOpen   = []byte(`{"key":`)
 	jsonStringVal = []byte(`,"value":{"stringValue":`)
 	jsonIntVal    = []byte(`,"value":{"intValue":`)
+	jsonDoubleVal = []byte(`,"value":{"doubleValue":`)
+	jsonBoolVal   = []byte(`,"value":{"boolValue":`)
 	jsonTwoClose  = []byte(`}}`)
+	jsonNull      = []byte(`null`)
 )
 
 // compactKeyValue reads an attribute written as exporters write nearly every one, with no
-// space: {"key":"k","value":{"stringValue":"v"}} or {"key":"k","value":{"intValue":n}}
-// (n a number or a string), into kv as keyValue would. Anything else leaves the cursor and
+// space: {"key":"k","value":{"stringValue":"v"}}, {"key":"k","value":{"intValue":n}} (n a
+// number or a string), or the same with doubleValue or boolValue, into kv as keyValue
+// would. Anything else leaves the cursor and
 // kv as they were and reports false, for keyValue's general reading (member order,
 // spacing, other kinds).
 func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
@@ -734,9 +738,16 @@ func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
 		case bytes.HasPrefix(rest, jsonIntVal):
 			d.i += len(jsonIntVal)
 			read = d.intValue(a)
+		case bytes.HasPrefix(rest, jsonDoubleVal):
+			d.i += len(jsonDoubleVal)
+			read = d.doubleValue(a)
+		case bytes.HasPrefix(rest, jsonBoolVal):
+			d.i += len(jsonBoolVal)
+			read = d.boolValue(a)
 		}
-		// The value's object and the attribute's close together.
-		if read && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
+		// The value's object and the attribute's close together. A kind set to null is no
+		// kind (anyValue), which the general reading makes.
+		if read && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) && !bytes.HasSuffix(d.b[:d.i], jsonNull) {
 			d.i += len(jsonTwoClose)
 			kv.Key, kv.Value = key, a
 			return true
@@ -760,6 +771,21 @@ func (d *jdec) intValue(a *commonpb.AnyValue) bool {
 	return ok
 }
 
+// doubleValue reads a double (a number, a string of one, or NaN and the infinities as
+// strings) as the value of a.
+func (d *jdec) doubleValue(a *commonpb.AnyValue) bool {
+	f, ok := d.float64v()
+	d.setDouble(a, f)
+	return ok
+}
+
+// boolValue reads a boolean as the value of a.
+func (d *jdec) boolValue(a *commonpb.AnyValue) bool {
+	b, ok := d.boolv()
+	d.setBool(a, b)
+	return ok
+}
+
 // anyValue reads an AnyValue: one of its kinds, or none ({}).
 func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 	if d.depth++; d.depth > maxFastDepth {
@@ -777,15 +803,11 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 		case "stringValue", "string_value":
 			return d.stringValue(v)
 		case "boolValue", "bool_value":
-			b, ok := d.boolv()
-			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: b}
-			return ok
+			return d.boolValue(v)
 		case "intValue", "int_value":
 			return d.intValue(v)
 		case "doubleValue", "double_value":
-			f, ok := d.float64v()
-			v.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: f}
-			return ok
+			return d.doubleValue(v)
 		case "bytesValue", "bytes_value":
 			s, ok := d.str()
 			b, err := decodeBase64(s)

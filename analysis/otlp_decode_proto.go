@@ -475,11 +475,11 @@ func (p *pdec) anyValue(b []byte, a *commonpb.AnyValue) bool {
 		case num == 1 && typ == protowire.BytesType:
 			return p.stringValue(v, a)
 		case num == 2 && typ == protowire.VarintType:
-			a.Value = &commonpb.AnyValue_BoolValue{BoolValue: x != 0}
+			p.setBool(a, x != 0)
 		case num == 3 && typ == protowire.VarintType:
 			p.setInt(a, int64(x))
 		case num == 4 && typ == protowire.Fixed64Type:
-			a.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: math.Float64frombits(x)}
+			p.setDouble(a, math.Float64frombits(x))
 		case num == 5 && typ == protowire.BytesType:
 			if _, again := a.Value.(*commonpb.AnyValue_ArrayValue); again {
 				return false

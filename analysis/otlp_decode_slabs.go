@@ -30,6 +30,8 @@ type slabs struct {
 	avs     slab[commonpb.AnyValue]
 	strs    slab[commonpb.AnyValue_StringValue]
 	ints    slab[commonpb.AnyValue_IntValue]
+	dbls    slab[commonpb.AnyValue_DoubleValue]
+	bools   slab[commonpb.AnyValue_BoolValue]
 	ids     []byte
 	texts   arena[byte]          // the strings of the request that are not parts of it (copyText)
 	textsOf *freeSlabs[byte]     // the pool texts' blocks come from and go back to (nil: none)
@@ -73,8 +75,8 @@ func take[T any](s *slabs, slab *slab[T]) *T {
 	return x
 }
 
-// setString and setInt set the value of a, an AnyValue, as both decoders make it: its
-// oneof's member from the slabs.
+// setString, setInt, setDouble and setBool set the value of a, an AnyValue, as both
+// decoders make it: its oneof's member from the slabs.
 func (s *slabs) setString(a *commonpb.AnyValue, v string) {
 	sv := take(s, &s.strs)
 	sv.StringValue = v
@@ -85,6 +87,18 @@ func (s *slabs) setInt(a *commonpb.AnyValue, x int64) {
 	iv := take(s, &s.ints)
 	iv.IntValue = x
 	a.Value = iv
+}
+
+func (s *slabs) setDouble(a *commonpb.AnyValue, x float64) {
+	dv := take(s, &s.dbls)
+	dv.DoubleValue = x
+	a.Value = dv
+}
+
+func (s *slabs) setBool(a *commonpb.AnyValue, x bool) {
+	bv := take(s, &s.bools)
+	bv.BoolValue = x
+	a.Value = bv
 }
 
 // next is a new slab of n objects: one given back (cleared) by an earlier request when
@@ -109,11 +123,13 @@ type slabMark struct {
 	avs    []commonpb.AnyValue
 	strs   []commonpb.AnyValue_StringValue
 	ints   []commonpb.AnyValue_IntValue
+	dbls   []commonpb.AnyValue_DoubleValue
+	bools  []commonpb.AnyValue_BoolValue
 	lists  []*commonpb.KeyValue
 }
 
 func (s *slabs) mark() slabMark {
-	return slabMark{s.events.cur, s.kvs.cur, s.avs.cur, s.strs.cur, s.ints.cur, s.lists}
+	return slabMark{s.events.cur, s.kvs.cur, s.avs.cur, s.strs.cur, s.ints.cur, s.dbls.cur, s.bools.cur, s.lists}
 }
 
 // rewind clears the events and attributes taken since m and takes them again next, for a
@@ -125,6 +141,8 @@ func (s *slabs) rewind(m slabMark) {
 	s.avs.cur = rewound(s.avs.cur, m.avs)
 	s.strs.cur = rewound(s.strs.cur, m.strs)
 	s.ints.cur = rewound(s.ints.cur, m.ints)
+	s.dbls.cur = rewound(s.dbls.cur, m.dbls)
+	s.bools.cur = rewound(s.bools.cur, m.bools)
 	s.lists = rewound(s.lists, m.lists)
 }
 
@@ -158,6 +176,8 @@ type slabPool struct {
 	avs    freeSlabs[commonpb.AnyValue]
 	strs   freeSlabs[commonpb.AnyValue_StringValue]
 	ints   freeSlabs[commonpb.AnyValue_IntValue]
+	dbls   freeSlabs[commonpb.AnyValue_DoubleValue]
+	bools  freeSlabs[commonpb.AnyValue_BoolValue]
 	texts  freeSlabs[byte]
 }
 
@@ -217,6 +237,7 @@ func (p *slabPool) slabsOver(b []byte) slabs {
 	s := newSlabsOver(b)
 	s.spans.free, s.events.free, s.links.free = &p.spans, &p.events, &p.links
 	s.kvs.free, s.avs.free, s.strs.free, s.ints.free = &p.kvs, &p.avs, &p.strs, &p.ints
+	s.dbls.free, s.bools.free = &p.dbls, &p.bools
 	s.textsOf = &p.texts
 	return s
 }
@@ -231,6 +252,8 @@ func (s *slabs) recycle() {
 	giveBack(&s.avs)
 	giveBack(&s.strs)
 	giveBack(&s.ints)
+	giveBack(&s.dbls)
+	giveBack(&s.bools)
 	s.texts.giveBack(s.textsOf, maxFreeTexts, false) // bytes are written before they are read
 }
 

@@ -115,6 +115,9 @@ func TestFastOTLPJSONEdges(t *testing.T) {
 		span(ids + `,"attributes":[{"key":"s","value":{"stringValue":"v\"w"}},{"key":"i","value":{"intValue":7}},{"key":"j","value":{"intValue":"-8"}},` +
 			`{"key":"e\u00e9","value":{"stringValue":""}},{"key":"sp", "value":{"stringValue":"v"}},{"value":{"stringValue":"v"},"key":"r"},` +
 			`{"key":"c","value":{"stringValue":"v"} },{"key":"k","value":{"intValue":7} }]`),
+		span(ids + `,"attributes":[{"key":"d","value":{"doubleValue":2.5}},{"key":"dn","value":{"doubleValue":"-Infinity"}},{"key":"ds","value":{"doubleValue":"1e-3"}},` +
+			`{"key":"di","value":{"doubleValue":7}},{"key":"t","value":{"boolValue":true}},{"key":"f","value":{"boolValue":false}},` +
+			`{"key":"zi","value":{"intValue":null}},{"key":"zd","value":{"doubleValue":null}},{"key":"zb","value":{"boolValue":null}},{"key":"zs","value":{"stringValue":null}}]`),
 		` { "resourceSpans" : [ ] } `,
 		`{}`,
 	}
@@ -159,6 +162,9 @@ func TestFastOTLPJSONEdges(t *testing.T) {
 		span(ids + `,"status":{"code":1,"code":2}`),
 		`{"resourceSpans":[],"resource_spans":[]}`,
 		span(ids + `,"attributes":[{"key":"a","value":{"intValue":1.5}}]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"doubleValue":"x"}}]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"boolValue":"true"}}]`),
+		span(ids + `,"attributes":[{"key":"a","value":{"boolValue":1}}]`),
 		span(ids + `,"attributes":[{"key":"a","value":{"stringValue":"` + "\x01" + `"}}]`),
 		span(ids + `,"name":"` + "\xff" + `"`),
 		`{"resourceSpans":[]} x`,
