@@ -334,6 +334,7 @@ func checkResource(attrs []*commonpb.KeyValue, native bool, maxText int64) error
 // name attributes, and its events', are redacted first (redactValue), as they are read.
 func (rd *traceReader) checkSpan(sp *tracepb.Span, native bool, maxText int64) error {
 	attrKinds()
+	rd.rowTimes = rd.rowTimes[:0]
 	if len(sp.TraceId) != 16 || len(sp.SpanId) != 8 {
 		return fmt.Errorf("trace id of %d bytes and span id of %d bytes (want 16 and 8)", len(sp.TraceId), len(sp.SpanId))
 	}
@@ -370,6 +371,9 @@ func (rd *traceReader) checkSpan(sp *tracepb.Span, native bool, maxText int64) e
 			err := checkValue(kv.Key, kv.Value, rule, false, maxText)
 			if err == nil && rows {
 				err = checkColumn(kv.Key, kv.Value, rule)
+				if rule.isColumn && rule.column == kindTime {
+					rd.rowTimes = append(rd.rowTimes, rowTime{e.Name, kv})
+				}
 			}
 			if err != nil {
 				return fmt.Errorf("event %s: %w", excerpt(e.Name), err)
@@ -396,8 +400,9 @@ func instant(ns uint64) string {
 	return time.Unix(0, int64(ns)).UTC().Format(time.RFC3339Nano)
 }
 
-// spanTimes widens the run's bounds by the span (and, in an export, by the rows its events
-// carry), refusing a run that would cover more than ReadLimits.Spread.
+// spanTimes widens the run's bounds by the span (and, in an export, by the times of the
+// rows its events carry, which checkSpan, called just before, noted), refusing a run that
+// would cover more than ReadLimits.Spread.
 func (rd *traceReader) spanTimes(sp *tracepb.Span, native bool, b *timeBounds) error {
 	if err := rd.widen(b, "starts", int64(sp.StartTimeUnixNano)); err != nil {
 		return err
@@ -410,19 +415,19 @@ func (rd *traceReader) spanTimes(sp *tracepb.Span, native bool, b *timeBounds) e
 	if !native {
 		return nil
 	}
-	for _, e := range sp.Events {
-		if !isRowEvent(e.Name) {
-			continue
-		}
-		for _, kv := range e.Attributes {
-			if recordColumns[kv.Key] == kindTime {
-				if err := rd.widen(b, "event "+e.Name+" has "+kv.Key, kv.Value.GetIntValue()); err != nil {
-					return err
-				}
-			}
+	for _, t := range rd.rowTimes {
+		if err := rd.widen(b, "event "+t.event+" has "+t.kv.Key, t.kv.Value.GetIntValue()); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// rowTime is a time column of a row an export's span carries in an event (checkSpan
+// notes them, in order, for spanTimes).
+type rowTime struct {
+	event string
+	kv    *commonpb.KeyValue
 }
 
 // exportTimeZero is time 0 of an export's run, as the views count it: the simulated epoch,

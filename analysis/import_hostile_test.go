@@ -440,6 +440,14 @@ func TestHostileMaydayAttributes(t *testing.T) {
 	p := filepath.Join(tmp, "event.pb")
 	writeResource(t, p, res, span)
 	refused(t, []string{p}, ImportOptions{}, "event.pb", "arrived_at")
+	// an execution row a year after the export's time 0, its span on time: the rows' times
+	// count in the run's spread
+	res, span = nativeRequest(nil, nil)
+	span.Events = []*tracepb.Span_Event{{Name: "mayday.execution", Attributes: []*commonpb.KeyValue{
+		intAttr("investigation_id", 1), intAttr("at", record.Epoch+int64(365*24*time.Hour))}}}
+	p = filepath.Join(tmp, "rowlate.pb")
+	writeResource(t, p, res, span)
+	refused(t, []string{p}, ImportOptions{}, "rowlate.pb", "--max-spread", "mayday.execution", "at")
 	// transition and execution rows whose state, action, decider or outcome their ENUM
 	// column does not hold
 	for _, row := range []struct{ event, key string }{

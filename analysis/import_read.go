@@ -254,6 +254,9 @@ type traceReader struct {
 	bounds map[string]*timeBounds // by run: an export's run id, else the service
 	dec    decodeQueue            // requests being decoded, in the order they were read
 	mem    requestMemory          // what requests are read and decoded into, given back once added
+	// rowTimes are the time columns of the rows the span checkSpan last checked carries
+	// (an export's), for spanTimes.
+	rowTimes []rowTime
 }
 
 func newTraceReader(lim ReadLimits, conventions string, redact []string) *traceReader {
