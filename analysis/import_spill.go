@@ -189,8 +189,9 @@ type spillPart struct {
 // (a group is never cut: a part holds at least one). Parts of about smallPartSpans spans
 // are taken when reading each from the chunks that hold its spans reads no more than
 // smallScan times the spill; else parts of about partSpans spans, read from the chunks when
-// that reads no more than directScan times the spill (readChunks), and otherwise each
-// written to a file of its own in one pass over the spill.
+// that reads no more than directScan times the spill (readChunks); and otherwise parts of
+// about filedPartSpans, each written to a file of its own in one pass over the spill (or
+// read from the chunks, if these smaller parts happen to lie within directScan).
 func (sp *spillRun) parts() ([]spillPart, error) {
 	if err := sp.chunks.flush(); err != nil { // the last chunk; the file stays open
 		return nil, err
@@ -220,8 +221,30 @@ func (sp *spillRun) cut() ([]spillPart, map[int32]int, bool) {
 		}
 	}
 	parts, partOf := cutParts(groups, partSpans())
+	if sp.readInPlace(parts, partOf, directScan) {
+		return parts, partOf, true
+	}
+	parts, partOf = cutParts(groups, filedPartSpans(groups))
 	return parts, partOf, sp.readInPlace(parts, partOf, directScan)
 }
+
+// filedPartSpans is the size of the parts a run is cut into when each is written to a file
+// of its own: smallPartSpans, so that the part being built and the one being loaded hold
+// little of the heap and the collector has room (the LangGraph input, whose spans interleave
+// across the whole spill: 42 collections of a live heap near 400 MB with parts of
+// partSpans, 24 with these, and the import 9% faster), unless that would open more than
+// maxPartFiles files at once; never more than partSpans.
+func filedPartSpans(groups []*traceGroup) int64 {
+	var spans int64
+	for _, g := range groups {
+		spans += g.spans
+	}
+	return min(partSpans(), max(smallPartSpans, (spans+maxPartFiles-1)/maxPartFiles))
+}
+
+// maxPartFiles bounds the files (each with its compressing writer and a pending chunk, about
+// 200 KB) that cutting a run into files of parts of smallPartSpans opens at once.
+const maxPartFiles = 512
 
 // smallPartSpans is the size of the parts a run is cut into when their spans lie together
 // in the spill: a part's records, built and written, then stay in the processor's caches,

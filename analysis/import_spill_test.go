@@ -575,7 +575,8 @@ func TestSpillReadInPlaceChoice(t *testing.T) {
 // A run whose parts of smallPartSpans spans read the spill in place at most smallScan
 // times is cut into them; one whose small parts would read more (traces each spread over
 // several chunks) is cut into parts of partSpans, read in place when those stay within
-// directScan, and otherwise cut into files.
+// directScan, and otherwise cut into files of parts of filedPartSpans: small parts, unless
+// they would open more than maxPartFiles files, and never larger than partSpans.
 func TestSpillPartSizeChoice(t *testing.T) {
 	if smallPartSpans*2 > partSpans() {
 		t.Fatalf("smallPartSpans %d is not below half of partSpans %d: the choice is not made", smallPartSpans, partSpans())
@@ -609,10 +610,23 @@ func TestSpillPartSizeChoice(t *testing.T) {
 		t.Errorf("traces over 7 chunks: parts of %v (in place %v), want 3 read in place, the first of %d", sizes(parts), inPlace, big)
 	}
 	// Each trace over 193 of 256 chunks: parts of partSpans read 217, 217 and 206 chunks
-	// (2.5 > directScan), small parts more: files of partSpans.
+	// (2.5 > directScan), small parts more: files of small parts.
 	parts, _, inPlace = spill(traces * 3).cut()
-	if inPlace || len(parts) != 3 {
-		t.Errorf("traces over the whole spill: parts of %v (in place %v), want 3 cut into files", sizes(parts), inPlace)
+	if inPlace || len(parts) != traces/8 || parts[0].spans != smallPartSpans {
+		t.Errorf("traces over the whole spill: parts of %v (in place %v), want %d of %d cut into files", sizes(parts), inPlace, traces/8, smallPartSpans)
+	}
+	// The files' parts grow past smallPartSpans only to keep to maxPartFiles files, and
+	// never past partSpans.
+	for _, c := range []struct{ spans, want int64 }{
+		{1000, smallPartSpans},
+		{maxPartFiles * smallPartSpans, smallPartSpans},
+		{maxPartFiles*smallPartSpans + 1, smallPartSpans + 1},
+		{maxPartFiles * partSpans() * 4, partSpans()},
+	} {
+		groups := []*traceGroup{{spans: c.spans / 2}, {spans: c.spans - c.spans/2}}
+		if got := filedPartSpans(groups); got != c.want {
+			t.Errorf("%d spans: parts of %d for files, want %d", c.spans, got, c.want)
+		}
 	}
 }
 
