@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"hash"
+	"hash/maphash"
 	"io"
 	"strings"
 
@@ -61,7 +62,23 @@ type Redactor struct {
 	shortest   int                  // the length of the shortest of secrets: a shorter text holds none
 	pairs      [1 << 16 / 64]uint64 // the first two bytes of each secret, as a set of 65,536 bits (mayHold)
 	buf        []byte
+	// clean holds the long texts (cleanMin bytes or more) Text found nothing to redact in,
+	// by a keyed 128-bit hash, while the learned secrets are the cleanAt first: a model
+	// call's system prompt and tool schemas come back on every call, and scanning a prompt
+	// is most of redacting it. Learning a secret empties it, since a text clean before may
+	// hold the new one.
+	clean      map[[2]uint64]struct{}
+	cleanAt    int
+	cleanSeeds [2]maphash.Seed
+	noClean    bool // tests: every text scanned
 }
+
+// cleanMin is the shortest text Text remembers as clean, and maxClean how many it
+// remembers (about 3 MB) before it starts over.
+const (
+	cleanMin = 256
+	maxClean = 1 << 16
+)
 
 // NewRedactor returns a redactor keyed with key (the built-in key when empty) that treats
 // keys containing any of DefaultSecretPatterns or extra (case-insensitive) as secret, and
@@ -71,7 +88,8 @@ func NewRedactor(key []byte, extra, secrets []string) *Redactor {
 		key = defaultRedactKey
 	}
 	r := &Redactor{keys: secret.NewKeys(extra), mac: hmac.New(sha256.New, key), cache: make(map[string]string),
-		secretKeys: make(map[string]bool)}
+		secretKeys: make(map[string]bool), clean: make(map[[2]uint64]struct{}),
+		cleanSeeds: [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}}
 	for _, s := range secrets {
 		if s != "" {
 			r.learn(s)
@@ -188,8 +206,32 @@ func (r *Redactor) Attr(key, value string) string {
 // (`api_key=sk-1`, `"token": "abc"`), every credential-shaped value (secret.Find) and every
 // known secret value. A purely numeric value is kept after a key that is secret-looking only
 // because it says "token" ("tokens: 4000" is a count). Text that holds neither ':' nor '='
-// nor a known secret nor a credential's prefix is returned as is, without allocating.
+// nor a known secret nor a credential's prefix is returned as is, without allocating; a
+// long text found clean once is not scanned again while no secret is learned (clean).
 func (r *Redactor) Text(s string) string {
+	if len(s) < cleanMin || r.noClean {
+		return r.text(s)
+	}
+	if r.cleanAt != len(r.secrets) {
+		clear(r.clean)
+		r.cleanAt = len(r.secrets)
+	}
+	h := [2]uint64{maphash.String(r.cleanSeeds[0], s), maphash.String(r.cleanSeeds[1], s)}
+	if _, ok := r.clean[h]; ok {
+		return s
+	}
+	out := r.text(s)
+	if out == s && r.cleanAt == len(r.secrets) {
+		if len(r.clean) >= maxClean {
+			clear(r.clean)
+		}
+		r.clean[h] = struct{}{}
+	}
+	return out
+}
+
+// text is Text without the memory of clean texts.
+func (r *Redactor) text(s string) string {
 	if s == "" {
 		return s
 	}

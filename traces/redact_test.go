@@ -356,3 +356,56 @@ func TestMarksAsIndexByte(t *testing.T) {
 		}
 	})
 }
+
+// A long text found clean is not scanned again while no secret is learned: whatever the
+// order of texts (clean, holding a credential shape, a secret pair or a secret learned
+// later) and of secrets learned between them, Text gives what a redactor that scans every
+// text gives, and a text clean before that holds a secret learned since is redacted.
+func TestTextRemembersCleanTexts(t *testing.T) {
+	filler := strings.Repeat("the agent read the report and wrote a summary. ", 6) // past cleanMin
+	secrets := []string{"hunter2-very-secret-value", "s3cr3t-passphrase-0042"}
+	pieces := []string{filler, "plain words ", "api_key=abc123 ", "token: 4000 ",
+		"ghp_" + strings.Repeat("A", 36) + " ", "sk-" + strings.Repeat("b", 40) + " ",
+		"Bearer abcdefghijklmnop ", secrets[0] + " ", secrets[1] + " "}
+	rapid.Check(t, func(t *rapid.T) {
+		mem, scan := NewRedactor(nil, nil, nil), NewRedactor(nil, nil, nil)
+		scan.noClean = true
+		var texts []string
+		for range rapid.IntRange(1, 6).Draw(t, "texts") {
+			var b strings.Builder
+			b.WriteString(filler)
+			for range rapid.IntRange(0, 4).Draw(t, "pieces") {
+				b.WriteString(rapid.SampledFrom(pieces).Draw(t, "piece"))
+			}
+			texts = append(texts, b.String())
+		}
+		for i := range rapid.IntRange(1, 30).Draw(t, "steps") {
+			if rapid.IntRange(0, 4).Draw(t, "learn") == 0 {
+				// a value under a secret key: hashed, and learned as a secret
+				v := rapid.SampledFrom(secrets).Draw(t, "secret")
+				if got, want := mem.Attr("password", v), scan.Attr("password", v); got != want {
+					t.Fatalf("step %d: Attr %q, want %q", i, got, want)
+				}
+				continue
+			}
+			s := rapid.SampledFrom(texts).Draw(t, "text")
+			if got, want := mem.Text(s), scan.Text(s); got != want {
+				t.Fatalf("step %d: Text(%.60q...) = %.80q, want %.80q", i, s, got, want)
+			}
+		}
+	})
+	// The case the memory must not miss: a text clean when first seen, a secret in it
+	// learned after.
+	r := NewRedactor(nil, nil, nil)
+	s := filler + secrets[0]
+	if got := r.Text(s); got != s {
+		t.Fatalf("a text with no secret known yet: redacted to %.80q", got)
+	}
+	r.Attr("password", secrets[0])
+	if got := r.Text(s); strings.Contains(got, secrets[0]) {
+		t.Errorf("a secret learned after its text was found clean is left in it: %.80q", got)
+	}
+	if len(r.clean) != 0 {
+		t.Errorf("%d texts remembered clean after learning a secret they may hold", len(r.clean))
+	}
+}
