@@ -731,19 +731,15 @@ func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
 	if key, ok := d.str(); ok {
 		a := take(&d.slabs, &d.avs) // left unused when the form does not match
 		read := false
-		switch rest := d.b[d.i:]; {
-		case bytes.HasPrefix(rest, jsonStringVal):
-			d.i += len(jsonStringVal)
-			read = d.stringValue(a)
-		case bytes.HasPrefix(rest, jsonIntVal):
-			d.i += len(jsonIntVal)
-			read = d.intValue(a)
-		case bytes.HasPrefix(rest, jsonDoubleVal):
-			d.i += len(jsonDoubleVal)
-			read = d.doubleValue(a)
-		case bytes.HasPrefix(rest, jsonBoolVal):
-			d.i += len(jsonBoolVal)
-			read = d.boolValue(a)
+		switch {
+		case d.skip(jsonStringVal):
+			read = kindValue(a, d.str, d.setString)
+		case d.skip(jsonIntVal):
+			read = kindValue(a, d.int64v, d.setInt)
+		case d.skip(jsonDoubleVal):
+			read = kindValue(a, d.float64v, d.setDouble)
+		case d.skip(jsonBoolVal):
+			read = kindValue(a, d.boolv, d.setBool)
 		}
 		// The value's object and the attribute's close together. A kind set to null is no
 		// kind (anyValue), which the general reading makes.
@@ -757,32 +753,21 @@ func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
 	return false
 }
 
-// stringValue reads a string as the value of a.
-func (d *jdec) stringValue(a *commonpb.AnyValue) bool {
-	v, ok := d.str()
-	d.setString(a, v)
-	return ok
+// skip moves the cursor past prefix when the text there begins with it, and reports whether
+// it did.
+func (d *jdec) skip(prefix []byte) bool {
+	if !bytes.HasPrefix(d.b[d.i:], prefix) {
+		return false
+	}
+	d.i += len(prefix)
+	return true
 }
 
-// intValue reads an integer (a number, or a string of one) as the value of a.
-func (d *jdec) intValue(a *commonpb.AnyValue) bool {
-	x, ok := d.int64v()
-	d.setInt(a, x)
-	return ok
-}
-
-// doubleValue reads a double (a number, a string of one, or NaN and the infinities as
-// strings) as the value of a.
-func (d *jdec) doubleValue(a *commonpb.AnyValue) bool {
-	f, ok := d.float64v()
-	d.setDouble(a, f)
-	return ok
-}
-
-// boolValue reads a boolean as the value of a.
-func (d *jdec) boolValue(a *commonpb.AnyValue) bool {
-	b, ok := d.boolv()
-	d.setBool(a, b)
+// kindValue reads a value with read (d.str; d.int64v: a number, or a string of one;
+// d.float64v: also NaN and the infinities as strings; d.boolv) and sets it as a's with set.
+func kindValue[T any](a *commonpb.AnyValue, read func() (T, bool), set func(*commonpb.AnyValue, T)) bool {
+	x, ok := read()
+	set(a, x)
 	return ok
 }
 
@@ -801,13 +786,13 @@ func (d *jdec) anyValue(v *commonpb.AnyValue) bool {
 		}
 		switch string(key) {
 		case "stringValue", "string_value":
-			return d.stringValue(v)
+			return kindValue(v, d.str, d.setString)
 		case "boolValue", "bool_value":
-			return d.boolValue(v)
+			return kindValue(v, d.boolv, d.setBool)
 		case "intValue", "int_value":
-			return d.intValue(v)
+			return kindValue(v, d.int64v, d.setInt)
 		case "doubleValue", "double_value":
-			return d.doubleValue(v)
+			return kindValue(v, d.float64v, d.setDouble)
 		case "bytesValue", "bytes_value":
 			s, ok := d.str()
 			b, err := decodeBase64(s)

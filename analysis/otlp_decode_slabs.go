@@ -76,29 +76,28 @@ func take[T any](s *slabs, slab *slab[T]) *T {
 }
 
 // setString, setInt, setDouble and setBool set the value of a, an AnyValue, as both
-// decoders make it: its oneof's member from the slabs.
+// decoders make it: its oneof's member from the slabs (member).
 func (s *slabs) setString(a *commonpb.AnyValue, v string) {
-	sv := take(s, &s.strs)
-	sv.StringValue = v
-	a.Value = sv
+	a.Value = member(s, &s.strs, commonpb.AnyValue_StringValue{StringValue: v})
 }
 
 func (s *slabs) setInt(a *commonpb.AnyValue, x int64) {
-	iv := take(s, &s.ints)
-	iv.IntValue = x
-	a.Value = iv
+	a.Value = member(s, &s.ints, commonpb.AnyValue_IntValue{IntValue: x})
 }
 
 func (s *slabs) setDouble(a *commonpb.AnyValue, x float64) {
-	dv := take(s, &s.dbls)
-	dv.DoubleValue = x
-	a.Value = dv
+	a.Value = member(s, &s.dbls, commonpb.AnyValue_DoubleValue{DoubleValue: x})
 }
 
 func (s *slabs) setBool(a *commonpb.AnyValue, x bool) {
-	bv := take(s, &s.bools)
-	bv.BoolValue = x
-	a.Value = bv
+	a.Value = member(s, &s.bools, commonpb.AnyValue_BoolValue{BoolValue: x})
+}
+
+// member is the next object of slab, of s's slabs, set to m.
+func member[T any](s *slabs, slab *slab[T], m T) *T {
+	x := take(s, slab)
+	*x = m
+	return x
 }
 
 // next is a new slab of n objects: one given back (cleared) by an earlier request when
