@@ -244,7 +244,7 @@ func filedPartSpans(groups []*traceGroup) int64 {
 
 // maxPartFiles bounds the files (each with its compressing writer and a pending chunk, about
 // 200 KB) that cutting a run into files of parts of smallPartSpans opens at once.
-const maxPartFiles = 512
+const maxPartFiles = 256
 
 // smallPartSpans is the size of the parts a run is cut into when their spans lie together
 // in the spill: a part's records, built and written, then stay in the processor's caches,
