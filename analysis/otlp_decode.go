@@ -708,42 +708,41 @@ func (d *jdec) keyValue(kv *commonpb.KeyValue) bool {
 // integer, double or boolean value.
 var (
 	jsonKeyOpen   = []byte(`{"key":`)
-	jsonStringVal = []byte(`,"value":{"stringValue":`)
-	jsonIntVal    = []byte(`,"value":{"intValue":`)
-	jsonDoubleVal = []byte(`,"value":{"doubleValue":`)
-	jsonBoolVal   = []byte(`,"value":{"boolValue":`)
+	jsonValueOpen = []byte(`,"value":{"`)
+	jsonStringVal = []byte(`stringValue":`)
+	jsonIntVal    = []byte(`intValue":`)
+	jsonDoubleVal = []byte(`doubleValue":`)
+	jsonBoolVal   = []byte(`boolValue":`)
 	jsonTwoClose  = []byte(`}}`)
-	jsonNull      = []byte(`null`)
 )
 
 // compactKeyValue reads an attribute written as exporters write nearly every one, with no
 // space: {"key":"k","value":{"stringValue":"v"}}, {"key":"k","value":{"intValue":n}} (n a
 // number or a string), or the same with doubleValue or boolValue, into kv as keyValue
-// would. Anything else leaves the cursor and
-// kv as they were and reports false, for keyValue's general reading (member order,
-// spacing, other kinds).
+// would. Anything else leaves the cursor and kv as they were and reports false, for
+// keyValue's general reading (member order, spacing, other kinds, null).
 func (d *jdec) compactKeyValue(kv *commonpb.KeyValue) bool {
 	start := d.i
-	if !bytes.HasPrefix(d.b[d.i:], jsonKeyOpen) {
+	if !d.skip(jsonKeyOpen) {
 		return false
 	}
-	d.i += len(jsonKeyOpen)
-	if key, ok := d.str(); ok {
+	if key, ok := d.str(); ok && d.skip(jsonValueOpen) && d.i < len(d.b) {
 		a := take(&d.slabs, &d.avs) // left unused when the form does not match
 		read := false
-		switch {
-		case d.skip(jsonStringVal):
-			read = kindValue(a, d.str, d.setString)
-		case d.skip(jsonIntVal):
-			read = kindValue(a, d.int64v, d.setInt)
-		case d.skip(jsonDoubleVal):
-			read = kindValue(a, d.float64v, d.setDouble)
-		case d.skip(jsonBoolVal):
-			read = kindValue(a, d.boolv, d.setBool)
+		switch d.b[d.i] { // the kind's first letter, then the kind
+		case 's':
+			read = d.skip(jsonStringVal) && kindValue(a, d.str, d.setString)
+		case 'i':
+			read = d.skip(jsonIntVal) && kindValue(a, d.int64v, d.setInt)
+		case 'd':
+			read = d.skip(jsonDoubleVal) && kindValue(a, d.float64v, d.setDouble)
+		case 'b':
+			read = d.skip(jsonBoolVal) && kindValue(a, d.boolv, d.setBool)
 		}
 		// The value's object and the attribute's close together. A kind set to null is no
-		// kind (anyValue), which the general reading makes.
-		if read && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) && !bytes.HasSuffix(d.b[:d.i], jsonNull) {
+		// kind (anyValue), which the general reading makes: of the values read here, only
+		// null ends in an 'l'.
+		if read && d.b[d.i-1] != 'l' && bytes.HasPrefix(d.b[d.i:], jsonTwoClose) {
 			d.i += len(jsonTwoClose)
 			kv.Key, kv.Value = key, a
 			return true
