@@ -47,6 +47,9 @@ import (
 //     each reported as spans a second (cmd-spans-per-s, ref-spans-per-s);
 //   - import-native: the same without --conventions: the exports read back as mayday's
 //     own, every table rebuilt;
+//   - import-library: `mayday import` of traces an agent library made (25 copies of the
+//     LangGraph capture, their prompts kept, each copy's long values its own) in protobuf
+//     against the same in OTLP/JSON, as spans a second (commands_bench_library_test.go);
 //   - export: `mayday export --format otlp --encoding proto` of that run against the same
 //     in OTLP/JSON, with the size of each export (cmd-out-MiB, ref-out-MiB).
 //
@@ -200,6 +203,7 @@ func commandBenches() []commandBench {
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
 			return importProc(b, bin, dir, "json", i)
 		}, after: importSpans(srcRun)},
+		importLibraryBench(),
 		{name: "export", setup: makeSrc, cmd: func(b *testing.B, bin, dir string, i int) proc {
 			return exportProc(b, bin, srcRun(dir), dir, "proto")
 		}, ref: func(b *testing.B, bin, dir string, i int) proc {
