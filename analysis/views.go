@@ -96,14 +96,28 @@ func (db *DB) createViews(ctx context.Context) error {
 	}
 	files := viewSQL()
 	need := neededViews(files, db.limits.Statement)
+	// One transaction for every view: each committed on its own synced the write-ahead log
+	// once.
+	conn, err := db.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN TRANSACTION"); err != nil {
+		return err
+	}
 	for _, f := range files {
 		q := f.sql
 		if need != nil && !need[f.view] {
 			q = unprepared(f)
 		}
-		if _, err := db.db.ExecContext(ctx, q); err != nil {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
 			return fmt.Errorf("analysis: creating view %s (%s): %w", f.view, f.name, err)
 		}
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("analysis: creating the views: %w", err)
 	}
 	// A writer stores the metrics rows and derived tables its runs lack (a reader computes
 	// them in its private catalog: readerDerived).
