@@ -18,10 +18,10 @@ import (
 // executions as events of its invoke_agent span (mayday.investigation, mayday.transition,
 // mayday.execution), and the run's faults, tool samples and workers as resource attributes
 // of the run's first file (mayday.faults, mayday.tool_samples, mayday.workers: arrays of
-// key-value lists). Each
-// row is the table's columns under their names; a timestamp is an int of Unix nanoseconds,
-// a NULL is left out; mayday.row is the row's place in its table (its rowid), so that an
-// import stores the rows in the same order (sums of doubles depend on it).
+// key-value lists). Each row is the table's columns under their names; a timestamp is an
+// int of Unix nanoseconds, a NULL is left out; mayday.row is the row's place in its table
+// (its rowid), so that an import stores the rows in the same order (sums of doubles depend
+// on it).
 
 // otlpRecordTables are the tables carried as events, with their event name and the column
 // that places the event in time.

@@ -244,9 +244,9 @@ func seedOf(v *commonpb.AnyValue) uint64 {
 }
 
 // spanAttrs is a span's (or event's) attributes read by key, the last of a key, as
-// rowValues reads protobuf values. It is the list itself, searched from its end: a span or event of
-// an export has a dozen attributes and is asked for about as many, and the search cost a
-// fifth of what a map made for each (built, then read) did.
+// rowValues reads protobuf values. It is the list itself, searched from its end: a span or
+// event of an export has a dozen attributes and is asked for about as many, and the search
+// cost a fifth of what a map made for each (built, then read) did.
 type spanAttrs []spanAttr
 
 // get is the value of the last attribute named k, or nil.

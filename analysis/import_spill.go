@@ -224,8 +224,11 @@ func (sp *spillRun) cut() ([]spillPart, map[int32]int, bool) {
 	if sp.readInPlace(parts, partOf, directScan) {
 		return parts, partOf, true
 	}
-	parts, partOf = cutParts(groups, filedPartSpans(groups))
-	return parts, partOf, sp.readInPlace(parts, partOf, directScan)
+	if size := filedPartSpans(groups); size < partSpans() {
+		parts, partOf = cutParts(groups, size)
+		return parts, partOf, sp.readInPlace(parts, partOf, directScan)
+	}
+	return parts, partOf, false
 }
 
 // filedPartSpans is the size of the parts a run is cut into when each is written to a file
@@ -653,8 +656,9 @@ func newSpillReader(f io.Reader, size int) *bufio.Reader {
 
 // A spill record: its length (uvarint, counting what follows), the trace index (uvarint),
 // then the span: key, parent, name, start, end, status code, status message, attributes,
-// events, links, and the rows an export's span carries (appendRows). Strings are a uvarint length and the bytes; an attribute its key, its kind
-// and its value (a string, a uvarint, or a protobuf AnyValue for the other kinds).
+// events, links, and the rows an export's span carries (appendRows). Strings are a uvarint
+// length and the bytes; an attribute its key, its kind and its value (a string, a uvarint,
+// or a protobuf AnyValue for the other kinds).
 
 // appendSpill appends the record of s, of trace index trace, to b. body is scratch space
 // for the record's body, returned grown for the next record: a spill writes millions.
